@@ -1,0 +1,43 @@
+import type { Env } from './env';
+
+export type Plan = 'free' | 'premium' | 'ultimate';
+
+/** Runtime configuration, resolved once per isolate/process from the environment. */
+export interface Config {
+  rootToken: string;
+  rootPassword: string;
+  tokenPepper: string;
+  plan: Plan;
+  externalUrl: string | null;
+  impersonationEnabled: boolean;
+  passwordIterations: number;
+  rateLimits: Record<string, number>;
+  oauthTokenTtl: number;
+}
+
+/** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
+export const DEV_ROOT_TOKEN = 'glpat-local-dev-root-token';
+export const DEV_ROOT_PASSWORD = 'password-for-local-root-1';
+
+export function loadConfig(env: Env): Config {
+  const plan = (env.INSTANCE_PLAN ?? 'ultimate').toLowerCase();
+  let rateLimits: Record<string, number> = {};
+  if (env.RATE_LIMITS) {
+    try {
+      rateLimits = JSON.parse(env.RATE_LIMITS);
+    } catch {
+      throw new Error('RATE_LIMITS must be a JSON object');
+    }
+  }
+  return {
+    rootToken: env.ROOT_TOKEN || DEV_ROOT_TOKEN,
+    rootPassword: env.ROOT_PASSWORD || DEV_ROOT_PASSWORD,
+    tokenPepper: env.TOKEN_PEPPER ?? '',
+    plan: plan === 'free' || plan === 'premium' ? plan : 'ultimate',
+    externalUrl: env.EXTERNAL_URL ? env.EXTERNAL_URL.replace(/\/+$/, '') : null,
+    impersonationEnabled: env.IMPERSONATION_ENABLED !== 'false',
+    passwordIterations: Number(env.PASSWORD_HASH_ITERATIONS ?? 100_000),
+    rateLimits,
+    oauthTokenTtl: Number(env.OAUTH_TOKEN_TTL_SECONDS ?? 7200),
+  };
+}

@@ -1,0 +1,7 @@
+import { createClient } from '@libsql/client/web';
+import { drizzle } from 'drizzle-orm/libsql';
+import { type Db, schema } from './client';
+
+/** A remote libSQL server by URL (works on Workers and Node; `file:` URLs need the Node client, see node.ts). */
+export const libsqlUrlDb = (url: string, authToken?: string): Db =>
+  drizzle(createClient({ url, authToken }), { schema }) as unknown as Db;

@@ -1,0 +1,25 @@
+/** Workers bindings and variables (wrangler.toml). Node reads the same names from process.env. */
+export interface Env {
+  DB?: D1Database;
+  /** A libSQL URL used instead of D1 when set (remote libSQL server). */
+  LIBSQL_URL?: string;
+  LIBSQL_AUTH_TOKEN?: string;
+  BLOBS?: R2Bucket;
+  JOBS?: Queue;
+  RATE_LIMITER?: DurableObjectNamespace;
+  /** Value of the root administrator's bootstrap personal access token (a secret in production). */
+  ROOT_TOKEN?: string;
+  ROOT_PASSWORD?: string;
+  /** Salt mixed into token digests. */
+  TOKEN_PEPPER?: string;
+  /** free | premium | ultimate */
+  INSTANCE_PLAN?: string;
+  /** Public base URL used in web_url, _links and Link headers (GitLab's configured host). */
+  EXTERNAL_URL?: string;
+  /** "false" disables impersonation tokens (gitlab.yml `impersonation_enabled`). */
+  IMPERSONATION_ENABLED?: string;
+  PASSWORD_HASH_ITERATIONS?: string;
+  /** JSON object overriding rate-limit thresholds, e.g. {"users_get_by_id": 1}. */
+  RATE_LIMITS?: string;
+  OAUTH_TOKEN_TTL_SECONDS?: string;
+}

@@ -1,0 +1,55 @@
+/**
+ * Workers entry point: D1 (or a libSQL URL), R2, the jobs Queue and the rate-limiter Durable Object.
+ * The app is built once per isolate; bootstrap runs on the isolate's first request.
+ */
+import { createApp, type CreatedApp } from './app';
+import { loadConfig } from './config';
+import { d1Db } from './db/d1';
+import { libsqlUrlDb } from './db/libsql';
+import type { Env } from './env';
+import { handleJobBatch } from './jobs/consumer';
+import { queueJobs } from './jobs/jobs';
+import { memoryRateLimiter } from './lib/rate-limiter';
+import { bootstrap } from './services/bootstrap';
+import { r2Blobs } from './storage/blobs';
+import { durableRateLimiter } from './storage/rate-limiter-do';
+
+export { RateLimiterObject } from './storage/rate-limiter-do';
+
+let built: { app: CreatedApp; ready: Promise<void> } | undefined;
+
+function build(env: Env) {
+  if (built) return built;
+  const config = loadConfig(env);
+  const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : env.DB ? d1Db(env.DB) : null;
+  if (!db) throw new Error('No database: bind D1 as DB or set LIBSQL_URL');
+  if (!env.BLOBS) throw new Error('No R2 bucket bound as BLOBS');
+  if (!env.JOBS) throw new Error('No Queue bound as JOBS');
+  const app = createApp({
+    db,
+    blobs: r2Blobs(env.BLOBS),
+    jobs: queueJobs(env.JOBS),
+    config,
+    rateLimiter: env.RATE_LIMITER ? durableRateLimiter(env.RATE_LIMITER) : memoryRateLimiter(),
+  });
+  const ready = bootstrap(db, config).catch((err) => {
+    built = undefined; // retry on the next request
+    throw err;
+  });
+  built = { app, ready };
+  return built;
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const b = build(env);
+    await b.ready;
+    return b.app.app.fetch(request, env, ctx);
+  },
+  async queue(batch, env) {
+    const b = build(env);
+    await b.ready;
+    const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!);
+    await handleJobBatch(batch, { db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,193 @@
+/**
+ * Grape-style parameter validation on top of zod. Each `g.*` type coerces the way Grape does
+ * (strings from query and form bodies, native JSON values) and reports Grape's wording:
+ * `is missing`, `is invalid`, `does not have a valid value`. Cross-parameter rules
+ * (`mutually_exclusive`, `at_least_one_of`, ...) are declared next to the schema.
+ *
+ * The same zod schemas feed the OpenAPI document (lib/openapi.ts), so what we validate is what we publish.
+ */
+import { z } from 'zod';
+import { grapeError } from './errors';
+import type { Params } from './params';
+
+const INVALID = 'is invalid';
+const NOT_VALID_VALUE = 'does not have a valid value';
+
+// Dry-types Params coercion, as Grape uses it for Boolean params (GitLab reference B §0.1).
+const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+
+function toBool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : undefined;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (TRUE_WORDS.has(s)) return true;
+    if (FALSE_WORDS.has(s)) return false;
+  }
+  return undefined;
+}
+
+function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) {
+    const n = Number(v.trim());
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return undefined;
+}
+
+/** Marker so the error mapper can tell a coercion failure from a missing value. */
+const coerce = <T>(name: string, fn: (v: unknown) => T | undefined, message = INVALID) =>
+  z.unknown().transform((v, ctx): T => {
+    const out = fn(v);
+    if (out === undefined) {
+      ctx.addIssue({ code: 'custom', message, input: v });
+      return z.NEVER;
+    }
+    return out;
+  }).meta({ grapeType: name });
+
+/** Grape treats an empty string for an optional typed parameter as absent (nil). */
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+function withPreprocess<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema);
+}
+
+export const g = {
+  string: () => z.unknown().transform((v, ctx): string => {
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    ctx.addIssue({ code: 'custom', message: INVALID, input: v });
+    return z.NEVER;
+  }).meta({ grapeType: 'String', jsonType: 'string' }),
+  int: () => withPreprocess(coerce('Integer', toInt)).meta({ grapeType: 'Integer', jsonType: 'integer' }),
+  bool: () => withPreprocess(coerce('Boolean', toBool)).meta({ grapeType: 'Boolean', jsonType: 'boolean' }),
+  /** A value out of `values`: `<param> does not have a valid value`. */
+  enum: <const V extends readonly string[]>(values: V) =>
+    z.unknown().transform((v, ctx): V[number] => {
+      if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as V[number];
+      ctx.addIssue({ code: 'custom', message: NOT_VALID_VALUE, input: v });
+      return z.NEVER;
+    }).meta({ grapeType: 'String', jsonType: 'string', enum: [...values] }),
+  /** Integer restricted to a set (`values: [10, 20]`). */
+  intEnum: (values: readonly number[]) =>
+    withPreprocess(z.unknown().transform((v, ctx): number => {
+      const n = toInt(v);
+      if (n === undefined) {
+        ctx.addIssue({ code: 'custom', message: INVALID, input: v });
+        return z.NEVER;
+      }
+      if (!values.includes(n)) {
+        ctx.addIssue({ code: 'custom', message: NOT_VALID_VALUE, input: v });
+        return z.NEVER;
+      }
+      return n;
+    })).meta({ grapeType: 'Integer', jsonType: 'integer', enum: [...values] }),
+  /** ISO 8601 datetime → epoch milliseconds. `+` must arrive as `%2B` (spec Errors 6). */
+  datetime: () => withPreprocess(coerce('DateTime', (v) => {
+    if (typeof v !== 'string') return undefined;
+    if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$/i.test(v.trim())) return undefined;
+    const ms = Date.parse(v.trim().replace(' ', 'T').replace(/UTC$/i, 'Z'));
+    return Number.isNaN(ms) ? undefined : ms;
+  })).meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' }),
+  /** `YYYY-MM-DD`. */
+  date: () => withPreprocess(coerce('Date', (v) => {
+    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim())) return undefined;
+    return Number.isNaN(Date.parse(v.trim())) ? undefined : v.trim();
+  })).meta({ grapeType: 'Date', jsonType: 'string', format: 'date' }),
+  /** `Array[T]`: repeated `x[]=` values, a JSON array, or a single scalar (Grape wraps it). */
+  array: <T extends z.ZodType>(item: T) =>
+    z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item)).meta({ grapeType: 'Array', jsonType: 'array' }),
+  /** `CommaSeparatedToArray`: `a,b,c` or repeated `x[]=a`. */
+  csv: () =>
+    z.preprocess((v) => {
+      if (v === undefined) return undefined;
+      const list = Array.isArray(v) ? v : [v];
+      return list.flatMap((s) => (typeof s === 'string' ? s.split(',') : [s])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
+    }, z.array(z.string({ error: INVALID }))).meta({ grapeType: 'Array[String]', jsonType: 'array' }),
+  /** `Hash`: `h[k]=v` or a JSON object. */
+  hash: () => z.record(z.string(), z.unknown(), { error: INVALID }).meta({ grapeType: 'Hash', jsonType: 'object' }),
+  /** An uploaded file (multipart). */
+  file: () => z.instanceof(Blob, { message: INVALID }).meta({ grapeType: 'File', jsonType: 'string', format: 'binary' }),
+};
+
+export type Rule =
+  | { mutuallyExclusive: string[] }
+  | { atLeastOneOf: string[] }
+  | { exactlyOneOf: string[] }
+  | { allOrNoneOf: string[] };
+
+/** A parameter set: a zod object plus Grape's cross-parameter rules. */
+export interface ParamSpec<S extends z.ZodRawShape = z.ZodRawShape> {
+  shape: S;
+  rules?: Rule[];
+}
+
+export const params = <S extends z.ZodRawShape>(shape: S, rules: Rule[] = []): ParamSpec<S> => ({ shape, rules });
+
+const present = (raw: Params, key: string) => raw[key] !== undefined && raw[key] !== null;
+
+function checkRules(raw: Params, rules: Rule[]): string[] {
+  const errors: string[] = [];
+  for (const rule of rules) {
+    if ('mutuallyExclusive' in rule) {
+      const given = rule.mutuallyExclusive.filter((k) => present(raw, k));
+      if (given.length > 1) errors.push(`${given.join(', ')} are mutually exclusive`);
+    } else if ('atLeastOneOf' in rule) {
+      if (!rule.atLeastOneOf.some((k) => present(raw, k))) errors.push(`${rule.atLeastOneOf.join(', ')} are missing, at least one parameter must be provided`);
+    } else if ('exactlyOneOf' in rule) {
+      const given = rule.exactlyOneOf.filter((k) => present(raw, k));
+      if (given.length === 0) errors.push(`${rule.exactlyOneOf.join(', ')} are missing, exactly one parameter must be provided`);
+      else if (given.length > 1) errors.push(`${given.join(', ')} are mutually exclusive`);
+    } else if ('allOrNoneOf' in rule) {
+      const given = rule.allOrNoneOf.filter((k) => present(raw, k));
+      if (given.length > 0 && given.length < rule.allOrNoneOf.length) errors.push(`${rule.allOrNoneOf.join(', ')} provide all or none of parameters`);
+    }
+  }
+  return errors;
+}
+
+/** Grape names nested params `not[labels]`, array items `ids[0]`. */
+function paramName(path: PropertyKey[]): string {
+  return path.map((p, i) => (i === 0 ? String(p) : `[${String(p)}]`)).join('');
+}
+
+function getAt(raw: unknown, path: PropertyKey[]): unknown {
+  let node: any = raw;
+  for (const p of path) {
+    if (node == null || typeof node !== 'object') return undefined;
+    node = node[p as any];
+  }
+  return node;
+}
+
+/**
+ * Validates merged request params against a spec; throws 400 `{"error": "..."}` with Grape's
+ * messages joined by `", "`. Unknown params are kept out of the result.
+ */
+export function validateParams<S extends z.ZodRawShape>(spec: ParamSpec<S>, raw: Params): z.output<z.ZodObject<S>> {
+  const result = z.object(spec.shape).safeParse(raw);
+  const errors: string[] = [];
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const name = paramName(issue.path);
+      const value = getAt(raw, issue.path);
+      let message: string;
+      if (value === undefined || (issue.code === 'invalid_type' && value === null)) message = 'is missing';
+      else if (issue.code === 'custom') message = issue.message;
+      else if (issue.code === 'invalid_value') message = NOT_VALID_VALUE;
+      else if (issue.code === 'too_small' || issue.code === 'too_big') message = NOT_VALID_VALUE;
+      else message = INVALID;
+      const line = `${name} ${message}`;
+      if (!errors.includes(line)) errors.push(line);
+    }
+  }
+  errors.push(...checkRules(raw, spec.rules ?? []));
+  if (errors.length) throw grapeError(errors.join(', '));
+  return (result as { data: z.output<z.ZodObject<S>> }).data;
+}
+
+/** Grape's `requires :x` for strings: an empty string is still "given" but some GitLab params use `allow_blank: false`. */
+export const nonBlank = () => g.string().refine((s) => s.trim() !== '', { message: 'is empty' });

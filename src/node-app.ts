@@ -1,0 +1,43 @@
+/**
+ * Builds the app for Node: libSQL (a `file:` path or a server URL), filesystem blobs, in-process jobs
+ * and in-memory rate limits. Migrations are applied and the root account bootstrapped before use.
+ */
+import { createClient } from '@libsql/client';
+import { drizzle } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import { createApp, type CreatedApp } from './app';
+import { type Config, loadConfig } from './config';
+import { type Db, schema } from './db/client';
+import type { Env } from './env';
+import type { JobDeps } from './jobs/consumer';
+import { inProcessJobs } from './jobs/in-process';
+import { memoryRateLimiter } from './lib/rate-limiter';
+import { bootstrap } from './services/bootstrap';
+import { fsBlobs } from './storage/fs-blobs';
+
+export interface NodeAppOptions {
+  databaseUrl: string;
+  blobRoot: string;
+  migrationsFolder: string;
+  env?: Env;
+}
+
+export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
+  const env = opts.env ?? (process.env as unknown as Env);
+  const config = loadConfig(env);
+  const client = createClient({ url: opts.databaseUrl, authToken: env.LIBSQL_AUTH_TOKEN });
+  if (opts.databaseUrl.startsWith('file:') || opts.databaseUrl === ':memory:') {
+    // WAL lets readers run beside the writer; busy_timeout waits instead of failing under load.
+    await client.execute('PRAGMA journal_mode = WAL');
+    await client.execute('PRAGMA busy_timeout = 5000');
+  }
+  const db = drizzle(client, { schema }) as unknown as Db;
+  await migrate(db as never, { migrationsFolder: opts.migrationsFolder });
+  await bootstrap(db, config);
+  const blobs = fsBlobs(opts.blobRoot);
+  let deps: JobDeps;
+  const jobs = inProcessJobs(() => deps);
+  deps = { db, blobs, jobs, config };
+  const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter() });
+  return { ...created, db, config, jobs };
+}

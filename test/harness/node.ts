@@ -1,0 +1,25 @@
+/** Harness for Node: the same app over libSQL, one fresh database file per test file. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEV_ROOT_TOKEN } from '../../src/config';
+import type { Env } from '../../src/env';
+import { createNodeApp } from '../../src/node-app';
+
+export const runtime = 'node' as const;
+export const rootToken = DEV_ROOT_TOKEN;
+
+const dir = mkdtempSync(join(tmpdir(), 'wfapi-test-'));
+const env: Env = { PASSWORD_HASH_ITERATIONS: '1000' };
+const created = createNodeApp({
+  databaseUrl: `file:${join(dir, 'test.db')}`,
+  blobRoot: join(dir, 'blobs'),
+  migrationsFolder: join(import.meta.dirname, '../../drizzle'),
+  env,
+});
+
+export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
+  const { app } = await created;
+  const url = path.startsWith('http') ? path : `http://localhost${path}`;
+  return app.fetch(new Request(url, init));
+}

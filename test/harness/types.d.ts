@@ -1,0 +1,5 @@
+declare module '#harness' {
+  export const runtime: 'workers' | 'node';
+  export const rootToken: string;
+  export function fetchApi(path: string, init?: RequestInit): Promise<Response>;
+}

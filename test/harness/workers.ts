@@ -1,0 +1,11 @@
+/** Harness for workerd: requests go to the Worker's own fetch handler with real bindings. */
+import { exports } from 'cloudflare:workers';
+import { DEV_ROOT_TOKEN } from '../../src/config';
+
+export const runtime = 'workers' as const;
+export const rootToken = DEV_ROOT_TOKEN;
+
+export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
+  const url = path.startsWith('http') ? path : `http://localhost${path}`;
+  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init));
+}

@@ -1,0 +1,25 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// The HTTP suite inside workerd: real D1, R2, Queue and Durable Object bindings from wrangler.toml.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(fileURLToPath(new URL('./drizzle', import.meta.url)));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: { TEST_MIGRATIONS: migrations, PASSWORD_HASH_ITERATIONS: '1000', TEST_RUNTIME: 'workers' },
+        },
+      }),
+    ],
+    resolve: { alias: { '#harness': fileURLToPath(new URL('./test/harness/workers.ts', import.meta.url)) } },
+    test: {
+      name: 'workers',
+      include: ['test/api/**/*.test.ts'],
+      setupFiles: ['./test/harness/workers-setup.ts'],
+      testTimeout: 30_000,
+    },
+  };
+});
