@@ -1,0 +1,133 @@
+/**
+ * User writes with invariants: GitLab's model validations (app/models/user.rb, namespace path
+ * rules), conflict checks in GitLab's order, and the rows of a new user (user, personal namespace,
+ * identity) built for one batch.
+ */
+import { and, ne, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { identities, namespaces, users } from '../db/schema';
+import { conflict, validationFailed } from '../lib/errors';
+import type { Settings } from './settings';
+
+/** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
+const USERNAME_RE = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_\-]|[a-zA-Z0-9_])$/;
+export const USERNAME_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+/** Top-level routes a username may not take (path_regex.rb TOP_LEVEL_ROUTES, abridged to the routes this server and GitLab's UI use). */
+const RESERVED_USERNAMES = new Set([
+  '-', '.well-known', '404.html', '422.html', '500.html', '502.html', '503.html', 'admin', 'api', 'apple-touch-icon.png',
+  'assets', 'dashboard', 'deploy.html', 'explore', 'favicon.ico', 'favicon.png', 'files', 'groups', 'health_check', 'help',
+  'import', 'jwt', 'login', 'oauth', 'profile', 'projects', 'public', 'robots.txt', 's', 'search', 'sitemap', 'sitemap.xml',
+  'sitemap.xml.gz', 'slash-command-logo.png', 'snippets', 'unsubscribes', 'uploads', 'users', 'v2',
+]);
+const EMAIL_RE = /^[^@\s]+@[^@\s]+$/;
+const VALID_THEME_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+const VALID_COLOR_SCHEME_IDS = new Set([1, 2, 3, 4, 5, 6]);
+const MAX_INT32 = 2147483647;
+
+export interface UserFields {
+  email?: string;
+  name?: string;
+  username?: string;
+  password?: string;
+  bio?: string;
+  projects_limit?: number;
+  theme_id?: number;
+  color_scheme_id?: number;
+  website_url?: string;
+  note?: string;
+  public_email?: string;
+  commit_email?: string;
+}
+
+/** Model validations shared by create and modify; `{"message": {attr: [msgs]}}` on failure. */
+export function validateUserFields(f: UserFields, settings: Settings): void {
+  const errors: Record<string, string[]> = {};
+  const add = (k: string, m: string) => (errors[k] ??= []).push(m);
+  if (f.password !== undefined) {
+    const min = Number(settings.minimum_password_length ?? 8);
+    if (f.password.length < min) add('password', `is too short (minimum is ${min} characters)`);
+    if (f.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
+  }
+  if (f.email !== undefined) {
+    if (!f.email.trim()) add('email', "can't be blank");
+    else if (!EMAIL_RE.test(f.email)) add('email', 'is invalid');
+  }
+  if (f.name !== undefined) {
+    if (!f.name.trim()) add('name', "can't be blank");
+    else if (f.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  }
+  if (f.username !== undefined) {
+    if (!f.username) add('username', "can't be blank");
+    else if (!USERNAME_RE.test(f.username) || /\.(git|atom)$/i.test(f.username)) add('username', USERNAME_FORMAT_MESSAGE);
+    else if (RESERVED_USERNAMES.has(f.username.toLowerCase())) add('username', `${f.username} is a reserved name`);
+    if (f.username.length > 255) add('username', 'is too long (maximum is 255 characters)');
+  }
+  if (f.bio !== undefined && f.bio.length > 255) add('bio', 'is too long (maximum is 255 characters)');
+  if (f.note !== undefined && f.note.length > 1000) add('note', 'is too long (maximum is 1000 characters)');
+  if (f.projects_limit !== undefined) {
+    if (f.projects_limit < 0) add('projects_limit', 'must be greater than or equal to 0');
+    else if (f.projects_limit > MAX_INT32) add('projects_limit', `must be less than or equal to ${MAX_INT32}`);
+  }
+  if (f.theme_id !== undefined && !VALID_THEME_IDS.has(f.theme_id)) add('theme_id', 'is not included in the list');
+  if (f.color_scheme_id !== undefined && !VALID_COLOR_SCHEME_IDS.has(f.color_scheme_id)) add('color_scheme_id', 'is not included in the list');
+  if (f.website_url !== undefined && f.website_url !== '' && !/^https?:\/\/\S+$/i.test(f.website_url)) add('website_url', 'is not a valid URL');
+  if (f.public_email !== undefined && f.public_email !== '' && !EMAIL_RE.test(f.public_email)) add('public_email', 'is invalid');
+  if (Object.keys(errors).length) throw validationFailed(errors);
+}
+
+/** Conflicts, GitLab's order: email first, then username (users and any top-level namespace path). */
+export async function checkUserConflicts(db: Db, f: { email?: string; username?: string }, exceptUserId?: number): Promise<void> {
+  if (f.email !== undefined) {
+    const cond = exceptUserId ? and(sql`lower(${users.email}) = lower(${f.email})`, ne(users.id, exceptUserId)) : sql`lower(${users.email}) = lower(${f.email})`;
+    if (await db.select({ id: users.id }).from(users).where(cond).get()) throw conflict('Email has already been taken');
+  }
+  if (f.username !== undefined) {
+    const userCond = exceptUserId
+      ? and(sql`lower(${users.username}) = lower(${f.username})`, ne(users.id, exceptUserId))
+      : sql`lower(${users.username}) = lower(${f.username})`;
+    const nsCond = exceptUserId
+      ? and(sql`lower(${namespaces.fullPath}) = lower(${f.username})`, sql`(${namespaces.ownerId} IS NULL OR ${namespaces.ownerId} != ${exceptUserId} OR ${namespaces.kind} != 'User')`)
+      : sql`lower(${namespaces.fullPath}) = lower(${f.username})`;
+    const [u, ns] = await Promise.all([db.select({ id: users.id }).from(users).where(userCond).get(), db.select({ id: namespaces.id }).from(namespaces).where(nsCond).get()]);
+    if (u || ns) throw conflict('Username has already been taken');
+  }
+}
+
+/** The personal namespace of a user created in the same batch: its owner is found by username. */
+export function personalNamespaceInsert(db: Db, username: string, name: string, now: number) {
+  return db.insert(namespaces).select(
+    db
+      .select({
+        id: sql<number>`NULL`.as('id'),
+        kind: sql<string>`'User'`.as('kind'),
+        name: sql<string>`${name}`.as('name'),
+        path: sql<string>`${username}`.as('path'),
+        fullPath: sql<string>`${username}`.as('full_path'),
+        parentId: sql<number>`NULL`.as('parent_id'),
+        ownerId: users.id,
+        visibility: sql<string>`'private'`.as('visibility'),
+        description: sql<string>`''`.as('description'),
+        createdAt: sql<number>`${now}`.as('created_at'),
+        updatedAt: sql<number>`${now}`.as('updated_at'),
+      })
+      .from(users)
+      .where(sql`lower(${users.username}) = lower(${username})`),
+  );
+}
+
+export function identityInsert(db: Db, username: string, provider: string, externUid: string, now: number) {
+  return db.insert(identities).select(
+    db
+      .select({
+        id: sql<number>`NULL`.as('id'),
+        userId: users.id,
+        provider: sql<string>`${provider}`.as('provider'),
+        externUid: sql<string>`${externUid}`.as('extern_uid'),
+        samlProviderId: sql<number>`NULL`.as('saml_provider_id'),
+        createdAt: sql<number>`${now}`.as('created_at'),
+      })
+      .from(users)
+      .where(sql`lower(${users.username}) = lower(${username})`),
+  );
+}
+
