@@ -1,9 +1,37 @@
-/** Every resource module, mounted in alphabetical order. */
+/**
+ * Every resource module, mounted in alphabetical order. Each module owns its routes; this list is
+ * the only shared wiring.
+ */
 import type { Router } from '../lib/router';
+import { mountAuditEvents } from './audit-events';
+import { mountGpgKeys } from './gpg-keys';
+import { mountImpersonationTokens } from './impersonation-tokens';
+import { mountKeys } from './keys';
+import { mountOauth } from './oauth';
+import { mountOpenapi } from './openapi';
 import { mountPersonalAccessTokens } from './personal-access-tokens';
+import { mountSessions } from './sessions';
+import { mountSettings } from './settings';
+import { mountUserCounts } from './user-counts';
+import { mountUserFollows } from './user-follows';
+import { mountUserPreferences } from './user-preferences';
+import { mountUserStatus } from './user-status';
 import { mountUsers } from './users';
 
-export function mountApi(api: Router, _web: Router) {
+/** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, documentation). */
+export function mountApi(api: Router, web: Router) {
+  mountAuditEvents(api);
+  mountGpgKeys(api);
+  mountImpersonationTokens(api);
+  mountKeys(api);
   mountPersonalAccessTokens(api);
+  mountSettings(api);
+  mountUserCounts(api);
+  mountUserFollows(api);
+  mountUserPreferences(api);
+  mountUserStatus(api);
   mountUsers(api);
+  mountOauth(web);
+  mountSessions(web);
+  mountOpenapi(web, api);
 }

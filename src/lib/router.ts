@@ -7,6 +7,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv, Caller } from '../context';
 import { authenticate, type RouteAuth } from '../middleware/auth';
+import { enforceRateLimits } from '../middleware/rate-limit';
 import { requestParams } from './params';
 import { type ParamSpec, validateParams } from './validate';
 
@@ -21,6 +22,8 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
   params?: ParamSpec<S>;
   /** Documented success status (OpenAPI only). */
   status?: number;
+  /** Application rate-limit key of this endpoint (GitLab `check_rate_limit!`), e.g. `users_get_by_id`. */
+  rateLimit?: string;
 }
 
 export interface RouteContext<S extends z.ZodRawShape> {
@@ -54,6 +57,7 @@ export class Router {
     this.app.on(methods, [fullPath, `${fullPath}.json`], async (c) => {
       const caller = await authenticate(c, def);
       c.set('caller', caller);
+      await enforceRateLimits(c, caller, def.rateLimit);
       const raw = await requestParams(c);
       const p = def.params ? validateParams(def.params, raw) : ({} as z.output<z.ZodObject<S>>);
       return handler({ c, p, caller });

@@ -1,3 +1,7 @@
+// One schema file per area; each area's owner adds tables to its own file.
 export * from './users';
+export * from './profile';
+export * from './keys';
 export * from './auth';
 export * from './instance';
+export * from './audit';

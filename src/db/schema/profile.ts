@@ -1,0 +1,22 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const ts = (name: string) => integer(name);
+
+// Profile data of users: status and follow relations (owned by the profile area).
+export const userStatuses = sqliteTable('user_statuses', {
+  userId: integer('user_id').primaryKey(),
+  emoji: text('emoji').notNull().default('speech_balloon'),
+  message: text('message'),
+  availability: text('availability').notNull().default('not_set'),
+  clearStatusAt: ts('clear_status_at'),
+});
+
+export const userFollows = sqliteTable(
+  'user_follows',
+  {
+    followerId: integer('follower_id').notNull(),
+    followeeId: integer('followee_id').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.followerId, t.followeeId] }), index('user_follows_followee').on(t.followeeId, t.followerId)],
+);
