@@ -48,12 +48,6 @@ const coerce = <T>(name: string, fn: (v: unknown) => T | undefined, message = IN
     return out;
   }).meta({ grapeType: name });
 
-/** Grape treats an empty string for an optional typed parameter as absent (nil). */
-const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
-
-function withPreprocess<T extends z.ZodType>(schema: T) {
-  return z.preprocess(blankToUndefined, schema);
-}
 
 export const g = {
   string: () => z.unknown().transform((v, ctx): string => {
@@ -62,8 +56,8 @@ export const g = {
     ctx.addIssue({ code: 'custom', message: INVALID, input: v });
     return z.NEVER;
   }).meta({ grapeType: 'String', jsonType: 'string' }),
-  int: () => withPreprocess(coerce('Integer', toInt)).meta({ grapeType: 'Integer', jsonType: 'integer' }),
-  bool: () => withPreprocess(coerce('Boolean', toBool)).meta({ grapeType: 'Boolean', jsonType: 'boolean' }),
+  int: () => coerce('Integer', toInt).meta({ grapeType: 'Integer', jsonType: 'integer' }),
+  bool: () => coerce('Boolean', toBool).meta({ grapeType: 'Boolean', jsonType: 'boolean' }),
   /** A value out of `values`: `<param> does not have a valid value`. */
   enum: <const V extends readonly string[]>(values: V) =>
     z.unknown().transform((v, ctx): V[number] => {
@@ -73,7 +67,7 @@ export const g = {
     }).meta({ grapeType: 'String', jsonType: 'string', enum: [...values] }),
   /** Integer restricted to a set (`values: [10, 20]`). */
   intEnum: (values: readonly number[]) =>
-    withPreprocess(z.unknown().transform((v, ctx): number => {
+    z.unknown().transform((v, ctx): number => {
       const n = toInt(v);
       if (n === undefined) {
         ctx.addIssue({ code: 'custom', message: INVALID, input: v });
@@ -84,19 +78,19 @@ export const g = {
         return z.NEVER;
       }
       return n;
-    })).meta({ grapeType: 'Integer', jsonType: 'integer', enum: [...values] }),
+    }).meta({ grapeType: 'Integer', jsonType: 'integer', enum: [...values] }),
   /** ISO 8601 datetime → epoch milliseconds. `+` must arrive as `%2B` (spec Errors 6). */
-  datetime: () => withPreprocess(coerce('DateTime', (v) => {
+  datetime: () => coerce('DateTime', (v) => {
     if (typeof v !== 'string') return undefined;
     if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$/i.test(v.trim())) return undefined;
     const ms = Date.parse(v.trim().replace(' ', 'T').replace(/UTC$/i, 'Z'));
     return Number.isNaN(ms) ? undefined : ms;
-  })).meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' }),
+  }).meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' }),
   /** `YYYY-MM-DD`. */
-  date: () => withPreprocess(coerce('Date', (v) => {
+  date: () => coerce('Date', (v) => {
     if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim())) return undefined;
     return Number.isNaN(Date.parse(v.trim())) ? undefined : v.trim();
-  })).meta({ grapeType: 'Date', jsonType: 'string', format: 'date' }),
+  }).meta({ grapeType: 'Date', jsonType: 'string', format: 'date' }),
   /** `Array[T]`: repeated `x[]=` values, a JSON array, or a single scalar (Grape wraps it). */
   array: <T extends z.ZodType>(item: T) =>
     z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item)).meta({ grapeType: 'Array', jsonType: 'array' }),
@@ -149,6 +143,37 @@ function checkRules(raw: Params, rules: Rule[]): string[] {
   return errors;
 }
 
+type Unwrappable = { def?: { type?: string; innerType?: Unwrappable; in?: Unwrappable }; meta?: () => Record<string, unknown> | undefined };
+
+/** `optional`/`default` wrapper, and the JSON type of the `g.*` type inside. */
+function schemaInfo(schema: Unwrappable): { optional: boolean; jsonType?: unknown } {
+  let optional = false;
+  let node: Unwrappable | undefined = schema;
+  for (let i = 0; node && i < 10; i++) {
+    const meta = node.meta?.();
+    if (meta?.jsonType) return { optional, jsonType: meta.jsonType };
+    const t: string | undefined = node.def?.type;
+    if (t === 'optional' || t === 'default' || t === 'nullable') optional = true;
+    node = t === 'pipe' ? node.def?.in : node.def?.innerType;
+  }
+  return { optional };
+}
+
+/** Grape coerces an empty string (or null) for an optional non-string parameter to nil: the parameter counts as absent. */
+function dropBlankOptionals(shape: z.ZodRawShape, raw: Params): Params {
+  let out: Params | undefined;
+  for (const [key, schema] of Object.entries(shape)) {
+    const v = raw[key];
+    if (v !== '' && v !== null) continue;
+    const info = schemaInfo(schema as unknown as Unwrappable);
+    if (info.optional && (info.jsonType !== 'string' || v === null)) {
+      out ??= { ...raw };
+      delete out[key];
+    }
+  }
+  return out ?? raw;
+}
+
 /** Grape names nested params `not[labels]`, array items `ids[0]`. */
 function paramName(path: PropertyKey[]): string {
   return path.map((p, i) => (i === 0 ? String(p) : `[${String(p)}]`)).join('');
@@ -168,7 +193,8 @@ function getAt(raw: unknown, path: PropertyKey[]): unknown {
  * messages joined by `", "`. Unknown params are kept out of the result.
  */
 export function validateParams<S extends z.ZodRawShape>(spec: ParamSpec<S>, raw: Params): z.output<z.ZodObject<S>> {
-  const result = z.object(spec.shape).safeParse(raw);
+  const input = dropBlankOptionals(spec.shape, raw);
+  const result = z.object(spec.shape).safeParse(input);
   const errors: string[] = [];
   if (!result.success) {
     for (const issue of result.error.issues) {
