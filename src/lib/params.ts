@@ -119,8 +119,10 @@ async function parseBody(c: Context): Promise<Params> {
     try {
       parsed = JSON.parse(text);
     } catch {
-      // Grape answers a malformed JSON body with 400 and this wording.
-      throw grapeError('The provided content-type \'application/json\' is not valid JSON', 400);
+      // Grape's InvalidMessageBody, composed message and all (grape/locale/en.yml).
+      throw grapeError(
+        "\nProblem:\n  message body does not match declared format\nResolution:\n  when specifying application/json as content-type, you must pass valid application/json in the request's 'body' ",
+      );
     }
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Params;
     return {};
