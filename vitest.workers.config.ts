@@ -17,7 +17,7 @@ export default defineConfig(async () => {
     resolve: { alias: { '#harness': fileURLToPath(new URL('./test/harness/workers.ts', import.meta.url)) } },
     test: {
       name: 'workers',
-      include: ['test/api/**/*.test.ts'],
+      include: ['test/api/**/*.test.ts', 'test/workers/**/*.test.ts'],
       setupFiles: ['./test/harness/workers-setup.ts'],
       testTimeout: 30_000,
     },

@@ -25,6 +25,9 @@ export async function runJob(message: JobMessage, deps: JobDeps): Promise<void> 
   await handler(message, deps);
 }
 
+/** Exponential backoff per attempt (2, 4, 8 … seconds), capped at 5 minutes. */
+export const retryDelaySeconds = (attempts: number) => Math.min(2 ** Math.max(attempts, 1), 300);
+
 export async function handleJobBatch(batch: MessageBatch<unknown>, deps: JobDeps): Promise<void> {
   for (const msg of batch.messages) {
     try {
@@ -32,7 +35,7 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, deps: JobDeps
       msg.ack();
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', job: (msg.body as JobMessage)?.type, attempts: msg.attempts, error: String(err) }));
-      msg.retry({ delaySeconds: Math.min(2 ** msg.attempts, 300) });
+      msg.retry({ delaySeconds: retryDelaySeconds(msg.attempts) });
     }
   }
 }
