@@ -46,7 +46,7 @@ export default {
     await b.ready;
     return b.app.app.fetch(request, env, ctx);
   },
-  async queue(batch, env) {
+  async queue(batch, env, _ctx) {
     const b = build(env);
     await b.ready;
     const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!);
