@@ -64,6 +64,15 @@ export const users = sqliteTable(
     uniqueIndex('users_email_lower').on(sql`lower(${t.email})`),
     index('users_state').on(t.state, t.id),
     index('users_created_at').on(t.createdAt),
+    // GET /users filters and orders (lib/api/users.rb, users_finder.rb): each one has an index.
+    index('users_updated_at').on(t.updatedAt, t.id),
+    index('users_name').on(t.name, t.id),
+    index('users_username_order').on(t.username, t.id),
+    index('users_external').on(t.external, t.id),
+    index('users_user_type').on(t.userType, t.id),
+    index('users_is_admin').on(t.isAdmin, t.id),
+    index('users_two_factor').on(t.twoFactorEnabled, t.id),
+    index('users_created_by').on(t.createdById),
   ],
 );
 
