@@ -1,3 +1,274 @@
 #!/usr/bin/env node
-// Real-client compatibility stage: filled in by the clients suite (scripts/clients/).
-console.log('clients: no client suite yet');
+// Real-client compatibility stage (`npm run test:clients`, part of `npm test`).
+//
+// Starts the real Workers build under `wrangler dev` on a free port with a fresh local D1/R2 state, then drives it
+// with two unmodified GitLab clients: python-gitlab (Debian's python3-gitlab under /usr/bin/python3) and
+// @gitbeaker/rest. Each client script prints one `PASS <case>` or `FAIL <case> :: <reason>` line per case; this
+// script counts them and closes with `clients: N passed, M failed` (exit 1 on any failure).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const clientsDir = join(root, 'scripts', 'clients');
+const rootToken = process.env.ROOT_TOKEN || 'glpat-local-dev-root-token';
+const PYTHON = process.env.CLIENTS_PYTHON || '/usr/bin/python3';
+const CLIENT_TIMEOUT_MS = 150_000;
+const READY_TIMEOUT_MS = 90_000;
+
+const work = mkdtempSync(join(tmpdir(), 'wfapi-clients-'));
+const persist = join(work, 'state');
+const serverLog = join(work, 'server.log');
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' };
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+let server = null;
+
+function record(client, line) {
+  const pass = /^PASS (.*)$/.exec(line);
+  const fail = /^FAIL (.*?)(?: :: (.*))?$/.exec(line);
+  if (pass) {
+    passed++;
+    console.log(`  ok    ${client}: ${pass[1]}`);
+  } else if (fail) {
+    failed++;
+    failures.push(`${client}: ${fail[1]}${fail[2] ? ` :: ${fail[2]}` : ''}`);
+    console.log(`  FAIL  ${client}: ${fail[1]}${fail[2] ? ` :: ${fail[2]}` : ''}`);
+  } else if (line.trim()) {
+    console.log(`        ${client}| ${line}`);
+  }
+}
+
+function failCase(client, name, reason) {
+  record(client, `FAIL ${name} :: ${reason}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// wrangler dev runs as npx -> node (wrangler) -> workerd; it is started in its own process group so that the
+// whole tree is ended together (by that group id only).
+function stopServer() {
+  if (!server || server.exitCode !== null || server.signalCode !== null) return;
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+async function waitForExit(child, ms) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return true;
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+function tail(file, lines = 30) {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+// Public keys for the SSH-key cases: fresh ones from ssh-keygen; without it the fixed keys of test/fixtures/keys.ts
+// (when that file exists), else keys embedded in the client scripts (CLIENT_SSH_KEYS left empty).
+function sshKeys(count) {
+  const probe = spawnSync('ssh-keygen', ['-?'], { stdio: 'ignore' });
+  if (!probe.error) {
+    const keys = [];
+    for (let i = 0; i < count; i++) {
+      const file = join(work, `key${i}`);
+      const r = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `client-check-${i}@example.com`, '-f', file], {
+        stdio: 'ignore',
+      });
+      if (r.status === 0) keys.push(readFileSync(`${file}.pub`, 'utf8').trim());
+    }
+    if (keys.length === count) return keys;
+  }
+  const fixtures = join(root, 'test', 'fixtures', 'keys.ts');
+  if (existsSync(fixtures)) {
+    const found = readFileSync(fixtures, 'utf8').match(/(?:ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp\d+) AAAA[A-Za-z0-9+/=]+/g) ?? [];
+    const unique = [...new Set(found)];
+    if (unique.length >= count) return unique.slice(0, count);
+  }
+  return [];
+}
+
+function runClient(client, command, args, extraEnv) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '';
+    let stderr = '';
+    let sawEnd = false;
+    const onLine = (line) => {
+      if (line === 'END') sawEnd = true;
+      else record(client, line);
+    };
+    child.stdout.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        onLine(buf.slice(0, i).replace(/\r$/, ''));
+        buf = buf.slice(i + 1);
+      }
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      failCase(client, 'suite finished in time', `killed after ${CLIENT_TIMEOUT_MS / 1000}s`);
+      child.kill('SIGKILL');
+    }, CLIENT_TIMEOUT_MS);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      failCase(client, 'suite started', String(err));
+      resolve();
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (buf) onLine(buf);
+      if (!sawEnd || code !== 0) {
+        const detail = stderr.trim().split('\n').slice(-15).join('\n      ');
+        failCase(client, 'suite ran to the end', `exit ${code ?? signal}${detail ? `\n      ${detail}` : ''}`);
+      }
+      resolve();
+    });
+  });
+}
+
+async function main() {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+
+  const migrate = spawnSync(
+    'npx',
+    ['--no-install', 'wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+    { cwd: root, env, encoding: 'utf8' },
+  );
+  if (migrate.status !== 0) {
+    failCase('server', 'migrations applied', `${migrate.stdout ?? ''}${migrate.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n'));
+    return;
+  }
+
+  const logFd = openSync(serverLog, 'a');
+  server = spawn(
+    'npx',
+    [
+      '--no-install', 'wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
+      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', 'warn', '--show-interactive-dev-session=false',
+    ],
+    { cwd: root, env, stdio: ['ignore', logFd, logFd], detached: true },
+  );
+  closeSync(logFd);
+
+  // The root account is bootstrapped by the first request; /user answering 200 means the app and its D1 are up.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let ready = false;
+  let last = '';
+  while (Date.now() < deadline && server.exitCode === null) {
+    try {
+      const res = await fetch(`${base}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': rootToken }, signal: AbortSignal.timeout(5000) });
+      last = `${res.status} ${(await res.text()).slice(0, 200)}`;
+      if (res.ok) {
+        ready = true;
+        break;
+      }
+    } catch (err) {
+      last = String(err?.cause?.code ?? err);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (!ready) {
+    failCase('server', 'ready', `GET /api/v4/user never answered 200 (last: ${last})\n${tail(serverLog)}`);
+    return;
+  }
+  console.log(`clients: server ready on ${base}`);
+
+  const keys = sshKeys(8);
+  const common = { GITLAB_URL: base, GITLAB_ROOT_TOKEN: rootToken };
+
+  const probe = spawnSync(PYTHON, ['-c', 'import gitlab, sys; sys.stdout.write(gitlab.__version__)'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    failCase(
+      'python-gitlab',
+      'import gitlab',
+      `${PYTHON} cannot import gitlab (${(probe.stderr || String(probe.error)).trim().split('\n').pop()}); ` +
+        'install it with: apt-get update && apt-get install -y python3-gitlab (.ci/run does this on CI)',
+    );
+  } else {
+    console.log(`clients: python-gitlab ${probe.stdout}`);
+    await runClient('python-gitlab', PYTHON, [join(clientsDir, 'python_gitlab_check.py')], {
+      ...common,
+      CLIENT_SSH_KEYS: keys.slice(0, 4).join('\n'),
+      PYTHONUNBUFFERED: '1',
+    });
+  }
+
+  console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
+  await runClient('gitbeaker', process.execPath, [join(clientsDir, 'gitbeaker-check.mjs')], {
+    ...common,
+    CLIENT_SSH_KEYS: keys.slice(4, 8).join('\n'),
+  });
+
+  const errors = readFileSync(serverLog, 'utf8')
+    .split('\n')
+    .filter((l) => /\b(error|uncaught|exception)\b/i.test(l))
+    // wrangler's own update/telemetry lookups fail offline; they are not the app's errors
+    .filter((l) => !/ENOTFOUND|EAI_AGAIN/.test(l));
+  if (errors.length) {
+    console.log(`clients: server log has ${errors.length} error line(s); last ones:\n${errors.slice(-10).join('\n')}`);
+  }
+}
+
+let exiting = false;
+async function finish(code) {
+  if (exiting) return;
+  exiting = true;
+  stopServer();
+  if (!(await waitForExit(server, 5000))) {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    await waitForExit(server, 2000);
+  }
+  rmSync(work, { recursive: true, force: true });
+  if (failures.length) {
+    console.log('\nclients: failed cases');
+    for (const f of failures) console.log(`  - ${f}`);
+  }
+  console.log(`\nclients: ${passed} passed, ${failed} failed`);
+  process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0));
+}
+
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    failCase('runner', 'not interrupted', `received ${sig}`);
+    finish(1);
+  });
+}
+
+main()
+  .catch((err) => failCase('runner', 'no internal error', err?.stack ?? String(err)))
+  .finally(() => finish());

@@ -1,0 +1,338 @@
+// What a @gitbeaker/rest user does against this server, case by case.
+//
+// Run by scripts/test-clients.mjs with GITLAB_URL, GITLAB_ROOT_TOKEN and CLIENT_SSH_KEYS (newline separated public
+// keys) in the environment. Prints `PASS <case>` or `FAIL <case> :: <reason>` per case and `END` when done.
+// Only the public Gitlab resource API of @gitbeaker/rest is used. It sends JSON bodies with snake_case keys, reads
+// pagination from X-* headers and follows the query string of Link rel="next".
+import { randomBytes } from 'node:crypto';
+import { Gitlab, GitbeakerRequestError } from '@gitbeaker/rest';
+
+const URL = process.env.GITLAB_URL;
+const ROOT = process.env.GITLAB_ROOT_TOKEN;
+// Fallback when the runner could not make keys (no ssh-keygen): fixed ed25519 public keys.
+const EMBEDDED_KEYS = [
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMisT26IHX0imKJG9btAFfVCt30hufg1Dbm1cZpwVmpQ fallback-5@clients',
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFmxTNRTavflg68q75fY1b7KqmithwLjNX3+O6AEoRCK fallback-6@clients',
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILsaWicsyAFvfyyCNDwO1u4aU+0JGPm0KDbpTtHhitK+ fallback-7@clients',
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJjbQ7Om/D6baJupZZxzwle2Ifnol4lsoS50qHqOVJTk fallback-8@clients',
+];
+const envKeys = (process.env.CLIENT_SSH_KEYS ?? '').split('\n').filter((k) => k.trim());
+const KEYS = envKeys.length ? envKeys : EMBEDDED_KEYS;
+const TAG = randomBytes(3).toString('hex');
+const state = {};
+
+// Remember the last exchange so that a failing case can say what the server answered.
+let last = null;
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const req = input instanceof Request ? input : new Request(input, init);
+  const res = await realFetch(input, init);
+  let body = '';
+  try {
+    body = (await res.clone().text()).slice(0, 300).replace(/\n/g, ' ');
+  } catch {
+    // streamed body
+  }
+  const u = new globalThis.URL(req.url);
+  last = `${req.method} ${u.pathname}${u.search} -> ${res.status} ${body}`;
+  return res;
+};
+
+class Fail extends Error {}
+const check = (cond, msg) => {
+  if (!cond) throw new Fail(msg);
+};
+const eq = (actual, expected, what) => {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Fail(`${what}: expected ${e}, got ${a}`);
+};
+const need = (...names) => {
+  const missing = names.filter((n) => !(n in state));
+  if (missing.length) throw new Fail(`not run: needs ${missing.join(', ')} from an earlier case`);
+  return names.map((n) => state[n]);
+};
+const keyBody = (k) => k.split(/\s+/).slice(0, 2).join(' ');
+
+async function rejects(status, fn, message) {
+  try {
+    await fn();
+  } catch (err) {
+    if (!(err instanceof GitbeakerRequestError)) throw new Fail(`expected GitbeakerRequestError ${status}, got ${err}`);
+    eq(err.cause?.response?.status, status, 'status');
+    if (message !== undefined) {
+      check(String(err.cause?.description ?? err.message).includes(message), `error description ${JSON.stringify(err.cause?.description)} lacks ${JSON.stringify(message)}`);
+    }
+    return err;
+  }
+  throw new Fail(`expected HTTP ${status}, but the call succeeded`);
+}
+
+async function testCase(name, fn) {
+  last = null;
+  try {
+    await fn();
+    console.log(`PASS ${name}`);
+  } catch (err) {
+    let reason = err instanceof Fail ? err.message : err instanceof GitbeakerRequestError ? `GitbeakerRequestError ${err.cause?.response?.status}: ${err.message}` : String(err?.stack ?? err);
+    reason = reason.replace(/\n/g, ' ');
+    if (last) reason += ` | last response: ${last}`;
+    console.log(`FAIL ${name} :: ${reason}`);
+  }
+}
+
+const api = new Gitlab({ host: URL, token: ROOT });
+const as = (token, extra = {}) => new Gitlab({ host: URL, token, ...extra });
+
+async function newUser(prefix, extra = {}) {
+  const username = `gb-${prefix}-${TAG}`;
+  return api.Users.create({
+    email: `${username}@example.com`,
+    username,
+    name: `Gb ${prefix} ${TAG}`,
+    password: `Pw-${randomBytes(8).toString('hex')}-x9`,
+    skipConfirmation: true,
+    ...extra,
+  });
+}
+
+await testCase('Users.showCurrentUser() as root', async () => {
+  const me = await api.Users.showCurrentUser();
+  eq(me.username, 'root', 'username');
+  eq(me.id, 1, 'id');
+  eq(me.is_admin, true, 'is_admin');
+});
+
+await testCase('bad token: showCurrentUser rejects with 401', async () => {
+  await rejects(401, () => as('glpat-not-a-real-token-000').Users.showCurrentUser(), '401 Unauthorized');
+});
+
+await testCase('Users.create (POST /users, JSON body)', async () => {
+  const u = await newUser('erin', { bio: 'from gitbeaker', projectsLimit: 7 });
+  check(Number.isInteger(u.id), `id ${u.id}`);
+  eq(u.username, `gb-erin-${TAG}`, 'username');
+  eq(u.email, `gb-erin-${TAG}@example.com`, 'email');
+  eq(u.bio, 'from gitbeaker', 'bio');
+  eq(u.projects_limit, 7, 'projects_limit');
+  eq(u.state, 'active', 'state');
+  state.erin = u;
+  state.frank = await newUser('frank');
+  state.gina = await newUser('gina');
+  state.hank = await newUser('hank');
+});
+
+await testCase('Users.create duplicate username rejects with 409', async () => {
+  const [erin] = need('erin');
+  await rejects(
+    409,
+    () => api.Users.create({ email: `dup-${TAG}@example.com`, username: erin.username, name: 'Dup', password: 'Pw-dup-Secret-91' }),
+    'Username has already been taken',
+  );
+});
+
+await testCase('Users.show(id) as admin', async () => {
+  const [erin] = need('erin');
+  const u = await api.Users.show(erin.id);
+  eq(u.username, erin.username, 'username');
+  eq(u.email, erin.email, 'email (admin view)');
+  eq(u.is_admin, false, 'is_admin');
+});
+
+await testCase('Users.show(missing) rejects with 404 "404 User Not Found"', async () => {
+  await rejects(404, () => api.Users.show(987654321), '404 User Not Found');
+});
+
+await testCase('Users.edit(id, { bio, location }) (PUT /users/:id)', async () => {
+  const [erin] = need('erin');
+  const u = await api.Users.edit(erin.id, { bio: 'edited by gitbeaker', location: 'Porto' });
+  eq(u.bio, 'edited by gitbeaker', 'bio in the PUT answer');
+  const again = await api.Users.show(erin.id);
+  eq(again.bio, 'edited by gitbeaker', 'bio read back');
+  eq(again.location, 'Porto', 'location read back');
+});
+
+await testCase('Users.all({ perPage: 2, maxPages: 2 }) stops after two pages', async () => {
+  need('hank');
+  const users = await api.Users.all({ perPage: 2, maxPages: 2 });
+  eq(users.length, 4, 'users returned');
+  eq(new Set(users.map((u) => u.id)).size, 4, 'distinct ids');
+});
+
+await testCase('Users.all({ perPage: 2, showExpanded }) paginationInfo from X-* headers', async () => {
+  need('hank');
+  const every = await api.Users.all({ perPage: 100 });
+  const { data, paginationInfo } = await api.Users.all({ perPage: 2, page: 1, showExpanded: true });
+  eq(data.length, 2, 'page size');
+  eq(paginationInfo.total, every.length, 'total');
+  eq(paginationInfo.totalPages, Math.ceil(every.length / 2), 'totalPages');
+  eq(paginationInfo.perPage, 2, 'perPage');
+  eq(paginationInfo.current, 1, 'current');
+  eq(paginationInfo.next, 2, 'next');
+  eq(paginationInfo.previous, null, 'previous');
+});
+
+await testCase('Users.all({ perPage: 2 }) walks every page via Link rel=next', async () => {
+  const [erin, frank] = need('erin', 'frank');
+  const every = await api.Users.all({ perPage: 100 });
+  const walked = await api.Users.all({ perPage: 2 });
+  eq(walked.length, every.length, 'users walked');
+  eq(new Set(walked.map((u) => u.id)).size, walked.length, 'distinct ids');
+  check(walked.some((u) => u.id === erin.id) && walked.some((u) => u.id === frank.id), 'created users missing');
+});
+
+await testCase('Users.all({ username }) and ({ search })', async () => {
+  const [erin, frank] = need('erin', 'frank');
+  eq((await api.Users.all({ username: erin.username })).map((u) => u.id), [erin.id], 'by username');
+  const found = (await api.Users.all({ search: `gb-frank-${TAG}` })).map((u) => u.id);
+  eq(found, [frank.id], 'by search');
+});
+
+await testCase('Users.createPersonalAccessToken as admin; the token authenticates', async () => {
+  const [erin] = need('erin');
+  const t = await api.Users.createPersonalAccessToken(erin.id, 'gb-cli', ['api']);
+  check(typeof t.token === 'string' && t.token.startsWith('glpat-'), 'no glpat- token');
+  eq(t.scopes, ['api'], 'scopes');
+  eq(t.user_id, erin.id, 'user_id');
+  const me = await as(t.token).Users.showCurrentUser();
+  eq(me.username, erin.username, 'username with the new token');
+  state.erinToken = t;
+  state.erinApi = as(t.token);
+});
+
+await testCase('PersonalAccessTokens.all({ userId }) and show({ tokenId }) and show() (self)', async () => {
+  const [erin, t, erinApi] = need('erin', 'erinToken', 'erinApi');
+  const list = await api.PersonalAccessTokens.all({ userId: erin.id });
+  check(list.some((x) => x.id === t.id), 'token not listed');
+  check(list.every((x) => !('token' in x)), 'list shows the secret');
+  const shown = await api.PersonalAccessTokens.show({ tokenId: t.id });
+  eq(shown.name, 'gb-cli', 'name');
+  const self = await erinApi.PersonalAccessTokens.show();
+  eq(self.id, t.id, 'id of GET /personal_access_tokens/self');
+});
+
+await testCase('PersonalAccessTokens.remove({ tokenId }) revokes; the token then gets 401', async () => {
+  const [erin] = need('erin');
+  const t = await api.Users.createPersonalAccessToken(erin.id, 'gb-revoke', ['read_user']);
+  await as(t.token).Users.showCurrentUser();
+  await api.PersonalAccessTokens.remove({ tokenId: t.id });
+  await rejects(401, () => as(t.token).Users.showCurrentUser());
+});
+
+await testCase('non-admin Users.create rejects with 403', async () => {
+  const [erinApi] = need('erinApi');
+  await rejects(403, () => erinApi.Users.create({ email: `y-${TAG}@example.com`, username: `gb-y-${TAG}`, name: 'Y', password: 'Pw-y-Secret-9182' }));
+});
+
+await testCase('UserImpersonationTokens create, use, all, show, revoke', async () => {
+  const [erin] = need('erin');
+  const it = await api.UserImpersonationTokens.create(erin.id, 'gb-imp', ['api'], {
+    expiresAt: new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10),
+  });
+  eq(it.impersonation, true, 'impersonation');
+  check(typeof it.token === 'string' && it.token.length > 0, 'no token');
+  eq((await as(it.token).Users.showCurrentUser()).username, erin.username, 'username with the impersonation token');
+  const all = await api.UserImpersonationTokens.all(erin.id, { state: 'active' });
+  check(all.some((x) => x.id === it.id), 'not listed as active');
+  eq((await api.UserImpersonationTokens.show(erin.id, it.id)).name, 'gb-imp', 'name');
+  await api.UserImpersonationTokens.revoke(erin.id, it.id);
+  const inactive = await api.UserImpersonationTokens.all(erin.id, { state: 'inactive' });
+  check(inactive.some((x) => x.id === it.id), 'not listed as inactive after revoke');
+  await rejects(401, () => as(it.token).Users.showCurrentUser());
+});
+
+await testCase('UserSSHKeys for another user (admin): create, all, show, remove', async () => {
+  const [erin] = need('erin');
+  const k = await api.UserSSHKeys.create('gb-laptop', KEYS[0], { userId: erin.id });
+  eq(k.title, 'gb-laptop', 'title');
+  eq(keyBody(k.key), keyBody(KEYS[0]), 'key');
+  check((await api.UserSSHKeys.all({ userId: erin.id })).some((x) => x.id === k.id), 'not listed');
+  eq((await api.UserSSHKeys.show(k.id, { userId: erin.id })).title, 'gb-laptop', 'title via show');
+  await api.UserSSHKeys.remove(k.id, { userId: erin.id });
+  check(!(await api.UserSSHKeys.all({ userId: erin.id })).some((x) => x.id === k.id), 'still listed after remove');
+});
+
+await testCase('UserSSHKeys for the current user: create (expiresAt), all, show, remove', async () => {
+  const [erinApi] = need('erinApi');
+  const expiresAt = new Date(Date.now() + 30 * 86400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const k = await erinApi.UserSSHKeys.create('gb-own', KEYS[1], { expiresAt });
+  eq(k.title, 'gb-own', 'title');
+  check(String(k.expires_at).startsWith(expiresAt.slice(0, 10)), `expires_at ${k.expires_at}`);
+  check((await erinApi.UserSSHKeys.all()).some((x) => x.id === k.id), 'not listed');
+  eq((await erinApi.UserSSHKeys.show(k.id)).title, 'gb-own', 'title via show');
+  await rejects(400, () => erinApi.UserSSHKeys.create('gb-again', KEYS[1]), 'has already been taken');
+  await erinApi.UserSSHKeys.remove(k.id);
+  await rejects(404, () => erinApi.UserSSHKeys.show(k.id));
+});
+
+await testCase('sudo request option: Users.showCurrentUser({ sudo })', async () => {
+  const [erin, frank] = need('erin', 'frank');
+  eq((await api.Users.showCurrentUser({ sudo: erin.username })).username, erin.username, 'sudo by username');
+  eq((await api.Users.showCurrentUser({ sudo: frank.id })).username, frank.username, 'sudo by id');
+});
+
+await testCase('sudo client option: new Gitlab({ sudo }) acts as that user', async () => {
+  const [erin] = need('erin');
+  const sudoApi = as(ROOT, { sudo: erin.username });
+  eq((await sudoApi.Users.showCurrentUser()).username, erin.username, 'username');
+});
+
+await testCase('sudo with a non-admin token rejects with 403', async () => {
+  const [erinApi, frank] = need('erinApi', 'frank');
+  await rejects(403, () => erinApi.Users.showCurrentUser({ sudo: frank.username }));
+});
+
+await testCase('Users.editStatus({ emoji, message, clearStatusAfter }) and showStatus', async () => {
+  const [erin, erinApi] = need('erin', 'erinApi');
+  const put = await erinApi.Users.editStatus({ emoji: 'rocket', message: 'gb shipping', clearStatusAfter: '1_day' });
+  eq(put.message, 'gb shipping', 'message in the PUT answer');
+  check(put.clear_status_at, 'clear_status_at not set');
+  const mine = await erinApi.Users.showStatus();
+  eq(mine.emoji, 'rocket', 'emoji via GET /user/status');
+  const byName = await api.Users.showStatus({ iDOrUsername: erin.username });
+  eq(byName.message, 'gb shipping', 'message via GET /users/:username/status');
+  const byId = await api.Users.showStatus({ iDOrUsername: erin.id });
+  eq(byId.emoji, 'rocket', 'emoji via GET /users/:id/status');
+});
+
+await testCase('Users.follow / allFollowers / allFollowing / unfollow', async () => {
+  const [erin, erinApi, frank] = need('erin', 'erinApi', 'frank');
+  const res = await erinApi.Users.follow(frank.id);
+  eq(res.id, frank.id, 'follow answer id');
+  eq((await api.Users.allFollowers(frank.id)).map((u) => u.id), [erin.id], 'followers');
+  eq((await api.Users.allFollowing(erin.id)).map((u) => u.id), [frank.id], 'following');
+  await erinApi.Users.unfollow(frank.id);
+  eq((await api.Users.allFollowers(frank.id)).map((u) => u.id), [], 'followers after unfollow');
+});
+
+await testCase('Users.editCurrentUserPreferences / showCurrentUserPreferences', async () => {
+  const [erinApi, erin] = need('erinApi', 'erin');
+  const put = await erinApi.Users.editCurrentUserPreferences(true, true);
+  eq(put.view_diffs_file_by_file, true, 'view_diffs_file_by_file');
+  const got = await erinApi.Users.showCurrentUserPreferences();
+  eq(got.show_whitespace_in_diffs, true, 'show_whitespace_in_diffs read back');
+  eq(got.user_id, erin.id, 'user_id');
+});
+
+await testCase('Users.showCount() (GET /user_counts)', async () => {
+  const [erinApi] = need('erinApi');
+  const counts = await erinApi.Users.showCount();
+  for (const k of ['merge_requests', 'assigned_issues', 'assigned_merge_requests', 'review_requested_merge_requests', 'todos']) {
+    check(typeof counts[k] === 'number', `${k} missing`);
+  }
+});
+
+await testCase('ApplicationSettings.show / edit', async () => {
+  const s = await api.ApplicationSettings.show();
+  check('signup_enabled' in s, 'no signup_enabled');
+  const edited = await api.ApplicationSettings.edit({ afterSignUpText: `gb ${TAG}` });
+  eq(edited.after_sign_up_text, `gb ${TAG}`, 'after_sign_up_text in the PUT answer');
+  eq((await api.ApplicationSettings.show()).after_sign_up_text, `gb ${TAG}`, 'read back');
+});
+
+await testCase('Users.remove(id) (DELETE /users/:id), then show rejects with 404', async () => {
+  const [gina] = need('gina');
+  await api.Users.remove(gina.id);
+  await rejects(404, () => api.Users.show(gina.id));
+});
+
+console.log('END');

@@ -1,0 +1,505 @@
+"""What a python-gitlab user does against this server, case by case.
+
+Run by scripts/test-clients.mjs with GITLAB_URL, GITLAB_ROOT_TOKEN and CLIENT_SSH_KEYS (newline separated public
+keys) in the environment. Prints `PASS <case>` or `FAIL <case> :: <reason>` per case and `END` when done.
+Written against python-gitlab 3.12 (Debian bookworm's python3-gitlab): only public client API is used, plus
+http_get/http_put for endpoints that version has no manager for. Warnings are errors inside a case, because
+python-gitlab warns about wire problems (e.g. a Link header pointing at another base URL).
+"""
+import datetime
+import math
+import os
+import secrets
+import sys
+import warnings
+
+import gitlab
+from gitlab.v4.objects import CurrentUserManager
+
+URL = os.environ["GITLAB_URL"]
+ROOT = os.environ["GITLAB_ROOT_TOKEN"]
+# Fallback when the runner could not make keys (no ssh-keygen): fixed ed25519 public keys.
+EMBEDDED_KEYS = [
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOsGtfM0IHiTL3gJ70/2B8bAcWoCqtIfQO/eHFC5PqSB fallback-1@clients",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHvHKNycvbixQN+t85YaK4CbbEQ8g3Lx3nLmHET0PC8r fallback-2@clients",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgoKjYYU8Da4TNEKbMk3MJWm9ObEApWKZz8j3Ygu9WI fallback-3@clients",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKHLEQZflCTzF7HNevIdSfFcyba8sP97qhQVYciimnDH fallback-4@clients",
+]
+KEYS = [k for k in os.environ.get("CLIENT_SSH_KEYS", "").split("\n") if k.strip()] or EMBEDDED_KEYS
+
+TAG = secrets.token_hex(3)
+state = {}
+last = {}
+
+
+def on_response(resp, *args, **kwargs):
+    req = resp.request
+    path = req.url[len(URL):] if req.url.startswith(URL) else req.url
+    body = resp.text if resp.text is not None else ""
+    last.update(method=req.method, path=path, status=resp.status_code, body=body[:300].replace("\n", " "))
+
+
+def client(token=None, **kwargs):
+    gl = gitlab.Gitlab(URL, private_token=token, **kwargs)
+    gl.session.hooks["response"].append(on_response)
+    return gl
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def eq(actual, expected, what):
+    if actual != expected:
+        raise Fail(f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def need(*names):
+    missing = [n for n in names if n not in state]
+    if missing:
+        raise Fail(f"not run: needs {', '.join(missing)} from an earlier case")
+    return [state[n] for n in names]
+
+
+def raises(exc_type, status, fn, message=None):
+    """fn must fail with python-gitlab's exc_type and the HTTP status (and message substring when given)."""
+    try:
+        fn()
+    except exc_type as e:
+        eq(e.response_code, status, f"{exc_type.__name__} status")
+        if message is not None:
+            check(message in str(e.error_message), f"error message {e.error_message!r} lacks {message!r}")
+        return e
+    except gitlab.exceptions.GitlabError as e:
+        raise Fail(f"expected {exc_type.__name__} {status}, got {type(e).__name__} {e.response_code} {e.error_message!r}")
+    raise Fail(f"expected {exc_type.__name__} {status}, but the call succeeded")
+
+
+def case(name):
+    def run(fn):
+        last.clear()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fn()
+            print(f"PASS {name}", flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is reported, never raised
+            reason = f"{type(e).__name__}: {e}".replace("\n", " ")
+            if last:
+                reason += f" | last response: {last['method']} {last['path']} -> {last['status']} {last['body']}"
+            print(f"FAIL {name} :: {reason}", flush=True)
+        return fn
+
+    return run
+
+
+def key_body(k):
+    # GitLab returns the "publishable" key: algorithm and blob, comment replaced (entities/ssh_key.rb).
+    return " ".join(k.split()[:2])
+
+
+def new_user(prefix, **extra):
+    username = f"py-{prefix}-{TAG}"
+    attrs = {
+        "email": f"{username}@example.com",
+        "username": username,
+        "name": f"Py {prefix.title()} {TAG}",
+        "skip_confirmation": True,
+    }
+    if "reset_password" not in extra:
+        attrs["password"] = f"Pw-{secrets.token_hex(8)}-x9"
+    attrs.update(extra)
+    return gl.users.create(attrs)
+
+
+gl = client(ROOT)
+
+
+@case("auth: gl.auth() as root sets gl.user (GET /user)")
+def _():
+    gl.auth()
+    eq(gl.user.username, "root", "username")
+    eq(gl.user.id, 1, "id")
+    eq(gl.user.is_admin, True, "is_admin")
+    check(gl.user.created_at.endswith("Z"), f"created_at not ISO UTC: {gl.user.created_at!r}")
+
+
+@case("auth: bad token raises GitlabAuthenticationError 401")
+def _():
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client("glpat-not-a-real-token-000").auth(), "401 Unauthorized")
+
+
+@case("auth: no token at all, gl.auth() raises GitlabAuthenticationError 401")
+def _():
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(None).auth())
+
+
+@case("users.create with password (POST /users)")
+def _():
+    u = new_user("alice", bio="hello", location="Lisbon")
+    check(isinstance(u.id, int), f"id {u.id!r}")
+    eq(u.username, f"py-alice-{TAG}", "username")
+    eq(u.email, f"py-alice-{TAG}@example.com", "email")
+    eq(u.state, "active", "state")
+    eq(u.is_admin, False, "is_admin")
+    eq(u.bio, "hello", "bio")
+    check(u.web_url.endswith(f"/py-alice-{TAG}"), f"web_url {u.web_url!r}")
+    state["alice"] = u
+
+
+@case("users.create with reset_password=True and no password")
+def _():
+    state["bob"] = new_user("bob", reset_password=True)
+    state["carol"] = new_user("carol")
+    state["dave"] = new_user("dave")
+
+
+@case("users.create duplicate username raises GitlabCreateError 409")
+def _():
+    (alice,) = need("alice")
+    attrs = {"email": f"other-{TAG}@example.com", "username": alice.username, "name": "Dup", "password": "Pw-dup-Secret-91"}
+    raises(gitlab.exceptions.GitlabCreateError, 409, lambda: gl.users.create(attrs), "Username has already been taken")
+
+
+@case("users.create duplicate email raises GitlabCreateError 409")
+def _():
+    (alice,) = need("alice")
+    attrs = {"email": alice.email, "username": f"py-other-{TAG}", "name": "Dup", "password": "Pw-dup-Secret-91"}
+    raises(gitlab.exceptions.GitlabCreateError, 409, lambda: gl.users.create(attrs), "Email has already been taken")
+
+
+@case("users.create without any password option raises GitlabCreateError 400")
+def _():
+    attrs = {"email": f"nopw-{TAG}@example.com", "username": f"py-nopw-{TAG}", "name": "No Pw"}
+    raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl.users.create(attrs))
+
+
+@case("users.get(id) as admin (GET /users/:id)")
+def _():
+    (alice,) = need("alice")
+    u = gl.users.get(alice.id)
+    eq(u.username, alice.username, "username")
+    eq(u.email, alice.email, "email (admin view)")
+    eq(u.location, "Lisbon", "location")
+    eq(u.followers, 0, "followers")
+    eq(u.following, 0, "following")
+    check("identities" in u.attributes, "admin view lacks identities")
+
+
+@case("users.get(missing) raises GitlabGetError 404")
+def _():
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: gl.users.get(987654321), "404 User Not Found")
+
+
+@case("user.save() sends PUT /users/:id with email, username, name and the changes")
+def _():
+    (alice,) = need("alice")
+    u = gl.users.get(alice.id)
+    u.bio = "edited by python-gitlab"
+    u.organization = "Acme"
+    u.save()
+    eq(u.bio, "edited by python-gitlab", "bio in the PUT answer")
+    again = gl.users.get(alice.id)
+    eq(again.bio, "edited by python-gitlab", "bio read back")
+    eq(again.organization, "Acme", "organization read back")
+    eq(again.username, alice.username, "username unchanged")
+
+
+@case("users.update() rename and read back")
+def _():
+    (alice,) = need("alice")
+    gl.users.update(alice.id, {"name": f"Alice Renamed {TAG}", "email": alice.email, "username": alice.username})
+    eq(gl.users.get(alice.id).name, f"Alice Renamed {TAG}", "name read back")
+
+
+@case("users.list(per_page=2, page=1) and page=2 are disjoint pages of 2")
+def _():
+    need("dave")
+    p1 = gl.users.list(per_page=2, page=1)
+    p2 = gl.users.list(per_page=2, page=2)
+    eq(len(p1), 2, "page 1 size")
+    eq(len(p2), 2, "page 2 size")
+    check(not ({u.id for u in p1} & {u.id for u in p2}), "pages overlap")
+
+
+@case("users.list(iterator=True) exposes X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page")
+def _():
+    need("dave")
+    every = gl.users.list(get_all=True)
+    it = gl.users.list(per_page=2, iterator=True)
+    eq(it.total, len(every), "total (X-Total)")
+    eq(it.total_pages, math.ceil(len(every) / 2), "total_pages (X-Total-Pages)")
+    eq(it.per_page, 2, "per_page (X-Per-Page)")
+    eq(it.current_page, 1, "current_page (X-Page)")
+    eq(it.next_page, 2, "next_page (X-Next-Page)")
+    eq(it.prev_page, None, "prev_page (X-Prev-Page)")
+    ids = [u.id for u in it]
+    eq(len(ids), len(every), "items yielded across pages")
+    eq(len(set(ids)), len(ids), "distinct ids across pages")
+
+
+@case("users.list(get_all=True, per_page=2) follows Link rel=next to the end")
+def _():
+    alice, bob = need("alice", "bob")
+    users = gl.users.list(get_all=True, per_page=2)
+    ids = [u.id for u in users]
+    check(len(ids) >= 5, f"only {len(ids)} users")
+    eq(len(set(ids)), len(ids), "distinct ids")
+    check(alice.id in ids and bob.id in ids and 1 in ids, "alice, bob or root missing")
+
+
+@case("users.list(username=...) is case-insensitive and exact")
+def _():
+    (alice,) = need("alice")
+    found = gl.users.list(username=alice.username.upper(), get_all=True)
+    eq([u.id for u in found], [alice.id], "ids")
+
+
+@case("users.list(search=...) finds by name fragment")
+def _():
+    alice, bob = need("alice", "bob")
+    found = {u.id for u in gl.users.list(search=TAG, get_all=True)}
+    check({alice.id, bob.id} <= found, f"search {TAG!r} returned {sorted(found)}")
+
+
+@case("user.personal_access_tokens.create() as admin, token works in a second client")
+def _():
+    (alice,) = need("alice")
+    t = gl.users.get(alice.id, lazy=True).personal_access_tokens.create({"name": "py-cli", "scopes": ["api"]})
+    check(t.token.startswith("glpat-"), f"token {t.token[:8]!r}...")
+    eq(t.scopes, ["api"], "scopes")
+    eq(t.user_id, alice.id, "user_id")
+    eq(t.active, True, "active")
+    eq(t.revoked, False, "revoked")
+    gl2 = client(t.token)
+    gl2.auth()
+    eq(gl2.user.username, alice.username, "username seen with the new token")
+    eq(gl2.user.id, alice.id, "id seen with the new token")
+    state["alice_token"] = t
+    state["gl2"] = gl2
+
+
+@case("non-admin users.create raises GitlabCreateError 403")
+def _():
+    (gl2,) = need("gl2")
+    attrs = {"email": f"x-{TAG}@example.com", "username": f"py-x-{TAG}", "name": "X", "password": "Pw-x-Secret-9182"}
+    raises(gitlab.exceptions.GitlabCreateError, 403, lambda: gl2.users.create(attrs))
+
+
+@case("non-admin users.get sees the public view (no email)")
+def _():
+    gl2, bob = need("gl2", "bob")
+    u = gl2.users.get(bob.id)
+    eq(u.username, bob.username, "username")
+    check("email" not in u.attributes, "email leaked to a non-admin")
+    check("is_admin" not in u.attributes, "is_admin leaked to a non-admin")
+
+
+@case("personal_access_tokens.list(user_id=) lists without secrets")
+def _():
+    alice, t = need("alice", "alice_token")
+    tokens = gl.personal_access_tokens.list(user_id=alice.id, get_all=True)
+    ids = [x.id for x in tokens]
+    check(t.id in ids, f"token {t.id} not in {ids}")
+    check(all("token" not in x.attributes for x in tokens), "a list item carries the token secret")
+
+
+@case("personal_access_tokens.delete(id) revokes; the token then gets 401")
+def _():
+    (alice,) = need("alice")
+    t = gl.users.get(alice.id, lazy=True).personal_access_tokens.create({"name": "py-revoke", "scopes": ["read_user"]})
+    client(t.token).auth()
+    gl.personal_access_tokens.delete(t.id)
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(t.token).auth())
+
+
+@case("a read_user token can read /user but not write (403 insufficient_scope)")
+def _():
+    (alice,) = need("alice")
+    t = gl.users.get(alice.id, lazy=True).personal_access_tokens.create({"name": "py-ro", "scopes": ["read_user"]})
+    ro = client(t.token)
+    ro.auth()
+    eq(ro.user.username, alice.username, "username")
+    raises(gitlab.exceptions.GitlabCreateError, 403, lambda: ro.user.keys.create({"title": "ro", "key": KEYS[3]}))
+
+
+@case("impersonation tokens: create, use, list, get, revoke (user.impersonationtokens)")
+def _():
+    (alice,) = need("alice")
+    mgr = gl.users.get(alice.id, lazy=True).impersonationtokens
+    it = mgr.create({"name": "py-imp", "scopes": ["api", "read_user"]})
+    eq(it.impersonation, True, "impersonation")
+    eq(sorted(it.scopes), ["api", "read_user"], "scopes")
+    check(bool(it.token), "no token in the create answer")
+    imp = client(it.token)
+    imp.auth()
+    eq(imp.user.username, alice.username, "username seen with the impersonation token")
+    active = [x.id for x in mgr.list(state="active", get_all=True)]
+    check(it.id in active, f"{it.id} not in active list {active}")
+    got = mgr.get(it.id)
+    eq(got.name, "py-imp", "name")
+    check("token" not in got.attributes, "GET shows the token secret")
+    got.delete()
+    inactive = [x.id for x in mgr.list(state="inactive", get_all=True)]
+    check(it.id in inactive, f"{it.id} not in inactive list {inactive}")
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(it.token).auth())
+
+
+@case("admin SSH keys for a user: user.keys create, list, get, delete (/users/:id/keys)")
+def _():
+    (alice,) = need("alice")
+    keys = gl.users.get(alice.id, lazy=True).keys
+    k = keys.create({"title": "py-laptop", "key": KEYS[0]})
+    eq(k.title, "py-laptop", "title")
+    eq(key_body(k.key), key_body(KEYS[0]), "key")
+    check(k.created_at.endswith("Z"), f"created_at {k.created_at!r}")
+    check(k.id in [x.id for x in keys.list(get_all=True)], "created key not listed")
+    eq(keys.get(k.id).title, "py-laptop", "title via GET /users/:id/keys/:key_id")
+    keys.delete(k.id)
+    check(k.id not in [x.id for x in keys.list(get_all=True)], "deleted key still listed")
+
+
+@case("SSH keys listed by username (GET /users/:username/keys)")
+def _():
+    (alice,) = need("alice")
+    k = gl.users.get(alice.id, lazy=True).keys.create({"title": "py-by-name", "key": KEYS[2]})
+    listed = gl.users.get(alice.username, lazy=True).keys.list(get_all=True)
+    check(k.id in [x.id for x in listed], "key not listed by username")
+
+
+@case("current user SSH keys: gl.user.keys create (with expires_at), list, get, delete (/user/keys)")
+def _():
+    (gl2,) = need("gl2")
+    expires = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    k = gl2.user.keys.create({"title": "py-own", "key": KEYS[1], "expires_at": expires})
+    eq(k.title, "py-own", "title")
+    check(k.expires_at and k.expires_at.startswith(expires[:10]), f"expires_at {k.expires_at!r}")
+    check(k.id in [x.id for x in gl2.user.keys.list(get_all=True)], "own key not listed")
+    eq(gl2.user.keys.get(k.id).title, "py-own", "title via GET /user/keys/:key_id")
+    state["own_key"] = k
+
+
+@case("adding an SSH key already in use raises GitlabCreateError 400 'has already been taken'")
+def _():
+    (gl2,) = need("gl2", "own_key")
+    raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl2.user.keys.create({"title": "again", "key": KEYS[1]}), "has already been taken")
+
+
+@case("adding an invalid SSH key raises GitlabCreateError 400")
+def _():
+    (gl2,) = need("gl2")
+    raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl2.user.keys.create({"title": "bad", "key": "ssh-ed25519 not-base64"}))
+
+
+@case("key.delete() on /user/keys/:id, then get raises GitlabGetError 404")
+def _():
+    gl2, k = need("gl2", "own_key")
+    k.delete()
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: gl2.user.keys.get(k.id))
+
+
+@case("current user status: gl.user.status.get(), save() (PUT /user/status), read by others")
+def _():
+    gl2, alice = need("gl2", "alice")
+    st = gl2.user.status.get()
+    st.message = "py busy :coffee:"
+    st.emoji = "coffee"
+    st.save()
+    eq(st.message, "py busy :coffee:", "message in the PUT answer")
+    seen = gl.users.get(alice.id, lazy=True).status.get()
+    eq(seen.emoji, "coffee", "emoji via GET /users/:id/status")
+    eq(seen.message, "py busy :coffee:", "message via GET /users/:id/status")
+    check("py busy" in (seen.message_html or ""), f"message_html {seen.message_html!r}")
+    anon = client(None).users.get(alice.username, lazy=True).status.get()
+    eq(anon.message, "py busy :coffee:", "message via GET /users/:username/status without a token")
+
+
+@case("follow / followers_users / following_users / unfollow")
+def _():
+    gl2, alice, bob = need("gl2", "alice", "bob")
+    res = gl2.users.get(bob.id, lazy=True).follow()
+    eq(res.get("id") if isinstance(res, dict) else None, bob.id, "follow answer id")
+    followers = [u.id for u in gl.users.get(bob.id, lazy=True).followers_users.list(get_all=True)]
+    eq(followers, [alice.id], "bob's followers")
+    following = [u.id for u in gl.users.get(alice.id, lazy=True).following_users.list(get_all=True)]
+    eq(following, [bob.id], "alice's following")
+    eq(gl.users.get(bob.id).followers, 1, "bob.followers count")
+    gl2.users.get(bob.id, lazy=True).unfollow()
+    eq(list(gl.users.get(bob.id, lazy=True).followers_users.list(get_all=True)), [], "bob's followers after unfollow")
+
+
+@case("sudo as a request option (?sudo=username and ?sudo=id)")
+def _():
+    alice, bob = need("alice", "bob")
+    eq(CurrentUserManager(gl).get(sudo=alice.username).username, alice.username, "username with sudo=username")
+    eq(gl.http_get("/user", sudo=bob.id)["username"], bob.username, "username with sudo=id")
+
+
+@case("sudo as a Sudo header on a whole client")
+def _():
+    (alice,) = need("alice")
+    gls = client(ROOT)
+    gls.headers["Sudo"] = alice.username
+    gls.auth()
+    eq(gls.user.username, alice.username, "username")
+    st = gls.user.status.get()
+    eq(st.message, "py busy :coffee:", "status read as the sudo user")
+
+
+@case("sudo errors: non-admin gets 403, unknown user gets 404")
+def _():
+    gl2, bob = need("gl2", "bob")
+    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: gl2.http_get("/user", sudo=bob.username))
+    raises(gitlab.exceptions.GitlabHttpError, 404, lambda: gl.http_get("/user", sudo=f"nobody-{TAG}"))
+
+
+@case("preferences via http_put/http_get (/user/preferences)")
+def _():
+    (gl2,) = need("gl2")
+    put = gl2.http_put("/user/preferences", post_data={"view_diffs_file_by_file": True, "show_whitespace_in_diffs": False})
+    eq(put.get("view_diffs_file_by_file"), True, "view_diffs_file_by_file in the PUT answer")
+    got = gl2.http_get("/user/preferences")
+    eq(got.get("view_diffs_file_by_file"), True, "view_diffs_file_by_file read back")
+    eq(got.get("show_whitespace_in_diffs"), False, "show_whitespace_in_diffs read back")
+
+
+@case("GPG keys of the current user list empty (gl.user.gpgkeys)")
+def _():
+    (gl2,) = need("gl2")
+    eq(list(gl2.user.gpgkeys.list(get_all=True)), [], "gpg keys")
+
+
+@case("application settings: gl.settings.get() and save()")
+def _():
+    s = gl.settings.get()
+    check("signup_enabled" in s.attributes, "no signup_enabled")
+    s.after_sign_up_text = f"welcome {TAG}"
+    s.save()
+    eq(gl.settings.get().after_sign_up_text, f"welcome {TAG}", "after_sign_up_text read back")
+
+
+@case("application settings as non-admin raise GitlabGetError 403")
+def _():
+    (gl2,) = need("gl2")
+    raises(gitlab.exceptions.GitlabGetError, 403, lambda: gl2.settings.get())
+
+
+@case("user.delete() (DELETE /users/:id), then get raises 404")
+def _():
+    (carol,) = need("carol")
+    gl.users.get(carol.id).delete()
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: gl.users.get(carol.id))
+
+
+@case("users.delete(missing) raises GitlabDeleteError 404")
+def _():
+    raises(gitlab.exceptions.GitlabDeleteError, 404, lambda: gl.users.delete(987654321))
+
+
+print("END", flush=True)
+sys.exit(0)
