@@ -1,5 +1,23 @@
 /** Users API parameters (GitLab lib/api/users.rb; spec document 2, Users). */
+import { z } from 'zod';
+import { grapeError } from '../lib/errors';
+import { paginationParams } from '../lib/pagination';
 import { g, params } from '../lib/validate';
+
+/**
+ * `:id` of the users resource: users.rb declares `requirements: { id: <digits> }` on the whole resource,
+ * so a non-numeric id never reaches an endpoint and answers the catch-all route miss, not a 400.
+ */
+export const routeId = () =>
+  z
+    .unknown()
+    .transform((v): number => {
+      const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v : '';
+      const n = Number(s);
+      if (!/^\d+$/.test(s) || !Number.isSafeInteger(n)) throw grapeError('404 Not Found', 404);
+      return n;
+    })
+    .meta({ grapeType: 'Integer', jsonType: 'integer' });
 
 /** Attributes shared by create and modify (`optional_attributes` in users.rb). */
 export const userAttributes = {
@@ -48,7 +66,7 @@ export const createUserParams = params(
 
 export const updateUserParams = params(
   {
-    id: g.int(),
+    id: routeId(),
     email: g.string().optional(),
     name: g.string().optional(),
     username: g.string().optional(),
@@ -57,3 +75,46 @@ export const updateUserParams = params(
   },
   [{ allOrNoneOf: ['extern_uid', 'provider'] }],
 );
+
+const withCustomAttributes = { with_custom_attributes: g.bool().default(false) };
+
+/** GET /users (lib/api/users.rb `get` + `optional_index_params_ee`). */
+export const listUsersParams = params(
+  {
+    username: g.string().optional(),
+    extern_uid: g.string().optional(),
+    provider: g.string().optional(),
+    search: g.string().optional(),
+    active: g.bool().default(false),
+    external: g.bool().default(false),
+    exclude_external: g.bool().default(false),
+    blocked: g.bool().default(false),
+    created_after: g.datetime().optional(),
+    created_before: g.datetime().optional(),
+    without_projects: g.bool().default(false),
+    exclude_internal: g.bool().default(false),
+    without_project_bots: g.bool().default(false),
+    admins: g.bool().default(false),
+    order_by: g.enum(['id', 'name', 'username', 'created_at', 'updated_at'] as const).default('id'),
+    sort: g.enum(['asc', 'desc'] as const).default('desc'),
+    two_factor: g.string().optional(),
+    custom_attributes: g.hash().optional(),
+    pagination: g.string().optional(),
+    ...paginationParams,
+    ...withCustomAttributes,
+  },
+  [{ allOrNoneOf: ['extern_uid', 'provider'] }],
+);
+
+export const getUserParams = params({ id: routeId(), ...withCustomAttributes });
+
+/** Routes that take only the user id (block, unblock, activate, ... and custom attribute lists). */
+export const userIdParams = params({ id: routeId() });
+
+export const deleteUserParams = params({ id: routeId(), hard_delete: g.bool().optional() });
+
+export const deleteIdentityParams = params({ id: routeId(), provider: g.string() });
+
+export const customAttributeKeyParams = params({ id: routeId(), key: g.string() });
+
+export const putCustomAttributeParams = params({ id: routeId(), key: g.string(), value: g.string() });

@@ -3,10 +3,25 @@
  * rules), conflict checks in GitLab's order, and the rows of a new user (user, personal namespace,
  * identity) built for one batch.
  */
-import { and, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, or, sql } from 'drizzle-orm';
+import type { UserRow } from '../context';
 import type { Db } from '../db/client';
-import { identities, namespaces, users } from '../db/schema';
+import { NON_INTERNAL_USER_TYPES } from '../db/queries/users';
+import {
+  gpgKeys,
+  identities,
+  keys,
+  namespaces,
+  oauthAccessTokens,
+  personalAccessTokens,
+  userCustomAttributes,
+  userFollows,
+  users,
+  userStatuses,
+  webSessions,
+} from '../db/schema';
 import { conflict, validationFailed } from '../lib/errors';
+import { isUniqueViolation } from '../lib/unique';
 import type { Settings } from './settings';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
@@ -131,3 +146,117 @@ export function identityInsert(db: Db, username: string, provider: string, exter
   );
 }
 
+
+/** GitLab `User::INTERNAL_USER_TYPES` are the types outside this set (users_finder `non_internal`). */
+export const isInternalUser = (u: UserRow) => !(NON_INTERNAL_USER_TYPES as readonly string[]).includes(u.userType);
+
+/** States in which GitLab's `user.blocked?` is true (app/models/user.rb state machine). */
+export const BLOCKED_STATES = ['blocked', 'ldap_blocked', 'blocked_pending_approval', 'banned'] as const;
+export const isBlockedState = (state: string) => (BLOCKED_STATES as readonly string[]).includes(state);
+
+export const GHOST_BIO = 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.';
+
+async function usernameTaken(db: Db, username: string): Promise<boolean> {
+  const [u, ns] = await Promise.all([
+    db.select({ id: users.id }).from(users).where(sql`lower(${users.username}) = lower(${username})`).get(),
+    db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${username})`).get(),
+  ]);
+  return Boolean(u || ns);
+}
+
+/** Gitlab::Utils::Uniquify: `base`, then `base1`, `base2`, … until free. */
+async function uniquify(make: (n: number | null) => string, taken: (candidate: string) => Promise<boolean>): Promise<string> {
+  let n: number | null = null;
+  for (let i = 0; i < 1000; i++) {
+    const candidate = make(n);
+    if (!(await taken(candidate))) return candidate;
+    n = (n ?? 0) + 1;
+  }
+  throw new Error('no free name for an internal user');
+}
+
+const findGhost = (db: Db) => db.select().from(users).where(eq(users.userType, 'ghost')).orderBy(users.id).get();
+
+/**
+ * The ghost user that holds contributions of deleted users (Users::Internal.ghost): created
+ * lazily, username `ghost` (or ghost1, ghost2… when taken), email `ghost%s@example.com`.
+ * Concurrent creators race on the unique indexes; the loser reads the winner's row.
+ */
+export async function findOrCreateGhost(db: Db): Promise<UserRow> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await findGhost(db);
+    if (existing) return existing;
+    const username = await uniquify((n) => `ghost${n ?? ''}`, (s) => usernameTaken(db, s));
+    const email = await uniquify(
+      (n) => `ghost${n ?? ''}@example.com`,
+      async (s) => Boolean(await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${s})`).get()),
+    );
+    const now = Date.now();
+    try {
+      await db.batch([
+        db.insert(users).values({
+          username,
+          email,
+          name: 'Ghost User',
+          bio: GHOST_BIO,
+          userType: 'ghost',
+          state: 'active',
+          projectsLimit: 0,
+          canCreateGroup: false,
+          confirmedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        }),
+        personalNamespaceInsert(db, username, 'Ghost User', now),
+      ]);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  const ghost = await findGhost(db);
+  if (!ghost) throw new Error('could not create the ghost user');
+  return ghost;
+}
+
+/**
+ * Groups the user is the only owner of (`User#solo_owned_groups`, which makes `can_be_removed?`
+ * false). There are no groups yet, so nothing is ever solely owned: this becomes a real query on
+ * the memberships table when the groups area lands, and DELETE /users/:id then answers 409.
+ */
+export async function soleOwnedGroupCount(_db: Db, _userId: number): Promise<number> {
+  return 0;
+}
+
+/**
+ * Every row that belongs to the user, deleted with it in one batch. Audit events keep their
+ * author ids (GitLab keeps audit history of deleted users).
+ */
+export function userDeletionStatements(db: Db, userId: number) {
+  return [
+    db.delete(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId))),
+    db.delete(identities).where(eq(identities.userId, userId)),
+    db.delete(userCustomAttributes).where(eq(userCustomAttributes.userId, userId)),
+    db.delete(keys).where(eq(keys.userId, userId)),
+    db.delete(gpgKeys).where(eq(gpgKeys.userId, userId)),
+    db.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)),
+    db.delete(oauthAccessTokens).where(eq(oauthAccessTokens.userId, userId)),
+    db.delete(webSessions).where(eq(webSessions.userId, userId)),
+    db.delete(userStatuses).where(eq(userStatuses.userId, userId)),
+    db.delete(userFollows).where(or(eq(userFollows.followerId, userId), eq(userFollows.followeeId, userId))),
+    db.delete(users).where(eq(users.id, userId)),
+  ] as const;
+}
+
+/** `"<username>/<id>+<time>"`, the value GitLab stores in `blocked_by`/`unblocked_by` (Users::BlockService). */
+export function actorStamp(actor: UserRow, now: number): string {
+  const t = new Date(now).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return `${actor.username}/${actor.id}+${t}`;
+}
+
+/** Upserts one custom attribute (CustomAttributes::UpsertService). */
+export function upsertCustomAttribute(db: Db, userId: number, key: string, value: string) {
+  return db
+    .insert(userCustomAttributes)
+    .values({ userId, key, value })
+    .onConflictDoUpdate({ target: [userCustomAttributes.userId, userCustomAttributes.key], set: { value } });
+}

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import type { UserRow } from '../../context';
 import type { UserExtras } from '../../entities/user';
 import type { Db } from '../client';
@@ -32,4 +32,80 @@ export async function loadUserExtras(
     customAttributes: attrs,
     canReadProfile: opts.admin || opts.viewerId === user.id || !user.privateProfile,
   };
+}
+
+/** D1 binds at most 100 parameters per statement. */
+const CHUNK = 90;
+function chunks<T>(xs: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
+}
+
+async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  if (!ids.length) return [];
+  return (await Promise.all(chunks(ids).map(run))).flat();
+}
+
+/**
+ * Extras of a whole page of users in a fixed number of queries (GitLab preloads identities,
+ * namespace, followers and followees for the admin list): no query per user.
+ * `detailed` loads what UserWithAdmin needs; otherwise only custom attributes (when asked).
+ */
+export async function loadUserExtrasForPage(
+  db: Db,
+  page: UserRow[],
+  opts: { base: string; viewerId: number | null; admin: boolean; detailed: boolean; customAttributes?: boolean },
+): Promise<Map<number, UserExtras>> {
+  const ids = page.map((u) => u.id);
+  const creatorIds = [...new Set(page.map((u) => u.createdById).filter((x): x is number => x != null))];
+  const none = Promise.resolve([] as never[]);
+  const [ids_, followers, following, followed, nss, creators, attrs] = await Promise.all([
+    opts.detailed ? inChunks(ids, (ch) => db.select().from(identities).where(inArray(identities.userId, ch)).orderBy(identities.id).all()) : none,
+    opts.detailed
+      ? inChunks(ids, (ch) => db.select({ id: userFollows.followeeId, n: count() }).from(userFollows).where(inArray(userFollows.followeeId, ch)).groupBy(userFollows.followeeId).all())
+      : none,
+    opts.detailed
+      ? inChunks(ids, (ch) => db.select({ id: userFollows.followerId, n: count() }).from(userFollows).where(inArray(userFollows.followerId, ch)).groupBy(userFollows.followerId).all())
+      : none,
+    opts.detailed && opts.viewerId
+      ? inChunks(ids, (ch) =>
+          db.select({ id: userFollows.followeeId }).from(userFollows).where(and(eq(userFollows.followerId, opts.viewerId!), inArray(userFollows.followeeId, ch))).all(),
+        )
+      : none,
+    opts.detailed && opts.admin
+      ? inChunks(ids, (ch) => db.select({ id: namespaces.id, ownerId: namespaces.ownerId }).from(namespaces).where(and(eq(namespaces.kind, 'User'), inArray(namespaces.ownerId, ch))).all())
+      : none,
+    opts.detailed && opts.admin ? inChunks(creatorIds, (ch) => db.select().from(users).where(inArray(users.id, ch)).all()) : none,
+    opts.customAttributes
+      ? inChunks(ids, (ch) => db.select().from(userCustomAttributes).where(inArray(userCustomAttributes.userId, ch)).orderBy(userCustomAttributes.userId, userCustomAttributes.key).all())
+      : none,
+  ]);
+  const group = <T extends { userId: number }>(rows: T[]) => {
+    const m = new Map<number, T[]>();
+    for (const r of rows) (m.get(r.userId) ?? m.set(r.userId, []).get(r.userId)!).push(r);
+    return m;
+  };
+  const identitiesBy = group(ids_ as (typeof identities.$inferSelect)[]);
+  const attrsBy = group(attrs as (typeof userCustomAttributes.$inferSelect)[]);
+  const followersBy = new Map((followers as { id: number; n: number }[]).map((r) => [r.id, r.n]));
+  const followingBy = new Map((following as { id: number; n: number }[]).map((r) => [r.id, r.n]));
+  const followedSet = new Set((followed as { id: number }[]).map((r) => r.id));
+  const nsBy = new Map((nss as { id: number; ownerId: number | null }[]).map((r) => [r.ownerId, r.id]));
+  const creatorsBy = new Map((creators as UserRow[]).map((u) => [u.id, u]));
+  const out = new Map<number, UserExtras>();
+  for (const u of page) {
+    out.set(u.id, {
+      base: opts.base,
+      identities: identitiesBy.get(u.id) ?? [],
+      followers: followersBy.get(u.id) ?? 0,
+      following: followingBy.get(u.id) ?? 0,
+      isFollowed: followedSet.has(u.id),
+      namespaceId: nsBy.get(u.id) ?? null,
+      createdBy: u.createdById != null ? creatorsBy.get(u.createdById) ?? null : null,
+      customAttributes: opts.customAttributes ? (attrsBy.get(u.id) ?? []) : undefined,
+      canReadProfile: opts.admin || opts.viewerId === u.id || !u.privateProfile,
+    });
+  }
+  return out;
 }
