@@ -187,6 +187,38 @@ await testCase('Users.all({ username }) and ({ search })', async () => {
   eq(found, [frank.id], 'by search');
 });
 
+await testCase('Users.all({ active: true, orderBy: "id", sort: "asc" }) as admin', async () => {
+  const [erin] = need('erin');
+  const users = await api.Users.all({ active: true, orderBy: 'id', sort: 'asc', perPage: 100 });
+  const ids = users.map((u) => u.id);
+  eq(ids, [...ids].sort((a, b) => a - b), 'ascending ids');
+  check(ids.includes(erin.id), 'erin missing');
+  check(users.every((u) => u.state === 'active'), 'a non-active user listed');
+});
+
+// Users.edit sends multipart/form-data (it may carry an avatar) and, unlike its JSON requests, does not snake_case
+// the keys: gitbeaker users must write GitLab's own names there, so this case does too.
+await testCase('Users.edit multipart form: integer and boolean fields (projects_limit, can_create_group)', async () => {
+  const [hank] = need('hank');
+  const u = await api.Users.edit(hank.id, { projects_limit: 3, can_create_group: false });
+  eq(u.projects_limit, 3, 'projects_limit in the PUT answer');
+  const again = await api.Users.show(hank.id);
+  eq(again.projects_limit, 3, 'projects_limit read back');
+  eq(again.can_create_group, false, 'can_create_group read back');
+});
+
+// GitLab's User#ensure_user_rights_and_limits (before_save when external changes): external users get
+// projects_limit 0 and can_create_group false.
+await testCase('Users.edit external=true applies external limits (projects_limit 0, can_create_group false)', async () => {
+  const [frank] = need('frank');
+  await api.Users.edit(frank.id, { external: true });
+  const u = await api.Users.show(frank.id);
+  eq(u.external, true, 'external');
+  eq(u.projects_limit, 0, 'projects_limit');
+  eq(u.can_create_group, false, 'can_create_group');
+  eq(u.can_create_project, false, 'can_create_project');
+});
+
 await testCase('Users.createPersonalAccessToken as admin; the token authenticates', async () => {
   const [erin] = need('erin');
   const t = await api.Users.createPersonalAccessToken(erin.id, 'gb-cli', ['api']);
@@ -327,6 +359,15 @@ await testCase('ApplicationSettings.show / edit', async () => {
   const edited = await api.ApplicationSettings.edit({ afterSignUpText: `gb ${TAG}` });
   eq(edited.after_sign_up_text, `gb ${TAG}`, 'after_sign_up_text in the PUT answer');
   eq((await api.ApplicationSettings.show()).after_sign_up_text, `gb ${TAG}`, 'read back');
+});
+
+await testCase('Users.block / unblock (201 answers) and the blocked filter', async () => {
+  const [hank] = need('hank');
+  await api.Users.block(hank.id);
+  eq((await api.Users.show(hank.id)).state, 'blocked', 'state after block');
+  check((await api.Users.all({ blocked: true })).some((u) => u.id === hank.id), 'not listed with blocked: true');
+  await api.Users.unblock(hank.id);
+  eq((await api.Users.show(hank.id)).state, 'active', 'state after unblock');
 });
 
 await testCase('Users.remove(id) (DELETE /users/:id), then show rejects with 404', async () => {

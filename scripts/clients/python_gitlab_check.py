@@ -267,6 +267,29 @@ def _():
     check({alice.id, bob.id} <= found, f"search {TAG!r} returned {sorted(found)}")
 
 
+@case("users.list(active=True): python-gitlab sends the boolean as 'True'")
+def _():
+    (alice,) = need("alice")
+    users = gl.users.list(active=True, get_all=True)
+    check(alice.id in [u.id for u in users], "alice not listed as active")
+    check(all(u.state == "active" for u in users), "a non-active user listed")
+    eq(list(gl.users.list(blocked=True, get_all=True)), [], "blocked users")
+
+
+@case("users.list(order_by='username', sort='asc') as admin")
+def _():
+    need("dave")
+    names = [u.username for u in gl.users.list(order_by="username", sort="asc", get_all=True)]
+    eq(names, sorted(names), "usernames order")
+
+
+@case("users.list(per_page=500) is capped: X-Per-Page 100")
+def _():
+    need("dave")
+    it = gl.users.list(per_page=500, iterator=True)
+    eq(it.per_page, 100, "per_page (X-Per-Page)")
+
+
 @case("user.personal_access_tokens.create() as admin, token works in a second client")
 def _():
     (alice,) = need("alice")
@@ -279,6 +302,7 @@ def _():
     gl2 = client(t.token)
     gl2.auth()
     eq(gl2.user.username, alice.username, "username seen with the new token")
+    eq(gl2.user.email, alice.email, "own email in GET /user (UserPublic)")
     eq(gl2.user.id, alice.id, "id seen with the new token")
     state["alice_token"] = t
     state["gl2"] = gl2
@@ -350,6 +374,31 @@ def _():
     raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(it.token).auth())
 
 
+@case("user.block() / unblock(): True answers, blocked=True filter, a blocked user's token gets 403")
+def _():
+    (dave,) = need("dave")
+    u = gl.users.get(dave.id)
+    t = gl.users.get(dave.id, lazy=True).personal_access_tokens.create({"name": "py-block", "scopes": ["read_user"]})
+    eq(u.block(), True, "block() answer")
+    eq(u.state, "blocked", "state after block()")
+    eq(gl.users.get(dave.id).state, "blocked", "state read back")
+    check(dave.id in [x.id for x in gl.users.list(blocked=True, get_all=True)], "not listed with blocked=True")
+    raises(gitlab.exceptions.GitlabGetError, 403, lambda: client(t.token).auth(), "Your account has been blocked.")
+    eq(u.unblock(), True, "unblock() answer")
+    eq(gl.users.get(dave.id).state, "active", "state after unblock()")
+    client(t.token).auth()
+
+
+@case("user.deactivate() / activate()")
+def _():
+    (dave,) = need("dave")
+    u = gl.users.get(dave.id)
+    check(u.deactivate(), "deactivate() answer is not truthy")
+    eq(gl.users.get(dave.id).state, "deactivated", "state after deactivate()")
+    check(u.activate(), "activate() answer is not truthy")
+    eq(gl.users.get(dave.id).state, "active", "state after activate()")
+
+
 @case("admin SSH keys for a user: user.keys create, list, get, delete (/users/:id/keys)")
 def _():
     (alice,) = need("alice")
@@ -370,6 +419,8 @@ def _():
     k = gl.users.get(alice.id, lazy=True).keys.create({"title": "py-by-name", "key": KEYS[2]})
     listed = gl.users.get(alice.username, lazy=True).keys.list(get_all=True)
     check(k.id in [x.id for x in listed], "key not listed by username")
+    anon = client(None).users.get(alice.username, lazy=True).keys.list(get_all=True)
+    check(k.id in [x.id for x in anon], "key not listed by username without a token")
 
 
 @case("current user SSH keys: gl.user.keys create (with expires_at), list, get, delete (/user/keys)")
