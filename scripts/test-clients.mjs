@@ -158,6 +158,8 @@ function runClient(client, command, args, extraEnv) {
 
 async function main() {
   const port = await freePort();
+  // A second wrangler dev (someone's `npm run dev`) would hold the default inspector port.
+  const inspectorPort = await freePort();
   const base = `http://127.0.0.1:${port}`;
 
   const migrate = spawnSync(
@@ -175,7 +177,7 @@ async function main() {
     'npx',
     [
       '--no-install', 'wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
-      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', 'warn', '--show-interactive-dev-session=false',
+      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', 'warn', '--show-interactive-dev-session=false', '--inspector-port', String(inspectorPort),
     ],
     { cwd: root, env, stdio: ['ignore', logFd, logFd], detached: true },
   );

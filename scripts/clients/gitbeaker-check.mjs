@@ -257,10 +257,10 @@ await testCase('non-admin Users.create rejects with 403', async () => {
 
 await testCase('UserImpersonationTokens create, use, all, show, revoke', async () => {
   const [erin] = need('erin');
-  const it = await api.UserImpersonationTokens.create(erin.id, 'gb-imp', ['api'], {
-    expiresAt: new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10),
-  });
+  const expiresAt = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
+  const it = await api.UserImpersonationTokens.create(erin.id, 'gb-imp', ['api'], { expiresAt });
   eq(it.impersonation, true, 'impersonation');
+  eq(it.expires_at, expiresAt, 'expires_at (a date)');
   check(typeof it.token === 'string' && it.token.length > 0, 'no token');
   eq((await as(it.token).Users.showCurrentUser()).username, erin.username, 'username with the impersonation token');
   const all = await api.UserImpersonationTokens.all(erin.id, { state: 'active' });
@@ -317,6 +317,7 @@ await testCase('Users.editStatus({ emoji, message, clearStatusAfter }) and showS
   const [erin, erinApi] = need('erin', 'erinApi');
   const put = await erinApi.Users.editStatus({ emoji: 'rocket', message: 'gb shipping', clearStatusAfter: '1_day' });
   eq(put.message, 'gb shipping', 'message in the PUT answer');
+  eq(put.availability, 'not_set', 'availability');
   check(put.clear_status_at, 'clear_status_at not set');
   const mine = await erinApi.Users.showStatus();
   eq(mine.emoji, 'rocket', 'emoji via GET /user/status');
@@ -324,6 +325,13 @@ await testCase('Users.editStatus({ emoji, message, clearStatusAfter }) and showS
   eq(byName.message, 'gb shipping', 'message via GET /users/:username/status');
   const byId = await api.Users.showStatus({ iDOrUsername: erin.id });
   eq(byId.emoji, 'rocket', 'emoji via GET /users/:id/status');
+});
+
+await testCase('Users.editStatus({ message }) alone gets the speech_balloon emoji', async () => {
+  const [frankToken] = [await api.Users.createPersonalAccessToken(need('frank')[0].id, 'gb-status', ['api'])];
+  const put = await as(frankToken.token).Users.editStatus({ message: 'only a message' });
+  eq(put.emoji, 'speech_balloon', 'default emoji');
+  eq(put.clear_status_at, null, 'clear_status_at');
 });
 
 await testCase('Users.follow / allFollowers / allFollowing / unfollow', async () => {
