@@ -151,6 +151,16 @@ await testCase('Users.edit(id, { bio, location }) (PUT /users/:id)', async () =>
   eq(again.location, 'Porto', 'location read back');
 });
 
+await testCase('UserCustomAttributes set / show / all / remove', async () => {
+  const [erin] = need('erin');
+  const a = await api.UserCustomAttributes.set(erin.id, 'dept', `eng-${TAG}`);
+  eq([a.key, a.value], ['dept', `eng-${TAG}`], 'set answer');
+  eq((await api.UserCustomAttributes.show(erin.id, 'dept')).value, `eng-${TAG}`, 'show');
+  eq((await api.UserCustomAttributes.all(erin.id)).map((x) => x.key), ['dept'], 'all');
+  await api.UserCustomAttributes.remove(erin.id, 'dept');
+  eq(await api.UserCustomAttributes.all(erin.id), [], 'all after remove');
+});
+
 await testCase('Users.all({ perPage: 2, maxPages: 2 }) stops after two pages', async () => {
   need('hank');
   const users = await api.Users.all({ perPage: 2, maxPages: 2 });

@@ -217,6 +217,53 @@ def _():
     eq(gl.users.get(alice.id).name, f"Alice Renamed {TAG}", "name read back")
 
 
+@case("users.create with provider/extern_uid, list(extern_uid=, provider=), identityproviders.delete()")
+def _():
+    u = new_user("ivan", provider="github", extern_uid=f"ext-{TAG}")
+    eq([(i["provider"], i["extern_uid"]) for i in gl.users.get(u.id).identities], [("github", f"ext-{TAG}")], "identities")
+    eq([x.id for x in gl.users.list(extern_uid=f"ext-{TAG}", provider="github", get_all=True)], [u.id], "list by identity")
+    gl.users.get(u.id, lazy=True).identityproviders.delete("github")
+    eq(gl.users.get(u.id).identities, [], "identities after delete")
+    raises(gitlab.exceptions.GitlabDeleteError, 404, lambda: gl.users.get(u.id, lazy=True).identityproviders.delete("github"), "404 Identity Not Found")
+
+
+@case("user.customattributes set / get / list / delete, and users.list(custom_attributes=)")
+def _():
+    (alice,) = need("alice")
+    ca = gl.users.get(alice.id, lazy=True).customattributes
+    a = ca.set("team", f"blue-{TAG}")
+    eq((a.key, a.value), ("team", f"blue-{TAG}"), "set() answer")
+    eq(ca.get("team").value, f"blue-{TAG}", "get() value")
+    eq([(x.key, x.value) for x in ca.list(get_all=True)], [("team", f"blue-{TAG}")], "list()")
+    found = gl.users.list(custom_attributes={"team": f"blue-{TAG}"}, get_all=True)
+    eq([x.id for x in found], [alice.id], "users filtered by custom_attributes[team]")
+    ca.delete("team")
+    eq(list(ca.list(get_all=True)), [], "list() after delete")
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: ca.get("team"))
+
+
+@case("user.avatar upload with save() (multipart PUT /users/:id)")
+def _():
+    (bob,) = need("bob")
+    # The smallest valid PNG: 1x1 transparent pixel.
+    png = bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"py-avatar-{TAG}.png")
+    with open(path, "wb") as f:
+        f.write(png)
+    try:
+        u = gl.users.get(bob.id)
+        with open(path, "rb") as f:
+            u.avatar = f
+            u.save()
+        url = gl.users.get(bob.id).avatar_url
+        check("/uploads/-/system/user/avatar/" in (url or ""), f"avatar_url {url!r}")
+    finally:
+        os.unlink(path)
+
+
 @case("users.list(per_page=2, page=1) and page=2 are disjoint pages of 2")
 def _():
     need("dave")
