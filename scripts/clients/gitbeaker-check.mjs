@@ -16,6 +16,17 @@ const EMBEDDED_KEYS = [
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILsaWicsyAFvfyyCNDwO1u4aU+0JGPm0KDbpTtHhitK+ fallback-7@clients',
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJjbQ7Om/D6baJupZZxzwle2Ifnol4lsoS50qHqOVJTk fallback-8@clients',
 ];
+// An ed25519 OpenPGP public key (no secret part exists anywhere) for the GPG key cases.
+const GPG_KEY = `-----BEGIN PGP PUBLIC KEY BLOCK-----
+
+mDMEawKhrRYJKwYBBAHaRw8BAQdA2Ik6sipt3I4WvfLnvKwDWzmxjVnh3Ax3G7er
+sNI5KMS0LUNsaWVudCBDaGVjayBnYiA8Y2xpZW50LWNoZWNrLWdiQGV4YW1wbGUu
+Y29tPoiQBBMWCAA4FiEEaFM9MQRlKDEzUwruAgI4jxqroLkFAmsCoa0CGwMFCwkI
+BwIGFQoJCAsCBBYCAwECHgECF4AACgkQAgI4jxqroLmSlAD/csWaJdtr8hDpfZ+p
+CIghrnDE41eh63AQCvpot/GyssIA/RN84btHNXeIQYoy+WN7qSjGAGuI6Tow1yCr
+pB0O+kQE
+=QUIY
+-----END PGP PUBLIC KEY BLOCK-----`;
 const envKeys = (process.env.CLIENT_SSH_KEYS ?? '').split('\n').filter((k) => k.trim());
 const KEYS = envKeys.length ? envKeys : EMBEDDED_KEYS;
 const TAG = randomBytes(3).toString('hex');
@@ -304,6 +315,20 @@ await testCase('UserSSHKeys for the current user: create (expiresAt), all, show,
   await rejects(400, () => erinApi.UserSSHKeys.create('gb-again', KEYS[1]), 'has already been taken');
   await erinApi.UserSSHKeys.remove(k.id);
   await rejects(404, () => erinApi.UserSSHKeys.show(k.id));
+});
+
+await testCase('UserGPGKeys for the current user and for another user (admin): create, all, show, remove', async () => {
+  const [erinApi, frank] = need('erinApi', 'frank');
+  const k = await erinApi.UserGPGKeys.create(GPG_KEY);
+  eq(k.key.trim(), GPG_KEY.trim(), 'key');
+  eq((await erinApi.UserGPGKeys.all()).map((x) => x.id), [k.id], 'all');
+  eq((await erinApi.UserGPGKeys.show(k.id)).id, k.id, 'show');
+  await erinApi.UserGPGKeys.remove(k.id);
+  eq(await erinApi.UserGPGKeys.all(), [], 'all after remove');
+  const a = await api.UserGPGKeys.create(GPG_KEY, { userId: frank.id });
+  eq((await api.UserGPGKeys.all({ userId: frank.id })).map((x) => x.id), [a.id], 'all for frank');
+  await api.UserGPGKeys.remove(a.id, { userId: frank.id });
+  eq(await api.UserGPGKeys.all({ userId: frank.id }), [], 'all for frank after remove');
 });
 
 await testCase('sudo request option: Users.showCurrentUser({ sudo })', async () => {

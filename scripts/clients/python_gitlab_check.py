@@ -25,6 +25,17 @@ EMBEDDED_KEYS = [
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGgoKjYYU8Da4TNEKbMk3MJWm9ObEApWKZz8j3Ygu9WI fallback-3@clients",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKHLEQZflCTzF7HNevIdSfFcyba8sP97qhQVYciimnDH fallback-4@clients",
 ]
+# An ed25519 OpenPGP public key (no secret part exists anywhere) for the GPG key cases.
+GPG_KEY = """-----BEGIN PGP PUBLIC KEY BLOCK-----
+
+mDMEawKhrRYJKwYBBAHaRw8BAQdAf/lFcNPkB5ODjRiNIKmMddyjFlgbJXkx9D9W
+lRzo7vi0LUNsaWVudCBDaGVjayBweSA8Y2xpZW50LWNoZWNrLXB5QGV4YW1wbGUu
+Y29tPoiQBBMWCAA4FiEEltXYTh93w0O3FjNEQ71nSvEIbwoFAmsCoa0CGwMFCwkI
+BwIGFQoJCAsCBBYCAwECHgECF4AACgkQQ71nSvEIbwrargD/T/9+fIp5uW0b3TMd
+r8p0/9paySFsEEn7FRX6PKKndIwBANPOhXiyeVVpwO9fOxE4TviPNhao7sWWQq3H
+7cLOblcL
+=CeDv
+-----END PGP PUBLIC KEY BLOCK-----"""
 KEYS = [k for k in os.environ.get("CLIENT_SSH_KEYS", "").split("\n") if k.strip()] or EMBEDDED_KEYS
 
 TAG = secrets.token_hex(3)
@@ -571,6 +582,28 @@ def _():
 def _():
     (gl2,) = need("gl2")
     eq(list(gl2.user.gpgkeys.list(get_all=True)), [], "gpg keys")
+
+
+@case("current user GPG keys: gl.user.gpgkeys create, list, get, delete (/user/gpg_keys)")
+def _():
+    (gl2,) = need("gl2")
+    k = gl2.user.gpgkeys.create({"key": GPG_KEY})
+    check(isinstance(k.id, int), f"id {k.id!r}")
+    eq(k.key.strip(), GPG_KEY.strip(), "key")
+    eq([x.id for x in gl2.user.gpgkeys.list(get_all=True)], [k.id], "list")
+    eq(gl2.user.gpgkeys.get(k.id).key.strip(), GPG_KEY.strip(), "get")
+    k.delete()
+    eq(list(gl2.user.gpgkeys.list(get_all=True)), [], "list after delete")
+
+
+@case("admin GPG keys for a user: user.gpgkeys create, list, delete (/users/:id/gpg_keys)")
+def _():
+    (bob,) = need("bob")
+    mgr = gl.users.get(bob.id, lazy=True).gpgkeys
+    k = mgr.create({"key": GPG_KEY})
+    eq([x.id for x in mgr.list(get_all=True)], [k.id], "list")
+    mgr.delete(k.id)
+    eq(list(mgr.list(get_all=True)), [], "list after delete")
 
 
 @case("application settings: gl.settings.get() and save()")
