@@ -66,12 +66,13 @@ export function mountUsers(r: Router) {
       await checkUserConflicts(c.var.db, { username: p.username });
 
       const now = Date.now();
+      const external = p.external ?? Boolean(settings.user_default_external);
       const insertUser = c.var.db.insert(users).values({
         email: p.email,
         name: p.name,
         username: p.username,
         isAdmin: p.admin ?? false,
-        external: p.external ?? Boolean(settings.user_default_external),
+        external,
         // `null` or omitted → the instance default (spec: "null converted to false").
         privateProfile: p.private_profile ?? Boolean(settings.user_defaults_to_private_profile),
         bio: p.bio ?? '',
@@ -89,8 +90,9 @@ export function mountUsers(r: Router) {
         note: p.note ?? null,
         themeId: p.theme_id ?? 3,
         colorSchemeId: p.color_scheme_id ?? 1,
-        projectsLimit: p.projects_limit ?? Number(settings.default_projects_limit),
-        canCreateGroup: p.can_create_group ?? true,
+        // User#ensure_user_rights_and_limits: external users can create neither projects nor groups.
+        projectsLimit: external ? 0 : p.projects_limit ?? Number(settings.default_projects_limit),
+        canCreateGroup: external ? false : p.can_create_group ?? true,
         passwordDigest: await hashPassword(password!, c.var.config.passwordIterations),
         passwordAutomaticallySet: Boolean(randomPassword),
         confirmedAt: p.skip_confirmation ? now : null,
@@ -306,6 +308,17 @@ function mountUserWrites(r: Router) {
       assign('external', p.external);
       assign('canCreateGroup', p.can_create_group);
       assign('projectsLimit', p.projects_limit);
+      if (p.external !== undefined && p.external !== user.external) {
+        // User#ensure_user_rights_and_limits (before_save when `external` changes): external users get
+        // no project or group creation; turning it off restores the defaults unless set in this request.
+        if (p.external) {
+          set.canCreateGroup = false;
+          set.projectsLimit = 0;
+        } else {
+          if (p.can_create_group === undefined) set.canCreateGroup = true;
+          if (p.projects_limit === undefined) set.projectsLimit = Number(settings.default_projects_limit);
+        }
+      }
       assign('themeId', p.theme_id);
       assign('colorSchemeId', p.color_scheme_id);
       assign('viewDiffsFileByFile', p.view_diffs_file_by_file);

@@ -15,6 +15,18 @@ describe('POST /users', () => {
     expect(get.body.username).toBe(username);
   });
 
+  it('gives external users no project or group creation, whatever the request says', async () => {
+    const username = unique('ext');
+    const res = await api('/users', {
+      token: rootToken,
+      body: { email: `${username}@example.com`, name: 'Ext', username, password: 'secret-pass-123', external: true, projects_limit: 10, can_create_group: true },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false, can_create_project: false });
+    const get = await api(`/users/${res.body.id}`, { token: rootToken });
+    expect(get.body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false });
+  });
+
   it('answers 400 in Grape wording when required attributes are missing', async () => {
     const res = await api('/users', { token: rootToken, body: { name: 'x' } });
     expect(res.status).toBe(400);

@@ -41,7 +41,6 @@ describe('PUT /users/:id', () => {
       note: 'admin note',
       projects_limit: 7,
       can_create_group: false,
-      external: true,
       private_profile: true,
       theme_id: 2,
       color_scheme_id: 4,
@@ -66,7 +65,7 @@ describe('PUT /users/:id', () => {
       note: 'admin note',
       projects_limit: 7,
       can_create_group: false,
-      external: true,
+      external: false,
       private_profile: true,
       theme_id: 2,
       color_scheme_id: 4,
@@ -75,11 +74,28 @@ describe('PUT /users/:id', () => {
     });
     expect(res.body).not.toHaveProperty('current_sign_in_ip');
     const after = await adminView(u.id);
-    expect(after).toMatchObject({ name: 'New Name', bio: 'new bio', external: true, projects_limit: 7 });
+    expect(after).toMatchObject({ name: 'New Name', bio: 'new bio', projects_limit: 7, can_create_group: false });
     // The user's own view shows updated settings too.
     const own = await api('/user', { token: u.token });
     expect(own.body).toMatchObject({ theme_id: 2, color_scheme_id: 4, private_profile: true });
     expect(before.name).toBe(u.name);
+  });
+
+  it('applies external limits when external turns on, and restores the defaults when it turns off', async () => {
+    const u = await createUser();
+    const on = await put(u.id, { external: true });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false, can_create_project: false });
+    expect(await adminView(u.id)).toMatchObject({ external: true, projects_limit: 0, can_create_group: false });
+    const off = await put(u.id, { external: false });
+    expect(off.body).toMatchObject({ external: false, projects_limit: 100000, can_create_group: true, can_create_project: true });
+    const offWithLimit = await put(u.id, { external: true });
+    expect(offWithLimit.body.projects_limit).toBe(0);
+    const explicit = await put(u.id, { external: false, projects_limit: 5, can_create_group: false });
+    expect(explicit.body).toMatchObject({ external: false, projects_limit: 5, can_create_group: false });
+    // Without a change of `external`, limits are what the request says.
+    const same = await put(u.id, { external: false, projects_limit: 9 });
+    expect(same.body.projects_limit).toBe(9);
   });
 
   it('answers 404 (spec quirk) for an email or username taken by another user; own username is fine', async () => {
