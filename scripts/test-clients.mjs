@@ -16,8 +16,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const clientsDir = join(root, 'scripts', 'clients');
 const rootToken = process.env.ROOT_TOKEN || 'glpat-local-dev-root-token';
 const PYTHON = process.env.CLIENTS_PYTHON || '/usr/bin/python3';
-const CLIENT_TIMEOUT_MS = 150_000;
-const READY_TIMEOUT_MS = 90_000;
+const CLIENT_TIMEOUT_MS = 100_000;
+const READY_TIMEOUT_MS = 60_000;
 
 const work = mkdtempSync(join(tmpdir(), 'wfapi-clients-'));
 const persist = join(work, 'state');
@@ -28,6 +28,7 @@ let passed = 0;
 let failed = 0;
 const failures = [];
 let server = null;
+let currentClient = null;
 
 function record(client, line) {
   const pass = /^PASS (.*)$/.exec(line);
@@ -117,6 +118,7 @@ function sshKeys(count) {
 function runClient(client, command, args, extraEnv) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    currentClient = child;
     let buf = '';
     let stderr = '';
     let sawEnd = false;
@@ -214,7 +216,7 @@ async function main() {
     failCase(
       'python-gitlab',
       'import gitlab',
-      `${PYTHON} cannot import gitlab (${(probe.stderr || String(probe.error)).trim().split('\n').pop()}); ` +
+      `${PYTHON} cannot import gitlab (${(probe.stderr || String(probe.error ?? `exit ${probe.status}`)).trim().split('\n').pop()}); ` +
         'install it with: apt-get update && apt-get install -y python3-gitlab (.ci/run does this on CI)',
     );
   } else {
@@ -246,6 +248,7 @@ let exiting = false;
 async function finish(code) {
   if (exiting) return;
   exiting = true;
+  if (currentClient && currentClient.exitCode === null && currentClient.signalCode === null) currentClient.kill('SIGKILL');
   stopServer();
   if (!(await waitForExit(server, 5000))) {
     try {

@@ -92,8 +92,9 @@ async function testCase(name, fn) {
   }
 }
 
-const api = new Gitlab({ host: URL, token: ROOT });
-const as = (token, extra = {}) => new Gitlab({ host: URL, token, ...extra });
+// queryTimeout keeps a hung endpoint from stalling the whole stage (the runner also has a deadline).
+const api = new Gitlab({ host: URL, token: ROOT, queryTimeout: 20_000 });
+const as = (token, extra = {}) => new Gitlab({ host: URL, token, queryTimeout: 20_000, ...extra });
 
 async function newUser(prefix, extra = {}) {
   const username = `gb-${prefix}-${TAG}`;

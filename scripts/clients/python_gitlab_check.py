@@ -51,7 +51,8 @@ def on_response(resp, *args, **kwargs):
 
 
 def client(token=None, **kwargs):
-    gl = gitlab.Gitlab(URL, private_token=token, **kwargs)
+    # A per-request timeout keeps a hung endpoint from stalling the whole stage (the runner also has a deadline).
+    gl = gitlab.Gitlab(URL, private_token=token, timeout=20, **kwargs)
     gl.session.hooks["response"].append(on_response)
     return gl
 
