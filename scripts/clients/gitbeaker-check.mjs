@@ -253,6 +253,21 @@ await testCase('Users.createPersonalAccessToken as admin; the token authenticate
   state.erinApi = as(t.token);
 });
 
+await testCase('a personal access token also works as oauthToken (Authorization: Bearer)', async () => {
+  const [erin, t] = need('erin', 'erinToken');
+  const bearer = new Gitlab({ host: URL, oauthToken: t.token, queryTimeout: 20_000 });
+  eq((await bearer.Users.showCurrentUser()).username, erin.username, 'username');
+});
+
+await testCase('Users.all({ createdAfter, createdBefore }) with ISO datetimes', async () => {
+  const [erin] = need('erin');
+  const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+  const inAnHour = new Date(Date.now() + 3600_000).toISOString();
+  const found = await api.Users.all({ createdAfter: hourAgo, createdBefore: inAnHour, perPage: 100 });
+  check(found.some((u) => u.id === erin.id), 'erin not found in the window');
+  eq(await api.Users.all({ createdAfter: inAnHour }), [], 'nothing created in the future');
+});
+
 await testCase('PersonalAccessTokens.all({ userId }) and show({ tokenId }) and show() (self)', async () => {
   const [erin, t, erinApi] = need('erin', 'erinToken', 'erinApi');
   const list = await api.PersonalAccessTokens.all({ userId: erin.id });

@@ -367,6 +367,14 @@ def _():
     state["gl2"] = gl2
 
 
+@case("a personal access token also works as oauth_token (Authorization: Bearer)")
+def _():
+    alice, t = need("alice", "alice_token")
+    gb = client(None, oauth_token=t.token)
+    gb.auth()
+    eq(gb.user.username, alice.username, "username with Authorization: Bearer")
+
+
 @case("non-admin users.create raises GitlabCreateError 403")
 def _():
     (gl2,) = need("gl2")
