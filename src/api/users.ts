@@ -29,6 +29,7 @@ import {
 } from '../params/users';
 import {
   actorStamp,
+  avatarErrors,
   checkUserConflicts,
   findOrCreateGhost,
   identityInsert,
@@ -36,6 +37,7 @@ import {
   isInternalUser,
   personalNamespaceInsert,
   soleOwnedGroupCount,
+  storeAvatar,
   upsertCustomAttribute,
   userDeletionStatements,
   validateUserFields,
@@ -63,6 +65,7 @@ export function mountUsers(r: Router) {
       // Duplicate email wins over every other validation error (users.rb checks conflicts on a failed save).
       await checkUserConflicts(c.var.db, { email: p.email });
       validateUserFields({ ...p, password: randomPassword ? undefined : p.password }, settings);
+      if (p.avatar && avatarErrors(p.avatar).length) throw validationFailed({ avatar: avatarErrors(p.avatar) });
       await checkUserConflicts(c.var.db, { username: p.username });
 
       const now = Date.now();
@@ -114,7 +117,13 @@ export function mountUsers(r: Router) {
         if (isUniqueViolation(err)) throw conflict('Username has already been taken');
         throw err;
       }
-      const created = (await findUserByUsername(c.var.db, p.username))!;
+      let created = (await findUserByUsername(c.var.db, p.username))!;
+      if (p.avatar) {
+        // The avatar's path carries the user id, known only once the user exists.
+        const avatarPath = await storeAvatar(c.var.blobs, created.id, p.avatar);
+        await c.var.db.update(users).set({ avatarPath }).where(eq(users.id, created.id)).run();
+        created = { ...created, avatarPath };
+      }
       const extras = await loadUserExtras(c.var.db, created, { base: baseUrl(c), viewerId: admin.id, admin: true });
       return c.json(userWithAdmin(created, extras), 201);
     },
@@ -267,6 +276,7 @@ function mountUserWrites(r: Router) {
         },
         settings,
       );
+      if (p.avatar && avatarErrors(p.avatar).length) throw validationFailed({ avatar: avatarErrors(p.avatar) });
       // public_email must be an address the user owns and has verified (spec: "must be already verified").
       if (p.public_email && p.public_email.toLowerCase() !== user.email.toLowerCase()) {
         throw validationFailed({ public_email: ['is not an email you own'] });
@@ -340,12 +350,7 @@ function mountUserWrites(r: Router) {
         // An administrator changing someone else's password forces a change at next sign-in.
         if (admin.id !== user.id) set.passwordExpiresAt = now;
       }
-      if (p.avatar) {
-        const name = (p.avatar as File).name?.replace(/[^A-Za-z0-9._-]/g, '_') || 'avatar.png';
-        const key = `uploads/-/system/user/avatar/${user.id}/${name}`;
-        await c.var.blobs.put(key, await p.avatar.arrayBuffer(), p.avatar.type || undefined);
-        set.avatarPath = `/${key}`;
-      }
+      if (p.avatar) set.avatarPath = await storeAvatar(c.var.blobs, user.id, p.avatar);
 
       const statements: BatchItem<'sqlite'>[] = [db.update(users).set(set).where(eq(users.id, user.id))];
       if (p.username !== undefined || p.name !== undefined) {

@@ -22,6 +22,7 @@ import {
 } from '../db/schema';
 import { conflict, validationFailed } from '../lib/errors';
 import { isUniqueViolation } from '../lib/unique';
+import type { BlobStore } from '../storage/blobs';
 import type { Settings } from './settings';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
@@ -259,4 +260,25 @@ export function upsertCustomAttribute(db: Db, userId: number, key: string, value
     .insert(userCustomAttributes)
     .values({ userId, key, value })
     .onConflictDoUpdate({ target: [userCustomAttributes.userId, userCustomAttributes.key], set: { value } });
+}
+
+/** Gitlab::FileTypeDetection::SAFE_IMAGE_EXT and the 200 KiB limit of `User#avatar`. */
+const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'];
+const AVATAR_MAX_BYTES = 200 * 1024;
+
+export function avatarErrors(file: Blob): string[] {
+  const name = (file as File).name ?? '';
+  const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+  const errors: string[] = [];
+  if (!AVATAR_EXTENSIONS.includes(ext)) errors.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
+  if (file.size > AVATAR_MAX_BYTES) errors.push('is too big (should be at most 200 KiB)');
+  return errors;
+}
+
+/** Stores an uploaded avatar where GitLab serves it (`/uploads/-/system/user/avatar/:id/:filename`); returns the path. */
+export async function storeAvatar(blobs: BlobStore, userId: number, file: Blob): Promise<string> {
+  const name = ((file as File).name || 'avatar.png').replace(/[^A-Za-z0-9._-]/g, '_');
+  const key = `uploads/-/system/user/avatar/${userId}/${name}`;
+  await blobs.put(key, await file.arrayBuffer(), file.type || undefined);
+  return `/${key}`;
 }

@@ -217,6 +217,25 @@ describe('PUT /users/:id', () => {
     expect(ok.body.public_email).toBe(u.email);
   });
 
+  it('takes an avatar upload (multipart) and refuses non-image files', async () => {
+    const u = await createUser();
+    const png = Uint8Array.from(Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex'));
+    const form = new FormData();
+    form.append('avatar', new File([png], 'me.png', { type: 'image/png' }));
+    form.append('projects_limit', '3');
+    const res = await api(`/users/${u.id}`, { method: 'PUT', token: rootToken, multipart: form });
+    expect(res.status).toBe(200);
+    expect(res.body.avatar_url).toMatch(new RegExp(`/uploads/-/system/user/avatar/${u.id}/me\\.png$`));
+    expect(res.body.projects_limit).toBe(3);
+    expect((await adminView(u.id)).avatar_url).toBe(res.body.avatar_url);
+    const bad = new FormData();
+    bad.append('avatar', new File(['hello'], 'notes.txt', { type: 'text/plain' }));
+    const refused = await api(`/users/${u.id}`, { method: 'PUT', token: rootToken, multipart: bad });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message.avatar[0]).toMatch(/^file format is not supported/);
+    expect((await adminView(u.id)).avatar_url).toBe(res.body.avatar_url);
+  });
+
   it('moves updated_at (seen through If-Unmodified-Since on DELETE)', async () => {
     const u = await createUser();
     // HTTP dates have second precision: the update lands in a later second than the stamp.
