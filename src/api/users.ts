@@ -145,8 +145,10 @@ function mountUserReads(r: Router) {
       const raw = await requestParams(c);
       if (p.extern_uid !== undefined && p.provider !== undefined) requireAdmin(caller);
       const admin = caller.isAdmin;
-      // Anonymous callers only with `username` (an exact match: 0 or 1 result), users.rb.
-      const authorized = caller.user ? true : Boolean(p.username);
+      // Anonymous callers only with `username` (an exact match: 0 or 1 result), users.rb; and not at all
+      // when the public visibility level is restricted (GlobalPolicy `read_users_list`).
+      const publicRestricted = caller.user ? false : ((await c.var.settings()).restricted_visibility_levels ?? []).map(String).includes('public');
+      const authorized = caller.user ? true : Boolean(p.username) && !publicRestricted;
       if (!authorized) throw forbidden('Not authorized to access /api/v4/users');
       // Keyset pagination exists for projects and groups only (spec: Pagination).
       if (p.pagination === 'keyset') throw grapeError('Keyset pagination is not yet available for this type of request', 405);
