@@ -97,7 +97,7 @@ export const userWithAdmin = (u: UserRow, x: UserExtras) => ({
   is_admin: u.isAdmin,
   note: u.note,
   namespace_id: x.namespaceId ?? null,
-  created_by: x.createdBy ? userBasic(x.createdBy, x) : null,
+  created_by: x.createdBy ? userBasic(x.createdBy, { base: x.base }) : null,
   // Premium attributes (GitLab EE UserWithAdmin).
   shared_runners_minutes_limit: u.sharedRunnersMinutesLimit,
   extra_shared_runners_minutes_limit: u.extraSharedRunnersMinutesLimit,

@@ -68,6 +68,9 @@ describe('GET /users/:id', () => {
     await api(`/users/${target.id}/custom_attributes/team`, { method: 'PUT', token: rootToken, body: { value: 'blue' } });
     const admin = await api(`/users/${target.id}?with_custom_attributes=true`, { token: rootToken });
     expect(admin.body.custom_attributes).toEqual([{ key: 'team', value: 'blue' }]);
+    // The nested created_by (root) is a plain UserBasic: the target's attributes are not copied into it.
+    expect(admin.body.created_by).toMatchObject({ id: 1 });
+    expect(admin.body.created_by).not.toHaveProperty('custom_attributes');
     const plain = await api(`/users/${target.id}`, { token: rootToken });
     expect(plain.body).not.toHaveProperty('custom_attributes');
     const other = await api(`/users/${target.id}?with_custom_attributes=true`, { token: target.token });
