@@ -13,6 +13,7 @@ import { hashPassword, randomToken } from '../lib/crypto';
 import { ApiError, conflict, forbidden, grapeError, notFound, recordNotFound, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
 import { requestParams } from '../lib/params';
+import { planAllows } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { isUniqueViolation } from '../lib/unique';
 import { requireAdmin, requireUser } from '../middleware/auth';
@@ -49,7 +50,7 @@ export function mountUsers(r: Router) {
     async ({ c, caller }) => {
       const user = requireUser(caller);
       // users.rb `get '/user'`: the entity follows `current_user.admin?` (not admin mode); UserWithAdmin has no IPs.
-      const extras = await loadUserExtras(c.var.db, user, { base: baseUrl(c), viewerId: user.id, admin: user.isAdmin });
+      const extras = await loadUserExtras(c.var.db, user, { base: baseUrl(c), premium: premium(c), viewerId: user.id, admin: user.isAdmin });
       return c.json(user.isAdmin ? userWithAdmin(user, extras) : userPublic(user, extras));
     },
   );
@@ -124,7 +125,7 @@ export function mountUsers(r: Router) {
         await c.var.db.update(users).set({ avatarPath }).where(eq(users.id, created.id)).run();
         created = { ...created, avatarPath };
       }
-      const extras = await loadUserExtras(c.var.db, created, { base: baseUrl(c), viewerId: admin.id, admin: true });
+      const extras = await loadUserExtras(c.var.db, created, { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true });
       return c.json(userWithAdmin(created, extras), 201);
     },
   );
@@ -136,7 +137,7 @@ export function mountUsers(r: Router) {
 }
 
 /** users.rb `params.except!` for callers who cannot read all resources: dropped silently, never an error. */
-const ADMIN_ONLY_LIST_PARAMS = ['created_after', 'created_before', 'order_by', 'sort', 'two_factor', 'without_projects'] as const;
+const ADMIN_ONLY_LIST_PARAMS = ['created_after', 'created_before', 'order_by', 'sort', 'two_factor', 'without_projects', 'saml_provider_id'] as const;
 
 function mountUserReads(r: Router) {
   r.route(
@@ -176,6 +177,8 @@ function mountUserReads(r: Router) {
         externUid: p.extern_uid,
         provider: p.provider,
         customAttributes,
+        // Premium, administrators only (spec: List filters); silently ignored otherwise.
+        samlProviderId: admin && premium(c) ? p.saml_provider_id : undefined,
       });
       // `without_projects` is accepted (admins only) but filters nothing: there are no projects yet,
       // so every user is without projects. It becomes a NOT EXISTS on project memberships when projects land.
@@ -211,6 +214,7 @@ function mountUserReads(r: Router) {
       const withAttrs = admin && p.with_custom_attributes;
       const extras = await loadUserExtrasForPage(c.var.db, rows, {
         base: baseUrl(c),
+        premium: premium(c),
         viewerId: caller.user?.id ?? null,
         admin,
         detailed: admin,
@@ -237,6 +241,7 @@ function mountUserReads(r: Router) {
       const admin = caller.isAdmin;
       const extras = await loadUserExtras(c.var.db, user, {
         base: baseUrl(c),
+        premium: premium(c),
         viewerId: caller.user.id,
         admin,
         customAttributes: admin && p.with_custom_attributes,
@@ -380,7 +385,7 @@ function mountUserWrites(r: Router) {
         throw err;
       }
       const updated = (await findUserById(db, user.id))!;
-      const extras = await loadUserExtras(db, updated, { base: baseUrl(c), viewerId: admin.id, admin: true });
+      const extras = await loadUserExtras(db, updated, { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true });
       return c.json(userWithAdmin(updated, extras));
     },
   );
@@ -597,6 +602,9 @@ function mountUserStateActions(r: Router) {
     false,
   );
 }
+
+/** Premium attributes of the administrator view exist only on Premium and Ultimate instances. */
+const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 
 /** PUT /users/:id: the spec answers conflicts with 404 (status only; the message stays GitLab's). */
 async function asSpecNotFound(check: Promise<void>): Promise<void> {

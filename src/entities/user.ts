@@ -18,6 +18,8 @@ export interface UserExtras {
   customAttributes?: { key: string; value: string }[];
   /** The viewer may read the full profile (own, admin, or a public profile). */
   canReadProfile?: boolean;
+  /** The instance plan includes Premium: UserWithAdmin then carries the Premium attributes (default true). */
+  premium?: boolean;
 }
 
 export const isBot = (u: UserRow) => u.userType !== 'human';
@@ -98,12 +100,16 @@ export const userWithAdmin = (u: UserRow, x: UserExtras) => ({
   note: u.note,
   namespace_id: x.namespaceId ?? null,
   created_by: x.createdBy ? userBasic(x.createdBy, { base: x.base }) : null,
-  // Premium attributes (GitLab EE UserWithAdmin).
-  shared_runners_minutes_limit: u.sharedRunnersMinutesLimit,
-  extra_shared_runners_minutes_limit: u.extraSharedRunnersMinutesLimit,
-  is_auditor: u.isAuditor,
-  provisioned_by_group_id: null,
-  using_license_seat: u.userType === 'human' && u.state === 'active',
+  // Premium attributes (spec: User administrator view, "Premium adds ...").
+  ...(x.premium === false
+    ? {}
+    : {
+        shared_runners_minutes_limit: u.sharedRunnersMinutesLimit,
+        extra_shared_runners_minutes_limit: u.extraSharedRunnersMinutesLimit,
+        is_auditor: u.isAuditor,
+        provisioned_by_group_id: null,
+        using_license_seat: u.userType === 'human' && u.state === 'active',
+      }),
 });
 
 export const userDetailsWithAdmin = (u: UserRow, x: UserExtras & { highestRole?: number }) => ({

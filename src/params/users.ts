@@ -98,6 +98,7 @@ export const listUsersParams = params(
     order_by: g.enum(['id', 'name', 'username', 'created_at', 'updated_at'] as const).default('id'),
     sort: g.enum(['asc', 'desc'] as const).default('desc'),
     two_factor: g.string().optional(),
+    saml_provider_id: g.int().optional(),
     custom_attributes: g.hash().optional(),
     pagination: g.string().optional(),
     ...paginationParams,

@@ -8,7 +8,7 @@ import { identities, namespaces, userCustomAttributes, userFollows, users } from
 export async function loadUserExtras(
   db: Db,
   user: UserRow,
-  opts: { base: string; viewerId: number | null; admin: boolean; customAttributes?: boolean },
+  opts: { base: string; viewerId: number | null; admin: boolean; customAttributes?: boolean; premium?: boolean },
 ): Promise<UserExtras> {
   const [ids, followers, following, followed, ns, createdBy, attrs] = await Promise.all([
     db.select().from(identities).where(eq(identities.userId, user.id)).orderBy(identities.id).all(),
@@ -31,6 +31,7 @@ export async function loadUserExtras(
     createdBy: createdBy ?? null,
     customAttributes: attrs,
     canReadProfile: opts.admin || opts.viewerId === user.id || !user.privateProfile,
+    premium: opts.premium,
   };
 }
 
@@ -55,7 +56,7 @@ async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>
 export async function loadUserExtrasForPage(
   db: Db,
   page: UserRow[],
-  opts: { base: string; viewerId: number | null; admin: boolean; detailed: boolean; customAttributes?: boolean },
+  opts: { base: string; viewerId: number | null; admin: boolean; detailed: boolean; customAttributes?: boolean; premium?: boolean },
 ): Promise<Map<number, UserExtras>> {
   const ids = page.map((u) => u.id);
   const creatorIds = [...new Set(page.map((u) => u.createdById).filter((x): x is number => x != null))];
@@ -105,6 +106,7 @@ export async function loadUserExtrasForPage(
       createdBy: u.createdById != null ? creatorsBy.get(u.createdById) ?? null : null,
       customAttributes: opts.customAttributes ? (attrsBy.get(u.id) ?? []) : undefined,
       canReadProfile: opts.admin || opts.viewerId === u.id || !u.privateProfile,
+      premium: opts.premium,
     });
   }
   return out;

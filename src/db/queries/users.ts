@@ -33,6 +33,7 @@ export interface UserListFilters {
   externUid?: string;
   provider?: string;
   customAttributes?: [string, string][];
+  samlProviderId?: number;
 }
 
 export interface UserListOrder {
@@ -86,6 +87,9 @@ export function userListWhere(f: UserListFilters): SQL | undefined {
         sql`(select ${userCustomAttributes.userId} from ${userCustomAttributes} where ${userCustomAttributes.key} = ${key} and ${userCustomAttributes.value} = ${value})`,
       ),
     );
+  }
+  if (f.samlProviderId !== undefined) {
+    conds.push(inArray(users.id, sql`(select ${identities.userId} from ${identities} where ${identities.samlProviderId} = ${f.samlProviderId})`));
   }
   if (f.excludeInternal) conds.push(inArray(users.userType, [...NON_INTERNAL_USER_TYPES]));
   if (f.withoutProjectBots) conds.push(ne(users.userType, 'project_bot'));

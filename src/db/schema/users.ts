@@ -116,6 +116,8 @@ export const identities = sqliteTable(
   (t) => [
     uniqueIndex('identities_provider_uid').on(t.provider, sql`lower(${t.externUid})`),
     uniqueIndex('identities_user_provider').on(t.userId, t.provider),
+    // GET /users?saml_provider_id= (Premium).
+    index('identities_saml_provider').on(t.samlProviderId, t.userId),
   ],
 );
 

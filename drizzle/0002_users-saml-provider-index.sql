@@ -1,0 +1,1 @@
+CREATE INDEX `identities_saml_provider` ON `identities` (`saml_provider_id`,`user_id`);

@@ -1,0 +1,120 @@
+/**
+ * Users API behaviour that needs state no API call can create (users pending approval, recent
+ * activity, SAML identities, restricted visibility) or a differently configured server (plan).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEV_ROOT_TOKEN } from '../../src/config';
+import { identities, users } from '../../src/db/schema';
+import { createNodeApp } from '../../src/node-app';
+
+type App = Awaited<ReturnType<typeof createNodeApp>>;
+
+async function makeApp(env: Record<string, string> = {}): Promise<App> {
+  const dir = mkdtempSync(join(tmpdir(), 'wfapi-users-'));
+  return createNodeApp({ databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000', ...env } });
+}
+
+let n = 0;
+async function call(app: App, method: string, path: string, body?: unknown, token: string | null = DEV_ROOT_TOKEN) {
+  const headers: Record<string, string> = {};
+  if (token) headers['PRIVATE-TOKEN'] = token;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await app.app.fetch(new Request(`http://localhost/api/v4${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function newUser(app: App, attrs: Record<string, unknown> = {}) {
+  const username = `nu${Date.now().toString(36)}${n++}`;
+  const res = await call(app, 'POST', '/users', { email: `${username}@example.com`, name: username, username, password: 'secret-pass-123', ...attrs });
+  expect(res.status).toBe(201);
+  return res.body as { id: number; username: string };
+}
+
+describe('users on an Ultimate instance, with state set in the database', () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await makeApp();
+  });
+
+  it('approves a user pending approval (201 {"message":"Success"}) once', async () => {
+    const u = await newUser(app);
+    await app.db.update(users).set({ state: 'blocked_pending_approval' }).where(eq(users.id, u.id)).run();
+    const res = await call(app, 'POST', `/users/${u.id}/approve`);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ message: 'Success' });
+    expect((await call(app, 'GET', `/users/${u.id}`)).body.state).toBe('active');
+    const again = await call(app, 'POST', `/users/${u.id}/approve`);
+    expect(again.status).toBe(409);
+  });
+
+  it('rejects a user pending approval: 200 {"message":"Success"} and the user is deleted', async () => {
+    const u = await newUser(app);
+    await app.db.update(users).set({ state: 'blocked_pending_approval' }).where(eq(users.id, u.id)).run();
+    const res = await call(app, 'POST', `/users/${u.id}/reject`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Success' });
+    expect((await call(app, 'GET', `/users/${u.id}`)).status).toBe(404);
+  });
+
+  it('hides users pending approval from non-administrators in lists', async () => {
+    const viewer = await newUser(app);
+    const token = (await call(app, 'POST', `/users/${viewer.id}/personal_access_tokens`, { name: 't', scopes: ['api'] })).body.token;
+    const u = await newUser(app);
+    await app.db.update(users).set({ state: 'blocked_pending_approval' }).where(eq(users.id, u.id)).run();
+    expect((await call(app, 'GET', `/users?username=${u.username}`, undefined, token)).body).toEqual([]);
+    expect((await call(app, 'GET', `/users?username=${u.username}`)).body).toHaveLength(1);
+  });
+
+  it('refuses to deactivate a user active within the dormant period', async () => {
+    const u = await newUser(app);
+    await app.db.update(users).set({ lastActivityOn: new Date().toISOString().slice(0, 10) }).where(eq(users.id, u.id)).run();
+    const res = await call(app, 'POST', `/users/${u.id}/deactivate`);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: 'The user you are trying to deactivate has been active in the past 90 days and cannot be deactivated' });
+    await app.db.update(users).set({ lastActivityOn: '2001-01-01' }).where(eq(users.id, u.id)).run();
+    expect((await call(app, 'POST', `/users/${u.id}/deactivate`)).status).toBe(201);
+  });
+
+  it('filters by saml_provider_id for administrators (Premium)', async () => {
+    const u = await newUser(app, { provider: 'group_saml', extern_uid: `saml-${n}` });
+    await app.db.update(identities).set({ samlProviderId: 4242 }).where(eq(identities.userId, u.id)).run();
+    const res = await call(app, 'GET', '/users?saml_provider_id=4242');
+    expect(res.status).toBe(200);
+    expect(res.body.map((x: any) => x.id)).toEqual([u.id]);
+    expect(res.body[0].identities).toEqual([{ provider: 'group_saml', extern_uid: `saml-${n - 1}`, saml_provider_id: 4242 }]);
+  });
+
+  it('refuses the anonymous username lookup when the public visibility level is restricted', async () => {
+    const u = await newUser(app);
+    expect((await call(app, 'GET', `/users?username=${u.username}`, undefined, null)).status).toBe(200);
+    const now = Date.now();
+    await app.db.run(sql`INSERT INTO application_settings (id, data, created_at, updated_at) VALUES (1, '{"restricted_visibility_levels":["public"]}', ${now}, ${now})
+      ON CONFLICT(id) DO UPDATE SET data = json_set(data, '$.restricted_visibility_levels', json('["public"]'))`);
+    const res = await call(app, 'GET', `/users?username=${u.username}`, undefined, null);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: '403 Forbidden - Not authorized to access /api/v4/users' });
+  });
+});
+
+describe('users on a Free instance', () => {
+  it('leaves the Premium attributes out of the administrator view and ignores saml_provider_id', async () => {
+    const app = await makeApp({ INSTANCE_PLAN: 'free' });
+    const u = await newUser(app);
+    const res = await call(app, 'GET', `/users/${u.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveProperty('is_admin');
+    for (const k of ['shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit', 'is_auditor', 'provisioned_by_group_id', 'using_license_seat']) {
+      expect(res.body).not.toHaveProperty(k);
+    }
+    const list = await call(app, 'GET', `/users?saml_provider_id=1&username=${u.username}`);
+    expect(list.body.map((x: any) => x.id)).toEqual([u.id]);
+    const ultimate = await makeApp();
+    const v = await newUser(ultimate);
+    expect((await call(ultimate, 'GET', `/users/${v.id}`)).body).toHaveProperty('using_license_seat', true);
+  });
+});
