@@ -1,4 +1,79 @@
-/** Instance audit events (GitLab ee/lib/api/audit_events.rb). */
+/** Instance audit events (GitLab ee/lib/api/audit_events.rb; spec document 2, Events). */
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { auditEvents } from '../db/schema';
+import { auditEventEntity } from '../entities/audit-event';
+import { grapeError, recordNotFound } from '../lib/errors';
+import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
+import { requestParams } from '../lib/params';
+import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
+import { g, params } from '../lib/validate';
+import { requireAdmin } from '../middleware/auth';
+import type { Caller } from '../context';
+import type { Config } from '../config';
 
-export function mountAuditEvents(_r: Router) {}
+/** AuditEventFinder::VALID_ENTITY_TYPES. */
+const ENTITY_TYPES = ['Project', 'User', 'Group', 'Gitlab::Audit::InstanceScope'] as const;
+
+const listParams = params({
+  entity_type: g.enum(ENTITY_TYPES).optional(),
+  entity_id: g.int().optional(),
+  created_after: g.datetime().optional(),
+  created_before: g.datetime().optional(),
+  ...paginationParams,
+});
+const showParams = params({ id: g.int() });
+
+/**
+ * The API's `before` block: `authenticated_as_admin!` (401/403), then
+ * `forbidden! unless License.feature_available?(:admin_audit_log)` — a free instance answers 403.
+ */
+function guard(caller: Caller, config: Config) {
+  requireAdmin(caller);
+  requirePlan(config, 'premium');
+}
+
+export function mountAuditEvents(r: Router) {
+  r.route(
+    { method: 'GET', path: '/audit_events', summary: 'List instance audit events (administrators, premium)', tags: ['audit_events'], params: listParams },
+    async ({ c, p, caller }) => {
+      guard(caller, c.var.config);
+      // `given :entity_id do requires :entity_type end`
+      if (p.entity_id !== undefined && p.entity_type === undefined) throw grapeError('entity_type is missing');
+      const conds: (SQL | undefined)[] = [];
+      if (p.entity_type) conds.push(eq(auditEvents.entityType, p.entity_type));
+      if (p.entity_id !== undefined) conds.push(eq(auditEvents.entityId, p.entity_id));
+      if (p.created_after !== undefined) conds.push(gte(auditEvents.createdAt, p.created_after));
+      if (p.created_before !== undefined) conds.push(lte(auditEvents.createdAt, p.created_before));
+      const where = and(...conds);
+
+      const raw = await requestParams(c);
+      const req = pageRequest(p, raw.per_page);
+      const db = c.var.db;
+      const rows = await paginate(
+        c,
+        req,
+        linkParamsFrom(raw, {}),
+        // AuditEventFinder orders newest first (id desc).
+        (limit, offset) => db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(limit).offset(offset).all(),
+        async (limit) => {
+          const inner = db.select({ one: sql`1` }).from(auditEvents).where(where).limit(limit);
+          const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+          return Number(row?.n ?? 0);
+        },
+      );
+      return c.json(rows.map(auditEventEntity));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/audit_events/:id', summary: 'Get one instance audit event (administrators, premium)', tags: ['audit_events'], params: showParams },
+    async ({ c, p, caller }) => {
+      guard(caller, c.var.config);
+      const row = await c.var.db.select().from(auditEvents).where(eq(auditEvents.id, p.id)).get();
+      // AuditEventFinder#find raises ActiveRecord::RecordNotFound: "404 Not found".
+      if (!row) throw recordNotFound();
+      return c.json(auditEventEntity(row));
+    },
+  );
+}
