@@ -28,7 +28,7 @@ async function freeInstance() {
         body: init.body ? JSON.stringify(init.body) : undefined,
       }),
     );
-    return { status: res.status, body: await res.json().catch(() => null) };
+    return { status: res.status, body: (await res.json().catch(() => null)) as any };
   };
   return { call, db };
 }
