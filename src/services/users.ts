@@ -13,6 +13,7 @@ import {
   keys,
   namespaces,
   oauthAccessTokens,
+  oauthApplications,
   personalAccessTokens,
   userCustomAttributes,
   userFollows,
@@ -241,6 +242,8 @@ export function userDeletionStatements(db: Db, userId: number) {
     db.delete(gpgKeys).where(eq(gpgKeys.userId, userId)),
     db.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)),
     db.delete(oauthAccessTokens).where(eq(oauthAccessTokens.userId, userId)),
+    // Doorkeeper applications the user owns go with it (User has_many oauth_applications, dependent: :destroy).
+    db.delete(oauthApplications).where(eq(oauthApplications.ownerId, userId)),
     db.delete(webSessions).where(eq(webSessions.userId, userId)),
     db.delete(userStatuses).where(eq(userStatuses.userId, userId)),
     db.delete(userFollows).where(or(eq(userFollows.followerId, userId), eq(userFollows.followeeId, userId))),

@@ -8,7 +8,21 @@ import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
-import { identities, users } from '../../src/db/schema';
+import {
+  auditEvents,
+  gpgKeys,
+  identities,
+  keys,
+  namespaces,
+  oauthAccessTokens,
+  oauthApplications,
+  personalAccessTokens,
+  userCustomAttributes,
+  userFollows,
+  users,
+  userStatuses,
+  webSessions,
+} from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
 
 type App = Awaited<ReturnType<typeof createNodeApp>>;
@@ -87,6 +101,47 @@ describe('users on an Ultimate instance, with state set in the database', () => 
     expect(res.status).toBe(200);
     expect(res.body.map((x: any) => x.id)).toEqual([u.id]);
     expect(res.body[0].identities).toEqual([{ provider: 'group_saml', extern_uid: `saml-${n - 1}`, saml_provider_id: 4242 }]);
+  });
+
+  it('deletes every row of the user with it, keeps audit events, and leaves other users alone', async () => {
+    const u = await newUser(app, { provider: 'github', extern_uid: `gh-${n}` });
+    const other = await newUser(app);
+    const now = Date.now();
+    const db = app.db;
+    await db.batch([
+      db.insert(userCustomAttributes).values({ userId: u.id, key: 'k', value: 'v' }),
+      db.insert(keys).values({ userId: u.id, title: 't', key: 'ssh-ed25519 AAAA', keyType: 'ed25519', bits: 256, fingerprint: `fp${n}`, fingerprintSha256: `SHA256:x${n}`, createdAt: now, updatedAt: now }),
+      db.insert(gpgKeys).values({ userId: u.id, key: 'k', fingerprint: `gpg${n}`, createdAt: now }),
+      db.insert(oauthAccessTokens).values({ userId: u.id, tokenDigest: `d${n}`, scopes: '["api"]', createdAt: now }),
+      db.insert(oauthApplications).values({ name: 'app', uid: `uid${n}`, secretDigest: 's', ownerId: u.id, createdAt: now }),
+      db.insert(webSessions).values({ sessionDigest: `s${n}`, csrfToken: 'c', userId: u.id, createdAt: now, expiresAt: now + 1000 }),
+      db.insert(userStatuses).values({ userId: u.id, message: 'hi' }),
+      db.insert(userFollows).values({ followerId: u.id, followeeId: other.id, createdAt: now }),
+      db.insert(userFollows).values({ followerId: other.id, followeeId: u.id, createdAt: now }),
+      db.insert(auditEvents).values({ authorId: u.id, authorName: 'x', entityId: u.id, entityType: 'User', eventName: 'e', details: '{}', createdAt: now }),
+    ]);
+    await call(app, 'POST', `/users/${u.id}/personal_access_tokens`, { name: 't', scopes: ['api'] });
+    const res = await call(app, 'DELETE', `/users/${u.id}`);
+    expect(res.status).toBe(204);
+    const left = await Promise.all([
+      db.select().from(users).where(eq(users.id, u.id)).all(),
+      db.select().from(namespaces).where(eq(namespaces.ownerId, u.id)).all(),
+      db.select().from(identities).where(eq(identities.userId, u.id)).all(),
+      db.select().from(userCustomAttributes).where(eq(userCustomAttributes.userId, u.id)).all(),
+      db.select().from(keys).where(eq(keys.userId, u.id)).all(),
+      db.select().from(gpgKeys).where(eq(gpgKeys.userId, u.id)).all(),
+      db.select().from(personalAccessTokens).where(eq(personalAccessTokens.userId, u.id)).all(),
+      db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.userId, u.id)).all(),
+      db.select().from(oauthApplications).where(eq(oauthApplications.ownerId, u.id)).all(),
+      db.select().from(webSessions).where(eq(webSessions.userId, u.id)).all(),
+      db.select().from(userStatuses).where(eq(userStatuses.userId, u.id)).all(),
+      db.select().from(userFollows).where(eq(userFollows.followerId, u.id)).all(),
+      db.select().from(userFollows).where(eq(userFollows.followeeId, u.id)).all(),
+    ]);
+    expect(left.map((rows) => rows.length)).toEqual(left.map(() => 0));
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.authorId, u.id)).all()).toHaveLength(1);
+    expect((await call(app, 'GET', `/users/${other.id}`)).status).toBe(200);
+    expect(await db.select().from(namespaces).where(eq(namespaces.ownerId, other.id)).all()).toHaveLength(1);
   });
 
   it('refuses the anonymous username lookup when the public visibility level is restricted', async () => {
