@@ -144,6 +144,20 @@ describe('users on an Ultimate instance, with state set in the database', () => 
     expect(await db.select().from(namespaces).where(eq(namespaces.ownerId, other.id)).all()).toHaveLength(1);
   });
 
+  it('PUT: an administrator changing another user\'s password expires it now; the email waits in unconfirmed_email', async () => {
+    const u = await newUser(app);
+    const before = Date.now();
+    expect((await call(app, 'PUT', `/users/${u.id}`, { password: 'another-pass-123', email: `new-${u.username}@example.com` })).status).toBe(200);
+    const row = (await app.db.select().from(users).where(eq(users.id, u.id)).get())!;
+    expect(row.passwordExpiresAt).toBeGreaterThanOrEqual(before);
+    expect(row.passwordExpiresAt).toBeLessThanOrEqual(Date.now());
+    expect(row.unconfirmedEmail).toBe(`new-${u.username}@example.com`);
+    expect(row.email).toBe(`${u.username}@example.com`);
+    // root changing its own password is not forced to change it again.
+    expect((await call(app, 'PUT', '/users/1', { password: 'root-pass-12345' })).status).toBe(200);
+    expect((await app.db.select().from(users).where(eq(users.id, 1)).get())!.passwordExpiresAt).toBeNull();
+  });
+
   it('refuses the anonymous username lookup when the public visibility level is restricted', async () => {
     const u = await newUser(app);
     expect((await call(app, 'GET', `/users?username=${u.username}`, undefined, null)).status).toBe(200);
