@@ -371,8 +371,8 @@ function mountUserWrites(r: Router) {
         statements.push(
           db
             .insert(identities)
-            .values({ userId: user.id, provider: p.provider, externUid: p.extern_uid, createdAt: now })
-            .onConflictDoUpdate({ target: [identities.userId, identities.provider], set: { externUid: p.extern_uid } }),
+            .values({ userId: user.id, provider: p.provider, externUid: p.extern_uid, createdAt: now, updatedAt: now })
+            .onConflictDoUpdate({ target: [identities.userId, identities.provider], set: { externUid: p.extern_uid, updatedAt: now } }),
         );
       }
       try {
@@ -425,6 +425,7 @@ function mountUserWrites(r: Router) {
       if (!user) throw notFound('User');
       const identity = await db.select().from(identities).where(and(eq(identities.userId, user.id), eq(identities.provider, p.provider))).get();
       if (!identity) throw notFound('Identity');
+      checkUnmodifiedSince(c, identity.updatedAt ?? identity.createdAt);
       await db.delete(identities).where(eq(identities.id, identity.id)).run();
       return c.body(null, 204);
     },

@@ -142,6 +142,7 @@ export function identityInsert(db: Db, username: string, provider: string, exter
         externUid: sql<string>`${externUid}`.as('extern_uid'),
         samlProviderId: sql<number>`NULL`.as('saml_provider_id'),
         createdAt: sql<number>`${now}`.as('created_at'),
+        updatedAt: sql<number>`${now}`.as('updated_at'),
       })
       .from(users)
       .where(sql`lower(${users.username}) = lower(${username})`),

@@ -89,6 +89,13 @@ describe('DELETE /users/:id/identities/:provider', () => {
     expect((await api(`/users/${u.id}`, { token: rootToken })).body.identities).toEqual([]);
   });
 
+  it('answers 412 when If-Unmodified-Since is older than the identity', async () => {
+    const u = await createUser({ attrs: { provider: 'github', extern_uid: unique('gh') } });
+    const res = await del(`/users/${u.id}/identities/github`, rootToken, { 'If-Unmodified-Since': 'Mon, 01 Jan 2001 00:00:00 GMT' });
+    expect(res.status).toBe(412);
+    expect((await api(`/users/${u.id}`, { token: rootToken })).body.identities).toHaveLength(1);
+  });
+
   it('answers 404 User Not Found and 404 Identity Not Found', async () => {
     const u = await createUser();
     const noUser = await del('/users/987654321/identities/github');

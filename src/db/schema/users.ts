@@ -112,6 +112,8 @@ export const identities = sqliteTable(
     externUid: text('extern_uid').notNull(),
     samlProviderId: integer('saml_provider_id'),
     createdAt: ts('created_at').notNull(),
+    /** For If-Unmodified-Since on DELETE /users/:id/identities/:provider; null until first changed. */
+    updatedAt: ts('updated_at'),
   },
   (t) => [
     uniqueIndex('identities_provider_uid').on(t.provider, sql`lower(${t.externUid})`),

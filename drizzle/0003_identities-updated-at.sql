@@ -1,0 +1,1 @@
+ALTER TABLE `identities` ADD `updated_at` integer;
