@@ -504,7 +504,7 @@ def _():
 
 @case("adding an SSH key already in use raises GitlabCreateError 400 'has already been taken'")
 def _():
-    (gl2,) = need("gl2", "own_key")
+    gl2, _ = need("gl2", "own_key")
     raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl2.user.keys.create({"title": "again", "key": KEYS[1]}), "has already been taken")
 
 
