@@ -50,7 +50,8 @@ export const userEntity = (u: UserRow, x: UserExtras) => {
     ...userBasic(u, x),
     ...(readProfile ? { created_at: iso(u.createdAt) } : {}),
     bio: u.bio,
-    location: u.location ?? '',
+    // Nullable (spec: User public view, "location (nullable)").
+    location: u.location ?? null,
     public_email: u.publicEmail ?? '',
     skype: u.skype,
     linkedin: u.linkedin,

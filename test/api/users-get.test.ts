@@ -39,6 +39,13 @@ describe('GET /users/:id', () => {
     for (const k of ADMIN_ONLY) expect(res.body).not.toHaveProperty(k);
   });
 
+  it('answers location null when unset (nullable in the spec)', async () => {
+    const target = await createUser();
+    const res = await api(`/users/${target.id}`, { token: target.token });
+    expect(res.body.location).toBeNull();
+    expect(res.body.bio).toBe('');
+  });
+
   it('hides created_at and follow counts of private profiles, except to the owner and administrators', async () => {
     const viewer = await createUser();
     const target = await createUser({ attrs: { private_profile: true } });
