@@ -287,6 +287,18 @@ await testCase('PersonalAccessTokens.remove({ tokenId }) revokes; the token then
   await rejects(401, () => as(t.token).Users.showCurrentUser());
 });
 
+await testCase('PersonalAccessTokens.rotate(id) and rotate("self")', async () => {
+  const [erin] = need('erin');
+  const t = await api.Users.createPersonalAccessToken(erin.id, 'gb-rotate', ['api']);
+  const r1 = await api.PersonalAccessTokens.rotate(t.id);
+  check(r1.token && r1.token !== t.token, 'no new token');
+  await rejects(401, () => as(t.token).Users.showCurrentUser());
+  const r2 = await as(r1.token).PersonalAccessTokens.rotate('self');
+  check(r2.token && r2.token !== r1.token, 'no new token from self rotation');
+  eq((await as(r2.token).Users.showCurrentUser()).username, erin.username, 'username with the rotated token');
+  await rejects(401, () => as(r1.token).Users.showCurrentUser());
+});
+
 await testCase('non-admin Users.create rejects with 403', async () => {
   const [erinApi] = need('erinApi');
   await rejects(403, () => erinApi.Users.create({ email: `y-${TAG}@example.com`, username: `gb-y-${TAG}`, name: 'Y', password: 'Pw-y-Secret-9182' }));

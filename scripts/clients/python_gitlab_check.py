@@ -40,6 +40,7 @@ KEYS = [k for k in os.environ.get("CLIENT_SSH_KEYS", "").split("\n") if k.strip(
 
 TAG = secrets.token_hex(3)
 state = {}
+PASSWORDS = {}
 last = {}
 
 
@@ -126,7 +127,9 @@ def new_user(prefix, **extra):
     if "reset_password" not in extra:
         attrs["password"] = f"Pw-{secrets.token_hex(8)}-x9"
     attrs.update(extra)
-    return gl.users.create(attrs)
+    user = gl.users.create(attrs)
+    PASSWORDS[username] = attrs.get("password")
+    return user
 
 
 gl = client(ROOT)
@@ -409,6 +412,34 @@ def _():
     raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(t.token).auth())
 
 
+@case("rotate a token (POST /personal_access_tokens/:id/rotate): new secret works, old one gets 401")
+def _():
+    (alice,) = need("alice")
+    t = gl.users.get(alice.id, lazy=True).personal_access_tokens.create({"name": "py-rotate", "scopes": ["api"]})
+    new = gl.http_post(f"/personal_access_tokens/{t.id}/rotate")
+    check(new.get("token", "").startswith("glpat-") and new["token"] != t.token, "no new token in the answer")
+    eq(new.get("name"), "py-rotate", "name kept")
+    client(new["token"]).auth()
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: client(t.token).auth())
+
+
+@case("OAuth password grant (POST /oauth/token) then Gitlab(oauth_token=)")
+def _():
+    (alice,) = need("alice")
+    r = gl.session.post(
+        URL + "/oauth/token",
+        data={"grant_type": "password", "username": alice.username, "password": PASSWORDS[alice.username]},
+        timeout=20,
+    )
+    eq(r.status_code, 200, f"POST /oauth/token status (body {r.text[:200]!r})")
+    body = r.json()
+    eq(body.get("token_type"), "Bearer", "token_type")
+    check(isinstance(body.get("expires_in"), int), f"expires_in {body.get('expires_in')!r}")
+    oc = client(None, oauth_token=body["access_token"])
+    oc.auth()
+    eq(oc.user.username, alice.username, "username with the OAuth access token")
+
+
 @case("a read_user token can read /user but not write (403 insufficient_scope)")
 def _():
     (alice,) = need("alice")
@@ -472,7 +503,8 @@ def _():
     keys = gl.users.get(alice.id, lazy=True).keys
     k = keys.create({"title": "py-laptop", "key": KEYS[0]})
     eq(k.title, "py-laptop", "title")
-    eq(key_body(k.key), key_body(KEYS[0]), "key")
+    # Key#publishable_key: the comment is replaced by "<owner name> (<host name>)".
+    eq(k.key, f"{key_body(KEYS[0])} {gl.users.get(alice.id).name} (127.0.0.1)", "key")
     check(k.created_at.endswith("Z"), f"created_at {k.created_at!r}")
     check(k.id in [x.id for x in keys.list(get_all=True)], "created key not listed")
     eq(keys.get(k.id).title, "py-laptop", "title via GET /users/:id/keys/:key_id")
@@ -573,8 +605,16 @@ def _():
 @case("sudo errors: non-admin gets 403, unknown user gets 404")
 def _():
     gl2, bob = need("gl2", "bob")
-    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: gl2.http_get("/user", sudo=bob.username))
-    raises(gitlab.exceptions.GitlabHttpError, 404, lambda: gl.http_get("/user", sudo=f"nobody-{TAG}"))
+    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: gl2.http_get("/user", sudo=bob.username), "403 Forbidden - Must be admin to use sudo")
+    raises(gitlab.exceptions.GitlabHttpError, 404, lambda: gl.http_get("/user", sudo=f"nobody-{TAG}"), f"nobody-{TAG}")
+
+
+@case("sudo with an admin token lacking the sudo scope: 403 insufficient_scope")
+def _():
+    (bob,) = need("bob")
+    adm = new_user("adm", admin=True)
+    t = gl.users.get(adm.id, lazy=True).personal_access_tokens.create({"name": "py-nosudo", "scopes": ["api"]})
+    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: client(t.token).http_get("/user", sudo=bob.username), "insufficient_scope")
 
 
 @case("preferences via http_put/http_get (/user/preferences)")
