@@ -1,10 +1,17 @@
-/** Personal and impersonation token presenters (lib/api/entities/personal_access_token*.rb, impersonation_token*.rb). */
+/**
+ * Personal and impersonation token presenters (lib/api/entities/personal_access_token.rb,
+ * personal_access_token_with_token.rb, impersonation_token.rb, impersonation_token_with_token.rb,
+ * GitLab 16.x field order). The token value appears only in the *WithToken shapes, which only the
+ * creating or rotating response uses.
+ */
 import type { personalAccessTokens } from '../db/schema';
-import { iso, today } from '../lib/time';
+import { patExpired } from '../services/tokens';
+import { iso } from '../lib/time';
 
 export type TokenRow = typeof personalAccessTokens.$inferSelect;
 
-export const isActive = (t: TokenRow) => !t.revoked && !(t.expiresAt != null && t.expiresAt < today());
+/** `active?` = `!revoked? && !expired?`. */
+export const isActive = (t: TokenRow) => !t.revoked && !patExpired(t.expiresAt);
 
 export const personalAccessToken = (t: TokenRow) => ({
   id: t.id,
@@ -19,9 +26,9 @@ export const personalAccessToken = (t: TokenRow) => ({
   expires_at: t.expiresAt,
 });
 
-/** The only response that ever carries the token value: the one that creates (or rotates) it. */
 export const personalAccessTokenWithToken = (t: TokenRow, token: string) => ({ ...personalAccessToken(t), token });
 
 export const impersonationToken = (t: TokenRow) => ({ ...personalAccessToken(t), impersonation: t.impersonation });
 
-export const impersonationTokenWithToken = (t: TokenRow, token: string) => ({ ...impersonationToken(t), token });
+/** ImpersonationTokenWithToken < PersonalAccessTokenWithToken: `token` comes before `impersonation`. */
+export const impersonationTokenWithToken = (t: TokenRow, token: string) => ({ ...personalAccessTokenWithToken(t, token), impersonation: t.impersonation });

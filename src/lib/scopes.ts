@@ -5,6 +5,10 @@ export const REGISTRY_SCOPES = ['read_registry', 'write_registry'] as const;
 export const OBSERVABILITY_SCOPES = ['read_observability', 'write_observability'] as const;
 export const ADMIN_SCOPES = ['sudo', 'admin_mode', 'read_service_ping'] as const;
 export const OTHER_SCOPES = ['ai_features'] as const;
+/** OpenID Connect scopes an OAuth client may ask for (Gitlab::Auth::OPENID_SCOPES, PROFILE_SCOPES). */
+export const OPENID_SCOPES = ['openid', 'profile', 'email'] as const;
+/** `Gitlab::Auth::DEFAULT_SCOPES`: what an OAuth grant gets when it names none. */
+export const DEFAULT_OAUTH_SCOPES = ['api'];
 
 /** Scopes a personal access token may carry; admin scopes only for administrators. */
 export function availableScopes(isAdmin: boolean): string[] {
@@ -17,3 +21,9 @@ export function availableScopes(isAdmin: boolean): string[] {
     ...(isAdmin ? ADMIN_SCOPES : []),
   ];
 }
+
+/** `Gitlab::Auth.all_available_scopes`: the `values:` a scopes parameter is checked against. */
+export const allAvailableScopes = (): string[] => availableScopes(true);
+
+/** Doorkeeper's server scopes (default + optional): what an OAuth token request may name. */
+export const oauthServerScopes = (): string[] => [...availableScopes(true), ...OPENID_SCOPES];
