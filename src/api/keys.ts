@@ -181,7 +181,10 @@ interface KeyParams {
  */
 async function createKey(c: Context<AppEnv>, owner: UserRow, p: KeyParams, admin: UserRow | null): Promise<KeyRow> {
   const db = c.var.db;
-  const check = checkSshKey({ title: p.title, key: p.key, expiresAt: p.expires_at ?? null }, await c.var.settings());
+  const settings = await c.var.settings();
+  // The SSH key expiration policy is an Ultimate feature (spec document 2: max_ssh_key_lifetime).
+  const maxLifetimeDays = planAllows(c.var.config, 'ultimate') ? Number(settings.max_ssh_key_lifetime) || null : null;
+  const check = checkSshKey({ title: p.title, key: p.key, expiresAt: p.expires_at ?? null, maxLifetimeDays }, settings);
   let errors = check.errors;
   const parsed = check.parsed;
   if (parsed) {

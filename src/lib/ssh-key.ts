@@ -216,6 +216,11 @@ export interface SshKeyInput {
   title: string;
   key: string;
   expiresAt: number | null;
+  /**
+   * `max_ssh_key_lifetime` in days when the EE expiration policy applies (ultimate and the setting
+   * set); ee/app/models/ee/key.rb then requires an expiry within that many days.
+   */
+  maxLifetimeDays?: number | null;
 }
 
 export interface SshKeyCheck {
@@ -255,6 +260,13 @@ export function checkSshKey(input: SshKeyInput, settings: KeyRestrictions, now =
   if (!parsed) push(errors, 'fingerprint', 'cannot be generated');
   // Expirable#expired?: expires_at in the past (or now).
   if (input.expiresAt != null && input.expiresAt <= now) push(errors, 'key', 'has expired');
+  if (input.maxLifetimeDays) {
+    if (input.expiresAt == null) {
+      push(errors, 'key', 'has no expiration date but an expiration date is required for SSH keys on this instance. Contact the instance administrator.');
+    } else if (input.expiresAt > now + input.maxLifetimeDays * 86_400_000) {
+      push(errors, 'key', 'has an invalid expiration date. Set a shorter lifetime for the key or contact the instance administrator.');
+    }
+  }
   return { errors, parsed, storedKey };
 }
 

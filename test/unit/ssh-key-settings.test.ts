@@ -76,6 +76,20 @@ describe('key restriction settings', () => {
     expect((await call('/user/keys', { token: u.token, body: { title: 't', key: SSH_KEYS.ecdsa521.key } })).status).toBe(201);
   });
 
+  it('max_ssh_key_lifetime (ultimate) requires an expiry date within the lifetime', async () => {
+    await setSettings({ max_ssh_key_lifetime: 10 });
+    const u = await newUser();
+    const none = await call('/user/keys', { token: u.token, body: { title: 't', key: freshSshKey().key } });
+    expect(none).toEqual({ status: 400, body: { message: { key: ['has no expiration date but an expiration date is required for SSH keys on this instance. Contact the instance administrator.'] } } });
+    const far = new Date(Date.now() + 20 * 86_400_000).toISOString();
+    expect((await call('/user/keys', { token: u.token, body: { title: 't', key: freshSshKey().key, expires_at: far } })).body.message.key).toEqual([
+      'has an invalid expiration date. Set a shorter lifetime for the key or contact the instance administrator.',
+    ]);
+    const near = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    expect((await call('/user/keys', { token: u.token, body: { title: 't', key: freshSshKey().key, expires_at: near } })).status).toBe(201);
+    await setSettings({});
+  });
+
   it('restricted public visibility hides the public key lists from anonymous callers only', async () => {
     await setSettings({ restricted_visibility_levels: ['public'] });
     const u = await newUser();

@@ -155,6 +155,19 @@ describe('checkSshKey (Key model validations in GitLab order)', () => {
     expect(checkSshKey({ title: 't', key: SSH_KEYS.rsa2048.key, expiresAt: now + 60_000 }, none, now).errors).toEqual({});
   });
 
+  it('max_ssh_key_lifetime (EE policy) requires an expiry within the lifetime', () => {
+    const now = Date.now();
+    const key = SSH_KEYS.rsa2048.key;
+    expect(checkSshKey({ title: 't', key, expiresAt: null, maxLifetimeDays: 30 }, none, now).errors).toEqual({
+      key: ['has no expiration date but an expiration date is required for SSH keys on this instance. Contact the instance administrator.'],
+    });
+    expect(checkSshKey({ title: 't', key, expiresAt: now + 31 * 86_400_000, maxLifetimeDays: 30 }, none, now).errors).toEqual({
+      key: ['has an invalid expiration date. Set a shorter lifetime for the key or contact the instance administrator.'],
+    });
+    expect(checkSshKey({ title: 't', key, expiresAt: now + 29 * 86_400_000, maxLifetimeDays: 30 }, none, now).errors).toEqual({});
+    expect(checkSshKey({ title: 't', key, expiresAt: null, maxLifetimeDays: null }, none, now).errors).toEqual({});
+  });
+
   it('a blank key is blank, forbidden, invalid and unfingerprintable', () => {
     expect(checkSshKey({ title: 't', key: '', expiresAt: null }, none).errors).toEqual({
       key: ["can't be blank", 'type is forbidden. Must be RSA, DSA, ECDSA, ED25519, ECDSA_SK, or ED25519_SK', 'is invalid'],
