@@ -20,3 +20,17 @@ export const userFollows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.followerId, t.followeeId] }), index('user_follows_followee').on(t.followeeId, t.followerId)],
 );
+
+/**
+ * GitLab's user_preferences row: its own id (exposed by GET /user/preferences) and the preferences that have
+ * no column on users. view_diffs_file_by_file and show_whitespace_in_diffs live on users.
+ */
+export const userPreferences = sqliteTable(
+  'user_preferences',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id').notNull(),
+    passUserIdentitiesToCiJwt: integer('pass_user_identities_to_ci_jwt', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [uniqueIndex('user_preferences_user_id').on(t.userId)],
+);
