@@ -119,6 +119,8 @@ function blobBits(algorithm: string, blob: Uint8Array): number {
   return bits;
 }
 
+const MAX_PARSE_LENGTH = 20_000;
+
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 function decodeBlob(b64: string): Uint8Array | null {
@@ -139,7 +141,8 @@ function firstToken(s: string): string {
  */
 export function parseSshPublicKey(input: string): SshPublicKey | null {
   let s = input.trim();
-  if (!s) return null;
+  // Far beyond any real key (the model allows 5000 characters): not worth decoding.
+  if (!s || s.length > MAX_PARSE_LENGTH) return null;
   const first = firstToken(s);
   if (!(first in ALGORITHMS)) {
     // authorized_keys options come first, as one token without unquoted spaces.
@@ -150,6 +153,8 @@ export function parseSshPublicKey(input: string): SshPublicKey | null {
   const type = ALGORITHMS[algorithm];
   if (!type || parts.length < 2) return null;
   for (let n = 1; n < parts.length; n++) {
+    // Only base64 pieces can belong to a blob broken over lines; the comment starts at the first other one.
+    if (n > 1 && !/^[A-Za-z0-9+/=]+$/.test(parts[n])) break;
     const blob64 = parts.slice(1, n + 1).join('');
     const blob = decodeBlob(blob64);
     if (!blob) continue;

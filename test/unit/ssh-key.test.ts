@@ -76,6 +76,15 @@ describe('parseSshPublicKey on garbage', () => {
     expect(parseSshPublicKey(`ecdsa-sha2-nistp384 ${ecBlob}`)).toBeNull();
   });
 
+  it('gives up quickly on huge input split into many pieces', () => {
+    const started = Date.now();
+    expect(parseSshPublicKey(`ssh-rsa ${'AAAA '.repeat(200_000)}`)).toBeNull();
+    expect(parseSshPublicKey(`ssh-rsa ${'AAAA '.repeat(3_000)}`)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(1000);
+    const r = checkSshKey({ title: 't', key: `ssh-rsa ${'AAAA '.repeat(200_000)}`, expiresAt: null }, none);
+    expect(r.errors.key).toContain('is too long (maximum is 5000 characters)');
+  });
+
   it('refuses trailing bytes, bad base64, unknown algorithms and empty input', () => {
     const { blob } = freshSshBlob('ed25519');
     expect(parseSshPublicKey(`ssh-ed25519 ${b64(Buffer.concat([blob, Buffer.from([0])]))}`)).toBeNull();
