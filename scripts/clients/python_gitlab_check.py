@@ -9,7 +9,9 @@ python-gitlab warns about wire problems (e.g. a Link header pointing at another 
 import datetime
 import math
 import os
+import json
 import secrets
+import subprocess
 import sys
 import warnings
 
@@ -668,6 +670,26 @@ def _():
 def _():
     (gl2,) = need("gl2")
     raises(gitlab.exceptions.GitlabGetError, 403, lambda: gl2.settings.get())
+
+
+def cli(*args, token=ROOT):
+    """The `gitlab` command line tool shipped with python-gitlab, with JSON output."""
+    cmd = [sys.executable, "-m", "gitlab", "--server-url", URL, "--private-token", token, "-o", "json", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": os.environ.get("TMPDIR", "/tmp")})
+    if r.returncode != 0:
+        raise Fail(f"`gitlab {' '.join(args)}` exited {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
+    return json.loads(r.stdout)
+
+
+@case("gitlab CLI: current-user get, user list --per-page/--page, user create, user get")
+def _():
+    eq(cli("current-user", "get")["username"], "root", "current-user username")
+    page = cli("user", "list", "--per-page", "2", "--page", "1")
+    eq(len(page), 2, "user list page size")
+    name = f"py-cli-{TAG}"
+    made = cli("user", "create", "--email", f"{name}@example.com", "--username", name, "--name", "Cli User", "--password", f"Pw-{TAG}-cli-Secret9")
+    eq(made["username"], name, "created username")
+    eq(cli("user", "get", "--id", str(made["id"]))["email"], f"{name}@example.com", "email via user get")
 
 
 @case("user.delete() (DELETE /users/:id), then get raises 404")
