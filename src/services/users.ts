@@ -17,6 +17,7 @@ import {
   personalAccessTokens,
   userCustomAttributes,
   userFollows,
+  userPreferences,
   users,
   userStatuses,
   webSessions,
@@ -247,6 +248,7 @@ export function userDeletionStatements(db: Db, userId: number) {
     db.delete(oauthApplications).where(eq(oauthApplications.ownerId, userId)),
     db.delete(webSessions).where(eq(webSessions.userId, userId)),
     db.delete(userStatuses).where(eq(userStatuses.userId, userId)),
+    db.delete(userPreferences).where(eq(userPreferences.userId, userId)),
     db.delete(userFollows).where(or(eq(userFollows.followerId, userId), eq(userFollows.followeeId, userId))),
     db.delete(users).where(eq(users.id, userId)),
   ] as const;

@@ -19,6 +19,7 @@ import {
   personalAccessTokens,
   userCustomAttributes,
   userFollows,
+  userPreferences,
   users,
   userStatuses,
   webSessions,
@@ -116,6 +117,7 @@ describe('users on an Ultimate instance, with state set in the database', () => 
       db.insert(oauthApplications).values({ name: 'app', uid: `uid${n}`, secretDigest: 's', ownerId: u.id, createdAt: now }),
       db.insert(webSessions).values({ sessionDigest: `s${n}`, csrfToken: 'c', userId: u.id, createdAt: now, expiresAt: now + 1000 }),
       db.insert(userStatuses).values({ userId: u.id, message: 'hi' }),
+      db.insert(userPreferences).values({ userId: u.id }),
       db.insert(userFollows).values({ followerId: u.id, followeeId: other.id, createdAt: now }),
       db.insert(userFollows).values({ followerId: other.id, followeeId: u.id, createdAt: now }),
       db.insert(auditEvents).values({ authorId: u.id, authorName: 'x', entityId: u.id, entityType: 'User', eventName: 'e', details: '{}', createdAt: now }),
@@ -135,6 +137,7 @@ describe('users on an Ultimate instance, with state set in the database', () => 
       db.select().from(oauthApplications).where(eq(oauthApplications.ownerId, u.id)).all(),
       db.select().from(webSessions).where(eq(webSessions.userId, u.id)).all(),
       db.select().from(userStatuses).where(eq(userStatuses.userId, u.id)).all(),
+      db.select().from(userPreferences).where(eq(userPreferences.userId, u.id)).all(),
       db.select().from(userFollows).where(eq(userFollows.followerId, u.id)).all(),
       db.select().from(userFollows).where(eq(userFollows.followeeId, u.id)).all(),
     ]);
