@@ -3,9 +3,9 @@ import type { oauthAccessTokens } from '../db/schema';
 
 export type OauthTokenRow = typeof oauthAccessTokens.$inferSelect;
 
-/** Seconds left before the token expires; null for tokens without expiry (`expires_in_seconds`). */
+/** Doorkeeper `expires_in_seconds`: `expires_in - (now - created_at).floor`, never negative; null without expiry. */
 export const expiresInSeconds = (row: OauthTokenRow, now = Date.now()) =>
-  row.expiresIn == null ? null : Math.max(0, Math.floor((row.createdAt + row.expiresIn * 1000 - now) / 1000));
+  row.expiresIn == null ? null : Math.max(0, row.expiresIn - Math.floor((now - row.createdAt) / 1000));
 
 /** The only response carrying the token values: the grant that mints them. Blank values are dropped like Doorkeeper does. */
 export const tokenResponse = (row: OauthTokenRow, access: string, refresh: string) => ({
