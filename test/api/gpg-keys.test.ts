@@ -63,6 +63,10 @@ describe('POST /user/gpg_keys', () => {
 
   it('needs authentication and a write scope', async () => {
     expect((await addGpg('', freshGpgKey().key)).status).toBe(401);
+    expect(await api('/user/gpg_keys', { method: 'POST' })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect((await api('/user/gpg_keys/x/revoke', { method: 'POST' })).status).toBe(401);
+    expect((await api('/users/1/gpg_keys', { method: 'POST' })).status).toBe(401);
+    expect((await api('/users/1/gpg_keys/x', { method: 'DELETE' })).status).toBe(401);
     const u = await createUser();
     const readOnly = await createToken(u.id, ['read_user']);
     expect((await addGpg(readOnly, freshGpgKey().key)).status).toBe(403);

@@ -110,6 +110,11 @@ describe('POST /user/keys', () => {
 
   it('needs authentication and a write scope', async () => {
     expect((await addKey('', { title: 't', key: freshSshKey().key })).status).toBe(401);
+    // Authentication comes before parameter validation (users.rb `before { authenticate! }`).
+    expect(await addKey('', {})).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect((await api('/user/keys/abc', { method: 'DELETE' })).status).toBe(401);
+    expect((await api('/users/1/keys', { method: 'POST' })).status).toBe(401);
+    expect((await api('/users/1/keys/abc', { method: 'DELETE' })).status).toBe(401);
     const u = await createUser();
     const readOnly = await createToken(u.id, ['read_user']);
     const res = await addKey(readOnly, { title: 't', key: freshSshKey().key });
