@@ -197,6 +197,23 @@ describe('GET /users', () => {
       expect(active.body.find((u: any) => u.id === ghost.id)).toBeUndefined();
     });
 
+    it('requires every custom attribute pair, and takes many pairs without a 500', async () => {
+      const tag = unique('ca');
+      const both = await createUser();
+      const one = await createUser();
+      await api(`/users/${both.id}/custom_attributes/a`, { method: 'PUT', token: rootToken, body: { value: tag } });
+      await api(`/users/${both.id}/custom_attributes/b`, { method: 'PUT', token: rootToken, body: { value: tag } });
+      await api(`/users/${one.id}/custom_attributes/a`, { method: 'PUT', token: rootToken, body: { value: tag } });
+      const res = await api(`/users?custom_attributes[a]=${tag}&custom_attributes[b]=${tag}`, { token: rootToken });
+      expect(res.body.map((u: any) => u.id)).toEqual([both.id]);
+      const onlyA = await api(`/users?custom_attributes[a]=${tag}`, { token: rootToken });
+      expect(onlyA.body.map((u: any) => u.id)).toEqual([one.id, both.id]);
+      const many = Array.from({ length: 120 }, (_, i) => `custom_attributes[k${i}]=v`).join('&');
+      const big = await api(`/users?${many}`, { token: rootToken });
+      expect(big.status).toBe(200);
+      expect(big.body).toEqual([]);
+    });
+
     it('ignores custom_attributes filters for non-administrators', async () => {
       const u = await createUser();
       const res = await api(`/users?custom_attributes[nope]=x&username=${u.username}`, { token: u.token });

@@ -80,11 +80,16 @@ export function userListWhere(f: UserListFilters): SQL | undefined {
   if (f.twoFactor === 'disabled') conds.push(eq(users.twoFactorEnabled, false));
   if (f.createdAfter !== undefined) conds.push(gte(users.createdAt, f.createdAfter));
   if (f.createdBefore !== undefined) conds.push(lte(users.createdAt, f.createdBefore));
-  for (const [key, value] of f.customAttributes ?? []) {
+  if (f.customAttributes?.length) {
+    // Every pair must match. The pairs travel as one JSON parameter, so any number of them stays
+    // within D1's 100 bound parameters; each pair is an index lookup on (key, value).
+    const pairs = new Map(f.customAttributes);
     conds.push(
       inArray(
         users.id,
-        sql`(select ${userCustomAttributes.userId} from ${userCustomAttributes} where ${userCustomAttributes.key} = ${key} and ${userCustomAttributes.value} = ${value})`,
+        sql`(select uca.user_id from json_each(${JSON.stringify([...pairs])}) as j
+              join ${userCustomAttributes} as uca on uca.key = json_extract(j.value, '$[0]') and uca.value = json_extract(j.value, '$[1]')
+              group by uca.user_id having count(*) = ${pairs.size})`,
       ),
     );
   }
