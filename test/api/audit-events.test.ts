@@ -55,6 +55,9 @@ describe('GET /audit_events', () => {
     expect(await api('/audit_events', { token: u.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect((await api('/audit_events')).status).toBe(401);
     expect((await api('/audit_events/1', { token: u.token })).status).toBe(403);
+    // The guard comes before parameter validation.
+    expect((await api('/audit_events?entity_type=Issue', { token: u.token })).status).toBe(403);
+    expect((await api('/audit_events/abc')).status).toBe(401);
   });
 
   it('filters by entity and creation time, newest first, paginated', async () => {
