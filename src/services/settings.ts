@@ -68,6 +68,14 @@ const ALL_DEFAULTS: Record<string, unknown> = { ...Object.fromEntries(SETTINGS.m
 /** Fresh copies, so a caller mutating an array cannot change the defaults. */
 const freshDefaults = (): Record<string, unknown> => structuredClone(ALL_DEFAULTS);
 
+const EXPLICIT = Symbol('explicitSettings');
+
+/** True when an administrator stored a value for `key` (as opposed to the fresh-instance default). */
+export function isExplicit(settings: Settings, key: string): boolean {
+  const set = (settings as unknown as Record<symbol, Set<string> | undefined>)[EXPLICIT];
+  return set?.has(key) ?? false;
+}
+
 export interface SettingsRow {
   settings: Settings;
   createdAt: number | null;
@@ -85,7 +93,9 @@ export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
       overrides = {};
     }
   }
-  return { settings: { ...freshDefaults(), ...overrides } as Settings, createdAt: row?.createdAt ?? null, updatedAt: row?.updatedAt ?? null };
+  const settings = { ...freshDefaults(), ...overrides } as Settings;
+  Object.defineProperty(settings, EXPLICIT, { value: new Set(Object.keys(overrides)), enumerable: false });
+  return { settings, createdAt: row?.createdAt ?? null, updatedAt: row?.updatedAt ?? null };
 }
 
 export async function loadSettings(db: Db): Promise<Settings> {
@@ -280,6 +290,7 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
   num('notes_create_limit', { gte: 0 });
   if (Array.isArray(st.notes_create_limit_allowlist) && st.notes_create_limit_allowlist.length > 100) add('notes_create_limit_allowlist', 'is too long (maximum is 100 entries)');
   num('users_get_by_id_limit', { gte: 0 });
+  for (const k of ['followers', 'following', 'status', 'ssh_keys', 'ssh_key', 'gpg_keys', 'gpg_key']) num(`users_api_limit_${k}`, { gte: 0 });
   if (Array.isArray(st.users_get_by_id_limit_allowlist) && st.users_get_by_id_limit_allowlist.length > 100) add('users_get_by_id_limit_allowlist', 'is too long (maximum is 100 entries)');
   url('external_pipeline_validation_service_url');
   num('external_pipeline_validation_service_timeout', { gt: 0, allowNil: true });
