@@ -63,11 +63,17 @@ export function auditEvent(db: Db, input: AuditInput) {
   });
 }
 
-/** The client address as the edge reports it (Workers: CF-Connecting-IP; behind a proxy: X-Forwarded-For). */
+/**
+ * The client address: Workers' CF-Connecting-IP, else the first X-Forwarded-For hop (behind a
+ * proxy), else X-Real-IP, else the socket peer on Node (@hono/node-server passes `incoming` as env).
+ */
 export function clientIp(c: Context): string | null {
   const cf = c.req.header('cf-connecting-ip');
   if (cf) return cf;
   const xff = c.req.header('x-forwarded-for');
   if (xff) return xff.split(',')[0].trim() || null;
-  return c.req.header('x-real-ip') ?? null;
+  const real = c.req.header('x-real-ip');
+  if (real) return real;
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? null;
 }
