@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, createUser, rootToken, unique } from '../support';
+import { api, createToken, createUser, rootToken, unique } from '../support';
 
 const BASIC_KEYS = ['id', 'username', 'name', 'state', 'avatar_url', 'web_url'];
 
@@ -172,5 +172,15 @@ describe('GET /users/:id/followers and /following', () => {
     const res = await api(`/users/${unique('nobody')}/followers`, { token: a.token });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: '404 Not Found' });
+  });
+
+  it('take read_user tokens for the lists but not for follow', async () => {
+    const a = await createUser();
+    const b = await createUser();
+    const readUser = await createToken(a.id, ['read_user']);
+    const res = await follow(readUser, b.id);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('insufficient_scope');
+    expect((await followers(readUser, b.id)).body).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, createUser, rootToken } from '../support';
+import { api, createToken, createUser, rootToken } from '../support';
 
 const KEYS = ['id', 'user_id', 'view_diffs_file_by_file', 'show_whitespace_in_diffs', 'pass_user_identities_to_ci_jwt'];
 
@@ -75,5 +75,15 @@ describe('PUT /user/preferences', () => {
 
   it('requires authentication', async () => {
     expect((await api('/user/preferences', { method: 'PUT', body: { view_diffs_file_by_file: true, show_whitespace_in_diffs: true } })).status).toBe(401);
+  });
+
+  it('refuses read_user tokens, which only serve GET', async () => {
+    const u = await createUser();
+    const readUser = await createToken(u.id, ['read_user']);
+    expect((await api('/user/preferences', { token: readUser })).status).toBe(200);
+    const res = await api('/user/preferences', { method: 'PUT', token: readUser, body: { view_diffs_file_by_file: true, show_whitespace_in_diffs: false } });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('insufficient_scope');
+    expect((await api('/user/preferences', { token: u.token })).body.view_diffs_file_by_file).toBe(false);
   });
 });

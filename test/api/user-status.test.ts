@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, createUser } from '../support';
+import { api, createToken, createUser } from '../support';
 
 const KEYS = ['emoji', 'availability', 'message', 'message_html', 'clear_status_at'];
 const EMPTY = { emoji: null, availability: null, message: null, message_html: null, clear_status_at: null };
@@ -155,6 +155,20 @@ describe('PUT /user/status', () => {
 
   it('requires authentication', async () => {
     expect((await api('/user/status', { method: 'PUT', body: { message: 'x' } })).status).toBe(401);
+  });
+
+  it('takes read_user tokens for the GETs (users.rb allow_access_with_scope) but not for PUT or PATCH', async () => {
+    const u = await createUser();
+    await putStatus(u.token, { emoji: 'coffee' });
+    const readUser = await createToken(u.id, ['read_user']);
+    expect((await api('/user/status', { token: readUser })).body).toMatchObject({ emoji: 'coffee' });
+    expect((await api(`/users/${u.id}/status`, { token: readUser })).status).toBe(200);
+    for (const method of ['PUT', 'PATCH']) {
+      const res = await api('/user/status', { method, token: readUser, body: { emoji: 'palm_tree' } });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('insufficient_scope');
+    }
+    expect((await ownStatus(u.token)).emoji).toBe('coffee');
   });
 });
 
