@@ -1,5 +1,5 @@
 /** OAuth token presenters: Doorkeeper's TokenResponse#body and AccessToken#as_json (GET /oauth/token/info). */
-import type { oauthAccessTokens } from '../db/schema';
+import type { oauthAccessTokens, oauthApplications } from '../db/schema';
 
 export type OauthTokenRow = typeof oauthAccessTokens.$inferSelect;
 
@@ -31,3 +31,17 @@ export const oauthTokenInfo = (row: OauthTokenRow, applicationUid: string | null
     expires_in_seconds: remaining,
   };
 };
+
+export type OauthApplicationRow = typeof oauthApplications.$inferSelect;
+
+/** Entities::Application (lib/api/entities/application.rb). */
+export const application = (a: OauthApplicationRow) => ({
+  id: a.id,
+  application_id: a.uid,
+  application_name: a.name,
+  callback_url: a.redirectUri,
+  confidential: a.confidential,
+});
+
+/** Entities::ApplicationWithSecret: only the create and renew-secret answers carry the secret. */
+export const applicationWithSecret = (a: OauthApplicationRow, secret: string) => ({ ...application(a), secret });

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../context';
 import { oauthAccessTokens, oauthApplications, users } from '../db/schema';
 import { findUserByUsername } from '../db/queries/users';
-import { randomHex, safeEqual, sha256, toHex, tokenDigest, verifyPassword } from '../lib/crypto';
+import { randomHex, safeEqual, tokenDigest, verifyPassword } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { DEFAULT_OAUTH_SCOPES, oauthServerScopes } from '../lib/scopes';
 import { oauthTokenInfo, tokenResponse, type OauthTokenRow } from '../entities/oauth';
@@ -75,7 +75,7 @@ async function authenticateClient(c: Context<AppEnv>, params: Record<string, unk
   if (!creds) return null;
   const app = await c.var.db.select().from(oauthApplications).where(eq(oauthApplications.uid, creds.uid)).get();
   if (!app) throw oauthError('invalid_client', OAUTH_ERRORS.invalid_client);
-  const digest = toHex(await sha256(creds.secret + c.var.config.tokenPepper));
+  const digest = await tokenDigest(creds.secret, c.var.config.tokenPepper);
   if (!safeEqual(digest, app.secretDigest)) throw oauthError('invalid_client', OAUTH_ERRORS.invalid_client);
   return app;
 }
@@ -154,7 +154,8 @@ async function passwordGrant(c: Context<AppEnv>, params: Record<string, unknown>
     : await findWithUserPassword(c, str(params.username), typeof params.password === 'string' ? params.password : undefined, { requireUnexpired: true });
   // doorkeeper.rb `resource_owner_from_credentials`: users with two-factor authentication must use another flow.
   if (!user || user.twoFactorEnabled) throw oauthError('invalid_grant', OAUTH_ERRORS.invalid_grant);
-  const serverScopes = app ? (app.scopes.split(/\s+/).filter(Boolean) as string[]) : oauthServerScopes();
+  // ScopeChecker: a requested scope must be a server scope and, for an application, one of its scopes.
+  const serverScopes = app ? oauthServerScopes().filter((s) => app.scopes.split(/\s+/).includes(s)) : oauthServerScopes();
   const requested = parseScopes(params.scope, serverScopes);
   if (requested && requested.length === 0) throw oauthError('invalid_scope', OAUTH_ERRORS.invalid_scope);
   return issueToken(c, user.id, requested ?? DEFAULT_OAUTH_SCOPES, app?.id ?? null);
