@@ -183,4 +183,24 @@ describe('GET /users/:id/followers and /following', () => {
     expect(res.body.error).toBe('insufficient_scope');
     expect((await followers(readUser, b.id)).body).toEqual([]);
   });
+
+  it('feed the followers/following/is_followed of GET /users/:id', async () => {
+    const a = await createUser();
+    const b = await createUser();
+    await follow(a.token, b.id);
+    expect((await api(`/users/${b.id}`, { token: a.token })).body).toMatchObject({ followers: 1, following: 0, is_followed: true });
+    expect((await api(`/users/${a.id}`, { token: b.token })).body).toMatchObject({ followers: 0, following: 1, is_followed: false });
+    await unfollow(a.token, b.id);
+    expect((await api(`/users/${b.id}`, { token: a.token })).body).toMatchObject({ followers: 0, is_followed: false });
+  });
+
+  it('drop a deleted user from the lists', async () => {
+    const a = await createUser();
+    const b = await createUser();
+    await follow(a.token, b.id);
+    await follow(b.token, a.id);
+    expect((await api(`/users/${b.id}?hard_delete=true`, { method: 'DELETE', token: rootToken })).status).toBe(204);
+    expect((await following(a.token, a.id)).body).toEqual([]);
+    expect((await followers(a.token, a.id)).body).toEqual([]);
+  });
 });
