@@ -383,6 +383,25 @@ const intCsv = () =>
     })
     .meta({ grapeType: 'Array[Integer]', jsonType: 'array' });
 
+/** `Hash` with `HashOfIntegerValues` coercion: every value must read as an integer. */
+const hashOfIntegers = () =>
+  z
+    .unknown()
+    .transform((v, ctx): Record<string, number> => {
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        const out: Record<string, number> = {};
+        for (const [k, x] of Object.entries(v)) {
+          const n = typeof x === 'number' ? x : typeof x === 'string' && /^\s*[+-]?\d+\s*$/.test(x) ? Number(x) : NaN;
+          if (!Number.isSafeInteger(n)) break;
+          out[k] = n;
+        }
+        if (Object.keys(out).length === Object.keys(v).length) return out;
+      }
+      ctx.addIssue({ code: 'custom', message: 'is invalid', input: v });
+      return z.NEVER;
+    })
+    .meta({ grapeType: 'Hash', jsonType: 'object' });
+
 /** String array whose items must come from `values` (Grape `values:` on an Array param). */
 const csvOf = (values: readonly string[]) =>
   g.csv().pipe(
@@ -419,7 +438,7 @@ export const PUT_NAMES: string[] = [...SETTINGS.map((d) => d.name), 'repository_
 export const settingsPutShape: Record<string, z.ZodType> = Object.fromEntries(
   PUT_NAMES.map((name) => {
     const def = SETTINGS_BY_NAME.get(name) ?? SETTINGS_BY_NAME.get(LEGACY_ALIASES[name] ?? '');
-    if (name === 'repository_storages_weighted') return [name, g.hash().optional()];
+    if (name === 'repository_storages_weighted') return [name, hashOfIntegers().optional()];
     const type = LEGACY_TYPES[name] ?? def?.type ?? 'bool';
     return [name, paramType(type, def?.values).optional()];
   }),

@@ -292,6 +292,13 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
   num('users_get_by_id_limit', { gte: 0 });
   for (const k of ['followers', 'following', 'status', 'ssh_keys', 'ssh_key', 'gpg_keys', 'gpg_key']) num(`users_api_limit_${k}`, { gte: 0 });
   if (Array.isArray(st.users_get_by_id_limit_allowlist) && st.users_get_by_id_limit_allowlist.length > 100) add('users_get_by_id_limit_allowlist', 'is too long (maximum is 100 entries)');
+  // check_repository_storages_weighted: this server has one storage, `default`.
+  const weights = (st.repository_storages_weighted ?? {}) as Record<string, unknown>;
+  const unknownStorages = Object.keys(weights).filter((k) => k !== 'default');
+  if (unknownStorages.length) add('repository_storages_weighted', `can't include: ${unknownStorages.join(', ')}`);
+  for (const [k, v] of Object.entries(weights)) {
+    if (typeof v === 'number' && (v < 0 || v > 100)) add('repository_storages_weighted', `value for '${k}' must be between 0 and 100`);
+  }
   url('external_pipeline_validation_service_url');
   num('external_pipeline_validation_service_timeout', { gt: 0, allowNil: true });
   if (![0, 1, 6].includes(Number(st.first_day_of_week))) add('first_day_of_week', 'is not included in the list');

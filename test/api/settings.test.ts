@@ -14,6 +14,8 @@ const TOUCHED = [
   'spamsvc_enabled',
   'terms',
   'import_sources',
+  'repository_storages_weighted',
+  'max_personal_access_token_lifetime',
 ] as const;
 
 let original: Record<string, any>;
@@ -209,5 +211,28 @@ describe('PUT /application/settings', () => {
     const form = await api('/application/settings', { method: 'PUT', token: rootToken, form: { 'import_sources[]': ['github', 'gitlab_project'] } });
     expect(form.status).toBe(200);
     expect(form.body.import_sources).toEqual(['github', 'gitlab_project']);
+  });
+
+  it('weights repository storages by name, with integer values between 0 and 100', async () => {
+    const ok = await put({ repository_storages_weighted: { default: '50' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.repository_storages_weighted).toEqual({ default: 50 });
+    expect((await put({ repository_storages_weighted: { default: 'lots' } })).body).toEqual({ error: 'repository_storages_weighted is invalid' });
+    expect((await put({ repository_storages_weighted: { elsewhere: 10 } })).body).toEqual({ message: { repository_storages_weighted: ["can't include: elsewhere"] } });
+    expect((await put({ repository_storages_weighted: { default: 101 } })).body).toEqual({ message: { repository_storages_weighted: ["value for 'default' must be between 0 and 100"] } });
+    expect((await api('/application/settings', { token: rootToken })).body.repository_storages_weighted).toEqual({ default: 50 });
+  });
+
+  it('sets a nullable attribute back to null and moves updated_at', async () => {
+    const before = (await api('/application/settings', { token: rootToken })).body;
+    const set = await put({ max_personal_access_token_lifetime: 30 });
+    expect(set.status).toBe(200);
+    expect(set.body.max_personal_access_token_lifetime).toBe(30);
+    expect(Date.parse(set.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+    expect(set.body.created_at).toBe(before.created_at);
+    const reset = await put({ max_personal_access_token_lifetime: null });
+    expect(reset.status).toBe(200);
+    expect(reset.body.max_personal_access_token_lifetime).toBeNull();
+    expect((await api('/application/settings', { token: rootToken })).body.max_personal_access_token_lifetime).toBeNull();
   });
 });
