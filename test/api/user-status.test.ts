@@ -245,9 +245,10 @@ describe('status expiry', () => {
     const clearAt = Date.parse(set.body.clear_status_at);
     // Only the clock moves (server and test share it); storage is the real database.
     vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(clearAt - 1000);
+    vi.setSystemTime(clearAt - 1);
     expect((await api(`/users/${u.id}/status`)).body).toMatchObject({ emoji: 'coffee', message: 'brb' });
-    vi.setSystemTime(clearAt + 1000);
+    // UserStatus.scheduled_for_cleanup: clear_status_at <= now, so the very millisecond counts.
+    vi.setSystemTime(clearAt);
     expect(await ownStatus(u.token)).toEqual(EMPTY);
     expect((await api(`/users/${u.id}/status`)).body).toEqual(EMPTY);
     vi.useRealTimers();
