@@ -61,6 +61,22 @@ describe('admin mode (application setting admin_mode)', () => {
     expect(create.status).toBe(201);
   });
 
+  it('guards every administrator route of this area in the four admin-mode cells', async () => {
+    const userWithFlag = await createToken(user.id, ['api', 'admin_mode']);
+    const routes: [string, string, Record<string, unknown> | undefined, number][] = [
+      ['POST', `/users/${user.id}/impersonation_tokens`, { name: 'i', scopes: ['api'] }, 201],
+      ['GET', `/users/${user.id}/impersonation_tokens`, undefined, 200],
+      ['POST', `/users/${user.id}/personal_access_tokens`, { name: 'p', scopes: ['api'] }, 201],
+      ['GET', '/applications', undefined, 200],
+    ];
+    for (const [method, path, body, ok] of routes) {
+      expect((await api(path, { method, token: admin.token, body })).status).toBe(ok);
+      expect((await api(path, { method, token: plainAdminToken, body })).status).toBe(403);
+      expect((await api(path, { method, token: user.token, body })).status).toBe(403);
+      expect((await api(path, { method, token: userWithFlag, body })).status).toBe(403);
+    }
+  });
+
   it('does not elevate a web session', async () => {
     const res = await fetchApi('/users/sign_in', {
       method: 'POST',

@@ -148,6 +148,10 @@ describe('GET /personal_access_tokens', () => {
     const missing = await api('/personal_access_tokens?user_id=99999999', { token: rootToken });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: '404 Not Found' });
+    // An explicitly blank user_id is a 404 too (personal_access_tokens_helpers.rb `params.key?(:user_id)`).
+    const blank = await api('/personal_access_tokens?user_id=', { token: rootToken });
+    expect(blank.status).toBe(404);
+    expect(blank.body).toEqual({ message: '404 Not Found' });
     const all = await api('/personal_access_tokens?per_page=100', { token: rootToken });
     expect(all.status).toBe(200);
     expect(all.body.some((t: any) => t.user_id !== 1)).toBe(true);
