@@ -196,6 +196,19 @@ def _():
     raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl.users.create(attrs))
 
 
+@case("users.create validation errors: 400 with a {attribute: [messages]} message")
+def _():
+    base = {"username": f"py-val-{TAG}", "name": "Val", "password": "Pw-val-Secret-9182"}
+    e = raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl.users.create({**base, "email": "not-an-email"}))
+    check(isinstance(e.error_message, dict), f"message is not an object: {e.error_message!r}")
+    eq(e.error_message.get("email"), ["is invalid"], "email errors")
+    e = raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl.users.create({**base, "email": f"val-{TAG}@example.com", "password": "short"}))
+    eq(e.error_message.get("password"), ["is too short (minimum is 8 characters)"], "password errors")
+    e = raises(gitlab.exceptions.GitlabCreateError, 400, lambda: gl.users.create({**base, "email": f"val-{TAG}@example.com", "username": "-bad name!"}))
+    check(isinstance(e.error_message, dict) and e.error_message.get("username"), f"no username errors in {e.error_message!r}")
+    eq(list(gl.users.list(username=f"py-val-{TAG}", get_all=True)), [], "users written despite the errors")
+
+
 @case("users.get(id) as admin (GET /users/:id)")
 def _():
     (alice,) = need("alice")
@@ -305,6 +318,13 @@ def _():
     ids = [u.id for u in it]
     eq(len(ids), len(every), "items yielded across pages")
     eq(len(set(ids)), len(ids), "distinct ids across pages")
+    last_page = math.ceil(len(every) / 2)
+    tail = gl.users.list(per_page=2, page=last_page, iterator=True)
+    eq(tail.current_page, last_page, "current_page of the last page")
+    eq(tail.prev_page, last_page - 1, "prev_page of the last page")
+    eq(tail.next_page, None, "next_page of the last page")
+    empty = gl.users.list(username=f"nobody-{TAG}", iterator=True)
+    eq((empty.total, empty.total_pages, len(list(empty))), (0, 1, 0), "empty list: X-Total 0, X-Total-Pages 1")
 
 
 @case("users.list(get_all=True, per_page=2) follows Link rel=next to the end")
