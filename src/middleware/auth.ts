@@ -138,14 +138,6 @@ async function touchToken(c: Context<AppEnv>, id: number, lastUsedAt: number | n
     .run();
 }
 
-export function runInBackground(c: Context, p: Promise<unknown>) {
-  try {
-    c.executionCtx.waitUntil(p);
-  } catch {
-    // Node: no execution context; the promise simply runs on.
-  }
-}
-
 /**
  * A revoked token presented to a rotation endpoint revokes every token rotated from it
  * (auth_finders.rb `revoke_token_family`, PersonalAccessTokens::RevokeTokenFamilyService): whoever

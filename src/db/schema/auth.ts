@@ -44,7 +44,13 @@ export const oauthAccessTokens = sqliteTable(
     revokedAt: ts('revoked_at'),
     createdAt: ts('created_at').notNull(),
   },
-  (t) => [uniqueIndex('oauth_token_digest').on(t.tokenDigest), uniqueIndex('oauth_refresh_digest').on(t.refreshTokenDigest), index('oauth_user').on(t.userId)],
+  (t) => [
+    uniqueIndex('oauth_token_digest').on(t.tokenDigest),
+    uniqueIndex('oauth_refresh_digest').on(t.refreshTokenDigest),
+    index('oauth_user').on(t.userId),
+    // Deleting an application deletes its tokens.
+    index('oauth_application').on(t.applicationId),
+  ],
 );
 
 export const oauthApplications = sqliteTable(

@@ -1,0 +1,1 @@
+CREATE INDEX `oauth_application` ON `oauth_access_tokens` (`application_id`);
