@@ -95,20 +95,60 @@ export async function checkRateLimit(
   if (result.count > threshold) throw rateLimited(opts.retryAfter === false ? undefined : intervalSeconds);
 }
 
-/** Rack::Attack throttles of API requests (lib/gitlab/rack_attack.rb), disabled by default. */
-async function throttleRequest(c: Context<AppEnv>, caller: Caller, settings: Settings): Promise<void> {
-  if (!new URL(c.req.url).pathname.startsWith('/api/')) return;
-  // The throttle identifies the token's owner: an administrator using sudo is counted as themself.
-  const user = caller.sudoer ?? caller.user;
-  const name = user ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api';
-  if (!settings[`${name}_enabled`]) return;
-  const limit = Number(settings[`${name}_requests_per_period`]);
-  const period = Number(settings[`${name}_period_in_seconds`]);
-  if (!(limit > 0) || !(period > 0)) return;
-  const discriminator = user ? `user:${user.id}` : `ip:${clientIp(c)}`;
-  const { count, resetAt } = await c.var.rateLimiter.hit(`rack:${name}:${discriminator}`, period);
-  if (count <= limit) return;
+interface Throttle {
+  name: string;
+  /** Settings prefix of `_enabled`, `_requests_per_period`, `_period_in_seconds`. */
+  settings: string;
+  /** The discriminator this throttle counts the request under, or null when it does not apply. */
+  key(req: ThrottleRequest): string | null;
+}
 
+interface ThrottleRequest {
+  api: boolean;
+  post: boolean;
+  protectedPath: boolean;
+  /** The token's or session's owner: an administrator using sudo is counted as themself. */
+  userId: number | null;
+  ip: string;
+}
+
+/** Rack::Attack throttles in GitLab's order (lib/gitlab/rack_attack.rb `configure_throttles`), all disabled by default. */
+const THROTTLES: Throttle[] = [
+  { name: 'throttle_unauthenticated_api', settings: 'throttle_unauthenticated_api', key: (r) => (r.api && r.userId == null ? r.ip : null) },
+  { name: 'throttle_unauthenticated_web', settings: 'throttle_unauthenticated', key: (r) => (!r.api && r.userId == null ? r.ip : null) },
+  { name: 'throttle_authenticated_api', settings: 'throttle_authenticated_api', key: (r) => (r.api && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_authenticated_web', settings: 'throttle_authenticated_web', key: (r) => (!r.api && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_unauthenticated_protected_paths', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && r.userId == null ? r.ip : null) },
+  { name: 'throttle_authenticated_protected_paths_api', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && r.api && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_authenticated_protected_paths_web', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && !r.api && r.userId != null ? `user:${r.userId}` : null) },
+];
+
+/** Rack::Attack: every matching throttle counts the request; the first one over its limit answers 429. */
+async function throttleRequest(c: Context<AppEnv>, caller: Caller, settings: Settings): Promise<void> {
+  const enabled = THROTTLES.filter((t) => settings[`${t.settings}_enabled`] === true);
+  if (!enabled.length) return;
+  const path = new URL(c.req.url).pathname;
+  const protectedPaths = Array.isArray(settings.protected_paths) ? (settings.protected_paths as string[]) : [];
+  const user = caller.sudoer ?? caller.user;
+  const req: ThrottleRequest = {
+    api: path.startsWith('/api/'),
+    post: c.req.method === 'POST',
+    protectedPath: protectedPaths.some((p) => p && path.startsWith(p)),
+    userId: user?.id ?? null,
+    ip: clientIp(c),
+  };
+  for (const t of enabled) {
+    const discriminator = t.key(req);
+    if (discriminator == null) continue;
+    const limit = Number(settings[`${t.settings}_requests_per_period`]);
+    const period = Number(settings[`${t.settings}_period_in_seconds`]);
+    if (!(limit > 0) || !(period > 0)) continue;
+    const { count, resetAt } = await c.var.rateLimiter.hit(`rack:${t.name}:${discriminator}`, period);
+    if (count > limit) throttled(c, settings, t.name, limit, period, count, resetAt);
+  }
+}
+
+function throttled(c: Context<AppEnv>, settings: Settings, name: string, limit: number, period: number, count: number, resetAt: number): never {
   const nowSeconds = Math.floor(Date.now() / 1000);
   const resetSeconds = Math.floor(resetAt / 1000);
   const headers: Record<string, string> = {

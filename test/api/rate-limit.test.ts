@@ -14,6 +14,9 @@ const TOUCHED = [
   'throttle_unauthenticated_api_requests_per_period',
   'throttle_unauthenticated_api_period_in_seconds',
   'rate_limiting_response_text',
+  'throttle_protected_paths_enabled',
+  'throttle_protected_paths_requests_per_period',
+  'throttle_protected_paths_period_in_seconds',
 ] as const;
 
 const TOO_MANY = { message: { error: 'This endpoint has been requested too many times. Try again later.' } };
@@ -144,5 +147,22 @@ describe('request throttles (Rack::Attack)', () => {
     expect((await api(path, { token: a.token, headers: { 'X-Forwarded-For': ip } })).status).toBe(200);
     expect((await put({ throttle_unauthenticated_api_enabled: false, rate_limiting_response_text: null })).status).toBe(200);
     expect((await api(path, { headers: { 'X-Forwarded-For': ip } })).status).toBe(200);
+  });
+
+  it('throttles POSTs to protected paths (sign-in) per client address', async () => {
+    await freshWindow(60);
+    const on = await put({ throttle_protected_paths_enabled: true, throttle_protected_paths_requests_per_period: 1, throttle_protected_paths_period_in_seconds: 60 });
+    expect(on.status).toBe(200);
+    const ip = `192.0.2.${Math.floor(Math.random() * 200) + 1}`;
+    const signIn = () => api('/users/sign_in', { form: { 'user[login]': a.username, 'user[password]': 'wrong-password' }, headers: { 'CF-Connecting-IP': ip } });
+    expect((await signIn()).status).not.toBe(429);
+    const res = await signIn();
+    expect(res.status).toBe(429);
+    expect(res.text).toBe('Retry later\n');
+    expect(res.headers.get('ratelimit-name')).toBe('throttle_unauthenticated_protected_paths');
+    // Paths that are not protected, and GET requests, are not counted.
+    expect((await api(`/users?username=${a.username}`, { headers: { 'CF-Connecting-IP': ip } })).status).toBe(200);
+    expect((await put({ throttle_protected_paths_enabled: false })).status).toBe(200);
+    expect((await signIn()).status).not.toBe(429);
   });
 });

@@ -16,6 +16,7 @@ const TOUCHED = [
   'import_sources',
   'repository_storages_weighted',
   'max_personal_access_token_lifetime',
+  'admin_mode',
 ] as const;
 
 let original: Record<string, any>;
@@ -234,5 +235,20 @@ describe('PUT /application/settings', () => {
     expect(reset.status).toBe(200);
     expect(reset.body.max_personal_access_token_lifetime).toBeNull();
     expect((await api('/application/settings', { token: rootToken })).body.max_personal_access_token_lifetime).toBeNull();
+  });
+
+  it('with admin_mode on, refuses an administrator whose token lacks the admin_mode scope', async () => {
+    const plainAdmin = await createUser({ admin: true, scopes: ['api'] });
+    expect((await api('/application/settings', { token: plainAdmin.token })).status).toBe(200);
+    const on = await put({ admin_mode: true });
+    expect(on.status).toBe(200);
+    expect(on.body.admin_mode).toBe(true);
+    const refused = await api('/application/settings', { token: plainAdmin.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ message: '403 Forbidden' });
+    expect((await put({ after_sign_up_text: 'x' }, plainAdmin.token)).status).toBe(403);
+    const off = await put({ admin_mode: false });
+    expect(off.status).toBe(200);
+    expect((await api('/application/settings', { token: plainAdmin.token })).status).toBe(200);
   });
 });
