@@ -231,3 +231,30 @@ describe('impersonation tokens in the guard', () => {
     expect((await api(`/user?sudo=${other.id}`, { token: imp.body.token })).body).toEqual({ message: '403 Forbidden - Must be admin to use sudo' });
   });
 });
+
+describe('malformed credentials', () => {
+  it('never produce a 500', async () => {
+    const cases: [string, RequestInit][] = [
+      ['/api/v4/user', { headers: { Cookie: '_service_session=%E0%A4%A' } }],
+      ['/api/v4/user', { headers: { Authorization: 'Bearer' } }],
+      ['/api/v4/user', { headers: { Authorization: 'Basic !!!' } }],
+      ['/api/v4/user?private_token[]=a&private_token[]=b', {}],
+      ['/api/v4/user?sudo=99999999999999999999999', { headers: { 'PRIVATE-TOKEN': rootToken } }],
+      ['/api/v4/user?sudo[]=1', { headers: { 'PRIVATE-TOKEN': rootToken } }],
+      [`/api/v4/user?private_token=${'x'.repeat(4000)}`, {}],
+      ['/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Basic %%%' }, body: '{"grant_type":"password","username":"a","password":"b","client_id":"x"}' }],
+      ['/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[1,2]' }],
+      ['/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"grant_type":"password","username":{"a":1},"password":["x"],"scope":5}' }],
+      ['/oauth/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"grant_type":"refresh_token","refresh_token":{"x":1}}' }],
+      ['/oauth/token/info?access_token[]=x', {}],
+      ['/oauth/revoke', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"token":["x"]}' }],
+      ['/users/sign_in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"user":"x"}', redirect: 'manual' }],
+      ['/users/sign_in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"user":{"login":["a"],"password":{"b":1}}}', redirect: 'manual' }],
+      ['/users/sign_out', { method: 'DELETE', headers: { Cookie: '_service_session=nope' }, redirect: 'manual' }],
+    ];
+    for (const [path, init] of cases) {
+      const res = await fetchApi(path, init);
+      expect(res.status, `${init.method ?? 'GET'} ${path.slice(0, 60)}`).toBeLessThan(500);
+    }
+  });
+});
