@@ -65,13 +65,18 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys', summary: "List a user's GPG keys (public)", tags: ['gpg_keys'], params: listUserParams, scopes: ['read_user'], rateLimit: 'user_gpg_keys' },
-    async ({ c, p }) => listGpgKeys(c, p, await findUserOrFail(c.var.db, p.id)),
+    { method: 'GET', path: '/users/:id/gpg_keys', summary: "List a user's GPG keys (signed in)", tags: ['gpg_keys'], params: listUserParams, scopes: ['read_user'], rateLimit: 'user_gpg_keys' },
+    // Authenticated like every Users endpoint but status (spec document 2, Authentication 1).
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      return listGpgKeys(c, p, await findUserOrFail(c.var.db, p.id));
+    },
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "Get one of a user's GPG keys (public)", tags: ['gpg_keys'], params: userKeyParams, scopes: ['read_user'], rateLimit: 'user_gpg_key' },
-    async ({ c, p }) => {
+    { method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "Get one of a user's GPG keys (signed in)", tags: ['gpg_keys'], params: userKeyParams, scopes: ['read_user'], rateLimit: 'user_gpg_key' },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
       const user = await findUserOrFail(c.var.db, p.id);
       return c.json(gpgKeyEntity(await findGpgKeyOrFail(c.var.db, user.id, p.key_id)));
     },

@@ -99,7 +99,7 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id_or_username/keys',
-      summary: "List a user's SSH keys (public)",
+      summary: "List a user's SSH keys (signed in)",
       tags: ['keys'],
       params: listUserKeysParams,
       scopes: ['read_user'],
@@ -115,7 +115,7 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id/keys/:key_id',
-      summary: "Get one of a user's SSH keys (public)",
+      summary: "Get one of a user's SSH keys (signed in)",
       tags: ['keys'],
       params: userKeyParams,
       scopes: ['read_user'],
@@ -159,12 +159,14 @@ const findKey = (db: Db, userId: number, id: number) =>
   db.select().from(keys).where(and(eq(keys.userId, userId), eq(keys.id, id))).get();
 
 /** `can?(current_user, :read_user, user)`: anonymous callers are refused when the public level is restricted. */
-async function readableUser(c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
+/**
+ * Spec document 2, Authentication 1: every endpoint of the Users section needs authentication except
+ * the status read, so the public key lists answer 401 to anonymous callers (before the user lookup,
+ * like GitLab's `before { authenticate! }`), then 404 for a missing user.
+ */
+async function readableUser(_c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
+  requireUser(caller);
   if (!user) throw notFound('User');
-  if (!caller.user) {
-    const levels = ((await c.var.settings()).restricted_visibility_levels ?? []).map(String);
-    if (levels.includes('public') || levels.includes('20')) throw notFound('User');
-  }
   return user;
 }
 

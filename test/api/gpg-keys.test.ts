@@ -109,18 +109,20 @@ describe('GET/DELETE /user/gpg_keys/:key_id and revoke', () => {
 });
 
 describe('/users/:id/gpg_keys', () => {
-  it('lists and reads without authentication; 404 for a missing user or key', async () => {
+  it('lists and reads for signed-in users, 401 for anonymous callers; 404 for a missing user or key', async () => {
     const u = await createUser();
+    const reader = await createUser();
+    expect(await api(`/users/${u.id}/gpg_keys`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     const k1 = await addGpg(u.token, freshGpgKey().key);
     const k2 = await addGpg(u.token, freshGpgKey({ oldFormat: true }).key);
-    const list = await api(`/users/${u.id}/gpg_keys`);
+    const list = await api(`/users/${u.id}/gpg_keys`, { token: reader.token });
     expect(list.status).toBe(200);
     expect(list.body).toEqual([k1.body, k2.body]);
-    expect((await api(`/users/${u.id}/gpg_keys?per_page=1`)).headers.get('x-total-pages')).toBe('2');
-    expect((await api(`/users/${u.id}/gpg_keys/${k2.body.id}`)).body).toEqual(k2.body);
-    expect(await api('/users/999999999/gpg_keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
-    const other = await createUser();
-    expect(await api(`/users/${other.id}/gpg_keys/${k1.body.id}`)).toMatchObject({ status: 404, body: { message: '404 GPG Key Not Found' } });
+    expect((await api(`/users/${u.id}/gpg_keys?per_page=1`, { token: reader.token })).headers.get('x-total-pages')).toBe('2');
+    expect((await api(`/users/${u.id}/gpg_keys/${k2.body.id}`, { token: reader.token })).body).toEqual(k2.body);
+    expect(await api(`/users/${u.id}/gpg_keys/${k2.body.id}`)).toMatchObject({ status: 401 });
+    expect(await api('/users/999999999/gpg_keys', { token: reader.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api(`/users/${reader.id}/gpg_keys/${k1.body.id}`, { token: reader.token })).toMatchObject({ status: 404, body: { message: '404 GPG Key Not Found' } });
   });
 
   it('administrators add, delete and revoke keys of a user; others get 403, anonymous 401', async () => {

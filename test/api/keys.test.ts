@@ -163,36 +163,40 @@ describe('DELETE /user/keys/:key_id', () => {
   });
 });
 
-describe('GET /users/:id_or_username/keys and /users/:id/keys/:key_id (public)', () => {
-  it('lists by id or username without authentication, paginated', async () => {
+describe('GET /users/:id_or_username/keys and /users/:id/keys/:key_id', () => {
+  it('lists by id or username for any signed-in user, paginated', async () => {
     const u = await createUser();
+    const reader = await createUser();
     const k1 = await addKey(u.token, { title: 'one', key: freshSshKey('ed25519_sk').key });
     const k2 = await addKey(u.token, { title: 'two', key: freshSshKey('ecdsa_sk').key });
-    const byId = await api(`/users/${u.id}/keys`);
+    const byId = await api(`/users/${u.id}/keys`, { token: reader.token });
     expect(byId.status).toBe(200);
     expect(byId.body).toEqual([k1.body, k2.body]);
-    expect((await api(`/users/${u.username}/keys`)).body).toEqual([k1.body, k2.body]);
-    const page = await api(`/users/${u.id}/keys?per_page=1&page=2`);
+    expect((await api(`/users/${u.username}/keys`, { token: reader.token })).body).toEqual([k1.body, k2.body]);
+    const page = await api(`/users/${u.id}/keys?per_page=1&page=2`, { token: reader.token });
     expect(page.body).toEqual([k2.body]);
     expect(page.headers.get('x-total')).toBe('2');
     expect(page.headers.get('x-total-pages')).toBe('2');
   });
 
-  it('404 User Not Found for a missing user', async () => {
-    expect(await api('/users/999999999/keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
-    expect(await api('/users/no-such-user-xyz/keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
-    expect(await api('/users/999999999/keys/1')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+  it('needs authentication (spec document 2, Authentication 1), then 404 User Not Found for a missing user', async () => {
+    const u = await createUser();
+    expect(await api(`/users/${u.id}/keys`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await api(`/users/${u.id}/keys/1`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await api('/users/999999999/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/no-such-user-xyz/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/999999999/keys/1', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
   });
 
   it('reads one key of a user; a key of someone else is 404 Key Not Found', async () => {
     const u = await createUser();
     const other = await createUser();
     const k = await addKey(u.token, { title: 'one', key: freshSshKey().key });
-    const res = await api(`/users/${u.id}/keys/${k.body.id}`);
+    const res = await api(`/users/${u.id}/keys/${k.body.id}`, { token: other.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(k.body);
-    expect(await api(`/users/${other.id}/keys/${k.body.id}`)).toMatchObject({ status: 404, body: { message: '404 Key Not Found' } });
-    expect((await api(`/users/${u.id}/keys/abc`)).body).toEqual({ error: 'key_id is invalid' });
+    expect(await api(`/users/${other.id}/keys/${k.body.id}`, { token: other.token })).toMatchObject({ status: 404, body: { message: '404 Key Not Found' } });
+    expect((await api(`/users/${u.id}/keys/abc`, { token: other.token })).body).toEqual({ error: 'key_id is invalid' });
   });
 });
 
