@@ -158,7 +158,6 @@ const host = (c: Context<AppEnv>) => new URL(baseUrl(c)).hostname;
 const findKey = (db: Db, userId: number, id: number) =>
   db.select().from(keys).where(and(eq(keys.userId, userId), eq(keys.id, id))).get();
 
-/** `can?(current_user, :read_user, user)`: anonymous callers are refused when the public level is restricted. */
 /**
  * Spec document 2, Authentication 1: every endpoint of the Users section needs authentication except
  * the status read, so the public key lists answer 401 to anonymous callers (before the user lookup,
