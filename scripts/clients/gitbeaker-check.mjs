@@ -169,6 +169,10 @@ await testCase('UserCustomAttributes set / show / all / remove', async () => {
   eq([a.key, a.value], ['dept', `eng-${TAG}`], 'set answer');
   eq((await api.UserCustomAttributes.show(erin.id, 'dept')).value, `eng-${TAG}`, 'show');
   eq((await api.UserCustomAttributes.all(erin.id)).map((x) => x.key), ['dept'], 'all');
+  const listed = await api.Users.all({ username: erin.username, withCustomAttributes: true });
+  eq(listed[0]?.custom_attributes, [{ key: 'dept', value: `eng-${TAG}` }], 'custom_attributes in Users.all({ withCustomAttributes })');
+  const filtered = await api.Users.all({ customAttributes: { dept: `eng-${TAG}` } });
+  eq(filtered.map((u) => u.id), [erin.id], 'Users.all({ customAttributes }) sends custom_attributes[dept]=...');
   await api.UserCustomAttributes.remove(erin.id, 'dept');
   eq(await api.UserCustomAttributes.all(erin.id), [], 'all after remove');
 });
@@ -445,6 +449,13 @@ await testCase('Users.remove(id) (DELETE /users/:id), then show rejects with 404
   const [gina] = need('gina');
   await api.Users.remove(gina.id);
   await rejects(404, () => api.Users.show(gina.id));
+});
+
+await testCase('Users.remove(id, { hardDelete: true })', async () => {
+  const ivy = await newUser('ivy');
+  await api.Users.remove(ivy.id, { hardDelete: true });
+  await rejects(404, () => api.Users.show(ivy.id));
+  await rejects(404, () => api.Users.remove(ivy.id));
 });
 
 console.log('END');

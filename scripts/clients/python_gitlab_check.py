@@ -540,8 +540,8 @@ def _():
     k = gl.users.get(alice.id, lazy=True).keys.create({"title": "py-by-name", "key": KEYS[2]})
     listed = gl.users.get(alice.username, lazy=True).keys.list(get_all=True)
     check(k.id in [x.id for x in listed], "key not listed by username")
-    anon = client(None).users.get(alice.username, lazy=True).keys.list(get_all=True)
-    check(k.id in [x.id for x in anon], "key not listed by username without a token")
+    # No anonymous read here: real GitLab serves this list without a token, but the spec (Document 2,
+    # Authentication 1) exempts only the status read, and the spec wins.
 
 
 @case("current user SSH keys: gl.user.keys create (with expires_at), list, get, delete (/user/keys)")
