@@ -55,7 +55,30 @@ export interface UserFields {
   note?: string;
   public_email?: string;
   commit_email?: string;
+  skype?: string;
+  linkedin?: string;
+  twitter?: string;
+  discord?: string;
+  location?: string;
+  organization?: string;
+  job_title?: string;
+  pronouns?: string;
 }
+
+/** UserDetail length validations (app/models/user_detail.rb: DEFAULT_FIELD_LENGTH 500, job_title 200, pronouns 50). */
+const MAX_LENGTHS: [keyof UserFields, number][] = [
+  ['skype', 500],
+  ['linkedin', 500],
+  ['twitter', 500],
+  ['discord', 500],
+  ['website_url', 500],
+  ['location', 500],
+  ['organization', 500],
+  ['job_title', 200],
+  ['pronouns', 50],
+  ['public_email', 255],
+  ['commit_email', 255],
+];
 
 /** Model validations shared by create and modify; `{"message": {attr: [msgs]}}` on failure. */
 export function validateUserFields(f: UserFields, settings: Settings): void {
@@ -79,6 +102,11 @@ export function validateUserFields(f: UserFields, settings: Settings): void {
     else if (!USERNAME_RE.test(f.username) || /\.(git|atom)$/i.test(f.username)) add('username', USERNAME_FORMAT_MESSAGE);
     else if (RESERVED_USERNAMES.has(f.username.toLowerCase())) add('username', `${f.username} is a reserved name`);
     if (f.username.length > 255) add('username', 'is too long (maximum is 255 characters)');
+  }
+  if (f.email !== undefined && f.email.length > 255) add('email', 'is too long (maximum is 255 characters)');
+  for (const [key, max] of MAX_LENGTHS) {
+    const v = f[key];
+    if (typeof v === 'string' && v.length > max) add(key, `is too long (maximum is ${max} characters)`);
   }
   if (f.bio !== undefined && f.bio.length > 255) add('bio', 'is too long (maximum is 255 characters)');
   if (f.note !== undefined && f.note.length > 1000) add('note', 'is too long (maximum is 1000 characters)');

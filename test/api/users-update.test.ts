@@ -126,6 +126,14 @@ describe('PUT /users/:id', () => {
     const after = await adminView(u.id);
     expect(after.username).toBe(u.username);
     expect(after.projects_limit).toBe(100000);
+    const long = await put(u.id, { skype: 'x'.repeat(501), job_title: 'j'.repeat(201), pronouns: 'p'.repeat(51), email: `${'e'.repeat(250)}@example.com` });
+    expect(long.status).toBe(400);
+    expect(long.body.message).toEqual({
+      email: ['is too long (maximum is 255 characters)'],
+      skype: ['is too long (maximum is 500 characters)'],
+      job_title: ['is too long (maximum is 200 characters)'],
+      pronouns: ['is too long (maximum is 50 characters)'],
+    });
     const theme = await put(u.id, { theme_id: 50 });
     expect(theme.status).toBe(400);
     expect(theme.body).toEqual({ message: { theme_id: ['is not included in the list'] } });
