@@ -8,7 +8,7 @@ import { planAllows } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { validateParams } from '../lib/validate';
 import { requireAdmin } from '../middleware/auth';
-import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, SETTINGS_BY_NAME, settingsPutShape } from '../params/settings';
+import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, RAW_INPUTS, SETTINGS_BY_NAME, settingsPutShape } from '../params/settings';
 import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from '../services/settings';
 
 export function mountSettings(r: Router) {
@@ -52,6 +52,9 @@ export function mountSettings(r: Router) {
     await writeSettings(c.var.db, changes);
     return c.json(await present(c));
   });
+  // Parameters are validated in the handler (after the admin check); the record documents them.
+  const record = r.records[r.records.length - 1];
+  if (record) record.params = { shape: settingsPutShape };
 }
 
 /** Legacy names, `nil` git protocol, licence filter and secret digests: what gets stored. */
@@ -62,6 +65,12 @@ async function translate(c: Context<AppEnv>, attrs: Record<string, unknown>): Pr
     const value = attrs[legacy];
     delete attrs[legacy];
     if (!(current in attrs)) attrs[current] = value;
+  }
+  for (const [rawName, list] of Object.entries(RAW_INPUTS)) {
+    if (!(rawName in attrs)) continue;
+    const text = attrs[rawName];
+    delete attrs[rawName];
+    if (!(list in attrs)) attrs[list] = typeof text === 'string' ? text.split(/[\s,;]+/).filter(Boolean) : [];
   }
   // "since 13.0 it's not possible to disable hashed storage": the parameter is dropped.
   delete attrs.hashed_storage_enabled;

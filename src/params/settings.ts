@@ -429,8 +429,18 @@ function paramType(type: SettingType, values?: readonly (string | number)[]): z.
   }
 }
 
+/** Text forms of list settings: newline, comma, semicolon or space separated (`domain_strings_to_array`). */
+export const RAW_INPUTS: Record<string, string> = {
+  domain_denylist_raw: 'domain_denylist',
+  domain_allowlist_raw: 'domain_allowlist',
+  outbound_local_requests_allowlist_raw: 'outbound_local_requests_whitelist',
+  protected_paths_raw: 'protected_paths',
+  notes_create_limit_allowlist_raw: 'notes_create_limit_allowlist',
+  users_get_by_id_limit_allowlist_raw: 'users_get_by_id_limit_allowlist',
+};
+
 /** Names PUT accepts, in the order Grape's at_least_one_of lists them. */
-export const PUT_NAMES: string[] = [...SETTINGS.map((d) => d.name), 'repository_storages_weighted', ...Object.keys(LEGACY_ALIASES), 'hashed_storage_enabled'].filter(
+export const PUT_NAMES: string[] = [...SETTINGS.map((d) => d.name), ...Object.keys(RAW_INPUTS), 'repository_storages_weighted', ...Object.keys(LEGACY_ALIASES), 'hashed_storage_enabled'].filter(
   (n, idx, all) => all.indexOf(n) === idx,
 );
 
@@ -439,6 +449,7 @@ export const settingsPutShape: Record<string, z.ZodType> = Object.fromEntries(
   PUT_NAMES.map((name) => {
     const def = SETTINGS_BY_NAME.get(name) ?? SETTINGS_BY_NAME.get(LEGACY_ALIASES[name] ?? '');
     if (name === 'repository_storages_weighted') return [name, hashOfIntegers().optional()];
+    if (name in RAW_INPUTS) return [name, g.string().optional()];
     const type = LEGACY_TYPES[name] ?? def?.type ?? 'bool';
     return [name, paramType(type, def?.values).optional()];
   }),

@@ -17,6 +17,7 @@ const TOUCHED = [
   'repository_storages_weighted',
   'max_personal_access_token_lifetime',
   'admin_mode',
+  'users_get_by_id_limit_allowlist',
 ] as const;
 
 let original: Record<string, any>;
@@ -250,5 +251,21 @@ describe('PUT /application/settings', () => {
     const off = await put({ admin_mode: false });
     expect(off.status).toBe(200);
     expect((await api('/application/settings', { token: plainAdmin.token })).status).toBe(200);
+  });
+
+  it('accepts the text form of a list setting (*_raw)', async () => {
+    const res = await put({ users_get_by_id_limit_allowlist_raw: 'alice\nbob, carol;dave' });
+    expect(res.status).toBe(200);
+    expect(res.body.users_get_by_id_limit_allowlist).toEqual(['alice', 'bob', 'carol', 'dave']);
+    expect(res.body.users_get_by_id_limit_allowlist_raw).toBe('alice\nbob\ncarol\ndave');
+    expect((await api('/application/settings', { token: rootToken })).body.users_get_by_id_limit_allowlist).toEqual(['alice', 'bob', 'carol', 'dave']);
+  });
+
+  it('is documented with its parameters in the OpenAPI document', async () => {
+    const doc = await api('/-/openapi.json');
+    expect(doc.status).toBe(200);
+    const op = doc.body.paths['/api/v4/application/settings'].put;
+    const names = JSON.stringify(op);
+    for (const n of ['admin_mode', 'personal_access_token_prefix', 'rsa_key_restriction', 'throttle_authenticated_api_enabled']) expect(names).toContain(`"${n}"`);
   });
 });
