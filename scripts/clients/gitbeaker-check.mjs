@@ -336,6 +336,14 @@ await testCase('UserSSHKeys for another user (admin): create, all, show, remove'
   check(!(await api.UserSSHKeys.all({ userId: erin.id })).some((x) => x.id === k.id), 'still listed after remove');
 });
 
+await testCase('AuditEvents.all({ entityType: "User", entityId }) shows the admin-added SSH key; show(id)', async () => {
+  const [erin] = need('erin');
+  const events = await api.AuditEvents.all({ entityType: 'User', entityId: erin.id });
+  check(events.length > 0, 'no audit events for the user');
+  check(events.every((e) => e.entity_type === 'User' && e.entity_id === erin.id), 'an event for another entity');
+  eq((await api.AuditEvents.show(events[0].id)).id, events[0].id, 'show');
+});
+
 await testCase('UserSSHKeys for the current user: create (expiresAt), all, show, remove', async () => {
   const [erinApi] = need('erinApi');
   const expiresAt = new Date(Date.now() + 30 * 86400_000).toISOString().replace(/\.\d+Z$/, 'Z');

@@ -519,6 +519,16 @@ def _():
     eq(gl.users.get(dave.id).state, "active", "state after activate()")
 
 
+@case("user.ban() / unban()")
+def _():
+    (dave,) = need("dave")
+    u = gl.users.get(dave.id)
+    check(u.ban(), "ban() answer is not truthy")
+    eq(gl.users.get(dave.id).state, "banned", "state after ban()")
+    check(u.unban(), "unban() answer is not truthy")
+    eq(gl.users.get(dave.id).state, "active", "state after unban()")
+
+
 @case("admin SSH keys for a user: user.keys create, list, get, delete (/users/:id/keys)")
 def _():
     (alice,) = need("alice")
