@@ -158,3 +158,26 @@ describe('password sign-in switches', () => {
     expect((await api('/user', { token: u.token })).status).toBe(200);
   });
 });
+
+describe('session_expire_delay', () => {
+  let original: Record<string, unknown>;
+  beforeAll(async () => {
+    original = await withSettings({ session_expire_delay: 0 });
+  });
+  afterAll(async () => {
+    expect((await put(original)).status).toBe(200);
+  });
+
+  it('bounds the life of a web session (0 minutes: the cookie is dead at once)', async () => {
+    const u = await createUser();
+    const res = await fetchApi('/users/sign_in', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ 'user[login]': u.username, 'user[password]': u.password }).toString(),
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(302);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetchApi('/api/v4/user', { headers: { Cookie: cookie } })).status).toBe(401);
+  });
+});
