@@ -14,7 +14,6 @@ import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, write
 export function mountSettings(r: Router) {
   r.route({ method: 'GET', path: '/application/settings', summary: 'Get the current application settings', tags: ['settings'] }, async ({ c, caller }) => {
     requireAdmin(caller);
-    await ensureSettingsRow(c.var.db);
     return c.json(await present(c));
   });
 
@@ -94,7 +93,12 @@ function levelName(level: string): string {
 }
 
 async function present(c: Context<AppEnv>) {
-  const { settings, createdAt, updatedAt } = await loadSettingsRow(c.var.db);
+  let row = await loadSettingsRow(c.var.db);
+  if (row.createdAt == null) {
+    await ensureSettingsRow(c.var.db);
+    row = await loadSettingsRow(c.var.db);
+  }
+  const { settings, createdAt, updatedAt } = row;
   const host = c.var.config.externalUrl ? new URL(c.var.config.externalUrl).hostname : new URL(c.req.url).hostname;
   return applicationSetting(settings, { plan: c.var.config.plan, createdAt, updatedAt, host });
 }

@@ -421,7 +421,10 @@ function paramType(type: SettingType, values?: readonly (string | number)[]): z.
     case 'visibility':
       return g.enum(values as string[]);
     case 'csv':
-      return values ? csvOf(values as string[]) : g.csv();
+      // Grape coerces array items to String: `[20]` reads as `["20"]`.
+      return z
+        .preprocess((v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'number' ? String(x) : x)) : typeof v === 'number' ? String(v) : v), values ? csvOf(values as string[]) : g.csv())
+        .meta({ grapeType: 'Array[String]', jsonType: 'array' });
     case 'intArray':
       return intCsv();
     case 'hash':

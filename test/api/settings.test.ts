@@ -18,6 +18,7 @@ const TOUCHED = [
   'max_personal_access_token_lifetime',
   'admin_mode',
   'users_get_by_id_limit_allowlist',
+  'restricted_visibility_levels',
 ] as const;
 
 let original: Record<string, any>;
@@ -210,6 +211,10 @@ describe('PUT /application/settings', () => {
     expect(res.body.domain_denylist).toEqual(['a.example', 'b.example']);
     expect(res.body.domain_denylist_raw).toBe('a.example\nb.example');
     expect(res.body.disabled_oauth_sign_in_sources).toEqual(['x', 'y']);
+    const levels = await put({ restricted_visibility_levels: [10] });
+    expect(levels.status).toBe(200);
+    expect(levels.body.restricted_visibility_levels).toEqual(['internal']);
+    expect((await put({ restricted_visibility_levels: [] })).body.restricted_visibility_levels).toEqual([]);
     const form = await api('/application/settings', { method: 'PUT', token: rootToken, form: { 'import_sources[]': ['github', 'gitlab_project'] } });
     expect(form.status).toBe(200);
     expect(form.body.import_sources).toEqual(['github', 'gitlab_project']);
