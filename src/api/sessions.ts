@@ -4,7 +4,6 @@
  */
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
 import { safeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { requestParams } from '../lib/params';

@@ -11,7 +11,7 @@ import { findUserByUsername } from '../db/queries/users';
 import { randomHex, safeEqual, tokenDigest, verifyPassword } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { DEFAULT_OAUTH_SCOPES, oauthServerScopes } from '../lib/scopes';
-import { oauthTokenInfo, tokenResponse, type OauthTokenRow } from '../entities/oauth';
+import { oauthTokenInfo, tokenResponse } from '../entities/oauth';
 import { oauthExpired } from './tokens';
 
 /** Doorkeeper's error descriptions (config/locales/en.yml). */
