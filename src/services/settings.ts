@@ -204,6 +204,7 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
   num('max_import_size', { gte: 0 });
   num('max_pages_size', { gte: 0, lt: 1024 * 1024 });
   if (blank(st.default_artifacts_expire_in)) add('default_artifacts_expire_in', "can't be blank");
+  else if (String(st.default_artifacts_expire_in).trim() !== 'never' && durationSeconds(String(st.default_artifacts_expire_in)) == null) add('default_artifacts_expire_in', 'is not a correct duration');
   num('container_registry_token_expire_delay', { gt: 0 });
   if (st.enabled_git_access_protocol != null && st.enabled_git_access_protocol !== '' && !['ssh', 'http'].includes(String(st.enabled_git_access_protocol))) {
     add('enabled_git_access_protocol', 'is not included in the list');
@@ -232,7 +233,7 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
   if (st.commit_email_hostname != null && !/^[^@]+$/.test(String(st.commit_email_hostname))) add('commit_email_hostname', 'is invalid');
   if (st.archive_builds_in_human_readable != null && st.archive_builds_in_human_readable !== '') {
     const seconds = durationSeconds(String(st.archive_builds_in_human_readable));
-    if (seconds == null) add('archive_builds_in_human_readable', 'is invalid');
+    if (seconds == null) add('archive_builds_in_human_readable', 'is not a correct duration');
     else if (seconds < 86400) add('archive_builds_in_seconds', 'must be greater than or equal to 86400');
   }
   num('local_markdown_version', { gte: 0, lt: 65536, allowNil: true });
@@ -315,6 +316,7 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
 
 /** ChronicDuration-style `1 day`, `2 weeks 3 days`, `36h` -> seconds; null when unreadable. */
 export function durationSeconds(text: string): number | null {
+  if (/^\s*\d+\s*$/.test(text)) return Number(text.trim());
   const units: Record<string, number> = { s: 1, sec: 1, second: 1, m: 60, min: 60, minute: 60, h: 3600, hr: 3600, hour: 3600, d: 86400, day: 86400, w: 604800, wk: 604800, week: 604800, mo: 2592000, month: 2592000, y: 31557600, yr: 31557600, year: 31557600 };
   const re = /(\d+(?:\.\d+)?)\s*([a-z]+)/gi;
   let total = 0;

@@ -194,6 +194,9 @@ describe('PUT /application/settings', () => {
     expect((await put({ enforce_terms: true })).body).toEqual({ message: { terms: ["can't be blank"] } });
     expect((await put({ restricted_visibility_levels: ['secret'] })).body).toEqual({ message: { restricted_visibility_levels: ["'secret' is not a valid visibility level"] } });
     expect((await put({ rate_limiting_response_text: 'x'.repeat(256) })).body).toEqual({ message: { rate_limiting_response_text: ['is too long (maximum is 255 characters)'] } });
+    expect((await put({ archive_builds_in_human_readable: '2 hours' })).body).toEqual({ message: { archive_builds_in_seconds: ['must be greater than or equal to 86400'] } });
+    expect((await put({ archive_builds_in_human_readable: 'whenever' })).body).toEqual({ message: { archive_builds_in_human_readable: ['is not a correct duration'] } });
+    expect((await put({ default_artifacts_expire_in: 'soonish' })).body).toEqual({ message: { default_artifacts_expire_in: ['is not a correct duration'] } });
     expect((await put({ hashed_storage_enabled: false })).status).toBe(200);
     const back = await api('/application/settings', { token: rootToken });
     expect(back.body.after_sign_up_text).not.toBe('not stored either');
