@@ -123,6 +123,17 @@ const THROTTLES: Throttle[] = [
   { name: 'throttle_authenticated_protected_paths_web', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && !r.api && r.userId != null ? `user:${r.userId}` : null) },
 ];
 
+/**
+ * An application limit of APP_LIMITS by key, threshold and interval resolved as for routes:
+ * issue creation calls `applicationLimit(c, 'issues_create', [project.id, user.id], { retryAfter: false })`
+ * (Issues::CreateService scope [project, current_user, external_author]; no Retry-After).
+ */
+export async function applicationLimit(c: Context<AppEnv>, key: string, scope: ScopeItem[], opts: { retryAfter?: boolean } = {}): Promise<void> {
+  const settings = await c.var.settings();
+  const threshold = appLimitThreshold(settings, c.var.config.rateLimits ?? {}, key);
+  await checkRateLimit(c, key, scope, threshold, APP_LIMITS[key]?.intervalSeconds ?? 60, opts);
+}
+
 /** Rack::Attack: every matching throttle counts the request; the first one over its limit answers 429. */
 async function throttleRequest(c: Context<AppEnv>, caller: Caller, settings: Settings): Promise<void> {
   const enabled = THROTTLES.filter((t) => settings[`${t.settings}_enabled`] === true);

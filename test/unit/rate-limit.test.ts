@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryRateLimiter } from '../../src/lib/rate-limiter';
-import { appLimitThreshold } from '../../src/middleware/rate-limit';
+import { ApiError } from '../../src/lib/errors';
+import { appLimitThreshold, applicationLimit, checkRateLimit } from '../../src/middleware/rate-limit';
 import { loadSettings, type Settings } from '../../src/services/settings';
 
 describe('memoryRateLimiter', () => {
@@ -39,5 +40,39 @@ describe('appLimitThreshold', () => {
     const stored = await settingsWith({ users_api_limit_status: 0 });
     expect(appLimitThreshold(stored, { user_status: 3 }, 'user_status')).toBe(0);
     expect(appLimitThreshold(fresh, {}, 'no_such_key')).toBe(0);
+  });
+});
+
+describe('checkRateLimit / applicationLimit (for callers outside the router)', () => {
+  const fakeContext = (rateLimits: Record<string, number>) => {
+    const row = undefined;
+    const db = { select: () => ({ from: () => ({ where: () => ({ get: async () => row }) }) }) } as never;
+    const rateLimiter = memoryRateLimiter();
+    return { var: { rateLimiter, settings: () => loadSettings(db), config: { rateLimits } } } as never;
+  };
+  const failure = async (p: Promise<void>) => p.then(() => null, (e: unknown) => e as ApiError);
+
+  it('counts per scope and answers GitLab 429 with Retry-After: interval', async () => {
+    const c = fakeContext({});
+    expect(await failure(checkRateLimit(c, 'k', [1, 'x'], 1, 60))).toBeNull();
+    const err = await failure(checkRateLimit(c, 'k', [1, 'x'], 1, 60));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err!.status).toBe(429);
+    expect(err!.body).toEqual({ message: { error: 'This endpoint has been requested too many times. Try again later.' } });
+    expect(err!.headers).toEqual({ 'Retry-After': '60' });
+    expect(await failure(checkRateLimit(c, 'k', [2, 'x'], 1, 60))).toBeNull();
+    expect(await failure(checkRateLimit(c, 'k', [1, 'x'], 0, 60))).toBeNull();
+  });
+
+  it('issues_create is disabled by default and, when limited, sends no Retry-After', async () => {
+    const off = fakeContext({});
+    for (let n = 0; n < 5; n++) expect(await failure(applicationLimit(off, 'issues_create', [7, 3], { retryAfter: false }))).toBeNull();
+    const on = fakeContext({ issues_create: 1 });
+    expect(await failure(applicationLimit(on, 'issues_create', [7, 3], { retryAfter: false }))).toBeNull();
+    const err = await failure(applicationLimit(on, 'issues_create', [7, 3], { retryAfter: false }));
+    expect(err!.status).toBe(429);
+    expect(err!.headers).toEqual({});
+    // Another project of the same user has a count of its own.
+    expect(await failure(applicationLimit(on, 'issues_create', [8, 3], { retryAfter: false }))).toBeNull();
   });
 });
