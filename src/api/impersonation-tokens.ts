@@ -70,9 +70,10 @@ export function mountImpersonationTokens(r: Router) {
       if (!user) throw notFound('User');
       const settings = await c.var.settings();
       // The documented default: no date means the longest lifetime allowed.
-      const expiresAt = defaultExpiry(settings, p.expires_at);
+      const policy = { settings, config: c.var.config };
+      const expiresAt = defaultExpiry(policy, p.expires_at);
       const scopes = p.scopes ?? [];
-      const errors = tokenErrors(settings, { name: p.name, scopes, expiresAt });
+      const errors = tokenErrors(policy, { name: p.name, scopes, expiresAt });
       // `render_validation_error!(impersonation_token)`.
       if (Object.keys(errors).length) throw validationFailed(errors);
       const { value, query } = await tokenInsert(c.var.db, c.var.config, settings, {

@@ -224,8 +224,9 @@ export function mountPersonalAccessTokens(r: Router) {
 /** PersonalAccessTokens::CreateService: validation failures are 422 with the full-messages sentence. */
 async function createToken(c: Context<AppEnv>, userId: number, p: { name: string; scopes: string[]; description?: string; expires_at?: string }) {
   const settings = await c.var.settings();
-  const expiresAt = defaultExpiry(settings, p.expires_at);
-  const errors = tokenErrors(settings, { name: p.name, scopes: p.scopes, expiresAt });
+  const policy = { settings, config: c.var.config };
+  const expiresAt = defaultExpiry(policy, p.expires_at);
+  const errors = tokenErrors(policy, { name: p.name, scopes: p.scopes, expiresAt });
   if (Object.keys(errors).length) throw unprocessable(fullMessagesSentence(errors));
   const { value, query } = await tokenInsert(c.var.db, c.var.config, settings, { userId, name: p.name, description: p.description, scopes: p.scopes, expiresAt });
   const [row] = await query;

@@ -7,6 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { personalAccessTokens } from '../db/schema';
 import { randomToken, tokenDigest } from '../lib/crypto';
+import { planAllows } from '../lib/plan';
 import { allAvailableScopes } from '../lib/scopes';
 import { addDays, today } from '../lib/time';
 import type { Config } from '../config';
@@ -20,9 +21,19 @@ export const patExpired = (expiresAt: string | null) => expiresAt != null && exp
 export const oauthExpired = (t: { createdAt: number; expiresIn: number | null }, now = Date.now()) =>
   t.expiresIn != null && t.createdAt + t.expiresIn * 1000 <= now;
 
-/** PersonalAccessToken::MAX_PERSONAL_ACCESS_TOKEN_LIFETIME_IN_DAYS, lowered by the (EE) instance setting. */
-export function maxLifetimeDays(settings: Settings): number {
+/** What token validation depends on: the application settings and the instance plan. */
+export interface TokenPolicy {
+  settings: Settings;
+  config: Pick<Config, 'plan'>;
+}
+
+/**
+ * PersonalAccessToken::MAX_PERSONAL_ACCESS_TOKEN_LIFETIME_IN_DAYS, lowered by the instance setting
+ * `max_personal_access_token_lifetime` on Ultimate only (ee/app/models/ee/personal_access_token.rb).
+ */
+export function maxLifetimeDays({ settings, config }: TokenPolicy): number {
   const instance = Number(settings.max_personal_access_token_lifetime);
+  if (!planAllows(config, 'ultimate')) return 365;
   return Number.isInteger(instance) && instance > 0 ? Math.min(365, instance) : 365;
 }
 
@@ -66,13 +77,14 @@ export async function tokenInsert(db: Db, config: Config, settings: Settings, in
 }
 
 /** CreateService#pat_expiration: without a date the token gets the longest lifetime allowed, when expiry is required. */
-export function defaultExpiry(settings: Settings, expiresAt: string | null | undefined): string | null {
+export function defaultExpiry(policy: TokenPolicy, expiresAt: string | null | undefined): string | null {
   if (expiresAt) return expiresAt;
-  return settings.require_personal_access_token_expiry ? addDays(today(), maxLifetimeDays(settings)) : null;
+  return policy.settings.require_personal_access_token_expiry ? addDays(today(), maxLifetimeDays(policy)) : null;
 }
 
 /** PersonalAccessToken validations, in the order Rails runs them: `{attribute: [messages]}`, empty when valid. */
-export function tokenErrors(settings: Settings, input: { name: string; scopes: string[]; expiresAt: string | null }): Record<string, string[]> {
+export function tokenErrors(policy: TokenPolicy, input: { name: string; scopes: string[]; expiresAt: string | null }): Record<string, string[]> {
+  const { settings } = policy;
   const errors: Record<string, string[]> = {};
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   if (!input.name.trim()) add('name', "can't be blank");
@@ -80,7 +92,7 @@ export function tokenErrors(settings: Settings, input: { name: string; scopes: s
   if (input.expiresAt == null && settings.require_personal_access_token_expiry) add('expires_at', "can't be blank");
   const allowed = allAvailableScopes();
   if (input.scopes.some((s) => !allowed.includes(s))) add('scopes', 'can only contain available scopes');
-  const max = addDays(today(), maxLifetimeDays(settings));
+  const max = addDays(today(), maxLifetimeDays(policy));
   if (input.expiresAt != null && input.expiresAt > max) add('expires_at', `must be before ${max}`);
   return errors;
 }
@@ -116,7 +128,7 @@ export async function rotateToken(db: Db, config: Config, settings: Settings, to
   if (token.revoked) return { ok: false, message: 'Token already revoked' };
   const expiresAt = expiresAtParam ?? (settings.require_personal_access_token_expiry ? addDays(today(), ROTATION_EXPIRY_DAYS) : null);
   const scopes = JSON.parse(token.scopes) as string[];
-  const errors = tokenErrors(settings, { name: token.name, scopes, expiresAt });
+  const errors = tokenErrors({ settings, config }, { name: token.name, scopes, expiresAt });
   if (Object.keys(errors).length) return { ok: false, message: fullMessagesSentence(errors) };
   const revoked = await db
     .update(personalAccessTokens)

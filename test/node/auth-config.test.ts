@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
 import type { AppEnv, UserRow } from '../../src/context';
-import { personalAccessTokens, users } from '../../src/db/schema';
+import { applicationSettings, personalAccessTokens, users } from '../../src/db/schema';
 import { memoryRateLimiter } from '../../src/lib/rate-limiter';
 import { Router } from '../../src/lib/router';
 import { setJobTokenResolver } from '../../src/middleware/auth';
@@ -96,6 +96,38 @@ describe('OAUTH_TOKEN_TTL_SECONDS', () => {
     const refreshed = await s.call('/oauth/token', { body: { grant_type: 'refresh_token', refresh_token: grant.body.refresh_token } });
     expect(refreshed.status).toBe(200);
     expect((await s.call('/api/v4/user', { headers: { Authorization: `Bearer ${refreshed.body.access_token}` } })).status).toBe(200);
+  });
+});
+
+describe('max_personal_access_token_lifetime (Ultimate)', () => {
+  const addDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+  async function withLifetime(plan: string) {
+    const s = await server({ INSTANCE_PLAN: plan });
+    const now = Date.now();
+    await s.db
+      .insert(applicationSettings)
+      .values({ id: 1, data: JSON.stringify({ max_personal_access_token_lifetime: 30 }), createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: applicationSettings.id, set: { data: JSON.stringify({ max_personal_access_token_lifetime: 30 }) } })
+      .run();
+    return s;
+  }
+
+  it('shortens the maximum and the default expiry on Ultimate', async () => {
+    const s = await withLifetime('ultimate');
+    const u = await s.newUser();
+    expect((await s.call(`/personal_access_tokens/${u.tokenId}`, { token: u.token })).body.expires_at).toBe(addDays(30));
+    const late = await s.call(`/users/${u.id}/personal_access_tokens`, { token: DEV_ROOT_TOKEN, body: { name: 'x', scopes: ['api'], expires_at: addDays(60) } });
+    expect(late.status).toBe(422);
+    expect(late.body).toEqual({ message: `Expires at must be before ${addDays(30)}` });
+  });
+
+  it('is ignored on the free plan', async () => {
+    const s = await withLifetime('free');
+    const u = await s.newUser();
+    expect((await s.call(`/personal_access_tokens/${u.tokenId}`, { token: u.token })).body.expires_at).toBe(addDays(365));
+    const ok = await s.call(`/users/${u.id}/personal_access_tokens`, { token: DEV_ROOT_TOKEN, body: { name: 'x', scopes: ['api'], expires_at: addDays(60) } });
+    expect(ok.status).toBe(201);
   });
 });
 
