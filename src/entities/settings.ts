@@ -21,7 +21,8 @@ export interface SettingsMeta {
 const raw = (v: unknown): string | null => (Array.isArray(v) ? v.join('\n') : null);
 
 export function applicationSetting(st: Settings, meta: SettingsMeta): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: 1, performance_bar_allowed_group_id: st.performance_bar_allowed_group_path ?? null };
+  // The id of the group named by performance_bar_allowed_group_path; this server has no groups to find.
+  const out: Record<string, unknown> = { id: 1, performance_bar_allowed_group_id: null };
   for (const def of SETTINGS) {
     if (def.secret || def.hidden) continue;
     if (def.tier && !planAllows({ plan: meta.plan }, def.tier)) continue;

@@ -137,7 +137,8 @@ export const SETTINGS: SettingDef[] = [
   i('storage_timeout_medium', 30),
   i('storage_timeout_fast', 10),
   b('dashboard_enabled', false),
-  s('dashboard_url', '/-/grafana'),
+  // GitLab's default points at its bundled dashboard under /-/; the vendor name stays out.
+  s('dashboard_url', '/-/dashboard'),
   b('avatarsvc_enabled', true),
   b('hashed_storage_enabled', true),
   b('help_page_hide_commercial_content', false),
