@@ -130,7 +130,7 @@ const THROTTLES: Throttle[] = [
  */
 export async function applicationLimit(c: Context<AppEnv>, key: string, scope: ScopeItem[], opts: { retryAfter?: boolean } = {}): Promise<void> {
   const settings = await c.var.settings();
-  const threshold = appLimitThreshold(settings, c.var.config.rateLimits ?? {}, key);
+  const threshold = appLimitThreshold(settings, c.var.config?.rateLimits ?? {}, key);
   await checkRateLimit(c, key, scope, threshold, APP_LIMITS[key]?.intervalSeconds ?? 60, opts);
 }
 
@@ -186,7 +186,7 @@ export async function enforceRateLimits(c: Context<AppEnv>, caller: Caller, rout
   await throttleRequest(c, caller, settings);
   if (!routeKey) return;
   const limit = APP_LIMITS[routeKey];
-  const threshold = appLimitThreshold(settings, c.var.config.rateLimits ?? {}, routeKey);
+  const threshold = appLimitThreshold(settings, c.var.config?.rateLimits ?? {}, routeKey);
   if (!(threshold > 0)) return;
   const user = caller.user;
   if (limit?.adminExempt && caller.isAdmin) return;
