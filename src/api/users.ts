@@ -392,7 +392,9 @@ function mountUserWrites(r: Router) {
         if (isUniqueViolation(err)) throw new ApiError(404, { message: 'Username has already been taken' });
         throw err;
       }
-      const updated = (await findUserById(db, user.id))!;
+      const updated = await findUserById(db, user.id);
+      // Deleted by a concurrent request between the lookup and the write.
+      if (!updated) throw notFound('User');
       const extras = await loadUserExtras(db, updated, { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true });
       return c.json(userWithAdmin(updated, extras));
     },
