@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, createUser, runtime } from '../support';
+import { api, createUser, rootToken, runtime } from '../support';
 
 // Changes no setting: the default user_status limit (240 per minute) is far from reached.
 // On workerd the counters must live in the RATE_LIMITER Durable Object (one count for every
@@ -14,6 +14,16 @@ async function durableCount(key: string, periodSeconds: number): Promise<number>
   const stub = ns.get(ns.idFromName(key)) as unknown as LimiterStub;
   return (await stub.peek(periodSeconds)).count;
 }
+
+describe('test isolation', () => {
+  // Settings tests rely on this: every test file (workerd and Node alike) starts from a database
+  // of its own, so a file changing instance settings cannot affect another file. Runs first here.
+  it('starts this file with a fresh database holding only root', async () => {
+    const res = await api('/users?per_page=1', { token: rootToken });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total')).toBe('1');
+  });
+});
 
 describe('rate-limit counters', () => {
   it('count every request of a client once, in the shared store on Workers', async () => {
