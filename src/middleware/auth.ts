@@ -185,17 +185,29 @@ function scopeSufficient(scope: string, method: string): boolean {
   return !READ_ONLY_SCOPES.has(scope) || method === 'GET' || method === 'HEAD';
 }
 
-/**
- * Authenticates the request for a route. Throws GitLab's 401/403 bodies for bad credentials;
- * returns the anonymous caller when none were sent.
- */
-export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): Promise<Caller> {
-  if (route.noAuth) return anonymous;
-  const params = await requestParams(c);
-  const method = c.req.method;
-  // `params[:sudo] || env['HTTP_SUDO']`: the parameter wins over the header.
-  const sudoId = str(params.sudo) ?? str(c.req.header('sudo'));
+interface Resolved {
+  found: FoundToken | null;
+  job: AuthenticatedJob | null;
+  session: { user: UserRow } | null;
+}
 
+/**
+ * Who the credentials of this request belong to, with the token validity checks. Memoised per
+ * request (and job-token flag): modules that authenticate ahead of the router pay for one lookup.
+ */
+const resolvedCache = new WeakMap<Request, Map<boolean, Resolved | null>>();
+
+async function resolveCredentials(c: Context<AppEnv>, route: RouteAuth, params: Record<string, unknown>): Promise<Resolved | null> {
+  const perRequest = resolvedCache.get(c.req.raw) ?? new Map<boolean, Resolved | null>();
+  resolvedCache.set(c.req.raw, perRequest);
+  const key = Boolean(route.jobToken);
+  if (perRequest.has(key)) return perRequest.get(key)!;
+  const result = await resolveUncached(c, route, params);
+  perRequest.set(key, result);
+  return result;
+}
+
+async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Record<string, unknown>): Promise<Resolved | null> {
   let found: FoundToken | null = null;
   let job: AuthenticatedJob | null = null;
   let session: { user: UserRow } | null = null;
@@ -232,12 +244,29 @@ export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): P
   if (!found && !job) {
     const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie) session = await findSession(c, cookie, params);
-    if (!session) {
-      if (sudoId) throw unauthorized();
-      if (route.admin) throw unauthorized();
-      return anonymous;
-    }
+    if (!session) return null;
   }
+  return { found, job, session };
+}
+
+/**
+ * Authenticates the request for a route. Throws GitLab's 401/403 bodies for bad credentials;
+ * returns the anonymous caller when none were sent.
+ */
+export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): Promise<Caller> {
+  if (route.noAuth) return anonymous;
+  const params = await requestParams(c);
+  const method = c.req.method;
+  // `params[:sudo] || env['HTTP_SUDO']`: the parameter wins over the header.
+  const sudoId = str(params.sudo) ?? str(c.req.header('sudo'));
+
+  const resolved = await resolveCredentials(c, route, params);
+  if (!resolved) {
+    if (sudoId) throw unauthorized();
+    if (route.admin) throw unauthorized();
+    return anonymous;
+  }
+  const { found, job, session } = resolved;
 
   const user = found ? found.user : job ? job.user : session!.user;
   const denied = accessDeniedReason(user, baseUrl(c));

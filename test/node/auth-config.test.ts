@@ -14,7 +14,7 @@ import type { AppEnv, UserRow } from '../../src/context';
 import { applicationSettings, personalAccessTokens, users } from '../../src/db/schema';
 import { memoryRateLimiter } from '../../src/lib/rate-limiter';
 import { Router } from '../../src/lib/router';
-import { setJobTokenResolver } from '../../src/middleware/auth';
+import { authenticate, setJobTokenResolver } from '../../src/middleware/auth';
 import { onError } from '../../src/middleware/errors';
 import { createNodeApp } from '../../src/node-app';
 import { loadSettings } from '../../src/services/settings';
@@ -178,6 +178,11 @@ describe('job-token routes', () => {
       c.set('settings', () => (settings ??= loadSettings(s.db)));
       await next();
     });
+    // A module that authenticates ahead of the router (as keys.ts and audit-events.ts do).
+    hono.on(['GET'], '/api/v4/job-probe', async (c, next) => {
+      await authenticate(c, { jobToken: true });
+      await next();
+    });
     const r = new Router(hono, '/api/v4');
     r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true }, ({ c, caller }) =>
       c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
@@ -215,6 +220,14 @@ describe('job-token routes', () => {
     expect(await get('/job-probe', { 'JOB-TOKEN': 'glcbt-good' })).toEqual({ status: 200, body: { user: u.id, kind: 'job_token' } });
     expect(await get('/job-probe', { Authorization: 'Bearer glcbt-good' })).toEqual({ status: 200, body: { user: u.id, kind: 'job_token' } });
     expect((await get('/job-probe', { 'JOB-TOKEN': 'glcbt-bad' })).status).toBe(401);
+    // Credentials are resolved once per request, however many times the request is authenticated.
+    let lookups = 0;
+    setJobTokenResolver(async (_c, token) => {
+      lookups++;
+      return token === 'glcbt-good' ? { jobId: 7, user: row } : null;
+    });
+    expect((await get('/job-probe', { 'JOB-TOKEN': 'glcbt-good' })).status).toBe(200);
+    expect(lookups).toBe(1);
     const sudo = await get('/job-probe?sudo=1', { 'JOB-TOKEN': 'glcbt-good' });
     expect(sudo.status).toBe(403);
     expect(sudo.body).toEqual({ message: '403 Forbidden - Must be admin to use sudo' });
