@@ -12,13 +12,14 @@ import { mountOpenapi } from './openapi';
 import { mountPersonalAccessTokens } from './personal-access-tokens';
 import { mountSessions } from './sessions';
 import { mountSettings } from './settings';
+import { mountUploads } from './uploads';
 import { mountUserCounts } from './user-counts';
 import { mountUserFollows } from './user-follows';
 import { mountUserPreferences } from './user-preferences';
 import { mountUserStatus } from './user-status';
 import { mountUsers } from './users';
 
-/** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, documentation). */
+/** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
   mountAuditEvents(api);
   mountGpgKeys(api);
@@ -33,5 +34,6 @@ export function mountApi(api: Router, web: Router) {
   mountUsers(api);
   mountOauth(web);
   mountSessions(web);
+  mountUploads(web);
   mountOpenapi(web, api);
 }
