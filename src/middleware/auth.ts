@@ -46,6 +46,8 @@ export interface RouteAuth {
   admin?: boolean;
   /** The route reads its own credentials (OAuth token endpoints, web sign-in): the API guard does not run. */
   noAuth?: boolean;
+  /** A personal access token is also accepted as the HTTP Basic password (`route_setting :authentication, basic_auth_personal_access_token: true`). */
+  basicAuthPat?: boolean;
 }
 
 const READ_ONLY_SCOPES = new Set(['read_api', 'read_user']);
@@ -84,6 +86,19 @@ function bearer(c: Context): string | undefined {
   const h = c.req.header('authorization');
   const m = h?.match(/^Bearer\s+(.+)$/i);
   return m?.[1].trim() || undefined;
+}
+
+/** The password of `Authorization: Basic`, if well-formed. */
+function basicPassword(c: Context): string | undefined {
+  const m = c.req.header('authorization')?.match(/^Basic\s+(.+)$/i);
+  if (!m) return undefined;
+  try {
+    const decoded = atob(m[1].trim());
+    const i = decoded.indexOf(':');
+    return i >= 0 && i < decoded.length - 1 ? decoded.slice(i + 1) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
@@ -221,6 +236,11 @@ async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Rec
     if (oauthValue) found = await findOauthToken(c, oauthValue);
     if (!found && patValue) found = await findPersonalToken(c, patValue);
     if (!found) throw unauthorized();
+  }
+  if (!found && !job && route.basicAuthPat) {
+    // api_guard.rb `find_personal_access_token_from_http_basic_auth`: no match is simply no token.
+    const password = basicPassword(c);
+    if (password) found = await findPersonalToken(c, password);
   }
   if (!found && !job && route.jobToken) {
     const jobValue = str(params.job_token) ?? str(params.token) ?? str(c.req.header('job-token'));

@@ -161,40 +161,55 @@ describe('last_used_at', () => {
   });
 });
 
+describe('HTTP Basic personal access tokens', () => {
+  it('are accepted as the password only on routes that allow them; an unknown one is anonymous there', async () => {
+    const { s, get } = await jobAppFactory();
+    const u = await s.newUser();
+    const basic = (secret: string) => ({ Authorization: `Basic ${btoa(`${u.username}:${secret}`)}` });
+    expect(await get('/basic-probe', basic(u.token))).toEqual({ status: 200, body: { user: u.id, kind: 'personal_access_token' } });
+    expect(await get('/no-job-probe', basic(u.token))).toEqual({ status: 200, body: { user: null } });
+    expect(await get('/basic-probe', basic('glpat-unknown'))).toEqual({ status: 200, body: { user: null, kind: null } });
+  });
+});
+
+/** A small app with probe routes (`jobToken: true`, `basicAuthPat: true`, plain) on the real database and configuration. */
+async function jobAppFactory() {
+  const s = await server();
+  const hono = new Hono<AppEnv>();
+  hono.use('*', async (c, next) => {
+    c.set('db', s.db);
+    c.set('config', s.config);
+    c.set('jobs', s.jobs);
+    c.set('blobs', {} as never);
+    c.set('rateLimiter', memoryRateLimiter());
+    let settings: ReturnType<typeof loadSettings> | undefined;
+    c.set('settings', () => (settings ??= loadSettings(s.db)));
+    await next();
+  });
+  // A module that authenticates ahead of the router (as keys.ts and audit-events.ts do).
+  hono.on(['GET'], '/api/v4/job-probe', async (c, next) => {
+    await authenticate(c, { jobToken: true });
+    await next();
+  });
+  const r = new Router(hono, '/api/v4');
+  r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true }, ({ c, caller }) =>
+    c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
+  );
+  r.route({ method: 'GET', path: '/basic-probe', summary: 'probe', tags: ['test'], basicAuthPat: true }, ({ c, caller }) =>
+    c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
+  );
+  r.route({ method: 'GET', path: '/no-job-probe', summary: 'probe', tags: ['test'] }, ({ c, caller }) => c.json({ user: caller.user?.id ?? null }));
+  hono.onError(onError);
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await hono.fetch(new Request(`http://localhost/api/v4${path}`, { headers }));
+    return { status: res.status, body: await res.json() };
+  };
+  return { s, get };
+}
+
 describe('job-token routes', () => {
   afterEach(() => setJobTokenResolver(async () => null));
-
-  /** A one-route app with `jobToken: true`, on the real database and configuration. */
-  async function jobApp() {
-    const s = await server();
-    const hono = new Hono<AppEnv>();
-    hono.use('*', async (c, next) => {
-      c.set('db', s.db);
-      c.set('config', s.config);
-      c.set('jobs', s.jobs);
-      c.set('blobs', {} as never);
-      c.set('rateLimiter', memoryRateLimiter());
-      let settings: ReturnType<typeof loadSettings> | undefined;
-      c.set('settings', () => (settings ??= loadSettings(s.db)));
-      await next();
-    });
-    // A module that authenticates ahead of the router (as keys.ts and audit-events.ts do).
-    hono.on(['GET'], '/api/v4/job-probe', async (c, next) => {
-      await authenticate(c, { jobToken: true });
-      await next();
-    });
-    const r = new Router(hono, '/api/v4');
-    r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true }, ({ c, caller }) =>
-      c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
-    );
-    r.route({ method: 'GET', path: '/no-job-probe', summary: 'probe', tags: ['test'] }, ({ c, caller }) => c.json({ user: caller.user?.id ?? null }));
-    hono.onError(onError);
-    const get = async (path: string, headers: Record<string, string> = {}) => {
-      const res = await hono.fetch(new Request(`http://localhost/api/v4${path}`, { headers }));
-      return { status: res.status, body: await res.json() };
-    };
-    return { s, get };
-  }
+  const jobApp = jobAppFactory;
 
   it('answer 401 for any job token while no CI job exists (JOB-TOKEN, job_token, token, Bearer)', async () => {
     const { get } = await jobApp();
