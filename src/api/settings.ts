@@ -30,8 +30,9 @@ export function mountSettings(r: Router) {
     try {
       p = validateParams({ shape: settingsPutShape, rules: [{ mutuallyExclusive: ['password_authentication_enabled_for_web', 'password_authentication_enabled', 'signin_enabled'] }] }, raw);
     } catch (err) {
-      if (!(err instanceof ApiError) || typeof err.body?.error !== 'string') throw err;
-      messages.push(err.body.error);
+      const body = err instanceof ApiError ? err.body : null;
+      if (!body || typeof body === 'string' || typeof body.error !== 'string') throw err;
+      messages.push(body.error);
     }
     // `given X: ->(val) { val } do requires ... end`
     for (const [flag, required] of GIVEN_REQUIRES) {

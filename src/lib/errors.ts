@@ -10,10 +10,11 @@ export type ErrorBody = Record<string, unknown>;
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly body: ErrorBody | null,
+    /** JSON body; a string is sent as text/plain (Rack::Attack's throttled response). */
+    readonly body: ErrorBody | string | null,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : `HTTP ${status}`);
+    super(typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : `HTTP ${status}`);
   }
 }
 

@@ -10,6 +10,7 @@ import { ApiError } from '../lib/errors';
 function respond(c: Context, status: number, body: unknown, headers: Record<string, string> = {}) {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   if (status === 304 || body === null) return c.body(null, status as 304);
+  if (typeof body === 'string') return c.body(body, status as 400, { 'Content-Type': 'text/plain' });
   return c.json(body, status as 400);
 }
 

@@ -163,7 +163,6 @@ function throttled(c: Context<AppEnv>, settings: Settings, name: string, limit: 
   const nowSeconds = Math.floor(Date.now() / 1000);
   const resetSeconds = Math.floor(resetAt / 1000);
   const headers: Record<string, string> = {
-    'Content-Type': 'text/plain',
     'RateLimit-Name': name,
     // Gitlab::RackAttack.throttled_response_headers: the limit scaled to a one-minute window.
     'RateLimit-Limit': String(Math.ceil((limit * 60) / period)),
@@ -173,11 +172,8 @@ function throttled(c: Context<AppEnv>, settings: Settings, name: string, limit: 
     'RateLimit-ResetTime': new Date(resetSeconds * 1000).toUTCString(),
     'Retry-After': String(Math.max(resetSeconds - nowSeconds, 0)),
   };
-  const text = `${(settings.rate_limiting_response_text as string | null) || 'Retry later'}\n`;
-  // The shared error handler renders JSON only; this one response is plain text, so the
-  // context renders it (GitLab's throttled_responder answers text/plain).
-  c.json = (() => c.body(text, 429, headers)) as unknown as typeof c.json;
-  throw new ApiError(429, { message: text.trim() });
+  // GitLab's throttled_responder answers text/plain.
+  throw new ApiError(429, `${(settings.rate_limiting_response_text as string | null) || 'Retry later'}\n`, headers);
 }
 
 /** Called by the router for every route, after authentication and before parameter validation. */
