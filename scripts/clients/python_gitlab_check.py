@@ -290,6 +290,10 @@ def _():
             u.save()
         url = gl.users.get(bob.id).avatar_url
         check("/uploads/-/system/user/avatar/" in (url or ""), f"avatar_url {url!r}")
+        check(url.startswith(URL.rsplit("/api/v4", 1)[0] + "/"), f"avatar_url {url!r} is not on this server")
+        r = gl.session.get(url, timeout=20)
+        eq(r.status_code, 200, f"GET {url} status")
+        eq(r.content, png, "avatar bytes served back")
     finally:
         os.unlink(path)
 
