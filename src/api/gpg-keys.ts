@@ -16,7 +16,6 @@ import { isUniqueViolation } from '../lib/unique';
 import { g, params } from '../lib/validate';
 import { requireAdmin, requireUser } from '../middleware/auth';
 import { routeId } from '../params/users';
-import { authenticatedFirst } from './keys';
 
 const listOwnParams = params({ ...paginationParams });
 const ownKeyParams = params({ key_id: g.int() });
@@ -26,12 +25,6 @@ const userKeyParams = params({ id: routeId(), key_id: g.int() });
 const createUserParams = params({ id: routeId(), key: g.string() });
 
 export function mountGpgKeys(r: Router) {
-  authenticatedFirst(r, 'POST', '/user/gpg_keys');
-  authenticatedFirst(r, 'DELETE', '/user/gpg_keys/:key_id');
-  authenticatedFirst(r, 'POST', '/user/gpg_keys/:key_id/revoke');
-  authenticatedFirst(r, 'POST', '/users/:id/gpg_keys');
-  authenticatedFirst(r, 'DELETE', '/users/:id/gpg_keys/:key_id');
-  authenticatedFirst(r, 'POST', '/users/:id/gpg_keys/:key_id/revoke');
 
   r.route(
     { method: 'GET', path: '/user/gpg_keys', summary: "List the current user's GPG keys", tags: ['gpg_keys'], params: listOwnParams, scopes: ['read_user'] },

@@ -21,17 +21,23 @@ import { mountUsers } from './users';
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
+  // lib/api/users.rb: `read_user` (GET/HEAD only) is registered for every route of the Users API;
+  // `resource :user` runs `authenticate!` and `resource :users` runs `authenticate_non_get!` first.
+  const usersApi = api.withDefaults((def) => ({
+    scopes: ['read_user'],
+    signedIn: def.path === '/user' || def.path.startsWith('/user/') ? true : 'nonGet',
+  }));
   mountAuditEvents(api);
-  mountGpgKeys(api);
-  mountImpersonationTokens(api);
-  mountKeys(api);
+  mountGpgKeys(usersApi);
+  mountImpersonationTokens(usersApi);
+  mountKeys(usersApi);
   mountPersonalAccessTokens(api);
   mountSettings(api);
   mountUserCounts(api);
-  mountUserFollows(api);
-  mountUserPreferences(api);
-  mountUserStatus(api);
-  mountUsers(api);
+  mountUserFollows(usersApi);
+  mountUserPreferences(usersApi);
+  mountUserStatus(usersApi);
+  mountUsers(usersApi);
   mountOauth(web);
   mountSessions(web);
   mountUploads(web);

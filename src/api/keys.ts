@@ -7,15 +7,15 @@ import { findUserById, findUserByIdOrUsername } from '../db/queries/users';
 import { keys } from '../db/schema';
 import { type KeyRow, sshKeyEntity } from '../entities/keys';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { notFound, unauthorized, validationFailed } from '../lib/errors';
+import { notFound, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import { planAllows } from '../lib/plan';
-import type { Method, Router } from '../lib/router';
+import type { Router } from '../lib/router';
 import { checkSshKey, withTakenErrors } from '../lib/ssh-key';
 import { isUniqueViolation } from '../lib/unique';
 import { g, params } from '../lib/validate';
-import { authenticate, requireAdmin, requireUser } from '../middleware/auth';
+import { requireAdmin, requireUser } from '../middleware/auth';
 import { routeId } from '../params/users';
 import { auditEvent, clientIp } from '../services/audit';
 
@@ -38,25 +38,7 @@ const listUserKeysParams = params({ id_or_username: g.string(), ...paginationPar
 const userKeyParams = params({ id: routeId(), key_id: g.int() });
 const createUserKeyParams = params({ id: routeId(), ...keyAttributes });
 
-/**
- * Grape runs users.rb's `before { authenticate! }` / `authenticate_non_get!` before it validates
- * parameters, so an anonymous write answers 401 even with a missing or bad body. The router
- * validates first; this middleware, registered ahead of the route, restores GitLab's order.
- */
-export function authenticatedFirst(r: Router, method: Exclude<Method, 'GET'>, path: string) {
-  const full = r.prefix + path;
-  r.app.on([method], [full, `${full}.json`], async (c, next) => {
-    const caller = await authenticate(c, {});
-    if (!caller.user) throw unauthorized();
-    await next();
-  });
-}
-
 export function mountKeys(r: Router) {
-  authenticatedFirst(r, 'POST', '/user/keys');
-  authenticatedFirst(r, 'DELETE', '/user/keys/:key_id');
-  authenticatedFirst(r, 'POST', '/users/:id/keys');
-  authenticatedFirst(r, 'DELETE', '/users/:id/keys/:key_id');
 
   r.route(
     { method: 'GET', path: '/user/keys', summary: "List the current user's SSH keys", tags: ['keys'], params: listOwnParams, scopes: ['read_user'] },

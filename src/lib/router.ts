@@ -50,6 +50,21 @@ export class Router {
     readonly prefix: string,
   ) {}
 
+  /**
+   * The same router with authentication defaults derived for every route, like the class-level
+   * `allow_access_with_scope` and `before { authenticate! }` blocks of a GitLab API file.
+   * Scopes are merged (the route's own first); other options apply unless the route sets them.
+   */
+  withDefaults(defaults: (def: RouteDef<z.ZodRawShape>) => Partial<RouteAuth>): Router {
+    const child = Object.create(this) as Router;
+    child.route = (def, handler) => {
+      const d = defaults(def as RouteDef<z.ZodRawShape>);
+      const scopes = d.scopes || def.scopes ? [...new Set([...(def.scopes ?? []), ...(d.scopes ?? [])])] : undefined;
+      return this.route({ ...d, ...def, scopes }, handler);
+    };
+    return child;
+  }
+
   route<S extends z.ZodRawShape>(def: RouteDef<S>, handler: (ctx: RouteContext<S>) => Promise<Response> | Response) {
     const fullPath = this.prefix + def.path;
     this.records.push({ method: def.method, path: fullPath, summary: def.summary, tags: def.tags, params: def.params as ParamSpec | undefined, scopes: def.scopes, status: def.status });

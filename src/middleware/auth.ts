@@ -44,6 +44,11 @@ export interface RouteAuth {
   jobToken?: boolean;
   /** `before { authenticated_as_admin! }`: 401/403 before parameters are validated, as Grape orders them. */
   admin?: boolean;
+  /**
+   * `before { authenticate! }` (true) or `authenticate_non_get!` ('nonGet'): anonymous callers get 401
+   * before parameters are validated, as Grape orders them.
+   */
+  signedIn?: boolean | 'nonGet';
   /** The route reads its own credentials (OAuth token endpoints, web sign-in): the API guard does not run. */
   noAuth?: boolean;
   /** A personal access token is also accepted as the HTTP Basic password (`route_setting :authentication, basic_auth_personal_access_token: true`). */
@@ -284,6 +289,7 @@ export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): P
   if (!resolved) {
     if (sudoId) throw unauthorized();
     if (route.admin) throw unauthorized();
+    if (route.signedIn === true || (route.signedIn === 'nonGet' && method !== 'GET' && method !== 'HEAD')) throw unauthorized();
     return anonymous;
   }
   const { found, job, session } = resolved;

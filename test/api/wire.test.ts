@@ -52,6 +52,24 @@ describe('parameters from every place Grape reads them', () => {
   });
 });
 
+describe('token scopes registered per API class', () => {
+  it('names read_user first on every Users API route, writes included (lib/api/users.rb)', async () => {
+    const u = await createUser();
+    const { createToken } = await import('../support');
+    const readApi = await createToken(u.id, ['read_api']);
+    const write = await api('/user/keys', { token: readApi, body: { title: 't', key: 'ssh-ed25519 AAAA' } });
+    expect(write.status).toBe(403);
+    expect(write.body).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'The request requires higher privileges than provided by the access token.',
+      scope: 'read_user api read_api',
+    });
+    const readUser = await createToken(u.id, ['read_user']);
+    expect((await api('/user/keys', { token: readUser })).status).toBe(200);
+    expect((await api('/user/keys', { token: readUser, body: { title: 't', key: 'ssh-ed25519 AAAA' } })).status).toBe(403);
+  });
+});
+
 describe('routing conventions', () => {
   it('tolerates a .json suffix', async () => {
     const res = await api('/api/v4/user.json', { token: rootToken });
