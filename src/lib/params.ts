@@ -108,12 +108,17 @@ function safeDecode(s: string): string | null {
   }
 }
 
+/** The body as UTF-8 text, decoded from bytes (workerd warns when `.text()` reads a form body). */
+async function bodyText(c: Context): Promise<string> {
+  return new TextDecoder().decode(await c.req.arrayBuffer());
+}
+
 async function parseBody(c: Context): Promise<Params> {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD') return {};
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   if (type.includes('application/json')) {
-    const text = await c.req.text();
+    const text = await bodyText(c);
     if (!text.trim()) return {};
     let parsed: unknown;
     try {
@@ -128,7 +133,7 @@ async function parseBody(c: Context): Promise<Params> {
     return {};
   }
   if (type.includes('application/x-www-form-urlencoded')) {
-    return parseQueryString(await c.req.text());
+    return parseQueryString(await bodyText(c));
   }
   if (type.includes('multipart/form-data')) {
     let form: FormData;
