@@ -1,10 +1,9 @@
 /** Instance audit events (GitLab ee/lib/api/audit_events.rb; spec document 2, Events). */
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { auditEvents } from '../db/schema';
 import { auditEventEntity } from '../entities/audit-event';
 import { grapeError, recordNotFound } from '../lib/errors';
-import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
-import { requestParams } from '../lib/params';
+import { paginateSelect, paginationParams } from '../lib/pagination';
 import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { g, params } from '../lib/validate';
@@ -47,21 +46,8 @@ export function mountAuditEvents(r: Router) {
       if (p.created_before !== undefined) conds.push(lte(auditEvents.createdAt, p.created_before));
       const where = and(...conds);
 
-      const raw = await requestParams(c);
-      const req = pageRequest(p, raw.per_page);
-      const db = c.var.db;
-      const rows = await paginate(
-        c,
-        req,
-        linkParamsFrom(raw, {}),
-        // AuditEventFinder orders newest first (id desc).
-        (limit, offset) => db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(limit).offset(offset).all(),
-        async (limit) => {
-          const inner = db.select({ one: sql`1` }).from(auditEvents).where(where).limit(limit);
-          const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-          return Number(row?.n ?? 0);
-        },
-      );
+      // AuditEventFinder orders newest first (id desc).
+      const rows = await paginateSelect(c, p, { table: auditEvents, where, orderBy: [desc(auditEvents.id)] });
       return c.json(rows.map(auditEventEntity));
     },
   );

@@ -1,5 +1,5 @@
 /** GPG keys (GitLab lib/api/users.rb gpg_keys routes; app/models/gpg_key.rb). */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../context';
 import type { Db } from '../db/client';
@@ -9,8 +9,7 @@ import { type GpgKeyRow, gpgKeyEntity } from '../entities/keys';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { notFound, validationFailed } from '../lib/errors';
 import { GPG_KEY_FORMAT_MESSAGE, hasGpgKeyFormat, parseGpgPublicKey } from '../lib/gpg-key';
-import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
-import { requestParams } from '../lib/params';
+import { paginateSelect, paginationParams } from '../lib/pagination';
 import type { Router } from '../lib/router';
 import { isUniqueViolation } from '../lib/unique';
 import { g, params } from '../lib/validate';
@@ -124,19 +123,7 @@ async function findGpgKeyOrFail(db: Db, userId: number, id: number): Promise<Gpg
 }
 
 async function listGpgKeys(c: Context<AppEnv>, p: { page?: number; per_page?: number }, owner: UserRow) {
-  const raw = await requestParams(c);
-  const req = pageRequest(p, raw.per_page);
-  const db = c.var.db;
-  const rows = await paginate(
-    c,
-    req,
-    linkParamsFrom(raw, {}),
-    (limit, offset) => db.select().from(gpgKeys).where(eq(gpgKeys.userId, owner.id)).orderBy(asc(gpgKeys.id)).limit(limit).offset(offset).all(),
-    async (limit) => {
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (select 1 from ${gpgKeys} where ${gpgKeys.userId} = ${owner.id} limit ${limit})`);
-      return Number(row?.n ?? 0);
-    },
-  );
+  const rows = await paginateSelect(c, p, { table: gpgKeys, where: eq(gpgKeys.userId, owner.id), orderBy: [asc(gpgKeys.id)] });
   return c.json(rows.map(gpgKeyEntity));
 }
 

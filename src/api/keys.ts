@@ -8,8 +8,7 @@ import { keys } from '../db/schema';
 import { type KeyRow, sshKeyEntity } from '../entities/keys';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { notFound, validationFailed } from '../lib/errors';
-import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
-import { requestParams } from '../lib/params';
+import { baseUrl, paginateSelect, paginationParams } from '../lib/pagination';
 import { planAllows } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { checkSshKey, withTakenErrors } from '../lib/ssh-key';
@@ -152,19 +151,7 @@ async function readableUser(_c: Context<AppEnv>, caller: Caller, user: UserRow |
 }
 
 async function listKeys(c: Context<AppEnv>, p: { page?: number; per_page?: number }, owner: UserRow) {
-  const raw = await requestParams(c);
-  const req = pageRequest(p, raw.per_page);
-  const db = c.var.db;
-  const rows = await paginate(
-    c,
-    req,
-    linkParamsFrom(raw, {}),
-    (limit, offset) => db.select().from(keys).where(eq(keys.userId, owner.id)).orderBy(asc(keys.id)).limit(limit).offset(offset).all(),
-    async (limit) => {
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (select 1 from ${keys} where ${keys.userId} = ${owner.id} limit ${limit})`);
-      return Number(row?.n ?? 0);
-    },
-  );
+  const rows = await paginateSelect(c, p, { table: keys, where: eq(keys.userId, owner.id), orderBy: [asc(keys.id)] });
   const h = host(c);
   return c.json(rows.map((k) => sshKeyEntity(k, owner.name, h)));
 }

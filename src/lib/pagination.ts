@@ -4,7 +4,11 @@
  * header whose URLs carry every request parameter (defaults filled in) sorted like Rails' to_query.
  * Totals are counted with LIMIT 10001 and dropped above 10,000 rows.
  */
+import { type SQL, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
+import type { Db } from '../db/client';
+import { requestParams } from './params';
 import type { AppEnv } from '../context';
 import { g } from './validate';
 
@@ -133,3 +137,31 @@ export function linkParamsFrom(raw: Record<string, unknown>, defaults: Record<st
 }
 
 export type PaginationShape = typeof paginationParams;
+
+/** `count(*)` of at most `limit` rows: never an unbounded COUNT over a large table. */
+export async function countUpTo(db: Db, table: SQLiteTable, where: SQL | undefined, limit: number): Promise<number> {
+  const inner = db.select({ one: sql`1` }).from(table).where(where).limit(limit);
+  const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The common list: rows of one table matching `where`, in `orderBy` order, one page of them with
+ * GitLab's headers. `defaults` are the declared parameter defaults repeated in Link URLs.
+ */
+export async function paginateSelect<T extends SQLiteTable>(
+  c: Context<AppEnv>,
+  p: { page?: number; per_page?: number },
+  opts: { table: T; where?: SQL; orderBy: SQL[]; defaults?: Record<string, unknown> },
+): Promise<T['$inferSelect'][]> {
+  const raw = await requestParams(c);
+  const db = c.var.db;
+  const table = opts.table as SQLiteTable;
+  return paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, opts.defaults ?? {}),
+    (limit, offset) => db.select().from(table).where(opts.where).orderBy(...opts.orderBy).limit(limit).offset(offset).all() as Promise<T['$inferSelect'][]>,
+    (limit) => countUpTo(db, table, opts.where, limit),
+  );
+}
