@@ -25,6 +25,7 @@ import {
   webSessions,
 } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
+import { freshGpgKey, freshSshKey } from '../fixtures/keys';
 
 type App = Awaited<ReturnType<typeof createNodeApp>>;
 
@@ -105,24 +106,30 @@ describe('users on an Ultimate instance, with state set in the database', () => 
   });
 
   it('deletes every row of the user with it, keeps audit events, and leaves other users alone', async () => {
-    const u = await newUser(app, { provider: 'github', extern_uid: `gh-${n}` });
-    const other = await newUser(app);
-    const now = Date.now();
+    const u = await newUser(app, { provider: 'github', extern_uid: `gh-${n}`, skip_confirmation: true });
+    const other = await newUser(app, { skip_confirmation: true });
     const db = app.db;
-    await db.batch([
-      db.insert(userCustomAttributes).values({ userId: u.id, key: 'k', value: 'v' }),
-      db.insert(keys).values({ userId: u.id, title: 't', key: 'ssh-ed25519 AAAA', keyType: 'ed25519', bits: 256, fingerprint: `fp${n}`, fingerprintSha256: `SHA256:x${n}`, createdAt: now, updatedAt: now }),
-      db.insert(gpgKeys).values({ userId: u.id, key: 'k', fingerprint: `gpg${n}`, createdAt: now }),
-      db.insert(oauthAccessTokens).values({ userId: u.id, tokenDigest: `d${n}`, scopes: '["api"]', createdAt: now }),
-      db.insert(oauthApplications).values({ name: 'app', uid: `uid${n}`, secretDigest: 's', ownerId: u.id, createdAt: now }),
-      db.insert(webSessions).values({ sessionDigest: `s${n}`, csrfToken: 'c', userId: u.id, createdAt: now, expiresAt: now + 1000 }),
-      db.insert(userStatuses).values({ userId: u.id, message: 'hi' }),
-      db.insert(userPreferences).values({ userId: u.id }),
-      db.insert(userFollows).values({ followerId: u.id, followeeId: other.id, createdAt: now }),
-      db.insert(userFollows).values({ followerId: other.id, followeeId: u.id, createdAt: now }),
-      db.insert(auditEvents).values({ authorId: u.id, authorName: 'x', entityId: u.id, entityType: 'User', eventName: 'e', details: '{}', createdAt: now }),
-    ]);
-    await call(app, 'POST', `/users/${u.id}/personal_access_tokens`, { name: 't', scopes: ['api'] });
+    // Every row the user can own, made through the API the way a client would.
+    const token = (await call(app, 'POST', `/users/${u.id}/personal_access_tokens`, { name: 't', scopes: ['api'] })).body.token as string;
+    const otherToken = (await call(app, 'POST', `/users/${other.id}/personal_access_tokens`, { name: 't', scopes: ['api'] })).body.token as string;
+    const made = [
+      await call(app, 'PUT', `/users/${u.id}/custom_attributes/k`, { value: 'v' }),
+      await call(app, 'POST', '/user/keys', { title: 't', key: freshSshKey().key }, token),
+      await call(app, 'POST', `/users/${u.id}/keys`, { title: 'by admin', key: freshSshKey().key }), // audited
+      await call(app, 'POST', '/user/gpg_keys', { key: freshGpgKey().key }, token),
+      await call(app, 'PUT', '/user/status', { message: 'hi' }, token),
+      await call(app, 'PUT', '/user/preferences', { view_diffs_file_by_file: true, show_whitespace_in_diffs: false }, token),
+      await call(app, 'POST', `/users/${other.id}/follow`, undefined, token),
+      await call(app, 'POST', `/users/${u.id}/follow`, undefined, otherToken),
+    ];
+    expect(made.map((r) => r.status)).toEqual([200, 201, 201, 201, 200, 200, 201, 201]);
+    const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const oauth = await app.app.fetch(new Request('http://localhost/oauth/token', form({ grant_type: 'password', username: u.username, password: 'secret-pass-123' })));
+    expect(oauth.status).toBe(200);
+    const signIn = await app.app.fetch(new Request('http://localhost/users/sign_in', { ...form({ 'user[login]': u.username, 'user[password]': 'secret-pass-123' }), redirect: 'manual' }));
+    expect(signIn.status).toBe(302);
+    // No API creates an application owned by a user (GET/POST /applications are instance-wide), so this one row is seeded.
+    await db.insert(oauthApplications).values({ name: 'app', uid: `uid${n}`, secretDigest: 's', ownerId: u.id, createdAt: Date.now() }).run();
     const res = await call(app, 'DELETE', `/users/${u.id}`);
     expect(res.status).toBe(204);
     const left = await Promise.all([
@@ -142,7 +149,8 @@ describe('users on an Ultimate instance, with state set in the database', () => 
       db.select().from(userFollows).where(eq(userFollows.followeeId, u.id)).all(),
     ]);
     expect(left.map((rows) => rows.length)).toEqual(left.map(() => 0));
-    expect(await db.select().from(auditEvents).where(eq(auditEvents.authorId, u.id)).all()).toHaveLength(1);
+    // The audit event of the administrator-added key is kept: audit history outlives the user.
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.entityId, u.id)).all()).toHaveLength(1);
     expect((await call(app, 'GET', `/users/${other.id}`)).status).toBe(200);
     expect(await db.select().from(namespaces).where(eq(namespaces.ownerId, other.id)).all()).toHaveLength(1);
   });
