@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
 import type { AppEnv, UserRow } from '../../src/context';
-import { applicationSettings, personalAccessTokens, users } from '../../src/db/schema';
+import { users } from '../../src/db/schema';
 import { memoryRateLimiter } from '../../src/lib/rate-limiter';
 import { Router } from '../../src/lib/router';
 import { authenticate, setJobTokenResolver } from '../../src/middleware/auth';
@@ -104,12 +104,9 @@ describe('max_personal_access_token_lifetime (Ultimate)', () => {
 
   async function withLifetime(plan: string) {
     const s = await server({ INSTANCE_PLAN: plan });
-    const now = Date.now();
-    await s.db
-      .insert(applicationSettings)
-      .values({ id: 1, data: JSON.stringify({ max_personal_access_token_lifetime: 30 }), createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: applicationSettings.id, set: { data: JSON.stringify({ max_personal_access_token_lifetime: 30 }) } })
-      .run();
+    // On a plan without the feature the setting is silently dropped, like GitLab's license filter.
+    const put = await s.call('/application/settings', { method: 'PUT', token: DEV_ROOT_TOKEN, body: { max_personal_access_token_lifetime: 30 } });
+    expect(put.status).toBe(200);
     return s;
   }
 
@@ -131,33 +128,42 @@ describe('max_personal_access_token_lifetime (Ultimate)', () => {
   });
 });
 
-describe('account states without an API to reach them', () => {
-  it('pending approval and internal users get their own 403 reasons', async () => {
+describe('account states', () => {
+  it('pending approval (no API reaches it: there is no sign-up) and internal users get their own 403 reasons', async () => {
     const s = await server();
     const pending = await s.newUser();
     await s.db.update(users).set({ state: 'blocked_pending_approval' }).where(eq(users.id, pending.id)).run();
     const res = await s.call('/user', { token: pending.token });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ message: '403 Forbidden - Your account is pending approval from your administrator and hence blocked.' });
-    const bot = await s.newUser();
-    await s.db.update(users).set({ userType: 'ghost' }).where(eq(users.id, bot.id)).run();
-    expect((await s.call('/user', { token: bot.token })).body).toEqual({ message: '403 Forbidden - This action cannot be performed by internal users' });
+    // The ghost user is an internal user that exists once any user has been soft-deleted.
+    const gone = await s.newUser();
+    expect((await s.call(`/users/${gone.id}`, { method: 'DELETE', token: DEV_ROOT_TOKEN })).status).toBe(204);
+    const [ghost] = (await s.call('/users?username=ghost', { token: DEV_ROOT_TOKEN })).body;
+    const ghostToken = await s.call(`/users/${ghost.id}/personal_access_tokens`, { token: DEV_ROOT_TOKEN, body: { name: 'g', scopes: ['api'] } });
+    expect((await s.call('/user', { token: ghostToken.body.token })).body).toEqual({ message: '403 Forbidden - This action cannot be performed by internal users' });
   });
 });
 
 describe('last_used_at', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('is rewritten once it is older than 10 minutes, not before', async () => {
     const s = await server();
     const u = await s.newUser();
-    const old = Date.now() - 11 * 60_000;
-    await s.db.update(personalAccessTokens).set({ lastUsedAt: old }).where(eq(personalAccessTokens.id, u.tokenId)).run();
+    // The server runs in this process: moving the clock moves its clock, storage stays real.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const lastUsed = async () => (await s.call(`/personal_access_tokens/${u.tokenId}`, { token: DEV_ROOT_TOKEN })).body.last_used_at as string | null;
     await s.call('/user', { token: u.token });
-    const after = await s.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, u.tokenId)).get();
-    expect(after!.lastUsedAt!).toBeGreaterThan(old + 10 * 60_000);
-    const recent = Date.now() - 9 * 60_000;
-    await s.db.update(personalAccessTokens).set({ lastUsedAt: recent }).where(eq(personalAccessTokens.id, u.tokenId)).run();
+    const first = await lastUsed();
+    expect(first).not.toBeNull();
+    vi.advanceTimersByTime(9 * 60_000);
     await s.call('/user', { token: u.token });
-    expect((await s.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, u.tokenId)).get())!.lastUsedAt).toBe(recent);
+    expect(await lastUsed()).toBe(first);
+    vi.advanceTimersByTime(2 * 60_000);
+    await s.call('/user', { token: u.token });
+    const third = await lastUsed();
+    expect(Date.parse(third!) - Date.parse(first!)).toBeGreaterThanOrEqual(11 * 60_000);
   });
 });
 
