@@ -45,8 +45,11 @@ function record(client, line) {
   }
 }
 
+// Failures found by this runner itself; the reason may span lines (server log excerpts).
 function failCase(client, name, reason) {
-  record(client, `FAIL ${name} :: ${reason}`);
+  failed++;
+  failures.push(`${client}: ${name} :: ${reason.split('\n')[0]}`);
+  console.log(`  FAIL  ${client}: ${name} :: ${reason}`);
 }
 
 function freePort() {
