@@ -5,11 +5,15 @@
 import type { Router } from '../lib/router';
 import { mountAuditEvents } from './audit-events';
 import { mountGpgKeys } from './gpg-keys';
+import { mountGroups } from './groups';
 import { mountImpersonationTokens } from './impersonation-tokens';
 import { mountKeys } from './keys';
+import { mountMembers } from './members';
+import { mountNamespaces } from './namespaces';
 import { mountOauth } from './oauth';
 import { mountOpenapi } from './openapi';
 import { mountPersonalAccessTokens } from './personal-access-tokens';
+import { mountProjects } from './projects';
 import { mountSessions } from './sessions';
 import { mountSettings } from './settings';
 import { mountUploads } from './uploads';
@@ -27,11 +31,18 @@ export function mountApi(api: Router, web: Router) {
     scopes: ['read_user'],
     signedIn: def.path === '/user' || def.path.startsWith('/user/') ? true : 'nonGet',
   }));
+  // groups.rb, projects.rb, members.rb: `before { authenticate_non_get! }`; namespaces.rb: `authenticate!`.
+  const groupsApi = api.withDefaults(() => ({ signedIn: 'nonGet' }));
+  const signedInApi = api.withDefaults(() => ({ signedIn: true }));
   mountAuditEvents(api);
   mountGpgKeys(usersApi);
+  mountGroups(groupsApi);
   mountImpersonationTokens(usersApi);
   mountKeys(usersApi);
+  mountMembers(groupsApi);
+  mountNamespaces(signedInApi);
   mountPersonalAccessTokens(api);
+  mountProjects(groupsApi);
   mountSettings(api);
   mountUserCounts(api);
   mountUserFollows(usersApi);

@@ -5,3 +5,4 @@ export * from './keys';
 export * from './auth';
 export * from './instance';
 export * from './audit';
+export * from './projects';

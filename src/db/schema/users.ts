@@ -95,8 +95,28 @@ export const namespaces = sqliteTable(
     description: text('description').notNull().default(''),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    /**
+     * Group namespaces: `/<root id>/.../<own id>/` (GitLab `traversal_ids`). Membership of a group and
+     * of every ancestor is one `source_id IN (...)` lookup, descendants one range scan (lib/abilities.ts).
+     * Null for personal namespaces.
+     */
+    traversalPath: text('traversal_path'),
+    requestAccessEnabled: bool('request_access_enabled').notNull().default(true),
+    lfsEnabled: bool('lfs_enabled').notNull().default(true),
+    /** noone | owner | maintainer | developer (Group#project_creation_level_str). */
+    projectCreationLevel: text('project_creation_level').notNull().default('developer'),
+    /** owner | maintainer (Group#subgroup_creation_level_str). */
+    subgroupCreationLevel: text('subgroup_creation_level').notNull().default('maintainer'),
+    shareWithGroupLock: bool('share_with_group_lock').notNull().default(false),
+    mentionsDisabled: bool('mentions_disabled'),
+    emailsEnabled: bool('emails_enabled').notNull().default(true),
+    requireTwoFactorAuthentication: bool('require_two_factor_authentication').notNull().default(false),
+    twoFactorGracePeriod: integer('two_factor_grace_period').notNull().default(48),
+    defaultBranchName: text('default_branch_name'),
+    avatarPath: text('avatar_path'),
   },
   (t) => [
+    index('namespaces_traversal_path').on(t.traversalPath),
     uniqueIndex('namespaces_full_path_lower').on(sql`lower(${t.fullPath})`),
     index('namespaces_owner').on(t.ownerId),
     index('namespaces_parent').on(t.parentId),

@@ -1,0 +1,30 @@
+/** Members API parameters (GitLab lib/api/members.rb). */
+import { MEMBER_LEVELS } from '../lib/abilities';
+import { paginationParams } from '../lib/pagination';
+import { g, params } from '../lib/validate';
+
+export const listMembersParams = params({
+  id: g.string(),
+  query: g.string().optional(),
+  user_ids: g.array(g.int()).optional(),
+  skip_users: g.array(g.int()).optional(),
+  show_seat_info: g.bool().optional(),
+  ...paginationParams,
+});
+
+export const memberParams = params({ id: g.string(), user_id: g.int() });
+
+export const addMemberParams = params(
+  {
+    id: g.string(),
+    user_id: g.string().optional(),
+    username: g.string().optional(),
+    access_level: g.intEnum(MEMBER_LEVELS),
+    expires_at: g.date().optional(),
+  },
+  [{ exactlyOneOf: ['user_id', 'username'] }],
+);
+
+export const updateMemberParams = params({ id: g.string(), user_id: g.int(), access_level: g.intEnum(MEMBER_LEVELS), expires_at: g.date().optional() });
+
+export const deleteMemberParams = params({ id: g.string(), user_id: g.int(), skip_subresources: g.bool().default(false), unassign_issuables: g.bool().default(false) });

@@ -1,0 +1,147 @@
+/**
+ * Project reads and writes shared by the projects, groups and users modules: the visible-project
+ * query (with the caller's level as a column, so pages need no per-row access lookups), the
+ * presenter loader (namespace full names, personal owners), path/name rules and the rows of a new
+ * project (Projects::CreateService adds the owner or creator as a member).
+ */
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../context';
+import type { Db } from '../db/client';
+import { members, namespaces, projects, users } from '../db/schema';
+import { projectBasic, projectEntity } from '../entities/project';
+import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from '../lib/abilities';
+import { baseUrl } from '../lib/pagination';
+import { loadFullNames } from './groups';
+
+export interface ProjectListRow {
+  project: ProjectRow;
+  namespace: NamespaceRow;
+  level: number;
+}
+
+/** Projects the caller may read, joined with their namespace and carrying the caller's level. */
+export function projectListQuery(db: Db, caller: Caller, conds: (SQL | undefined)[]) {
+  const uid = caller.user?.id;
+  return db
+    .select({ project: projects, namespace: namespaces, level: uid ? projectLevelSql(uid) : sql<number>`0` })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(projectVisibleSql(caller), ...conds))
+    .$dynamic();
+}
+
+/** `read_code`: the repository feature for readers of public/internal projects, reporters and above otherwise. */
+export function readCode(caller: Caller, project: ProjectRow, level: number): boolean {
+  if (caller.isAdmin) return true;
+  const features = JSON.parse(project.features || '{}') as Record<string, string>;
+  const repo = features.repository ?? 'enabled';
+  if (repo === 'disabled') return false;
+  if (repo === 'private' || project.visibility === 'private') return level >= ACCESS.REPORTER;
+  return project.visibility === 'public' || Boolean(caller.user && !caller.user.external) || level >= ACCESS.GUEST;
+}
+
+/** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
+export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
+  const db = c.var.db;
+  const base = baseUrl(c);
+  const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
+  const fullNames = await loadFullNames(db, nsRows);
+  const ownerIds = [...new Set(nsRows.filter((n) => n.kind === 'User' && n.ownerId).map((n) => n.ownerId!))];
+  const owners = new Map<number, UserRow>();
+  for (let i = 0; i < ownerIds.length; i += 90)
+    for (const u of await db.select().from(users).where(inArray(users.id, ownerIds.slice(i, i + 90))).all()) owners.set(u.id, u);
+  return rows.map((r) => {
+    const x = {
+      base,
+      namespaceFullName: fullNames.get(r.namespace.id)!,
+      owner: r.namespace.ownerId ? owners.get(r.namespace.ownerId) ?? null : null,
+      readCode: readCode(caller, r.project, Number(r.level)),
+      level: Number(r.level),
+      isAdmin: caller.isAdmin,
+    };
+    return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
+  });
+}
+
+/** Project path (path_regex.rb `project_path_format_regex`). */
+const PROJECT_PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
+const PROJECT_PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+/** Gitlab::Regex.project_name_regex. */
+const PROJECT_NAME_RE = /^[\p{L}\p{N}\p{So}_][\p{L}\p{N}\p{So}_.+\- ]*$/u;
+const PROJECT_NAME_MESSAGE = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+
+export function projectFieldErrors(f: { name?: string; path?: string }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (k: string, m: string) => (errors[k] ??= []).push(m);
+  if (f.name !== undefined) {
+    if (!f.name.trim()) add('name', "can't be blank");
+    else if (!PROJECT_NAME_RE.test(f.name)) add('name', PROJECT_NAME_MESSAGE);
+    if (f.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  }
+  if (f.path !== undefined) {
+    if (!f.path) add('path', "can't be blank");
+    else if (!PROJECT_PATH_RE.test(f.path) || /\.(git|atom)$/i.test(f.path) || f.path.startsWith('-')) add('path', PROJECT_PATH_MESSAGE);
+    if (f.path.length > 255) add('path', 'is too long (maximum is 255 characters)');
+  }
+  return errors;
+}
+
+/** Path from a name when only the name is given (Project#set_path_from_name / `parameterize`). */
+export const pathFromName = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '') || 'project';
+
+/** Project#visibility_level_allowed_by_group. */
+export function projectVisibilityError(visibility: string, ns: NamespaceRow): string | null {
+  if (ns.kind === 'Group' && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[ns.visibility]) return `${visibility} is not allowed in a ${ns.visibility} group.`;
+  return null;
+}
+
+/** Name and path taken in the namespace (project or, for path, a subgroup of the same group). */
+export async function projectConflicts(db: Db, ns: NamespaceRow, name: string | undefined, path: string | undefined, exceptId?: number): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const notSelf = exceptId ? sql`${projects.id} != ${exceptId}` : undefined;
+  if (name !== undefined) {
+    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.name}) = lower(${name})`, notSelf)).get();
+    if (hit) errors.name = ['has already been taken'];
+  }
+  if (path !== undefined) {
+    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.path}) = lower(${path})`, notSelf)).get();
+    const sub = await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${`${ns.fullPath}/${path}`})`).get();
+    if (hit || sub) errors.path = ['has already been taken'];
+  }
+  return errors;
+}
+
+/** A new project and its creator's membership (owner in a personal namespace, maintainer in a group unless already above). */
+export function projectInsertStatements(db: Db, values: typeof projects.$inferInsert, memberLevel: number | null, creatorId: number, now: number) {
+  const project = db.insert(projects).values(values);
+  const member = memberLevel
+    ? db.insert(members).select(
+        db
+          .select({
+            id: sql<number>`NULL`.as('id'),
+            sourceType: sql<string>`'Project'`.as('source_type'),
+            sourceId: projects.id,
+            userId: sql<number>`${creatorId}`.as('user_id'),
+            accessLevel: sql<number>`${memberLevel}`.as('access_level'),
+            expiresAt: sql<string>`NULL`.as('expires_at'),
+            createdById: sql<number>`${creatorId}`.as('created_by_id'),
+            createdAt: sql<number>`${now}`.as('created_at'),
+            updatedAt: sql<number>`${now}`.as('updated_at'),
+          })
+          .from(projects)
+          .where(and(eq(projects.namespaceId, values.namespaceId), sql`lower(${projects.path}) = lower(${values.path})`)),
+      )
+    : null;
+  return { project, member };
+}
+
+/** A project's rows removed with it. */
+export function projectDeletionStatements(db: Db, projectId: number) {
+  return [db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))), db.delete(projects).where(eq(projects.id, projectId))] as const;
+}
