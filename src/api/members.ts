@@ -182,7 +182,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     const ownerChange = p.access_level === ACCESS.OWNER || row.member.accessLevel === ACCESS.OWNER;
     if (ownerChange && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
     // The last owner of a group cannot be demoted (Members::UpdateService → AccessDeniedError).
-    if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && p.access_level < ACCESS.OWNER && (await groupOwnerCount(db, s.id)) < 2) throw forbidden();
+    if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && p.access_level < ACCESS.OWNER && (await groupOwnerCount(db, [s.id, ...s.inheritedFrom])) < 2) throw forbidden();
     const errors: Record<string, string[]> = {};
     const inherited = await inheritedMinimum(c, s, p.user_id);
     if (inherited && p.access_level < inherited.level)
@@ -205,7 +205,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     if (p.user_id !== actor.id && !canManage(caller, s)) throw forbidden();
     if (!row) throw recordNotFound();
     if (row.member.accessLevel === ACCESS.OWNER && p.user_id !== actor.id && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
-    if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && (await groupOwnerCount(db, s.id)) < 2) throw forbidden();
+    if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && (await groupOwnerCount(db, [s.id, ...s.inheritedFrom])) < 2) throw forbidden();
     checkUnmodifiedSince(c, row.member.updatedAt);
     await db.delete(members).where(eq(members.id, row.member.id)).run();
     return c.body(null, 204);

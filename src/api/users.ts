@@ -38,11 +38,14 @@ import {
   isInternalUser,
   personalNamespaceInsert,
   soleOwnedGroupCount,
+  soleOwnedGroups,
   storeAvatar,
   upsertCustomAttribute,
   userDeletionStatements,
   validateUserFields,
+  withoutProjectsSql,
 } from '../services/users';
+import { groupDeletionStatements } from '../services/groups';
 
 export function mountUsers(r: Router) {
   r.route(
@@ -160,7 +163,7 @@ function mountUserReads(r: Router) {
               .filter(([, v]) => v == null || typeof v !== 'object')
               .map(([k, v]): [string, string] => [k, v == null ? '' : String(v)])
           : undefined;
-      const where = userListWhere({
+      const listWhere = userListWhere({
         admin,
         username: p.username,
         search: p.search || undefined,
@@ -180,8 +183,8 @@ function mountUserReads(r: Router) {
         // Premium, administrators only (spec: List filters); silently ignored otherwise.
         samlProviderId: admin && premium(c) ? p.saml_provider_id : undefined,
       });
-      // `without_projects` is accepted (admins only) but filters nothing: there are no projects yet,
-      // so every user is without projects. It becomes a NOT EXISTS on project memberships when projects land.
+      // `without_projects` (administrators only, dropped otherwise like the other admin filters).
+      const where = admin && p.without_projects ? and(listWhere, withoutProjectsSql()) : listWhere;
       // Search ranks exact matches first (User.search); an administrator's explicit order_by wins (users.rb reorder_users).
       const explicitOrder = admin && raw.order_by !== undefined;
       const order = {
@@ -414,7 +417,10 @@ function mountUserWrites(r: Router) {
       // Soft delete hands contributions to the ghost user (Users::MigrateToGhostUserService), which
       // exists from then on; the user's own rows (and today nothing else refers to users) go with it.
       if (!p.hard_delete) await findOrCreateGhost(db);
-      await db.batch([...userDeletionStatements(db, user.id)]);
+      // hard_delete removes the groups the user solely owns (Users::DestroyService), each with its subtree.
+      const soleGroups = p.hard_delete ? await soleOwnedGroups(db, user.id) : [];
+      const [first, ...rest] = userDeletionStatements(db, user.id);
+      await db.batch([first, ...rest, ...soleGroups.flatMap((g) => groupDeletionStatements(db, g))]);
       return c.body(null, 204);
     },
   );

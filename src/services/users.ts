@@ -3,7 +3,7 @@
  * rules), conflict checks in GitLab's order, and the rows of a new user (user, personal namespace,
  * identity) built for one batch.
  */
-import { and, eq, ne, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import type { UserRow } from '../context';
 import type { Db } from '../db/client';
 import { NON_INTERNAL_USER_TYPES } from '../db/queries/users';
@@ -11,10 +11,12 @@ import {
   gpgKeys,
   identities,
   keys,
+  members,
   namespaces,
   oauthAccessTokens,
   oauthApplications,
   personalAccessTokens,
+  projects,
   userCustomAttributes,
   userFollows,
   userPreferences,
@@ -25,6 +27,7 @@ import {
 import { conflict, validationFailed } from '../lib/errors';
 import { isUniqueViolation } from '../lib/unique';
 import type { BlobStore } from '../storage/blobs';
+import { soleOwnedGroupIds } from './members';
 import type { Settings } from './settings';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
@@ -265,19 +268,39 @@ export async function findOrCreateGhost(db: Db): Promise<UserRow> {
 
 /**
  * Groups the user is the only owner of (`User#solo_owned_groups`, which makes `can_be_removed?`
- * false). There are no groups yet, so nothing is ever solely owned: this becomes a real query on
- * the memberships table when the groups area lands, and DELETE /users/:id then answers 409.
+ * false): no other owner in the group or above it (`Group#last_owner?` counts inherited owners).
  */
-export async function soleOwnedGroupCount(_db: Db, _userId: number): Promise<number> {
-  return 0;
+export async function soleOwnedGroupCount(db: Db, userId: number): Promise<number> {
+  return (await soleOwnedGroupIds(db, userId)).length;
 }
+
+/** The groups themselves, for the hard-delete cascade. */
+export async function soleOwnedGroups(db: Db, userId: number) {
+  const ids = await soleOwnedGroupIds(db, userId);
+  if (!ids.length) return [];
+  return db.select().from(namespaces).where(inArray(namespaces.id, ids.slice(0, 90))).all();
+}
+
+/**
+ * `without_projects` (User.without_projects: no project authorization): no project membership and
+ * no membership of a group holding a project anywhere below it.
+ */
+export const withoutProjectsSql = () => sql`(NOT EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${users.id} AND m.source_type = 'Project')
+  AND NOT EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces d ON d.traversal_path >= a.traversal_path AND d.traversal_path < a.traversal_path || ':'
+    JOIN projects pr ON pr.namespace_id = d.id WHERE m.user_id = ${users.id} AND m.source_type = 'Namespace'))`;
 
 /**
  * Every row that belongs to the user, deleted with it in one batch. Audit events keep their
  * author ids (GitLab keeps audit history of deleted users).
  */
 export function userDeletionStatements(db: Db, userId: number) {
+  // Users::DestroyService: the personal namespace goes with its projects; memberships end.
+  const personalNs = db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId)));
+  const personalProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, personalNs));
   return [
+    db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, personalProjects))),
+    db.delete(projects).where(inArray(projects.namespaceId, personalNs)),
+    db.delete(members).where(eq(members.userId, userId)),
     db.delete(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId))),
     db.delete(identities).where(eq(identities.userId, userId)),
     db.delete(userCustomAttributes).where(eq(userCustomAttributes.userId, userId)),
