@@ -7,7 +7,7 @@ import { namespaces } from '../db/schema';
 import { groupDetail, groupEntity } from '../entities/group';
 import { ACCESS, canReadGroup, groupAccess, groupLevelSql, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
+import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
 import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
@@ -32,6 +32,26 @@ export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: 
   const level = await groupAccess(c.var.db, caller.user, group);
   if (!(await canReadGroup(c.var.db, caller, group, level))) throw notFound('Group');
   return { group, level };
+}
+
+/** groups.rb create: `render_api_error!("Failed to save group #{group.errors.messages}", 400)`, a Ruby Hash#inspect. */
+function failedToSave(errors: Record<string, string[]>) {
+  const inspect = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  const body = Object.entries(errors)
+    .map(([k, msgs]) => `:${k}=>[${msgs.map(inspect).join(', ')}]`)
+    .join(', ');
+  return new ApiError(400, { message: `Failed to save group {${body}}` });
+}
+
+/** GroupDetail; `projects` are the group's own projects the caller may read, at most 100 (GroupDetail#projects). */
+async function presentDetail(c: Context<AppEnv>, caller: Caller, group: NamespaceRow, withProjects: boolean) {
+  const names = await loadFullNames(c.var.db, [group]);
+  let projectsOut: unknown[] | undefined;
+  if (withProjects) {
+    const rows = await projectListQuery(c.var.db, caller, [eq(sql`${namespaces.id}`, group.id)]).limit(100).all();
+    projectsOut = await presentProjects(c, caller, rows, false);
+  }
+  return groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: projectsOut });
 }
 
 async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
@@ -137,7 +157,7 @@ export function mountGroups(r: Router) {
     const fullPath = parent ? `${parent.fullPath}/${p.path}` : p.path;
     if (!errors.path && (await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`).get()))
       (errors.path ??= []).push('has already been taken');
-    if (Object.keys(errors).length) throw validationFailed(errors);
+    if (Object.keys(errors).length) throw failedToSave(errors);
     const now = Date.now();
     try {
       await db.batch([
@@ -170,7 +190,7 @@ export function mountGroups(r: Router) {
         ),
       ]);
     } catch (err) {
-      if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
+      if (isUniqueViolation(err)) throw failedToSave({ path: ['has already been taken'] });
       throw err;
     }
     const group = (await findGroup(db, fullPath))!;
@@ -180,14 +200,7 @@ export function mountGroups(r: Router) {
 
   r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
-    const names = await loadFullNames(c.var.db, [group]);
-    let projectsOut: unknown[] | undefined;
-    if (p.with_projects) {
-      // GroupDetail#projects: the group's own projects the caller may read, at most 100.
-      const rows = await projectListQuery(c.var.db, caller, [eq(sql`${namespaces.id}`, group.id)]).limit(100).all();
-      projectsOut = await presentProjects(c, caller, rows, false);
-    }
-    return c.json(groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: projectsOut }));
+    return c.json(await presentDetail(c, caller, group, p.with_projects));
   });
 
   r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams }, async ({ c, p, caller }) => {
@@ -233,8 +246,7 @@ export function mountGroups(r: Router) {
       throw err;
     }
     const updated = (await db.select().from(namespaces).where(eq(namespaces.id, group.id)).get())!;
-    const names = await loadFullNames(db, [updated]);
-    return c.json(groupDetail(updated, { base: baseUrl(c), fullName: names.get(updated.id)! }));
+    return c.json(await presentDetail(c, caller, updated, true));
   });
 
   r.route({ method: 'DELETE', path: '/groups/:id', summary: 'Delete a group', tags: ['groups'], params: deleteGroupParams, status: 202 }, async ({ c, p, caller }) => {

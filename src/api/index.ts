@@ -31,7 +31,7 @@ export function mountApi(api: Router, web: Router) {
     scopes: ['read_user'],
     signedIn: def.path === '/user' || def.path.startsWith('/user/') ? true : 'nonGet',
   }));
-  // groups.rb, projects.rb, members.rb: `before { authenticate_non_get! }`; namespaces.rb: `authenticate!`.
+  // groups.rb, projects.rb: `before { authenticate_non_get! }`; members.rb, namespaces.rb: `before { authenticate! }`.
   const groupsApi = api.withDefaults(() => ({ signedIn: 'nonGet' }));
   const signedInApi = api.withDefaults(() => ({ signedIn: true }));
   mountAuditEvents(api);
@@ -39,7 +39,7 @@ export function mountApi(api: Router, web: Router) {
   mountGroups(groupsApi);
   mountImpersonationTokens(usersApi);
   mountKeys(usersApi);
-  mountMembers(groupsApi);
+  mountMembers(signedInApi);
   mountNamespaces(signedInApi);
   mountPersonalAccessTokens(api);
   mountProjects(groupsApi);

@@ -6,7 +6,7 @@ import { findMember, type SourceType } from '../db/queries/members';
 import { findUserById, findUserByUsername } from '../db/queries/users';
 import { members, namespaces, users } from '../db/schema';
 import { memberEntity } from '../entities/member';
-import { ACCESS, activeMember, traversalIds } from '../lib/abilities';
+import { ACCESS, activeMember, MEMBER_LEVELS, traversalIds } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { conflict, forbidden, notFound, recordNotFound, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
@@ -152,12 +152,16 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     // Only owners (and administrators) may grant the owner role.
     if (p.access_level === ACCESS.OWNER && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
     const db = c.var.db;
-    const user = p.user_id !== undefined ? (/^\d+$/.test(p.user_id) ? await findUserById(db, Number(p.user_id)) : undefined) : await findUserByUsername(db, p.username!);
+    // members.rb: the existing membership is checked before the user is looked up.
+    const userId = p.user_id !== undefined && /^\d+$/.test(p.user_id) ? Number(p.user_id) : undefined;
+    if (userId !== undefined && (await findMember(db, s.type, s.id, userId))) throw conflict('Member already exists');
+    const user = userId !== undefined ? await findUserById(db, userId) : p.username !== undefined ? await findUserByUsername(db, p.username) : undefined;
     if (!user) throw notFound('User');
     if (await findMember(db, s.type, s.id, user.id)) throw conflict('Member already exists');
     const errors: Record<string, string[]> = {};
+    if (!(MEMBER_LEVELS as readonly number[]).includes(p.access_level)) errors.access_level = ['is not included in the list'];
     const inherited = await inheritedMinimum(c, s, user.id);
-    if (inherited && p.access_level < inherited.level)
+    if (!errors.access_level && inherited && p.access_level < inherited.level)
       errors.access_level = [`should be greater than or equal to ${LEVEL_NAMES[inherited.level]} inherited membership from group ${inherited.groupName}`];
     if (p.expires_at && p.expires_at <= today()) errors.expires_at = ['cannot be a date in the past'];
     if (Object.keys(errors).length) throw validationFailed(errors);
@@ -184,8 +188,9 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     // The last owner of a group cannot be demoted (Members::UpdateService → AccessDeniedError).
     if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && p.access_level < ACCESS.OWNER && (await groupOwnerCount(db, [s.id, ...s.inheritedFrom])) < 2) throw forbidden();
     const errors: Record<string, string[]> = {};
+    if (!(MEMBER_LEVELS as readonly number[]).includes(p.access_level)) errors.access_level = ['is not included in the list'];
     const inherited = await inheritedMinimum(c, s, p.user_id);
-    if (inherited && p.access_level < inherited.level)
+    if (!errors.access_level && inherited && p.access_level < inherited.level)
       errors.access_level = [`should be greater than or equal to ${LEVEL_NAMES[inherited.level]} inherited membership from group ${inherited.groupName}`];
     if (p.expires_at && p.expires_at <= today()) errors.expires_at = ['cannot be a date in the past'];
     if (Object.keys(errors).length) throw validationFailed(errors);
@@ -200,13 +205,14 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     const actor = requireUser(caller);
     const s = await loadSource(c, caller, kind, p.id);
     const db = c.var.db;
+    // members.rb DELETE: the membership is found first (404), then destroy_conditionally! (412), then
+    // Members::DestroyService refuses what the caller may not do (AccessDeniedError → 403). Members may leave on their own.
     const row = await findMember(db, s.type, s.id, p.user_id);
-    // Members may leave on their own; anyone else needs the manage level first (403 before 404, as members.rb authorizes first).
-    if (p.user_id !== actor.id && !canManage(caller, s)) throw forbidden();
     if (!row) throw recordNotFound();
+    checkUnmodifiedSince(c, row.member.updatedAt);
+    if (p.user_id !== actor.id && !canManage(caller, s)) throw forbidden();
     if (row.member.accessLevel === ACCESS.OWNER && p.user_id !== actor.id && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
     if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && (await groupOwnerCount(db, [s.id, ...s.inheritedFrom])) < 2) throw forbidden();
-    checkUnmodifiedSince(c, row.member.updatedAt);
     await db.delete(members).where(eq(members.id, row.member.id)).run();
     return c.body(null, 204);
   });

@@ -1,5 +1,4 @@
 /** Members API parameters (GitLab lib/api/members.rb). */
-import { MEMBER_LEVELS } from '../lib/abilities';
 import { paginationParams } from '../lib/pagination';
 import { g, params } from '../lib/validate';
 
@@ -19,12 +18,13 @@ export const addMemberParams = params(
     id: g.string(),
     user_id: g.string().optional(),
     username: g.string().optional(),
-    access_level: g.intEnum(MEMBER_LEVELS),
+    // members.rb declares no `values:`: an unknown level fails the model's inclusion validation.
+    access_level: g.int(),
     expires_at: g.date().optional(),
   },
   [{ exactlyOneOf: ['user_id', 'username'] }],
 );
 
-export const updateMemberParams = params({ id: g.string(), user_id: g.int(), access_level: g.intEnum(MEMBER_LEVELS), expires_at: g.date().optional() });
+export const updateMemberParams = params({ id: g.string(), user_id: g.int(), access_level: g.int(), expires_at: g.date().optional() });
 
 export const deleteMemberParams = params({ id: g.string(), user_id: g.int(), skip_subresources: g.bool().default(false), unassign_issuables: g.bool().default(false) });

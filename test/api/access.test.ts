@@ -39,11 +39,13 @@ interface Case {
 const write = (min: number, nf: unknown, ok: number) => (r: Role, v: Vis): [number, unknown?] =>
   r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, nf] : atLeast(r, min) ? [ok] : [403, FORBIDDEN];
 const read = (nf: unknown) => (r: Role, v: Vis): [number, unknown?] => (canRead(r, v) ? [200] : [404, nf]);
+/** members.rb runs `authenticate!` for every route, reads included. */
+const signedInRead = (nf: unknown) => (r: Role, v: Vis): [number, unknown?] => (r === 'anonymous' ? [401, UNAUTH] : read(nf)(r, v));
 
 const CASES: Case[] = [
   { name: 'GET project', method: 'GET', path: (v) => `/projects/${projects[v].id}`, expect: read(NF_PROJECT) },
-  { name: 'GET project members', method: 'GET', path: (v) => `/projects/${projects[v].id}/members`, expect: read(NF_PROJECT) },
-  { name: 'GET project members/all', method: 'GET', path: (v) => `/projects/${projects[v].id}/members/all`, expect: read(NF_PROJECT) },
+  { name: 'GET project members', method: 'GET', path: (v) => `/projects/${projects[v].id}/members`, expect: signedInRead(NF_PROJECT) },
+  { name: 'GET project members/all', method: 'GET', path: (v) => `/projects/${projects[v].id}/members/all`, expect: signedInRead(NF_PROJECT) },
   { name: 'PUT project', method: 'PUT', path: (v) => `/projects/${projects[v].id}`, body: () => ({ description: unique('d') }), expect: write(40, NF_PROJECT, 200) },
   {
     name: 'DELETE project (refusals only)',
@@ -60,7 +62,7 @@ const CASES: Case[] = [
   },
   { name: 'GET group', method: 'GET', path: (v) => `/groups/${groups[v].id}`, expect: read(NF_GROUP) },
   { name: 'GET group by path', method: 'GET', path: (v) => `/groups/${encodeURIComponent(groups[v].path)}`, expect: read(NF_GROUP) },
-  { name: 'GET group members', method: 'GET', path: (v) => `/groups/${groups[v].id}/members`, expect: read(NF_GROUP) },
+  { name: 'GET group members', method: 'GET', path: (v) => `/groups/${groups[v].id}/members`, expect: signedInRead(NF_GROUP) },
   { name: 'GET subgroups', method: 'GET', path: (v) => `/groups/${groups[v].id}/subgroups`, expect: read(NF_GROUP) },
   { name: 'GET descendant groups', method: 'GET', path: (v) => `/groups/${groups[v].id}/descendant_groups`, expect: read(NF_GROUP) },
   { name: 'GET group projects', method: 'GET', path: (v) => `/groups/${groups[v].id}/projects`, expect: read(NF_GROUP) },
@@ -70,6 +72,26 @@ const CASES: Case[] = [
     method: 'DELETE',
     path: (v) => `/groups/${groups[v].id}`,
     expect: (r, v) => (r === 'owner' || r === 'admin' ? [-1] : write(50, NF_GROUP, 202)(r, v)),
+  },
+  {
+    name: 'PUT group member (the guest, unchanged level)',
+    method: 'PUT',
+    path: (v) => `/groups/${groups[v].id}/members/${ids.guest}`,
+    body: () => ({ access_level: 10 }),
+    expect: (r, v) => (r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_GROUP] : atLeast(r, 50) ? [200] : [403, FORBIDDEN]),
+  },
+  {
+    name: 'DELETE group member that does not exist',
+    method: 'DELETE',
+    path: (v) => `/groups/${groups[v].id}/members/999999999`,
+    // members.rb finds the membership before Members::DestroyService authorizes.
+    expect: (r, v) => (r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_GROUP] : [404, { message: '404 Not found' }]),
+  },
+  {
+    name: 'DELETE project member who is only an inherited member (404 Not found)',
+    method: 'DELETE',
+    path: (v) => `/projects/${projects[v].id}/members/${ids.developer}`,
+    expect: (r, v) => (r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_PROJECT] : [404, { message: '404 Not found' }]),
   },
   { name: 'POST group member', method: 'POST', path: (v) => `/groups/${groups[v].id}/members`, body: () => ({ user_id: 0, access_level: 30 }), expect: write(50, NF_GROUP, 201) },
   {

@@ -46,10 +46,10 @@ describe('groups', () => {
     const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'internal' } });
     const dup = await api('/groups', { token: owner.token, body: { name: path, path } });
     expect(dup.status).toBe(400);
-    expect(dup.body).toEqual({ message: { path: ['has already been taken'] } });
+    expect(dup.body).toEqual({ message: 'Failed to save group {:path=>["has already been taken"]}' });
     const vis = await api('/groups', { token: owner.token, body: { name: 'x', path: 'x', parent_id: g.body.id, visibility: 'public' } });
     expect(vis.status).toBe(400);
-    expect(vis.body).toEqual({ message: { visibility_level: ['public is not allowed since the parent group has a internal visibility.'] } });
+    expect(vis.body).toEqual({ message: 'Failed to save group {:visibility_level=>["public is not allowed since the parent group has a internal visibility."]}' });
     expect((await api(`/groups/${g.body.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } })).status).toBe(201);
     const denied = await api('/groups', { token: dev.token, body: { name: 'y', path: 'y', parent_id: g.body.id } });
     expect(denied.status).toBe(403);

@@ -20,9 +20,9 @@ describe('members', () => {
     const again = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ message: 'Member already exists' });
-    const bad = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 35 } });
+    const bad = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: (await createUser()).id, access_level: 35 } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: 'access_level does not have a valid value' });
+    expect(bad.body).toEqual({ message: { access_level: ['is not included in the list'] } });
     const noUser = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: 999999999, access_level: 30 } });
     expect(noUser.body).toEqual({ message: '404 User Not Found' });
     expect((await api(`/projects/${p.id}/members/${dev.id}`, { token: dev.token })).body.access_level).toBe(30);
