@@ -5,9 +5,9 @@ import type { AppEnv, Caller } from '../context';
 import { findGroup } from '../db/queries/groups';
 import { namespaces } from '../db/schema';
 import { groupDetail, groupEntity } from '../entities/group';
-import { ACCESS, canReadGroup, groupAccess, groupLevelSql, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
+import { ACCESS, groupLevelSql, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
+import { ApiError, forbidden, grapeError, validationFailed } from '../lib/errors';
 import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
@@ -19,20 +19,14 @@ import {
   groupDeletionStatements,
   groupFieldErrors,
   groupInsertStatements,
+  findReadableGroup,
   loadFullNames,
   visibilityAllowedByChildren,
   visibilityAllowedByParent,
 } from '../services/groups';
 import { presentProjects, projectListQuery } from '../services/projects';
 
-/** `find_group!`: a group the caller cannot read is indistinguishable from a missing one. */
-export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number }> {
-  const group = await findGroup(c.var.db, id);
-  if (!group) throw notFound('Group');
-  const level = await groupAccess(c.var.db, caller.user, group);
-  if (!(await canReadGroup(c.var.db, caller, group, level))) throw notFound('Group');
-  return { group, level };
-}
+export { findReadableGroup };
 
 /** groups.rb create: `render_api_error!("Failed to save group #{group.errors.messages}", 400)`, a Ruby Hash#inspect. */
 function failedToSave(errors: Record<string, string[]>) {

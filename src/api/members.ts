@@ -17,8 +17,8 @@ import { isUniqueViolation } from '../lib/unique';
 import { requireUser } from '../middleware/auth';
 import { addMemberParams, deleteMemberParams, listMembersParams, memberParams, updateMemberParams } from '../params/members';
 import { groupOwnerCount, LEVEL_NAMES } from '../services/members';
-import { findReadableGroup } from './groups';
-import { findReadableProject } from './projects';
+import { findReadableGroup } from '../services/groups';
+import { findReadableProject } from '../services/projects';
 
 interface Source {
   type: SourceType;

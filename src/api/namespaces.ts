@@ -72,10 +72,9 @@ export function mountNamespaces(r: Router) {
     const db = c.var.db;
     const ns = /^\d+$/.test(p.id) ? await findNamespaceById(db, Number(p.id)) : await findNamespaceByPath(db, p.id);
     if (!ns) throw notFound('Namespace');
-    // NamespacePolicy read_namespace: own personal namespace, a group the caller can read as a member, or admin.
-    const ok =
-      caller.isAdmin ||
-      (ns.kind === 'User' ? ns.ownerId === caller.user!.id : (await groupAccess(db, caller.user, ns)) > 0 || ns.visibility === 'public' || (ns.visibility === 'internal' && !caller.user!.external));
+    // namespaces.rb: `read_namespace_via_membership` — the own personal namespace, a group the caller
+    // belongs to (inherited membership counts), or an administrator. Visibility alone is not enough.
+    const ok = caller.isAdmin || (ns.kind === 'User' ? ns.ownerId === caller.user!.id : (await groupAccess(db, caller.user, ns)) > 0);
     if (!ok) throw notFound('Namespace');
     return c.json((await present(c, caller, [ns]))[0]);
   });

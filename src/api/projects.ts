@@ -8,7 +8,7 @@ import { findProject, type ProjectWithNamespace } from '../db/queries/projects';
 import { findUserById, findUserByIdOrUsername } from '../db/queries/users';
 import { members, namespaces, projects } from '../db/schema';
 import { FEATURES, projectWithAccess } from '../entities/project';
-import { ACCESS, canReadProject, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, subtreeOf } from '../lib/abilities';
+import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../lib/pagination';
@@ -39,21 +39,12 @@ import {
   projectVisibilityError,
   readCode,
 } from '../services/projects';
-import { findReadableGroup } from './groups';
+import { findReadableGroup } from '../services/groups';
+import { findReadableProject } from '../services/projects';
+
+export { findReadableProject };
 
 type ListP = z.output<z.ZodObject<typeof listShape>>;
-
-/**
- * `find_project!` + `read_project`: a project the caller may not read answers exactly like a
- * missing one (spec: Access). Returns the caller's level so handlers authorise without another query.
- */
-export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id: string): Promise<ProjectWithNamespace & { level: number }> {
-  const found = await findProject(c.var.db, id);
-  if (!found) throw notFound('Project');
-  const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
-  if (!canReadProject(caller, found.project, level)) throw notFound('Project');
-  return { ...found, level };
-}
 
 function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
   const out = { ...current };

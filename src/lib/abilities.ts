@@ -14,6 +14,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
 import { members, namespaces, projects } from '../db/schema';
+import { ApiError } from './errors';
 import { today } from './time';
 
 export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
@@ -150,4 +151,13 @@ export function projectLevelSql(userId: number) {
 /** SQL: the caller's highest level in a group row (`namespaces`). */
 export function groupLevelSql(userId: number) {
   return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'), 0)`;
+}
+
+/**
+ * Guard for project-scoped writes after `findReadableProject`: administrators pass, otherwise the
+ * caller needs `min` (e.g. ACCESS.REPORTER to manage labels, ACCESS.MAINTAINER for admin_project);
+ * a readable project below the level answers 403 `{"message":"403 Forbidden"}`.
+ */
+export function requireProjectLevel(caller: Caller, level: number, min: number): void {
+  if (!hasProjectLevel(caller, level, min)) throw new ApiError(403, { message: '403 Forbidden' });
 }

@@ -4,9 +4,13 @@
  * and the cascade of a deletion (Groups::DestroyService removes subgroups and projects).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../context';
 import type { Db } from '../db/client';
+import { findGroup } from '../db/queries/groups';
+import { notFound } from '../lib/errors';
 import { members, namespaces, projects } from '../db/schema';
-import { type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from '../lib/abilities';
+import { canReadGroup, groupAccess, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from '../lib/abilities';
 import { USERNAME_FORMAT_MESSAGE } from './users';
 
 const NAMESPACE_PATH_RE = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_\-]|[a-zA-Z0-9_])$/;
@@ -118,4 +122,13 @@ export function fullPathRewrite(db: Db, group: NamespaceRow, newFullPath: string
     .update(namespaces)
     .set({ fullPath: sql`${newFullPath} || substr(${namespaces.fullPath}, ${old.length + 1})` })
     .where(and(subtreeOf(group.traversalPath!), sql`${namespaces.id} != ${group.id}`));
+}
+
+/** `find_group!`: a group the caller cannot read is indistinguishable from a missing one. */
+export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number }> {
+  const group = await findGroup(c.var.db, id);
+  if (!group) throw notFound('Group');
+  const level = await groupAccess(c.var.db, caller.user, group);
+  if (!(await canReadGroup(c.var.db, caller, group, level))) throw notFound('Group');
+  return { group, level };
 }

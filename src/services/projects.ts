@@ -10,8 +10,10 @@ import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
 import { members, namespaces, projects, users } from '../db/schema';
 import { projectBasic, projectEntity } from '../entities/project';
-import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from '../lib/abilities';
+import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from '../lib/abilities';
 import { baseUrl } from '../lib/pagination';
+import { notFound } from '../lib/errors';
+import { findProject, type ProjectWithNamespace } from '../db/queries/projects';
 import { loadFullNames } from './groups';
 
 export interface ProjectListRow {
@@ -144,4 +146,16 @@ export function projectInsertStatements(db: Db, values: typeof projects.$inferIn
 /** A project's rows removed with it. */
 export function projectDeletionStatements(db: Db, projectId: number) {
   return [db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))), db.delete(projects).where(eq(projects.id, projectId))] as const;
+}
+
+/**
+ * `find_project!` + `read_project`: a project the caller may not read answers exactly like a
+ * missing one (spec: Access). Returns the caller's level so handlers authorise without another query.
+ */
+export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id: string): Promise<ProjectWithNamespace & { level: number }> {
+  const found = await findProject(c.var.db, id);
+  if (!found) throw notFound('Project');
+  const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
+  if (!canReadProject(caller, found.project, level)) throw notFound('Project');
+  return { ...found, level };
 }

@@ -25,4 +25,14 @@ describe('namespaces', () => {
     expect((await api(`/namespaces/${a.username}`, { token: b.token })).body).toEqual({ message: '404 Namespace Not Found' });
     expect((await api(`/namespaces/${a.username}`, { token: rootToken })).status).toBe(200);
   });
+
+  it('a public group is visible as a namespace only to its members', async () => {
+    const owner = await createUser();
+    const stranger = await createUser();
+    const path = unique('pub');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } });
+    expect((await api(`/namespaces/${g.body.id}`, { token: stranger.token })).body).toEqual({ message: '404 Namespace Not Found' });
+    expect((await api(`/namespaces/${path}`, { token: owner.token })).body.id).toBe(g.body.id);
+    expect((await api(`/groups/${g.body.id}`, { token: stranger.token })).status).toBe(200);
+  });
 });
