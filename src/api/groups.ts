@@ -5,7 +5,7 @@ import type { AppEnv, Caller } from '../context';
 import { findGroup } from '../db/queries/groups';
 import { namespaces } from '../db/schema';
 import { groupDetail, groupEntity } from '../entities/group';
-import { ACCESS, groupLevelSql, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
+import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../lib/errors';
 import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../lib/pagination';
@@ -146,7 +146,7 @@ export function mountGroups(r: Router) {
     const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id });
     const settings = await c.var.settings();
     const visibility = p.visibility ?? String(settings.default_group_visibility ?? 'private');
-    const vErr = visibilityAllowedByParent(visibility, parent);
+    const vErr = visibilityAllowedByParent(visibility, parent) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
     if (vErr) (errors.visibility_level ??= []).push(vErr);
     const fullPath = parent ? `${parent.fullPath}/${p.path}` : p.path;
     if (!errors.path && (await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`).get()))
@@ -205,7 +205,10 @@ export function mountGroups(r: Router) {
     const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: group.parentId });
     const parent = group.parentId ? (await db.select().from(namespaces).where(eq(namespaces.id, group.parentId)).get()) ?? null : null;
     if (p.visibility && p.visibility !== group.visibility) {
-      const msg = visibilityAllowedByParent(p.visibility, parent) ?? (await visibilityAllowedByChildren(db, group, p.visibility));
+      const msg =
+        visibilityAllowedByParent(p.visibility, parent) ??
+        (await visibilityAllowedByChildren(db, group, p.visibility)) ??
+        restrictedVisibilityError(caller, p.visibility, (await c.var.settings()).restricted_visibility_levels);
       if (msg) (errors.visibility_level ??= []).push(msg);
     }
     const newFull = p.path !== undefined && p.path !== group.path ? (parent ? `${parent.fullPath}/${p.path}` : p.path) : null;

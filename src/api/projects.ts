@@ -8,9 +8,9 @@ import { findProject, type ProjectWithNamespace } from '../db/queries/projects';
 import { findUserById, findUserByIdOrUsername } from '../db/queries/users';
 import { members, namespaces, projects } from '../db/schema';
 import { FEATURES, projectWithAccess } from '../entities/project';
-import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, subtreeOf } from '../lib/abilities';
+import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
+import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
@@ -157,10 +157,19 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
   Object.assign(errors, projectFieldErrors({ name, path }));
   const settings = await c.var.settings();
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
-  const vErr = projectVisibilityError(visibility, ns);
+  const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) errors.visibility_level = [vErr];
   if (!errors.namespace) Object.assign(errors, await projectConflicts(db, ns, errors.name ? undefined : name, errors.path ? undefined : path));
   if (Object.keys(errors).length) throw validationFailed(errors);
+  // Project#check_personal_projects_limit: `error!(errors[:limit_reached], 403)`, an array message.
+  if (ns.kind === 'User') {
+    const limit = owner.projectsLimit;
+    const count = (await db.select({ id: projects.id }).from(projects).where(eq(projects.namespaceId, ns.id)).limit(limit + 1).all()).length;
+    if (count >= limit)
+      throw new ApiError(403, {
+        message: [limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`],
+      });
+  }
   const now = Date.now();
   const topics = [...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])];
   try {
@@ -255,7 +264,7 @@ export function mountProjects(r: Router) {
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     const errors = projectFieldErrors({ name: p.name, path: p.path });
     if (p.visibility) {
-      const v = projectVisibilityError(p.visibility, pr.namespace);
+      const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await c.var.settings()).restricted_visibility_levels);
       if (v) errors.visibility_level = [v];
     }
     if (!Object.keys(errors).length) Object.assign(errors, await projectConflicts(db, pr.namespace, p.name, p.path, pr.project.id));

@@ -161,3 +161,10 @@ export function groupLevelSql(userId: number) {
 export function requireProjectLevel(caller: Caller, level: number, min: number): void {
   if (!hasProjectLevel(caller, level, min)) throw new ApiError(403, { message: '403 Forbidden' });
 }
+
+/** VisibilityLevelChecker: a level in `restricted_visibility_levels` is for administrators only. */
+export function restrictedVisibilityError(caller: Caller, visibility: string, restricted: unknown): string | null {
+  if (caller.isAdmin) return null;
+  const list = Array.isArray(restricted) ? restricted.map(String) : [];
+  return list.includes(visibility) ? `${visibility} has been restricted by your GitLab administrator` : null;
+}

@@ -144,4 +144,17 @@ describe('projects', () => {
     expect(res.body.namespace.full_path).toBe(user.username);
     expect((await api(`/projects/${res.body.id}`, { token: user.token })).body.permissions.project_access.access_level).toBe(50);
   });
+
+  it('personal project limit: 403 with GitLab\'s array message', async () => {
+    const ext = await createUser({ attrs: { external: true } });
+    const none = await api('/projects', { token: ext.token, body: { name: 'x' } });
+    expect(none.status).toBe(403);
+    expect(none.body).toEqual({ message: ['Personal project creation is not allowed. Please contact your administrator with questions'] });
+    const one = await createUser({ attrs: { projects_limit: 1 } });
+    expect((await api('/projects', { token: one.token, body: { name: 'first' } })).status).toBe(201);
+    const second = await api('/projects', { token: one.token, body: { name: 'second' } });
+    expect(second.status).toBe(403);
+    expect(second.body).toEqual({ message: ['Your project limit is 1 projects! Please contact your administrator to increase it'] });
+    expect((await api(`/users/${one.id}/projects`, { token: one.token })).body.map((p: any) => p.name)).toEqual(['first']);
+  });
 });
