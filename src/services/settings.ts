@@ -98,8 +98,22 @@ export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
   return { settings, createdAt: row?.createdAt ?? null, updatedAt: row?.updatedAt ?? null };
 }
 
-export async function loadSettings(db: Db): Promise<Settings> {
-  return (await loadSettingsRow(db)).settings;
+/**
+ * Settings as request handlers see them, cached per database for a few seconds: every request
+ * needs them (throttles, admin mode), and GitLab itself caches ApplicationSetting.current per
+ * process (for a minute). A PUT in this isolate or process is seen at once (writeSettings clears
+ * the cache); other Workers isolates see it within SETTINGS_CACHE_MS.
+ */
+const SETTINGS_CACHE_MS = 5_000;
+const settingsCache = new WeakMap<Db, { until: number; settings: Promise<Settings> }>();
+
+export function loadSettings(db: Db): Promise<Settings> {
+  const hit = settingsCache.get(db);
+  if (hit && hit.until > Date.now()) return hit.settings;
+  const settings = loadSettingsRow(db).then((row) => Object.freeze(row.settings));
+  settingsCache.set(db, { until: Date.now() + SETTINGS_CACHE_MS, settings });
+  settings.catch(() => settingsCache.delete(db));
+  return settings;
 }
 
 /** Secret settings are kept as a digest: presence is all this server needs (spec: never returned). */
@@ -130,6 +144,7 @@ export async function writeSettings(db: Db, changes: Record<string, unknown>, no
     if (!entries.length) break;
   }
   await db.batch([insert, ...updates]);
+  settingsCache.delete(db);
 }
 
 /** The settings row exists from the first read on (ApplicationSetting.find_or_create_without_cache). */

@@ -1,11 +1,11 @@
 /**
  * Users API behaviour that needs state no API call can create (users pending approval, recent
- * activity, SAML identities, restricted visibility) or a differently configured server (plan).
+ * activity, SAML identities) or a differently configured server (plan).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
 import {
@@ -167,17 +167,6 @@ describe('users on an Ultimate instance, with state set in the database', () => 
     // root changing its own password is not forced to change it again.
     expect((await call(app, 'PUT', '/users/1', { password: 'root-pass-12345' })).status).toBe(200);
     expect((await app.db.select().from(users).where(eq(users.id, 1)).get())!.passwordExpiresAt).toBeNull();
-  });
-
-  it('refuses the anonymous username lookup when the public visibility level is restricted', async () => {
-    const u = await newUser(app);
-    expect((await call(app, 'GET', `/users?username=${u.username}`, undefined, null)).status).toBe(200);
-    const now = Date.now();
-    await app.db.run(sql`INSERT INTO application_settings (id, data, created_at, updated_at) VALUES (1, '{"restricted_visibility_levels":["public"]}', ${now}, ${now})
-      ON CONFLICT(id) DO UPDATE SET data = json_set(data, '$.restricted_visibility_levels', json('["public"]'))`);
-    const res = await call(app, 'GET', `/users?username=${u.username}`, undefined, null);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: '403 Forbidden - Not authorized to access /api/v4/users' });
   });
 });
 
