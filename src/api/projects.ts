@@ -46,6 +46,9 @@ export { findReadableProject };
 
 type ListP = z.output<z.ZodObject<typeof listShape>>;
 
+/** Plan limit `offset_pagination_limit` (reference 1 §1.3: 50,000 by default). */
+const OFFSET_PAGINATION_LIMIT = 50_000;
+
 function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
   const out = { ...current };
   const legacy: Record<string, string> = { issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds', snippets_enabled: 'snippets' };
@@ -110,6 +113,12 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
     }
     return c.json(await presentProjects(c, caller, rows, p.simple));
   }
+  // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
+  if (Number(raw.page ?? 0) * Number(raw.per_page ?? 0) > OFFSET_PAGINATION_LIMIT)
+    throw grapeError(
+      `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
+      405,
+    );
   const req = pageRequest(p, raw.per_page);
   const rows = await paginate(
     c,

@@ -157,4 +157,13 @@ describe('projects', () => {
     expect(second.body).toEqual({ message: ['Your project limit is 1 projects! Please contact your administrator to increase it'] });
     expect((await api(`/users/${one.id}/projects`, { token: one.token })).body.map((p: any) => p.name)).toEqual(['first']);
   });
+
+  it('offset pagination of projects stops at the offset limit with 405', async () => {
+    const res = await api('/projects?page=501&per_page=100');
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({
+      error: 'Offset pagination has a maximum allowed offset of 50000 for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.',
+    });
+    expect((await api('/projects?page=500&per_page=100')).status).toBe(200);
+  });
 });
