@@ -29,12 +29,21 @@ interface Source {
   inheritedFrom: number[];
   /** The least level the caller needs to manage members (maintainer for projects, owner for groups). */
   manageLevel: number;
+  /** Owner of the personal namespace holding a project. */
+  personalOwnerId?: number | null;
 }
 
 async function loadSource(c: Context<AppEnv>, caller: Caller, kind: 'projects' | 'groups', id: string): Promise<Source> {
   if (kind === 'projects') {
     const pr = await findReadableProject(c, caller, id);
-    return { type: 'Project', id: pr.project.id, level: pr.level, inheritedFrom: traversalIds(pr.namespace), manageLevel: ACCESS.MAINTAINER };
+    return {
+      type: 'Project',
+      id: pr.project.id,
+      level: pr.level,
+      inheritedFrom: traversalIds(pr.namespace),
+      manageLevel: ACCESS.MAINTAINER,
+      personalOwnerId: pr.namespace.kind === 'User' ? pr.namespace.ownerId : null,
+    };
   }
   const { group, level } = await findReadableGroup(c, caller, id);
   return { type: 'Namespace', id: group.id, level, inheritedFrom: traversalIds(group).filter((g) => g !== group.id), manageLevel: ACCESS.OWNER };
@@ -213,6 +222,8 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     if (p.user_id !== actor.id && !canManage(caller, s)) throw forbidden();
     if (row.member.accessLevel === ACCESS.OWNER && p.user_id !== actor.id && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
     if (s.type === 'Namespace' && row.member.accessLevel === ACCESS.OWNER && (await groupOwnerCount(db, [s.id, ...s.inheritedFrom])) < 2) throw forbidden();
+    // The owner of a personal namespace stays a member of its projects (Members::DestroyService).
+    if (s.personalOwnerId === p.user_id) throw forbidden();
     await db.delete(members).where(eq(members.id, row.member.id)).run();
     return c.body(null, 204);
   });

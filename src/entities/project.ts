@@ -5,7 +5,7 @@
  * license, forks (forks_count is 0, forked_from_project never present). Pure.
  */
 import type { UserRow } from '../context';
-import type { NamespaceRow, ProjectRow } from '../lib/abilities';
+import { FEATURES, type Feature, featureAvailable, featureLevel, type NamespaceRow, type ProjectRow } from '../lib/abilities';
 import { iso } from '../lib/time';
 import { avatarUrl, userBasic } from './user';
 import { namespaceBasic } from './namespace';
@@ -24,21 +24,7 @@ export interface ProjectExtras {
   openIssuesCount?: number;
 }
 
-export const FEATURES = ['issues', 'repository', 'merge_requests', 'forking', 'wiki', 'builds', 'snippets', 'pages', 'operations', 'analytics', 'container_registry'] as const;
-export type Feature = (typeof FEATURES)[number];
-
-export function featureLevel(p: ProjectRow, f: Feature): string {
-  const all = JSON.parse(p.features || '{}') as Record<string, string>;
-  return all[f] ?? 'enabled';
-}
-
-/** ProjectFeature#feature_available?: enabled for readers, private for members (guest+), disabled for none. */
-export function featureAvailable(p: ProjectRow, f: Feature, x: { level: number; isAdmin: boolean }): boolean {
-  const lv = featureLevel(p, f);
-  if (lv === 'disabled') return false;
-  if (lv === 'private') return x.isAdmin || x.level >= 10;
-  return true;
-}
+export { FEATURES, type Feature, featureAvailable, featureLevel };
 
 const topics = (p: ProjectRow) => (JSON.parse(p.topics || '[]') as string[]).slice().sort();
 

@@ -168,3 +168,23 @@ export function restrictedVisibilityError(caller: Caller, visibility: string, re
   const list = Array.isArray(restricted) ? restricted.map(String) : [];
   return list.includes(visibility) ? `${visibility} has been restricted by your GitLab administrator` : null;
 }
+
+/** Project features (ProjectFeature) and their levels, stored as JSON on the project (default enabled). */
+export const FEATURES = ['issues', 'repository', 'merge_requests', 'forking', 'wiki', 'builds', 'snippets', 'pages', 'operations', 'analytics', 'container_registry'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export function featureLevel(p: ProjectRow, f: Feature): string {
+  const all = JSON.parse(p.features || '{}') as Record<string, string>;
+  return all[f] ?? 'enabled';
+}
+
+/**
+ * ProjectFeature#feature_available?: `enabled` for anyone who can read the project, `private` for
+ * members (guest+) and administrators, `disabled` for nobody. Issue endpoints check `issues` with it.
+ */
+export function featureAvailable(p: ProjectRow, f: Feature, x: { level: number; isAdmin: boolean }): boolean {
+  const lv = featureLevel(p, f);
+  if (lv === 'disabled') return false;
+  if (lv === 'private') return x.isAdmin || x.level >= 10;
+  return true;
+}

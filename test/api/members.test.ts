@@ -26,6 +26,9 @@ describe('members', () => {
     const noUser = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: 999999999, access_level: 30 } });
     expect(noUser.body).toEqual({ message: '404 User Not Found' });
     expect((await api(`/projects/${p.id}/members/${dev.id}`, { token: dev.token })).body.access_level).toBe(30);
+    const ownerGone = await api(`/projects/${p.id}/members/${owner.id}`, { method: 'DELETE', token: owner.token });
+    expect(ownerGone.status).toBe(403);
+    expect((await api(`/projects/${p.id}/members/${owner.id}`, { token: owner.token })).body.access_level).toBe(50);
     const put = await api(`/projects/${p.id}/members/${dev.id}`, { method: 'PUT', token: owner.token, body: { access_level: 40 } });
     expect(put.status).toBe(200);
     expect(put.body.access_level).toBe(40);
