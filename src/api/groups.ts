@@ -3,7 +3,7 @@ import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from 'dri
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import { findGroup } from '../db/queries/groups';
-import { namespaces } from '../db/schema';
+import { namespaces, projects } from '../db/schema';
 import { groupDetail, groupEntity } from '../entities/group';
 import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
@@ -149,7 +149,11 @@ export function mountGroups(r: Router) {
     const vErr = visibilityAllowedByParent(visibility, parent) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
     if (vErr) (errors.visibility_level ??= []).push(vErr);
     const fullPath = parent ? `${parent.fullPath}/${p.path}` : p.path;
-    if (!errors.path && (await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`).get()))
+    // A full path names one thing: a subgroup may not take the path of a project in its parent (Route uniqueness).
+    const projectThere = parent
+      ? await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, parent.id), sql`lower(${projects.path}) = lower(${p.path})`)).get()
+      : undefined;
+    if (!errors.path && (projectThere || (await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`).get())))
       (errors.path ??= []).push('has already been taken');
     if (Object.keys(errors).length) throw failedToSave(errors);
     const now = Date.now();

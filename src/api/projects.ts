@@ -158,8 +158,9 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
     const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
     if (!readable) throw notFound('Namespace');
     if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
-    // The creator becomes a maintainer of a project in a group unless the group already gives more.
-    memberLevel = level >= ACCESS.MAINTAINER ? null : ACCESS.MAINTAINER;
+    // A member below maintainer who creates a project in a group becomes its maintainer; a group
+    // maintainer/owner already has that through the group, and an administrator outside the group gets no row.
+    memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
   }
   const name = p.name ?? p.path!;
   const path = p.path ?? pathFromName(p.name!);

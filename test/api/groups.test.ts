@@ -50,6 +50,9 @@ describe('groups', () => {
     const vis = await api('/groups', { token: owner.token, body: { name: 'x', path: 'x', parent_id: g.body.id, visibility: 'public' } });
     expect(vis.status).toBe(400);
     expect(vis.body).toEqual({ message: 'Failed to save group {:visibility_level=>["public is not allowed since the parent group has a internal visibility."]}' });
+    await api('/projects', { token: owner.token, body: { path: 'taken', namespace_id: g.body.id } });
+    const clash = await api('/groups', { token: owner.token, body: { name: 'taken', path: 'taken', parent_id: g.body.id } });
+    expect(clash.body).toEqual({ message: 'Failed to save group {:path=>["has already been taken"]}' });
     expect((await api(`/groups/${g.body.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } })).status).toBe(201);
     const denied = await api('/groups', { token: dev.token, body: { name: 'y', path: 'y', parent_id: g.body.id } });
     expect(denied.status).toBe(403);

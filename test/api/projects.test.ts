@@ -166,4 +166,17 @@ describe('projects', () => {
     });
     expect((await api('/projects?page=500&per_page=100')).status).toBe(200);
   });
+
+  it('a developer who creates a project in a group becomes its maintainer; a group owner gets no extra row', async () => {
+    const owner = await createUser();
+    const dev = await createUser();
+    const gp = unique('g');
+    const g = (await api('/groups', { token: owner.token, body: { name: gp, path: gp } })).body;
+    await api(`/groups/${g.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } });
+    const p = (await api('/projects', { token: dev.token, body: { path: 'byDev', namespace_id: g.id } })).body;
+    expect((await api(`/projects/${p.id}/members`, { token: dev.token })).body.map((m: any) => [m.id, m.access_level])).toEqual([[dev.id, 40]]);
+    const q = (await api('/projects', { token: owner.token, body: { path: 'byOwner', namespace_id: g.id } })).body;
+    expect((await api(`/projects/${q.id}/members`, { token: owner.token })).body).toEqual([]);
+    expect((await api(`/projects/${q.id}`, { token: owner.token })).body.permissions).toEqual({ project_access: null, group_access: { access_level: 50, notification_level: 3 } });
+  });
 });
