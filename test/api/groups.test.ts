@@ -39,6 +39,22 @@ describe('groups', () => {
     expect((await api(`/groups/${g.body.id}`, { token: rootToken })).status).toBe(200);
   });
 
+  it('a member of a project or subgroup below a private group can read the group (GroupPolicy has_projects)', async () => {
+    const owner = await createUser();
+    const viaProject = await createUser();
+    const viaSub = await createUser();
+    const path = unique('g');
+    const g = (await api('/groups', { token: owner.token, body: { name: path, path } })).body;
+    const sub = (await api('/groups', { token: owner.token, body: { name: 'Sub', path: 'sub', parent_id: g.id } })).body;
+    const p = (await api('/projects', { token: owner.token, body: { path: 'p', namespace_id: g.id } })).body;
+    await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: viaProject.id, access_level: 10 } });
+    await api(`/groups/${sub.id}/members`, { token: owner.token, body: { user_id: viaSub.id, access_level: 10 } });
+    expect((await api(`/groups/${g.id}`, { token: viaProject.token })).status).toBe(200);
+    expect((await api(`/groups/${g.id}`, { token: viaSub.token })).status).toBe(200);
+    // Membership below does not reach sideways: the subgroup member cannot read the project.
+    expect((await api(`/projects/${p.id}`, { token: viaSub.token })).status).toBe(404);
+  });
+
   it('validates: duplicate path, visibility above the parent, subgroup creation rights', async () => {
     const owner = await createUser();
     const dev = await createUser();
