@@ -37,6 +37,7 @@ import {
   projectInsertStatements,
   projectListQuery,
   projectVisibilityError,
+  openIssuesCountOf,
   readCode,
 } from '../services/projects';
 import { findReadableGroup } from '../services/groups';
@@ -261,6 +262,7 @@ export function mountProjects(r: Router) {
         isAdmin: caller.isAdmin,
         projectLevel,
         groupLevel,
+        openIssuesCount: await openIssuesCountOf(db, pr.project.id),
       }),
     );
   });

@@ -43,9 +43,20 @@ export function readCode(caller: Caller, project: ProjectRow, level: number): bo
   return project.visibility === 'public' || Boolean(caller.user && !caller.user.external) || level >= ACCESS.GUEST;
 }
 
+/**
+ * `open_issues_count` of the Project entity comes from the issues area. Until it installs a counter
+ * (`setOpenIssuesCounter`, once at module load like the job-token resolver) every project counts 0.
+ */
+export type OpenIssuesCounter = (db: Db, projectIds: number[]) => Promise<Map<number, number>>;
+let countOpenIssues: OpenIssuesCounter = async () => new Map();
+export function setOpenIssuesCounter(counter: OpenIssuesCounter) {
+  countOpenIssues = counter;
+}
+
 /** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
   const db = c.var.db;
+  const openIssues = simple || !rows.length ? new Map<number, number>() : await countOpenIssues(db, rows.map((r) => r.project.id));
   const base = baseUrl(c);
   const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
   const fullNames = await loadFullNames(db, nsRows);
@@ -61,6 +72,7 @@ export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: 
       readCode: readCode(caller, r.project, Number(r.level)),
       level: Number(r.level),
       isAdmin: caller.isAdmin,
+      openIssuesCount: openIssues.get(r.project.id) ?? 0,
     };
     return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
   });
@@ -158,4 +170,9 @@ export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id
   const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
   if (!canReadProject(caller, found.project, level)) throw notFound('Project');
   return { ...found, level };
+}
+
+/** The open issue count of one project, through the installed counter. */
+export async function openIssuesCountOf(db: Db, projectId: number): Promise<number> {
+  return (await countOpenIssues(db, [projectId])).get(projectId) ?? 0;
 }

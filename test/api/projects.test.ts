@@ -28,6 +28,7 @@ describe('projects', () => {
     expect(res.body.web_url).toMatch(new RegExp(`/${user.username}/${path}$`));
     expect(res.body.http_url_to_repo).toMatch(new RegExp(`/${user.username}/${path}\\.git$`));
     expect(res.body._links.self).toMatch(new RegExp(`/api/v4/projects/${res.body.id}$`));
+    expect(res.body.open_issues_count).toBe(0);
 
     const byPath = await api(`/projects/${encodeURIComponent(`${user.username}/${path}`)}`, { token: user.token });
     expect(byPath.status).toBe(200);
