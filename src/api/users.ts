@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
 import { userBasic, userDetailsWithAdmin, userEntity, userPublic, userWithAdmin } from '../entities/user';
-import { countUsers, findUserById, findUserByUsername, listUsers, userListWhere } from '../db/queries/users';
+import { countUsers, findUserById, findUserByUsername, highestRole, listUsers, userListWhere } from '../db/queries/users';
 import { loadUserExtras, loadUserExtrasForPage } from '../db/queries/user-extras';
 import { identities, namespaces, userCustomAttributes, users } from '../db/schema';
 import { checkUnmodifiedSince } from '../lib/conditional';
@@ -249,7 +249,7 @@ function mountUserReads(r: Router) {
         admin,
         customAttributes: admin && p.with_custom_attributes,
       });
-      return c.json(admin ? userDetailsWithAdmin(user, extras) : userEntity(user, extras));
+      return c.json(admin ? userDetailsWithAdmin(user, { ...extras, highestRole: await highestRole(c.var.db, user.id) }) : userEntity(user, extras));
     },
   );
 }

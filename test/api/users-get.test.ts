@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, createUser, rootToken } from '../support';
+import { api, createUser, rootToken, unique } from '../support';
 
 const ADMIN_ONLY = ['email', 'is_admin', 'note', 'namespace_id', 'created_by', 'current_sign_in_ip', 'last_sign_in_ip', 'highest_role', 'sign_in_count', 'identities', 'plan', 'trial'];
 
@@ -108,5 +108,21 @@ describe('GET /user', () => {
     expect(res.body).toHaveProperty('namespace_id');
     expect(res.body).not.toHaveProperty('current_sign_in_ip');
     expect(res.body).not.toHaveProperty('highest_role');
+  });
+});
+
+describe('GET /users/:id highest_role (administrator view)', () => {
+  it('is the highest access level of the user’s memberships, 0 without any', async () => {
+    const u = await createUser();
+    expect((await api(`/users/${u.id}`, { token: rootToken })).body.highest_role).toBe(0);
+    const path = unique('hr');
+    const group = await api('/groups', { token: rootToken, body: { name: path, path } });
+    expect(group.status).toBe(201);
+    expect((await api(`/groups/${group.body.id}/members`, { token: rootToken, body: { user_id: u.id, access_level: 30 } })).status).toBe(201);
+    expect((await api(`/users/${u.id}`, { token: rootToken })).body.highest_role).toBe(30);
+    const project = await api('/projects', { token: rootToken, body: { name: unique('p'), namespace_id: group.body.id } });
+    expect(project.status).toBe(201);
+    expect((await api(`/projects/${project.body.id}/members`, { token: rootToken, body: { user_id: u.id, access_level: 40 } })).status).toBe(201);
+    expect((await api(`/users/${u.id}`, { token: rootToken })).body.highest_role).toBe(40);
   });
 });

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, lte, ne, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../client';
-import { identities, userCustomAttributes, users } from '../schema';
+import { identities, members, userCustomAttributes, users } from '../schema';
+import { today } from '../../lib/time';
 
 export const findUserById = (db: Db, id: number) => db.select().from(users).where(eq(users.id, id)).get();
 
@@ -137,4 +138,17 @@ export async function countUsers(db: Db, where: SQL | undefined, limit: number):
   const sub = db.select({ one: sql`1`.as('one') }).from(users).where(where).limit(limit).as('bounded');
   const row = await db.select({ n: sql<number>`count(*)` }).from(sub).get();
   return Number(row?.n ?? 0);
+}
+
+/**
+ * `User#highest_role` (users.highest_role via user_highest_roles): the highest access level of the
+ * user's current memberships in groups and projects, 0 without any. Uses the members_user_source index.
+ */
+export async function highestRole(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .select({ level: sql<number | null>`max(${members.accessLevel})` })
+    .from(members)
+    .where(and(eq(members.userId, userId), sql`(${members.expiresAt} IS NULL OR ${members.expiresAt} > ${today()})`))
+    .get();
+  return Number(row?.level ?? 0);
 }
