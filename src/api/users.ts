@@ -352,7 +352,7 @@ function mountUserWrites(r: Router) {
       assign('viewDiffsFileByFile', p.view_diffs_file_by_file);
       assign('sharedRunnersMinutesLimit', p.shared_runners_minutes_limit);
       assign('extraSharedRunnersMinutesLimit', p.extra_shared_runners_minutes_limit);
-      // `private_profile: null` means the instance default (users.rb, "TODO: Remove in 16.0").
+      // `private_profile: null` means the instance default (users.rb keeps this until its planned removal in 16.0).
       if (raw.private_profile === null) set.privateProfile = Boolean(settings.user_defaults_to_private_profile);
       else assign('privateProfile', p.private_profile);
       if (p.email !== undefined && p.email.toLowerCase() !== user.email.toLowerCase()) {
