@@ -6,3 +6,6 @@ export * from './auth';
 export * from './instance';
 export * from './audit';
 export * from './projects';
+export * from './planning';
+export * from './issues';
+export * from './notes';
