@@ -56,6 +56,8 @@ export const issues = sqliteTable(
     index('issues_project_due').on(t.projectId, t.dueDate, t.id),
     // Instance-wide lists (/issues scope=all for administrators, created_by_me).
     index('issues_created').on(t.createdAt, t.id),
+    // /issues and group lists ordered by updated_at walk this one (services/issue-finder.ts).
+    index('issues_updated').on(t.updatedAt, t.id),
     index('issues_author_created').on(t.authorId, t.createdAt, t.id),
     index('issues_milestone').on(t.milestoneId, t.createdAt, t.id),
     index('issues_epic').on(t.epicId),

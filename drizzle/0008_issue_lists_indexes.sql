@@ -1,0 +1,1 @@
+CREATE INDEX `issues_updated` ON `issues` (`updated_at`,`id`);
