@@ -1,0 +1,391 @@
+/**
+ * The issue lists' finder (GitLab app/finders/issues_finder.rb, issuable_finder.rb and the
+ * Issuables::*Filter classes): turns validated list parameters into one WHERE and one ORDER BY
+ * over `issues`, so a page costs an index walk that stops at LIMIT (project lists walk
+ * `issues_project_created`, instance lists `issues_created`, `created_by_me` `issues_author_created`).
+ *
+ * Every filter is a predicate on the issue row or a correlated EXISTS, never a join that
+ * multiplies rows. Strings travel as one JSON parameter each (`json_each(?)`), integers are
+ * inlined after validation, so no input reaches D1's 100-parameter or 50-byte LIKE limits.
+ */
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteSelect } from 'drizzle-orm/sqlite-core';
+import type { Caller } from '../context';
+import type { Db } from '../db/client';
+import { issues, namespaces, projects, users } from '../db/schema';
+import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, subtreeOf } from '../lib/abilities';
+import { type Plan } from '../config';
+import { planAllows } from '../lib/plan';
+import { addDays, today } from '../lib/time';
+import type { IssueListParams, NotParams } from '../params/issue-lists';
+
+export type IssueRow = typeof issues.$inferSelect;
+
+export type FinderParent =
+  | { kind: 'issues' }
+  | { kind: 'group'; group: NamespaceRow; level: number }
+  | { kind: 'project'; project: ProjectRow; level: number };
+
+export interface FinderInput {
+  caller: Caller;
+  plan: Plan;
+  parent: FinderParent;
+  p: IssueListParams;
+}
+
+export interface IssueQuery {
+  /** False when a filter can match nothing (unknown label, unknown assignee username, ...). */
+  possible: boolean;
+  where: SQL | undefined;
+  /**
+   * For lists over many projects: the same condition with the project test hidden from the index
+   * planner (`+project_id`), so SQLite walks `issues_created`/`issues_updated` in order and stops
+   * at LIMIT instead of collecting every issue of every project and sorting them. Null when the
+   * order has no instance-wide index or the list is one project.
+   */
+  walkWhere: SQL | null;
+  orderBy: SQL[];
+}
+
+const int = (n: number) => sql.raw(String(Math.trunc(Number(n))));
+const ints = (list: number[]) => sql.raw(`(${list.length ? list.map((n) => String(Math.trunc(Number(n)))).join(',') : 'NULL'})`);
+const json = (list: string[]) => JSON.stringify(list);
+
+/** `read_confidential_issues` through any source: the projects where the user is Planner or above. */
+function plannerProjectsSql(uid: number) {
+  const t = today();
+  return sql`(SELECT m.source_id FROM members m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
+    UNION ALL SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'User' AND n.owner_id = ${int(uid)}
+    UNION ALL SELECT p.id FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
+      WHERE m.user_id = ${int(uid)} AND m.source_type = 'Namespace' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t}))`;
+}
+
+const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} AND ia.user_id = ${int(uid)})`;
+
+/**
+ * Issues::ConfidentialityFilter: public issues, plus confidential ones the caller authored, is
+ * assigned to, or may read through Planner+ access to the project. `allConfidential` is the
+ * parent-level shortcut (administrator, or Planner+ on the project or group of the list).
+ */
+function confidentialitySql(caller: Caller, allConfidential: boolean): SQL | undefined {
+  if (!caller.user) return sql`${issues.confidential} = 0`;
+  if (caller.isAdmin || allConfidential) return undefined;
+  const uid = caller.user.id;
+  return sql`(${issues.confidential} = 0 OR ${issues.authorId} = ${int(uid)} OR ${assignedTo(uid)} OR ${issues.projectId} IN ${plannerProjectsSql(uid)})`;
+}
+
+/**
+ * The projects whose issues a multi-project list may show: visible to the caller
+ * (ProjectsFinder#public_or_visible_to_user), issues feature available
+ * (with_feature_available_for_user: `private` for members, `disabled` for nobody).
+ */
+function readableProjectsSql(db: Db, caller: Caller, extra: (SQL | undefined)[]) {
+  const feature = sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled')`;
+  const featureOk = caller.isAdmin
+    ? sql`${feature} != 'disabled'`
+    : caller.user
+      ? sql`(${feature} = 'enabled' OR (${feature} = 'private' AND ${projectLevelSql(caller.user.id)} >= ${int(ACCESS.GUEST)}))`
+      : sql`${feature} = 'enabled'`;
+  return db
+    .select({ id: projects.id })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(projectVisibleSql(caller), featureOk, ...extra))
+    .$dynamic();
+}
+
+/** Split like Gitlab::SQL::Pattern.split_query_to_search_terms: quoted phrases stay together. */
+export function searchTerms(query: string): string[] {
+  const quoted: string[] = [];
+  const rest = query.replace(/(?<=^| )"[^"]+"(?= |$)/g, (q) => {
+    quoted.push(q.slice(1, -1));
+    return '';
+  });
+  return [...rest.split(/\s+/).filter(Boolean), ...quoted];
+}
+
+/**
+ * Issuable.full_search (Gitlab::SQL::Pattern#fuzzy_arel_match): words of 3+ characters must all
+ * appear in one column (case-insensitive), columns are ORed; with no such word the whole query
+ * must equal the column case-insensitively. `instr` instead of LIKE: no escaping, no 50-byte limit.
+ */
+function searchSql(search: string, inParam: string | undefined): SQL | undefined {
+  const query = search.trim().replace(/\s+/g, ' ');
+  if (!query) return undefined;
+  let columns = (inParam ?? '').split(',').map((s) => s.trim()).filter((s) => s === 'title' || s === 'description');
+  if (!columns.length) columns = ['title', 'description'];
+  const words = searchTerms(query).filter((w) => [...w].length >= 3);
+  const parts = columns.map((name) => {
+    const col = name === 'title' ? issues.title : issues.description;
+    if (!words.length) return sql`lower(${col}) = lower(${query})`;
+    return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json(words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
+  });
+  return sql`(${sql.join(parts, sql` OR `)})`;
+}
+
+const labelLinkOf = sql`ll.target_type = 'Issue' AND ll.target_id = ${issues.id}`;
+
+/** Issuables::LabelFilter: None/Any (case-insensitive), else every title must be on the issue. */
+function labelsSql(names: string[]): SQL | undefined {
+  if (!names.length) return undefined;
+  const lower = names.map((n) => n.toLowerCase());
+  // `No+Label` arrives as `No Label` (Label::None.title, deprecated).
+  if (lower.includes('none') || lower.includes('no label')) return sql`NOT EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
+  if (lower.includes('any')) return sql`EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
+  const unique = [...new Set(names)];
+  return sql`(SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))) = ${int(unique.length)}`;
+}
+
+function notLabelsSql(names: string[]): SQL | undefined {
+  if (!names.length) return undefined;
+  return sql`NOT EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json([...new Set(names)])})))`;
+}
+
+/** Milestone.upcoming_ids: per project or group, the active milestone due soonest after today. */
+function upcomingMilestoneIds() {
+  const t = today();
+  return sql`(SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ${t} AND m.due_date = (SELECT min(m2.due_date) FROM milestones m2 WHERE m2.state = 'active' AND m2.due_date > ${t} AND m2.project_id IS m.project_id AND m2.group_id IS m.group_id))`;
+}
+
+/** IssuableFinder#by_milestone with `use_legacy_milestone_filtering` (the API's mode). */
+function milestoneSql(title: string | undefined, wildcard: string | undefined): SQL | undefined {
+  const t = today();
+  const lowerTitle = title?.toLowerCase();
+  const w = wildcard?.toLowerCase();
+  if ((title === undefined || title === '') && !w) return undefined;
+  if (lowerTitle === 'none' || title === 'No Milestone' || w === 'none') return sql`${issues.milestoneId} IS NULL`;
+  if (lowerTitle === 'any' || title === 'Any Milestone' || w === 'any') return sql`${issues.milestoneId} IS NOT NULL`;
+  if (title === '#upcoming' || w === 'upcoming') return sql`${issues.milestoneId} IN ${upcomingMilestoneIds()}`;
+  if (title === '#started' || w === 'started')
+    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= ${t})`;
+  return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+}
+
+/** IssuableFinder#by_negated_milestone: Upcoming/Started negate the timebox, anything else a title (NULL title: no milestone). */
+function notMilestoneSql(title: string | undefined, wildcard: string | undefined): SQL | undefined {
+  const t = today();
+  const w = wildcard?.toLowerCase();
+  if ((title === undefined || title === '') && !w) return undefined;
+  if (title === '#upcoming' || w === 'upcoming')
+    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date <= ${t})`;
+  if (title === '#started' || w === 'started')
+    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date > ${t})`;
+  // without_particular_milestones: `milestones.title != ? OR milestone_id IS NULL`; a wildcard title is nil there.
+  if (title === undefined || title === '') return sql`${issues.milestoneId} IS NULL`;
+  return sql`(${issues.milestoneId} IS NULL OR NOT EXISTS (SELECT 1 FROM milestones m WHERE m.id = ${issues.milestoneId} AND m.title = ${title}))`;
+}
+
+/** User.by_username: case-insensitive, unknown names dropped. */
+async function userIdsByUsername(db: Db, names: string[]): Promise<number[]> {
+  const list = [...new Set(names.filter((n) => typeof n === 'string' && n !== '').map((n) => n.toLowerCase()))];
+  const ids: number[] = [];
+  for (let i = 0; i < list.length; i += 90) {
+    const rows = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`lower(${users.username}) IN (SELECT value FROM json_each(${json(list.slice(i, i + 90))}))`)
+      .all();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+/** IssuesFinder#by_due_date (Date.today in UTC; Rails' week starts on Monday). */
+function dueDateSql(v: string | undefined): SQL | undefined {
+  if (!v) return undefined;
+  const t = today();
+  const d = new Date(`${t}T00:00:00Z`);
+  const dow = (d.getUTCDay() + 6) % 7;
+  const monthStart = `${t.slice(0, 7)}-01`;
+  const endOfMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).toISOString().slice(0, 10);
+  switch (v) {
+    case '0':
+      return sql`${issues.dueDate} IS NULL`;
+    case 'any':
+      return sql`${issues.dueDate} IS NOT NULL`;
+    case 'overdue':
+      return sql`${issues.dueDate} < ${t}`;
+    case 'today':
+      return sql`${issues.dueDate} = ${t}`;
+    case 'tomorrow':
+      return sql`${issues.dueDate} = ${addDays(t, 1)}`;
+    case 'week':
+      return sql`${issues.dueDate} BETWEEN ${addDays(t, -dow)} AND ${addDays(t, 6 - dow)}`;
+    case 'month':
+      return sql`${issues.dueDate} BETWEEN ${monthStart} AND ${endOfMonth(d.getUTCFullYear(), d.getUTCMonth())}`;
+    case 'next_month_and_previous_two_weeks':
+      return sql`${issues.dueDate} BETWEEN ${addDays(t, -14)} AND ${endOfMonth(d.getUTCFullYear(), d.getUTCMonth() + 1)}`;
+    default:
+      return sql`0`;
+  }
+}
+
+function noneAnyColumn(col: typeof issues.weight | typeof issues.epicId, v: number | string | undefined): SQL | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'none') return sql`${col} IS NULL`;
+  if (v === 'any') return sql`${col} IS NOT NULL`;
+  return sql`${col} = ${int(Number(v))}`;
+}
+
+/** Issuable.sort_by_attribute plus Issue/EE overrides; ties always broken by `id DESC`. */
+function orderSql(p: IssueListParams): SQL[] {
+  const dir = p.sort === 'asc' ? sql.raw('ASC') : sql.raw('DESC');
+  const idDesc = sql`${issues.id} DESC`;
+  const excluded = (p.labels ?? []).length ? sql` AND l.title NOT IN (SELECT value FROM json_each(${json(p.labels ?? [])}))` : sql``;
+  const highestPriority = sql`(SELECT min(lp.priority) FROM label_links ll JOIN label_priorities lp ON lp.label_id = ll.label_id AND lp.project_id = ${issues.projectId} JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf}${excluded})`;
+  const milestoneDue = sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${issues.milestoneId})`;
+  switch (p.order_by) {
+    case 'updated_at':
+      return [sql`${issues.updatedAt} ${dir}`, idDesc];
+    case 'due_date':
+      return [sql`${issues.dueDate} IS NULL`, sql`${issues.dueDate} ${dir}`, idDesc];
+    case 'relative_position':
+      // Only the ascending form is a sort (Issue.sort_by_attribute); `desc` falls through to id DESC.
+      return p.sort === 'asc' ? [sql`${issues.relativePosition} IS NULL`, sql`${issues.relativePosition} ASC`, idDesc] : [idDesc];
+    case 'title':
+      return [sql`${issues.title} ${dir}`, idDesc];
+    case 'popularity':
+      return [sql`${issues.upvotes} ${dir}`, idDesc];
+    case 'weight':
+      return [sql`${issues.weight} IS NULL`, sql`${issues.weight} ${dir}`, idDesc];
+    case 'milestone_due':
+      return [sql`${milestoneDue} IS NULL`, sql`${issues.milestoneId} IS NULL`, sql`${milestoneDue} ${dir}`, idDesc];
+    case 'label_priority':
+      return [sql`${highestPriority} IS NULL`, sql`${highestPriority} ${dir}`, idDesc];
+    case 'priority':
+      return [sql`${milestoneDue} IS NULL`, sql`${milestoneDue} ${dir}`, sql`${highestPriority} IS NULL`, sql`${highestPriority} ${dir}`, idDesc];
+    default:
+      return [sql`${issues.createdAt} ${dir}`, idDesc];
+  }
+}
+
+/** Builds the WHERE and ORDER BY of a list; `possible: false` short-circuits to an empty page. */
+export async function buildIssueQuery(db: Db, input: FinderInput): Promise<IssueQuery> {
+  const { caller, parent, p, plan } = input;
+  const uid = caller.user?.id;
+  const conds: (SQL | undefined)[] = [];
+  const none: IssueQuery = { possible: false, where: undefined, walkWhere: null, orderBy: [] };
+
+  // Parent: one project, a group's subtree, or every project the caller may read.
+  const projectConds: (SQL | undefined)[] = [];
+  if (p.non_archived) projectConds.push(sql`${projects.archived} = 0`);
+  let allConfidential = false;
+  let projectSet: SQLiteSelect | null = null;
+  if (parent.kind === 'project') {
+    conds.push(eq(issues.projectId, parent.project.id));
+    allConfidential = parent.level >= ACCESS.PLANNER;
+  } else if (parent.kind === 'group') {
+    projectSet = readableProjectsSql(db, caller, [subtreeOf(parent.group.traversalPath ?? ''), ...projectConds]);
+    allConfidential = parent.level >= ACCESS.PLANNER;
+  } else if (caller.isAdmin) {
+    const feature = sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled') != 'disabled'`;
+    projectSet = db.select({ id: projects.id }).from(projects).where(and(feature, ...projectConds)).$dynamic();
+  } else {
+    projectSet = readableProjectsSql(db, caller, projectConds);
+  }
+
+  // IssuableFinder#by_scope: caller-related scopes match nothing without a caller.
+  const scope = p.scope?.replace(/-/g, '_');
+  if (scope === 'created_by_me' || scope === 'assigned_to_me') {
+    if (!uid) return none;
+    // assigned_to_me is driven from `issue_assignees_user`: the caller's assignments, not the table.
+    conds.push(scope === 'created_by_me' ? eq(issues.authorId, uid) : sql`${issues.id} IN (SELECT ia.issue_id FROM issue_assignees ia WHERE ia.user_id = ${int(uid)})`);
+  }
+  if (p.created_after !== undefined) conds.push(sql`${issues.createdAt} >= ${p.created_after}`);
+  if (p.created_before !== undefined) conds.push(sql`${issues.createdAt} <= ${p.created_before}`);
+  if (p.updated_after !== undefined) conds.push(sql`${issues.updatedAt} >= ${p.updated_after}`);
+  if (p.updated_before !== undefined) conds.push(sql`${issues.updatedAt} <= ${p.updated_before}`);
+  if (p.state === 'opened' || p.state === 'closed') conds.push(eq(issues.state, p.state));
+
+  // Issuables::AssigneeFilter
+  if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
+  else if (p.assignee_id === 'any') conds.push(sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
+  else if (typeof p.assignee_id === 'number') conds.push(assignedTo(p.assignee_id));
+  else if (p.assignee_username?.some((u) => u !== '')) {
+    const ids = await userIdsByUsername(db, p.assignee_username);
+    if (!ids.length) return none;
+    for (const id of ids) conds.push(assignedTo(id));
+  }
+
+  // Issuables::AuthorFilter
+  if (p.author_id !== undefined) conds.push(eq(issues.authorId, p.author_id));
+  else if (p.author_username) {
+    const ids = await userIdsByUsername(db, [p.author_username]);
+    if (!ids.length) return none;
+    conds.push(sql`${issues.authorId} IN ${ints(ids)}`);
+  }
+
+  if (p.iids?.length) conds.push(sql`${issues.iid} IN ${ints(p.iids)}`);
+  conds.push(milestoneSql(p.milestone, p.milestone_id));
+  conds.push(labelsSql(p.labels ?? []));
+
+  // my_reaction_emoji is ignored for anonymous callers.
+  if (p.my_reaction_emoji && uid) {
+    const v = p.my_reaction_emoji.toLowerCase();
+    const awarded = (name?: string) =>
+      sql`EXISTS (SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'Issue' AND ae.awardable_id = ${issues.id} AND ae.user_id = ${int(uid)}${name === undefined ? sql`` : sql` AND ae.name = ${name}`})`;
+    conds.push(v === 'none' ? sql`NOT ${awarded()}` : v === 'any' ? awarded() : awarded(p.my_reaction_emoji));
+  }
+
+  conds.push(dueDateSql(p.due_date));
+  if (p.confidential === true) conds.push(sql`${issues.confidential} = 1`);
+  if (p.confidential === false) conds.push(sql`${issues.confidential} = 0`);
+  if (p.issue_type) conds.push(eq(issues.issueType, p.issue_type));
+  if (p.closed_by_id !== undefined) conds.push(eq(issues.closedById, p.closed_by_id));
+
+  // EE filters, only when the plan has the feature (the param is otherwise inert, as on a CE instance).
+  if (planAllows({ plan }, 'premium')) {
+    conds.push(noneAnyColumn(issues.weight, p.weight));
+    conds.push(noneAnyColumn(issues.epicId, p.epic_id));
+    // No iterations are stored: only "no iteration" can match.
+    if ((p.iteration_id !== undefined && p.iteration_id !== 'none') || (p.iteration_title !== undefined && p.iteration_title !== '')) return none;
+  }
+  if (planAllows({ plan }, 'ultimate') && p.health_status) {
+    conds.push(p.health_status === 'none' ? sql`${issues.healthStatus} IS NULL` : p.health_status === 'any' ? sql`${issues.healthStatus} IS NOT NULL` : eq(issues.healthStatus, p.health_status));
+  }
+
+  const not: NotParams | undefined = p.not;
+  if (not) {
+    conds.push(notMilestoneSql(not.milestone, not.milestone_id));
+    if (not.iids?.length) conds.push(sql`${issues.iid} NOT IN ${ints(not.iids)}`);
+    conds.push(notLabelsSql(not.labels ?? []));
+    if (not.author_id !== undefined) conds.push(sql`${issues.authorId} != ${int(not.author_id)}`);
+    else if (not.author_username) {
+      const ids = await userIdsByUsername(db, [not.author_username]);
+      if (ids.length) conds.push(sql`${issues.authorId} NOT IN ${ints(ids)}`);
+    }
+    const notAssignees = not.assignee_id !== undefined ? [not.assignee_id] : not.assignee_username?.length ? await userIdsByUsername(db, not.assignee_username) : null;
+    if (notAssignees?.length) conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} AND ia.user_id IN ${ints(notAssignees)})`);
+    if (not.my_reaction_emoji && uid)
+      conds.push(sql`NOT EXISTS (SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'Issue' AND ae.awardable_id = ${issues.id} AND ae.user_id = ${int(uid)} AND ae.name = ${not.my_reaction_emoji})`);
+    if (planAllows({ plan }, 'premium') && not.weight !== undefined) conds.push(sql`${issues.weight} != ${int(not.weight)}`);
+  }
+
+  if (p.search) conds.push(searchSql(p.search, p.in));
+  conds.push(confidentialitySql(caller, allConfidential));
+  const rest = and(...conds);
+  if (!projectSet) return { possible: true, where: rest, walkWhere: null, orderBy: orderSql(p) };
+  const walkable = (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
+  return {
+    possible: true,
+    where: and(inArray(issues.projectId, projectSet), rest),
+    walkWhere: walkable ? and(sql`+${issues.projectId} IN ${projectSet}`, rest)! : null,
+    orderBy: orderSql(p),
+  };
+}
+
+/**
+ * The page query (exported for the query-plan tests). `walk` selects the index walk of
+ * `walkWhere`: worth it when many issues match (the count reached its cap), while a smaller
+ * match set is cheaper to collect through the per-project indexes and sort (at most 10,000 rows).
+ */
+export function issuePageQuery(db: Db, q: IssueQuery, limit: number, offset: number, walk = false) {
+  const where = walk && q.walkWhere ? q.walkWhere : q.where;
+  return db.select().from(issues).where(where).orderBy(...q.orderBy).limit(limit).offset(offset);
+}
+
+/** `count(*)` of at most `limit` matching issues (GitLab counts with LIMIT 10001). */
+export function issueCountQuery(db: Db, q: IssueQuery, limit: number) {
+  const inner = db.select({ one: sql`1` }).from(issues).where(q.where).limit(limit);
+  return sql`select count(*) as n from (${inner})`;
+}

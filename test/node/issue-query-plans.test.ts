@@ -1,0 +1,172 @@
+/**
+ * Query plans of the issue lists (services/issue-finder.ts) on a real migrated libSQL database:
+ * every filter and order reads `issues` through an index, never a bare `SCAN issues`, and the
+ * default orders walk an index in order (no temp B-tree for ORDER BY), so a page costs its
+ * LIMIT rather than the table (reference performance.md §2.4, §4.7).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type InValue } from '@libsql/client';
+import { drizzle } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Caller, UserRow } from '../../src/context';
+import { type Db, schema } from '../../src/db/client';
+import type { NamespaceRow, ProjectRow } from '../../src/lib/abilities';
+import type { IssueListParams } from '../../src/params/issue-lists';
+import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery } from '../../src/services/issue-finder';
+
+let client: ReturnType<typeof createClient>;
+let db: Db;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wfapi-issue-plans-'));
+  client = createClient({ url: `file:${join(dir, 'db.sqlite')}` });
+  db = drizzle(client, { schema }) as unknown as Db;
+  await migrate(db as never, { migrationsFolder: 'drizzle' });
+});
+
+const user = { id: 5, username: 'planner', external: false } as unknown as UserRow;
+const member: Caller = { user, sudoer: null, credential: null, isAdmin: false };
+const admin: Caller = { ...member, isAdmin: true };
+const anonymous: Caller = { user: null, sudoer: null, credential: null, isAdmin: false };
+const project = { id: 7, features: '{}' } as unknown as ProjectRow;
+const group = { id: 3, traversalPath: '/3/' } as unknown as NamespaceRow;
+const base = { with_labels_details: false, state: 'all', order_by: 'created_at', sort: 'desc' } as IssueListParams;
+
+async function plan(caller: Caller, parent: FinderParent, p: Partial<IssueListParams>, walk = true): Promise<string[]> {
+  const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, ...p } as IssueListParams });
+  expect(q.possible).toBe(true);
+  const { sql: text, params } = issuePageQuery(db, q, 20, 40, walk).toSQL();
+  const rows = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows;
+  return rows.map((r) => String(r.detail));
+}
+
+/** No full scan of `issues`: each access to the table names an index or the rowid. */
+function expectIndexed(lines: string[]) {
+  const issueLines = lines.filter((l) => /\bissues\b/.test(l) && /^(SCAN|SEARCH)/.test(l));
+  expect(issueLines.length).toBeGreaterThan(0);
+  for (const l of issueLines) expect(l).toMatch(/USING (COVERING )?INDEX|INTEGER PRIMARY KEY/);
+}
+
+const projectList: FinderParent = { kind: 'project', project, level: 10 };
+const groupList: FinderParent = { kind: 'group', group, level: 0 };
+const instance: FinderParent = { kind: 'issues' };
+
+describe('default orders walk an index and stop at LIMIT', () => {
+  it('project list: issues_project_created, or issues_project_state_created with state', async () => {
+    const lines = await plan(member, projectList, {});
+    expect(lines.join('\n')).toContain('issues_project_created');
+    expect(lines.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+    const opened = await plan(anonymous, projectList, { state: 'opened' });
+    expect(opened.join('\n')).toContain('issues_project_state_created');
+    expect(opened.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('project list ordered by updated_at walks issues_project_updated', async () => {
+    const lines = await plan(member, projectList, { order_by: 'updated_at' });
+    expect(lines.join('\n')).toContain('issues_project_updated');
+    expect(lines.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('/issues scope=all for administrators and users, and group lists, walk issues_created', async () => {
+    for (const [caller, parent] of [
+      [admin, instance],
+      [member, instance],
+      [anonymous, instance],
+      [member, groupList],
+      [admin, groupList],
+    ] as const) {
+      const lines = await plan(caller, parent, { scope: 'all', non_archived: true });
+      expect(lines.join('\n')).toContain('SCAN issues USING INDEX issues_created');
+      expect(lines.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+    }
+  });
+
+  it('updated_at over many projects walks issues_updated', async () => {
+    const lines = await plan(member, instance, { scope: 'all', order_by: 'updated_at', non_archived: true });
+    expect(lines.join('\n')).toContain('SCAN issues USING INDEX issues_updated');
+    expect(lines.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('created_by_me walks issues_author_created', async () => {
+    const lines = await plan(member, instance, { scope: 'created_by_me', non_archived: true });
+    expect(lines.join('\n')).toContain('issues_author_created');
+    expect(lines.join('\n')).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('assigned_to_me starts from the caller\'s assignments (issue_assignees_user), not the table', async () => {
+    const lines = await plan(member, instance, { scope: 'assigned_to_me', non_archived: true });
+    expect(lines.join('\n')).toMatch(/issue_assignees_user|sqlite_autoindex_issue_assignees/);
+    expectIndexed(lines);
+  });
+
+  it('below the count cap, many-project lists look issues up per project instead of walking', async () => {
+    const lines = await plan(member, groupList, { non_archived: true }, false);
+    expect(lines.join('\n')).toMatch(/SEARCH issues USING INDEX issues_project_/);
+  });
+});
+
+describe('every filter and order keeps issues behind an index', () => {
+  const filters: [string, Partial<IssueListParams>][] = [
+    ['labels', { labels: ['bug', 'ui'] }],
+    ['labels None', { labels: ['None'] }],
+    ['labels Any', { labels: ['any'] }],
+    ['not labels', { not: { labels: ['bug'] } }],
+    ['milestone', { milestone: 'v1' }],
+    ['milestone None', { milestone: 'None' }],
+    ['milestone_id Upcoming', { milestone_id: 'Upcoming' }],
+    ['milestone_id Started', { milestone_id: 'Started' }],
+    ['not milestone', { not: { milestone: 'v1' } }],
+    ['assignee_id', { assignee_id: 9 }],
+    ['assignee_id None', { assignee_id: 'none' }],
+    ['assignee_id Any', { assignee_id: 'any' }],
+    ['not assignee_id', { not: { assignee_id: 9 } }],
+    ['author_id', { author_id: 9 }],
+    ['not author_id', { not: { author_id: 9 } }],
+    ['my_reaction_emoji', { my_reaction_emoji: 'thumbsup' }],
+    ['my_reaction_emoji None', { my_reaction_emoji: 'None' }],
+    ['confidential', { confidential: true }],
+    ['created/updated window', { created_after: 1, created_before: 2e12, updated_after: 1, updated_before: 2e12 }],
+    ['due_date overdue', { due_date: 'overdue' }],
+    ['due_date week', { due_date: 'week' }],
+    ['iids', { iids: [1, 2, 3] }],
+    ['not iids', { not: { iids: [1] } }],
+    ['search', { search: 'crash on start', in: 'title' }],
+    ['search short', { search: 'ab' }],
+    ['issue_type', { issue_type: 'incident' }],
+    ['weight', { weight: 3 }],
+    ['epic_id Any', { epic_id: 'any' }],
+    ['health_status', { health_status: 'at_risk' }],
+    ['closed_by_id', { closed_by_id: 4 }],
+    ['state closed', { state: 'closed' }],
+  ];
+  const orders = ['created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity', 'title', 'weight'] as const;
+
+  for (const [name, p] of filters) {
+    it(`filter ${name}`, async () => {
+      expectIndexed(await plan(member, projectList, p));
+      expectIndexed(await plan(member, groupList, { ...p, non_archived: true }));
+      expectIndexed(await plan(member, instance, { ...p, scope: 'all', non_archived: true }));
+    });
+  }
+
+  for (const order of orders) {
+    for (const sort of ['asc', 'desc'] as const) {
+      it(`order_by ${order} ${sort}`, async () => {
+        expectIndexed(await plan(member, projectList, { order_by: order, sort }));
+        expectIndexed(await plan(admin, instance, { order_by: order, sort, scope: 'all', non_archived: true }));
+      });
+    }
+  }
+
+  it('the bounded count reads issues through an index too', async () => {
+    const q = await buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: groupList, p: { ...base, non_archived: true } });
+    const counted = await db.get<{ n: number }>(issueCountQuery(db, q, 10_001));
+    expect(Number(counted?.n)).toBe(0);
+    const { sql: text, params } = db.select().from(schema.issues).where(q.where).limit(10_001).toSQL();
+    const rows = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows;
+    expectIndexed(rows.map((r) => String(r.detail)));
+  });
+});
