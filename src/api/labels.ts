@@ -207,8 +207,6 @@ async function updateLabel(
   if (!canAdminLabels(caller, parent.level)) throw forbidden();
   const db = c.var.db;
   const raw = await requestParams(c);
-  if (parent.kind === 'project' && !['new_name', 'color', 'description', 'priority', 'archived'].some((k) => k in raw))
-    throw grapeError('new_name, color, description, priority, archived are missing, at least one parameter must be provided');
   const label = await findLabel(c, ownScope(parent), idOrTitle);
   const set: Partial<typeof labels.$inferInsert> = {};
   if (p.new_name !== undefined) set.title = sanitizeLabelText(p.new_name).trim();
@@ -347,6 +345,13 @@ async function toggleSubscription(c: Context<AppEnv>, caller: Caller, parent: Pa
   return c.json((await present(c, caller, parent, [label]))[0], 201);
 }
 
+/** `at_least_one_of` of project_label_update_params by key presence (Grape counts `"priority": null`), before the handler body. */
+async function requireSomeProjectUpdate(c: Context<AppEnv>) {
+  const raw = await requestParams(c);
+  if (!['new_name', 'color', 'description', 'priority', 'archived'].some((k) => k in raw))
+    throw grapeError('new_name, color, description, priority, archived are missing, at least one parameter must be provided');
+}
+
 // ---------------------------------------------------------------------------------------------
 
 export function mountLabels(r: Router) {
@@ -366,6 +371,7 @@ export function mountLabels(r: Router) {
 
   // Deprecated body-addressed forms (12.4), registered before `/:name` routes.
   r.route({ ...auth, method: 'PUT', path: '/projects/:id/labels', summary: 'Update a project label (deprecated)', tags: TAGS, params: updateProjectLabelLegacyParams }, async ({ c, p, caller }) => {
+    await requireSomeProjectUpdate(c);
     const parent = await loadParent(c, caller, 'project', p.id);
     return updateLabel(c, caller, parent, String(p.label_id ?? p.name), p);
   });
@@ -384,6 +390,7 @@ export function mountLabels(r: Router) {
     return c.json((await present(c, caller, parent, [label]))[0]);
   });
   r.route({ ...auth, method: 'PUT', path: '/projects/:id/labels/:name', summary: 'Update a project label', tags: TAGS, params: updateProjectLabelParams }, async ({ c, p, caller }) => {
+    await requireSomeProjectUpdate(c);
     const parent = await loadParent(c, caller, 'project', p.id);
     return updateLabel(c, caller, parent, p.name, p);
   });
