@@ -142,9 +142,16 @@ async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows:
   });
 }
 
-async function list(c: Context<AppEnv>, caller: Caller, parent: Parent, scope: SQL, p: { search?: string; with_counts: boolean; page?: number; per_page?: number }, defaults: Record<string, unknown>) {
+async function list(
+  c: Context<AppEnv>,
+  caller: Caller,
+  parent: Parent,
+  scope: SQL,
+  p: { search?: string; archived?: boolean; with_counts: boolean; page?: number; per_page?: number },
+  defaults: Record<string, unknown>,
+) {
   const db = c.var.db;
-  const where = and(scope, p.search ? searchSql(p.search) : undefined);
+  const where = and(scope, p.search ? searchSql(p.search) : undefined, p.archived !== undefined ? eq(labels.archived, p.archived) : undefined);
   const raw = await requestParams(c);
   const rows = await paginate(
     c,

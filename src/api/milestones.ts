@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import { issues, milestones, namespaces, projects } from '../db/schema';
 import type { MilestoneRow } from '../entities/milestone';
-import { ACCESS, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../lib/abilities';
+import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../lib/errors';
 import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, setPaginationHeaders } from '../lib/pagination';
@@ -278,6 +278,50 @@ async function deleteMilestone(c: Context<AppEnv>, caller: Caller, parent: Paren
   return c.body(null, 204);
 }
 
+/**
+ * Milestones::PromoteService: a copy of the project milestone becomes a milestone of the project's
+ * group (new group iid, active), the issues of every same-titled milestone in the group's projects
+ * move to it, and those project milestones are removed. project_milestones.rb answers `status(200)`,
+ * whose value Grape renders as the body.
+ */
+async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: ProjectParent, milestoneId: number) {
+  requireAdminMilestone(caller, parent);
+  const db = c.var.db;
+  const group = parent.namespace;
+  // `authorize! :admin_milestone, user_project.group`: no group (a personal project) is a refusal too.
+  if (group.kind !== 'Group') throw forbidden();
+  const groupLevel = await groupAccess(db, caller.user, group);
+  if (!(caller.isAdmin || groupLevel >= ACCESS.PLANNER)) throw forbidden();
+  const m = await findMilestone(c, parent, milestoneId);
+  const now = Date.now();
+  const directProjects = db.select({ id: projects.id }).from(projects).where(eq(projects.namespaceId, group.id));
+  const sameTitle = and(eq(milestones.title, m.title), or(inArray(milestones.projectId, directProjects), eq(milestones.id, m.id)));
+  const newId = sql<number>`(select ${milestones.id} from ${milestones} where ${milestones.groupId} = ${group.id} and ${milestones.title} = ${m.title})`;
+  try {
+    await db.batch([
+      bumpIid(db, 'group_milestones', group.id),
+      db.insert(milestones).values({
+        projectId: null,
+        groupId: group.id,
+        iid: iidSql('group_milestones', group.id),
+        title: m.title,
+        description: m.description,
+        state: 'active',
+        dueDate: m.dueDate,
+        startDate: m.startDate,
+        createdAt: now,
+        updatedAt: now,
+      }),
+      db.update(issues).set({ milestoneId: newId, updatedAt: now }).where(inArray(issues.milestoneId, db.select({ id: milestones.id }).from(milestones).where(sameTitle))),
+      db.delete(milestones).where(sameTitle),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ApiError(400, { message: 'Failed to promote milestone' });
+    throw err;
+  }
+  return c.json(200, 200);
+}
+
 /** GET …/milestones/:milestone_id/merge_requests: merge requests do not exist on this server, so the page is always empty. */
 async function emptyMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   await findMilestone(c, parent, p.milestone_id);
@@ -311,6 +355,10 @@ export function mountMilestones(r: Router) {
     r.route({ ...auth, method: 'DELETE', path: `${base}/:milestone_id`, summary: `Delete a ${noun} milestone`, tags: TAGS, params: milestoneIdParams, status: 204 }, async ({ c, p, caller }) =>
       deleteMilestone(c, caller, await loadParent(c, caller, kind, p.id), p.milestone_id),
     );
+    if (kind === 'project')
+      r.route({ ...auth, method: 'POST', path: `${base}/:milestone_id/promote`, summary: 'Promote a project milestone to a group milestone', tags: TAGS, params: milestoneIdParams, status: 200 }, async ({ c, p, caller }) =>
+        promoteMilestone(c, caller, (await loadParent(c, caller, 'project', p.id)) as ProjectParent, p.milestone_id),
+      );
     r.route(
       { ...auth, method: 'GET', path: `${base}/:milestone_id/merge_requests`, summary: `List merge requests of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams },
       async ({ c, p, caller }) => emptyMergeRequests(c, caller, await loadParent(c, caller, kind, p.id), p),

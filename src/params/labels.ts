@@ -12,6 +12,8 @@ export const listProjectLabelsParams = params({
   with_counts: g.bool().default(false),
   include_ancestor_groups: g.bool().default(true),
   search: g.string().optional(),
+  /** Added in GitLab 18.10: filter by archived status. */
+  archived: g.bool().optional(),
   ...paginationParams,
 });
 

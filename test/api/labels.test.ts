@@ -133,6 +133,18 @@ describe('GET /projects/:id/labels', () => {
     expect(long.body).toEqual([]);
   });
 
+  it('filters by archived', async () => {
+    const p = await mkProject(owner.token);
+    const kept = await mkLabel(`/projects/${p.id}/labels`, { name: unique('k'), color: '#000000' });
+    const old = await mkLabel(`/projects/${p.id}/labels`, { name: unique('a'), color: '#000000', archived: true });
+    const archived = await api(`/projects/${p.id}/labels?archived=true`, { token: owner.token });
+    expect(archived.body.map((l: any) => l.id)).toEqual([old.body.id]);
+    const active = await api(`/projects/${p.id}/labels?archived=false`, { token: owner.token });
+    expect(active.body.map((l: any) => l.id)).toEqual([kept.body.id]);
+    await api(`/projects/${p.id}/labels/${old.body.id}`, { method: 'PUT', token: owner.token, body: { archived: false } });
+    expect((await api(`/projects/${p.id}/labels?archived=false`, { token: owner.token })).body).toHaveLength(2);
+  });
+
   it('with_counts adds the three counts before subscribed', async () => {
     const p = await mkProject(owner.token);
     await mkLabel(`/projects/${p.id}/labels`, { name: unique('c'), color: '#000000' });

@@ -201,6 +201,37 @@ describe('GET /projects/:id/milestones/:milestone_id/merge_requests', () => {
   });
 });
 
+describe('POST /projects/:id/milestones/:milestone_id/promote', () => {
+  it('moves the milestone (and same-titled ones of sibling projects) to the group', async () => {
+    const g = await mkGroup(owner.token, group.id);
+    const p1 = await mkProject(owner.token, g.id);
+    const p2 = await mkProject(owner.token, g.id);
+    const title = unique('promo');
+    const a = await mk(`/projects/${p1.id}/milestones`, { title, description: 'desc', due_date: '2030-03-03' });
+    const b = await mk(`/projects/${p2.id}/milestones`, { title });
+    const denied = await api(`/projects/${p1.id}/milestones/${a.body.id}/promote`, { method: 'POST', token: guest.token });
+    expect(denied.status).toBe(403);
+    const res = await api(`/projects/${p1.id}/milestones/${a.body.id}/promote`, { method: 'POST', token: reporter.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(200);
+    expect((await api(`/projects/${p1.id}/milestones/${a.body.id}`, { token: owner.token })).status).toBe(404);
+    expect((await api(`/projects/${p2.id}/milestones/${b.body.id}`, { token: owner.token })).status).toBe(404);
+    const inGroup = await api(`/groups/${g.id}/milestones?title=${encodeURIComponent(title)}`, { token: owner.token });
+    expect(inGroup.body).toHaveLength(1);
+    expect(inGroup.body[0]).toMatchObject({ group_id: g.id, iid: 1, title, description: 'desc', due_date: '2030-03-03', state: 'active' });
+  });
+
+  it('refuses projects outside groups (403) and unknown milestones (404)', async () => {
+    const personal = await mkProject(owner.token);
+    const m = await mk(`/projects/${personal.id}/milestones`, { title: unique('pp') });
+    expect((await api(`/projects/${personal.id}/milestones/${m.body.id}/promote`, { method: 'POST', token: owner.token })).status).toBe(403);
+    expect((await api(`/projects/${personal.id}/milestones/${m.body.id}`, { token: owner.token })).status).toBe(200);
+    const nf = await api(`/projects/${project.id}/milestones/999999999/promote`, { method: 'POST', token: owner.token });
+    expect(nf.status).toBe(404);
+    expect(nf.body).toEqual({ message: '404 Not found' });
+  });
+});
+
 describe('group milestones', () => {
   it('creates with group_id and a group web_url, iids per group; lists with ancestors and descendants', async () => {
     const g = await mkGroup(owner.token, group.id);
