@@ -179,8 +179,8 @@ async function createLabel(c: Context<AppEnv>, caller: Caller, parent: Parent, p
   const now = Date.now();
   const projectId = parent.kind === 'project' ? parent.project.id : null;
   const groupId = parent.kind === 'group' ? parent.group.id : null;
-  const description = p.description ? sanitizeLabelText(p.description) : null;
-  const insert = db.insert(labels).values({ projectId, groupId, title, color, description: description || null, archived: p.archived ?? false, createdAt: now, updatedAt: now });
+  const description = p.description !== undefined ? labelDescription(p.description) : null;
+  const insert = db.insert(labels).values({ projectId, groupId, title, color, description, archived: p.archived ?? false, createdAt: now, updatedAt: now });
   const byTitle = and(projectId != null ? eq(labels.projectId, projectId) : eq(labels.groupId, groupId!), eq(labels.title, title));
   try {
     if (projectId != null && p.priority != null) {
@@ -218,7 +218,7 @@ async function updateLabel(
   const set: Partial<typeof labels.$inferInsert> = {};
   if (p.new_name !== undefined) set.title = sanitizeLabelText(p.new_name).trim();
   if (p.color !== undefined) set.color = normalizeColor(p.color);
-  if (p.description !== undefined) set.description = sanitizeLabelText(p.description) || null;
+  if (p.description !== undefined) set.description = labelDescription(p.description);
   if (p.archived !== undefined) set.archived = p.archived;
   const now = Date.now();
   if (Object.keys(set).length) {
@@ -254,6 +254,9 @@ async function updateLabel(
   const row = (await db.select().from(labels).where(eq(labels.id, label.id)).get())!;
   return c.json((await present(c, caller, parent, [row]))[0]);
 }
+
+/** Label#description=: a blank value is written as given (clearing it), anything else sanitized. */
+const labelDescription = (d: string) => (d.trim() ? sanitizeLabelText(d) : d);
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 

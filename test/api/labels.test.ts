@@ -177,6 +177,13 @@ describe('PUT /projects/:id/labels/:name', () => {
     expect(cleared.body.priority).toBeNull();
     const back = await api(`/projects/${project.id}/labels/${l.body.id}`, { token: reporter.token });
     expect(back.body).toMatchObject({ name: newName, priority: null, color: '#FF0000' });
+    const desc = await api(`/projects/${project.id}/labels/${l.body.id}`, { method: 'PUT', token: reporter.token, body: { description: 'some' } });
+    expect(desc.body.description).toBe('some');
+    const blank = await api(`/projects/${project.id}/labels/${l.body.id}`, { method: 'PUT', token: reporter.token, body: { description: '' } });
+    expect(blank.body).toMatchObject({ description: '', description_html: '' });
+    const blankName = await api(`/projects/${project.id}/labels/${l.body.id}`, { method: 'PUT', token: reporter.token, body: { new_name: '' } });
+    expect(blankName.status).toBe(400);
+    expect(blankName.body).toEqual({ message: { title: ["can't be blank", 'is invalid'] } });
   });
 
   it('refuses an empty update, a taken title and a bad colour', async () => {
