@@ -119,7 +119,8 @@ async function list(c: Context<AppEnv>, caller: Caller, parent: Parent, p: {
   if (p.search) conds.push(searchSql(p.search));
   if (p.updated_before != null) conds.push(lt(milestones.updatedAt, p.updated_before));
   if (p.updated_after != null) conds.push(gt(milestones.updatedAt, p.updated_after));
-  if (p.iids?.length) conds.push(inArray(milestones.iid, p.iids.slice(0, 90)));
+  // One JSON parameter for any number of iids (D1's 100-parameter limit).
+  if (p.iids?.length) conds.push(sql`${milestones.iid} IN (select value from json_each(${JSON.stringify(p.iids)}))`);
   const where = and(...conds);
   const raw = await requestParams(c);
   const rows = await paginate(

@@ -37,13 +37,12 @@ export function availableProjectLabelsSql(project: Pick<ProjectRow, 'id'>, ns: N
 export async function availableProjectLabels(db: Db, project: Pick<ProjectRow, 'id'>, ns: NamespaceRow, titles?: string[]): Promise<LabelRow[]> {
   const base = availableProjectLabelsSql(project, ns);
   if (!titles) return db.select().from(labels).where(base).orderBy(asc(labels.title), asc(labels.id)).all();
-  const out: LabelRow[] = [];
-  for (let i = 0; i < titles.length; i += 80) {
-    const chunk = titles.slice(i, i + 80);
-    if (chunk.length) out.push(...(await db.select().from(labels).where(and(base, inArray(labels.title, chunk))).orderBy(asc(labels.title), asc(labels.id)).all()));
-  }
-  return out;
+  if (!titles.length) return [];
+  return db.select().from(labels).where(and(base, titleIn(titles))).orderBy(asc(labels.title), asc(labels.id)).all();
 }
+
+/** `labels.title IN (...)` as one JSON parameter, whatever the number of titles (D1 allows 100 bound parameters). */
+export const titleIn = (titles: string[]) => sql`${labels.title} IN (select value from json_each(${JSON.stringify(titles)}))`;
 
 /** Label#title= / description=: `Sanitize.clean` drops tags, then HTML entities are unescaped; titles and colours are stripped. */
 export function sanitizeLabelText(value: string): string {
@@ -218,13 +217,18 @@ export async function loadLabelPriorities(db: Db, projectId: number, labelIds: n
 
 /**
  * SQL: the caller may see this issue row (joined with `projects` and `namespaces`): the project is
- * readable, and a confidential issue needs administrator, planner+ in the project, authorship or an
+ * readable with its issues feature available, and a confidential issue needs administrator, planner+ in the project, authorship or an
  * assignment (services/issues.ts canReadConfidentialIssue, in SQL).
  */
 export function issueVisibleSql(caller: Caller): SQL | undefined {
   if (caller.isAdmin) return undefined;
   const uid = caller.user?.id;
-  const readable = projectVisibleSql(caller);
+  // ProjectFeature `issues`: disabled for everyone, private for members (featureAvailable in SQL).
+  const feature = sql`coalesce(json_extract(nullif(${projects.features}, ''), '$.issues'), 'enabled')`;
+  const featureOk = uid
+    ? sql`(${feature} = 'enabled' OR (${feature} = 'private' AND ${projectLevelSql(uid)} >= ${ACCESS.GUEST}))`
+    : sql`${feature} = 'enabled'`;
+  const readable = and(projectVisibleSql(caller), featureOk);
   const confidential = uid
     ? sql`(${issues.confidential} = 0 OR ${issues.authorId} = ${uid}
         OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issues.id} AND ${issueAssignees.userId} = ${uid})
@@ -262,7 +266,7 @@ export async function loadLabelCounts(db: Db, caller: Caller, rows: LabelRow[]):
       scope = subtreeOf(g.traversalPath);
     }
     const titles = [...new Set(ls.map((l) => l.title))];
-    for (let i = 0; i < titles.length; i += 80) {
+    {
       const counted = await db
         .select({ title: labels.title, state: issues.state, n: sql<number>`count(distinct ${issues.id})` })
         .from(issues)
@@ -270,7 +274,7 @@ export async function loadLabelCounts(db: Db, caller: Caller, rows: LabelRow[]):
         .innerJoin(labels, eq(labels.id, labelLinks.labelId))
         .innerJoin(projects, eq(projects.id, issues.projectId))
         .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-        .where(and(scope, inArray(labels.title, titles.slice(i, i + 80)), issueVisibleSql(caller)))
+        .where(and(scope, titleIn(titles), issueVisibleSql(caller)))
         .groupBy(labels.title, issues.state)
         .all();
       for (const c of counted)

@@ -112,6 +112,9 @@ describe('GET /projects/:id/milestones', () => {
     expect(closedOnly.body.map((m: any) => m.id)).toEqual([closed.body.id]);
     const byIids = await api(`/projects/${p.id}/milestones?iids[]=1&iids[]=3`, { token: guest.token });
     expect(byIids.body.map((m: any) => m.iid).sort()).toEqual([1, 3]);
+    const many = await api(`/projects/${p.id}/milestones?iids=${Array.from({ length: 150 }, (_, i) => 150 - i).join(',')}`, { token: guest.token });
+    expect(many.status).toBe(200);
+    expect(many.body).toHaveLength(4);
     const byTitle = await api(`/projects/${p.id}/milestones?title=${encodeURIComponent(late.body.title)}`, { token: guest.token });
     expect(byTitle.body.map((m: any) => m.id)).toEqual([late.body.id]);
     const search = await api(`/projects/${p.id}/milestones?search=FINDME`, { token: guest.token });
