@@ -1,0 +1,261 @@
+/**
+ * Load generator over raw keep-alive TCP sockets with a minimal HTTP/1.1 response parser: far
+ * cheaper per request than node:http or fetch, so on a 2-core machine the client takes less of the
+ * server's CPU (wrk is not installed here; performance.md 4.2).
+ *
+ * - closedLoop: `conns` connections, each sends its next request when the previous one answered
+ *   (capacity, like `wrk -c`).
+ * - openLoop: requests are scheduled at a fixed rate whatever the server does, and latency counts from
+ *   the scheduled time (corrects coordinated omission, like ../shared/tools/openloop.mjs and k6's
+ *   constant-arrival-rate used by GitLab's GPT).
+ */
+import net from 'node:net';
+
+export interface Req {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** A label to break latencies down inside a mix. */
+  kind?: string;
+}
+
+export interface Sample {
+  ms: number;
+  status: number;
+  kind?: string;
+}
+
+export interface RunResult {
+  samples: Sample[];
+  elapsedMs: number;
+  /** Socket errors and requests that never completed. */
+  errors: number;
+}
+
+export function encodeRequest(host: string, r: Req): Buffer {
+  const body = r.body === undefined ? null : Buffer.from(JSON.stringify(r.body));
+  let head = `${r.method} ${r.path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: workflow-api-bench\r\nAccept: application/json\r\n`;
+  for (const [k, v] of Object.entries(r.headers ?? {})) head += `${k}: ${v}\r\n`;
+  if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+  head += '\r\n';
+  return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
+}
+
+/**
+ * Incremental parser for responses on one connection. `push` returns the status of each response
+ * completed by the chunk. Handles Content-Length and chunked bodies (what Node and workerd send).
+ */
+export class ResponseParser {
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  private bodyLeft = -1; // -1: reading head; >= 0: bytes of a Content-Length body still to come
+  private chunked = false;
+  closeAfter = false;
+
+  push(chunk: Buffer): number[] {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    const done: number[] = [];
+    for (;;) {
+      if (this.bodyLeft < 0 && !this.chunked) {
+        const end = this.buf.indexOf('\r\n\r\n');
+        if (end < 0) return done;
+        const head = this.buf.toString('latin1', 0, end);
+        this.buf = this.buf.subarray(end + 4);
+        this.status = Number(head.slice(9, 12));
+        const lower = head.toLowerCase();
+        const cl = /\r\ncontent-length:\s*(\d+)/.exec(lower);
+        this.chunked = !cl && /\r\ntransfer-encoding:\s*chunked/.test(lower);
+        this.closeAfter = /\r\nconnection:\s*close/.test(lower);
+        this.bodyLeft = this.chunked ? -1 : cl ? Number(cl[1]) : 0;
+      }
+      if (this.chunked) {
+        // Consume whole chunks; the last one is `0\r\n\r\n` (no trailers from our servers).
+        for (;;) {
+          const eol = this.buf.indexOf('\r\n');
+          if (eol < 0) return done;
+          const size = parseInt(this.buf.toString('latin1', 0, eol), 16);
+          if (size === 0) {
+            if (this.buf.length < eol + 4) return done;
+            this.buf = this.buf.subarray(eol + 4);
+            this.chunked = false;
+            this.bodyLeft = -1;
+            done.push(this.status);
+            break;
+          }
+          if (this.buf.length < eol + 2 + size + 2) return done;
+          this.buf = this.buf.subarray(eol + 2 + size + 2);
+        }
+        continue;
+      }
+      if (this.buf.length < this.bodyLeft) return done;
+      this.buf = this.buf.subarray(this.bodyLeft);
+      this.bodyLeft = -1;
+      done.push(this.status);
+    }
+  }
+}
+
+class Conn {
+  private socket!: net.Socket;
+  private parser!: ResponseParser;
+  private onDone: ((status: number) => void) | null = null;
+  private onFail: ((err: Error) => void) | null = null;
+  busy = false;
+  private dead = false;
+
+  constructor(private port: number) {
+    this.open();
+  }
+
+  private open() {
+    this.dead = false;
+    this.parser = new ResponseParser();
+    this.socket = net.connect({ port: this.port, host: '127.0.0.1', noDelay: true });
+    this.socket.on('data', (chunk) => {
+      for (const status of this.parser.push(chunk)) {
+        const cb = this.onDone;
+        this.onDone = this.onFail = null;
+        this.busy = false;
+        if (this.parser.closeAfter) this.reopen();
+        cb?.(status);
+      }
+    });
+    const fail = (err: Error) => {
+      const cb = this.onFail;
+      this.onDone = this.onFail = null;
+      this.busy = false;
+      cb?.(err);
+    };
+    this.socket.on('error', fail);
+    this.socket.on('close', () => {
+      this.dead = true;
+      fail(new Error('closed'));
+    });
+  }
+
+  private reopen() {
+    this.socket.removeAllListeners();
+    this.socket.destroy();
+    this.open();
+  }
+
+  send(bytes: Buffer): Promise<number> {
+    this.busy = true;
+    if (this.dead) this.reopen();
+    return new Promise((resolve, reject) => {
+      this.onDone = resolve;
+      this.onFail = (err) => {
+        this.reopen();
+        reject(err);
+      };
+      this.socket.write(bytes);
+    });
+  }
+
+  close() {
+    this.socket.removeAllListeners();
+    this.socket.on('error', () => {});
+    this.socket.destroy();
+  }
+}
+
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Runs `conns` loops for `seconds`; `next()` gives each request. Samples before `warmupSeconds` are dropped. */
+export async function closedLoop(port: number, next: () => Req, conns: number, seconds: number, warmupSeconds = 0): Promise<RunResult> {
+  const host = `127.0.0.1:${port}`;
+  const samples: Sample[] = [];
+  let errors = 0;
+  const start = nowMs();
+  const measureFrom = start + warmupSeconds * 1000;
+  const end = measureFrom + seconds * 1000;
+  const pool = Array.from({ length: conns }, () => new Conn(port));
+  await Promise.all(
+    pool.map(async (c) => {
+      while (nowMs() < end) {
+        const r = next();
+        const t = nowMs();
+        try {
+          const status = await c.send(encodeRequest(host, r));
+          if (t >= measureFrom) samples.push({ ms: nowMs() - t, status, kind: r.kind });
+        } catch {
+          if (t >= measureFrom) errors++;
+          await new Promise((res) => setTimeout(res, 10));
+        }
+      }
+    }),
+  );
+  const elapsedMs = nowMs() - measureFrom;
+  pool.forEach((c) => c.close());
+  return { samples, elapsedMs, errors };
+}
+
+/**
+ * Sends `rate` requests per second for `seconds` on up to `maxConns` connections; a request whose
+ * turn comes while every connection is busy waits (its wait counts). Requests still open `drainSeconds`
+ * after the last send are counted as errors.
+ */
+export async function openLoop(port: number, next: () => Req, rate: number, seconds: number, maxConns = 256, drainSeconds = 10): Promise<RunResult> {
+  const host = `127.0.0.1:${port}`;
+  const samples: Sample[] = [];
+  let errors = 0;
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const pool: Conn[] = [];
+  const waiting: (() => void)[] = [];
+  let inflight = 0;
+  const start = nowMs();
+
+  const acquire = (): Promise<Conn> => {
+    const free = pool.find((c) => !c.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    if (pool.length < maxConns) {
+      const c = new Conn(port);
+      c.busy = true;
+      pool.push(c);
+      return Promise.resolve(c);
+    }
+    return new Promise((resolve) => waiting.push(() => resolve(acquire())));
+  };
+  const release = () => waiting.shift()?.();
+
+  const fire = async (scheduled: number) => {
+    inflight++;
+    const r = next();
+    const c = await acquire();
+    try {
+      const status = await c.send(encodeRequest(host, r));
+      samples.push({ ms: nowMs() - scheduled, status, kind: r.kind });
+    } catch {
+      errors++;
+    } finally {
+      inflight--;
+      release();
+    }
+  };
+
+  let sent = 0;
+  await new Promise<void>((done) => {
+    // Sleep on a timer until ~2 ms before the next send, then spin on setImmediate: on time without
+    // keeping a core busy between requests (the server needs it).
+    const tick = () => {
+      const now = nowMs();
+      while (sent < total && start + sent * interval <= now) fire(start + sent++ * interval);
+      if (sent >= total) return done();
+      const wait = start + sent * interval - nowMs();
+      if (wait > 3) setTimeout(tick, wait - 2);
+      else setImmediate(tick);
+    };
+    tick();
+  });
+  const lastSend = nowMs();
+  while (inflight > 0 && nowMs() - lastSend < drainSeconds * 1000) await new Promise((r) => setTimeout(r, 5));
+  errors += inflight;
+  const elapsedMs = Math.max(nowMs() - start, seconds * 1000);
+  pool.forEach((c) => c.close());
+  return { samples, elapsedMs, errors };
+}

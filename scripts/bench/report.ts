@@ -1,0 +1,158 @@
+/** Result records (one JSON line each) and their Markdown rendering (pure; test/unit/bench-report.test.ts). */
+
+export type Mode = 'capacity' | 'fixed';
+
+export interface ResultLine {
+  sha: string;
+  runtime: 'node' | 'workerd';
+  runtime_version: string;
+  cpu: string;
+  dataset: string;
+  scenario: string;
+  title: string;
+  mode: Mode;
+  tool: string;
+  /** ok, or why there is no measurement: `missing (404)`, `error 500`, … */
+  status: string;
+  conns: number | null;
+  offered_rps: number | null;
+  rps: number | null;
+  p50_ms: number | null;
+  p90_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** The bare route in the same run and mode: its req/s and latencies, and ours as ratios to them. */
+  bare_rps: number | null;
+  ratio: number | null;
+  p50_ratio: number | null;
+  p90_ratio: number | null;
+  p99_ratio: number | null;
+  /** Per request kind inside a mix: count, p50, p99 (ms). */
+  kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number }>;
+  notes?: string;
+}
+
+const num = (v: number | null | undefined, digits: number) => (v == null || !Number.isFinite(v) ? '—' : v.toFixed(digits));
+
+/** Milliseconds with sensible precision: 0.412, 3.41, 41.2, 412. */
+export function ms(v: number | null | undefined): string {
+  if (v == null || !Number.isFinite(v)) return '—';
+  return v < 1 ? v.toFixed(3) : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0);
+}
+
+/** A ratio to the bare route: `0.12×` for throughput, `3.4×` for latency. */
+export function ratio(v: number | null | undefined): string {
+  if (v == null || !Number.isFinite(v)) return '—';
+  return `${v < 0.1 ? v.toFixed(3) : v < 10 ? v.toFixed(2) : v.toFixed(0)}×`;
+}
+
+const withRatio = (value: string, r: number | null | undefined, isBare: boolean) => (isBare || value === '—' ? value : `${value} (${ratio(r)})`);
+
+/** One table per runtime: capacity and fixed-rate figures side by side, each with its ratio to the bare route. */
+export function renderRuntimeTable(lines: ResultLine[], runtime: string): string {
+  const rows = lines.filter((l) => l.runtime === runtime);
+  if (!rows.length) return '';
+  const ids = [...new Set(rows.map((l) => l.scenario))];
+  const fixedRate = rows.find((l) => l.mode === 'fixed' && l.offered_rps)?.offered_rps ?? 200;
+  const conns = rows.find((l) => l.mode === 'capacity' && l.conns)?.conns ?? 50;
+  const head = [
+    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const body = ids.map((id) => {
+    const cap = rows.find((l) => l.scenario === id && l.mode === 'capacity');
+    const fix = rows.find((l) => l.scenario === id && l.mode === 'fixed');
+    const any = cap ?? fix!;
+    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | |`;
+    const bare = id === 'bare';
+    const bad = [cap, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
+    return [
+      '',
+      any.title,
+      cap ? withRatio(num(cap.rps, 0), cap.ratio, bare) : '—',
+      cap ? withRatio(ms(cap.p50_ms), cap.p50_ratio, bare) : '—',
+      cap ? withRatio(ms(cap.p99_ms), cap.p99_ratio, bare) : '—',
+      fix ? withRatio(ms(fix.p50_ms), fix.p50_ratio, bare) + (fix.rps != null && fix.rps < 0.95 * fixedRate ? ` ⚠ ${num(fix.rps, 0)} req/s achieved` : '') : '—',
+      fix ? withRatio(ms(fix.p90_ms), fix.p90_ratio, bare) : '—',
+      fix ? withRatio(ms(fix.p99_ms), fix.p99_ratio, bare) : '—',
+      bad,
+      '',
+    ]
+      .join(' | ')
+      .trim();
+  });
+  const first = rows[0];
+  return [
+    `### ${runtime === 'node' ? 'Node' : 'workerd (Miniflare API, local D1)'}: ${first.runtime_version}`,
+    '',
+    `Capacity: closed loop, ${conns} connections. Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it).`,
+    '',
+    ...head,
+    ...body,
+  ].join('\n');
+}
+
+/** p50/p99 per filter inside the list mix (capacity mode), both runtimes. */
+export function renderMixTable(lines: ResultLine[]): string {
+  const mixes = lines.filter((l) => l.kinds && l.mode === 'capacity' && l.status === 'ok');
+  if (!mixes.length) return '';
+  const runtimes = mixes.map((l) => l.runtime);
+  const kinds = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!)))];
+  const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms`).join(' | ')} |`;
+  const sep = `|---|${runtimes.map(() => '---|---').join('|')}|`;
+  const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)}`).join(' | ')} |`);
+  return ['Filtered lists mix, per filter (capacity run, latency under full load):', '', head, sep, ...body].join('\n');
+}
+
+/** GitLab's published GPT results at 200 RPS (10k reference architecture), performance.md 1.3. */
+export const GITLAB: Record<string, { test: string; p90: string; threshold: string }> = {
+  user: { test: 'api_v4_user', p90: '49.5 / 32.7 / 56.8 ms', threshold: '200 ms' },
+  issue: { test: 'api_v4_projects_issues_issue', p90: '254 / 172 / 293 ms', threshold: '2600 ms' },
+  list_default: { test: 'api_v4_projects_issues', p90: '238 / 196 / 229 ms', threshold: '1000 ms' },
+  list_mix: { test: 'api_v4_projects_issues_search (search only)', p90: '9408 ms @38 req/s / failed (14779 ms @17.7 req/s) / —', threshold: '800 ms @30 req/s' },
+  all_admin: { test: '(no GPT test; groups_issues: threshold only)', p90: '—', threshold: '8000 ms @40 req/s (groups_issues)' },
+  create: { test: 'scenario_api_new_issues', p90: '896 ms @2 req/s (14.1.0)', threshold: '2500 ms' },
+};
+
+/** Ours beside GitLab's: p90 at the fixed rate on both runtimes. */
+export function renderGitlabTable(lines: ResultLine[]): string {
+  const p90 = (rt: string, id: string) => {
+    const l = lines.find((x) => x.runtime === rt && x.scenario === id && x.mode === 'fixed');
+    if (!l) return '—';
+    return l.status === 'ok' ? `${ms(l.p90_ms)} ms` : l.status;
+  };
+  const head = [
+    '| endpoint | GitLab GPT test | GitLab p90 @200 req/s (14.1 GCP / 13.9 AWS / 15.7 GCP) | GPT p90 threshold | ours p90 @200, Node | ours p90 @200, workerd |',
+    '|---|---|---|---|---|---|',
+  ];
+  const ids = [...new Set(lines.map((l) => l.scenario))].filter((id) => id !== 'bare');
+  const body = ids.map((id) => {
+    const title = lines.find((l) => l.scenario === id)!.title;
+    const g = GITLAB[id];
+    return `| ${title} | ${g?.test ?? '—'} | ${g?.p90 ?? '—'} | ${g?.threshold ?? '—'} | ${p90('node', id)} | ${p90('workerd', id)} |`;
+  });
+  return [...head, ...body].join('\n');
+}
+
+export function renderMarkdown(lines: ResultLine[], meta: { date: string; sha: string; dataset: string; command: string; cpu: string; seed: string }): string {
+  return [
+    `Benchmark of ${meta.sha} on ${meta.date}, dataset ${meta.dataset}; ${meta.cpu}; client and server on the same machine over 127.0.0.1.`,
+    `Command: \`${meta.command}\`. Seed: ${meta.seed}.`,
+    '',
+    renderRuntimeTable(lines, 'node'),
+    '',
+    renderRuntimeTable(lines, 'workerd'),
+    '',
+    renderMixTable(lines),
+    '',
+    '### Beside GitLab',
+    '',
+    renderGitlabTable(lines),
+    '',
+  ]
+    .filter((s, i, a) => !(s === '' && a[i - 1] === ''))
+    .join('\n');
+}
