@@ -67,6 +67,12 @@ export function scenarios(m: Manifest): Scenario[] {
       next: () => ({ method: 'GET', path: `/api/v4/projects/${big}/issues`, headers: member }),
     },
     { id: 'list_mix', title: `filtered lists mix (${bigIssues} issues)`, next: () => r.pick(mix)() },
+    {
+      id: 'group_list',
+      title: 'group issues, default query (group of the big project, with subgroups)',
+      gpt: 'api_v4_groups_issues',
+      next: () => ({ method: 'GET', path: `/api/v4/groups/${m.memberGroupIds[0]}/issues`, headers: member }),
+    },
     { id: 'all_admin', title: '`GET /issues?scope=all` (administrator)', next: () => ({ method: 'GET', path: '/api/v4/issues?scope=all', headers: admin }) },
     {
       id: 'all_member',

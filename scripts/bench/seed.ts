@@ -56,6 +56,8 @@ export interface Manifest {
   gptProjectId: number;
   /** Projects the member may read and write (developer), with their issue counts. */
   memberProjects: { id: number; issues: number }[];
+  /** Top-level groups the member belongs to (the first holds the big project). */
+  memberGroupIds: number[];
   /** Filter values that exist in the big project. */
   big: { labels: string[]; milestones: string[]; userIds: number[] };
   searchTerms: string[];
@@ -324,6 +326,7 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
     return {
       memberId,
       memberProjects: memberProjects.map((p) => ({ id: p.id, issues: p.issues })),
+      memberGroupIds: memberGroups.map((g) => g.id),
       big: { labels: projects[0].labelTitles, milestones: projects[0].milestoneTitles, userIds: projects[0].users },
     };
   })();
@@ -344,6 +347,7 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
     bigProjectId: 1,
     gptProjectId: 2,
     memberProjects: manifest.memberProjects,
+    memberGroupIds: manifest.memberGroupIds,
     big: manifest.big,
     searchTerms: ['deadlock', 'kubernetes', 'timeout', 'error'],
     from: NOW - SPAN,
