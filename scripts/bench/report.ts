@@ -30,6 +30,8 @@ export interface ResultLine {
   p50_ratio: number | null;
   p90_ratio: number | null;
   p99_ratio: number | null;
+  /** SQL statements per request during the capacity run (Node only: counted at the libSQL client). */
+  sql_per_req?: number | null;
   /** Per request kind inside a mix: count, p50, p99 (ms). */
   kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number }>;
   notes?: string;
@@ -59,14 +61,14 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   const fixedRate = rows.find((l) => l.mode === 'fixed' && l.offered_rps)?.offered_rps ?? 200;
   const conns = rows.find((l) => l.mode === 'capacity' && l.conns)?.conns ?? 50;
   const head = [
-    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors |`,
-    '|---|---|---|---|---|---|---|---|',
+    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | SQL/req |`,
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   const body = ids.map((id) => {
     const cap = rows.find((l) => l.scenario === id && l.mode === 'capacity');
     const fix = rows.find((l) => l.scenario === id && l.mode === 'fixed');
     const any = cap ?? fix!;
-    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | |`;
+    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | |`;
     const bare = id === 'bare';
     const bad = [cap, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
     return [
@@ -79,6 +81,7 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
       fix ? withRatio(ms(fix.p90_ms), fix.p90_ratio, bare) : '—',
       fix ? withRatio(ms(fix.p99_ms), fix.p99_ratio, bare) : '—',
       bad,
+      cap?.sql_per_req != null ? num(cap.sql_per_req, 1) : '—',
       '',
     ]
       .join(' | ')

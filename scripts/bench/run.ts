@@ -181,6 +181,16 @@ async function probe(port: number, s: Scenario): Promise<string> {
   }
 }
 
+/** Node's request and statement counters (node-server.ts); null on workerd. */
+async function benchStats(port: number): Promise<{ requests: number; statements: number } | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/__bench/stats`);
+    return res.ok ? ((await res.json()) as { requests: number; statements: number }) : null;
+  } catch {
+    return null;
+  }
+}
+
 function kinds(samples: Sample[]) {
   const by = new Map<string, number[]>();
   for (const s of samples) if (s.kind) (by.get(s.kind) ?? by.set(s.kind, []).get(s.kind)!).push(s.ms);
@@ -242,7 +252,9 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         out.push(base);
         continue;
       }
+      const before = mode === 'capacity' ? await benchStats(server.port) : null;
       const { result, runs } = await measure(server.port, s, mode);
+      const after = before ? await benchStats(server.port) : null;
       const sum = summarize(result.samples.map((x) => x.ms), result.elapsedMs);
       const b = bare[mode];
       const line: ResultLine = {
@@ -260,6 +272,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         p50_ratio: b?.p50_ms ? round(sum.p50 / b.p50_ms) : null,
         p90_ratio: b?.p90_ms ? round(sum.p90 / b.p90_ms) : null,
         p99_ratio: b?.p99_ms ? round(sum.p99 / b.p99_ms) : null,
+        sql_per_req: before && after && after.requests > before.requests ? round((after.statements - before.statements) / (after.requests - before.requests)) : null,
         kinds: kinds(result.samples),
         notes: runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : undefined,
       };

@@ -74,14 +74,14 @@ describe('bench report', () => {
     const lines = [
       line('bare', 'capacity', { rps: 20000 }),
       line('bare', 'fixed', { rps: 200 }),
-      line('user', 'capacity', { rps: 2000, ratio: 0.1, p50_ms: 5, p50_ratio: 5, p99_ms: 9, p99_ratio: 3 }),
+      line('user', 'capacity', { rps: 2000, ratio: 0.1, p50_ms: 5, p50_ratio: 5, p99_ms: 9, p99_ratio: 3, sql_per_req: 5 }),
       line('user', 'fixed', { rps: 150, p50_ms: 2, p50_ratio: 2, p90_ms: 4, p90_ratio: 2, p99_ms: 6, p99_ratio: 2 }),
       line('issue', 'capacity', { status: 'missing (404)', rps: null }),
       line('issue', 'fixed', { status: 'missing (404)', rps: null }),
     ];
     const md = renderRuntimeTable(lines, 'node');
-    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 1.00 | 2.00 | 3.00 | 0/0, 0/0 |');
-    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0 |');
+    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 1.00 | 2.00 | 3.00 | 0/0, 0/0 | — |');
+    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0 | 5.0 |');
     expect(md).toContain('| issue | missing (404) |');
     const g = renderGitlabTable(lines);
     expect(g).toContain('| user | api_v4_user | 49.5 / 32.7 / 56.8 ms | 200 ms | 4.00 ms | — |');
