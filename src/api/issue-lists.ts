@@ -1,4 +1,104 @@
-/** Placeholder: filled in by the engineer who owns this resource. */
+/**
+ * Issue lists (GitLab lib/api/issues.rb): GET /issues, GET /groups/:id/issues and
+ * GET /projects/:id/issues. Parameters in params/issue-lists.ts, the query in
+ * services/issue-finder.ts, the entity from services/issue-presenter.ts.
+ */
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../context';
+import { featureAvailable, type NamespaceRow, type ProjectRow } from '../lib/abilities';
+import { grapeError, unauthorized } from '../lib/errors';
+import { linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../lib/pagination';
+import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
+import { applicationLimit, clientIp } from '../middleware/rate-limit';
+import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, notRuleErrors, projectIssuesParams } from '../params/issue-lists';
+import { findReadableGroup } from '../services/groups';
+import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery, type IssueQuery, type IssueRow } from '../services/issue-finder';
+import { findReadableProject } from '../services/projects';
+import { baseUrl } from '../lib/pagination';
+import { iso } from '../lib/time';
 
-export function mountIssueLists(_r: Router) {}
+/**
+ * Interim list entity until services/issue-presenter.ts (ISSUES-CORE) lands: the row's own
+ * fields in GitLab's order. Replaced by `presentIssues` as soon as that module exists.
+ */
+async function presentIssues(c: Context<AppEnv>, _caller: Caller, rows: IssueRow[], _opts: { withLabelsDetails?: boolean; group?: NamespaceRow; project?: ProjectRow }) {
+  const base = baseUrl(c);
+  return rows.map((i) => ({
+    id: i.id,
+    iid: i.iid,
+    project_id: i.projectId,
+    title: i.title,
+    description: i.description,
+    state: i.state,
+    created_at: iso(i.createdAt),
+    updated_at: iso(i.updatedAt),
+    closed_at: iso(i.closedAt),
+    labels: [],
+    upvotes: i.upvotes,
+    downvotes: i.downvotes,
+    due_date: i.dueDate,
+    confidential: i.confidential,
+    discussion_locked: i.discussionLocked,
+    issue_type: i.issueType,
+    _links: { self: `${base}/api/v4/projects/${i.projectId}/issues/${i.iid}` },
+  }));
+}
+
+export function mountIssueLists(r: Router) {
+  r.route({ method: 'GET', path: '/issues', summary: "List the caller's issues", tags: ['issues'], params: issuesParams }, async ({ c, p, caller }) => {
+    const raw = await requestParams(c);
+    // issues.rb: `authenticate! unless params[:scope] == 'all'`, after parameter validation.
+    if (raw.scope !== 'all' && !caller.user) throw unauthorized();
+    return listIssues(c, caller, p, { kind: 'issues' }, 'issues', {});
+  });
+
+  r.route({ method: 'GET', path: '/groups/:id/issues', summary: 'List group issues', tags: ['issues'], params: groupIssuesParams }, async ({ c, p, caller }) => {
+    const { group, level } = await findReadableGroup(c, caller, p.id);
+    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group });
+  });
+
+  r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams }, async ({ c, p, caller }) => {
+    const { project, level } = await findReadableProject(c, caller, p.id);
+    // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
+    const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
+    return listIssues(c, caller, p, { kind: 'project', project, level }, 'project', { project }, readable);
+  });
+}
+
+async function listIssues(
+  c: Context<AppEnv>,
+  caller: Caller,
+  p: IssueListParams,
+  parent: FinderParent,
+  kind: 'issues' | 'group' | 'project',
+  context: { group?: NamespaceRow; project?: ProjectRow },
+  readable = true,
+) {
+  const raw = await requestParams(c);
+  const ruleErrors = notRuleErrors(raw.not);
+  if (ruleErrors.length) throw grapeError(ruleErrors.join(', '));
+  // CheckAssigneesCount: one assignee_username unless the plan has multiple assignees (premium).
+  for (const [name, list] of [['assignee_username', p.assignee_username], ['not[assignee_username]', p.not?.assignee_username]] as const) {
+    if (list && list.length > 1 && c.var.config.plan === 'free') throw grapeError(`${name} allows one value, but found ${list.length}: ${list.join(', ')}`);
+  }
+  // validate_search_rate_limit!
+  if (p.search) {
+    if (caller.user) await applicationLimit(c, 'search_rate_limit', [caller.user.id]);
+    else await applicationLimit(c, 'search_rate_limit_unauthenticated', [clientIp(c)]);
+  }
+
+  const db = c.var.db;
+  const q: IssueQuery = readable ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p }) : { possible: false, where: undefined, walkWhere: null, orderBy: [] };
+  // The bounded count runs first: it decides between the ordered index walk and the per-project lookup (issuePageQuery).
+  const total = q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0;
+  const rows = await paginate<IssueRow>(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, listDefaults(kind)),
+    async (limit, offset) => (q.possible && total > 0 ? issuePageQuery(db, q, limit, offset, total > MAX_COUNT).all() : []),
+    async () => total,
+  );
+  const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });
+  return c.json(body);
+}
