@@ -1,0 +1,173 @@
+/**
+ * To-do items: marking an issue (TodoService#mark_todo), the caller's list (TodosFinder) and the
+ * presenter loader (authors, parents, targets for a page in a fixed number of queries).
+ *
+ * Only issue to-dos are listed: they are the only targets this service can present. A to-do whose
+ * issue the caller can no longer read (project access lost, confidential) stays in the table but is
+ * hidden from the list, as Todos::AllowedTargetFilterService hides it.
+ */
+import { and, eq, inArray, notExists, type SQL, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../context';
+import type { Db } from '../db/client';
+import { issueAssignees, issues, namespaces, notes, projects, todos, users } from '../db/schema';
+import { type TodoRow, TODO_MARKED, todoEntity } from '../entities/todo';
+import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../lib/abilities';
+import { timeStats } from '../lib/duration';
+import { recordNotFound } from '../lib/errors';
+import { iso } from '../lib/time';
+import { findReadableProject } from './projects';
+import { baseUrl } from '../lib/pagination';
+import { loadFullNames } from './groups';
+
+type IssueRow = typeof issues.$inferSelect;
+
+/**
+ * SQL on `todos`: the target is an issue the caller may still read (readable project, and for a
+ * confidential issue: author, assignee, planner and above, or administrator).
+ */
+export function todoTargetVisibleSql(caller: Caller): SQL {
+  const uid = caller.user?.id ?? 0;
+  const projectOk = projectVisibleSql(caller) ?? sql`1`;
+  const confidentialOk = caller.isAdmin
+    ? sql`1`
+    : sql`(${issues.confidential} = 0 OR ${issues.authorId} = ${uid}
+        OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issues.id} AND ${issueAssignees.userId} = ${uid})
+        OR ${projectLevelSql(uid)} >= 15)`;
+  return sql`(${todos.targetType} = 'Issue' AND EXISTS (SELECT 1 FROM ${issues}
+    JOIN ${projects} ON ${projects.id} = ${issues.projectId}
+    JOIN ${namespaces} ON ${namespaces.id} = ${projects.namespaceId}
+    WHERE ${issues.id} = ${todos.targetId} AND ${projectOk} AND ${confidentialOk}))`;
+}
+
+/**
+ * TodoService#mark_todo for one user: a `marked` to-do, unless the user already has a pending
+ * to-do on the issue (any action), in which case nothing is created and null comes back (the API
+ * answers 304). The existence check is part of the INSERT, so concurrent calls create one row.
+ */
+export async function markIssueTodo(db: Db, user: UserRow, issue: IssueRow, now = Date.now()): Promise<TodoRow | null> {
+  const pending = db
+    .select({ one: sql`1` })
+    .from(todos)
+    .where(and(eq(todos.userId, user.id), eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending')));
+  const rows = await db
+    .insert(todos)
+    .select(
+      db
+        .select({
+          id: sql<number>`null`.as('id'),
+          userId: sql<number>`${user.id}`.as('user_id'),
+          authorId: sql<number>`${user.id}`.as('author_id'),
+          projectId: issues.projectId,
+          groupId: sql<number | null>`null`.as('group_id'),
+          targetType: sql<string>`'Issue'`.as('target_type'),
+          targetId: issues.id,
+          noteId: sql<number | null>`null`.as('note_id'),
+          action: sql<number>`${TODO_MARKED}`.as('action'),
+          state: sql<string>`'pending'`.as('state'),
+          body: sql<string>`''`.as('body'),
+          createdAt: sql<number>`${now}`.as('created_at'),
+          updatedAt: sql<number>`${now}`.as('updated_at'),
+        })
+        .from(issues)
+        .where(and(eq(issues.id, issue.id), notExists(pending))),
+    )
+    .returning()
+    .all();
+  return rows[0] ?? null;
+}
+
+async function byIds<T extends { id: number }>(ids: number[], load: (chunk: number[]) => Promise<T[]>): Promise<Map<number, T>> {
+  const out = new Map<number, T>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 90) for (const row of await load(unique.slice(i, i + 90))) out.set(row.id, row);
+  return out;
+}
+
+/** Presents to-dos (issue targets only) with their authors, projects and Issue entities. */
+export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: Record<string, unknown> = {}) {
+  if (!rows.length) return [];
+  const db = c.var.db;
+  const base = baseUrl(c);
+  const issueRows = await byIds(
+    rows.filter((t) => t.targetType === 'Issue').map((t) => t.targetId),
+    (chunk) => db.select().from(issues).where(inArray(issues.id, chunk)).all(),
+  );
+  const authors = await byIds(rows.map((t) => t.authorId), (chunk) => db.select().from(users).where(inArray(users.id, chunk)).all());
+  const projectRows = await byIds(
+    rows.flatMap((t) => (t.projectId ? [t.projectId] : [])),
+    async (chunk) =>
+      (await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, chunk)).all()).map((r) => ({
+        id: r.project.id,
+        ...r,
+      })),
+  );
+  const groupRows = await byIds(rows.flatMap((t) => (t.groupId ? [t.groupId] : [])), (chunk) => db.select().from(namespaces).where(inArray(namespaces.id, chunk)).all());
+  const fullNames = await loadFullNames(db, [...projectRows.values()].map((r) => r.namespace));
+  const noteBodies = await byIds(rows.flatMap((t) => (t.noteId ? [t.noteId] : [])), (chunk) => db.select({ id: notes.id, body: notes.body }).from(notes).where(inArray(notes.id, chunk)).all());
+
+  const targets = [...issueRows.values()];
+  const presented = await presentIssuesInterim(c, caller, targets, issueOpts);
+  const targetJson = new Map<number, unknown>(targets.map((row, i) => [row.id, presented[i]]));
+
+  const out = [];
+  for (const t of rows) {
+    const issue = issueRows.get(t.targetId);
+    const author = authors.get(t.authorId);
+    if (t.targetType !== 'Issue' || !issue || !author) continue;
+    const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
+    const project = parent ? { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name } : null;
+    const fullPath = parent ? `${parent.namespace.fullPath}/${parent.project.path}` : '';
+    out.push(
+      todoEntity(t, {
+        base,
+        author,
+        project,
+        group: t.groupId ? groupRows.get(t.groupId) ?? null : null,
+        target: targetJson.get(issue.id),
+        // Gitlab::Routing project_issue_url, with the note anchor of note to-dos (entities/todo.rb).
+        targetUrl: `${base}/${fullPath}/-/issues/${issue.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
+        body: t.noteId ? noteBodies.get(t.noteId)?.body ?? issue.title : issue.title,
+      }),
+    );
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interim until ISSUES-CORE commits src/services/issues.ts and src/services/issue-presenter.ts
+// (brief: cross-module contracts). Same signatures; the issue sub-resource modules import these
+// from here and switch to the real ones as soon as they exist.
+
+/** `find_project_issue` under the contract: 404 Project Not Found, then 404 Not found (missing or confidential). */
+export async function findReadableIssue(c: Context<AppEnv>, caller: Caller, projectIdParam: string, iid: number) {
+  const found = await findReadableProject(c, caller, projectIdParam);
+  const issue = await c.var.db.select().from(issues).where(and(eq(issues.projectId, found.project.id), eq(issues.iid, iid))).get();
+  if (!issue) throw recordNotFound();
+  if (issue.confidential && !caller.isAdmin && found.level < ACCESS.PLANNER && issue.authorId !== caller.user?.id) {
+    const assigned = caller.user
+      ? await c.var.db.select({ id: issueAssignees.userId }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.userId, caller.user.id))).get()
+      : undefined;
+    if (!assigned) throw recordNotFound();
+  }
+  return { ...found, issue };
+}
+
+/** The row's own fields in GitLab's Issue order, until the real presenter lands. */
+async function presentIssuesInterim(c: Context<AppEnv>, _caller: Caller, rows: IssueRow[], _opts: Record<string, unknown> = {}) {
+  const limitToHours = Boolean((await c.var.settings()).time_tracking_limit_to_hours);
+  return rows.map((r) => ({
+    id: r.id,
+    iid: r.iid,
+    project_id: r.projectId,
+    title: r.title,
+    description: r.description,
+    state: r.state,
+    created_at: iso(r.createdAt),
+    updated_at: iso(r.updatedAt),
+    closed_at: iso(r.closedAt),
+    confidential: r.confidential,
+    issue_type: r.issueType,
+    time_stats: timeStats(r, limitToHours),
+  }));
+}
