@@ -3,22 +3,25 @@
  * and GET /issues/:id for administrators. Lists live in issue-lists.ts, sub-resources in
  * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { AppEnv, Caller, UserRow } from '../context';
-import { epics, internalIds, issueAssignees, issues, labelLinks, todos, userAgentDetails, users } from '../db/schema';
+import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails, users } from '../db/schema';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow, traversalIds } from '../lib/abilities';
-import { conflict, forbidden, notFound, validationFailed } from '../lib/errors';
+import { checkUnmodifiedSince } from '../lib/conditional';
+import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../lib/errors';
 import { planAllows } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { isUniqueViolation } from '../lib/unique';
-import { requireUser } from '../middleware/auth';
+import { requireAdmin, requireUser } from '../middleware/auth';
 import { applicationLimit, clientIp } from '../middleware/rate-limit';
-import { createIssueParams, issueRefParams } from '../params/issues';
-import { presentIssue } from '../services/issue-presenter';
-import { canAdminIssue, findReadableIssue, type IssueRow } from '../services/issues';
+import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from '../params/issues';
+import { presentIssue, subscribedTo } from '../services/issue-presenter';
+import { canAdminIssue, canUpdateIssue, findReadableIssue, type IssueRow } from '../services/issues';
 import { findOrBuildProjectLabels } from '../services/labels';
+import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../services/system-notes';
+import { findProject } from '../db/queries/projects';
 import { findProjectAssignableMilestone } from '../services/milestones';
 import { findReadableProject } from '../services/projects';
 
@@ -114,6 +117,200 @@ export function mountIssues(r: Router) {
     const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
     return c.json(await presentIssue(c, caller, found.issue, { project: found.project }));
   });
+
+  r.route(
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid', summary: 'Update an issue', tags: ['issues'], params: updateIssueParams },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const { issue, project, namespace, level } = found;
+      if (!canUpdateIssue(caller, level, issue)) throw forbidden();
+      const db = c.var.db;
+      const now = Date.now();
+      const premium = planAllows(c.var.config, 'premium');
+      const admin = canAdminIssue(caller, level);
+      const owner = caller.isAdmin || level >= ACCESS.OWNER;
+
+      const errors = textErrors({ title: p.title, description: p.description });
+      if (premium && admin && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
+      if (Object.keys(errors).length) throw validationFailed(errors);
+
+      const set: Partial<typeof issues.$inferInsert> = {};
+      const noteBodies: string[] = [];
+      if (p.title !== undefined && p.title !== issue.title) {
+        set.title = p.title;
+        noteBodies.push(titleNote(issue.title, p.title));
+      }
+      if (p.description !== undefined && p.description !== (issue.description ?? '')) {
+        set.description = p.description;
+        noteBodies.push(DESCRIPTION_NOTE);
+      }
+      if (p.state_event === 'close' && issue.state !== 'closed') Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id });
+      if (p.state_event === 'reopen' && issue.state === 'closed') Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
+      if (p.issue_type !== undefined && p.issue_type !== issue.issueType && admin) {
+        set.issueType = p.issue_type;
+        noteBodies.push(issueTypeNote(issue.issueType, p.issue_type));
+      }
+      // Metadata needs admin_issue (IssuableBaseService#filter_params drops it for others).
+      if (admin) {
+        if (p.confidential !== undefined && p.confidential !== issue.confidential) {
+          set.confidential = p.confidential;
+          noteBodies.push(confidentialityNote(p.confidential));
+        }
+        if (p.discussion_locked !== undefined && p.discussion_locked !== issue.discussionLocked) {
+          set.discussionLocked = p.discussion_locked;
+          noteBodies.push(discussionLockNote(p.discussion_locked));
+        }
+        if (p.due_date !== undefined) {
+          const due = dueDate(p.due_date);
+          if (due !== issue.dueDate) {
+            set.dueDate = due;
+            noteBodies.push(dueDateNote(due));
+          }
+        }
+        if (p.milestone_id !== undefined) {
+          const m = p.milestone_id ? await findProjectAssignableMilestone(db, project, namespace, p.milestone_id) : undefined;
+          const id = m?.id ?? null;
+          if (id !== issue.milestoneId && (m || !p.milestone_id)) set.milestoneId = id;
+        }
+        if (premium && p.weight !== undefined && p.weight !== issue.weight) set.weight = p.weight;
+        if (premium && (p.epic_id !== undefined || p.epic_iid !== undefined)) {
+          const epicId = await resolveEpic(c, namespace, p.epic_id, p.epic_iid);
+          if (epicId !== issue.epicId) set.epicId = epicId;
+        }
+      }
+      if (owner && p.updated_at !== undefined) set.updatedAt = p.updated_at;
+
+      const statements: BatchItem<'sqlite'>[] = [];
+      // Assignees.
+      const wanted = admin ? requestedAssignees(p) : undefined;
+      if (wanted !== undefined) {
+        const next = await assignableUsers(c, project, namespace, wanted, premium);
+        const before = found.assigneeIds;
+        const added = next.filter((id) => !before.includes(id));
+        const removed = before.filter((id) => !next.includes(id));
+        if (added.length || removed.length || next.join() !== before.join()) {
+          statements.push(db.delete(issueAssignees).where(eq(issueAssignees.issueId, issue.id)));
+          next.forEach((userId, position) => statements.push(db.insert(issueAssignees).values({ issueId: issue.id, userId, position })));
+          const names = await usernames(c, [...added, ...removed]);
+          const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
+          if (body) noteBodies.push(body);
+          for (const userId of added.filter((id) => id !== user.id))
+            statements.push(db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: issue.id, action: 1, state: 'pending', createdAt: now, updatedAt: now }));
+        }
+      }
+      // Labels: `labels` replaces, then add_labels / remove_labels (Issues::UpdateService#handle_label_changes).
+      if (admin && (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined)) {
+        const current = await db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id))).all();
+        const currentIds = current.map((l) => l.labelId);
+        const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
+        const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
+        const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
+        const keep = p.labels !== undefined ? [] : currentIds.filter((id) => !removeIds.has(id));
+        const addIds = toAdd.ids.filter((l) => typeof l.id !== 'number' || !removeIds.has(l.id));
+        const finalKnown = new Set([...keep, ...addIds.map((l) => l.id).filter((id): id is number => typeof id === 'number')]);
+        const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
+        if (changed) {
+          statements.push(...toAdd.inserts);
+          statements.push(
+            currentIds.length
+              ? db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined))
+              : db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), sql`0`)),
+          );
+          for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issue.id, createdAt: now }).onConflictDoNothing());
+          set.updatedAt ??= now;
+        }
+      }
+      const changedSomething = Object.keys(set).length > 0 || statements.length > 0;
+      if (changedSomething) {
+        set.updatedAt ??= now;
+        if (set.title !== undefined || set.description !== undefined) Object.assign(set, { lastEditedAt: now, lastEditedById: user.id });
+        statements.unshift(db.update(issues).set(set).where(eq(issues.id, issue.id)));
+        for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      }
+      const row = await db.select().from(issues).where(eq(issues.id, issue.id)).get();
+      return c.json(await presentIssue(c, caller, row!, { project }));
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      // delete_issue: project owners and administrators.
+      if (!(caller.isAdmin || found.level >= ACCESS.OWNER)) throw forbidden();
+      checkUnmodifiedSince(c, found.issue.updatedAt);
+      const db = c.var.db;
+      await db.batch(issueDeletionStatements(db, [found.issue.id]) as never);
+      return c.body(null, 204);
+    },
+  );
+
+  for (const action of ['subscribe', 'unsubscribe'] as const) {
+    r.route(
+      {
+        method: 'POST',
+        path: `/projects/:id/issues/:issue_iid/${action}`,
+        summary: action === 'subscribe' ? 'Subscribe to an issue' : 'Unsubscribe from an issue',
+        tags: ['issues'],
+        params: issueRefParams,
+        status: 201,
+      },
+      async ({ c, p, caller }) => {
+        const user = requireUser(caller);
+        const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+        const want = action === 'subscribe';
+        // subscriptions.rb: `not_modified!` when already in the requested state.
+        if ((await subscribedTo(c.var.db, caller, found.issue, found.assigneeIds)) === want) throw notModified();
+        const now = Date.now();
+        await c.var.db
+          .insert(subscriptions)
+          .values({ userId: user.id, subscribableType: 'Issue', subscribableId: found.issue.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
+          .run();
+        return c.json(await presentIssue(c, caller, found.issue, { project: found.project, subscribed: want }), 201);
+      },
+    );
+  }
+
+  r.route({ method: 'GET', path: '/issues/:id', summary: 'Get any issue by its global id (administrators)', tags: ['issues'], params: issueByIdParams }, async ({ c, p, caller }) => {
+    requireAdmin(caller);
+    const issue = await c.var.db.select().from(issues).where(eq(issues.id, p.id)).get();
+    if (!issue) throw recordNotFound();
+    const pr = await findProject(c.var.db, String(issue.projectId));
+    return c.json(await presentIssue(c, caller, issue, { project: pr?.project }));
+  });
+}
+
+async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(0, 90))).all();
+  return new Map(rows.map((u) => [u.id, u.username]));
+}
+
+/** Everything that hangs off issues, for issue and project deletion (one batch with the caller's other statements). */
+export function issueDeletionStatements(db: AppEnv['Variables']['db'], issueIds: number[]) {
+  const out: BatchItem<'sqlite'>[] = [];
+  for (let i = 0; i < issueIds.length; i += 90) {
+    const ids = issueIds.slice(i, i + 90);
+    const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, ids)));
+    out.push(
+      db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), inArray(awardEmoji.awardableId, noteIds))),
+      db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Issue'), inArray(awardEmoji.awardableId, ids))),
+      db.delete(notes).where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, ids))),
+      db.delete(issueAssignees).where(inArray(issueAssignees.issueId, ids)),
+      db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), inArray(labelLinks.targetId, ids))),
+      db.delete(todos).where(and(eq(todos.targetType, 'Issue'), inArray(todos.targetId, ids))),
+      db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Issue'), inArray(subscriptions.subscribableId, ids))),
+      db.delete(timelogs).where(inArray(timelogs.issueId, ids)),
+      db.delete(userAgentDetails).where(and(eq(userAgentDetails.subjectType, 'Issue'), inArray(userAgentDetails.subjectId, ids))),
+      db.delete(issueMetricImages).where(inArray(issueMetricImages.issueId, ids)),
+      db.delete(issues).where(inArray(issues.id, ids)),
+    );
+  }
+  return out;
 }
 
 /** Issue model validations (title presence and length, description length). */

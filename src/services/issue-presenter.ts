@@ -26,6 +26,8 @@ export interface PresentOptions {
   /** Single-issue responses: `subscribed` (computed for the caller unless given). */
   subscribed?: boolean;
   includeSubscribed?: boolean;
+  /** presentIssue without `subscribed` (list-like contexts such as to-do targets). */
+  withoutSubscribed?: boolean;
 }
 
 const CHUNK = 90;
@@ -125,7 +127,7 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
       // Merge requests arrive with issue #4; no merge request can mention an issue yet.
       mergeRequestsCount: 0,
       timeStats: timeStats(i, limitToHours),
-      subscribed: rows.length === 1 ? subscribed : undefined,
+      subscribed: rows.length === 1 && !o.withoutSubscribed ? subscribed : undefined,
       premium,
       ultimate,
       epic: showEpic
@@ -138,7 +140,7 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
 }
 
 export async function presentIssue(c: Context<AppEnv>, caller: Caller, row: IssueRow, o: PresentOptions = {}) {
-  return (await presentIssues(c, caller, [row], { includeSubscribed: true, ...o }))[0];
+  return (await presentIssues(c, caller, [row], { includeSubscribed: !o.withoutSubscribed, ...o }))[0];
 }
 
 /**
