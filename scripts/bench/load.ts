@@ -31,6 +31,8 @@ export interface RunResult {
   elapsedMs: number;
   /** Socket errors and requests that never completed. */
   errors: number;
+  /** One non-2xx response (status line and body start), if any. */
+  errorSample?: string;
 }
 
 export function encodeRequest(host: string, r: Req): Buffer {
@@ -52,6 +54,8 @@ export class ResponseParser {
   private bodyLeft = -1; // -1: reading head; >= 0: bytes of a Content-Length body still to come
   private chunked = false;
   closeAfter = false;
+  /** Head and start of the body of the latest non-2xx response (for the report). */
+  lastError: string | null = null;
 
   push(chunk: Buffer): number[] {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -68,6 +72,7 @@ export class ResponseParser {
         this.chunked = !cl && /\r\ntransfer-encoding:\s*chunked/.test(lower);
         this.closeAfter = /\r\nconnection:\s*close/.test(lower);
         this.bodyLeft = this.chunked ? -1 : cl ? Number(cl[1]) : 0;
+        if (this.status < 200 || this.status >= 300) this.lastError = head.split('\r\n')[0];
       }
       if (this.chunked) {
         // Consume whole chunks; the last one is `0\r\n\r\n` (no trailers from our servers).
@@ -89,6 +94,7 @@ export class ResponseParser {
         continue;
       }
       if (this.buf.length < this.bodyLeft) return done;
+      if (this.status < 200 || this.status >= 300) this.lastError += ' ' + this.buf.toString('utf8', 0, Math.min(this.bodyLeft, 300));
       this.buf = this.buf.subarray(this.bodyLeft);
       this.bodyLeft = -1;
       done.push(this.status);
@@ -99,6 +105,9 @@ export class ResponseParser {
 class Conn {
   private socket!: net.Socket;
   private parser!: ResponseParser;
+  get lastError() {
+    return this.parser.lastError;
+  }
   private onDone: ((status: number) => void) | null = null;
   private onFail: ((err: Error) => void) | null = null;
   busy = false;
@@ -188,7 +197,7 @@ export async function closedLoop(port: number, next: () => Req, conns: number, s
   );
   const elapsedMs = nowMs() - measureFrom;
   pool.forEach((c) => c.close());
-  return { samples, elapsedMs, errors };
+  return { samples, elapsedMs, errors, errorSample: pool.find((c) => c.lastError)?.lastError ?? undefined };
 }
 
 /**
@@ -257,5 +266,5 @@ export async function openLoop(port: number, next: () => Req, rate: number, seco
   errors += inflight;
   const elapsedMs = Math.max(nowMs() - start, seconds * 1000);
   pool.forEach((c) => c.close());
-  return { samples, elapsedMs, errors };
+  return { samples, elapsedMs, errors, errorSample: pool.find((c) => c.lastError)?.lastError ?? undefined };
 }

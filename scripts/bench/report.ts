@@ -1,6 +1,7 @@
 /** Result records (one JSON line each) and their Markdown rendering (pure; test/unit/bench-report.test.ts). */
 
-export type Mode = 'capacity' | 'fixed';
+/** capacity: closed loop on many connections; serial: one connection (service time, unloaded); fixed: open loop at a rate. */
+export type Mode = 'capacity' | 'serial' | 'fixed';
 
 export interface ResultLine {
   sha: string;
@@ -23,6 +24,10 @@ export interface ResultLine {
   max_ms: number | null;
   requests: number;
   non2xx: number;
+  /** Non-2xx responses by status. */
+  non2xx_statuses?: Record<string, number>;
+  /** One non-2xx response: status line and the start of its body. */
+  error_sample?: string;
   errors: number;
   /** The bare route in the same run and mode: its req/s and latencies, and ours as ratios to them. */
   bare_rps: number | null;
@@ -61,22 +66,24 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   const fixedRate = rows.find((l) => l.mode === 'fixed' && l.offered_rps)?.offered_rps ?? 200;
   const conns = rows.find((l) => l.mode === 'capacity' && l.conns)?.conns ?? 50;
   const head = [
-    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | SQL/req |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | SQL/req |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const body = ids.map((id) => {
     const cap = rows.find((l) => l.scenario === id && l.mode === 'capacity');
+    const ser = rows.find((l) => l.scenario === id && l.mode === 'serial');
     const fix = rows.find((l) => l.scenario === id && l.mode === 'fixed');
-    const any = cap ?? fix!;
-    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | |`;
+    const any = cap ?? ser ?? fix!;
+    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | | |`;
     const bare = id === 'bare';
-    const bad = [cap, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
+    const bad = [cap, ser, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
     return [
       '',
       any.title,
       cap ? withRatio(num(cap.rps, 0), cap.ratio, bare) : '—',
       cap ? withRatio(ms(cap.p50_ms), cap.p50_ratio, bare) : '—',
       cap ? withRatio(ms(cap.p99_ms), cap.p99_ratio, bare) : '—',
+      ser ? withRatio(ms(ser.p50_ms), ser.p50_ratio, bare) : '—',
       fix ? withRatio(ms(fix.p50_ms), fix.p50_ratio, bare) + (fix.rps != null && fix.rps < 0.95 * fixedRate ? ` ⚠ ${num(fix.rps, 0)} req/s achieved` : '') : '—',
       fix ? withRatio(ms(fix.p90_ms), fix.p90_ratio, bare) : '—',
       fix ? withRatio(ms(fix.p99_ms), fix.p99_ratio, bare) : '—',
@@ -91,23 +98,23 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   return [
     `### ${runtime === 'node' ? 'Node' : 'workerd (Miniflare API, local D1)'}: ${first.runtime_version}`,
     '',
-    `Capacity: closed loop, ${conns} connections. Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it).`,
+    `Capacity: closed loop, ${conns} connections. 1 connection: closed loop on one connection (the time one request takes on an idle server). Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it).`,
     '',
     ...head,
     ...body,
   ].join('\n');
 }
 
-/** p50/p99 per filter inside the list mix (capacity mode), both runtimes. */
+/** p50/p99 per filter inside the list mix on one connection (no queueing), both runtimes. */
 export function renderMixTable(lines: ResultLine[]): string {
-  const mixes = lines.filter((l) => l.kinds && l.mode === 'capacity' && l.status === 'ok');
+  const mixes = lines.filter((l) => l.kinds && l.mode === 'serial' && l.status === 'ok');
   if (!mixes.length) return '';
   const runtimes = mixes.map((l) => l.runtime);
   const kinds = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!)))];
   const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms`).join(' | ')} |`;
   const sep = `|---|${runtimes.map(() => '---|---').join('|')}|`;
   const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)}`).join(' | ')} |`);
-  return ['Filtered lists mix, per filter (capacity run, latency under full load):', '', head, sep, ...body].join('\n');
+  return ['Filtered lists mix, per filter (one connection: the cost of each filter without queueing):', '', head, sep, ...body].join('\n');
 }
 
 /** GitLab's published GPT results at 200 RPS (10k reference architecture), performance.md 1.3. */

@@ -36,6 +36,7 @@ const cfg = {
   only: opt('only', '') ? opt('only', '').split(',') : null,
   seconds: Number(opt('seconds', quick ? '3' : '10')),
   fixedSeconds: Number(opt('fixed-seconds', quick ? '3' : '20')),
+  serialSeconds: Number(opt('serial-seconds', quick ? '2' : '5')),
   warmup: Number(opt('warmup', quick ? '1' : '3')),
   rate: Number(opt('rate', '200')),
   conns: Number(opt('conns', '50')),
@@ -174,11 +175,20 @@ async function probe(port: number, s: Scenario): Promise<string> {
     if (res.ok) return 'ok';
     // GitLab's catch-all (app.ts notFound): the route is not there.
     if (res.status === 404 && text.includes('"error":"404 Not Found"')) return 'missing (404)';
+    // Another method exists on the path (e.g. the list before creation lands): Grape's 405.
+    if (res.status === 405) return 'missing (405)';
     log(`  ${s.id}: ${res.status} ${text.slice(0, 200)}`);
     return `error ${res.status}`;
   } catch (e) {
     return `error ${(e as Error).message}`;
   }
+}
+
+/** Non-2xx responses by status, e.g. {"500": 3}; undefined when all succeeded. */
+function statusCounts(samples: Sample[]): Record<string, number> | undefined {
+  const out: Record<string, number> = {};
+  for (const s of samples) if (s.status < 200 || s.status >= 300) out[s.status] = (out[s.status] ?? 0) + 1;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** Node's request and statement counters (node-server.ts); null on workerd. */
@@ -207,6 +217,10 @@ async function measure(port: number, s: Scenario, mode: Mode): Promise<{ result:
     const result = await openLoop(port, s.next, cfg.rate, cfg.fixedSeconds);
     return { result, runs: [result] };
   }
+  if (mode === 'serial') {
+    const result = await closedLoop(port, s.next, 1, cfg.serialSeconds);
+    return { result, runs: [result] };
+  }
   const runs: RunResult[] = [];
   for (let i = 0; i < cfg.runs; i++) runs.push(await closedLoop(port, s.next, cfg.conns, cfg.seconds, i === 0 ? cfg.warmup : 0));
   // The median run by throughput stands for all (performance.md 4.1: 3 runs, median).
@@ -220,7 +234,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
   const bare: Partial<Record<Mode, ResultLine>> = {};
   for (const s of list) {
     const status = await probe(server.port, s);
-    for (const mode of ['capacity', 'fixed'] as Mode[]) {
+    for (const mode of ['capacity', 'serial', 'fixed'] as Mode[]) {
       const base: ResultLine = {
         sha,
         runtime,
@@ -232,7 +246,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         mode,
         tool: 'scripts/bench/load.ts',
         status,
-        conns: mode === 'capacity' ? cfg.conns : null,
+        conns: mode === 'capacity' ? cfg.conns : mode === 'serial' ? 1 : null,
         offered_rps: mode === 'fixed' ? cfg.rate : null,
         rps: null,
         p50_ms: null,
@@ -266,6 +280,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         max_ms: round(sum.max),
         requests: sum.count,
         non2xx: result.samples.filter((x) => x.status < 200 || x.status >= 300).length,
+        non2xx_statuses: statusCounts(result.samples),
         errors: result.errors,
         bare_rps: b?.rps ?? null,
         ratio: b?.rps ? round(sum.rps / b.rps) : null,
@@ -274,11 +289,12 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         p99_ratio: b?.p99_ms ? round(sum.p99 / b.p99_ms) : null,
         sql_per_req: before && after && after.requests > before.requests ? round((after.statements - before.statements) / (after.requests - before.requests)) : null,
         kinds: kinds(result.samples),
+        error_sample: result.errorSample,
         notes: runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : undefined,
       };
       if (s.id === 'bare') bare[mode] = line;
       out.push(line);
-      log(`  ${runtime} ${s.id} ${mode}: ${line.rps?.toFixed(0)} req/s p50 ${line.p50_ms} p90 ${line.p90_ms} p99 ${line.p99_ms} ms, non-2xx ${line.non2xx}, errors ${line.errors}`);
+      log(`  ${runtime} ${s.id} ${mode}: ${line.rps?.toFixed(0)} req/s p50 ${line.p50_ms} p90 ${line.p90_ms} p99 ${line.p99_ms} ms, non-2xx ${line.non2xx}${line.non2xx_statuses ? ' ' + JSON.stringify(line.non2xx_statuses) : ''}, errors ${line.errors}${line.error_sample ? ` (e.g. ${line.error_sample})` : ''}`);
     }
     if (status !== 'ok') log(`  ${runtime} ${s.id}: ${status}`);
   }

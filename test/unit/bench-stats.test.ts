@@ -31,9 +31,11 @@ describe('bench HTTP parser', () => {
     const p = new ResponseParser();
     const one = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello';
     const two = 'HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\n\r\n{}';
+    expect(p.lastError).toBeNull();
     expect(p.push(Buffer.from(one.slice(0, 10)))).toEqual([]);
     expect(p.push(Buffer.from(one.slice(10, 40)))).toEqual([]);
     expect(p.push(Buffer.from(one.slice(40) + two))).toEqual([200, 404]);
+    expect(p.lastError).toBe('HTTP/1.1 404 Not Found {}');
   });
 
   it('completes chunked responses', () => {
@@ -53,7 +55,7 @@ describe('bench HTTP parser', () => {
 });
 
 describe('bench report', () => {
-  const line = (scenario: string, mode: 'capacity' | 'fixed', extra: Partial<ResultLine>): ResultLine => ({
+  const line = (scenario: string, mode: 'capacity' | 'serial' | 'fixed', extra: Partial<ResultLine>): ResultLine => ({
     sha: 'abc', runtime: 'node', runtime_version: 'Node v22', cpu: '2 × cpu', dataset: 'S', scenario, title: scenario, mode, tool: 't',
     status: 'ok', conns: mode === 'capacity' ? 50 : null, offered_rps: mode === 'fixed' ? 200 : null, rps: 100, p50_ms: 1, p90_ms: 2, p99_ms: 3,
     max_ms: 4, requests: 10, non2xx: 0, errors: 0, bare_rps: null, ratio: null, p50_ratio: null, p90_ratio: null, p99_ratio: null, ...extra,
@@ -73,15 +75,17 @@ describe('bench report', () => {
   it('renders every figure with its ratio to the bare route, and missing routes as such', () => {
     const lines = [
       line('bare', 'capacity', { rps: 20000 }),
+      line('bare', 'serial', { rps: 2000, p50_ms: 0.5 }),
       line('bare', 'fixed', { rps: 200 }),
+      line('user', 'serial', { rps: 500, p50_ms: 2, p50_ratio: 4 }),
       line('user', 'capacity', { rps: 2000, ratio: 0.1, p50_ms: 5, p50_ratio: 5, p99_ms: 9, p99_ratio: 3, sql_per_req: 5 }),
       line('user', 'fixed', { rps: 150, p50_ms: 2, p50_ratio: 2, p90_ms: 4, p90_ratio: 2, p99_ms: 6, p99_ratio: 2 }),
       line('issue', 'capacity', { status: 'missing (404)', rps: null }),
       line('issue', 'fixed', { status: 'missing (404)', rps: null }),
     ];
     const md = renderRuntimeTable(lines, 'node');
-    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 1.00 | 2.00 | 3.00 | 0/0, 0/0 | — |');
-    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0 | 5.0 |');
+    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 0.500 | 1.00 | 2.00 | 3.00 | 0/0, 0/0, 0/0 | — |');
+    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 5.0 |');
     expect(md).toContain('| issue | missing (404) |');
     const g = renderGitlabTable(lines);
     expect(g).toContain('| user | api_v4_user | 49.5 / 32.7 / 56.8 ms | 200 ms | 4.00 ms | — |');
