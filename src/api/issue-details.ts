@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
-import { issueAssignees, members, notes, userAgentDetails, users } from '../db/schema';
+import { members, notes, userAgentDetails, users } from '../db/schema';
 import { userBasic } from '../entities/user';
 import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { notFound } from '../lib/errors';
@@ -14,7 +14,7 @@ import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
 import { g, params } from '../lib/validate';
 import { requireAdmin } from '../middleware/auth';
-import { findReadableIssue } from '../services/todos';
+import { findReadableIssue } from '../services/issues';
 
 const TAGS = ['issues'];
 const issueParams = { id: g.string(), issue_iid: g.int() };
@@ -122,6 +122,7 @@ interface FoundIssue {
   project: ProjectRow;
   namespace: NamespaceRow;
   level: number;
+  assigneeIds: number[];
   issue: { id: number; authorId: number; title: string; description: string | null; confidential: boolean };
 }
 
@@ -134,18 +135,15 @@ async function visibleParticipants(c: Context<AppEnv>, caller: Caller, found: Fo
   const db = c.var.db;
   const { issue, project, namespace } = found;
   const canReadInternal = caller.isAdmin || found.level >= ACCESS.PLANNER;
-  const [assignees, noteRows] = await Promise.all([
-    db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id)).orderBy(asc(issueAssignees.position), asc(issueAssignees.userId)).all(),
-    db
-      .select({ authorId: notes.authorId, body: notes.body })
-      .from(notes)
-      .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, false), canReadInternal ? undefined : eq(notes.internal, false)))
-      .orderBy(asc(notes.createdAt), asc(notes.id))
-      .all(),
-  ]);
-  const assigneeIds = new Set(assignees.map((a) => a.userId));
+  const noteRows = await db
+    .select({ authorId: notes.authorId, body: notes.body })
+    .from(notes)
+    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, false), canReadInternal ? undefined : eq(notes.internal, false)))
+    .orderBy(asc(notes.createdAt), asc(notes.id))
+    .all();
+  const assigneeIds = new Set(found.assigneeIds);
   // Issuable: `participant :author, :notes_with_associations, :assignees`; mentions join at the end.
-  const ids: number[] = [issue.authorId, ...noteRows.map((n) => n.authorId), ...assignees.map((a) => a.userId)];
+  const ids: number[] = [issue.authorId, ...noteRows.map((n) => n.authorId), ...found.assigneeIds];
   const names = [...new Set([...mentions(issue.title), ...mentions(issue.description), ...noteRows.flatMap((n) => mentions(n.body))])].slice(0, MAX_MENTIONS);
 
   const byId = new Map<number, UserRow>();

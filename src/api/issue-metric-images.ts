@@ -17,7 +17,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
-import { issueAssignees, issueMetricImages, issues } from '../db/schema';
+import { issueMetricImages, issues } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { randomHex } from '../lib/crypto';
@@ -28,7 +28,7 @@ import { Router } from '../lib/router';
 import { iso } from '../lib/time';
 import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
-import { findReadableIssue } from '../services/todos';
+import { findReadableIssue } from '../services/issues';
 
 const TAGS = ['issues'];
 /** MetricImageUploading::MAX_FILE_SIZE (1.megabyte). */
@@ -87,24 +87,19 @@ function fieldErrors(url: string | undefined | null, urlText: string | undefined
 interface Found {
   issue: IssueRow;
   level: number;
+  assigneeIds: number[];
 }
 
-async function isAssignee(c: Context<AppEnv>, issueId: number, userId: number) {
-  const row = await c.var.db.select({ one: issueAssignees.userId }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issueId), eq(issueAssignees.userId, userId))).get();
-  return Boolean(row);
-}
-
-/** `upload_issuable_metric_image`: a project member with `create_issue` and `update_issue`. */
-async function canUpload(c: Context<AppEnv>, caller: Caller, f: Found): Promise<boolean> {
+/** `upload_issuable_metric_image`: a project member with `create_issue` and `update_issue` (author and assignees included). */
+function canUpload(caller: Caller, f: Found): boolean {
   const user = caller.user;
   if (!user || f.level < ACCESS.GUEST) return false;
-  if (f.level >= ACCESS.PLANNER || f.issue.authorId === user.id) return true;
-  return isAssignee(c, f.issue.id, user.id);
+  return f.level >= ACCESS.PLANNER || f.issue.authorId === user.id || f.assigneeIds.includes(user.id);
 }
 
 /** `update_issuable_metric_image` / `destroy_…`: a project member who wrote the issue or may update it. */
-async function canChange(c: Context<AppEnv>, caller: Caller, f: Found): Promise<boolean> {
-  return planAllows(c.var.config, 'premium') && canUpload(c, caller, f);
+function canChange(c: Context<AppEnv>, caller: Caller, f: Found): boolean {
+  return planAllows(c.var.config, 'premium') && canUpload(caller, f);
 }
 
 async function findImage(c: Context<AppEnv>, issueId: number, imageId: number): Promise<ImageRow> {
@@ -131,7 +126,7 @@ export function mountIssueMetricImages(r: Router) {
       if (p.file.size > MAX_FILE_SIZE) throw badRequest('File is too large');
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
       const { issue } = found;
-      if (issue.issueType !== 'incident' || !planAllows(c.var.config, 'premium') || !(await canUpload(c, caller, found))) throw messageError(403, 'Not allowed!');
+      if (issue.issueType !== 'incident' || !planAllows(c.var.config, 'premium') || !canUpload(caller, found)) throw messageError(403, 'Not allowed!');
       const filename = sanitizeFilename((p.file as File).name || '');
       const errors: string[] = [];
       if (!IMAGE_TYPES[extensionOf(filename)]) errors.push(EXTENSION_ERROR);
@@ -187,7 +182,7 @@ export function mountIssueMetricImages(r: Router) {
     async ({ c, p, caller }) => {
       requireUser(caller);
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      if (!(await canChange(c, caller, found))) throw forbidden();
+      if (!canChange(c, caller, found)) throw forbidden();
       const image = await findImage(c, found.issue.id, p.metric_image_id);
       const set: Partial<ImageRow> = {};
       if (p.url !== undefined) set.url = p.url;
@@ -215,7 +210,7 @@ export function mountIssueMetricImages(r: Router) {
     async ({ c, p, caller }) => {
       requireUser(caller);
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      if (!(await canChange(c, caller, found))) throw forbidden();
+      if (!canChange(c, caller, found)) throw forbidden();
       const image = await findImage(c, found.issue.id, p.metric_image_id);
       checkUnmodifiedSince(c, image.updatedAt);
       const [gone] = await c.var.db.delete(issueMetricImages).where(eq(issueMetricImages.id, image.id)).returning().all();

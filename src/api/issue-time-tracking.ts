@@ -14,15 +14,14 @@ import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import type { Db } from '../db/client';
-import { issues, notes, timelogs } from '../db/schema';
-import { ACCESS } from '../lib/abilities';
+import { issues, timelogs } from '../db/schema';
 import { formatDuration, parseDuration, timeStats } from '../lib/duration';
 import { forbidden, validationFailed } from '../lib/errors';
 import type { Router } from '../lib/router';
-import { randomHex } from '../lib/crypto';
 import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
-import { findReadableIssue } from '../services/todos';
+import { canAdminIssue, findReadableIssue } from '../services/issues';
+import { systemNoteInsert } from '../services/system-notes';
 
 const TAGS = ['issues'];
 /** Gitlab::Database::MAX_INT_VALUE: TimeTrackable#time_estimate= clamps to it. */
@@ -34,28 +33,14 @@ type IssueRow = typeof issues.$inferSelect;
 
 const issueParams = { id: g.string(), issue_iid: g.int() };
 
-/** `admin_issue`: planner and above (ProjectPolicy `rule { planner }` enables it), administrators always. */
-const canAdminIssue = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.PLANNER;
-
 async function presentStats(c: Context<AppEnv>, issue: Pick<IssueRow, 'timeEstimate' | 'totalTimeSpent'>) {
   const settings = await c.var.settings();
   return timeStats(issue, Boolean(settings.time_tracking_limit_to_hours));
 }
 
-/** A system note on the issue as the insert builder, for the same batch as the change it records. */
-function systemNote(db: Db, issue: { id: number | SQL<number>; projectId: number }, authorId: number, body: string, now: number) {
-  return db.insert(notes).values({
-    noteableType: 'Issue',
-    noteableId: issue.id,
-    projectId: issue.projectId,
-    authorId,
-    body,
-    system: true,
-    discussionId: randomHex(20),
-    createdAt: now,
-    updatedAt: now,
-  });
-}
+/** The time-tracking system note (SystemNotes::TimeTrackingService), for the batch of the change it records. */
+const timeNote = (db: Db, issue: { id: number | SQL<number>; projectId: number }, authorId: number, body: string, at: number) =>
+  systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: issue.projectId, authorId, body, at });
 
 async function loadForWrite(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid: number }) {
   const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -131,7 +116,7 @@ export function mountIssueTimeTracking(r: Router) {
       try {
         [, , updated] = await db.batch([
           db.insert(timelogs).values({ issueId: guardedIssueId, userId: user.id, timeSpent: seconds, summary: p.summary ?? null, spentAt: now, createdAt: now }),
-          systemNote(db, { id: guardedIssueId, projectId: issue.projectId }, user.id, body, now),
+          timeNote(db, { id: guardedIssueId, projectId: issue.projectId }, user.id, body, now),
           recomputeTotal(db, issue.id, now),
         ]);
       } catch (err) {
@@ -169,7 +154,7 @@ export function mountIssueTimeTracking(r: Router) {
           createdAt: now,
         }),
         // GitLab notes every reset, even of nothing (`time_spent?` is :reset).
-        systemNote(db, issue, user.id, 'removed time spent', now),
+        timeNote(db, issue, user.id, 'removed time spent', now),
         recomputeTotal(db, issue.id, now),
       ]);
       const fresh = (updated as IssueRow[])[0] ?? { ...issue, totalTimeSpent: 0 };
@@ -216,7 +201,7 @@ async function setEstimate(c: Context<AppEnv>, issue: IssueRow, userId: number, 
   const body = estimate === 0 ? 'removed time estimate' : `changed time estimate to ${formatDuration(estimate, limitToHours)}`;
   const [updated] = await db.batch([
     db.update(issues).set({ timeEstimate: estimate, updatedAt: now }).where(eq(issues.id, issue.id)).returning(),
-    systemNote(db, issue, userId, body, now),
+    timeNote(db, issue, userId, body, now),
   ]);
   return timeStats((updated as IssueRow[])[0] ?? { ...issue, timeEstimate: estimate }, limitToHours);
 }

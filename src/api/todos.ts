@@ -13,7 +13,8 @@ import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
 import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
-import { findReadableIssue, markIssueTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
+import { findReadableIssue } from '../services/issues';
+import { markIssueTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
 
 const TAGS = ['todos'];
 const ACTION_NAMES = Object.values(TODO_ACTIONS) as [string, ...string[]];
@@ -36,7 +37,8 @@ export function mountTodos(r: Router) {
       const todo = await markIssueTodo(c.var.db, user, issue);
       // TodoService creates nothing while a pending to-do exists: `not_modified!` (spec: States and transitions).
       if (!todo) throw notModified();
-      const [out] = await presentTodos(c, caller, [todo]);
+      // `present todo, with: Entities::Todo`: the Issue target keeps `subscribed` (include_subscribed defaults to true).
+      const [out] = await presentTodos(c, caller, [todo], { includeSubscribed: true });
       return c.json(out, 201);
     },
   );
@@ -87,7 +89,8 @@ export function mountTodos(r: Router) {
         (limit, offset) => db.select().from(todos).where(where).orderBy(desc(todos.id)).limit(limit).offset(offset).all(),
         (limit) => countUpTo(db, todos, where, limit),
       );
-      return c.json(await presentTodos(c, caller, rows, { withoutSubscribed: true }));
+      // batch_load_issuable_metadata passes include_subscribed: false for list targets.
+      return c.json(await presentTodos(c, caller, rows));
     },
   );
 
@@ -113,7 +116,7 @@ export function mountTodos(r: Router) {
         .where(and(eq(todos.id, todo.id), eq(todos.state, 'pending')))
         .returning()
         .all();
-      const [out] = await presentTodos(c, caller, [done ?? todo]);
+      const [out] = await presentTodos(c, caller, [done ?? todo], { includeSubscribed: true });
       return c.json(out ?? null, 201);
     },
   );

@@ -12,11 +12,8 @@ import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, namespaces, notes, projects, todos, users } from '../db/schema';
 import { type TodoRow, TODO_MARKED, todoEntity } from '../entities/todo';
-import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../lib/abilities';
-import { timeStats } from '../lib/duration';
-import { recordNotFound } from '../lib/errors';
-import { iso } from '../lib/time';
-import { findReadableProject } from './projects';
+import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../lib/abilities';
+import { type PresentOptions, presentIssues } from './issue-presenter';
 import { baseUrl } from '../lib/pagination';
 import { loadFullNames } from './groups';
 
@@ -85,7 +82,7 @@ async function byIds<T extends { id: number }>(ids: number[], load: (chunk: numb
 }
 
 /** Presents to-dos (issue targets only) with their authors, projects and Issue entities. */
-export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: Record<string, unknown> = {}) {
+export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}) {
   if (!rows.length) return [];
   const db = c.var.db;
   const base = baseUrl(c);
@@ -107,7 +104,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   const noteBodies = await byIds(rows.flatMap((t) => (t.noteId ? [t.noteId] : [])), (chunk) => db.select({ id: notes.id, body: notes.body }).from(notes).where(inArray(notes.id, chunk)).all());
 
   const targets = [...issueRows.values()];
-  const presented = await presentIssuesInterim(c, caller, targets, issueOpts);
+  const presented = await presentIssues(c, caller, targets, issueOpts);
   const targetJson = new Map<number, unknown>(targets.map((row, i) => [row.id, presented[i]]));
 
   const out = [];
@@ -134,40 +131,3 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Interim until ISSUES-CORE commits src/services/issues.ts and src/services/issue-presenter.ts
-// (brief: cross-module contracts). Same signatures; the issue sub-resource modules import these
-// from here and switch to the real ones as soon as they exist.
-
-/** `find_project_issue` under the contract: 404 Project Not Found, then 404 Not found (missing or confidential). */
-export async function findReadableIssue(c: Context<AppEnv>, caller: Caller, projectIdParam: string, iid: number) {
-  const found = await findReadableProject(c, caller, projectIdParam);
-  const issue = await c.var.db.select().from(issues).where(and(eq(issues.projectId, found.project.id), eq(issues.iid, iid))).get();
-  if (!issue) throw recordNotFound();
-  if (issue.confidential && !caller.isAdmin && found.level < ACCESS.PLANNER && issue.authorId !== caller.user?.id) {
-    const assigned = caller.user
-      ? await c.var.db.select({ id: issueAssignees.userId }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.userId, caller.user.id))).get()
-      : undefined;
-    if (!assigned) throw recordNotFound();
-  }
-  return { ...found, issue };
-}
-
-/** The row's own fields in GitLab's Issue order, until the real presenter lands. */
-async function presentIssuesInterim(c: Context<AppEnv>, _caller: Caller, rows: IssueRow[], _opts: Record<string, unknown> = {}) {
-  const limitToHours = Boolean((await c.var.settings()).time_tracking_limit_to_hours);
-  return rows.map((r) => ({
-    id: r.id,
-    iid: r.iid,
-    project_id: r.projectId,
-    title: r.title,
-    description: r.description,
-    state: r.state,
-    created_at: iso(r.createdAt),
-    updated_at: iso(r.updatedAt),
-    closed_at: iso(r.closedAt),
-    confidential: r.confidential,
-    issue_type: r.issueType,
-    time_stats: timeStats(r, limitToHours),
-  }));
-}
