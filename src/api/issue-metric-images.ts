@@ -14,9 +14,11 @@
  * Files live in the blob store under a key carrying the issue id; they are served where GitLab
  * serves them, /uploads/-/system/issuable_metric_image/file/:id/:filename, to readers of the issue.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
+import type { Db } from '../db/client';
+import type { BlobStore } from '../storage/blobs';
 import { issueMetricImages, issues } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
@@ -259,3 +261,18 @@ export function mountIssueMetricImages(r: Router) {
 }
 
 const badRequestMessage = (message: string) => messageError(400, message);
+
+/**
+ * For issue and project deletion: the blob keys of the issues' metric images, to read before the
+ * deleting batch and pass to `deleteMetricImageBlobs` after it (rows go with the batch, files after).
+ */
+export async function metricImageBlobKeys(db: Db, issueIds: number[]): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < issueIds.length; i += 90)
+    for (const row of await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(inArray(issueMetricImages.issueId, issueIds.slice(i, i + 90))).all()) keys.push(row.key);
+  return keys;
+}
+
+export async function deleteMetricImageBlobs(blobs: BlobStore, keys: string[]): Promise<void> {
+  await Promise.all(keys.map((k) => blobs.delete(k)));
+}
