@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLOOR_PATH } from './floor';
 import { closedLoop, openLoop, type RunResult, type Sample } from './load';
 import { renderMarkdown, type Mode, type ResultLine } from './report';
 import { scenarios, type Scenario } from './scenarios';
@@ -184,6 +185,26 @@ async function probe(port: number, s: Scenario): Promise<string> {
   }
 }
 
+/**
+ * After an overloaded run the server may still be working through requests whose sockets the client
+ * closed; wait until the bare route answers quickly three times in a row (at most 30 s) so that work
+ * does not land in the next measurement.
+ */
+async function settle(port: number) {
+  const until = Date.now() + 30_000;
+  let quick = 0;
+  while (quick < 3 && Date.now() < until) {
+    const t = performance.now();
+    try {
+      await (await fetch(`http://127.0.0.1:${port}${FLOOR_PATH}`)).text();
+    } catch {
+      // server busy or restarting its listener: count as slow
+    }
+    quick = performance.now() - t < 20 ? quick + 1 : 0;
+    if (quick < 3) await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Non-2xx responses by status, e.g. {"500": 3}; undefined when all succeeded. */
 function statusCounts(samples: Sample[]): Record<string, number> | undefined {
   const out: Record<string, number> = {};
@@ -269,6 +290,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
       const before = mode === 'capacity' ? await benchStats(server.port) : null;
       const { result, runs } = await measure(server.port, s, mode);
       const after = before ? await benchStats(server.port) : null;
+      await settle(server.port);
       const sum = summarize(result.samples.map((x) => x.ms), result.elapsedMs);
       const b = bare[mode];
       const line: ResultLine = {
