@@ -3,11 +3,11 @@
  * and GET /issues/:id for administrators. Lists live in issue-lists.ts, sub-resources in
  * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
  */
-import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { AppEnv, Caller, UserRow } from '../context';
-import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails, users } from '../db/schema';
+import { epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow, traversalIds } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../lib/errors';
@@ -22,8 +22,26 @@ import { canAdminIssue, canUpdateIssue, findReadableIssue, type IssueRow } from 
 import { findOrBuildProjectLabels } from '../services/labels';
 import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../services/system-notes';
 import { findProject } from '../db/queries/projects';
+import { issueContentDeletion } from '../services/content-deletion';
 import { findProjectAssignableMilestone } from '../services/milestones';
-import { findReadableProject } from '../services/projects';
+import { findReadableProject, setOpenIssuesCounter } from '../services/projects';
+
+// Project entity `open_issues_count`: open issues without the confidential ones, the count
+// Projects::OpenIssuesCountService gives callers who may not read confidential issues (the
+// counter has no caller, so it never counts what someone could not see).
+setOpenIssuesCounter(async (db, projectIds) => {
+  const out = new Map<number, number>();
+  for (let i = 0; i < projectIds.length; i += 90) {
+    const rows = await db
+      .select({ projectId: issues.projectId, n: count() })
+      .from(issues)
+      .where(and(inArray(issues.projectId, projectIds.slice(i, i + 90)), eq(issues.state, 'opened'), eq(issues.confidential, false)))
+      .groupBy(issues.projectId)
+      .all();
+    for (const r of rows) out.set(r.projectId, r.n);
+  }
+  return out;
+});
 
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
@@ -243,7 +261,10 @@ export function mountIssues(r: Router) {
       if (!(caller.isAdmin || found.level >= ACCESS.OWNER)) throw forbidden();
       checkUnmodifiedSince(c, found.issue.updatedAt);
       const db = c.var.db;
-      await db.batch(issueDeletionStatements(db, [found.issue.id]) as never);
+      const images = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(eq(issueMetricImages.issueId, found.issue.id)).all();
+      await db.batch(issueContentDeletion(db, sql`(${found.issue.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
+      await Promise.all(images.map((i) => c.var.blobs.delete(i.key).catch(() => undefined)));
       return c.body(null, 204);
     },
   );
@@ -288,29 +309,6 @@ async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number,
   if (!ids.length) return new Map();
   const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(0, 90))).all();
   return new Map(rows.map((u) => [u.id, u.username]));
-}
-
-/** Everything that hangs off issues, for issue and project deletion (one batch with the caller's other statements). */
-export function issueDeletionStatements(db: AppEnv['Variables']['db'], issueIds: number[]) {
-  const out: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < issueIds.length; i += 90) {
-    const ids = issueIds.slice(i, i + 90);
-    const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, ids)));
-    out.push(
-      db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), inArray(awardEmoji.awardableId, noteIds))),
-      db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Issue'), inArray(awardEmoji.awardableId, ids))),
-      db.delete(notes).where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, ids))),
-      db.delete(issueAssignees).where(inArray(issueAssignees.issueId, ids)),
-      db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), inArray(labelLinks.targetId, ids))),
-      db.delete(todos).where(and(eq(todos.targetType, 'Issue'), inArray(todos.targetId, ids))),
-      db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Issue'), inArray(subscriptions.subscribableId, ids))),
-      db.delete(timelogs).where(inArray(timelogs.issueId, ids)),
-      db.delete(userAgentDetails).where(and(eq(userAgentDetails.subjectType, 'Issue'), inArray(userAgentDetails.subjectId, ids))),
-      db.delete(issueMetricImages).where(inArray(issueMetricImages.issueId, ids)),
-      db.delete(issues).where(inArray(issues.id, ids)),
-    );
-  }
-  return out;
 }
 
 /** Issue model validations (title presence and length, description length). */

@@ -1,6 +1,8 @@
 /** GET /user_counts (GitLab lib/api/user_counts.rb). */
+import { and, count, eq } from 'drizzle-orm';
 import type { UserRow } from '../context';
 import type { Db } from '../db/client';
+import { issueAssignees, issues, todos } from '../db/schema';
 import { unauthorized } from '../lib/errors';
 import type { Router } from '../lib/router';
 
@@ -26,16 +28,22 @@ export function mountUserCounts(r: Router) {
   });
 }
 
-// Issues, merge requests and to-dos do not exist in this service yet: each counter answers 0 until its table lands.
+// Merge requests do not exist in this service yet (issue #4): their counters answer 0 until that table lands.
 
 /** User#assigned_open_merge_requests_count: will count open merge_requests joined to merge_request_assignees for the user. */
 async function assignedOpenMergeRequestsCount(_db: Db, _user: UserRow): Promise<number> {
   return 0;
 }
 
-/** User#assigned_open_issues_count: will count opened issues joined to issue_assignees for the user. */
-async function assignedOpenIssuesCount(_db: Db, _user: UserRow): Promise<number> {
-  return 0;
+/** User#assigned_open_issues_count: open issues the user is assigned to (IssuesFinder with assignee_id, state opened). */
+async function assignedOpenIssuesCount(db: Db, user: UserRow): Promise<number> {
+  const row = await db
+    .select({ n: count() })
+    .from(issueAssignees)
+    .innerJoin(issues, eq(issues.id, issueAssignees.issueId))
+    .where(and(eq(issueAssignees.userId, user.id), eq(issues.state, 'opened')))
+    .get();
+  return row?.n ?? 0;
 }
 
 /** User#review_requested_open_merge_requests_count: will count open merge_requests joined to merge_request_reviewers for the user. */
@@ -43,7 +51,8 @@ async function reviewRequestedOpenMergeRequestsCount(_db: Db, _user: UserRow): P
   return 0;
 }
 
-/** User#todos_pending_count: will count todos of the user in state 'pending'. */
-async function todosPendingCount(_db: Db, _user: UserRow): Promise<number> {
-  return 0;
+/** User#todos_pending_count: the user's pending to-dos. */
+async function todosPendingCount(db: Db, user: UserRow): Promise<number> {
+  const row = await db.select({ n: count() }).from(todos).where(and(eq(todos.userId, user.id), eq(todos.state, 'pending'))).get();
+  return row?.n ?? 0;
 }

@@ -19,6 +19,9 @@ const RESERVED_TOP = new Set(['-', 'admin', 'api', 'assets', 'dashboard', 'explo
 /** Group names: Gitlab::Regex.group_name_regex. */
 const GROUP_NAME_RE = /^[\p{L}\p{N}_.()\-+ ]*$/u;
 
+import type { BatchItem } from 'drizzle-orm/batch';
+import { groupContentDeletion, projectContentDeletion } from './content-deletion';
+
 export function groupFieldErrors(f: { name?: string; path?: string; parentId?: number | null }): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (k: string, m: string) => (errors[k] ??= []).push(m);
@@ -108,11 +111,13 @@ export function groupDeletionStatements(db: Db, group: NamespaceRow) {
   const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
   const treeProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, tree));
   return [
+    ...projectContentDeletion(db, treeProjects),
+    ...groupContentDeletion(db, tree),
     db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, treeProjects))),
     db.delete(projects).where(inArray(projects.namespaceId, tree)),
     db.delete(members).where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, tree))),
     db.delete(namespaces).where(subtreeOf(group.traversalPath!)),
-  ] as const;
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 }
 
 /** Renaming a path rewrites the full path of the group and of every descendant in one statement. */

@@ -16,6 +16,9 @@ import { notFound } from '../lib/errors';
 import { findProject, type ProjectWithNamespace } from '../db/queries/projects';
 import { loadFullNames } from './groups';
 
+import type { BatchItem } from 'drizzle-orm/batch';
+import { projectContentDeletion } from './content-deletion';
+
 export interface ProjectListRow {
   project: ProjectRow;
   namespace: NamespaceRow;
@@ -157,7 +160,11 @@ export function projectInsertStatements(db: Db, values: typeof projects.$inferIn
 
 /** A project's rows removed with it. */
 export function projectDeletionStatements(db: Db, projectId: number) {
-  return [db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))), db.delete(projects).where(eq(projects.id, projectId))] as const;
+  return [
+    ...projectContentDeletion(db, sql`(${projectId})`),
+    db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))),
+    db.delete(projects).where(eq(projects.id, projectId)),
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { api, createToken, createUser } from '../support';
 
 describe('GET /user_counts', () => {
-  it('answers the counters in GitLab order (all 0 until issues, merge requests and to-dos exist)', async () => {
+  it('answers the counters in GitLab order (all 0 for a new user)', async () => {
     const u = await createUser();
     const res = await api('/user_counts', { token: u.token });
     expect(res.status).toBe(200);
