@@ -7,8 +7,9 @@
  * above, administrators always), 403 otherwise, checked after the issue lookup as `authorize!` is.
  *
  * Spent time lives in `timelogs`; `issues.total_time_spent` is their sum, recomputed from the rows in
- * the same batch as every timelog insert. The "cannot go below zero" check is part of the insert
- * itself (INSERT … SELECT … WHERE total + n >= 0), so two concurrent subtractions cannot overdraw.
+ * the same batch as every timelog insert. The "stays within 0..4 years" check is part of that batch
+ * (the timelog's issue id is NULL when it fails, which aborts the batch), so two concurrent
+ * subtractions cannot overdraw.
  */
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';

@@ -161,6 +161,10 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid/metric_images/:metric_i
     const img = (await api(imagesOf(project.id, issue.iid), { token: owner.token, multipart: upload() })).body;
     const byGuest = await api(`${imagesOf(project.id, issue.iid)}/${img.id}`, { token: guest.token, method: 'DELETE' });
     expect(byGuest.status).toBe(403);
+    const stale = await api(`${imagesOf(project.id, issue.iid)}/${img.id}`, { token: owner.token, method: 'DELETE', headers: { 'If-Unmodified-Since': 'Mon, 01 Jan 2001 00:00:00 GMT' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toEqual({ message: '412 Precondition Failed' });
+    expect((await api(imagesOf(project.id, issue.iid), { token: owner.token })).body).toEqual([img]);
     const res = await api(`${imagesOf(project.id, issue.iid)}/${img.id}`, { token: owner.token, method: 'DELETE' });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
