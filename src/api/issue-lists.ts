@@ -15,35 +15,7 @@ import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, no
 import { findReadableGroup } from '../services/groups';
 import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery, type IssueQuery, type IssueRow } from '../services/issue-finder';
 import { findReadableProject } from '../services/projects';
-import { baseUrl } from '../lib/pagination';
-import { iso } from '../lib/time';
-
-/**
- * Interim list entity until services/issue-presenter.ts (ISSUES-CORE) lands: the row's own
- * fields in GitLab's order. Replaced by `presentIssues` as soon as that module exists.
- */
-async function presentIssues(c: Context<AppEnv>, _caller: Caller, rows: IssueRow[], _opts: { withLabelsDetails?: boolean; group?: NamespaceRow; project?: ProjectRow }) {
-  const base = baseUrl(c);
-  return rows.map((i) => ({
-    id: i.id,
-    iid: i.iid,
-    project_id: i.projectId,
-    title: i.title,
-    description: i.description,
-    state: i.state,
-    created_at: iso(i.createdAt),
-    updated_at: iso(i.updatedAt),
-    closed_at: iso(i.closedAt),
-    labels: [],
-    upvotes: i.upvotes,
-    downvotes: i.downvotes,
-    due_date: i.dueDate,
-    confidential: i.confidential,
-    discussion_locked: i.discussionLocked,
-    issue_type: i.issueType,
-    _links: { self: `${base}/api/v4/projects/${i.projectId}/issues/${i.iid}` },
-  }));
-}
+import { presentIssues } from '../services/issue-presenter';
 
 export function mountIssueLists(r: Router) {
   r.route({ method: 'GET', path: '/issues', summary: "List the caller's issues", tags: ['issues'], params: issuesParams }, async ({ c, p, caller }) => {

@@ -2,7 +2,8 @@
  * Query plans of the issue lists (services/issue-finder.ts) on a real migrated libSQL database:
  * every filter and order reads `issues` through an index, never a bare `SCAN issues`, and the
  * default orders walk an index in order (no temp B-tree for ORDER BY), so a page costs its
- * LIMIT rather than the table (reference performance.md §2.4, §4.7).
+ * LIMIT rather than the table (reference performance.md §2.4, §4.7). A free instance, which needs
+ * its own server, is checked here too.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,13 @@ import { createClient, type InValue } from '@libsql/client';
 import { drizzle } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEV_ROOT_TOKEN } from '../../src/config';
 import type { Caller, UserRow } from '../../src/context';
 import { type Db, schema } from '../../src/db/client';
 import type { NamespaceRow, ProjectRow } from '../../src/lib/abilities';
 import type { IssueListParams } from '../../src/params/issue-lists';
 import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery } from '../../src/services/issue-finder';
+import { createNodeApp } from '../../src/node-app';
 
 let client: ReturnType<typeof createClient>;
 let db: Db;
@@ -168,5 +171,45 @@ describe('every filter and order keeps issues behind an index', () => {
     const { sql: text, params } = db.select().from(schema.issues).where(q.where).limit(10_001).toSQL();
     const rows = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows;
     expectIndexed(rows.map((r) => String(r.detail)));
+  });
+});
+
+describe('free edition (INSTANCE_PLAN=free)', () => {
+  it('more than one assignee_username is the CheckAssigneesCount 400; premium filters are inert', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfapi-issues-free-'));
+    const { app } = await createNodeApp({
+      databaseUrl: `file:${join(dir, 'db.sqlite')}`,
+      blobRoot: join(dir, 'blobs'),
+      migrationsFolder: 'drizzle',
+      env: { PASSWORD_HASH_ITERATIONS: '1000', INSTANCE_PLAN: 'free' },
+    });
+    const call = async (path: string, body?: unknown) => {
+      const res = await app.fetch(
+        new Request(`http://localhost/api/v4${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'PRIVATE-TOKEN': DEV_ROOT_TOKEN, 'Content-Type': 'application/json' },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
+      );
+      return { status: res.status, body: (await res.json().catch(() => null)) as any };
+    };
+    const project = await call('/projects', { name: 'free-issues', visibility: 'public' });
+    expect(project.status).toBe(201);
+    const issue = await call(`/projects/${project.body.id}/issues`, { title: 'one' });
+    expect(issue.status).toBe(201);
+    expect(await call(`/projects/${project.body.id}/issues?assignee_username[]=alice&assignee_username[]=bob`)).toEqual({
+      status: 400,
+      body: { error: 'assignee_username allows one value, but found 2: alice, bob' },
+    });
+    expect(await call('/issues?scope=all&not[assignee_username][]=a&not[assignee_username][]=b')).toEqual({
+      status: 400,
+      body: { error: 'not[assignee_username] allows one value, but found 2: a, b' },
+    });
+    const single = await call(`/projects/${project.body.id}/issues?assignee_username=nobody`);
+    expect(single).toEqual({ status: 200, body: [] });
+    // weight/epic_id/iteration belong to paid tiers: on a free instance they filter nothing out.
+    const paid = await call(`/projects/${project.body.id}/issues?weight=5&epic_id=Any&iteration_id=Any&health_status=at_risk`);
+    expect(paid.status).toBe(200);
+    expect(paid.body.map((i: { id: number }) => i.id)).toEqual([issue.body.id]);
   });
 });
