@@ -20,8 +20,9 @@ import { loadFullNames } from './groups';
 type IssueRow = typeof issues.$inferSelect;
 
 /**
- * SQL on `todos`: the target is an issue the caller may still read (readable project, and for a
- * confidential issue: author, assignee, planner and above, or administrator).
+ * SQL on `todos`: the target is an issue the caller may still read (readable project with its
+ * issues feature available, and for a confidential issue: author, assignee, planner and above, or
+ * administrator).
  */
 export function todoTargetVisibleSql(caller: Caller): SQL {
   const uid = caller.user?.id ?? 0;
@@ -31,10 +32,13 @@ export function todoTargetVisibleSql(caller: Caller): SQL {
     : sql`(${issues.confidential} = 0 OR ${issues.authorId} = ${uid}
         OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issues.id} AND ${issueAssignees.userId} = ${uid})
         OR ${projectLevelSql(uid)} >= 15)`;
+  // ProjectFeature `issues`: disabled for everyone, private to members (featureAvailable).
+  const issuesLevel = sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled')`;
+  const featureOk = caller.isAdmin ? sql`${issuesLevel} <> 'disabled'` : sql`(${issuesLevel} = 'enabled' OR (${issuesLevel} = 'private' AND ${projectLevelSql(uid)} >= 10))`;
   return sql`(${todos.targetType} = 'Issue' AND EXISTS (SELECT 1 FROM ${issues}
     JOIN ${projects} ON ${projects.id} = ${issues.projectId}
     JOIN ${namespaces} ON ${namespaces.id} = ${projects.namespaceId}
-    WHERE ${issues.id} = ${todos.targetId} AND ${projectOk} AND ${confidentialOk}))`;
+    WHERE ${issues.id} = ${todos.targetId} AND ${projectOk} AND ${featureOk} AND ${confidentialOk}))`;
 }
 
 /**

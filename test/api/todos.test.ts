@@ -162,6 +162,34 @@ describe('GET /todos', () => {
     expect(after.headers.get('x-total')).toBe('0');
   });
 
+  it('hides to-dos while the project\'s issues feature is disabled', async () => {
+    const me = await createUser();
+    const p = await mkProject(me.token);
+    const issue = await mkIssue(p.id, me.token);
+    const t = await todoOf(p.id, issue.iid, me.token);
+    expect(t.status).toBe(201);
+    const off = await api(`/projects/${p.id}`, { token: me.token, method: 'PUT', body: { issues_access_level: 'disabled' } });
+    expect(off.status).toBe(200);
+    expect((await api('/todos', { token: me.token })).body).toEqual([]);
+    const on = await api(`/projects/${p.id}`, { token: me.token, method: 'PUT', body: { issues_access_level: 'enabled' } });
+    expect(on.status).toBe(200);
+    expect((await api('/todos', { token: me.token })).body.map((x: { id: number }) => x.id)).toEqual([t.body.id]);
+  });
+
+  it('lists assignment to-dos with their author, and any pending to-do makes marking a 304', async () => {
+    const assignee = await createUser();
+    const p = await mkProject(owner.token);
+    const m = await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: assignee.id, access_level: 30 } });
+    expect(m.status).toBe(201);
+    const issue = await mkIssue(p.id, owner.token, { assignee_ids: [assignee.id] });
+    const list = await api('/todos', { token: assignee.token });
+    expect(list.body).toHaveLength(1);
+    expect(list.body[0]).toMatchObject({ action_name: 'assigned', author: { id: owner.id }, target: { id: issue.id }, state: 'pending' });
+    const mark = await todoOf(p.id, issue.iid, assignee.token);
+    expect(mark.status).toBe(304);
+    expect((await api('/todos?action=marked', { token: assignee.token })).body).toEqual([]);
+  });
+
   it('needs sign-in', async () => {
     const res = await api('/todos');
     expect(res.status).toBe(401);
