@@ -288,3 +288,20 @@ export async function loadLabelCounts(db: Db, caller: Caller, rows: LabelRow[]):
   }
   return out;
 }
+
+/**
+ * Statements removing the labels of a project or group being deleted (with their links, priorities
+ * and subscriptions), for the deleting module's db.batch. `owner` is a project id or a subquery of
+ * group ids.
+ */
+export function labelDeletionStatements(db: Db, owner: { projectId: number } | { groupIds: SQL | number[] }) {
+  const own = 'projectId' in owner ? eq(labels.projectId, owner.projectId) : inArray(labels.groupId, owner.groupIds as number[]);
+  const ids = db.select({ id: labels.id }).from(labels).where(own);
+  return [
+    db.delete(labelLinks).where(inArray(labelLinks.labelId, ids)),
+    db.delete(labelPriorities).where(inArray(labelPriorities.labelId, ids)),
+    ...('projectId' in owner ? [db.delete(labelPriorities).where(eq(labelPriorities.projectId, owner.projectId))] : []),
+    db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Label'), inArray(subscriptions.subscribableId, ids))),
+    db.delete(labels).where(own),
+  ] as const;
+}

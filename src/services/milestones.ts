@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { internalIds, milestones, namespaces, projects } from '../db/schema';
+import { internalIds, issues, milestones, namespaces, projects } from '../db/schema';
 import { milestoneEntity, type MilestoneRow } from '../entities/milestone';
 import type { NamespaceRow, ProjectRow } from '../lib/abilities';
 import { traversalIds } from '../lib/abilities';
@@ -86,3 +86,16 @@ export function bumpIid(db: Db, usage: 'milestones' | 'group_milestones', scopeI
     .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`last_value + 1` } });
 }
 export const iidSql = (usage: string, scopeId: number) => sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = ${usage} and ${internalIds.scopeId} = ${scopeId})`;
+
+/**
+ * Statements removing the milestones of a project or group being deleted, for the deleting
+ * module's db.batch (issues of other projects lose a deleted group milestone).
+ */
+export function milestoneDeletionStatements(db: Db, owner: { projectId: number } | { groupIds: SQL | number[] }, now: number) {
+  const own = 'projectId' in owner ? eq(milestones.projectId, owner.projectId) : inArray(milestones.groupId, owner.groupIds as number[]);
+  return [
+    db.update(issues).set({ milestoneId: null, updatedAt: now }).where(inArray(issues.milestoneId, db.select({ id: milestones.id }).from(milestones).where(own))),
+    db.delete(milestones).where(own),
+    db.delete(internalIds).where('projectId' in owner ? and(eq(internalIds.usage, 'milestones'), eq(internalIds.scopeId, owner.projectId)) : and(eq(internalIds.usage, 'group_milestones'), inArray(internalIds.scopeId, owner.groupIds as number[]))),
+  ] as const;
+}
