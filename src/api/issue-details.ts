@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import { members, notes, userAgentDetails, users } from '../db/schema';
 import { userBasic } from '../entities/user';
-import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
+import { ACCESS, activeMember, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { notFound } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../lib/pagination';
 import { requestParams } from '../lib/params';
@@ -189,6 +189,7 @@ async function visibleParticipants(c: Context<AppEnv>, caller: Caller, found: Fo
     const readsProject =
       admin || level >= ACCESS.GUEST || project.visibility === 'public' || (project.visibility === 'internal' && !u.external);
     if (!readsProject) return false;
+    if (!featureAvailable(project, 'issues', { level, isAdmin: admin })) return false;
     if (!issue.confidential) return true;
     return admin || level >= ACCESS.PLANNER || u.id === issue.authorId || assigneeIds.has(u.id);
   });

@@ -55,6 +55,20 @@ describe('GET /projects/:id/issues/:issue_iid/participants', () => {
     expect(hidden.body).toEqual({ message: '404 Not found' });
   });
 
+  it('drops non-members when the issues feature is private to members', async () => {
+    const pub = await api('/projects', { token: owner.token, body: { name: unique('p'), visibility: 'public', issues_access_level: 'private' } });
+    expect(pub.status).toBe(201);
+    const issue = await api(`/projects/${pub.body.id}/issues`, { token: owner.token, body: { title: unique('t'), description: `cc @${outsider.username}` } });
+    expect(issue.status).toBe(201);
+    const res = await api(`/projects/${pub.body.id}/issues/${issue.body.iid}/participants`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(ids(res.body)).toEqual([owner.id]);
+    const open = await api(`/projects/${pub.body.id}`, { token: owner.token, method: 'PUT', body: { issues_access_level: 'enabled' } });
+    expect(open.status).toBe(200);
+    const after = await api(`/projects/${pub.body.id}/issues/${issue.body.iid}/participants`, { token: owner.token });
+    expect(ids(after.body)).toEqual([owner.id, outsider.id]);
+  });
+
   it('answers 404 for unreadable projects', async () => {
     const issue = await mkIssue(owner.token);
     const res = await api(`${base(issue.iid)}/participants`, { token: outsider.token });
