@@ -228,6 +228,37 @@ describe('ordering', () => {
   });
 });
 
+describe('label priority ordering', () => {
+  let p: { id: number };
+  const is: Record<string, { id: number }> = {};
+  beforeAll(async () => {
+    p = await newProject(owner.token);
+    for (const [name, priority] of [['high', 1], ['low', 5], ['plain', undefined]] as const) {
+      const res = await api(`/projects/${p.id}/labels`, { token: owner.token, body: { name, color: '#ff0000', ...(priority ? { priority } : {}) } });
+      expect(res.status, res.text).toBe(201);
+    }
+    is.a = await newIssue(p.id, owner.token, { labels: 'low' });
+    is.b = await newIssue(p.id, owner.token, { labels: 'high,low' });
+    is.c = await newIssue(p.id, owner.token, { labels: 'plain' });
+    is.d = await newIssue(p.id, owner.token);
+  });
+  const order = async (q: string) => ids((await api(`/projects/${p.id}/issues?${q}`)).body);
+
+  it('label_priority: the lowest priority of an issue\'s labels, issues without one last in both directions', async () => {
+    expect(await order('order_by=label_priority&sort=asc')).toEqual([is.b.id, is.a.id, is.d.id, is.c.id]);
+    expect(await order('order_by=label_priority&sort=desc')).toEqual([is.a.id, is.b.id, is.d.id, is.c.id]);
+  });
+
+  it('labels being filtered on are left out of the priority (label_names_excluded_from_priority_sort)', async () => {
+    expect(await order('labels=low&order_by=label_priority&sort=asc')).toEqual([is.b.id, is.a.id]);
+    expect(await order('labels=high&order_by=label_priority&sort=asc')).toEqual([is.b.id]);
+  });
+
+  it('priority: milestone due date first (none here), then label priority', async () => {
+    expect(await order('order_by=priority&sort=asc')).toEqual([is.b.id, is.a.id, is.d.id, is.c.id]);
+  });
+});
+
 describe('parameter validation (Grape 400 bodies)', () => {
   const bad: [string, string][] = [
     ['state=merged', 'state does not have a valid value'],
