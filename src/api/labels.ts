@@ -174,7 +174,7 @@ async function createLabel(c: Context<AppEnv>, caller: Caller, parent: Parent, p
   const available = parent.kind === 'project' ? availableProjectLabelsSql(parent.project, parent.namespace) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
   if (title && (await db.select({ id: labels.id }).from(labels).where(and(available, eq(labels.title, title))).get())) throw conflict('Label already exists');
   const color = normalizeColor(p.color);
-  const errors = labelErrors({ title, color, checkTitle: true, checkColor: true });
+  const errors = { ...labelErrors({ title, color, checkTitle: true, checkColor: true }), ...priorityErrors(p.priority) };
   if (Object.keys(errors).length) throw validationFailed(errors);
   const now = Date.now();
   const projectId = parent.kind === 'project' ? parent.project.id : null;
@@ -215,6 +215,8 @@ async function updateLabel(
   const db = c.var.db;
   const raw = await requestParams(c);
   const label = await findLabel(c, ownScope(parent), idOrTitle);
+  const badPriority = parent.kind === 'project' ? priorityErrors(p.priority) : {};
+  if (Object.keys(badPriority).length) throw validationFailed(badPriority);
   const set: Partial<typeof labels.$inferInsert> = {};
   if (p.new_name !== undefined) set.title = sanitizeLabelText(p.new_name).trim();
   if (p.color !== undefined) set.color = normalizeColor(p.color);
@@ -253,6 +255,17 @@ async function updateLabel(
   }
   const row = (await db.select().from(labels).where(eq(labels.id, label.id)).get())!;
   return c.json((await present(c, caller, parent, [row]))[0]);
+}
+
+/**
+ * LabelPriority validates `priority` as an integer >= 0 (GitLab raises on save!, after the label is
+ * written); here it is a 400 before anything is written. The upper bound is PostgreSQL's integer.
+ */
+function priorityErrors(priority: number | undefined): Record<string, string[]> {
+  if (priority == null) return {};
+  if (priority < 0) return { priority: ['must be greater than or equal to 0'] };
+  if (priority > 2147483647) return { priority: ['must be less than or equal to 2147483647'] };
+  return {};
 }
 
 /** Label#description=: a blank value is written as given (clearing it), anything else sanitized. */

@@ -66,6 +66,10 @@ describe('POST /projects/:id/labels', () => {
     const comma = await mkLabel(`/projects/${project.id}/labels`, { name: 'a,b', color: '#000000' });
     expect(comma.status).toBe(400);
     expect(comma.body).toEqual({ message: { title: ['is invalid'] } });
+    const negative = await mkLabel(`/projects/${project.id}/labels`, { name: 'negprio', color: '#000000', priority: -1 });
+    expect(negative.status).toBe(400);
+    expect(negative.body).toEqual({ message: { priority: ['must be greater than or equal to 0'] } });
+    expect((await api(`/projects/${project.id}/labels/negprio`, { token: owner.token })).status).toBe(404);
     const missing = await mkLabel(`/projects/${project.id}/labels`, {});
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: 'name is missing, color is missing' });
