@@ -258,6 +258,8 @@ export function mountIssueMetricImages(r: Router) {
       });
     },
   );
+  // Listed with the API's routes: the OpenAPI document shows it and other methods answer 405.
+  r.records.push(...web.records);
 }
 
 const badRequestMessage = (message: string) => messageError(400, message);

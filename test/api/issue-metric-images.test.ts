@@ -63,6 +63,10 @@ describe('POST /projects/:id/issues/:issue_iid/metric_images', () => {
     expect(anonFile.status).toBe(404);
     const outsiderFile = await fetchApi(res.body.file_path, { headers: { 'PRIVATE-TOKEN': outsider.token } });
     expect(outsiderFile.status).toBe(404);
+    const wrongMethod = await fetchApi(res.body.file_path, { method: 'POST', headers: { 'PRIVATE-TOKEN': guest.token } });
+    expect(wrongMethod.status).toBe(405);
+    const docs = await api('/-/openapi.json');
+    expect(docs.body.paths).toHaveProperty(['/uploads/-/system/issuable_metric_image/file/{image_id}/{filename}']);
   });
 
   it('lists images oldest first without url_text when none was given', async () => {
