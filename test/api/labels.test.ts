@@ -89,6 +89,15 @@ describe('POST /projects/:id/labels', () => {
     expect(inProject.status).toBe(409);
   });
 
+  it('concurrent creators of one title: one 201, the rest 409, never 500', async () => {
+    const name = unique('race');
+    const results = await Promise.all(Array.from({ length: 4 }, () => mkLabel(`/projects/${project.id}/labels`, { name, color: '#000000', priority: 1 })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toEqual({ message: 'Label already exists' });
+    const list = await api(`/projects/${project.id}/labels?search=${name}`, { token: owner.token });
+    expect(list.body).toHaveLength(1);
+  });
+
   it('needs planner/reporter or above: a guest gets 403, nothing is written', async () => {
     const name = unique('g');
     const res = await mkLabel(`/projects/${project.id}/labels`, { name, color: '#000000' }, guest.token);
