@@ -3,6 +3,7 @@
  * group_label.rb). Pure: counts, subscription and priority are loaded by services/labels.ts.
  */
 import type { labels } from '../db/schema';
+import { renderEmojiMessage } from '../lib/emoji';
 
 export type LabelRow = typeof labels.$inferSelect;
 
@@ -21,9 +22,12 @@ export function textColorFor(color: string): string {
   return sum > 500 ? '#333333' : '#FFFFFF';
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** The `single_line` markdown pipeline for plain text: escaped, no paragraph wrapper. */
-export const descriptionHtml = (s: string | null | undefined) => (s ? s.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]) : '');
+/**
+ * The `single_line` markdown pipeline (cache_markdown_field :description) for plain text: HTML
+ * escaped as CommonMark does (`"` included), emoji rendered, no paragraph wrapper. Inline markdown
+ * syntax (emphasis, links) is not rendered.
+ */
+export const descriptionHtml = (s: string | null | undefined) => (s ? s.split('"').map(renderEmojiMessage).join('&quot;') : '');
 
 /**
  * LabelBasic, newest field order: id, name, description, description_html, text_color, color.

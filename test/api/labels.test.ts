@@ -55,6 +55,8 @@ describe('POST /projects/:id/labels', () => {
     const res = await api(`/projects/${project.id}/labels`, { token: owner.token, form: { name: unique('n'), color: 'navy' } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ color: '#000080', text_color: '#FFFFFF', description: null, description_html: '', priority: null });
+    const emoji = await mkLabel(`/projects/${project.id}/labels`, { name: unique('e'), color: '#000000', description: 'say "hi" :thumbsup: it\'s' });
+    expect(emoji.body.description_html).toMatch(/^say &quot;hi&quot; <gl-emoji title="thumbs up" data-name="\+1"[^>]*>👍<\/gl-emoji> it's$/);
     const short = await mkLabel(`/projects/${project.id}/labels`, { name: unique('s'), color: '#fff' });
     expect(short.body).toMatchObject({ color: '#fff', text_color: '#333333' });
   });
