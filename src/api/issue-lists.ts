@@ -31,10 +31,10 @@ export function mountIssueLists(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams }, async ({ c, p, caller }) => {
-    const { project, level } = await findReadableProject(c, caller, p.id);
+    const { project, namespace, level } = await findReadableProject(c, caller, p.id);
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
-    return listIssues(c, caller, p, { kind: 'project', project, level }, 'project', { project }, readable);
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable);
   });
 }
 

@@ -24,7 +24,7 @@ export type IssueRow = typeof issues.$inferSelect;
 export type FinderParent =
   | { kind: 'issues' }
   | { kind: 'group'; group: NamespaceRow; level: number }
-  | { kind: 'project'; project: ProjectRow; level: number };
+  | { kind: 'project'; project: ProjectRow; level: number; namespace?: NamespaceRow };
 
 export interface FinderInput {
   caller: Caller;
@@ -61,6 +61,25 @@ function plannerProjectsSql(uid: number) {
 }
 
 const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} AND ia.user_id = ${int(uid)})`;
+/** The same test driven from `issue_assignees_user`: the user's assignments are looked up, not every issue tested. */
+const assignedToDriver = (uid: number) => sql`${issues.id} IN (SELECT ia.issue_id FROM issue_assignees ia WHERE ia.user_id = ${int(uid)})`;
+
+/**
+ * Labels and milestones a project's issues can carry: its own and its ancestor groups'
+ * (Issuables::LabelFilter scopes names to the hierarchy the same way).
+ */
+function ownerScope(alias: string, parent: FinderParent): SQL {
+  if (parent.kind === 'group' && parent.group.traversalPath) {
+    // The group's ancestors and subtree, and the projects below it.
+    const path = parent.group.traversalPath;
+    const ancestors = path.split('/').filter(Boolean).map((g) => Math.trunc(Number(g)));
+    const tree = sql`(SELECT n.id FROM namespaces n WHERE n.traversal_path >= ${path} AND n.traversal_path < ${path + ':'})`;
+    return sql` AND (${sql.raw(`${alias}.group_id IN (${ancestors.join(',')})`)} OR ${sql.raw(`${alias}.group_id`)} IN ${tree} OR ${sql.raw(`${alias}.project_id`)} IN (SELECT p.id FROM projects p WHERE p.namespace_id IN ${tree}))`;
+  }
+  if (parent.kind !== 'project') return sql``;
+  const groups = parent.namespace?.traversalPath ? parent.namespace.traversalPath.split('/').filter(Boolean).map(Number) : [];
+  return sql.raw(` AND (${alias}.project_id = ${Math.trunc(parent.project.id)}${groups.length ? ` OR ${alias}.group_id IN (${groups.map((g) => Math.trunc(g)).join(',')})` : ''})`);
+}
 
 /**
  * Issues::ConfidentialityFilter: public issues, plus confidential ones the caller authored, is
@@ -126,14 +145,17 @@ function searchSql(search: string, inParam: string | undefined): SQL | undefined
 const labelLinkOf = sql`ll.target_type = 'Issue' AND ll.target_id = ${issues.id}`;
 
 /** Issuables::LabelFilter: None/Any (case-insensitive), else every title must be on the issue. */
-function labelsSql(names: string[]): SQL | undefined {
+function labelsSql(names: string[], parent: FinderParent): SQL | undefined {
   if (!names.length) return undefined;
   const lower = names.map((n) => n.toLowerCase());
   // `No+Label` arrives as `No Label` (Label::None.title, deprecated).
   if (lower.includes('none') || lower.includes('no label')) return sql`NOT EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
   if (lower.includes('any')) return sql`EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
   const unique = [...new Set(names)];
-  return sql`(SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))) = ${int(unique.length)}`;
+  // Driven from the first label's links (label_links_label_target), then every title checked on the issue.
+  const driver = sql`${issues.id} IN (SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT l.id FROM labels l WHERE l.title = ${unique[0]}${ownerScope('l', parent)}))`;
+  if (unique.length === 1) return driver;
+  return sql`${driver} AND (SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))) = ${int(unique.length)}`;
 }
 
 function notLabelsSql(names: string[]): SQL | undefined {
@@ -148,7 +170,7 @@ function upcomingMilestoneIds() {
 }
 
 /** IssuableFinder#by_milestone with `use_legacy_milestone_filtering` (the API's mode). */
-function milestoneSql(title: string | undefined, wildcard: string | undefined): SQL | undefined {
+function milestoneSql(title: string | undefined, wildcard: string | undefined, parent: FinderParent): SQL | undefined {
   const t = today();
   const lowerTitle = title?.toLowerCase();
   const w = wildcard?.toLowerCase();
@@ -158,7 +180,7 @@ function milestoneSql(title: string | undefined, wildcard: string | undefined): 
   if (title === '#upcoming' || w === 'upcoming') return sql`${issues.milestoneId} IN ${upcomingMilestoneIds()}`;
   if (title === '#started' || w === 'started')
     return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= ${t})`;
-  return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+  return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title}${ownerScope('m', parent)})`;
 }
 
 /** IssuableFinder#by_negated_milestone: Upcoming/Started negate the timebox, anything else a title (NULL title: no milestone). */
@@ -272,7 +294,6 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   let allConfidential = false;
   let projectSet: SQLiteSelect | null = null;
   if (parent.kind === 'project') {
-    conds.push(eq(issues.projectId, parent.project.id));
     allConfidential = parent.level >= ACCESS.PLANNER;
   } else if (parent.kind === 'group') {
     projectSet = readableProjectsSql(db, caller, [subtreeOf(parent.group.traversalPath ?? ''), ...projectConds]);
@@ -300,11 +321,11 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   // Issuables::AssigneeFilter
   if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
   else if (p.assignee_id === 'any') conds.push(sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
-  else if (typeof p.assignee_id === 'number') conds.push(assignedTo(p.assignee_id));
+  else if (typeof p.assignee_id === 'number') conds.push(assignedToDriver(p.assignee_id));
   else if (p.assignee_username?.some((u) => u !== '')) {
     const ids = await userIdsByUsername(db, p.assignee_username);
     if (!ids.length) return none;
-    for (const id of ids) conds.push(assignedTo(id));
+    for (const id of ids) conds.push(assignedToDriver(id));
   }
 
   // Issuables::AuthorFilter
@@ -316,8 +337,8 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   }
 
   if (p.iids?.length) conds.push(sql`${issues.iid} IN ${ints(p.iids)}`);
-  conds.push(milestoneSql(p.milestone, p.milestone_id));
-  conds.push(labelsSql(p.labels ?? []));
+  conds.push(milestoneSql(p.milestone, p.milestone_id, parent));
+  conds.push(labelsSql(p.labels ?? [], parent));
 
   // my_reaction_emoji is ignored for anonymous callers.
   if (p.my_reaction_emoji && uid) {
@@ -364,12 +385,26 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   if (p.search) conds.push(searchSql(p.search, p.in));
   conds.push(confidentialitySql(caller, allConfidential));
   const rest = and(...conds);
-  if (!projectSet) return { possible: true, where: rest, walkWhere: null, orderBy: orderSql(p) };
-  const walkable = (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
+  // A selective filter with its own index (author, assignee, milestone or label links) drives the
+  // query; the project test is then hidden from the planner (`+project_id`) so SQLite does not
+  // prefer scanning every issue of the project or projects without statistics to tell them apart.
+  const driven =
+    p.author_id !== undefined ||
+    Boolean(p.author_username) ||
+    typeof p.assignee_id === 'number' ||
+    Boolean(p.assignee_username?.some((u) => u !== '')) ||
+    (Boolean(p.milestone) && !/^(none|any|no milestone|any milestone|#upcoming|#started)$/i.test(p.milestone ?? '')) ||
+    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l)));
+  if (parent.kind === 'project') {
+    const where = and(driven ? sql`+${issues.projectId} = ${int(parent.project.id)}` : eq(issues.projectId, parent.project.id), rest);
+    return { possible: true, where, walkWhere: null, orderBy: orderSql(p) };
+  }
+  const set = projectSet!;
+  const walkable = !driven && (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
   return {
     possible: true,
-    where: and(inArray(issues.projectId, projectSet), rest),
-    walkWhere: walkable ? and(sql`+${issues.projectId} IN ${projectSet}`, rest)! : null,
+    where: and(driven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
+    walkWhere: walkable ? and(sql`+${issues.projectId} IN ${set}`, rest)! : null,
     orderBy: orderSql(p),
   };
 }

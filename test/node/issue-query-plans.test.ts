@@ -112,6 +112,26 @@ describe('default orders walk an index and stop at LIMIT', () => {
   });
 });
 
+describe('selective filters drive the query from their own index', () => {
+  const ns = { id: 3, traversalPath: '/3/' } as unknown as NamespaceRow;
+  const inProject: FinderParent = { kind: 'project', project, level: 30, namespace: ns };
+  const cases: [string, Partial<IssueListParams>, RegExp][] = [
+    ['author_id', { author_id: 9 }, /issues USING INDEX issues_author_created/],
+    ['assignee_id', { assignee_id: 9 }, /issue_assignees_user|ia USING COVERING INDEX/],
+    ['milestone title', { milestone: 'v1' }, /issues USING INDEX issues_milestone/],
+    ['labels', { labels: ['bug', 'ui'] }, /label_links_label_target/],
+  ];
+  for (const [name, p, expected] of cases) {
+    it(`${name}: not every issue of the project or group`, async () => {
+      for (const parent of [inProject, groupList]) {
+        const lines = (await plan(member, parent, { ...p, non_archived: true }, false)).join('\n');
+        expect(lines).toMatch(expected);
+        expect(lines).not.toMatch(/issues USING INDEX issues_project_(created|state_created) \(project_id=\?\)/);
+      }
+    });
+  }
+});
+
 describe('every filter and order keeps issues behind an index', () => {
   const filters: [string, Partial<IssueListParams>][] = [
     ['labels', { labels: ['bug', 'ui'] }],
