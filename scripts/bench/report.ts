@@ -147,10 +147,13 @@ export function renderGitlabTable(lines: ResultLine[]): string {
   return [...head, ...body].join('\n');
 }
 
-export function renderMarkdown(lines: ResultLine[], meta: { date: string; sha: string; dataset: string; command: string; cpu: string; seed: string }): string {
+export function renderMarkdown(
+  lines: ResultLine[],
+  meta: { date: string; sha: string; dataset: string; command: string; cpu: string; seed: string; load?: string; minutes?: number },
+): string {
   return [
     `Benchmark of ${meta.sha} on ${meta.date}, dataset ${meta.dataset}; ${meta.cpu}; client and server on the same machine over 127.0.0.1.`,
-    `Command: \`${meta.command}\`. Seed: ${meta.seed}.`,
+    `Command: \`${meta.command}\`. Seed: ${meta.seed}.${meta.minutes != null ? ` Run time: ${meta.minutes.toFixed(1)} min.` : ''}${meta.load ? ` Load: ${meta.load}.` : ''}`,
     '',
     renderRuntimeTable(lines, 'node'),
     '',

@@ -13,7 +13,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOR_PATH } from './floor';
@@ -325,6 +325,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
 // ---------------------------------------------------------------------------------------------
 
 const t0 = Date.now();
+const loadBefore = loadavg()[0];
 const tree = sourceTree();
 const { file, manifest } = await dataset(tree);
 const lines: ResultLine[] = [];
@@ -348,6 +349,8 @@ const md = renderMarkdown(lines, {
   command,
   cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
   seed: `${(manifest.seedMs / 1000).toFixed(1)} s`,
+  load: `${loadBefore.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end (1-minute load average; above ~1 other work shared the cores)`,
+  minutes: (Date.now() - t0) / 60_000,
 });
 writeFileSync(join(resultsDir, 'latest.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 writeFileSync(join(resultsDir, 'latest.md'), md);
