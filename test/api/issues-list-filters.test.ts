@@ -368,3 +368,21 @@ describe('free-edition rules and reactions', () => {
     expect(any.body).toEqual([]);
   });
 });
+
+describe('epic_id (premium)', () => {
+  it('an epic id, None and Any', async () => {
+    const path = unique('g');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } });
+    expect(g.status).toBe(201);
+    const p = await newProject(owner.token, { namespace_id: g.body.id });
+    const epic = await api(`/groups/${g.body.id}/epics`, { token: owner.token, body: { title: 'Epic one' } });
+    expect(epic.status, epic.text).toBe(201);
+    const inEpic = await newIssue(p.id, owner.token, { epic_id: epic.body.id });
+    const loose = await newIssue(p.id, owner.token);
+    const q = async (s: string) => sorted(ids((await api(`/groups/${g.body.id}/issues?${s}`)).body));
+    expect(await q(`epic_id=${epic.body.id}`)).toEqual([inEpic.id]);
+    expect(await q('epic_id=Any')).toEqual([inEpic.id]);
+    expect(await q('epic_id=None')).toEqual([loose.id]);
+    expect(await q(`epic_id=${epic.body.id + 1000}`)).toEqual([]);
+  });
+});
