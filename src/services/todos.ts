@@ -135,3 +135,14 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   return out;
 }
 
+
+/**
+ * TodoService#resolve_todos_for_target: every pending to-do on the target becomes done (closing an
+ * issue does this for all users). An update builder, for the batch of the change that causes it.
+ */
+export function resolveTodosForTarget(db: Db, targetType: 'Issue' | 'MergeRequest' | 'Epic', targetId: number, now = Date.now(), userId?: number) {
+  return db
+    .update(todos)
+    .set({ state: 'done', updatedAt: now })
+    .where(and(eq(todos.targetType, targetType), eq(todos.targetId, targetId), eq(todos.state, 'pending'), userId === undefined ? undefined : eq(todos.userId, userId)));
+}
