@@ -35,13 +35,14 @@ import {
   updateProjectLabelParams,
 } from '../params/labels';
 import { findReadableGroup } from '../services/groups';
-import { availableProjectLabelsSql, labelErrors, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions, normalizeColor, sanitizeLabelText } from '../services/labels';
+import { availableProjectLabelsSql, labelErrors, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions, normalizeColor, sanitizeLabelText } from '../services/labels';
 import { findReadableProject } from '../services/projects';
 
 const TAGS = ['labels'];
 const PROMOTE_FAILED = 'Failed to promote project label to group label';
 
-type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number };
+/** `planning`: the issues or merge requests feature is available to the caller (ProjectPolicy prevents every label ability otherwise). */
+type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number; planning: boolean };
 type GroupParent = { kind: 'group'; group: NamespaceRow; level: number };
 type Parent = ProjectParent | GroupParent;
 
@@ -99,15 +100,20 @@ async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Pro
 async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
   if (kind === 'project') {
     const { project, namespace, level } = await findReadableProject(c, caller, id);
-    return { kind, project, namespace, level };
+    return { kind, project, namespace, level, planning: planningAvailable(caller, project, level) };
   }
   const { group, level } = await findReadableGroup(c, caller, id);
   return { kind, group, level };
 }
 
+/** Labels a project request covers; none when the caller may not read labels there (LabelsFinder drops the project). */
+function projectScope(parent: ProjectParent, includeAncestorGroups = true): SQL {
+  return parent.planning ? availableProjectLabelsSql(parent.project, parent.namespace, includeAncestorGroups) : sql`0 = 1`;
+}
+
 /** The scope of `find_label` for writes (`include_ancestor_groups: false`): own labels, and a project's direct group. */
 function ownScope(parent: Parent): SQL {
-  return parent.kind === 'project' ? availableProjectLabelsSql(parent.project, parent.namespace, false) : eq(labels.groupId, parent.group.id);
+  return parent.kind === 'project' ? projectScope(parent, false) : eq(labels.groupId, parent.group.id);
 }
 
 /** `authorize! :update_label/:delete_label, label`: a group label is governed by its group. */
@@ -168,7 +174,7 @@ async function list(
 
 async function createLabel(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { name: string; color: string; description?: string; archived?: boolean; priority?: number }) {
   requireUser(caller);
-  if (!canAdminLabels(caller, parent.level)) throw forbidden();
+  if (!canAdminLabels(caller, parent.level) || (parent.kind === 'project' && !parent.planning)) throw forbidden();
   const db = c.var.db;
   const title = sanitizeLabelText(p.name).trim();
   const available = parent.kind === 'project' ? availableProjectLabelsSql(parent.project, parent.namespace) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
@@ -211,7 +217,7 @@ async function updateLabel(
 ) {
   requireUser(caller);
   // update_label: `authorize! :update_label, parent` comes before the label lookup.
-  if (!canAdminLabels(caller, parent.level)) throw forbidden();
+  if (!canAdminLabels(caller, parent.level) || (parent.kind === 'project' && !parent.planning)) throw forbidden();
   const db = c.var.db;
   const raw = await requestParams(c);
   const label = await findLabel(c, ownScope(parent), idOrTitle);
@@ -350,7 +356,7 @@ const subscriptionScope = (labelId: number, userId: number, projectId: number | 
 async function toggleSubscription(c: Context<AppEnv>, caller: Caller, parent: Parent, idOrTitle: string, subscribe: boolean) {
   const user = requireUser(caller);
   const db = c.var.db;
-  const scope = parent.kind === 'project' ? availableProjectLabelsSql(parent.project, parent.namespace) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
+  const scope = parent.kind === 'project' ? projectScope(parent) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
   const label = await findLabel(c, scope, idOrTitle);
   const projectId = parent.kind === 'project' ? parent.project.id : null;
   const rows = await db.select().from(subscriptions).where(subscriptionScope(label.id, user.id, projectId)).all();
@@ -383,7 +389,7 @@ export function mountLabels(r: Router) {
   // ---- project labels (lib/api/labels.rb)
   r.route({ ...auth, method: 'GET', path: '/projects/:id/labels', summary: 'List project labels', tags: TAGS, params: listProjectLabelsParams }, async ({ c, p, caller }) => {
     const parent = (await loadParent(c, caller, 'project', p.id)) as ProjectParent;
-    const scope = availableProjectLabelsSql(parent.project, parent.namespace, p.include_ancestor_groups);
+    const scope = projectScope(parent, p.include_ancestor_groups);
     return list(c, caller, parent, scope, p, { with_counts: false, include_ancestor_groups: true });
   });
 
@@ -409,7 +415,7 @@ export function mountLabels(r: Router) {
 
   r.route({ ...auth, method: 'GET', path: '/projects/:id/labels/:name', summary: 'Get a project label', tags: TAGS, params: getProjectLabelParams }, async ({ c, p, caller }) => {
     const parent = (await loadParent(c, caller, 'project', p.id)) as ProjectParent;
-    const label = await findLabel(c, availableProjectLabelsSql(parent.project, parent.namespace, p.include_ancestor_groups), p.name);
+    const label = await findLabel(c, projectScope(parent, p.include_ancestor_groups), p.name);
     return c.json((await present(c, caller, parent, [label]))[0]);
   });
   r.route({ ...auth, method: 'PUT', path: '/projects/:id/labels/:name', summary: 'Update a project label', tags: TAGS, params: updateProjectLabelParams }, async ({ c, p, caller }) => {

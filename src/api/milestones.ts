@@ -28,7 +28,7 @@ import {
   updateMilestoneParams,
 } from '../params/milestones';
 import { findReadableGroup } from '../services/groups';
-import { issueVisibleSql, sanitizeLabelText } from '../services/labels';
+import { issueVisibleSql, planningAvailable, sanitizeLabelText } from '../services/labels';
 import { presentIssues } from '../services/issue-presenter';
 import { bumpIid, iidSql, presentMilestones } from '../services/milestones';
 import { findReadableProject } from '../services/projects';
@@ -42,6 +42,8 @@ type Parent = ProjectParent | GroupParent;
 async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
   if (kind === 'project') {
     const { project, namespace, level } = await findReadableProject(c, caller, id);
+    // `authorize! :read_milestone/:admin_milestone, user_project`: refused when neither issues nor merge requests are available.
+    if (!planningAvailable(caller, project, level)) throw forbidden();
     return { kind, project, namespace, level };
   }
   const { group, level } = await findReadableGroup(c, caller, id);

@@ -11,7 +11,7 @@ import type { Caller } from '../context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
 import { COLOR_PATTERN, type LabelRow } from '../entities/label';
-import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../lib/abilities';
+import { ACCESS, featureAvailable, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../lib/abilities';
 
 export type { LabelRow };
 
@@ -125,6 +125,15 @@ export async function findOrBuildProjectLabels(
     else if (create) ids.push({ title: t, id: projectLabelIdSql(project.id, t) });
   }
   return { existing: [...byTitle.values()], missing, inserts, ids };
+}
+
+/**
+ * ProjectPolicy `issues_disabled & merge_requests_disabled` prevents read/create/update/destroy of
+ * labels and milestones (for administrators too; the features are per caller).
+ */
+export function planningAvailable(caller: Caller, project: ProjectRow, level: number): boolean {
+  const x = { level, isAdmin: caller.isAdmin };
+  return featureAvailable(project, 'issues', x) || featureAvailable(project, 'merge_requests', x);
 }
 
 /** Labels by id (chunked), for presenters. */
