@@ -62,14 +62,16 @@ async function listIssues(
 
   const db = c.var.db;
   const q: IssueQuery = readable ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p }) : { possible: false, where: undefined, walkWhere: null, orderBy: [] };
-  // The bounded count runs first: it decides between the ordered index walk and the per-project lookup (issuePageQuery).
-  const total = q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0;
+  // The bounded count decides between the ordered index walk and the per-project lookup
+  // (issuePageQuery), so it runs first when a walk is possible; otherwise both run together.
+  const count = async () => (q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0);
+  const counted = q.walkWhere ? await count() : null;
   const rows = await paginate<IssueRow>(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, listDefaults(kind)),
-    async (limit, offset) => (q.possible && total > 0 ? issuePageQuery(db, q, limit, offset, total > MAX_COUNT).all() : []),
-    async () => total,
+    async (limit, offset) => (q.possible && counted !== 0 ? issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all() : []),
+    async () => counted ?? count(),
   );
   const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });
   return c.json(body);
