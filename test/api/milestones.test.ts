@@ -193,6 +193,15 @@ describe('DELETE /projects/:id/milestones/:milestone_id', () => {
   });
 });
 
+describe('DELETE with If-Unmodified-Since', () => {
+  it('answers 412 for a milestone changed since, and keeps it', async () => {
+    const m = await mk(`/projects/${project.id}/milestones`, { title: unique('412') });
+    const res = await api(`/projects/${project.id}/milestones/${m.body.id}`, { method: 'DELETE', token: owner.token, headers: { 'If-Unmodified-Since': 'Thu, 01 Jan 2015 00:00:00 GMT' } });
+    expect(res.status).toBe(412);
+    expect((await api(`/projects/${project.id}/milestones/${m.body.id}`, { token: owner.token })).status).toBe(200);
+  });
+});
+
 describe('GET /projects/:id/milestones/:milestone_id/merge_requests', () => {
   it('answers an empty page (no merge requests on this server), 404 for unknown milestones', async () => {
     const m = await mk(`/projects/${project.id}/milestones`, { title: unique('mr') });
