@@ -466,4 +466,106 @@ await testCase('Users.remove(id, { hardDelete: true })', async () => {
   await rejects(404, () => api.Users.remove(ivy.id));
 });
 
+// --- Projects, groups, members and issues (issue 3) ---------------------------------------------------------------
+
+await testCase('Groups.create, subgroup, Projects.create in it, GroupMembers.add', async () => {
+  const group = await api.Groups.create(`Gb Group ${TAG}`, `gb-group-${TAG}`, { visibility: 'private' });
+  const sub = await api.Groups.create('Sub', `sub-${TAG}`, { parentId: group.id });
+  eq(sub.full_path, `gb-group-${TAG}/sub-${TAG}`, 'subgroup full_path');
+  const project = await api.Projects.create({ name: `Gb Issues ${TAG}`, namespaceId: sub.id });
+  eq(project.path_with_namespace, `gb-group-${TAG}/sub-${TAG}/gb-issues-${TAG}`, 'path_with_namespace');
+  const dev = await newUser('issuedev');
+  const member = await api.GroupMembers.add(group.id, 30, { userId: dev.id });
+  eq(member.access_level, 30, 'access_level');
+  const inherited = await api.ProjectMembers.all(project.id, { includeInherited: true });
+  check(inherited.some((m) => m.id === dev.id), 'inherited member missing from members/all');
+  eq((await api.Projects.show(project.path_with_namespace)).id, project.id, 'project by full path');
+  Object.assign(state, { group, sub, project, issuedev: dev });
+});
+
+await testCase('ProjectLabels.create and ProjectMilestones.create', async () => {
+  const [project] = need('project');
+  const label = await api.ProjectLabels.create(project.id, 'bug', '#d9534f');
+  eq([label.name, label.color], ['bug', '#d9534f'], 'label');
+  const milestone = await api.ProjectMilestones.create(project.id, `v1-${TAG}`, { dueDate: '2031-01-31' });
+  eq([milestone.iid, milestone.state], [1, 'active'], 'milestone');
+  state.milestone = milestone;
+});
+
+await testCase('Issues.create with labels, assigneeIds and milestoneId; Issues.show by iid', async () => {
+  const [project, dev, milestone] = need('project', 'issuedev', 'milestone');
+  const issue = await api.Issues.create(project.id, 'Crash on start', { labels: 'bug,p1', assigneeIds: [dev.id], milestoneId: milestone.id, description: '- [ ] a' });
+  eq([issue.iid, issue.labels, issue.assignees.map((a) => a.id), issue.milestone.id], [1, ['bug', 'p1'], [dev.id], milestone.id], 'created issue');
+  eq(issue.task_status, '0 of 1 checklist item completed', 'task_status');
+  const shown = await api.Issues.show(1, { projectId: project.id });
+  eq([shown.title, shown.references.full], ['Crash on start', `${project.path_with_namespace}#1`], 'shown');
+  for (let n = 2; n <= 5; n++) await api.Issues.create(project.id, `Issue ${n}`, n % 2 ? { labels: 'p2' } : {});
+  state.issue = shown;
+});
+
+await testCase('Issues.edit: close, reopen, labels and due date', async () => {
+  const [project] = need('project', 'issue');
+  const closed = await api.Issues.edit(project.id, 1, { stateEvent: 'close', addLabels: 'triaged', dueDate: '2031-02-01' });
+  eq([closed.state, closed.labels, closed.due_date], ['closed', ['bug', 'p1', 'triaged'], '2031-02-01'], 'closed');
+  eq((await api.Issues.edit(project.id, 1, { stateEvent: 'reopen', removeLabels: 'p1' })).labels, ['bug', 'triaged'], 'labels after reopen');
+});
+
+await testCase('Issues.all filters (projectId, labels, state, assigneeId, search, iids) and groupId', async () => {
+  const [project, dev, group] = need('project', 'issuedev', 'group');
+  eq((await api.Issues.all({ projectId: project.id, labels: 'p2' })).map((i) => i.iid), [5, 3], 'labels=p2');
+  eq((await api.Issues.all({ projectId: project.id, assigneeId: dev.id })).map((i) => i.iid), [1], 'assigneeId');
+  eq((await api.Issues.all({ projectId: project.id, search: 'Crash' })).map((i) => i.iid), [1], 'search');
+  eq((await api.Issues.all({ projectId: project.id, iids: [2, 4], orderBy: 'created_at', sort: 'asc' })).map((i) => i.iid), [2, 4], 'iids');
+  eq((await api.Issues.all({ projectId: project.id, state: 'closed' })).length, 0, 'closed');
+  eq((await api.Issues.all({ groupId: group.id })).length, 5, 'group issues');
+  check((await api.Issues.all({ scope: 'all', perPage: 100, maxPages: 1 })).length >= 5, 'scope=all');
+});
+
+await testCase('Issues.all({ projectId, perPage: 2, showExpanded }) paginationInfo', async () => {
+  const [project] = need('project');
+  const { data, paginationInfo } = await api.Issues.all({ projectId: project.id, perPage: 2, maxPages: 1, showExpanded: true });
+  eq(data.length, 2, 'page size');
+  eq([paginationInfo.total, paginationInfo.totalPages, paginationInfo.perPage, paginationInfo.next], [5, 3, 2, 2], 'paginationInfo');
+  eq((await api.Issues.all({ projectId: project.id, perPage: 2 })).length, 5, 'every page via Link');
+});
+
+await testCase('time tracking: addTimeEstimate, addSpentTime, showTimeStats, resets', async () => {
+  const [project] = need('project');
+  eq((await api.Issues.addTimeEstimate(project.id, 1, '1w 2d')).human_time_estimate, '1w 2d', 'estimate');
+  eq((await api.Issues.addSpentTime(project.id, 1, '30m')).total_time_spent, 1800, 'spent');
+  const stats = await api.Issues.showTimeStats(project.id, 1);
+  eq([stats.time_estimate, stats.human_total_time_spent], [201600, '30m'], 'time stats');
+  eq((await api.Issues.resetTimeEstimate(project.id, 1)).time_estimate, 0, 'reset estimate');
+  eq((await api.Issues.resetSpentTime(project.id, 1)).total_time_spent, 0, 'reset spent');
+});
+
+await testCase('Issues.createTodo, TodoLists.all and done; allParticipants; subscribe/unsubscribe', async () => {
+  const [project, issue, dev] = need('project', 'issue', 'issuedev');
+  eq((await api.Issues.createTodo(project.id, 1)).action_name, 'marked', 'to-do action');
+  const todos = (await api.TodoLists.all()).filter((t) => t.target.id === issue.id);
+  eq(todos.length, 1, 'pending to-dos');
+  await api.TodoLists.done({ todoId: todos[0].id });
+  eq((await api.TodoLists.all()).filter((t) => t.target.id === issue.id).length, 0, 'pending after done');
+  const names = (await api.Issues.allParticipants(project.id, 1)).map((u) => u.username);
+  check(names.includes('root') && names.includes(dev.username), `participants ${names}`);
+  eq((await api.Issues.unsubscribe(project.id, 1)).subscribed, false, 'unsubscribed');
+  eq((await api.Issues.subscribe(project.id, 1)).subscribed, true, 'subscribed');
+});
+
+await testCase('Epics.create and Epics.all; an issue joins the epic', async () => {
+  const [group, project] = need('group', 'project');
+  const epic = await api.Epics.create(group.id, 'Roadmap', { labels: 'theme' });
+  eq([epic.iid, epic.labels], [1, ['theme']], 'epic');
+  check((await api.Epics.all(group.id)).some((e) => e.id === epic.id), 'epic not listed');
+  const issue = await api.Issues.create(project.id, 'In the epic', { epicId: epic.id });
+  eq(issue.epic.iid, epic.iid, 'issue epic');
+});
+
+await testCase('Issues.remove, then show rejects with 404', async () => {
+  const [project] = need('project');
+  const doomed = await api.Issues.create(project.id, 'to delete');
+  await api.Issues.remove(project.id, doomed.iid);
+  await rejects(404, () => api.Issues.show(doomed.iid, { projectId: project.id }));
+});
+
 console.log('END');

@@ -738,5 +738,134 @@ def _():
     raises(gitlab.exceptions.GitlabDeleteError, 404, lambda: gl.users.delete(987654321))
 
 
+# --- Projects, groups, members and issues (issue 3) -------------------------------------------------------------
+
+
+@case("groups.create, a subgroup, projects.create in it, members.create")
+def _():
+    group = gl.groups.create({"name": f"Py Group {TAG}", "path": f"py-group-{TAG}", "visibility": "private"})
+    sub = gl.groups.create({"name": "Sub", "path": f"sub-{TAG}", "parent_id": group.id})
+    eq(sub.full_path, f"py-group-{TAG}/sub-{TAG}", "subgroup full_path")
+    project = gl.projects.create({"name": f"Py Issues {TAG}", "namespace_id": sub.id})
+    eq(project.path_with_namespace, f"py-group-{TAG}/sub-{TAG}/py-issues-{TAG}", "path_with_namespace")
+    dev = new_user("issuedev")
+    member = group.members.create({"user_id": dev.id, "access_level": gitlab.const.DEVELOPER_ACCESS})
+    eq(member.access_level, 30, "member access_level")
+    eq([m.username for m in project.members_all.list(get_all=True) if m.id == dev.id], [dev.username], "inherited member of the project")
+    eq(gl.projects.get(project.path_with_namespace).id, project.id, "project by URL-encoded full path")
+    state.update(group=group, sub=sub, project=project, issuedev=dev)
+
+
+@case("project.labels.create and project.milestones.create")
+def _():
+    (project,) = need("project")
+    label = project.labels.create({"name": "bug", "color": "#d9534f"})
+    eq((label.name, label.color), ("bug", "#d9534f"), "label")
+    milestone = project.milestones.create({"title": f"v1-{TAG}", "due_date": "2031-01-31"})
+    eq((milestone.iid, milestone.state), (1, "active"), "milestone iid and state")
+    state["milestone"] = milestone
+
+
+@case("project.issues.create with labels, assignee and milestone; get by iid")
+def _():
+    project, dev, milestone = need("project", "issuedev", "milestone")
+    issue = project.issues.create({"title": "Crash on start", "description": "- [ ] fix\n- [x] repro", "labels": ["bug", "p1"], "assignee_ids": [dev.id], "milestone_id": milestone.id})
+    eq(issue.iid, 1, "iid")
+    eq(sorted(issue.labels), ["bug", "p1"], "labels")
+    eq([a["id"] for a in issue.assignees], [dev.id], "assignees")
+    eq(issue.milestone["title"], milestone.title, "milestone")
+    eq(issue.task_completion_status, {"count": 2, "completed_count": 1}, "task_completion_status")
+    got = project.issues.get(1)
+    eq((got.title, got.state, got.references["short"]), ("Crash on start", "opened", "#1"), "issue read back")
+    for n in range(2, 6):
+        project.issues.create({"title": f"Issue {n}", "labels": ["p2"] if n % 2 else []})
+    state["issue"] = got
+
+
+@case("issue.save() changes title, labels and closes it; reopen")
+def _():
+    (issue,) = need("issue")
+    issue.title = "Crash on start (renamed)"
+    issue.labels = ["bug"]
+    issue.save()
+    eq((issue.title, issue.labels), ("Crash on start (renamed)", ["bug"]), "after save")
+    issue.state_event = "close"
+    issue.save()
+    eq(issue.state, "closed", "state after close")
+    # ProjectIssue.closed_by is a python-gitlab method (merge requests closing the issue); the field is in attributes.
+    check(issue.closed_at is not None and issue.attributes["closed_by"]["username"] == "root", "closed_at / closed_by")
+    issue.state_event = "reopen"
+    issue.save()
+    eq(issue.state, "opened", "state after reopen")
+
+
+@case("project.issues.list filters: labels, state, milestone, assignee, search, iids; order_by/sort")
+def _():
+    project, dev, milestone = need("project", "issuedev", "milestone")
+    eq([i.iid for i in project.issues.list(labels=["p2"], get_all=True)], [5, 3], "labels=p2 newest first")
+    eq([i.iid for i in project.issues.list(milestone=milestone.title, get_all=True)], [1], "milestone title")
+    eq([i.iid for i in project.issues.list(assignee_id=dev.id, get_all=True)], [1], "assignee_id")
+    eq([i.iid for i in project.issues.list(search="renamed", get_all=True)], [1], "search")
+    eq([i.iid for i in project.issues.list(iids=[2, 4], order_by="created_at", sort="asc", get_all=True)], [2, 4], "iids[] ascending")
+    eq(len(project.issues.list(state="closed", get_all=True)), 0, "no closed issues")
+
+
+@case("project.issues.list(iterator=True, per_page=2) pages through X-Total and Link")
+def _():
+    (project,) = need("project")
+    it = project.issues.list(per_page=2, iterator=True)
+    eq((it.total, it.total_pages, it.per_page), (5, 3, 2), "X-Total, X-Total-Pages, X-Per-Page")
+    eq(sorted(i.iid for i in it), [1, 2, 3, 4, 5], "all iids across pages")
+
+
+@case("group.issues.list includes subgroup projects; gl.issues.list(scope='all') and the default created_by_me")
+def _():
+    group, project = need("group", "project")
+    eq(len(group.issues.list(get_all=True)), 5, "group issues")
+    mine = {i.id for i in gl.issues.list(get_all=True)}
+    check({i.id for i in project.issues.list(get_all=True)} <= mine, "root's own issues in /issues")
+    check(len(gl.issues.list(scope="all", per_page=100, get_all=False)) >= 5, "scope=all")
+
+
+@case("time tracking: time_estimate('3h30m'), add_spent_time('1h'), time_stats(), resets")
+def _():
+    (issue,) = need("issue")
+    eq(issue.time_estimate("3h30m")["human_time_estimate"], "3h 30m", "human_time_estimate")
+    spent = issue.add_spent_time("1h")
+    eq((spent["total_time_spent"], spent["human_total_time_spent"]), (3600, "1h"), "spent")
+    # time_stats() returns the issue's cached attribute when it has one; a lazy object asks the server.
+    project = need("project")[0]
+    stats = project.issues.get(issue.iid, lazy=True).time_stats()
+    eq((stats["time_estimate"], stats["total_time_spent"]), (12600, 3600), "time_stats")
+    eq(issue.reset_time_estimate()["time_estimate"], 0, "reset estimate")
+    eq(issue.reset_spent_time()["total_time_spent"], 0, "reset spent")
+
+
+@case("issue.todo() then gl.todos.list(); mark_as_done; participants(); subscribe/unsubscribe")
+def _():
+    issue, dev = need("issue", "issuedev")
+    eq(len(issue.closed_by()), 0, "merge requests closing the issue (GET closed_by)")
+    eq(len(issue.related_merge_requests()), 0, "related merge requests")
+    issue.todo()
+    todos = [t for t in gl.todos.list(get_all=True) if t.target["id"] == issue.id]
+    eq([t.action_name for t in todos], ["marked"], "to-do action")
+    todos[0].mark_as_done()
+    eq([t.id for t in gl.todos.list(get_all=True) if t.target["id"] == issue.id], [], "pending after done")
+    names = sorted(u["username"] for u in issue.participants())
+    check("root" in names and dev.username in names, f"participants {names}")
+    issue.unsubscribe()
+    eq(issue.subscribed, False, "unsubscribed")
+    issue.subscribe()
+    eq(issue.subscribed, True, "subscribed")
+
+
+@case("issue.delete() then get raises 404")
+def _():
+    (project,) = need("project")
+    doomed = project.issues.create({"title": "to delete"})
+    doomed.delete()
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: project.issues.get(doomed.iid))
+
+
 print("END", flush=True)
 sys.exit(0)
