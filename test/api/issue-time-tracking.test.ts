@@ -147,8 +147,19 @@ describe('POST /projects/:id/issues/:issue_iid/add_spent_time', () => {
     const long = await api(`${base(issue.iid)}/add_spent_time`, { token: owner.token, body: { duration: '1h', summary: 'x'.repeat(256) } });
     expect(long.status).toBe(400);
     expect(long.body).toEqual({ message: { 'timelogs.summary': ['is too long (maximum is 255 characters)'] } });
+    const tooMuch = await api(`${base(issue.iid)}/add_spent_time`, { token: owner.token, body: { duration: '5y' } });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body).toEqual({ message: { 'timelogs.base': ['Total time spent cannot exceed 4 years.'] } });
     const back = await api(`${base(issue.iid)}/time_stats`, { token: owner.token });
     expect(back.body).toEqual(stats(0, 3600, null, '1h'));
+  });
+
+  it('clamps huge estimates to the database integer maximum', async () => {
+    const issue = await mkIssue();
+    const res = await api(`${base(issue.iid)}/time_estimate`, { token: owner.token, body: { duration: '99999999h' } });
+    expect(res.status).toBe(200);
+    expect(res.body.time_estimate).toBe(2147483647);
+    expect((await api(`${base(issue.iid)}/time_stats`, { token: owner.token })).body.time_estimate).toBe(2147483647);
   });
 
   it('settles concurrent subtractions: the total never goes below zero', async () => {
