@@ -23,6 +23,7 @@ import { findOrBuildProjectLabels } from '../services/labels';
 import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../services/system-notes';
 import { findProject } from '../db/queries/projects';
 import { issueContentDeletion } from '../services/content-deletion';
+import { resolveTodosForTarget } from '../services/todos';
 import { findProjectAssignableMilestone } from '../services/milestones';
 import { findReadableProject, setOpenIssuesCounter } from '../services/projects';
 
@@ -163,7 +164,8 @@ export function mountIssues(r: Router) {
         set.description = p.description;
         noteBodies.push(DESCRIPTION_NOTE);
       }
-      if (p.state_event === 'close' && issue.state !== 'closed') Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id });
+      const closing = p.state_event === 'close' && issue.state !== 'closed';
+      if (closing) Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id });
       if (p.state_event === 'reopen' && issue.state === 'closed') Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
       if (p.issue_type !== undefined && p.issue_type !== issue.issueType && admin) {
         set.issueType = p.issue_type;
@@ -244,6 +246,8 @@ export function mountIssues(r: Router) {
         set.updatedAt ??= now;
         if (set.title !== undefined || set.description !== undefined) Object.assign(set, { lastEditedAt: now, lastEditedById: user.id });
         statements.unshift(db.update(issues).set(set).where(eq(issues.id, issue.id)));
+        // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
+        if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
         await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
       }

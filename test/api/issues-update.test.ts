@@ -149,3 +149,16 @@ describe('GET /issues/:id', () => {
     expect((await api('/issues/999999999', { token: rootToken })).body).toEqual({ message: '404 Not found' });
   });
 });
+
+describe('closing an issue resolves the closer’s to-dos', () => {
+  it('marks the closing user’s pending to-do done and leaves others pending', async () => {
+    const i = await newIssue(owner.token, { assignee_ids: [reporter.id] });
+    expect((await api(url(i.iid, '/todo'), { method: 'POST', token: owner.token })).status).toBe(201);
+    const pending = async (token: string) => ((await api('/todos', { token })).body as { target: { id: number } }[]).filter((t) => t.target.id === i.id).length;
+    expect(await pending(reporter.token)).toBe(1);
+    expect(await pending(owner.token)).toBe(1);
+    await api(url(i.iid), { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
+    expect(await pending(owner.token)).toBe(0);
+    expect(await pending(reporter.token)).toBe(1);
+  });
+});
