@@ -1,4 +1,147 @@
-/** Placeholder: filled in by the engineer who owns this resource. */
+/**
+ * Notes on issues (GitLab lib/api/notes.rb, helpers/notes_helpers.rb): list, get, create (with the
+ * `/promote` quick action, spec: Issues), update, delete. notes.rb runs `authenticate!` for every route.
+ */
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { awardEmoji, issues, notes } from '../db/schema';
+import { ACCESS } from '../lib/abilities';
+import { checkUnmodifiedSince } from '../lib/conditional';
+import { ApiError, forbidden } from '../lib/errors';
+import { linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
+import { requestParams } from '../lib/params';
+import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
+import { requireUser } from '../middleware/auth';
+import { createNoteParams, listNotesParams, noteRefParams, updateNoteParams } from '../params/notes';
+import { promoteIssueToEpic } from '../services/epics';
+import { canAdminNote, canReadInternalNotes, findIssueNote, findNoteableIssue, presentNotes } from '../services/notes';
+import { extractQuickActions } from '../services/quick-actions';
 
-export function mountNotes(_r: Router) {}
+const BODY_MAX = 1_000_000;
+const noteError = (messages: Record<string, string[]>) =>
+  // process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash inspect).
+  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
+
+export function mountNotes(r: Router) {
+  r.route(
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const db = c.var.db;
+      const conds: (SQL | undefined)[] = [eq(notes.noteableType, 'Issue'), eq(notes.noteableId, found.issue.id)];
+      if (p.activity_filter === 'only_comments') conds.push(eq(notes.system, false));
+      if (p.activity_filter === 'only_activity') conds.push(eq(notes.system, true));
+      if (!canReadInternalNotes(caller, found.level)) conds.push(sql`(${notes.internal} = 0 OR ${notes.authorId} = ${caller.user!.id})`);
+      const where = and(...conds);
+      const dir = p.sort === 'asc' ? asc : desc;
+      const col = p.order_by === 'updated_at' ? notes.updatedAt : notes.createdAt;
+      const raw = await requestParams(c);
+      const rows = await paginate(
+        c,
+        pageRequest(p, raw.per_page),
+        linkParamsFrom(raw, {}),
+        (limit, offset) => db.select().from(notes).where(where).orderBy(dir(col), dir(notes.id)).limit(limit).offset(offset).all(),
+        async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(notes).where(where).limit(limit).as('t')).get())?.n ?? 0,
+      );
+      return c.json(await presentNotes(c, rows, found.issue.iid));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      return c.json((await presentNotes(c, [note], found.issue.iid))[0]);
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/:id/issues/:issue_iid/notes',
+      summary: 'Comment on an issue (the /promote quick action promotes it to an epic)',
+      tags: ['notes'],
+      params: createNoteParams,
+      signedIn: true,
+      rateLimit: 'notes_create',
+      status: 201,
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const { issue, project, level } = found;
+      // create_note on a locked discussion: only members who may admin notes (Reporter and above here).
+      if (issue.discussionLocked && !(caller.isAdmin || level >= ACCESS.REPORTER)) throw forbidden();
+      const db = c.var.db;
+      const now = Date.now();
+      const actions = extractQuickActions(p.body);
+      const body = actions.remainingBody;
+      if (!actions.promote && p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
+      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+
+      const statements: BatchItem<'sqlite'>[] = [];
+      if (actions.promote) {
+        requirePlan(c.var.config, 'premium');
+        const promoted = await promoteIssueToEpic(c, caller, found, now);
+        statements.push(...promoted.statements);
+      }
+      if (actions.promote && body === '') {
+        // Only quick actions, all applied: 202 with NoteCommands and nothing persisted as a comment.
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        return c.json({ commands_changes: { promote_to_epic: true }, summary: ['Promoted issue to an epic.'] }, 202);
+      }
+      // set_note_created_at: project owners and administrators; mark_note_as_internal: Planner and above.
+      const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
+      const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
+      statements.push(
+        db
+          .insert(notes)
+          .values({ noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, internal, createdAt, updatedAt: createdAt })
+          .returning(),
+        // Note belongs_to :noteable, touch: true.
+        db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
+      );
+      const results = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
+      const inserted = (results[statements.length - 2] as (typeof notes.$inferSelect)[])[0];
+      const commands = actions.promote ? { promote_to_epic: true } : {};
+      return c.json((await presentNotes(c, [inserted], issue.iid, commands))[0], 201);
+    },
+  );
+
+  r.route(
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      if (!canAdminNote(caller, found.level, note)) throw forbidden();
+      if (p.body !== undefined && p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const db = c.var.db;
+      if (p.body !== undefined && p.body !== note.body) {
+        const now = Date.now();
+        await db.update(notes).set({ body: p.body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).run();
+      }
+      const row = await db.select().from(notes).where(eq(notes.id, note.id)).get();
+      return c.json((await presentNotes(c, [row!], found.issue.iid))[0]);
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      if (!canAdminNote(caller, found.level, note)) throw forbidden();
+      checkUnmodifiedSince(c, note.updatedAt);
+      const db = c.var.db;
+      await db.batch([
+        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), eq(awardEmoji.awardableId, note.id))),
+        db.delete(notes).where(eq(notes.id, note.id)),
+      ]);
+      return c.body(null, 204);
+    },
+  );
+}
