@@ -105,14 +105,21 @@ export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
  * the cache); other Workers isolates see it within SETTINGS_CACHE_MS.
  */
 const SETTINGS_CACHE_MS = 5_000;
-const settingsCache = new WeakMap<Db, { until: number; settings: Promise<Settings> }>();
+const settingsCache = new WeakMap<Db, { until: number; settings: Settings }>();
+let settingsGeneration = 0;
 
-export function loadSettings(db: Db): Promise<Settings> {
+/**
+ * Only a finished value is cached, never the pending promise: on Workers a request may not await
+ * I/O started by another request ("Cannot perform I/O on behalf of a different request"), so
+ * concurrent first readers each run their own query.
+ */
+export async function loadSettings(db: Db): Promise<Settings> {
   const hit = settingsCache.get(db);
   if (hit && hit.until > Date.now()) return hit.settings;
-  const settings = loadSettingsRow(db).then((row) => Object.freeze(row.settings));
-  settingsCache.set(db, { until: Date.now() + SETTINGS_CACHE_MS, settings });
-  settings.catch(() => settingsCache.delete(db));
+  const generation = settingsGeneration;
+  const settings = Object.freeze((await loadSettingsRow(db)).settings);
+  // A write that landed while this read was in flight wins: do not cache what it replaced.
+  if (generation === settingsGeneration) settingsCache.set(db, { until: Date.now() + SETTINGS_CACHE_MS, settings });
   return settings;
 }
 
@@ -144,6 +151,7 @@ export async function writeSettings(db: Db, changes: Record<string, unknown>, no
     if (!entries.length) break;
   }
   await db.batch([insert, ...updates]);
+  settingsGeneration++;
   settingsCache.delete(db);
 }
 
