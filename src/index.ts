@@ -12,11 +12,24 @@ import { queueJobs } from './jobs/jobs';
 import { memoryRateLimiter } from './lib/rate-limiter';
 import { bootstrap } from './services/bootstrap';
 import { r2Blobs } from './storage/blobs';
+import type { Db } from './db/client';
 import { durableRateLimiter } from './storage/rate-limiter-do';
 
 export { RateLimiterObject } from './storage/rate-limiter-do';
 
-let built: { app: CreatedApp; ready: Promise<void> } | undefined;
+let built: { app: CreatedApp; db: Db; config: ReturnType<typeof loadConfig> } | undefined;
+/**
+ * Set once the root user exists. Not a shared promise: on Workers a request may not await I/O
+ * started by another request, so each request that arrives before it is set runs the (idempotent)
+ * bootstrap itself.
+ */
+let bootstrapped = false;
+
+async function ready(b: NonNullable<typeof built>) {
+  if (bootstrapped) return;
+  await bootstrap(b.db, b.config);
+  bootstrapped = true;
+}
 
 function build(env: Env) {
   if (built) return built;
@@ -32,23 +45,19 @@ function build(env: Env) {
     config,
     rateLimiter: env.RATE_LIMITER ? durableRateLimiter(env.RATE_LIMITER) : memoryRateLimiter(),
   });
-  const ready = bootstrap(db, config).catch((err) => {
-    built = undefined; // retry on the next request
-    throw err;
-  });
-  built = { app, ready };
+  built = { app, db, config };
   return built;
 }
 
 export default {
   async fetch(request, env, ctx) {
     const b = build(env);
-    await b.ready;
+    await ready(b);
     return b.app.app.fetch(request, env, ctx);
   },
   async queue(batch, env, _ctx) {
     const b = build(env);
-    await b.ready;
+    await ready(b);
     const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!);
     await handleJobBatch(batch, { db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
   },
