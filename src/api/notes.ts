@@ -4,18 +4,20 @@
  */
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { awardEmoji, issues, notes } from '../db/schema';
+import { awardEmoji, epics, issues, notes } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { ApiError, forbidden } from '../lib/errors';
+import { ApiError, forbidden, notFound, recordNotFound } from '../lib/errors';
 import { linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { requireUser } from '../middleware/auth';
-import { createNoteParams, listNotesParams, noteRefParams, updateNoteParams } from '../params/notes';
-import { promoteIssueToEpic } from '../services/epics';
+import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateNoteParams } from '../params/notes';
+import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../services/epics';
 import { canAdminNote, canReadInternalNotes, findIssueNote, findNoteableIssue, presentNotes } from '../services/notes';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../context';
 import { extractQuickActions } from '../services/quick-actions';
 
 const BODY_MAX = 1_000_000;
@@ -24,6 +26,7 @@ const noteError = (messages: Record<string, string[]>) =>
   new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
 
 export function mountNotes(r: Router) {
+  mountEpicNotes(r);
   r.route(
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true },
     async ({ c, p, caller }) => {
@@ -142,6 +145,72 @@ export function mountNotes(r: Router) {
         db.delete(notes).where(eq(notes.id, note.id)),
       ]);
       return c.body(null, 204);
+    },
+  );
+}
+
+/** EE notes on epics: `noteable_id` is the epic's id (NotesHelpers target_id), in the group of the request. */
+async function findNoteableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, epicId: number) {
+  const { group, level } = await findEpicsGroup(c, caller, groupId);
+  const epic = Number.isSafeInteger(epicId) ? await c.var.db.select().from(epics).where(and(eq(epics.id, epicId), eq(epics.groupId, group.id))).get() : undefined;
+  if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
+  return { group, level, epic };
+}
+
+export function mountEpicNotes(r: Router) {
+  r.route(
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      const db = c.var.db;
+      const conds: (SQL | undefined)[] = [eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id)];
+      if (p.activity_filter === 'only_comments') conds.push(eq(notes.system, false));
+      if (p.activity_filter === 'only_activity') conds.push(eq(notes.system, true));
+      if (!canReadInternalNotes(caller, level)) conds.push(sql`(${notes.internal} = 0 OR ${notes.authorId} = ${caller.user!.id})`);
+      const where = and(...conds);
+      const dir = p.sort === 'asc' ? asc : desc;
+      const col = p.order_by === 'updated_at' ? notes.updatedAt : notes.createdAt;
+      const raw = await requestParams(c);
+      const rows = await paginate(
+        c,
+        pageRequest(p, raw.per_page),
+        linkParamsFrom(raw, {}),
+        (limit, offset) => db.select().from(notes).where(where).orderBy(dir(col), dir(notes.id)).limit(limit).offset(offset).all(),
+        async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(notes).where(where).limit(limit).as('t')).get())?.n ?? 0,
+      );
+      return c.json(await presentNotes(c, rows, null));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      const note = Number.isSafeInteger(p.note_id)
+        ? await c.var.db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))).get()
+        : undefined;
+      if (!note) throw recordNotFound();
+      if (note.internal && !canReadInternalNotes(caller, level) && note.authorId !== caller.user?.id) throw notFound('Note');
+      return c.json((await presentNotes(c, [note], null))[0]);
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/groups/:id/epics/:epic_id/notes', summary: 'Comment on an epic', tags: ['notes'], params: createEpicNoteParams, signedIn: true, rateLimit: 'notes_create', status: 201 },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
+      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const now = Date.now();
+      const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
+      const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
+      const db = c.var.db;
+      const [inserted] = (await db.batch([
+        db.insert(notes).values({ noteableType: 'Epic', noteableId: epic.id, projectId: null, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
+        db.update(epics).set({ updatedAt: now }).where(eq(epics.id, epic.id)),
+      ])) as unknown as [(typeof notes.$inferSelect)[]];
+      return c.json((await presentNotes(c, [inserted[0]], null))[0], 201);
     },
   );
 }

@@ -28,3 +28,21 @@ export const awardRefParams = params({ id: g.string(), issue_iid: g.int(), award
 export const noteAwardRefParams = params({ id: g.string(), issue_iid: g.int(), note_id: g.int(), award_id: g.int() });
 export const createAwardParams = params({ id: g.string(), issue_iid: g.int(), name: g.string() });
 export const createNoteAwardParams = params({ id: g.string(), issue_iid: g.int(), note_id: g.int(), name: g.string() });
+
+export const listEpicNotesParams = params({
+  id: g.string(),
+  epic_id: g.int(),
+  order_by: g.enum(['created_at', 'updated_at'] as const).default('created_at'),
+  sort: g.enum(['asc', 'desc'] as const).default('desc'),
+  activity_filter: g.enum(['all_notes', 'only_comments', 'only_activity'] as const).default('all_notes'),
+  ...paginationParams,
+});
+export const epicNoteRefParams = params({ id: g.string(), epic_id: g.int(), note_id: g.int() });
+export const createEpicNoteParams = params({
+  id: g.string(),
+  epic_id: g.int(),
+  body: g.string(),
+  confidential: g.bool().optional(),
+  internal: g.bool().optional(),
+  created_at: g.datetime().optional(),
+});

@@ -164,3 +164,24 @@ describe('the /promote quick action', () => {
     expect(res.body.message).toContain('does not belong to a group');
   });
 });
+
+describe('notes on epics (/groups/:id/epics/:epic_id/notes)', () => {
+  it('comments on an epic by its id, lists and reads the notes; a promoted epic carries its system note', async () => {
+    const epic = (await api(`/groups/${group.id}/epics`, { token: reporter.token, body: { title: unique('epic') } })).body;
+    const url = `/groups/${group.id}/epics/${epic.id}/notes`;
+    const res = await api(url, { token: guest.token, body: { body: 'on the epic' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ body: 'on the epic', noteable_id: epic.id, noteable_type: 'Epic', project_id: null, noteable_iid: null, author: { id: guest.id } });
+    const list = await api(url, { token: owner.token });
+    expect(list.body.map((n: { body: string }) => n.body)).toEqual(['on the epic']);
+    expect((await api(`${url}/${res.body.id}`, { token: outsider.token })).body.body).toBe('on the epic');
+    expect((await api(url)).status).toBe(401);
+    expect((await api(`/groups/${group.id}/epics/999999/notes`, { token: owner.token })).body).toEqual({ message: '404 Epic Not Found' });
+    // Promotion wrote "promoted from issue" on its epic.
+    const issue = await newIssue();
+    await api(notesUrl(issue.iid), { token: owner.token, body: { body: '/promote' } });
+    const promoted = (await api(`/groups/${group.id}/epics?search=${encodeURIComponent(issue.title)}`, { token: owner.token })).body[0];
+    const notes = await api(`/groups/${group.id}/epics/${promoted.id}/notes`, { token: owner.token });
+    expect(notes.body.map((n: { body: string; system: boolean }) => [n.system, n.body])).toEqual([[true, `promoted from issue ${project.path_with_namespace}#${issue.iid}`]]);
+  });
+});
