@@ -15,21 +15,36 @@ import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
 import { isUniqueViolation } from '../lib/unique';
 import { requireUser } from '../middleware/auth';
-import { awardRefParams, createAwardParams, createNoteAwardParams, listAwardsParams, listNoteAwardsParams, noteAwardRefParams } from '../params/notes';
+import {
+  awardRefParams,
+  createAwardParams,
+  createEpicAwardParams,
+  createNoteAwardParams,
+  epicAwardRefParams,
+  listAwardsParams,
+  listEpicAwardsParams,
+  listNoteAwardsParams,
+  noteAwardRefParams,
+} from '../params/notes';
+import { findReadableEpic } from '../services/epics';
 import { findIssueNote } from '../services/notes';
 import { findReadableIssue } from '../services/issues';
 
-type Awardable = { type: 'Issue' | 'Note'; id: number; issueId: number };
+type Awardable = { type: 'Issue' | 'Note' | 'Epic'; id: number; issueId: number | null };
 
-/** `awardable`: the issue, or one of its notes; a missing or hidden one is `find`'s 404 Not found. */
-async function findAwardable(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid: number; note_id?: number }): Promise<Awardable> {
-  const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+/** `awardable`: the issue, one of its notes, or an epic (EE); a missing or hidden one is a 404. */
+async function findAwardable(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid?: number; note_id?: number; epic_iid?: number }): Promise<Awardable> {
+  if (p.epic_iid !== undefined) {
+    const { epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    return { type: 'Epic', id: epic.id, issueId: null };
+  }
+  const found = await findReadableIssue(c, caller, p.id, p.issue_iid!);
   if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, issueId: found.issue.id };
   const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
   return { type: 'Note', id: note.id, issueId: found.issue.id };
 }
 
-/** The issue's vote columns recounted from award_emoji (for the same batch as the award change). */
+/** The issue's vote columns recounted from award_emoji (for the same batch as the award change); epics count on read. */
 const recountVotes = (c: Context<AppEnv>, a: Awardable) =>
   c.var.db
     .update(issues)
@@ -37,7 +52,7 @@ const recountVotes = (c: Context<AppEnv>, a: Awardable) =>
       upvotes: sql`(select count(*) from ${awardEmoji} where ${awardEmoji.awardableType} = 'Issue' and ${awardEmoji.awardableId} = ${a.issueId} and ${awardEmoji.name} = 'thumbsup')`,
       downvotes: sql`(select count(*) from ${awardEmoji} where ${awardEmoji.awardableType} = 'Issue' and ${awardEmoji.awardableId} = ${a.issueId} and ${awardEmoji.name} = 'thumbsdown')`,
     })
-    .where(eq(issues.id, a.issueId));
+    .where(eq(issues.id, a.issueId ?? 0));
 
 async function present(c: Context<AppEnv>, rows: AwardRow[]) {
   const ids = [...new Set(rows.map((r) => r.userId))].slice(0, 100);
@@ -55,9 +70,9 @@ export function mountAwardEmoji(r: Router) {
   for (const [suffix, listP, refP, createP] of [
     ['/projects/:id/issues/:issue_iid/award_emoji', listAwardsParams, awardRefParams, createAwardParams],
     ['/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji', listNoteAwardsParams, noteAwardRefParams, createNoteAwardParams],
-  ] as const) {
-    const onNote = suffix.includes(':note_id');
-    const what = onNote ? 'an issue note' : 'an issue';
+    ['/groups/:id/epics/:epic_iid/award_emoji', listEpicAwardsParams, epicAwardRefParams, createEpicAwardParams],
+  ] as unknown as [string, typeof listAwardsParams, typeof awardRefParams, typeof createAwardParams][]) {
+    const what = suffix.includes(':note_id') ? 'an issue note' : suffix.includes('epics') ? 'an epic' : 'an issue';
 
     r.route({ method: 'GET', path: suffix, summary: `List the award emoji of ${what}`, tags: ['award_emoji'], params: listP, signedIn: true }, async ({ c, p, caller }) => {
       const a = await findAwardable(c, caller, p as never);

@@ -46,3 +46,7 @@ export const createEpicNoteParams = params({
   internal: g.bool().optional(),
   created_at: g.datetime().optional(),
 });
+
+export const listEpicAwardsParams = params({ id: g.string(), epic_iid: g.int(), ...paginationParams });
+export const epicAwardRefParams = params({ id: g.string(), epic_iid: g.int(), award_id: g.int() });
+export const createEpicAwardParams = params({ id: g.string(), epic_iid: g.int(), name: g.string() });

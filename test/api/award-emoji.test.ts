@@ -70,3 +70,20 @@ describe('award emoji on issue notes', () => {
     expect((await api(awards(issue.iid), { token: owner.token })).body).toEqual([]);
   });
 });
+
+describe('award emoji on epics', () => {
+  it('awards an epic, counts its votes in the epic entity, and removes the award', async () => {
+    const path = unique('g');
+    const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } })).body;
+    const epic = (await api(`/groups/${group.id}/epics`, { token: owner.token, body: { title: 'Voted' } })).body;
+    const url = `/groups/${group.id}/epics/${epic.iid}/award_emoji`;
+    const res = await api(url, { token: fan.token, body: { name: 'thumbsup' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'thumbsup', awardable_id: epic.id, awardable_type: 'Epic' });
+    expect((await api(`/groups/${group.id}/epics/${epic.iid}`, { token: owner.token })).body).toMatchObject({ upvotes: 1, downvotes: 0 });
+    expect((await api(url, { token: other.token })).body.map((a: { name: string }) => a.name)).toEqual(['thumbsup']);
+    expect((await api(`${url}/${res.body.id}`, { method: 'DELETE', token: fan.token })).status).toBe(204);
+    expect((await api(`/groups/${group.id}/epics/${epic.iid}`, { token: owner.token })).body.upvotes).toBe(0);
+    expect((await api(`/groups/${group.id}/epics/99999/award_emoji`, { token: owner.token })).body).toEqual({ message: '404 Epic Not Found' });
+  });
+});
