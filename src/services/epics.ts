@@ -7,7 +7,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
-import { awardEmoji, epics, internalIds, issues, labelLinks, labels, namespaces, subscriptions, users } from '../db/schema';
+import { awardEmoji, epics, internalIds, issues, labelLinks, labels, namespaces, notes, subscriptions, users } from '../db/schema';
 import { type EpicRow, epicEntity } from '../entities/epic';
 import type { LabelRow } from '../entities/label';
 import { userBasic } from '../entities/user';
@@ -186,6 +186,13 @@ export async function promoteIssueToEpic(
   const groupLevel = await groupAccess(c.var.db, caller.user, namespace);
   if (!canCreateEpic(caller, groupLevel)) throw fail('Could not apply promote command.');
   const db = c.var.db;
+  // Issue#promoted?: the quick action is not offered twice. Promotion leaves its system note behind.
+  const promoted = await db
+    .select({ id: notes.id })
+    .from(notes)
+    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, true), sql`${notes.body} LIKE 'promoted to epic %'`))
+    .get();
+  if (promoted) throw fail('Could not apply promote command.');
   const issueLabels = await db
     .select({ title: labels.title })
     .from(labelLinks)

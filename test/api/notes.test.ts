@@ -144,6 +144,11 @@ describe('the /promote quick action', () => {
     expect(epics.body[0]).toMatchObject({ title: issue.title, author: { id: reporter.id }, labels: ['promo'] });
     const notes = await api(notesUrl(issue.iid), { token: owner.token });
     expect(notes.body[0]).toMatchObject({ system: true, body: `promoted to epic ${group.full_path}&${epics.body[0].iid}` });
+    // Issue#promoted?: a second /promote is refused and makes no second epic.
+    const again = await api(notesUrl(issue.iid), { token: reporter.token, body: { body: '/promote' } });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ message: '400 Bad request - Note {:commands_only=>["Could not apply promote command."]}' });
+    expect((await api(`/groups/${group.id}/epics?search=${encodeURIComponent(issue.title)}`, { token: owner.token })).body.length).toBe(1);
   });
 
   it('keeps the rest of the body as a comment (201 with commands_changes)', async () => {
