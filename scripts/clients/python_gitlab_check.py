@@ -818,6 +818,16 @@ def _():
     eq(sorted(i.iid for i in it), [1, 2, 3, 4, 5], "all iids across pages")
 
 
+@case("project.issues.list(per_page=2, page=2) is one page; get_all=True follows Link over 3 pages in order")
+def _():
+    (project,) = need("project")
+    eq([i.iid for i in project.issues.list(per_page=2, page=2)], [3, 2], "page 2 of 2-item pages, newest first")
+    eq([i.iid for i in project.issues.list(per_page=2, get_all=True)], [5, 4, 3, 2, 1], "every page via get_all")
+    it = project.issues.list(per_page=2, iterator=True, state="opened", labels=["p2"])
+    eq((it.total, it.total_pages), (2, 1), "X-Total / X-Total-Pages with state and labels filters")
+    eq([i.iid for i in it], [5, 3], "filtered iterator")
+
+
 @case("group.issues.list includes subgroup projects; gl.issues.list(scope='all') and the default created_by_me")
 def _():
     group, project = need("group", "project")
@@ -857,6 +867,129 @@ def _():
     eq(issue.subscribed, False, "unsubscribed")
     issue.subscribe()
     eq(issue.subscribed, True, "subscribed")
+
+
+@case("project.members.create (guest), member.save() to reporter and back, members.get/list")
+def _():
+    (project,) = need("project")
+    guest = new_user("guest")
+    m = project.members.create({"user_id": guest.id, "access_level": gitlab.const.GUEST_ACCESS})
+    eq((m.username, m.access_level), (guest.username, 10), "created member")
+    m.access_level = gitlab.const.REPORTER_ACCESS
+    m.save()
+    eq(project.members.get(guest.id).access_level, 20, "access_level read back after save()")
+    check(guest.id in [x.id for x in project.members.list(get_all=True)], "member not in project.members.list")
+    m.access_level = gitlab.const.GUEST_ACCESS
+    m.save()
+    eq(project.members.get(guest.id).access_level, 10, "access_level back to guest")
+    state["guest"] = guest
+
+
+@case("confidential issue: a guest (sudo) gets 404 and does not list it; a developer reads it")
+def _():
+    project, guest, dev = need("project", "guest", "issuedev")
+    secret = project.issues.create({"title": "Secret", "confidential": True})
+    eq(secret.confidential, True, "confidential")
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: project.issues.get(secret.iid, sudo=guest.username), "404 Not found")
+    seen = [i.iid for i in project.issues.list(get_all=True, sudo=guest.username)]
+    check(secret.iid not in seen and 1 in seen, f"guest's list {seen} (confidential #{secret.iid} must be hidden, #1 shown)")
+    eq(project.issues.get(secret.iid, sudo=dev.username).title, "Secret", "developer reads it")
+
+
+@case("issue.notes: create, internal note hidden from a guest, list(sort='asc'), get, save(), delete; system notes")
+def _():
+    project, issue, guest = need("project", "issue", "guest")
+    n1 = issue.notes.create({"body": "First comment"})
+    eq((n1.body, n1.system, n1.noteable_type, n1.noteable_iid, n1.author["username"]), ("First comment", False, "Issue", issue.iid, "root"), "created note")
+    n2 = issue.notes.create({"body": "Internal remark", "internal": True})
+    eq((n2.internal, n2.confidential), (True, True), "internal note flags")
+    notes = issue.notes.list(get_all=True, sort="asc")
+    eq([n.body for n in notes if not n.system], ["First comment", "Internal remark"], "user notes oldest first")
+    system = [n.body for n in notes if n.system]
+    check("changed title from **Crash on start** to **Crash on start (renamed)**" in system, f"title system note missing from {system}")
+    check("changed time estimate to 3h 30m" in system, f"time estimate system note missing from {system}")
+    guest_view = [n.body for n in issue.notes.list(get_all=True, sudo=guest.username) if not n.system]
+    eq(guest_view, ["First comment"], "a guest does not see the internal note")
+    n1.body = "First comment (edited)"
+    n1.save()
+    eq(issue.notes.get(n1.id).body, "First comment (edited)", "body read back after save()")
+    eq(project.issues.get(issue.iid).user_notes_count, 2, "user_notes_count")
+    n2.delete()
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: issue.notes.get(n2.id))
+    state["note"] = n1
+
+
+@case("issue.awardemojis: thumbsup/thumbsdown set upvotes/downvotes; list, get, delete; duplicate 404; note.awardemojis")
+def _():
+    project, issue, note, dev = need("project", "issue", "note", "issuedev")
+    up = issue.awardemojis.create({"name": "thumbsup"})
+    eq((up.name, up.user["username"], up.awardable_type, up.awardable_id), ("thumbsup", "root", "Issue", issue.id), "award")
+    issue.awardemojis.create({"name": "thumbsdown"}, sudo=dev.username)
+    got = project.issues.get(issue.iid)
+    eq((got.upvotes, got.downvotes), (1, 1), "upvotes, downvotes")
+    eq(sorted(a.name for a in issue.awardemojis.list(get_all=True)), ["thumbsdown", "thumbsup"], "award list")
+    eq(issue.awardemojis.get(up.id).name, "thumbsup", "award get")
+    raises(gitlab.exceptions.GitlabCreateError, 404, lambda: issue.awardemojis.create({"name": "thumbsup"}))
+    up.delete()
+    eq(project.issues.get(issue.iid).upvotes, 0, "upvotes after delete")
+    tada = note.awardemojis.create({"name": "tada"})
+    eq((tada.name, tada.awardable_type, tada.awardable_id), ("tada", "Note", note.id), "note award")
+    eq([a.name for a in note.awardemojis.list(get_all=True)], ["tada"], "note award list")
+
+
+@case("group labels and milestones: issue uses them; milestone.issues() for group and project; label.subscribe()")
+def _():
+    group, project, pm = need("group", "project", "milestone")
+    label = group.labels.create({"name": "frontend", "color": "#428bca"})
+    eq((label.name, label.color), ("frontend", "#428bca"), "group label")
+    gm = group.milestones.create({"title": f"Q1-{TAG}", "due_date": "2031-03-31"})
+    eq((gm.title, gm.state, gm.group_id), (f"Q1-{TAG}", "active", group.id), "group milestone")
+    planned = project.issues.create({"title": "Planned", "labels": ["frontend"], "milestone_id": gm.id})
+    eq((planned.labels, planned.milestone["id"]), (["frontend"], gm.id), "issue with group label and milestone")
+    eq([i.title for i in gm.issues()], ["Planned"], "group milestone issues")
+    eq([i.iid for i in pm.issues()], [1], "project milestone issues")
+    names = {l.name for l in project.labels.list(get_all=True)}
+    check({"bug", "frontend"} <= names, f"project labels {sorted(names)} lack the group label")
+    eq([i.iid for i in project.issues.list(labels=["frontend"], get_all=True)], [planned.iid], "labels filter on a group label")
+    bug = project.labels.get("bug")
+    bug.subscribe()
+    eq(bug.subscribed, True, "label subscribed")
+    gm.state_event = "close"
+    gm.save()
+    eq(group.milestones.get(gm.id).state, "closed", "milestone closed")
+
+
+@case("group.epics.create, get, save(); an issue joins it (epic.issues.list); epic.notes create and list")
+def _():
+    group, project = need("group", "project")
+    epic = group.epics.create({"title": "Py roadmap", "labels": ["theme"], "description": "Plan"})
+    eq((epic.iid, epic.labels, epic.state), (1, ["theme"], "opened"), "created epic")
+    epic.title = "Py roadmap 2026"
+    epic.save()
+    eq(group.epics.get(epic.iid).title, "Py roadmap 2026", "title read back")
+    joined = project.issues.create({"title": "In the py epic", "epic_id": epic.id})
+    eq(joined.epic["iid"], epic.iid, "issue epic")
+    eq([i.title for i in epic.issues.list(get_all=True)], ["In the py epic"], "epic issues")
+    note = epic.notes.create({"body": "Epic comment"})
+    eq((note.body, note.noteable_type), ("Epic comment", "Epic"), "epic note")
+    eq([n.body for n in epic.notes.list(get_all=True) if not n.system], ["Epic comment"], "epic notes")
+
+
+@case("gl.issues.get(id) as admin; issue.user_agent_detail() names python-gitlab")
+def _():
+    (issue,) = need("issue")
+    eq(gl.issues.get(issue.id).title, issue.title, "GET /issues/:id")
+    detail = issue.user_agent_detail()
+    check("python-gitlab" in (detail.get("user_agent") or ""), f"user_agent_detail {detail}")
+
+
+@case("assignment to-do of the assignee (sudo), gl.todos.mark_all_as_done()")
+def _():
+    issue, dev = need("issue", "issuedev")
+    todos = gl.todos.list(get_all=True, sudo=dev.username)
+    eq([(t.action_name, t.target["iid"]) for t in todos if t.target["id"] == issue.id], [("assigned", issue.iid)], "assignee's to-dos")
+    gl.todos.mark_all_as_done(sudo=dev.username)
+    eq(list(gl.todos.list(get_all=True, sudo=dev.username)), [], "pending to-dos after mark_all_as_done")
 
 
 @case("issue.delete() then get raises 404")
