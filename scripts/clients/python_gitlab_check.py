@@ -16,7 +16,7 @@ import sys
 import warnings
 
 import gitlab
-from gitlab.v4.objects import CurrentUserManager
+from gitlab.v4.objects import CurrentUserManager, GroupEpicAwardEmojiManager
 
 URL = os.environ["GITLAB_URL"]
 ROOT = os.environ["GITLAB_ROOT_TOKEN"]
@@ -959,7 +959,7 @@ def _():
     eq(group.milestones.get(gm.id).state, "closed", "milestone closed")
 
 
-@case("group.epics.create, get, save(); an issue joins it (epic.issues.list); epic.notes create and list")
+@case("group.epics.create, get, save(); an issue joins it (epic.issues.list); epic.notes; epic award emoji and upvotes")
 def _():
     group, project = need("group", "project")
     epic = group.epics.create({"title": "Py roadmap", "labels": ["theme"], "description": "Plan"})
@@ -973,6 +973,12 @@ def _():
     note = epic.notes.create({"body": "Epic comment"})
     eq((note.body, note.noteable_type), ("Epic comment", "Epic"), "epic note")
     eq([n.body for n in epic.notes.list(get_all=True) if not n.system], ["Epic comment"], "epic notes")
+    # python-gitlab 3.12 has the epic award emoji manager but does not hang it on GroupEpic; a script builds it itself.
+    awards = GroupEpicAwardEmojiManager(gl, parent=epic)
+    up = awards.create({"name": "thumbsup"})
+    eq((up.name, up.awardable_type, up.awardable_id), ("thumbsup", "Epic", epic.id), "epic award")
+    eq([a.name for a in awards.list(get_all=True)], ["thumbsup"], "epic awards")
+    eq(group.epics.get(epic.iid).upvotes, 1, "epic upvotes")
 
 
 @case("gl.issues.get(id) as admin; issue.user_agent_detail() names python-gitlab")
@@ -981,6 +987,8 @@ def _():
     eq(gl.issues.get(issue.id).title, issue.title, "GET /issues/:id")
     detail = issue.user_agent_detail()
     check("python-gitlab" in (detail.get("user_agent") or ""), f"user_agent_detail {detail}")
+    eq(detail.get("spamsvc_submitted"), False, "spamsvc_submitted")
+    check(isinstance(detail.get("ip_address"), str) and detail["ip_address"], f"ip_address {detail.get('ip_address')!r}")
 
 
 @case("assignment to-do of the assignee (sudo), gl.todos.mark_all_as_done()")
