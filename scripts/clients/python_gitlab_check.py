@@ -1000,6 +1000,19 @@ def _():
     eq(list(gl.todos.list(get_all=True, sudo=dev.username)), [], "pending to-dos after mark_all_as_done")
 
 
+@case("issue.notes.create({'body': '/promote'}) promotes the issue to an epic of its group; a second /promote is refused")
+def _():
+    project, sub = need("project", "sub")
+    issue = project.issues.create({"title": "Promote me", "labels": ["bug"]})
+    answer = issue.notes.create({"body": "/promote"})
+    eq((answer.attributes.get("commands_changes"), answer.attributes.get("summary")), ({"promote_to_epic": True}, ["Promoted issue to an epic."]), "202 NoteCommands")
+    eq(project.issues.get(issue.iid).state, "closed", "promoted issue state")
+    epics = [e for e in sub.epics.list(get_all=True) if e.title == "Promote me"]
+    eq([e.labels for e in epics], [["bug"]], "the new epic in the project's group, labels copied")
+    raises(gitlab.exceptions.GitlabCreateError, 400, lambda: issue.notes.create({"body": "/promote"}))
+    eq(len([e for e in sub.epics.list(get_all=True) if e.title == "Promote me"]), 1, "no second epic")
+
+
 @case("issue.delete() then get raises 404")
 def _():
     (project,) = need("project")
