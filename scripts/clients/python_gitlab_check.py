@@ -1013,6 +1013,17 @@ def _():
     eq(len([e for e in sub.epics.list(get_all=True) if e.title == "Promote me"]), 1, "no second epic")
 
 
+@case("gitlab CLI: project-issue create and list --labels/--state, project-issue-note create")
+def _():
+    (project,) = need("project")
+    made = cli("project-issue", "create", "--project-id", str(project.id), "--title", "From the CLI", "--labels", "cli,p3")
+    eq((made["title"], sorted(made["labels"])), ("From the CLI", ["cli", "p3"]), "created issue")
+    listed = cli("project-issue", "list", "--project-id", str(project.id), "--labels", "cli", "--state", "opened")
+    eq([i["iid"] for i in listed], [made["iid"]], "listed by label and state")
+    note = cli("project-issue-note", "create", "--project-id", str(project.id), "--issue-iid", str(made["iid"]), "--body", "via cli")
+    eq(note["body"], "via cli", "note body")
+
+
 @case("issue.delete() then get raises 404")
 def _():
     (project,) = need("project")
