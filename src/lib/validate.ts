@@ -57,6 +57,15 @@ export const g = {
     return z.NEVER;
   }).meta({ grapeType: 'String', jsonType: 'string' }),
   int: () => coerce('Integer', toInt).meta({ grapeType: 'Integer', jsonType: 'integer' }),
+  /**
+   * An Integer bound for a PostgreSQL `integer` column (GitLab's `issues.iid`): GitLab answers 500
+   * above it; we answer `is invalid` so a stored value never nears the end of JS's safe range.
+   */
+  int32: () =>
+    coerce('Integer', (v) => {
+      const n = toInt(v);
+      return n !== undefined && n >= -2147483648 && n <= 2147483647 ? n : undefined;
+    }).meta({ grapeType: 'Integer', jsonType: 'integer' }),
   bool: () => coerce('Boolean', toBool).meta({ grapeType: 'Boolean', jsonType: 'boolean' }),
   /** A value out of `values`: `<param> does not have a valid value`. */
   enum: <const V extends readonly string[]>(values: V) =>

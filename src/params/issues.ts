@@ -25,7 +25,8 @@ export const createIssueParams = params(
   {
     id: g.string(),
     title: g.string(),
-    iid: g.int().optional(),
+    // issues.iid is a PostgreSQL integer: a bigger explicit iid would push every later iid of the project past 2^53.
+    iid: g.int32().optional(),
     created_at: g.datetime().optional(),
     merge_request_to_resolve_discussions_of: g.int().optional(),
     discussion_to_resolve: g.string().optional(),
