@@ -37,6 +37,30 @@ function toInt(v: unknown): number | undefined {
   return undefined;
 }
 
+/** `YYYY-MM-DD` names a real day (Ruby's Date.parse raises on 2024-02-30; JS rolls it over to March). */
+function realDay(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(v);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+/** Ruby's String#to_i: leading blanks, a sign and digits; anything else stops the number (`abc` is 0). */
+function rubyToI(s: string): number {
+  const m = /^\s*([+-]?\d+)/.exec(s);
+  const n = m ? Number(m[1]) : 0;
+  // A bignum names no record (Rails turns an out-of-range id into an empty match).
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+/** API::Validations::Types::CommaSeparatedToArray: a String is split, an Array's items split after `to_s`, anything else is `[]`. */
+function commaSeparated(v: unknown): unknown[] {
+  const split = (s: string) => s.split(',').map((x) => x.trim());
+  if (typeof v === 'string') return split(v);
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((x) => (typeof x === 'string' ? split(x) : typeof x === 'number' || typeof x === 'boolean' ? split(String(x)) : x == null ? [] : [x]));
+}
+
 /** Marker so the error mapper can tell a coercion failure from a missing value. */
 const coerce = <T>(name: string, fn: (v: unknown) => T | undefined, message = INVALID) =>
   z.unknown().transform((v, ctx): T => {
@@ -93,23 +117,28 @@ export const g = {
     if (typeof v !== 'string') return undefined;
     if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$/i.test(v.trim())) return undefined;
     const ms = Date.parse(v.trim().replace(' ', 'T').replace(/UTC$/i, 'Z'));
-    return Number.isNaN(ms) ? undefined : ms;
+    return Number.isNaN(ms) || !realDay(v.trim()) ? undefined : ms;
   }).meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' }),
   /** `YYYY-MM-DD`. */
   date: () => coerce('Date', (v) => {
     if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim())) return undefined;
-    return Number.isNaN(Date.parse(v.trim())) ? undefined : v.trim();
+    return Number.isNaN(Date.parse(v.trim())) || !realDay(v.trim()) ? undefined : v.trim();
   }).meta({ grapeType: 'Date', jsonType: 'string', format: 'date' }),
   /** `Array[T]`: repeated `x[]=` values, a JSON array, or a single scalar (Grape wraps it). */
   array: <T extends z.ZodType>(item: T) =>
     z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item)).meta({ grapeType: 'Array', jsonType: 'array' }),
   /** `CommaSeparatedToArray`: `a,b,c` or repeated `x[]=a`. */
   csv: () =>
-    z.preprocess((v) => {
-      if (v === undefined) return undefined;
-      const list = Array.isArray(v) ? v : [v];
-      return list.flatMap((s) => (typeof s === 'string' ? s.split(',') : [s])).map((s) => (typeof s === 'string' ? s.trim() : s)).filter((s) => s !== '');
-    }, z.array(z.string({ error: INVALID }))).meta({ grapeType: 'Array[String]', jsonType: 'array' }),
+    z.preprocess((v) => (v === undefined ? undefined : commaSeparated(v).filter((s) => s !== '')), z.array(z.string({ error: INVALID }))).meta({
+      grapeType: 'Array[String]',
+      jsonType: 'array',
+    }),
+  /** `Array[Integer]` with CommaSeparatedToIntegerArray: `1,2`, `[1, "2"]`; items go through Ruby's `to_i` (`abc` is 0). */
+  intCsv: () =>
+    z.preprocess(
+      (v) => (v === undefined ? undefined : commaSeparated(v).map((x) => (typeof x === 'string' ? rubyToI(x) : x))),
+      z.array(z.number({ error: INVALID }).int({ error: INVALID })),
+    ).meta({ grapeType: 'Array[Integer]', jsonType: 'array' }),
   /** `Hash`: `h[k]=v` or a JSON object. */
   hash: () => z.record(z.string(), z.unknown(), { error: INVALID }).meta({ grapeType: 'Hash', jsonType: 'object' }),
   /** An uploaded file (multipart). */

@@ -7,7 +7,7 @@ export const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 const issueAttributes = {
   description: g.string().optional(),
   assignee_id: g.int().optional(),
-  assignee_ids: g.array(g.int()).optional(),
+  assignee_ids: g.intCsv().optional(),
   milestone_id: g.int().optional(),
   labels: g.csv().optional(),
   add_labels: g.csv().optional(),
