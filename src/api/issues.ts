@@ -18,7 +18,7 @@ import { requireAdmin, requireUser } from '../middleware/auth';
 import { applicationLimit, clientIp } from '../middleware/rate-limit';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from '../params/issues';
 import { presentIssue, subscribedTo } from '../services/issue-presenter';
-import { canAdminIssue, canUpdateIssue, findReadableIssue, type IssueRow } from '../services/issues';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, issueAssigneeIds, type IssueRow } from '../services/issues';
 import { findOrBuildProjectLabels } from '../services/labels';
 import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../services/system-notes';
 import { findProject } from '../db/queries/projects';
@@ -70,7 +70,7 @@ export function mountIssues(r: Router) {
       const createdAt = owner && p.created_at ? p.created_at : now;
       const explicitIid = owner && p.iid != null ? p.iid : null;
 
-      const assigneeIds = admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p), premium) : [];
+      const assigneeIds = (admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p, premium)) : undefined) ?? [];
       const milestoneId = admin && p.milestone_id ? ((await findProjectAssignableMilestone(db, pr.project, pr.namespace, p.milestone_id))?.id ?? null) : null;
       const labels = admin && p.labels?.length ? await findOrBuildProjectLabels(db, pr.project, pr.namespace, p.labels, now) : null;
       const epicId = premium && admin ? await resolveEpic(c, pr.namespace, p.epic_id, p.epic_iid) : null;
@@ -101,7 +101,8 @@ export function mountIssues(r: Router) {
           authorId: user.id,
           issueType: p.issue_type ?? 'issue',
           confidential: p.confidential ?? false,
-          discussionLocked: p.discussion_locked ?? false,
+          // filter_params: discussion_locked is metadata (set_issue_metadata); confidential is not.
+          discussionLocked: admin ? (p.discussion_locked ?? false) : false,
           milestoneId,
           epicId,
           dueDate: admin ? dueDate(p.due_date) : null,
@@ -203,9 +204,8 @@ export function mountIssues(r: Router) {
 
       const statements: BatchItem<'sqlite'>[] = [];
       // Assignees.
-      const wanted = admin ? requestedAssignees(p) : undefined;
-      if (wanted !== undefined) {
-        const next = await assignableUsers(c, project, namespace, wanted, premium);
+      const next = admin ? await assignableUsers(c, project, namespace, requestedAssignees(p, premium)) : undefined;
+      if (next !== undefined) {
         const before = found.assigneeIds;
         const added = next.filter((id) => !before.includes(id));
         const removed = before.filter((id) => !next.includes(id));
@@ -260,13 +260,19 @@ export function mountIssues(r: Router) {
     { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, status: 204 },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      // delete_issue: project owners and administrators.
-      if (!(caller.isAdmin || found.level >= ACCESS.OWNER)) throw forbidden();
-      checkUnmodifiedSince(c, found.issue.updatedAt);
+      const found = await findReadableProject(c, caller, p.id);
       const db = c.var.db;
-      const images = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(eq(issueMetricImages.issueId, found.issue.id)).all();
-      await db.batch(issueContentDeletion(db, sql`(${found.issue.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      const issue = Number.isSafeInteger(p.issue_iid)
+        ? await db.select().from(issues).where(and(eq(issues.projectId, found.project.id), eq(issues.iid, p.issue_iid))).get()
+        : undefined;
+      // issues.rb delete: `not_found!('Issue')` (not find_by!'s "404 Not found"); a confidential
+      // issue the caller may not read answers the same as a missing one.
+      if (!issue || (issue.confidential && !canReadConfidentialIssue(caller, found.level, issue, await issueAssigneeIds(db, issue.id)))) throw notFound('Issue');
+      // destroy_issue: project owners and administrators, and only while the issues feature is on.
+      if (!(caller.isAdmin || found.level >= ACCESS.OWNER) || !featureAvailable(found.project, 'issues', { level: found.level, isAdmin: caller.isAdmin })) throw forbidden();
+      checkUnmodifiedSince(c, issue.updatedAt);
+      const images = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(eq(issueMetricImages.issueId, issue.id)).all();
+      await db.batch(issueContentDeletion(db, sql`(${issue.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
       // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
       await Promise.all(images.map((i) => c.var.blobs.delete(i.key).catch(() => undefined)));
       return c.body(null, 204);
@@ -302,7 +308,10 @@ export function mountIssues(r: Router) {
 
   r.route({ method: 'GET', path: '/issues/:id', summary: 'Get any issue by its global id (administrators)', tags: ['issues'], params: issueByIdParams }, async ({ c, p, caller }) => {
     requireAdmin(caller);
-    const issue = await c.var.db.select().from(issues).where(eq(issues.id, p.id)).get();
+    // `requires :id, type: String` then `Issue.find(params['id'])`: the id casts like String#to_i,
+    // so a non-numeric id is find's "404 Not found", not a 400.
+    const id = Number.parseInt(p.id, 10);
+    const issue = Number.isSafeInteger(id) ? await c.var.db.select().from(issues).where(eq(issues.id, id)).get() : undefined;
     if (!issue) throw recordNotFound();
     const pr = await findProject(c.var.db, String(issue.projectId));
     return c.json(await presentIssue(c, caller, issue, { project: pr?.project }));
@@ -310,9 +319,12 @@ export function mountIssues(r: Router) {
 }
 
 async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
-  if (!ids.length) return new Map();
-  const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(0, 90))).all();
-  return new Map(rows.map((u) => [u.id, u.username]));
+  const out = new Map<number, string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(i, i + 90))).all();
+    for (const u of rows) out.set(u.id, u.username);
+  }
+  return out;
 }
 
 /** Issue model validations (title presence and length, description length). */
@@ -336,21 +348,30 @@ export function dueDate(v: string | undefined | null): string | null {
   return d.toISOString().slice(0, 10);
 }
 
-/** `assignee_ids` wins over `assignee_id`; `0` or an empty list means nobody. */
-export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: number }): number[] | undefined {
-  if (p.assignee_ids !== undefined) return p.assignee_ids.filter((id) => id > 0);
-  if (p.assignee_id !== undefined) return p.assignee_id > 0 ? [p.assignee_id] : [];
-  return undefined;
+/**
+ * The assignee ids a request asks for, before the readability filter: `assignee_id` replaces
+ * `assignee_ids` when given (CommonHelpers#convert_parameters_from_legacy_format; 0 is `present?`
+ * in Ruby), and the free edition keeps only the first id (Issue#allows_multiple_assignees?).
+ * undefined: the request names no assignees.
+ */
+export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: number }, premium: boolean): number[] | undefined {
+  const ids = p.assignee_id !== undefined ? [p.assignee_id] : p.assignee_ids;
+  if (ids === undefined) return undefined;
+  return premium ? ids : ids.slice(0, 1);
 }
 
 /**
- * IssuableBaseService#filter_assignees: users who exist and may read the issue; the free edition
- * keeps only the first (Issue#allows_multiple_assignees? is a Premium feature).
+ * IssuableBaseService#filter_assignees_using_checks: an empty list or exactly `[0]`
+ * (IssuableFinder::Params::NONE) unassigns everybody; otherwise only users who exist and may read
+ * the project's issues are kept, and when none is left the parameter is dropped (undefined: on
+ * create nobody is assigned, on update the assignees stay as they are).
  */
-export async function assignableUsers(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, ids: number[] | undefined, premium: boolean): Promise<number[]> {
-  if (!ids?.length) return [];
-  const wanted = [...new Set(ids)].slice(0, premium ? 200 : 1);
-  const rows = await c.var.db.select().from(users).where(inArray(users.id, wanted.slice(0, 90))).all();
+export async function assignableUsers(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, ids: number[] | undefined): Promise<number[] | undefined> {
+  if (ids === undefined) return undefined;
+  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
+  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, 100);
+  const rows: UserRow[] = [];
+  for (let i = 0; i < wanted.length; i += 90) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, wanted.slice(i, i + 90))).all()));
   const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));
   const out: number[] = [];
   for (const id of wanted) {
@@ -360,7 +381,7 @@ export async function assignableUsers(c: Context<AppEnv>, project: ProjectRow, n
     const asCaller: Caller = { user: u, sudoer: null, credential: null, isAdmin: u.isAdmin };
     if (canReadProject(asCaller, project, level) && featureAvailable(project, 'issues', { level, isAdmin: u.isAdmin })) out.push(id);
   }
-  return out;
+  return out.length ? out : undefined;
 }
 
 /** EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors. */

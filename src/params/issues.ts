@@ -55,4 +55,4 @@ export const updateIssueParams = params(
 );
 
 export const issueRefParams = params({ id: g.string(), issue_iid: g.int() });
-export const issueByIdParams = params({ id: g.int() });
+export const issueByIdParams = params({ id: g.string() });

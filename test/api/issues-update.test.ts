@@ -43,32 +43,55 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
   });
 
   it('changes title, description, labels, assignees, due date and confidentiality, writing system notes', async () => {
-    const i = await newIssue(reporter.token, { labels: 'a,b' });
+    const i = await newIssue(reporter.token, { labels: 'a,b', title: 'Fix the login page' });
     const res = await api(url(i.iid), {
       method: 'PUT',
       token: reporter.token,
-      body: { title: 'Renamed', description: 'new text', add_labels: 'c', remove_labels: 'a', assignee_ids: [guest.id], due_date: '2031-02-03', confidential: true, discussion_locked: true },
+      body: { title: 'Fix the logout button', description: 'new text', add_labels: 'c', remove_labels: 'a', assignee_ids: [guest.id], due_date: '2031-02-03', confidential: true, discussion_locked: true },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ title: 'Renamed', description: 'new text', labels: ['b', 'c'], due_date: '2031-02-03', confidential: true, discussion_locked: true });
+    expect(res.body).toMatchObject({ title: 'Fix the logout button', description: 'new text', labels: ['b', 'c'], due_date: '2031-02-03', confidential: true, discussion_locked: true });
     expect(res.body.assignees.map((a: { id: number }) => a.id)).toEqual([guest.id]);
     // The assignee got an "assigned" to-do (checked while they can still read the confidential issue).
     const todos = await api('/todos', { token: guest.token });
-    if (todos.status === 200) expect(todos.body.some((t: { target: { iid: number }; action_name: string }) => t.target.iid === i.iid && t.action_name === 'assigned')).toBe(true);
+    expect(todos.status).toBe(200);
+    expect(todos.body.some((t: { target: { iid: number }; action_name: string }) => t.target.iid === i.iid && t.action_name === 'assigned')).toBe(true);
     const replaced = await api(url(i.iid), { method: 'PUT', token: reporter.token, body: { labels: 'z', assignee_ids: [] } });
     expect(replaced.body).toMatchObject({ labels: ['z'], assignees: [], assignee: null });
-    const notes = await systemNotes(i.iid);
-    if (notes) {
-      expect(notes).toEqual([
-        `changed title from **${i.title}** to **Renamed**`,
-        'changed the description',
-        'made the issue confidential',
-        'locked the discussion in this issue',
-        'changed due date to February 3, 2031',
-        `assigned to @${guest.username}`,
-        `unassigned @${guest.username}`,
-      ]);
-    }
+    // change_title marks the changed characters (Gitlab::Diff::CharDiff).
+    expect(await systemNotes(i.iid)).toEqual([
+      'changed title from **Fix the log{-in page-}** to **Fix the log{+out button+}**',
+      'changed the description',
+      'made the issue confidential',
+      'locked the discussion in this issue',
+      'changed due date to February 3, 2031',
+      `assigned to @${guest.username}`,
+      `unassigned @${guest.username}`,
+    ]);
+  });
+
+  it('reads assignees as GitLab does: assignee_id wins, [0] unassigns, nobody assignable keeps them', async () => {
+    const outsider = await createUser();
+    const i = await newIssue(owner.token);
+    await api(url(i.iid), { method: 'PUT', token: owner.token, body: { assignee_ids: [reporter.id, guest.id, author.id] } });
+    // Three names in one note, joined as Array#to_sentence.
+    expect((await systemNotes(i.iid))?.[0]).toBe(`assigned to @${reporter.username}, @${guest.username}, and @${author.username}`);
+    // convert_parameters_from_legacy_format: assignee_id replaces assignee_ids.
+    const legacy = await api(url(i.iid), { method: 'PUT', token: owner.token, body: { assignee_id: guest.id, assignee_ids: [reporter.id] } });
+    expect(legacy.body.assignees.map((a: { id: number }) => a.id)).toEqual([guest.id]);
+    // Only users who cannot read the project: the parameter is dropped, the assignees stay.
+    const kept = await api(url(i.iid), { method: 'PUT', token: owner.token, body: { assignee_ids: [outsider.id] } });
+    expect(kept.status).toBe(200);
+    expect(kept.body.assignees.map((a: { id: number }) => a.id)).toEqual([guest.id]);
+    // [0] is IssuableFinder's NONE: everybody is unassigned.
+    const none = await api(url(i.iid), { method: 'PUT', token: owner.token, body: { assignee_ids: [0] } });
+    expect(none.body).toMatchObject({ assignees: [], assignee: null });
+    expect((await api(url(i.iid), { token: owner.token })).body.assignees).toEqual([]);
+  });
+
+  it('drops discussion_locked from a guest creating an issue (it is metadata)', async () => {
+    const i = await newIssue(guest.token, { discussion_locked: true, confidential: true });
+    expect(i).toMatchObject({ discussion_locked: false, confidential: true });
   });
 
   it('lets the author (a guest) edit the title but not the metadata', async () => {
@@ -108,6 +131,16 @@ describe('DELETE /projects/:id/issues/:issue_iid', () => {
     expect(gone.status).toBe(404);
     const again = await api(url(i.iid), { method: 'DELETE', token: owner.token });
     expect(again.status).toBe(404);
+    // issues.rb: `not_found!('Issue')`.
+    expect(again.body).toEqual({ message: '404 Issue Not Found' });
+  });
+
+  it('answers a confidential issue the caller cannot read like a missing one', async () => {
+    const i = await newIssue(owner.token, { confidential: true });
+    const res = await api(url(i.iid), { method: 'DELETE', token: guest.token });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 Issue Not Found' });
+    expect((await api(url(i.iid), { token: owner.token })).status).toBe(200);
   });
 
   it('honours If-Unmodified-Since', async () => {
@@ -147,6 +180,10 @@ describe('GET /issues/:id', () => {
     expect(res.body).toMatchObject({ id: i.id, iid: i.iid, project_id: project.id });
     expect((await api(`/issues/${i.id}`, { token: owner.token })).status).toBe(403);
     expect((await api('/issues/999999999', { token: rootToken })).body).toEqual({ message: '404 Not found' });
+    // `requires :id, type: String` + Issue.find: a non-numeric id is a 404, not a 400.
+    const word = await api('/issues/abc', { token: rootToken });
+    expect(word.status).toBe(404);
+    expect(word.body).toEqual({ message: '404 Not found' });
   });
 });
 
