@@ -3,6 +3,7 @@
  * the only shared wiring.
  */
 import type { Router } from '../lib/router';
+import { mountApprovals } from './approvals';
 import { mountAuditEvents } from './audit-events';
 import { mountAwardEmoji } from './award-emoji';
 import { mountEpics } from './epics';
@@ -17,6 +18,7 @@ import { mountIssues } from './issues';
 import { mountKeys } from './keys';
 import { mountLabels } from './labels';
 import { mountMembers } from './members';
+import { mountMergeRequests } from './merge-requests';
 import { mountMilestones } from './milestones';
 import { mountNamespaces } from './namespaces';
 import { mountNotes } from './notes';
@@ -24,6 +26,8 @@ import { mountOauth } from './oauth';
 import { mountOpenapi } from './openapi';
 import { mountPersonalAccessTokens } from './personal-access-tokens';
 import { mountProjects } from './projects';
+import { mountProtectedBranches } from './protected-branches';
+import { mountRepository } from './repository';
 import { mountSessions } from './sessions';
 import { mountSettings } from './settings';
 import { mountTodos } from './todos';
@@ -45,6 +49,7 @@ export function mountApi(api: Router, web: Router) {
   // groups.rb, projects.rb: `before { authenticate_non_get! }`; members.rb, namespaces.rb: `before { authenticate! }`.
   const groupsApi = api.withDefaults(() => ({ signedIn: 'nonGet' }));
   const signedInApi = api.withDefaults(() => ({ signedIn: true }));
+  mountApprovals(groupsApi);
   mountAuditEvents(api);
   mountAwardEmoji(groupsApi);
   mountEpics(groupsApi);
@@ -59,11 +64,14 @@ export function mountApi(api: Router, web: Router) {
   mountKeys(usersApi);
   mountLabels(groupsApi);
   mountMembers(signedInApi);
+  mountMergeRequests(groupsApi);
   mountMilestones(groupsApi);
   mountNamespaces(signedInApi);
   mountNotes(groupsApi);
   mountPersonalAccessTokens(api);
   mountProjects(groupsApi);
+  mountProtectedBranches(groupsApi);
+  mountRepository(groupsApi);
   mountSettings(api);
   mountTodos(signedInApi);
   mountUserCounts(api);

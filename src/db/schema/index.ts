@@ -9,3 +9,7 @@ export * from './projects';
 export * from './planning';
 export * from './issues';
 export * from './notes';
+export * from './repository';
+export * from './protected-branches';
+export * from './merge-requests';
+export * from './approvals';

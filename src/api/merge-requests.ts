@@ -1,0 +1,4 @@
+/** Scaffold: routes are added by the engineer who owns this area (issue 4). */
+import type { Router } from '../lib/router';
+
+export function mountMergeRequests(_r: Router) {}
