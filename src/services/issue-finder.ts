@@ -123,23 +123,55 @@ export function searchTerms(query: string): string[] {
   return [...rest.split(/\s+/).filter(Boolean), ...quoted];
 }
 
+/** An FTS5 string literal: everything inside double quotes is literal, `"` is doubled. */
+const ftsString = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** Rows of the trigram index `issues_search` (drizzle/0009_issues_search.sql) matching an FTS5 expression. */
+const searchIndexMatch = (expr: string) => sql`${issues.id} IN (SELECT rowid FROM issues_search WHERE issues_search MATCH ${expr})`;
+
+export interface SearchCondition {
+  where: SQL;
+  /** True when the condition is driven by the full-text index (its matches, not the project, drive the query). */
+  indexed: boolean;
+}
+
 /**
  * Issuable.full_search (Gitlab::SQL::Pattern#fuzzy_arel_match): words of 3+ characters must all
- * appear in one column (case-insensitive), columns are ORed; with no such word the whole query
- * must equal the column case-insensitively. `instr` instead of LIKE: no escaping, no 50-byte limit.
+ * appear in one column (ILIKE '%word%'), columns are ORed; with no such word the whole query
+ * must equal the column case-insensitively (`lower_exact_match`).
+ *
+ * Words of 3+ characters are looked up in `issues_search`, an FTS5 table with the trigram
+ * tokenizer kept in step with `issues` by triggers: a quoted FTS5 string of 3+ characters
+ * matches exactly the rows containing it as a substring, so `{title} : ("a" AND "b")` is
+ * `title ILIKE '%a%' AND title ILIKE '%b%'` answered from the index, and a search costs its
+ * matches instead of every issue of the project. Case-insensitivity: the trigram tokenizer folds
+ * case with SQLite's Unicode tables (ASCII and non-ASCII letters alike, Ä = ä, Σ = σ), one code
+ * point to one code point, as PostgreSQL ILIKE's per-character lower() does in a UTF-8 locale;
+ * they differ only where a locale lowercases differently (Turkish dotted İ) — and the 1-2
+ * character exact-match case below folds ASCII only (SQLite lower()), as before.
  */
-function searchSql(search: string, inParam: string | undefined): SQL | undefined {
+export function searchSql(search: string, inParam: string | undefined): SearchCondition | undefined {
   const query = search.trim().replace(/\s+/g, ' ');
   if (!query) return undefined;
   let columns = (inParam ?? '').split(',').map((s) => s.trim()).filter((s) => s === 'title' || s === 'description');
   if (!columns.length) columns = ['title', 'description'];
+  columns = [...new Set(columns)];
   const words = searchTerms(query).filter((w) => [...w].length >= 3);
-  const parts = columns.map((name) => {
-    const col = name === 'title' ? issues.title : issues.description;
-    if (!words.length) return sql`lower(${col}) = lower(${query})`;
-    return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json(words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
-  });
-  return sql`(${sql.join(parts, sql` OR `)})`;
+  if (words.length) {
+    const all = words.map(ftsString).join(' AND ');
+    return { where: searchIndexMatch(columns.map((c) => `{${c}} : (${all})`).join(' OR ')), indexed: true };
+  }
+  const colOf = (name: string) => (name === 'title' ? issues.title : issues.description);
+  const length = [...query].length;
+  if (length < 3) {
+    // Too short for trigrams: compared row by row (GitLab does the same, LOWER(col) = 'ab').
+    return { where: sql`(${sql.join(columns.map((c) => sql`lower(${colOf(c)}) = lower(${query})`), sql` OR `)})`, indexed: false };
+  }
+  // The whole query (only short words, e.g. `ab cd`) must equal a column: the column contains it
+  // (index) and is exactly as long, so the two are equal up to case folding.
+  const phrase = ftsString(query);
+  const exact = columns.map((c) => sql`(length(${colOf(c)}) = ${int(length)} AND ${searchIndexMatch(`{${c}} : ${phrase}`)})`);
+  return { where: sql`(${searchIndexMatch(columns.map((c) => `{${c}} : ${phrase}`).join(' OR '))} AND (${sql.join(exact, sql` OR `)}))`, indexed: true };
 }
 
 const labelLinkOf = sql`ll.target_type = 'Issue' AND ll.target_id = ${issues.id}`;
@@ -382,7 +414,8 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     if (planAllows({ plan }, 'premium') && not.weight !== undefined) conds.push(sql`${issues.weight} != ${int(not.weight)}`);
   }
 
-  if (p.search) conds.push(searchSql(p.search, p.in));
+  const search = p.search ? searchSql(p.search, p.in) : undefined;
+  conds.push(search?.where);
   conds.push(confidentialitySql(caller, allConfidential));
   const rest = and(...conds);
   // A selective filter with its own index (author, assignee, milestone or label links) drives the
@@ -394,7 +427,8 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     typeof p.assignee_id === 'number' ||
     Boolean(p.assignee_username?.some((u) => u !== '')) ||
     (Boolean(p.milestone) && !/^(none|any|no milestone|any milestone|#upcoming|#started)$/i.test(p.milestone ?? '')) ||
-    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l)));
+    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l))) ||
+    Boolean(search?.indexed);
   if (parent.kind === 'project') {
     const where = and(driven ? sql`+${issues.projectId} = ${int(parent.project.id)}` : eq(issues.projectId, parent.project.id), rest);
     return { possible: true, where, walkWhere: null, orderBy: orderSql(p) };

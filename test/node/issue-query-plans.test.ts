@@ -132,6 +132,44 @@ describe('selective filters drive the query from their own index', () => {
   }
 });
 
+describe('search reads the trigram index issues_search, not every issue', () => {
+  /** The page is driven by the index matches: issues is read by rowid, never scanned or walked per project. */
+  function expectSearchDriven(lines: string[]) {
+    const text = lines.join('\n');
+    expect(text).toMatch(/SCAN issues_search VIRTUAL TABLE INDEX/);
+    expect(text).toMatch(/SEARCH issues USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(text).not.toMatch(/SCAN issues\b(?!_search)/);
+    expect(text).not.toMatch(/issues USING INDEX issues_project_/);
+  }
+  const cases: [string, Partial<IssueListParams>][] = [
+    ['words', { search: 'crash on start' }],
+    ['words in=title', { search: 'crash start', in: 'title' }],
+    ['quoted phrase in=description', { search: '"crash on" start', in: 'description' }],
+    ['short words only (whole query)', { search: 'ab cd' }],
+  ];
+  for (const [name, p] of cases) {
+    it(`${name}: page and count, project, group and /issues`, async () => {
+      for (const [caller, parent] of [
+        [member, projectList],
+        [anonymous, projectList],
+        [member, groupList],
+        [admin, instance],
+        [member, instance],
+      ] as const) {
+        for (const order of ['created_at', 'updated_at'] as const) {
+          const extra: Partial<IssueListParams> = parent.kind === 'issues' ? { scope: 'all', non_archived: true } : { non_archived: true };
+          expectSearchDriven(await plan(caller, parent, { ...p, ...extra, order_by: order }, false));
+          expectSearchDriven(await plan(caller, parent, { ...p, ...extra, order_by: order }, true));
+        }
+        const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, ...p, non_archived: true } as IssueListParams });
+        const { sql: text, params } = db.select().from(schema.issues).where(q.where).limit(10_001).toSQL();
+        const rows = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows;
+        expectSearchDriven(rows.map((r) => String(r.detail)));
+      }
+    });
+  }
+});
+
 describe('every filter and order keeps issues behind an index', () => {
   const filters: [string, Partial<IssueListParams>][] = [
     ['labels', { labels: ['bug', 'ui'] }],
