@@ -8,6 +8,7 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import { createApp, type CreatedApp } from './app';
 import { type Config, loadConfig } from './config';
 import { type Db, schema } from './db/client';
+import { filePathOf, libsqlFileClient } from './db/libsql-file';
 import type { Env } from './env';
 import type { JobDeps } from './jobs/consumer';
 import { inProcessJobs } from './jobs/in-process';
@@ -25,7 +26,10 @@ export interface NodeAppOptions {
 export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
   const env = opts.env ?? (process.env as unknown as Env);
   const config = loadConfig(env);
-  const client = createClient({ url: opts.databaseUrl, authToken: env.LIBSQL_AUTH_TOKEN });
+  // A database file gets our cached-statement client (src/db/libsql-file.ts); a server URL or
+  // :memory: gets @libsql/client.
+  const filePath = filePathOf(opts.databaseUrl);
+  const client = filePath ? libsqlFileClient(filePath) : createClient({ url: opts.databaseUrl, authToken: env.LIBSQL_AUTH_TOKEN });
   if (opts.databaseUrl.startsWith('file:') || opts.databaseUrl === ':memory:') {
     // WAL lets readers run beside the writer; busy_timeout waits instead of failing under load.
     await client.execute('PRAGMA journal_mode = WAL');

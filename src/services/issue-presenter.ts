@@ -163,7 +163,9 @@ export async function subscribedTo(db: Db, caller: Caller, issue: IssueRow, assi
   const commented = await db
     .select({ one: sql<number>`1` })
     .from(notes)
-    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.authorId, uid), eq(notes.system, false)))
+        // Unary + keeps SQLite off notes_author: without ANALYZE statistics it prefers that index and
+    // walks every note the user ever wrote (6 ms for an active user) instead of this issue's few.
+    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
     .limit(1)
     .get();
   return commented != null;
