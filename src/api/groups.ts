@@ -14,9 +14,11 @@ import type { Router } from '../lib/router';
 import { isUniqueViolation } from '../lib/unique';
 import { requireUser } from '../middleware/auth';
 import { createGroupParams, deleteGroupParams, getGroupParams, listGroupsParams, listSubgroupsParams, updateGroupParams } from '../params/groups';
+import { deleteBlobs, projectBlobKeys } from '../services/content-deletion';
 import {
   fullPathRewrite,
   groupDeletionStatements,
+  groupTreeProjectIds,
   groupFieldErrors,
   groupInsertStatements,
   findReadableGroup,
@@ -256,7 +258,9 @@ export function mountGroups(r: Router) {
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, group.updatedAt);
     // groups.rb: destroy_conditionally! then `accepted!` (Groups::DestroyService runs in a worker there; here at once).
+    const blobKeys = await projectBlobKeys(c.var.db, groupTreeProjectIds(c.var.db, group));
     await c.var.db.batch([...groupDeletionStatements(c.var.db, group)]);
+    await deleteBlobs(c.var.blobs, blobKeys);
     return c.json({ message: '202 Accepted' }, 202);
   });
 

@@ -27,6 +27,7 @@ import {
   projectIdParams,
   updateProjectParams,
 } from '../params/projects';
+import { deleteBlobs, projectBlobKeys } from '../services/content-deletion';
 import { loadFullNames } from '../services/groups';
 import {
   pathFromName,
@@ -309,7 +310,9 @@ export function mountProjects(r: Router) {
     const pr = await findReadableProject(c, caller, p.id);
     if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, pr.project.updatedAt);
+    const blobKeys = await projectBlobKeys(c.var.db, sql`(${pr.project.id})`);
     await c.var.db.batch([...projectDeletionStatements(c.var.db, pr.project.id)]);
+    await deleteBlobs(c.var.blobs, blobKeys);
     return c.json({ message: '202 Accepted' }, 202);
   });
 

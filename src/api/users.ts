@@ -45,7 +45,8 @@ import {
   validateUserFields,
   withoutProjectsSql,
 } from '../services/users';
-import { groupDeletionStatements } from '../services/groups';
+import { deleteBlobs, projectBlobKeys } from '../services/content-deletion';
+import { groupDeletionStatements, groupTreeProjectIds } from '../services/groups';
 
 export function mountUsers(r: Router) {
   r.route(
@@ -420,7 +421,9 @@ function mountUserWrites(r: Router) {
       // hard_delete removes the groups the user solely owns (Users::DestroyService), each with its subtree.
       const soleGroups = p.hard_delete ? await soleOwnedGroups(db, user.id) : [];
       const [first, ...rest] = userDeletionStatements(db, user.id);
+      const blobKeys = (await Promise.all(soleGroups.map((g) => projectBlobKeys(db, groupTreeProjectIds(db, g))))).flat();
       await db.batch([first, ...rest, ...soleGroups.flatMap((g) => groupDeletionStatements(db, g))]);
+      await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
     },
   );

@@ -80,3 +80,23 @@ export function groupContentDeletion(db: Db, groupIds: IdSelect): BatchItem<'sql
     db.delete(internalIds).where(and(or(eq(internalIds.usage, 'group_milestones'), eq(internalIds.usage, 'epics')), within(internalIds.scopeId, groupIds))),
   ];
 }
+
+/**
+ * The blob-store keys of files that belong to rows the statements above delete (incident metric
+ * images today). Read them before the deleting batch and remove the files after it: a failure
+ * between the two leaves an orphaned file, never a row pointing at a missing one.
+ */
+export async function projectBlobKeys(db: Db, projectIds: IdSelect): Promise<string[]> {
+  const rows = await db
+    .select({ key: issueMetricImages.blobKey })
+    .from(issueMetricImages)
+    .innerJoin(issues, eq(issues.id, issueMetricImages.issueId))
+    .where(within(issues.projectId, projectIds))
+    .all();
+  return rows.map((r) => r.key);
+}
+
+/** Best effort: a file that cannot be removed now stays orphaned (its rows are already gone). */
+export async function deleteBlobs(blobs: { delete(key: string): Promise<void> }, keys: string[]): Promise<void> {
+  await Promise.all(keys.map((k) => blobs.delete(k).catch(() => undefined)));
+}

@@ -109,7 +109,7 @@ export function groupInsertStatements(db: Db, values: typeof namespaces.$inferIn
 /** Everything a group deletion removes: the subtree's groups, their projects and all those memberships. */
 export function groupDeletionStatements(db: Db, group: NamespaceRow) {
   const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
-  const treeProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, tree));
+  const treeProjects = groupTreeProjectIds(db, group);
   return [
     ...projectContentDeletion(db, treeProjects),
     ...groupContentDeletion(db, tree),
@@ -118,6 +118,12 @@ export function groupDeletionStatements(db: Db, group: NamespaceRow) {
     db.delete(members).where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, tree))),
     db.delete(namespaces).where(subtreeOf(group.traversalPath!)),
   ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+}
+
+/** The ids of every project in the group's subtree, as a sub-select. */
+export function groupTreeProjectIds(db: Db, group: NamespaceRow) {
+  const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
+  return db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, tree));
 }
 
 /** Renaming a path rewrites the full path of the group and of every descendant in one statement. */

@@ -1,0 +1,87 @@
+/**
+ * Deleting a project, a group, or a user with their solely owned groups removes the blob-store
+ * files of the deleted rows (incident metric images), not only the rows. Node-only: it builds its
+ * own server so it can look at the blob directory on disk.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEV_ROOT_TOKEN } from '../../src/config';
+import { createNodeApp } from '../../src/node-app';
+
+const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='), (ch) => ch.charCodeAt(0));
+let dir: string;
+let fetchApp: (req: Request) => Response | Promise<Response>;
+
+const call = async (path: string, init: { method?: string; body?: unknown; form?: FormData; token?: string } = {}) => {
+  const headers: Record<string, string> = { 'PRIVATE-TOKEN': init.token ?? DEV_ROOT_TOKEN };
+  if (init.body) headers['Content-Type'] = 'application/json';
+  const res = await fetchApp(
+    new Request(`http://localhost/api/v4${path}`, {
+      method: init.method ?? (init.body || init.form ? 'POST' : 'GET'),
+      headers,
+      body: init.form ?? (init.body ? JSON.stringify(init.body) : undefined),
+    }),
+  );
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+};
+
+/** Stored files under the blob root (the filesystem store keeps a `.meta` beside each). */
+const blobFiles = () => (readdirSync(join(dir, 'blobs'), { recursive: true }) as string[]).filter((f) => /\.png$/.test(f)).length;
+
+async function projectWithImage(namespaceId?: number, token?: string) {
+  const project = await call('/projects', { token, body: { name: `p${Math.random().toString(36).slice(2, 8)}`, ...(namespaceId ? { namespace_id: namespaceId } : {}) } });
+  expect(project.status).toBe(201);
+  const issue = await call(`/projects/${project.body.id}/issues`, { token, body: { title: 'Outage', issue_type: 'incident' } });
+  expect(issue.status).toBe(201);
+  const form = new FormData();
+  form.append('file', new File([PNG], 'graph.png', { type: 'image/png' }));
+  const image = await call(`/projects/${project.body.id}/issues/${issue.body.iid}/metric_images`, { form, token });
+  expect(image.status).toBe(201);
+  return project.body as { id: number };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wfapi-deletion-blobs-'));
+  const { app } = await createNodeApp({ databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000' } });
+  fetchApp = app.fetch;
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('blob files of deleted content', () => {
+  it('go with a deleted project, and only that project’s', async () => {
+    const kept = await projectWithImage();
+    const doomed = await projectWithImage();
+    expect(blobFiles()).toBe(2);
+    expect((await call(`/projects/${doomed.id}`, { method: 'DELETE' })).status).toBe(202);
+    expect(blobFiles()).toBe(1);
+    expect((await call(`/projects/${kept.id}/issues/1/metric_images`)).body).toHaveLength(1);
+    expect((await call(`/projects/${kept.id}`, { method: 'DELETE' })).status).toBe(202);
+    expect(blobFiles()).toBe(0);
+  });
+
+  it('go with a deleted group, including its subgroups’ projects', async () => {
+    const group = await call('/groups', { body: { name: 'blob-g', path: 'blob-g' } });
+    const sub = await call('/groups', { body: { name: 'blob-sub', path: 'blob-sub', parent_id: group.body.id } });
+    await projectWithImage(group.body.id);
+    await projectWithImage(sub.body.id);
+    expect(blobFiles()).toBe(2);
+    expect((await call(`/groups/${group.body.id}`, { method: 'DELETE' })).status).toBe(202);
+    expect(blobFiles()).toBe(0);
+  });
+
+  it('go with the groups a hard-deleted user solely owned', async () => {
+    const user = await call('/users', { body: { email: 'blob-owner@example.com', name: 'Blob Owner', username: 'blob-owner', password: 'secret-pass-123', skip_confirmation: true } });
+    const pat = await call(`/users/${user.body.id}/personal_access_tokens`, { body: { name: 't', scopes: ['api'] } });
+    expect(pat.status).toBe(201);
+    const group = await call('/groups', { body: { name: 'blob-owned', path: 'blob-owned' }, token: pat.body.token });
+    expect(group.status).toBe(201);
+    await projectWithImage(group.body.id, pat.body.token);
+    expect(blobFiles()).toBe(1);
+    expect((await call(`/users/${user.body.id}?hard_delete=true`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/groups/${group.body.id}`)).status).toBe(404);
+    expect(blobFiles()).toBe(0);
+  });
+});
