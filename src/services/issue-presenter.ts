@@ -16,6 +16,7 @@ import { timeStats } from '../lib/duration';
 import { baseUrl } from '../lib/pagination';
 import { planAllows } from '../lib/plan';
 import { presentMilestonesById } from './milestones';
+import { projectLoadedByRequest } from './projects';
 
 export interface PresentOptions {
   withLabelsDetails?: boolean;
@@ -55,9 +56,9 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
 
   const [projectRows, assigneeRows, labelRows, noteCounts, milestones, epicRows, settings] = await Promise.all([
     inChunks(
-      rows.map((r) => r.projectId),
+      rows.map((r) => r.projectId).filter((id) => !projectLoadedByRequest(c, id)),
       (ch) => db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, ch)).all(),
-    ),
+    ).then((loaded) => [...loaded, ...[...new Set(rows.map((r) => r.projectId))].flatMap((id) => projectLoadedByRequest(c, id) ?? [])]),
     inChunks(ids, (ch) => db.select().from(issueAssignees).where(inArray(issueAssignees.issueId, ch)).orderBy(issueAssignees.issueId, issueAssignees.position).all()),
     inChunks(ids, (ch) =>
       db

@@ -176,7 +176,21 @@ export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id
   if (!found) throw notFound('Project');
   const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
   if (!canReadProject(caller, found.project, level)) throw notFound('Project');
+  let known = projectsOfRequest.get(c);
+  if (!known) projectsOfRequest.set(c, (known = new Map()));
+  known.set(found.project.id, found);
   return { ...found, level };
+}
+
+/**
+ * Projects (with namespaces) this request already loaded through findReadableProject, so that
+ * presenters do not read them again: on D1 every statement is a round trip. Keyed by the request's
+ * context and holding only finished values, never a pending promise (workerd forbids sharing I/O
+ * across requests).
+ */
+const projectsOfRequest = new WeakMap<Context<AppEnv>, Map<number, ProjectWithNamespace>>();
+export function projectLoadedByRequest(c: Context<AppEnv>, projectId: number): ProjectWithNamespace | undefined {
+  return projectsOfRequest.get(c)?.get(projectId);
 }
 
 /** The open issue count of one project, through the installed counter. */
