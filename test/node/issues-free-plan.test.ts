@@ -11,16 +11,18 @@ import { DEV_ROOT_TOKEN } from '../../src/config';
 import { createNodeApp } from '../../src/node-app';
 
 let dir: string;
+let created: Awaited<ReturnType<typeof createNodeApp>>;
 let call: (path: string, init?: { method?: string; body?: unknown }) => Promise<{ status: number; body: any }>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wfapi-free-issues-'));
-  const { app } = await createNodeApp({
+  created = await createNodeApp({
     databaseUrl: `file:${join(dir, 'db.sqlite')}`,
     blobRoot: join(dir, 'blobs'),
     migrationsFolder: 'drizzle',
     env: { PASSWORD_HASH_ITERATIONS: '1000', INSTANCE_PLAN: 'free' },
   });
+  const { app } = created;
   call = async (path, init = {}) => {
     const res = await app.fetch(
       new Request(`http://localhost/api/v4${path}`, {
@@ -51,5 +53,19 @@ describe('issues on a free instance', () => {
     expect(Object.keys(issue.body).slice(-4)).toEqual(['moved_to_id', 'imported', 'imported_from', 'service_desk_reply_to']);
     expect(await call(`/groups/${group.body.id}/epics`)).toEqual({ status: 403, body: { message: '403 Forbidden' } });
     expect(await call(`/groups/${group.body.id}/epics`, { body: { title: 'x' } })).toEqual({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
+  it('has no incident metric images (a Premium feature): upload 403 Not allowed!, list 404 Issue not found', async () => {
+    const project = await call('/projects', { body: { name: 'free-mi' } });
+    const incident = await call(`/projects/${project.body.id}/issues`, { body: { title: 'Down', issue_type: 'incident' } });
+    expect(incident.body.issue_type).toBe('incident');
+    const images = `/projects/${project.body.id}/issues/${incident.body.iid}/metric_images`;
+    const form = new FormData();
+    form.append('file', new File([Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='), (ch) => ch.charCodeAt(0))], 'g.png', { type: 'image/png' }));
+    const { app } = created;
+    const upload = await app.fetch(new Request(`http://localhost/api/v4${images}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': DEV_ROOT_TOKEN }, body: form }));
+    expect(upload.status).toBe(403);
+    expect(await upload.json()).toEqual({ message: 'Not allowed!' });
+    expect(await call(images)).toEqual({ status: 404, body: { message: 'Issue not found' } });
   });
 });
