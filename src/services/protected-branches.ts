@@ -23,7 +23,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import type { Db } from '../db/client';
-import { protectedBranchAccessLevels, protectedBranches } from '../db/schema';
+import { approvalProjectRulesProtectedBranches, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
@@ -283,7 +283,11 @@ const within = (col: SQLiteColumn, ids: IdSelect) => inArray(col, ids as never);
 /** Protected branches (and their access levels) of the projects selected by `projectIds` (a sub-select or list SQL). */
 export function protectedBranchDeletionStatements(db: Db, projectIds: IdSelect): BatchItem<'sqlite'>[] {
   const pbIds = db.select({ id: protectedBranches.id }).from(protectedBranches).where(within(protectedBranches.projectId, projectIds));
-  return [db.delete(protectedBranchAccessLevels).where(within(protectedBranchAccessLevels.protectedBranchId, pbIds)), db.delete(protectedBranches).where(within(protectedBranches.projectId, projectIds))];
+  return [
+    db.delete(protectedBranchAccessLevels).where(within(protectedBranchAccessLevels.protectedBranchId, pbIds)),
+    db.delete(approvalProjectRulesProtectedBranches).where(within(approvalProjectRulesProtectedBranches.protectedBranchId, pbIds)),
+    db.delete(protectedBranches).where(within(protectedBranches.projectId, projectIds)),
+  ];
 }
 
 /** Access-level entries naming deleted users (GitLab's foreign key cascades them away). */
