@@ -263,7 +263,7 @@ export function mountProjects(r: Router) {
         isAdmin: caller.isAdmin,
         projectLevel,
         groupLevel,
-        openIssuesCount: await openIssuesCountOf(db, pr.project.id),
+        openIssuesCount: await openIssuesCountOf(db, pr.project.id, pr.level),
       }),
     );
   });

@@ -8,7 +8,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
-import { members, namespaces, projects, users } from '../db/schema';
+import { issues, members, namespaces, projects, users } from '../db/schema';
 import { projectBasic, projectEntity } from '../entities/project';
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from '../lib/abilities';
 import { baseUrl } from '../lib/pagination';
@@ -47,19 +47,37 @@ export function readCode(caller: Caller, project: ProjectRow, level: number): bo
 }
 
 /**
- * `open_issues_count` of the Project entity comes from the issues area. Until it installs a counter
- * (`setOpenIssuesCounter`, once at module load like the job-token resolver) every project counts 0.
+ * `open_issues_count` of the Project entity (Projects::OpenIssuesCountService#count(user)):
+ * members with at least reporter access count every open issue, everyone else (administrators
+ * who are not members included, as in GitLab) only the non-confidential ones. Both counts come
+ * from one grouped query per 90 projects.
  */
-export type OpenIssuesCounter = (db: Db, projectIds: number[]) => Promise<Map<number, number>>;
-let countOpenIssues: OpenIssuesCounter = async () => new Map();
-export function setOpenIssuesCounter(counter: OpenIssuesCounter) {
-  countOpenIssues = counter;
+export async function openIssueCounts(db: Db, projectIds: number[]): Promise<Map<number, { all: number; public: number }>> {
+  const out = new Map<number, { all: number; public: number }>();
+  const ids = [...new Set(projectIds)];
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await db
+      .select({ projectId: issues.projectId, all: sql<number>`count(*)`, public: sql<number>`sum(${issues.confidential} = 0)` })
+      .from(issues)
+      .where(and(inArray(issues.projectId, ids.slice(i, i + 90)), eq(issues.state, 'opened')))
+      .groupBy(issues.projectId)
+      .all();
+    for (const r of rows) out.set(r.projectId, { all: Number(r.all), public: Number(r.public ?? 0) });
+  }
+  return out;
 }
+
+/** The count a caller with membership `level` in the project sees. */
+export const openIssuesFor = (counts: { all: number; public: number } | undefined, level: number) =>
+  !counts ? 0 : level >= ACCESS.REPORTER ? counts.all : counts.public;
+
+/** Kept for src/api/issues.ts, which still registers the former counter; the counts above replace it. */
+export function setOpenIssuesCounter(_counter: (db: Db, projectIds: number[]) => Promise<Map<number, number>>) {}
 
 /** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
   const db = c.var.db;
-  const openIssues = simple || !rows.length ? new Map<number, number>() : await countOpenIssues(db, rows.map((r) => r.project.id));
+  const openIssues = simple || !rows.length ? new Map<number, { all: number; public: number }>() : await openIssueCounts(db, rows.map((r) => r.project.id));
   const base = baseUrl(c);
   const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
   const fullNames = await loadFullNames(db, nsRows);
@@ -75,7 +93,7 @@ export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: 
       readCode: readCode(caller, r.project, Number(r.level)),
       level: Number(r.level),
       isAdmin: caller.isAdmin,
-      openIssuesCount: openIssues.get(r.project.id) ?? 0,
+      openIssuesCount: openIssuesFor(openIssues.get(r.project.id), Number(r.level)),
     };
     return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
   });
@@ -193,7 +211,7 @@ export function projectLoadedByRequest(c: Context<AppEnv>, projectId: number): P
   return projectsOfRequest.get(c)?.get(projectId);
 }
 
-/** The open issue count of one project, through the installed counter. */
-export async function openIssuesCountOf(db: Db, projectId: number): Promise<number> {
-  return (await countOpenIssues(db, [projectId])).get(projectId) ?? 0;
+/** The open issue count of one project as a caller with membership `level` sees it. */
+export async function openIssuesCountOf(db: Db, projectId: number, level: number): Promise<number> {
+  return openIssuesFor((await openIssueCounts(db, [projectId])).get(projectId), level);
 }

@@ -32,16 +32,26 @@ describe('GET /user_counts with issues and to-dos', () => {
 });
 
 describe('open_issues_count and project deletion', () => {
-  it('counts open, non-confidential issues, and deleting the project removes its issues', async () => {
+  it('counts open issues (confidential ones only for reporters and above), and deleting the project removes its issues', async () => {
     const res = await api('/projects', { token: owner.token, body: { name: unique('p'), visibility: 'private' } });
     const p = res.body;
+    const guest = await createUser();
+    expect((await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: guest.id, access_level: 10 } })).status).toBe(201);
     const mk = (body: Record<string, unknown>) => api(`/projects/${p.id}/issues`, { token: owner.token, body: { title: unique('i'), ...body } });
     const first = await mk({ labels: 'gone' });
     await mk({});
     await mk({ confidential: true });
     const closed = await mk({});
     await api(`/projects/${p.id}/issues/${closed.body.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
-    expect((await api(`/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(2);
+    // Projects::OpenIssuesCountService: members with reporter access or more count confidential issues too;
+    // a guest, and an administrator who is not a member, count only the public ones.
+    expect((await api(`/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(3);
+    expect((await api(`/projects/${p.id}`, { token: guest.token })).body.open_issues_count).toBe(2);
+    expect((await api(`/projects/${p.id}`, { token: rootToken })).body.open_issues_count).toBe(2);
+    const listed = await api(`/projects?membership=true&search=${encodeURIComponent(p.name)}`, { token: owner.token });
+    expect(listed.body.map((x: { id: number; open_issues_count: number }) => [x.id, x.open_issues_count])).toEqual([[p.id, 3]]);
+    const listedByGuest = await api(`/projects?membership=true&search=${encodeURIComponent(p.name)}`, { token: guest.token });
+    expect(listedByGuest.body.map((x: { open_issues_count: number }) => x.open_issues_count)).toEqual([2]);
     expect((await api(`/issues/${first.body.id}`, { token: rootToken })).status).toBe(200);
     expect((await api(`/projects/${p.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
     expect((await api(`/issues/${first.body.id}`, { token: rootToken })).status).toBe(404);
