@@ -13,7 +13,16 @@ import type { Router } from '../lib/router';
 import { applicationLimit, clientIp } from '../middleware/rate-limit';
 import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, notRuleErrors, projectIssuesParams } from '../params/issue-lists';
 import { findReadableGroup } from '../services/groups';
-import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery, type IssueQuery, type IssueRow } from '../services/issue-finder';
+import {
+  buildIssueQuery,
+  type FinderParent,
+  issueCountProjectsQuery,
+  issueCountQuery,
+  issuePageQuery,
+  type IssueQuery,
+  type IssueRow,
+  issueUnionPageQuery,
+} from '../services/issue-finder';
 import { findReadableProject } from '../services/projects';
 import { presentIssues } from '../services/issue-presenter';
 
@@ -61,16 +70,34 @@ async function listIssues(
   }
 
   const db = c.var.db;
-  const q: IssueQuery = readable ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p }) : { possible: false, where: undefined, walkWhere: null, orderBy: [] };
-  // The bounded count decides between the ordered index walk and the per-project lookup
-  // (issuePageQuery), so it runs first when a walk is possible; otherwise both run together.
+  const q: IssueQuery = readable
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p })
+    : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
+  // The bounded count decides the page plan for many-project lists, so it runs first there
+  // (otherwise count and page run together): above the cap, the ordered index walk
+  // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
+  // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
+  // the per-project lookup and sort of every match (issuePageQuery).
   const count = async () => (q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0);
-  const counted = q.walkWhere ? await count() : null;
+  let counted: number | null = null;
+  let matchProjects: number[] | null = null;
+  if (q.possible && q.walkWhere) {
+    const row = await db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
+    counted = Number(row?.n ?? 0);
+    matchProjects = row?.projects ? (JSON.parse(row.projects) as number[]).map(Number) : null;
+  } else if (!q.possible) counted = 0;
+  const page = (limit: number, offset: number) => {
+    if (counted !== null && counted <= MAX_COUNT && matchProjects && matchProjects.length * (offset + limit) < counted) {
+      const union = issueUnionPageQuery(db, q, matchProjects, limit, offset);
+      if (union) return union.all();
+    }
+    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all();
+  };
   const rows = await paginate<IssueRow>(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, listDefaults(kind)),
-    async (limit, offset) => (q.possible && counted !== 0 ? issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all() : []),
+    async (limit, offset) => (q.possible && counted !== 0 ? page(limit, offset) : []),
     async () => counted ?? count(),
   );
   const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });

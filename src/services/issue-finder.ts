@@ -44,16 +44,26 @@ export interface IssueQuery {
    * order has no instance-wide index or the list is one project.
    */
   walkWhere: SQL | null;
+  /**
+   * For the same many-project lists: the condition without the project set, for
+   * issueUnionPageQuery's per-project arms. Null where walkWhere is null.
+   */
+  perProject: SQL | null;
   orderBy: SQL[];
 }
 
 const int = (n: number) => sql.raw(String(Math.trunc(Number(n))));
 const ints = (list: number[]) => sql.raw(`(${list.length ? list.map((n) => String(Math.trunc(Number(n)))).join(',') : 'NULL'})`);
 const json = (list: string[]) => JSON.stringify(list);
+/**
+ * A server-made `YYYY-MM-DD` inlined as a literal rather than bound: the per-project union
+ * (issueUnionPageQuery) repeats the condition once per project, and D1 binds at most 100 values.
+ */
+const dateLiteral = (d: string) => sql.raw(/^\d{4}-\d{2}-\d{2}$/.test(d) ? `'${d}'` : 'NULL');
 
 /** `read_confidential_issues` through any source: the projects where the user is Planner or above. */
 function plannerProjectsSql(uid: number) {
-  const t = today();
+  const t = dateLiteral(today());
   return sql`(SELECT m.source_id FROM members m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
     UNION ALL SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'User' AND n.owner_id = ${int(uid)}
     UNION ALL SELECT p.id FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
@@ -318,7 +328,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   const { caller, parent, p, plan } = input;
   const uid = caller.user?.id;
   const conds: (SQL | undefined)[] = [];
-  const none: IssueQuery = { possible: false, where: undefined, walkWhere: null, orderBy: [] };
+  const none: IssueQuery = { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
 
   // Parent: one project, a group's subtree, or every project the caller may read.
   const projectConds: (SQL | undefined)[] = [];
@@ -344,11 +354,12 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     // assigned_to_me is driven from `issue_assignees_user`: the caller's assignments, not the table.
     conds.push(scope === 'created_by_me' ? eq(issues.authorId, uid) : sql`${issues.id} IN (SELECT ia.issue_id FROM issue_assignees ia WHERE ia.user_id = ${int(uid)})`);
   }
-  if (p.created_after !== undefined) conds.push(sql`${issues.createdAt} >= ${p.created_after}`);
-  if (p.created_before !== undefined) conds.push(sql`${issues.createdAt} <= ${p.created_before}`);
-  if (p.updated_after !== undefined) conds.push(sql`${issues.updatedAt} >= ${p.updated_after}`);
-  if (p.updated_before !== undefined) conds.push(sql`${issues.updatedAt} <= ${p.updated_before}`);
-  if (p.state === 'opened' || p.state === 'closed') conds.push(eq(issues.state, p.state));
+  // Validated numbers and enum words are inlined (see dateLiteral).
+  if (p.created_after !== undefined) conds.push(sql`${issues.createdAt} >= ${int(p.created_after)}`);
+  if (p.created_before !== undefined) conds.push(sql`${issues.createdAt} <= ${int(p.created_before)}`);
+  if (p.updated_after !== undefined) conds.push(sql`${issues.updatedAt} >= ${int(p.updated_after)}`);
+  if (p.updated_before !== undefined) conds.push(sql`${issues.updatedAt} <= ${int(p.updated_before)}`);
+  if (p.state === 'opened' || p.state === 'closed') conds.push(sql`${issues.state} = ${sql.raw(`'${p.state}'`)}`);
 
   // Issuables::AssigneeFilter
   if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
@@ -431,7 +442,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     Boolean(search?.indexed);
   if (parent.kind === 'project') {
     const where = and(driven ? sql`+${issues.projectId} = ${int(parent.project.id)}` : eq(issues.projectId, parent.project.id), rest);
-    return { possible: true, where, walkWhere: null, orderBy: orderSql(p) };
+    return { possible: true, where, walkWhere: null, perProject: null, orderBy: orderSql(p) };
   }
   const set = projectSet!;
   const walkable = !driven && (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
@@ -439,6 +450,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     possible: true,
     where: and(driven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     walkWhere: walkable ? and(sql`+${issues.projectId} IN ${set}`, rest)! : null,
+    perProject: walkable ? (rest ?? sql`1`) : null,
     orderBy: orderSql(p),
   };
 }
@@ -457,4 +469,45 @@ export function issuePageQuery(db: Db, q: IssueQuery, limit: number, offset: num
 export function issueCountQuery(db: Db, q: IssueQuery, limit: number) {
   const inner = db.select({ one: sql`1` }).from(issues).where(q.where).limit(limit);
   return sql`select count(*) as n from (${inner})`;
+}
+
+/** Most projects issueUnionPageQuery takes one arm each for (and the count reports). */
+export const MAX_UNION_PROJECTS = 50;
+
+/**
+ * issueCountQuery plus, when the matches lie in at most MAX_UNION_PROJECTS projects, those
+ * projects as a JSON array (`projects`, else null): what issueUnionPageQuery needs, read by the
+ * count's own pass over the matches instead of another query.
+ */
+export function issueCountProjectsQuery(db: Db, q: IssueQuery, limit: number) {
+  const inner = db.select({ projectId: issues.projectId }).from(issues).where(q.where).limit(limit);
+  return sql`select count(*) as n, CASE WHEN count(DISTINCT project_id) <= ${int(MAX_UNION_PROJECTS)} THEN json_group_array(DISTINCT project_id) END as projects from (${inner})`;
+}
+
+/**
+ * A page of a many-project list ordered by created_at or updated_at, below the count cap: one
+ * arm per project reads that project's first offset+limit matches through its
+ * `issues_project_(state_)created`/`issues_project_updated` index range in order and stops, and
+ * the outer query orders only those ids (at most projects x (offset+limit) rows) by the same
+ * ORDER BY, tie-break included. The global first offset+limit rows are each among the first
+ * offset+limit of their own project, so the page equals issuePageQuery's, which instead
+ * collects and sorts every match (up to 10,000). Null when the list has no per-project form or
+ * the repeated condition would bind more than D1's 100 parameters: the caller then uses
+ * issuePageQuery.
+ */
+export function issueUnionPageQuery(db: Db, q: IssueQuery, projectIds: number[], limit: number, offset: number) {
+  if (!q.perProject || !projectIds.length || projectIds.length > MAX_UNION_PROJECTS) return null;
+  const n = Math.trunc(offset) + Math.trunc(limit);
+  const order = sql.join(q.orderBy, sql`, `);
+  const arms = projectIds.map(
+    (pid) => sql`SELECT id FROM (SELECT ${issues.id} FROM ${issues} WHERE ${issues.projectId} = ${int(pid)} AND ${q.perProject} ORDER BY ${order} LIMIT ${int(n)})`,
+  );
+  const query = db
+    .select()
+    .from(issues)
+    .where(sql`${issues.id} IN (${sql.join(arms, sql` UNION ALL `)})`)
+    .orderBy(...q.orderBy)
+    .limit(limit)
+    .offset(offset);
+  return query.toSQL().params.length <= 100 ? query : null;
 }

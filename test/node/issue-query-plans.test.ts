@@ -18,7 +18,7 @@ import type { Caller, UserRow } from '../../src/context';
 import { type Db, schema } from '../../src/db/client';
 import type { NamespaceRow, ProjectRow } from '../../src/lib/abilities';
 import type { IssueListParams } from '../../src/params/issue-lists';
-import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery } from '../../src/services/issue-finder';
+import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery, issueUnionPageQuery } from '../../src/services/issue-finder';
 import { createNodeApp } from '../../src/node-app';
 
 let client: ReturnType<typeof createClient>;
@@ -317,4 +317,109 @@ describe('more than 10,000 matches (the index-walk path)', () => {
     expect(few.headers.get('x-total')).toBe('2');
     expect(few.body.map((i: { iid: number }) => i.iid)).toEqual([7, 5]);
   });
+});
+
+describe('many-project lists below the cap: one index range per project (issueUnionPageQuery)', () => {
+  const pids = Array.from({ length: 50 }, (_, i) => 100 + i);
+  const variants: [string, Partial<IssueListParams>, RegExp][] = [
+    ['created_at desc', {}, /issues_project_created/],
+    ['created_at asc', { sort: 'asc' }, /issues_project_created/],
+    ['updated_at desc', { order_by: 'updated_at' }, /issues_project_updated/],
+    ['opened, created_at desc', { state: 'opened' }, /issues_project_state_created/],
+  ];
+  for (const [name, p, index] of variants) {
+    it(`${name}: each of 50 projects is an index range stopping at offset+limit, and only their ids are sorted`, async () => {
+      for (const [caller, parent] of [
+        [member, groupList],
+        [admin, groupList],
+        [member, instance],
+        [anonymous, instance],
+      ] as const) {
+        const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, ...p, scope: 'all', non_archived: true } as IssueListParams });
+        const union = issueUnionPageQuery(db, q, pids, 20, 40);
+        expect(union).not.toBeNull();
+        const { sql: text, params } = union!.toSQL();
+        expect(params.length).toBeLessThanOrEqual(100);
+        expect(text.match(/ LIMIT 60\)/g)).toHaveLength(50);
+        const lines = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows.map((r) => String(r.detail));
+        expectIndexed(lines);
+        const ranges = lines.filter((l) => /^SEARCH issues USING (COVERING )?INDEX issues_project_\w+ \(project_id=\?/.test(l));
+        expect(ranges).toHaveLength(50);
+        for (const l of ranges) expect(l).toMatch(index);
+        // The arms read in index order (no sort of their own); the one sort is the outer one over their ids.
+        expect(lines.filter((l) => l === 'USE TEMP B-TREE FOR ORDER BY')).toHaveLength(1);
+        expect(lines.join('\n')).toContain('SEARCH issues USING INTEGER PRIMARY KEY (rowid=?)');
+      }
+    });
+  }
+
+  it('is not offered for other orders, driven filters, too many projects, or over 100 parameters', async () => {
+    const q = (p: Partial<IssueListParams>) => buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: groupList, p: { ...base, ...p, non_archived: true } as IssueListParams });
+    expect(issueUnionPageQuery(db, await q({ order_by: 'title' }), pids, 20, 0)).toBeNull();
+    expect(issueUnionPageQuery(db, await q({ author_id: 9 }), pids, 20, 0)).toBeNull();
+    expect(issueUnionPageQuery(db, await q({ search: 'crash' }), pids, 20, 0)).toBeNull();
+    expect(issueUnionPageQuery(db, await q({}), [...pids, 999], 20, 0)).toBeNull();
+    // Two bound values per project (emoji name, due-date window...) times 50 projects.
+    const heavy = await q({ my_reaction_emoji: 'thumbsup', due_date: 'week' });
+    expect(issueUnionPageQuery(db, heavy, pids, 20, 0)).toBeNull();
+    expect(issueUnionPageQuery(db, heavy, pids.slice(0, 10), 20, 0)).not.toBeNull();
+  });
+});
+
+describe('the per-project union pages exactly like the sorted query', () => {
+  it('on 4,000 issues over 8 projects with tied timestamps, for every order, state and caller', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfapi-issues-union-'));
+    const { app, db: bigDb } = await createNodeApp({
+      databaseUrl: `file:${join(dir, 'db.sqlite')}`,
+      blobRoot: join(dir, 'blobs'),
+      migrationsFolder: 'drizzle',
+      env: { PASSWORD_HASH_ITERATIONS: '1000' },
+    });
+    const call = async (path: string, body?: unknown) => {
+      const res = await app.fetch(
+        new Request(`http://localhost/api/v4${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'PRIVATE-TOKEN': DEV_ROOT_TOKEN, 'Content-Type': 'application/json' },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
+      );
+      return { status: res.status, headers: res.headers, body: (await res.json().catch(() => null)) as any };
+    };
+    const g = await call('/groups', { name: 'union', path: 'union', visibility: 'public' });
+    expect(g.status).toBe(201);
+    const projectIds: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const p = await call('/projects', { name: `union-${i}`, namespace_id: g.body.id, visibility: 'public' });
+      expect(p.status).toBe(201);
+      projectIds.push(p.body.id);
+    }
+    // Timestamps repeat (500 distinct values for 4,000 rows) so the id tie-break decides often.
+    await bigDb.run(sqlTag`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+      INSERT INTO issues (project_id, iid, title, author_id, state, confidential, created_at, updated_at)
+      SELECT json_extract(${JSON.stringify(projectIds)}, '$[' || ((i * 5) % 8) || ']'), i, 'u ' || i, 1,
+        CASE WHEN i % 3 = 0 THEN 'closed' ELSE 'opened' END, i % 11 = 0,
+        1700000000000 + ((i * 7919) % 500) * 1000, 1700000000000 + ((i * 104729) % 300) * 1000 FROM n`);
+    const groupRow = { id: g.body.id, traversalPath: `/${g.body.id}/` } as unknown as NamespaceRow;
+    const parents: FinderParent[] = [{ kind: 'group', group: groupRow, level: 0 }, instance];
+    let compared = 0;
+    for (const caller of [admin, anonymous]) {
+      for (const parent of parents) {
+        for (const p of [{}, { sort: 'asc' }, { order_by: 'updated_at' }, { order_by: 'updated_at', sort: 'asc' }, { state: 'opened' }, { state: 'closed', order_by: 'updated_at' }] as Partial<IssueListParams>[]) {
+          const q = await buildIssueQuery(bigDb, { caller, plan: 'ultimate', parent, p: { ...base, ...p, scope: 'all', non_archived: true } as IssueListParams });
+          for (const [limit, offset] of [[20, 0], [20, 20], [100, 300], [7, 993], [100, 2600]]) {
+            const plain = (await issuePageQuery(bigDb, q, limit, offset).all()).map((r) => r.id);
+            const union = (await issueUnionPageQuery(bigDb, q, projectIds, limit, offset)!.all()).map((r) => r.id);
+            expect(union, JSON.stringify({ p, limit, offset })).toEqual(plain);
+            compared += plain.length;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(5_000);
+    // Through the API (the union serves the first pages, the sorted query the deep ones).
+    const first = await call(`/groups/${g.body.id}/issues?per_page=5&page=1`);
+    expect(first.headers.get('x-total')).toBe('4000');
+    const deep = await call(`/groups/${g.body.id}/issues?per_page=100&page=1`);
+    expect(deep.body.slice(0, 5).map((i: { id: number }) => i.id)).toEqual(first.body.map((i: { id: number }) => i.id));
+  }, 120_000);
 });
