@@ -11,16 +11,34 @@ import { ROLE_LEVELS, UNPROTECT_ROLE_LEVELS } from '../services/protected-branch
 
 const id = g.string();
 
-/** `Array` of hashes: a JSON array, `a[][k]=v`, or Rack's index hash `a[0][k]=v` (Grape turns it into an array). */
+/** Grape's JSON type: a string is parsed as JSON (unparsable text stays a string and fails as invalid). */
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/**
+ * `Array[JSON]` of hashes: a JSON array, `a[][k]=v`, Rack's index hash `a[0][k]=v` (Grape turns it
+ * into an array), a JSON string of either, or a single hash (wrapped, as Grape coerces one value).
+ */
 const hashArray = <T extends z.ZodType>(item: T) =>
   z
-    .preprocess((v) => {
+    .preprocess((raw) => {
+      const v = parseJson(raw);
       if (v === undefined) return undefined;
-      if (Array.isArray(v)) return v;
-      if (v && typeof v === 'object' && Object.keys(v).every((k) => /^\d+$/.test(k)))
-        return Object.entries(v)
-          .sort((a, b) => Number(a[0]) - Number(b[0]))
-          .map(([, x]) => x);
+      if (Array.isArray(v)) return v.map(parseJson);
+      if (v && typeof v === 'object') {
+        const keys = Object.keys(v);
+        if (keys.length && keys.every((k) => /^\d+$/.test(k)))
+          return Object.entries(v)
+            .sort((a, b) => Number(a[0]) - Number(b[0]))
+            .map(([, x]) => parseJson(x));
+        return [v];
+      }
       return v;
     }, z.array(item, { error: 'is invalid' }))
     .meta({ grapeType: 'Array', jsonType: 'array' });

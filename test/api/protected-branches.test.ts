@@ -144,6 +144,27 @@ describe('POST /projects/:id/protected_branches', () => {
     });
   });
 
+  it('reads allowed_to_* in every encoding clients use (Array[JSON])', async () => {
+    const levelsOf = (body: any) => [body.push_access_levels.map((l: any) => l.access_level), body.merge_access_levels.map((l: any) => l.access_level)];
+    const rack = await api(pb(), { token: owner.token, form: { name: unique('enc'), 'allowed_to_push[][access_level]': '30', 'allowed_to_merge[0][access_level]': '0' } });
+    expect([rack.status, levelsOf(rack.body)]).toEqual([201, [[30], [0]]]);
+    const jsonString = await api(pb(), { token: owner.token, form: { name: unique('enc'), allowed_to_push: '[{"access_level":30},{"access_level":40}]' } });
+    expect([jsonString.status, levelsOf(jsonString.body)]).toEqual([201, [[30, 40], [40]]]);
+    const single = await api(pb(), { token: owner.token, body: { name: unique('enc'), allowed_to_merge: { access_level: 30 } } });
+    expect([single.status, levelsOf(single.body)]).toEqual([201, [[40], [30]]]);
+    expect(await api(pb(), { token: owner.token, body: { name: unique('enc'), allowed_to_push: 'abc' } }).then((r) => [r.status, r.body])).toEqual([
+      400,
+      { error: 'allowed_to_push is invalid' },
+    ]);
+    expect(await api(pb(), { token: owner.token, body: { name: unique('enc'), allowed_to_unprotect: [{ access_level: 0 }] } }).then((r) => [r.status, r.body])).toEqual([
+      400,
+      { error: 'allowed_to_unprotect[0][access_level] does not have a valid value' },
+    ]);
+    // No deploy key is enabled for any project here.
+    const deployKey = await api(pb(), { token: owner.token, body: { name: unique('enc'), allowed_to_push: [{ deploy_key_id: 1 }] } });
+    expect([deployKey.status, deployKey.body]).toEqual([422, { message: ['Push access levels deploy key is not enabled for this project'] }]);
+  });
+
   it('is refused to developers (403) and to callers who cannot see the project (404)', async () => {
     expect(await api(pb(), { token: developer.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([403, { message: '403 Forbidden' }]);
     expect(await api(pb(), { token: outsider.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([404, { message: '404 Project Not Found' }]);
