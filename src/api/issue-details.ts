@@ -15,6 +15,7 @@ import type { Router } from '../lib/router';
 import { g, params } from '../lib/validate';
 import { requireAdmin } from '../middleware/auth';
 import { findReadableIssue } from '../services/issues';
+import { closedByMergeRequests, presentMergeRequests, relatedMergeRequestsForIssue } from '../services/merge-requests';
 
 const TAGS = ['issues'];
 const issueParams = { id: g.string(), issue_iid: g.int() };
@@ -31,11 +32,10 @@ function mentions(text: string | null | undefined): string[] {
   return out.filter(Boolean);
 }
 
-/** An empty page with GitLab's headers: the list exists but nothing can fill it yet. */
-async function emptyPage(c: Context<AppEnv>, p: { page?: number; per_page?: number }) {
+/** `paginate(::Kaminari.paginate_array(list))`: one page of an in-memory list with GitLab's headers. */
+async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]): Promise<T[]> {
   const raw = await requestParams(c);
-  const rows = await paginate(c, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), async () => [] as unknown[], async () => 0);
-  return c.json(rows);
+  return paginate(c, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), async (limit, offset) => list.slice(offset, offset + limit), async (limit) => Math.min(list.length, limit));
 }
 
 export function mountIssueDetails(r: Router) {
@@ -64,8 +64,8 @@ export function mountIssueDetails(r: Router) {
     },
   );
 
-  // Merge requests do not exist in this service yet: once they do, both lists read the table of
-  // issue/merge-request references (GitLab merge_requests_closing_issues and note cross-references).
+  // Issues::ReferencedMergeRequestsService: merge requests whose description references the issue
+  // (closing or mentioning it), paginated as an array, full MergeRequest entity without `subscribed`.
   r.route(
     {
       method: 'GET',
@@ -75,11 +75,14 @@ export function mountIssueDetails(r: Router) {
       params: params({ ...issueParams, ...paginationParams }),
     },
     async ({ c, p, caller }) => {
-      await findReadableIssue(c, caller, p.id, p.issue_iid);
-      return emptyPage(c, p);
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const list = await relatedMergeRequestsForIssue(c, caller, found.issue.id, found.project.id);
+      const page = await arrayPage(c, p, list);
+      return c.json(await presentMergeRequests(c, caller, page, { project: found.project, full: true, withoutSubscribed: true }));
     },
   );
 
+  // closed_by: open merge requests that close the issue when merged, MergeRequestBasic entity.
   r.route(
     {
       method: 'GET',
@@ -89,8 +92,10 @@ export function mountIssueDetails(r: Router) {
       params: params({ ...issueParams, ...paginationParams }),
     },
     async ({ c, p, caller }) => {
-      await findReadableIssue(c, caller, p.id, p.issue_iid);
-      return emptyPage(c, p);
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const list = await closedByMergeRequests(c, caller, found.issue);
+      const page = await arrayPage(c, p, list);
+      return c.json(await presentMergeRequests(c, caller, page, { project: found.project }));
     },
   );
 

@@ -1,0 +1,714 @@
+/**
+ * Merge requests: who may read, update and merge them (app/policies/merge_request_policy.rb,
+ * project_policy.rb), their live state read from the repository (HEAD of the source branch, diff
+ * refs, mergeability), the page presenter (a fixed number of queries per page), the `Closes #n`
+ * links to issues (lib/gitlab/closing_issue_extractor.rb) and the merge itself
+ * (MergeRequests::MergeService, PostMergeService).
+ */
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../context';
+import type { Db } from '../db/client';
+import {
+  issueAssignees,
+  issues,
+  labelLinks,
+  labels,
+  members,
+  mergeRequestAssignees,
+  mergeRequestMentionedIssues,
+  mergeRequestReviewers,
+  mergeRequests,
+  mergeRequestsClosingIssues,
+  namespaces,
+  notes,
+  projects,
+  subscriptions,
+  todos,
+  awardEmoji,
+  users,
+} from '../db/schema';
+import { type DiffRefs, type MergeRequestLive, type MergeRequestRow, mergeRequestBasic, mergeRequestEntity } from '../entities/merge-request';
+import type { LabelRow } from '../entities/label';
+import { userBasic } from '../entities/user';
+import { ACCESS, canReadProject, featureAvailable, featureLevel, type NamespaceRow, projectAccess, type ProjectRow } from '../lib/abilities';
+import { timeStats } from '../lib/duration';
+import { ApiError, forbidden, recordNotFound } from '../lib/errors';
+import { baseUrl } from '../lib/pagination';
+import { planAllows } from '../lib/plan';
+import { today } from '../lib/time';
+import { presentMilestonesById } from './milestones';
+import { findReadableProject } from './projects';
+import { canReadConfidentialIssue } from './issues';
+import { canMergeToBranch } from './protected-branches';
+
+export type { MergeRequestRow };
+
+/** `not_allowed!` (lib/api/helpers.rb). */
+export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
+
+// ---------------------------------------------------------------------------------------------
+// Abilities
+
+/**
+ * read_merge_request: the merge requests and repository features available to the caller; a
+ * private project, or a feature restricted to members, needs Reporter (ProjectFeature
+ * PRIVATE_FEATURES_MIN_ACCESS_LEVEL: merge_requests and repository are Reporter features).
+ */
+export function canReadMergeRequests(caller: Caller, project: ProjectRow, level: number): boolean {
+  const mr = featureLevel(project, 'merge_requests');
+  const code = featureLevel(project, 'repository');
+  if (mr === 'disabled' || code === 'disabled') return false;
+  if (caller.isAdmin) return true;
+  if (!canReadProject(caller, project, level)) return false;
+  if (project.visibility === 'private' || mr === 'private' || code === 'private') return level >= ACCESS.REPORTER;
+  // Internal projects: any signed-in non-external user (canReadProject), as for issues.
+  return true;
+}
+
+/** create_merge_request_from (same project): Developer and above, who may push to the project. */
+export const canCreateMergeRequest = (caller: Caller, project: ProjectRow, level: number) => canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+
+/** admin_merge_request / set_merge_request_metadata: Developer and above. */
+export const canAdminMergeRequest = (caller: Caller, project: ProjectRow, level: number) => canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+
+/** update_merge_request: Developer and above, the author, or an assignee (IssuablePolicy). */
+export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level: number, mr: Pick<MergeRequestRow, 'authorId'>, assigneeIds: number[]): boolean {
+  if (!canReadMergeRequests(caller, project, level)) return false;
+  if (caller.isAdmin || level >= ACCESS.DEVELOPER) return true;
+  const uid = caller.user?.id;
+  return uid != null && (mr.authorId === uid || assigneeIds.includes(uid));
+}
+
+/**
+ * SQL over `projects` joined with `namespaces` as in lists: the caller may read merge requests of
+ * the project (the list form of canReadMergeRequests; the project visibility test is separate).
+ */
+export function mergeRequestFeatureSql(caller: Caller): SQL {
+  const mr = sql`coalesce(json_extract(${projects.features}, '$.merge_requests'), 'enabled')`;
+  const code = sql`coalesce(json_extract(${projects.features}, '$.repository'), 'enabled')`;
+  const enabled = sql`${mr} <> 'disabled' AND ${code} <> 'disabled'`;
+  if (caller.isAdmin) return enabled;
+  const restricted = sql`(${projects.visibility} = 'private' OR ${mr} = 'private' OR ${code} = 'private')`;
+  if (!caller.user) return sql`(${enabled} AND NOT ${restricted})`;
+  const uid = Math.trunc(caller.user.id);
+  const t = today();
+  const reporter = sql`(
+    (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
+    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+  return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
+}
+
+export const mergeRequestAssigneeIds = async (db: Db, mrId: number): Promise<number[]> =>
+  (await db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId)).orderBy(mergeRequestAssignees.position).all()).map((r) => r.userId);
+
+export const mergeRequestReviewerIds = async (db: Db, mrId: number): Promise<number[]> =>
+  (await db.select({ userId: mergeRequestReviewers.userId }).from(mergeRequestReviewers).where(eq(mergeRequestReviewers.mergeRequestId, mrId)).orderBy(mergeRequestReviewers.position).all()).map((r) => r.userId);
+
+/**
+ * `find_merge_request_with_access`: the project must be readable (404 Project Not Found), the
+ * merge request found by iid (`find_by!`: 404 Not found), then `authorize! :read_merge_request`
+ * (403 for a guest of a private project, who can see the project but not its code).
+ */
+export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
+  const pr = await findReadableProject(c, caller, projectId);
+  const mr = Number.isSafeInteger(iid) ? await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get() : undefined;
+  if (!mr) throw recordNotFound();
+  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+  return { ...pr, mr };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live state
+
+export interface LiveState extends MergeRequestLive {
+  /** HEAD of the target branch (start_sha) and the merge base, for merging. */
+  targetHead: string | null;
+  mergeBase: string | null;
+  /** Commits of the merge request (base..head), when computed. */
+  commitCount: number;
+  /** Whether the merge would conflict (the same file changed differently on both sides). */
+  conflict: boolean;
+  draft: boolean;
+  approved: boolean;
+}
+
+export interface LiveOptions {
+  /** Count the changed files (changes_count, full entity only). */
+  changes?: boolean;
+  /** The approvals service's answer; true when approvals are not computed for this read. */
+  approved?: boolean;
+}
+
+/**
+ * An open merge request reads HEAD from its source branch and the start from its target branch on
+ * every read (a push moves it without any hook); a merged or closed one shows what was recorded
+ * when it stopped being open.
+ */
+export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: LiveOptions = {}): Promise<LiveState> {
+  const approved = o.approved ?? true;
+  if (mr.state !== 'opened' && mr.state !== 'locked') {
+    const diffRefs: DiffRefs = { base_sha: mr.baseSha ?? null, head_sha: mr.headSha ?? null, start_sha: mr.startSha ?? null };
+    const changes = o.changes && mr.baseSha && mr.headSha ? await repo.changedFiles(c, mr.projectId, mr.baseSha, mr.headSha) : null;
+    const status = mr.mergeStatus === 'unchecked' ? 'can_be_merged' : mr.mergeStatus;
+    return {
+      sha: mr.headSha ?? null,
+      diffRefs,
+      mergeStatus: status,
+      detailedMergeStatus: 'not_open',
+      hasConflicts: status === 'cannot_be_merged',
+      changesCount: changes == null ? null : changesCount(changes.length),
+      targetHead: mr.startSha ?? null,
+      mergeBase: mr.baseSha ?? null,
+      commitCount: 0,
+      conflict: false,
+      draft: mr.draft,
+      approved,
+    };
+  }
+  const [head, targetHead] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
+  const sha = head ?? mr.headSha ?? null;
+  const base = head && targetHead ? await repo.mergeBase(c, mr.projectId, targetHead, head) : null;
+  const commitCount = head && targetHead ? await repo.countCommits(c, mr.projectId, base, head) : 0;
+  let conflict = false;
+  let changes: string[] | null = null;
+  if (head && targetHead && commitCount > 0) {
+    const theirs = base && base !== targetHead ? await repo.changedFiles(c, mr.projectId, base, targetHead) : [];
+    const ours = await repo.changedFiles(c, mr.projectId, base, head);
+    changes = ours.map((f) => f.path);
+    if (theirs.length) conflict = await repo.conflicts(c, mr.projectId, base, targetHead, head, theirs, ours);
+  } else if (o.changes && head && targetHead) {
+    changes = [];
+  }
+  const broken = !head || !targetHead || commitCount === 0;
+  const mergeStatus = broken || conflict ? 'cannot_be_merged' : 'can_be_merged';
+  // MergeRequests::Mergeability::DetailedMergeStatusService: the first failing check, in
+  // MergeRequest.mergeable_state_checks order (EE's approval check after CE's checks).
+  const detailed = mr.draft ? 'draft_status' : broken ? 'commits_status' : !approved ? 'not_approved' : conflict ? 'conflict' : 'mergeable';
+  return {
+    sha,
+    diffRefs: { base_sha: base, head_sha: sha, start_sha: targetHead },
+    mergeStatus,
+    detailedMergeStatus: detailed,
+    hasConflicts: mergeStatus === 'cannot_be_merged',
+    changesCount: o.changes ? (changes == null ? null : changesCount(changes.length)) : null,
+    targetHead,
+    mergeBase: base,
+    commitCount,
+    conflict,
+    draft: mr.draft,
+    approved,
+  };
+}
+
+/** MergeRequestDiff#real_size: a string, `1000+` past the diff limit. */
+const changesCount = (n: number) => (n > 1000 ? '1000+' : String(n));
+
+// ---------------------------------------------------------------------------------------------
+// Presenter
+
+export interface PresentMrOptions {
+  project?: ProjectRow;
+  group?: NamespaceRow;
+  withLabelsDetails?: boolean;
+  /** Entities::MergeRequest instead of MergeRequestBasic. */
+  full?: boolean;
+  /** Full entity without `subscribed` (related_merge_requests). */
+  withoutSubscribed?: boolean;
+  firstContribution?: boolean;
+  /** Known approval answer for a single merge request (defaults to asking the approvals service). */
+  approved?: boolean;
+}
+
+const CHUNK = 90;
+async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const unique = [...new Set(ids)];
+  const out: T[] = [];
+  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))));
+  return out;
+}
+
+function relativeReference(m: MergeRequestRow, p: ProjectRow, ns: NamespaceRow, fullPath: string, o: PresentMrOptions): string {
+  if (o.project) return o.project.id === p.id ? `!${m.iid}` : o.project.namespaceId === p.namespaceId ? `${p.path}!${m.iid}` : `${fullPath}!${m.iid}`;
+  if (o.group) return o.group.id === ns.id ? `${p.path}!${m.iid}` : `${fullPath}!${m.iid}`;
+  return `!${m.iid}`;
+}
+
+/** Approval answer from the approvals service (services/approval-state.ts), true when it has none. */
+export async function isApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {
+  return repo.mergeRequestApproved(c, mr);
+}
+
+export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, rows: MergeRequestRow[], o: PresentMrOptions = {}) {
+  if (!rows.length) return [];
+  const db = c.var.db;
+  const base = baseUrl(c);
+  const ids = rows.map((r) => r.id);
+  const premium = planAllows(c.var.config, 'premium');
+
+  const [projectRows, assigneeRows, reviewerRows, labelRows, noteCounts, milestones, settings, unresolved] = await Promise.all([
+    inChunks(
+      rows.map((r) => r.projectId),
+      (ch) => db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, ch)).all(),
+    ),
+    inChunks(ids, (ch) => db.select().from(mergeRequestAssignees).where(inArray(mergeRequestAssignees.mergeRequestId, ch)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position).all()),
+    inChunks(ids, (ch) => db.select().from(mergeRequestReviewers).where(inArray(mergeRequestReviewers.mergeRequestId, ch)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position).all()),
+    inChunks(ids, (ch) =>
+      db
+        .select({ targetId: labelLinks.targetId, label: labels })
+        .from(labelLinks)
+        .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+        .where(and(eq(labelLinks.targetType, 'MergeRequest'), inArray(labelLinks.targetId, ch)))
+        .all(),
+    ),
+    inChunks(ids, (ch) =>
+      db
+        .select({ id: notes.noteableId, n: count() })
+        .from(notes)
+        .where(and(eq(notes.noteableType, 'MergeRequest'), inArray(notes.noteableId, ch), eq(notes.system, false)))
+        .groupBy(notes.noteableId)
+        .all(),
+    ),
+    presentMilestonesById(db, base, rows.map((r) => r.milestoneId)),
+    c.var.settings(),
+    // mergeable_discussions_state?: resolvable discussions left unresolved.
+    inChunks(ids, (ch) =>
+      db
+        .select({ id: notes.noteableId, n: count() })
+        .from(notes)
+        .where(and(eq(notes.noteableType, 'MergeRequest'), inArray(notes.noteableId, ch), eq(notes.resolvable, true), sql`${notes.resolvedAt} IS NULL`))
+        .groupBy(notes.noteableId)
+        .all(),
+    ),
+  ]);
+
+  const userIds = [
+    ...rows.flatMap((r) => [r.authorId, r.closedById ?? 0, r.mergedById ?? 0, r.mergeUserId ?? 0]),
+    ...assigneeRows.map((a) => a.userId),
+    ...reviewerRows.map((a) => a.userId),
+  ].filter((x) => x > 0);
+  const userRows = (await inChunks(userIds, (ch) =>
+    db.select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email }).from(users).where(inArray(users.id, ch)).all(),
+  )) as unknown as UserRow[];
+  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const present = (id: number | null | undefined) => {
+    const u = id != null ? usersById.get(id) : undefined;
+    return u ? userBasic(u, { base }) : null;
+  };
+  const projectsById = new Map(projectRows.map((r) => [r.project.id, r]));
+  const group = <T extends { mergeRequestId: number; userId: number }>(list: T[]) => {
+    const out = new Map<number, number[]>();
+    for (const a of list) out.set(a.mergeRequestId, [...(out.get(a.mergeRequestId) ?? []), a.userId]);
+    return out;
+  };
+  const assignees = group(assigneeRows);
+  const reviewers = group(reviewerRows);
+  const labelsByMr = new Map<number, LabelRow[]>();
+  for (const l of labelRows) labelsByMr.set(l.targetId, [...(labelsByMr.get(l.targetId) ?? []), l.label]);
+  const notesByMr = new Map(noteCounts.map((n) => [n.id, n.n]));
+  const unresolvedByMr = new Map(unresolved.map((n) => [n.id, n.n]));
+  const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
+
+  const out = [];
+  for (const m of rows) {
+    const pr = projectsById.get(m.projectId)!;
+    const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
+    const open = m.state === 'opened' || m.state === 'locked';
+    const approved = open ? (o.approved ?? (await isApproved(c, m))) : true;
+    const live = await liveState(c, m, { changes: o.full, approved });
+    const x = {
+      base,
+      projectFullPath: fullPath,
+      relativeReference: relativeReference(m, pr.project, pr.namespace, fullPath, o),
+      author: present(m.authorId),
+      mergedBy: present(m.mergedById),
+      mergeUser: present(m.mergeUserId),
+      closedBy: present(m.closedById),
+      assignees: (assignees.get(m.id) ?? []).map(present).filter((u) => u != null),
+      reviewers: (reviewers.get(m.id) ?? []).map(present).filter((u) => u != null),
+      labels: labelsByMr.get(m.id) ?? [],
+      withLabelsDetails: Boolean(o.withLabelsDetails),
+      milestone: m.milestoneId != null ? (milestones.get(m.milestoneId) ?? null) : null,
+      userNotesCount: notesByMr.get(m.id) ?? 0,
+      timeStats: timeStats(m, limitToHours),
+      live,
+      blockingDiscussionsResolved: (unresolvedByMr.get(m.id) ?? 0) === 0,
+      premium,
+    };
+    if (!o.full) {
+      out.push(mergeRequestBasic(m, x));
+      continue;
+    }
+    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
+    const subscribed = o.withoutSubscribed ? undefined : await subscribedToMergeRequest(db, caller, m, assignees.get(m.id) ?? [], reviewers.get(m.id) ?? []);
+    const buildsReadable = featureAvailable(pr.project, 'builds', { level, isAdmin: caller.isAdmin }) && (pr.project.visibility !== 'private' || caller.isAdmin || level >= ACCESS.REPORTER);
+    out.push(
+      mergeRequestEntity(m, {
+        ...x,
+        subscribed,
+        canMerge: open && caller.user ? await canMergeToBranch(c, caller, level, pr.project.id, m.targetBranch, { archived: pr.project.archived }) : false,
+        buildsAvailable: buildsReadable,
+        readPipeline: buildsReadable,
+        firstContribution: o.firstContribution ? await firstContribution(db, m) : undefined,
+      }),
+    );
+  }
+  return out;
+}
+
+export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: PresentMrOptions = {}) {
+  return (await presentMergeRequests(c, caller, [row], { full: true, ...o }))[0];
+}
+
+/** MergeRequest#first_contribution?: the author is not a member and had nothing merged in the project before. */
+async function firstContribution(db: Db, m: MergeRequestRow): Promise<boolean> {
+  const member = await db
+    .select({ one: sql`1` })
+    .from(members)
+    .where(and(eq(members.userId, m.authorId), eq(members.sourceType, 'Project'), eq(members.sourceId, m.projectId)))
+    .limit(1)
+    .get();
+  if (member) return false;
+  const ns = await db.select({ kind: namespaces.kind, ownerId: namespaces.ownerId, path: namespaces.traversalPath }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, m.projectId)).get();
+  if (ns?.kind === 'User' && ns.ownerId === m.authorId) return false;
+  if (ns?.kind === 'Group' && ns.path) {
+    const groupIds = ns.path.split('/').filter(Boolean).map(Number);
+    const gm = await db
+      .select({ one: sql`1` })
+      .from(members)
+      .where(and(eq(members.userId, m.authorId), eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)))
+      .limit(1)
+      .get();
+    if (gm) return false;
+  }
+  const merged = await db
+    .select({ one: sql`1` })
+    .from(mergeRequests)
+    .where(and(eq(mergeRequests.projectId, m.projectId), eq(mergeRequests.authorId, m.authorId), eq(mergeRequests.state, 'merged')))
+    .limit(1)
+    .get();
+  return !merged;
+}
+
+/** Subscribable#subscribed?: an explicit row wins; otherwise participants (author, assignees, reviewers, commenters). */
+export async function subscribedToMergeRequest(db: Db, caller: Caller, m: MergeRequestRow, assigneeIds: number[], reviewerIds: number[]): Promise<boolean> {
+  const uid = caller.user?.id;
+  if (uid == null) return false;
+  const explicit = await db
+    .select({ subscribed: subscriptions.subscribed })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), eq(subscriptions.subscribableId, m.id), eq(subscriptions.userId, uid)))
+    .get();
+  if (explicit) return explicit.subscribed;
+  if (m.authorId === uid || assigneeIds.includes(uid) || reviewerIds.includes(uid)) return true;
+  const commented = await db
+    .select({ one: sql<number>`1` })
+    .from(notes)
+    .where(and(eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, m.id), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
+    .limit(1)
+    .get();
+  return commented != null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue references in descriptions (Gitlab::ClosingIssueExtractor)
+
+/**
+ * GitLab's default `issue_closing_pattern` (gitlab.yml): a closing word, an optional colon, then
+ * one or more issue references separated by commas, spaces or `and`.
+ */
+const REF = String.raw`(?:(?:[A-Za-z0-9_.\-]+\/)*[A-Za-z0-9_.\-]+)?#\d+|https?:\/\/[^\s,]+\/-\/issues\/\d+`;
+const CLOSING = new RegExp(
+  String.raw`\b(?:[Cc]los(?:e[sd]?|ing)|\b[Ff]ix(?:e[sd]|ing)?|\b[Rr]esolv(?:e[sd]?|ing)|\b[Ii]mplement(?:s|ed|ing)?)(?::?) +(?:(?:issues? +)?(?:${REF})(?:(?: *,? +and +| *,? *)?))+`,
+  'g',
+);
+const ANY_REF = new RegExp(String.raw`(?:^|[^\w/&!#])(${REF})`, 'g');
+
+export interface IssueRef {
+  /** Full path of the project, or null for the merge request's own project. */
+  path: string | null;
+  /** A path without a slash names a project in the same namespace (`project#1`). */
+  iid: number;
+}
+
+function parseRef(text: string, base: string): IssueRef | null {
+  const url = /^https?:\/\/[^\s]+?\/(.+)\/-\/issues\/(\d+)$/.exec(text);
+  if (url) {
+    if (!text.startsWith(`${base}/`)) return null;
+    return { path: url[1], iid: Number(url[2]) };
+  }
+  const m = /^(.*)#(\d+)$/.exec(text);
+  if (!m) return null;
+  const iid = Number(m[2]);
+  if (!Number.isSafeInteger(iid)) return null;
+  return { path: m[1] || null, iid };
+}
+
+/** The `Closes #n` references and the other issue mentions of a description. */
+export function issueReferences(description: string | null | undefined, base: string): { closing: IssueRef[]; mentioned: IssueRef[] } {
+  const text = description ?? '';
+  const closing: IssueRef[] = [];
+  for (const m of text.matchAll(CLOSING)) {
+    for (const r of m[0].matchAll(new RegExp(REF, 'g'))) {
+      const ref = parseRef(r[0], base);
+      if (ref) closing.push(ref);
+    }
+  }
+  const mentioned: IssueRef[] = [];
+  for (const r of text.matchAll(ANY_REF)) {
+    const ref = parseRef(r[1], base);
+    if (ref) mentioned.push(ref);
+  }
+  return { closing: closing.slice(0, 100), mentioned: mentioned.slice(0, 100) };
+}
+
+/**
+ * Resolves references to issue ids the user may read (ReferenceExtractor runs as the author or
+ * editor); unknown projects and issues are ignored.
+ */
+export async function resolveIssueRefs(c: Context<AppEnv>, user: UserRow, project: ProjectRow, ns: NamespaceRow, refs: IssueRef[]): Promise<number[]> {
+  const db = c.var.db;
+  const out: number[] = [];
+  const projectCache = new Map<string, { project: ProjectRow; ns: NamespaceRow; level: number } | null>();
+  const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
+  for (const ref of refs) {
+    const key = ref.path == null ? '' : ref.path.includes('/') ? ref.path.toLowerCase() : `${ns.fullPath}/${ref.path}`.toLowerCase();
+    let target = projectCache.get(key);
+    if (target === undefined) {
+      if (key === '' || key === `${ns.fullPath}/${project.path}`.toLowerCase()) {
+        target = { project, ns, level: await projectAccess(db, user, project, ns) };
+      } else {
+        const slash = key.lastIndexOf('/');
+        const row = await db
+          .select({ project: projects, namespace: namespaces })
+          .from(projects)
+          .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+          .where(and(sql`lower(${namespaces.fullPath}) = ${key.slice(0, slash)}`, sql`lower(${projects.path}) = ${key.slice(slash + 1)}`))
+          .get();
+        target = row ? { project: row.project, ns: row.namespace, level: await projectAccess(db, user, row.project, row.namespace) } : null;
+      }
+      projectCache.set(key, target);
+    }
+    if (!target) continue;
+    if (!canReadProject(asCaller, target.project, target.level) || !featureAvailable(target.project, 'issues', { level: target.level, isAdmin: user.isAdmin })) continue;
+    const issue = await db.select().from(issues).where(and(eq(issues.projectId, target.project.id), eq(issues.iid, ref.iid))).get();
+    if (!issue) continue;
+    if (issue.confidential) {
+      const assigneeIds = (await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id)).all()).map((a) => a.userId);
+      if (!canReadConfidentialIssue(asCaller, target.level, issue, assigneeIds)) continue;
+    }
+    if (!out.includes(issue.id)) out.push(issue.id);
+  }
+  return out;
+}
+
+/**
+ * Statements replacing the description-derived issue links of a merge request
+ * (MergeRequests::UpdateService#update_closing_issues / cache_merge_request_closes_issues!).
+ */
+export async function issueLinkStatements(
+  c: Context<AppEnv>,
+  user: UserRow,
+  project: ProjectRow,
+  ns: NamespaceRow,
+  description: string | null | undefined,
+  mrId: number | SQL<number>,
+  now: number,
+  replace: boolean,
+): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  const refs = issueReferences(description, baseUrl(c));
+  const closingIds = await resolveIssueRefs(c, user, project, ns, refs.closing);
+  const mentionedIds = (await resolveIssueRefs(c, user, project, ns, refs.mentioned)).filter((id) => !closingIds.includes(id));
+  const out: BatchItem<'sqlite'>[] = [];
+  if (replace) {
+    out.push(db.delete(mergeRequestsClosingIssues).where(and(eq(mergeRequestsClosingIssues.mergeRequestId, mrId as number), eq(mergeRequestsClosingIssues.fromMrDescription, true))));
+    out.push(db.delete(mergeRequestMentionedIssues).where(eq(mergeRequestMentionedIssues.mergeRequestId, mrId as number)));
+  }
+  for (const issueId of closingIds)
+    out.push(db.insert(mergeRequestsClosingIssues).values({ mergeRequestId: mrId, issueId, fromMrDescription: true, createdAt: now, updatedAt: now }).onConflictDoNothing());
+  for (const issueId of mentionedIds) out.push(db.insert(mergeRequestMentionedIssues).values({ mergeRequestId: mrId, issueId, createdAt: now }).onConflictDoNothing());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counters for other areas
+
+/**
+ * Issue entity `merge_requests_count` (Gitlab::IssuableMetadata): merge requests that close each
+ * issue, counting only those the caller may read. Map issue id -> count (absent = 0).
+ */
+export async function mergeRequestCountsForIssues(db: Db, issueIds: number[], caller: Caller): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  const ids = [...new Set(issueIds)];
+  const visible = mergeRequestVisibleSql(caller);
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .select({ issueId: mergeRequestsClosingIssues.issueId, n: count() })
+      .from(mergeRequestsClosingIssues)
+      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
+      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(inArray(mergeRequestsClosingIssues.issueId, ids.slice(i, i + CHUNK)), visible))
+      .groupBy(mergeRequestsClosingIssues.issueId)
+      .all();
+    for (const r of rows) out.set(r.issueId, r.n);
+  }
+  return out;
+}
+
+/** /user_counts merge request counters (User#assigned_open_merge_requests_count, review_requested_open_merge_requests_count). */
+export async function userMergeRequestCounts(db: Db, userId: number): Promise<{ assigned: number; reviewRequested: number }> {
+  const [assigned, review] = await Promise.all([
+    db
+      .select({ n: count() })
+      .from(mergeRequestAssignees)
+      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestAssignees.mergeRequestId))
+      .where(and(eq(mergeRequestAssignees.userId, userId), eq(mergeRequests.state, 'opened')))
+      .get(),
+    db
+      .select({ n: count() })
+      .from(mergeRequestReviewers)
+      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestReviewers.mergeRequestId))
+      .where(and(eq(mergeRequestReviewers.userId, userId), eq(mergeRequests.state, 'opened')))
+      .get(),
+  ]);
+  return { assigned: assigned?.n ?? 0, reviewRequested: review?.n ?? 0 };
+}
+
+/** SQL over merge_requests joined with projects and namespaces: the caller may read the merge request. */
+export function mergeRequestVisibleSql(caller: Caller): SQL {
+  const parts: SQL[] = [mergeRequestFeatureSql(caller)];
+  if (!caller.isAdmin) {
+    if (!caller.user) parts.push(sql`${projects.visibility} = 'public'`);
+    else {
+      const uid = Math.trunc(caller.user.id);
+      const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
+      const t = today();
+      parts.push(sql`(${projects.visibility} IN ${levels}
+        OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
+        OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
+    }
+  }
+  return and(...parts)!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository and approvals, as this area uses them (services/repository.ts, services/approval-state.ts)
+
+export interface ChangedFile {
+  path: string;
+  /** Blob id after the change (null when deleted). */
+  blob: string | null;
+}
+
+export const repo = {
+  /** The commit sha a branch points at, or null when it does not exist. */
+  async branchHead(_c: Context<AppEnv>, _projectId: number, _branch: string): Promise<string | null> {
+    return null;
+  },
+  async mergeBase(_c: Context<AppEnv>, _projectId: number, _a: string, _b: string): Promise<string | null> {
+    return null;
+  },
+  /** Commits reachable from `head` but not from `base`. */
+  async countCommits(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string): Promise<number> {
+    return 0;
+  },
+  async changedFiles(_c: Context<AppEnv>, _projectId: number, _from: string | null, _to: string): Promise<ChangedFile[]> {
+    return [];
+  },
+  /** The same path changed to different contents on both sides of the merge base. */
+  async conflicts(_c: Context<AppEnv>, _projectId: number, _base: string | null, _targetHead: string, _head: string, theirs: ChangedFile[], ours: ChangedFile[]): Promise<boolean> {
+    const mine = new Map(ours.map((f) => [f.path, f.blob]));
+    return theirs.some((f) => mine.has(f.path) && mine.get(f.path) !== f.blob);
+  },
+  async mergeRequestApproved(_c: Context<AppEnv>, _mr: MergeRequestRow): Promise<boolean> {
+    return true;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Deletion
+
+type IdSelect = SQL | { getSQL(): SQL };
+const within = (col: SQLiteColumn, ids: IdSelect) => sql`${col} IN ${ids}`;
+
+/**
+ * Rows removed with merge requests (Issuable::DestroyService; `mrIds` a sub-select or a literal
+ * list). Project deletion must run these too: `mergeRequestContentDeletion(db, select id from
+ * merge_requests where project_id in ...)` (the lead wires it into services/content-deletion.ts).
+ */
+export function mergeRequestContentDeletion(db: Db, mrIds: IdSelect): BatchItem<'sqlite'>[] {
+  const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds)));
+  return [
+    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, noteIds))),
+    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'MergeRequest'), within(awardEmoji.awardableId, mrIds))),
+    db.delete(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds))),
+    db.delete(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, mrIds)),
+    db.delete(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, mrIds)),
+    db.delete(mergeRequestsClosingIssues).where(within(mergeRequestsClosingIssues.mergeRequestId, mrIds)),
+    db.delete(mergeRequestMentionedIssues).where(within(mergeRequestMentionedIssues.mergeRequestId, mrIds)),
+    db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), within(labelLinks.targetId, mrIds))),
+    db.delete(todos).where(and(eq(todos.targetType, 'MergeRequest'), within(todos.targetId, mrIds))),
+    db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'MergeRequest'), within(subscriptions.subscribableId, mrIds))),
+    db.delete(mergeRequests).where(within(mergeRequests.id, mrIds)),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue side (Issues::ReferencedMergeRequestsService)
+
+/**
+ * Merge requests the caller may read among `ids`, sorted as Gitlab::IssuableSorter does: those of
+ * `projectId` first by iid, then the others by their full reference.
+ */
+async function readableMergeRequests(c: Context<AppEnv>, caller: Caller, ids: number[], projectId: number): Promise<MergeRequestRow[]> {
+  const db = c.var.db;
+  const out: { mr: MergeRequestRow; ref: string }[] = [];
+  const visible = mergeRequestVisibleSql(caller);
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .select({ mr: mergeRequests, path: sql<string>`${namespaces.fullPath} || '/' || ${projects.path}` })
+      .from(mergeRequests)
+      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(inArray(mergeRequests.id, ids.slice(i, i + CHUNK)), visible))
+      .all();
+    for (const r of rows) out.push({ mr: r.mr, ref: r.path });
+  }
+  return out
+    .sort((a, b) => {
+      const pa = a.mr.projectId === projectId ? 0 : 1;
+      const pb = b.mr.projectId === projectId ? 0 : 1;
+      if (pa !== pb) return pa - pb;
+      if (a.ref !== b.ref) return a.ref < b.ref ? -1 : 1;
+      return a.mr.iid - b.mr.iid;
+    })
+    .map((x) => x.mr);
+}
+
+/** related_merge_requests: every merge request whose description mentions or closes the issue. */
+export async function relatedMergeRequestsForIssue(c: Context<AppEnv>, caller: Caller, issueId: number, projectId: number): Promise<MergeRequestRow[]> {
+  const db = c.var.db;
+  const [closing, mentioned] = await Promise.all([
+    db.select({ id: mergeRequestsClosingIssues.mergeRequestId }).from(mergeRequestsClosingIssues).where(eq(mergeRequestsClosingIssues.issueId, issueId)).all(),
+    db.select({ id: mergeRequestMentionedIssues.mergeRequestId }).from(mergeRequestMentionedIssues).where(eq(mergeRequestMentionedIssues.issueId, issueId)).all(),
+  ]);
+  return readableMergeRequests(c, caller, [...new Set([...closing, ...mentioned].map((r) => r.id))], projectId);
+}
+
+/** closed_by: open merge requests that will close the issue, only while the issue is open. */
+export async function closedByMergeRequests(c: Context<AppEnv>, caller: Caller, issue: { id: number; state: string; projectId: number }): Promise<MergeRequestRow[]> {
+  if (issue.state !== 'opened') return [];
+  const rows = await c.var.db
+    .select({ id: mergeRequestsClosingIssues.mergeRequestId })
+    .from(mergeRequestsClosingIssues)
+    .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
+    .where(and(eq(mergeRequestsClosingIssues.issueId, issue.id), eq(mergeRequests.state, 'opened')))
+    .all();
+  return readableMergeRequests(c, caller, rows.map((r) => r.id), issue.projectId);
+}
