@@ -45,6 +45,7 @@ const KINDS: AccessKind[] = ['merge', 'push', 'unprotect'];
 /** ActiveModel's humanized association names, the prefix of nested records' full messages. */
 const HUMAN_KIND: Record<AccessKind, string> = { push: 'Push access levels', merge: 'Merge access levels', unprotect: 'Unprotect access levels' };
 
+const MAX_NAME = 1024;
 const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 const unprocessable = (messages: string[]) => new ApiError(422, { message: messages });
 
@@ -154,6 +155,9 @@ async function entryErrors(c: Context<AppEnv>, project: ProjectRow, ns: Namespac
     if (!errors.includes(line)) errors.push(line);
   };
   const touched = planned.filter((p) => p.changed && !p.destroy);
+  // One lookup per distinct user or group, however many entries name it.
+  const userLevel = new Map<number, number | null>();
+  const groupExists = new Map<number, boolean>();
   for (const p of touched) {
     // Uniqueness is checked against every other entry (stored or new), like the unique indexes.
     const others = [...existing.filter((r) => r.id !== p.id), ...touched.filter((q) => q !== p && q.id === undefined)];
@@ -162,14 +166,19 @@ async function entryErrors(c: Context<AppEnv>, project: ProjectRow, ns: Namespac
     }
     if (p.userId != null) {
       if (others.some((o) => o.userId === p.userId)) add('user', 'has already been taken');
-      const user = await db.select().from(users).where(eq(users.id, p.userId)).get();
-      if (!user) add('user', "can't be blank");
-      else if ((await projectAccess(db, user, project, ns)) < ACCESS.GUEST) add('user', 'is not a member of the project');
+      if (!userLevel.has(p.userId)) {
+        const user = await db.select().from(users).where(eq(users.id, p.userId)).get();
+        userLevel.set(p.userId, user ? await projectAccess(db, user, project, ns) : null);
+      }
+      const lv = userLevel.get(p.userId);
+      if (lv == null) add('user', "can't be blank");
+      else if (lv < ACCESS.GUEST) add('user', 'is not a member of the project');
     }
     if (p.groupId != null) {
       if (others.some((o) => o.groupId === p.groupId)) add('group', 'has already been taken');
-      const group = await db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.id, p.groupId), eq(namespaces.kind, 'Group'))).get();
-      add('group', group ? 'does not have access to the project' : "can't be blank");
+      if (!groupExists.has(p.groupId))
+        groupExists.set(p.groupId, Boolean(await db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.id, p.groupId), eq(namespaces.kind, 'Group'))).get()));
+      add('group', groupExists.get(p.groupId) ? 'does not have access to the project' : "can't be blank");
     }
     if (p.deployKeyId != null) add('deploy key', 'is not enabled for this project');
   }
@@ -259,6 +268,8 @@ export function mountProtectedBranches(r: Router) {
       authorizeAdmin(c, caller, level, draft);
       const errors: string[] = [];
       if (!p.name.trim()) errors.push("Name can't be blank");
+      // GitLab stores any length; a ref name past this cannot exist in git, and a huge one must not reach the row size limit.
+      else if (p.name.length > MAX_NAME) errors.push(`Name is too long (maximum is ${MAX_NAME} characters)`);
       for (const kind of KINDS) errors.push(...(await entryErrors(c, project, namespace, kind, planned[kind], [])));
       if (errors.length) throw unprocessable(errors);
 
@@ -318,10 +329,14 @@ export function mountProtectedBranches(r: Router) {
       if (errors.length) throw unprocessable(errors);
 
       const now = Date.now();
-      const set: Partial<typeof protectedBranches.$inferInsert> = { updatedAt: now };
-      if (p.allow_force_push !== undefined) set.allowForcePush = p.allow_force_push;
-      if (isPremium && p.code_owner_approval_required !== undefined) set.codeOwnerApprovalRequired = p.code_owner_approval_required;
-      const statements: BatchItem<'sqlite'>[] = [db.update(protectedBranches).set(set).where(eq(protectedBranches.id, pb.id))];
+      const set: Partial<typeof protectedBranches.$inferInsert> = {};
+      if (p.allow_force_push !== undefined && p.allow_force_push !== pb.allowForcePush) set.allowForcePush = p.allow_force_push;
+      if (isPremium && p.code_owner_approval_required !== undefined && p.code_owner_approval_required !== pb.codeOwnerApprovalRequired)
+        set.codeOwnerApprovalRequired = p.code_owner_approval_required;
+      const levelsChange = KINDS.some((k) => planned[k].some((q) => q.destroy || q.changed));
+      // ActiveRecord touches updated_at only when something changed.
+      if (!Object.keys(set).length && !levelsChange) return c.json((await present(c, [pb]))[0]);
+      const statements: BatchItem<'sqlite'>[] = [db.update(protectedBranches).set({ ...set, updatedAt: now }).where(eq(protectedBranches.id, pb.id))];
       for (const kind of KINDS)
         for (const q of planned[kind]) {
           if (q.id !== undefined && q.destroy) statements.push(db.delete(protectedBranchAccessLevels).where(eq(protectedBranchAccessLevels.id, q.id)));

@@ -191,14 +191,15 @@ const developerInitialPushAllowed = (p: number) => p === 0 || p === 1 || p === 4
  * default branch protection allows their initial push.
  */
 export async function canPushToBranch(c: Context<AppEnv>, caller: Caller, level: number, projectId: number, branchName: string, opts: PushOptions = {}): Promise<boolean> {
-  if (!caller.user || opts.archived) return false;
+  // UserAccess#can_push_to_branch? asks for push_code before any rule (a guest named in a user entry cannot push).
+  if (!canPushCode(caller, level, opts.archived)) return false;
   const matching = await protectedBranchFor(c.var.db, projectId, branchName);
   const protection = opts.emptyRepo ? await defaultBranchProtectionLevel(c) : null;
   const isProtected = matching.length > 0 || (protection !== null && defaultBranchProtected(protection));
-  if (!isProtected) return canPushCode(caller, level);
+  if (!isProtected) return true;
   if (protection !== null) {
     // ProtectedBranch.protected_ref_accessible_to?: creating the default branch of an empty repository.
-    if (caller.user.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER) return true;
+    if (caller.user!.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER) return true;
     if (level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) return true;
   }
   return matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));

@@ -115,6 +115,10 @@ describe('POST /projects/:id/protected_branches', () => {
       { error: 'allow_force_push is invalid' },
     ]);
     expect(await api(pb(), { token: owner.token, body: { name: '' } }).then((r) => [r.status, r.body])).toEqual([422, { message: ["Name can't be blank"] }]);
+    expect(await api(pb(), { token: owner.token, body: { name: 'n'.repeat(1025) } }).then((r) => [r.status, r.body])).toEqual([
+      422,
+      { message: ['Name is too long (maximum is 1024 characters)'] },
+    ]);
     const dup = await api(pb(), { token: owner.token, body: { name: 'x1', push_access_level: 30, allowed_to_push: [{ access_level: 30 }] } });
     expect([dup.status, dup.body]).toEqual([422, { message: ['Push access levels access level has already been taken'] }]);
     expect((await api(pb('/x1'), { token: owner.token })).status).toBe(404);
@@ -250,6 +254,17 @@ describe('PATCH /projects/:id/protected_branches/:name', () => {
     const blank = await api(pb(`/${name}`), { method: 'PATCH', token: owner.token, form: { allow_force_push: '' } });
     expect([blank.status, blank.body]).toEqual([400, { error: 'allow_force_push is empty' }]);
     expect((await api(pb(`/${name}`), { token: owner.token })).body).toEqual(created.body);
+  });
+
+  it('leaves updated_at alone when nothing changes (If-Unmodified-Since still passes)', async () => {
+    const name = unique('same');
+    const created = await api(pb(), { token: owner.token, body: { name, allow_force_push: true } });
+    const since = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000).toUTCString();
+    await new Promise((r) => setTimeout(r, 1100));
+    const same = await api(pb(`/${name}`), { method: 'PATCH', token: owner.token, body: { allow_force_push: true } });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual(created.body);
+    expect((await api(pb(`/${name}`), { method: 'DELETE', token: owner.token, headers: { 'If-Unmodified-Since': since } })).status).toBe(204);
   });
 
   it('needs admin_project (403) and an existing rule (404)', async () => {

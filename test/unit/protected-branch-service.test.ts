@@ -63,6 +63,7 @@ beforeAll(async () => {
   projectId = project.body.id;
   people.owner = { id: owner.body.id, token: ownerToken.body.token, level: 50 };
   for (const [name, level] of [
+    ['guest', 10],
     ['reporter', 20],
     ['developer', 30],
     ['developer2', 30],
@@ -80,6 +81,7 @@ beforeAll(async () => {
   expect((await pb({ name: 'release/*', push_access_level: 30, merge_access_level: 30 })).status).toBe(201);
   expect((await pb({ name: 'frozen', push_access_level: 0, merge_access_level: 60 })).status).toBe(201);
   expect((await pb({ name: 'personal', push_access_level: 0, allowed_to_push: [{ user_id: people.developer.id }], allowed_to_merge: [{ user_id: people.developer.id }] })).status).toBe(201);
+  expect((await pb({ name: 'guestrule', push_access_level: 0, merge_access_level: 0, allowed_to_push: [{ user_id: people.guest.id }], allowed_to_merge: [{ user_id: people.guest.id }] })).status).toBe(201);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -155,6 +157,12 @@ describe('canPushToBranch / canMergeToBranch', () => {
     expect(await push('owner', 'personal')).toBe(false);
     expect(await merge('developer', 'personal')).toBe(true);
     expect(await merge('maintainer', 'personal')).toBe(false);
+  });
+
+  it('pushing needs push_code before any rule; merging a protected branch does not (UserAccess)', async () => {
+    expect(await push('guest', 'guestrule')).toBe(false);
+    expect(await merge('guest', 'guestrule')).toBe(true);
+    expect(await merge('guest', 'feature')).toBe(false);
   });
 
   it('an empty repository protects its default branch per default_branch_protection', async () => {
