@@ -27,6 +27,7 @@ import {
 } from '../db/schema';
 import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { planAllows } from '../lib/plan';
+import { repo } from './merge-requests';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
@@ -250,11 +251,12 @@ const toInput = (r: LoadedRule): RuleInput => ({
 });
 
 /**
- * The merge request's HEAD (`diff_head_sha`). The repository module keeps an open merge request's
- * HEAD live on its source branch; until it exposes that, the recorded sha is the HEAD.
+ * The merge request's HEAD (`diff_head_sha`), as the merge request module reads it: an open one
+ * follows its source branch live (a push moves it), a merged or closed one keeps its recorded sha.
  */
-export async function mergeRequestHead(_c: Context<AppEnv>, mr: MergeRequestRow): Promise<string | null> {
-  return mr.headSha ?? null;
+export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow): Promise<string | null> {
+  if (mr.state !== 'opened' && mr.state !== 'locked') return mr.headSha ?? null;
+  return (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) ?? mr.headSha ?? null;
 }
 
 /** Users who committed to the merge request's source branch since its base (MergeRequest#committers). */
