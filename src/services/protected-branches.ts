@@ -23,7 +23,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import type { Db } from '../db/client';
-import { approvalProjectRulesProtectedBranches, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
+import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
@@ -224,8 +224,9 @@ export function canUnprotect(caller: Caller, level: number, pb: ProtectedBranchW
  * commit lands, per the instance `default_branch_protection` (Gitlab::Access::BranchProtection):
  * 0 none (no rows), 1 push developers / merge maintainers, 2 maintainers both, 3 push maintainers /
  * merge developers, 4 maintainers both (developers may make the initial push). Nothing when a rule
- * (exact or wildcard) already covers the branch: pass `existing` names from the project if known,
- * else the statements use INSERT ... WHERE NOT EXISTS on the exact name and a unique index settles races.
+ * (exact or wildcard) already covers the branch: `existingNames` (the project's rule names, if the
+ * caller has them) skips the statements; otherwise the inserts check it themselves, and a rule
+ * created concurrently is left alone (ON CONFLICT DO NOTHING), so the caller's batch never fails here.
  */
 export function defaultBranchProtectionStatements(
   db: Db,
@@ -241,9 +242,29 @@ export function defaultBranchProtectionStatements(
   const merge = protection === 3 ? ACCESS.DEVELOPER : ACCESS.MAINTAINER;
   const now = opts.now ?? Date.now();
   return [
+    // ProtectedBranch.protected?: no rule when one (exact or wildcard) covers the branch already. GLOB
+    // is the wildcard match once the rule's `[` and `?` are made literal (`*` means the same).
     db
       .insert(protectedBranches)
-      .values({ projectId: project.id, name: branchName, allowForcePush: false, codeOwnerApprovalRequired: false, createdAt: now, updatedAt: now })
+      .select(
+        db
+          .select({
+            id: sql<number>`NULL`.as('id'),
+            projectId: projects.id,
+            name: sql<string>`${branchName}`.as('name'),
+            allowForcePush: sql<boolean>`0`.as('allow_force_push'),
+            codeOwnerApprovalRequired: sql<boolean>`0`.as('code_owner_approval_required'),
+            createdAt: sql<number>`${now}`.as('created_at'),
+            updatedAt: sql<number>`${now}`.as('updated_at'),
+          })
+          .from(projects)
+          .where(
+            and(
+              eq(projects.id, project.id),
+              sql`NOT EXISTS (SELECT 1 FROM protected_branches pb WHERE pb.project_id = ${project.id} AND ${branchName} GLOB replace(replace(pb.name, '[', '[[]'), '?', '[?]'))`,
+            ),
+          ),
+      )
       .onConflictDoNothing(),
     // A rule that already existed keeps its own levels: only a branch without levels of a kind gets them.
     ...(

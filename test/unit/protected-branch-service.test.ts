@@ -229,6 +229,12 @@ describe('defaultBranchProtectionStatements', () => {
     await db.batch(defaultBranchProtectionStatements(db, { id: pid }, 'main', { default_branch_protection: 1 }) as never);
     expect(await levelsOf(pid, 'main')).toEqual([[0], [40], false]);
     expect(defaultBranchProtectionStatements(db, { id: pid }, 'release/1', { default_branch_protection: 2 }, { existingNames: ['release/*'] })).toEqual([]);
+    // Without existingNames the statements find the covering wildcard themselves ([ and ? are literal in rule names).
+    expect((await call(`/projects/${pid}/protected_branches`, { body: { name: 'rel[1]?/*' } })).status).toBe(201);
+    await db.batch(defaultBranchProtectionStatements(db, { id: pid }, 'rel[1]?/x', { default_branch_protection: 2 }) as never);
+    await db.batch(defaultBranchProtectionStatements(db, { id: pid }, 'rel1/x', { default_branch_protection: 2 }) as never);
+    const names = (await call(`/projects/${pid}/protected_branches`)).body.map((b: any) => b.name);
+    expect(names).toEqual(['main', 'rel[1]?/*', 'rel1/x']);
   });
 });
 
