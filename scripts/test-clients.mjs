@@ -118,7 +118,11 @@ function sshKeys(count) {
   return [];
 }
 
+// CLIENTS_ONLY="python-gitlab mr,gitbeaker mr" runs just those client scripts (a quicker loop while writing cases).
+const only = process.env.CLIENTS_ONLY ? new Set(process.env.CLIENTS_ONLY.split(',').map((s) => s.trim())) : null;
+
 function runClient(client, command, args, extraEnv) {
+  if (only && !only.has(client)) return Promise.resolve();
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     currentClient = child;
@@ -229,6 +233,8 @@ async function main() {
       CLIENT_SSH_KEYS: keys.slice(0, 4).join('\n'),
       PYTHONUNBUFFERED: '1',
     });
+    // Merge requests, repository, protected branches and approvals: a workflow of its own, with its own deadline.
+    await runClient('python-gitlab mr', PYTHON, [join(clientsDir, 'python_gitlab_mr_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -236,6 +242,7 @@ async function main() {
     ...common,
     CLIENT_SSH_KEYS: keys.slice(4, 8).join('\n'),
   });
+  await runClient('gitbeaker mr', process.execPath, [join(clientsDir, 'gitbeaker-mr-check.mjs')], common);
 
   const errors = readFileSync(serverLog, 'utf8')
     .split('\n')

@@ -906,7 +906,8 @@ def _():
     notes = issue.notes.list(get_all=True, sort="asc")
     eq([n.body for n in notes if not n.system], ["First comment", "Internal remark"], "user notes oldest first")
     system = [n.body for n in notes if n.system]
-    check("changed title from **Crash on start** to **Crash on start (renamed)**" in system, f"title system note missing from {system}")
+    # The changed characters are marked as GitLab's InlineDiffMarkdownMarker does ({+added+}, {-removed-}).
+    check("changed title from **Crash on start** to **Crash on start{+ (renamed)+}**" in system, f"title system note missing from {system}")
     check("changed time estimate to 3h 30m" in system, f"time estimate system note missing from {system}")
     guest_view = [n.body for n in issue.notes.list(get_all=True, sudo=guest.username) if not n.system]
     eq(guest_view, ["First comment"], "a guest does not see the internal note")
