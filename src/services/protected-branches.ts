@@ -5,7 +5,8 @@
  * protect a project's default branch on its first push (Projects::ProtectDefaultBranchService).
  *
  * Contract for the repository and merge-request areas:
- * - `canPushToBranch(c, caller, level, projectId, branch, opts?)` (Gitlab::UserAccess#can_push_to_branch?)
+ * - `canPushToBranch(c, caller, level, projectId, branch, opts?)` (Gitlab::UserAccess#can_push_to_branch?),
+ *   `canPushToBranches(...)` for a page of branch names
  * - `canMergeToBranch(c, caller, level, projectId, branch)` (#can_merge_to_branch?)
  * - `protectedBranchFor(db, projectId, branch)` -> matching protected branches with their levels
  * - `developersCanPush/developersCanMerge(db, projectId, branch)`, `branchProtection(db, projectId, names)`
@@ -203,6 +204,31 @@ export async function canPushToBranch(c: Context<AppEnv>, caller: Caller, level:
     if (level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) return true;
   }
   return matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));
+}
+
+/**
+ * canPushToBranch for a page of branches (the Branch entity's `can_push`): the project's rules are
+ * loaded once and matched in memory. Same answers as calling canPushToBranch per name.
+ */
+export async function canPushToBranches(c: Context<AppEnv>, caller: Caller, level: number, projectId: number, names: string[], opts: PushOptions = {}): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  if (!canPushCode(caller, level, opts.archived)) {
+    for (const n of names) out.set(n, false);
+    return out;
+  }
+  const all = await loadProtectedBranches(c.var.db, projectId);
+  const protection = opts.emptyRepo ? await defaultBranchProtectionLevel(c) : null;
+  for (const name of names) {
+    const matching = all.filter((pb) => refMatches(pb.name, name));
+    const isProtected = matching.length > 0 || (protection !== null && defaultBranchProtected(protection));
+    let ok: boolean;
+    if (!isProtected) ok = true;
+    else if (protection !== null && (caller.user!.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER)) ok = true;
+    else if (protection !== null && level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) ok = true;
+    else ok = matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));
+    out.set(name, ok);
+  }
+  return out;
 }
 
 /** Gitlab::UserAccess#can_merge_to_branch?: `push_code` when unprotected, else some matching merge access level. */

@@ -20,6 +20,7 @@ import {
   branchProtection,
   canMergeToBranch,
   canPushToBranch,
+  canPushToBranches,
   defaultBranchProtectionStatements,
   developersCanMerge,
   developersCanPush,
@@ -178,6 +179,23 @@ describe('canPushToBranch / canMergeToBranch', () => {
     expect(await push('developer', 'trunk', { emptyRepo: true }, 1)).toBe(true);
     expect(await push('reporter', 'trunk', { emptyRepo: true }, 0)).toBe(false);
     expect(await push('reporter', 'trunk', { emptyRepo: true }, 4)).toBe(false);
+  });
+});
+
+describe('canPushToBranches', () => {
+  it('answers for many names at once exactly as canPushToBranch does', async () => {
+    const names = ['main', 'release/1', 'frozen', 'personal', 'guestrule', 'feature', 'trunk'];
+    for (const who of ['guest', 'reporter', 'developer', 'developer2', 'maintainer', 'owner', 'admin', null])
+      for (const [opts, protection] of [
+        [{}, 2],
+        [{ emptyRepo: true }, 2],
+        [{ emptyRepo: true }, 4],
+        [{ archived: true }, 2],
+      ] as const) {
+        const many = await canPushToBranches(ctx(protection), await caller(who), level(who), projectId, names, opts);
+        const one = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await push(who, n, opts, protection)])));
+        expect([who, opts, Object.fromEntries(many)]).toEqual([who, opts, one]);
+      }
   });
 });
 
