@@ -42,7 +42,7 @@ import { today } from '../lib/time';
 import { presentMilestonesById } from './milestones';
 import { findReadableProject } from './projects';
 import { canReadConfidentialIssue } from './issues';
-import { canMergeToBranch } from './protected-branches';
+import { canMergeToBranch, canPushToBranch } from './protected-branches';
 
 export type { MergeRequestRow };
 
@@ -100,6 +100,13 @@ export function mergeRequestFeatureSql(caller: Caller): SQL {
     OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
     OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
   return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
+}
+
+/** MergeRequest#can_be_merged_by?: Gitlab::UserAccess#can_update_branch? (push or merge access to the target branch). */
+export async function canBeMergedBy(c: Context<AppEnv>, caller: Caller, project: ProjectRow, level: number, targetBranch: string): Promise<boolean> {
+  if (!caller.user) return false;
+  const opts = { archived: project.archived };
+  return (await canPushToBranch(c, caller, level, project.id, targetBranch, opts)) || (await canMergeToBranch(c, caller, level, project.id, targetBranch, opts));
 }
 
 export const mergeRequestAssigneeIds = async (db: Db, mrId: number): Promise<number[]> =>
@@ -349,7 +356,7 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
       mergeRequestEntity(m, {
         ...x,
         subscribed,
-        canMerge: open && caller.user ? await canMergeToBranch(c, caller, level, pr.project.id, m.targetBranch, { archived: pr.project.archived }) : false,
+        canMerge: open && caller.user ? await canBeMergedBy(c, caller, pr.project, level, m.targetBranch) : false,
         buildsAvailable: buildsReadable,
         readPipeline: buildsReadable,
         firstContribution: o.firstContribution ? await firstContribution(db, m) : undefined,
@@ -629,6 +636,37 @@ export const repo = {
   async mergeRequestApproved(_c: Context<AppEnv>, _mr: MergeRequestRow): Promise<boolean> {
     return true;
   },
+  /**
+   * Writes the merge on the target branch: a squash commit first when asked, then a merge commit
+   * with the target HEAD and the source HEAD (or the squash commit) as parents, moving the branch
+   * only if it still points at `targetHead`. Null when the repository refuses.
+   */
+  async merge(
+    _c: Context<AppEnv>,
+    _m: {
+      projectId: number;
+      targetBranch: string;
+      targetHead: string;
+      sourceHead: string;
+      mergeBase: string | null;
+      message: string;
+      squash: boolean;
+      squashMessage: string;
+      user: UserRow;
+      at: number;
+    },
+  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null } | null> {
+    return null;
+  },
+  async deleteBranch(_c: Context<AppEnv>, _projectId: number, _branch: string, _expectedHead: string | null): Promise<void> {},
+  /** Entities::Commit of base..head, newest first. */
+  async commitEntities(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string): Promise<object[]> {
+    return [];
+  },
+  /** Entities::Diff of base..head. */
+  async diffEntities(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string, _o: { unidiff?: boolean }): Promise<object[]> {
+    return [];
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -711,4 +749,183 @@ export async function closedByMergeRequests(c: Context<AppEnv>, caller: Caller, 
     .where(and(eq(mergeRequestsClosingIssues.issueId, issue.id), eq(mergeRequests.state, 'opened')))
     .all();
   return readableMergeRequests(c, caller, rows.map((r) => r.id), issue.projectId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merging (MergeRequests::MergeService, PostMergeService)
+
+export interface MergeInput {
+  mergeCommitMessage?: string;
+  squashCommitMessage?: string;
+  shouldRemoveSourceBranch?: boolean;
+  squash?: boolean;
+}
+
+/** MergeRequests::MessageGenerator with the default templates. */
+export function defaultMergeCommitMessage(mr: MergeRequestRow, fullRef: string, closingRefs: string[]): string {
+  const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
+  if (closingRefs.length) parts.push(`Closes ${toSentence(closingRefs)}`);
+  parts.push(`See merge request ${fullRef}`);
+  return parts.join('\n\n');
+}
+
+function toSentence(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  if (items.length === 2) return `${items[0]} and ${items[1]}`;
+  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
+}
+
+/**
+ * Merges an open merge request whose checks passed: locks it (`opened` -> `locked`, so a racing
+ * merge or close loses), writes the merge commit on the target branch through the repository,
+ * then in one batch records it as merged, closes the issues it closes when the target is the
+ * default branch, resolves the merger's to-dos, and writes the issues' system notes. Returns false
+ * when the repository refused (target moved or a conflict): the request is opened again and the
+ * caller answers 422 Branch cannot be merged.
+ */
+export async function mergeMergeRequest(
+  c: Context<AppEnv>,
+  user: UserRow,
+  found: { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; level: number },
+  live: LiveState,
+  input: MergeInput,
+): Promise<boolean> {
+  const db = c.var.db;
+  const { mr, project, namespace } = found;
+  const locked = await db
+    .update(mergeRequests)
+    .set({ state: 'locked' })
+    .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened')))
+    .returning({ id: mergeRequests.id })
+    .all();
+  if (!locked.length) return false;
+  const now = Date.now();
+  const fullRef = `${namespace.fullPath}/${project.path}!${mr.iid}`;
+  const closingIssueIds = (await db.select({ issueId: mergeRequestsClosingIssues.issueId }).from(mergeRequestsClosingIssues).where(eq(mergeRequestsClosingIssues.mergeRequestId, mr.id)).orderBy(mergeRequestsClosingIssues.id).all()).map(
+    (r) => r.issueId,
+  );
+  const closable = await closableIssues(c, user, project, closingIssueIds);
+  const squash = input.squash ?? mr.squash;
+  let result: { mergeCommitSha: string | null; squashCommitSha: string | null } | null = null;
+  try {
+    result = await repo.merge(c, {
+      projectId: project.id,
+      targetBranch: mr.targetBranch,
+      targetHead: live.targetHead!,
+      sourceHead: live.sha!,
+      mergeBase: live.mergeBase,
+      message: input.mergeCommitMessage || defaultMergeCommitMessage(mr, fullRef, closable.map((i) => i.reference)),
+      squash,
+      squashMessage: input.squashCommitMessage || mr.title,
+      user,
+      at: now,
+    });
+  } finally {
+    if (!result) await db.update(mergeRequests).set({ state: 'opened' }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))).run();
+  }
+  if (!result) return false;
+
+  const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
+  const statements: BatchItem<'sqlite'>[] = [
+    db
+      .update(mergeRequests)
+      .set({
+        state: 'merged',
+        mergedById: user.id,
+        mergedAt: now,
+        mergeUserId: user.id,
+        mergeCommitSha: result.mergeCommitSha,
+        squashCommitSha: result.squashCommitSha,
+        squash,
+        headSha: live.sha,
+        baseSha: live.mergeBase,
+        startSha: live.targetHead,
+        mergeStatus: 'can_be_merged',
+        mergeWhenPipelineSucceeds: false,
+        mergeError: null,
+        shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? mr.shouldRemoveSourceBranch,
+        updatedAt: now,
+      })
+      .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))),
+    // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
+    db
+      .update(todos)
+      .set({ state: 'done', updatedAt: now })
+      .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+  ];
+  if (closeIssues) {
+    for (const issue of closable) {
+      // Issues::CloseService with `closed_via: merge_request`: conditional, so an issue closed meanwhile stays as it is.
+      statements.push(
+        db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(and(eq(issues.id, issue.id), eq(issues.state, 'opened'))),
+        db
+          .insert(notes)
+          .select(
+            db
+              .select({
+                noteableType: sql<string>`'Issue'`.as('noteable_type'),
+                noteableId: sql<number>`${issue.id}`.as('noteable_id'),
+                projectId: sql<number>`${issue.projectId}`.as('project_id'),
+                authorId: sql<number>`${user.id}`.as('author_id'),
+                body: sql<string>`${`closed via merge request ${issue.projectId === project.id ? `!${mr.iid}` : fullRef}`}`.as('body'),
+                system: sql<number>`1`.as('system'),
+                internal: sql<number>`0`.as('internal'),
+                resolvable: sql<number>`0`.as('resolvable'),
+                createdAt: sql<number>`${now}`.as('created_at'),
+                updatedAt: sql<number>`${now}`.as('updated_at'),
+              })
+              .from(issues)
+              .where(and(eq(issues.id, issue.id), eq(issues.closedAt, now), eq(issues.closedById, user.id))),
+          ),
+        // TodoService#close_issue: the closer's pending to-dos on the issue are done.
+        db
+          .update(todos)
+          .set({ state: 'done', updatedAt: now })
+          .where(and(eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+      );
+    }
+  }
+  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+
+  // MergeRequests::PostMergeService#delete_source_branch: when asked and allowed, never the default or a protected branch.
+  const remove = input.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch ?? false;
+  if (remove && mr.sourceBranch !== project.defaultBranch) {
+    const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
+    if (await canPushToBranch(c, asCaller, found.level, mr.sourceProjectId, mr.sourceBranch, { archived: project.archived })) {
+      await repo.deleteBranch(c, mr.sourceProjectId, mr.sourceBranch, live.sha).catch(() => undefined);
+    }
+  }
+  return true;
+}
+
+/**
+ * The closing issues the merger may close (Issues::CloseService checks update_issue), open ones
+ * only, with their reference from the merge request's project (for the commit message).
+ */
+async function closableIssues(c: Context<AppEnv>, user: UserRow, project: ProjectRow, ids: number[]) {
+  const db = c.var.db;
+  const out: { id: number; projectId: number; reference: string }[] = [];
+  const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .select({ issue: issues, project: projects, namespace: namespaces })
+      .from(issues)
+      .innerJoin(projects, eq(projects.id, issues.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(inArray(issues.id, ids.slice(i, i + CHUNK)))
+      .all();
+    for (const r of rows) {
+      if (r.issue.state !== 'opened') continue;
+      const level = await projectAccess(db, user, r.project, r.namespace);
+      if (!canReadProject(asCaller, r.project, level) || !featureAvailable(r.project, 'issues', { level, isAdmin: user.isAdmin })) continue;
+      const assigneeIds = (await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, r.issue.id)).all()).map((a) => a.userId);
+      if (r.issue.confidential && !canReadConfidentialIssue(asCaller, level, r.issue, assigneeIds)) continue;
+      // update_issue: Planner and above, administrators, or the author.
+      if (!(user.isAdmin || level >= ACCESS.PLANNER || r.issue.authorId === user.id)) continue;
+      const reference = r.project.id === project.id ? `#${r.issue.iid}` : `${r.namespace.fullPath}/${r.project.path}#${r.issue.iid}`;
+      out.push({ id: r.issue.id, projectId: r.project.id, reference });
+    }
+  }
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
 }
