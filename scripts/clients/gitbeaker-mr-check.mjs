@@ -115,6 +115,16 @@ await testCase('ProtectedBranches.create main before any commit (options in the 
   eq((await api.ProtectedBranches.all(project.id)).map((p) => p.name), ['main'], 'ProtectedBranches.all');
 });
 
+await testCase("ProtectedBranches.protect a wildcard (allowedToPush a user, codeOwnerApprovalRequired), unprotect by its encoded name", async () => {
+  const [project, approver] = need('project', 'approver');
+  const pb = await api.ProtectedBranches.protect(project.id, 'hotfix-*', { pushAccessLevel: 0, allowedToPush: [{ userId: approver.id }], codeOwnerApprovalRequired: true });
+  eq([pb.name, pb.code_owner_approval_required], ['hotfix-*', true], 'wildcard rule');
+  eq(pb.push_access_levels.map((a) => [a.access_level_description, a.user_id ?? null]).sort(), [['No one', null], [approver.name, approver.id]].sort(), 'push entries');
+  await api.ProtectedBranches.unprotect(project.id, 'hotfix-*');
+  await rejects(404, () => api.ProtectedBranches.show(project.id, 'hotfix-*'));
+  eq((await api.ProtectedBranches.all(project.id)).map((p) => p.name), ['main'], 'after unprotect');
+});
+
 await testCase('MergeRequestApprovals.showConfiguration/editConfiguration (project); createApprovalRule, allApprovalRules, showApprovalRule', async () => {
   const [project, approver, lead] = need('project', 'approver', 'lead');
   const conf = await api.MergeRequestApprovals.showConfiguration(project.id);

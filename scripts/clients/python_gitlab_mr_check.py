@@ -141,6 +141,21 @@ def _():
     raises(gitlab.exceptions.GitlabCreateError, 409, lambda: project.protectedbranches.create({"name": "main"}), "Protected branch 'main' already exists")
 
 
+@case("protectedbranches.create a wildcard with allowed_to_push users and code_owner_approval_required; delete() unprotects it")
+def _():
+    project, approver = need("project", "approver")
+    pb = project.protectedbranches.create(
+        {"name": "release/*", "push_access_level": 0, "allowed_to_push": [{"user_id": approver.id}], "code_owner_approval_required": True}
+    )
+    eq(pb.name, "release/*", "name")
+    eq(sorted((a["access_level_description"], a.get("user_id")) for a in pb.push_access_levels), sorted([("No one", None), (approver.name, approver.id)]), "push entries")
+    eq(pb.code_owner_approval_required, True, "code_owner_approval_required")
+    eq(project.protectedbranches.get("release/*").name, "release/*", "get by a name with / and *")
+    project.protectedbranches.delete("release/*")
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: project.protectedbranches.get("release/*"))
+    eq([p.name for p in project.protectedbranches.list(get_all=True)], ["main"], "protected branches after unprotect")
+
+
 @case("project.approvals.get() defaults; save() sets reset_approvals_on_push; project.approvalrules.create for a named user")
 def _():
     project, approver = need("project", "approver")
@@ -151,6 +166,8 @@ def _():
         "default configuration",
     )
     conf.reset_approvals_on_push = True
+    # Developers may read merge request settings but not change them.
+    raises(gitlab.exceptions.GitlabUpdateError, 403, lambda: conf.save(sudo=state["author"].username))
     conf.save()
     eq(project.approvals.get().reset_approvals_on_push, True, "reset_approvals_on_push read back")
     rule = project.approvalrules.create({"name": "Reviewers", "approvals_required": 1, "user_ids": [approver.id]})
