@@ -43,6 +43,7 @@ import { presentMilestonesById } from './milestones';
 import { findReadableProject } from './projects';
 import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
+import { mergeRequestApproved } from './approval-state';
 
 export type { MergeRequestRow };
 
@@ -633,8 +634,9 @@ export const repo = {
     const mine = new Map(ours.map((f) => [f.path, f.blob]));
     return theirs.some((f) => mine.has(f.path) && mine.get(f.path) !== f.blob);
   },
-  async mergeRequestApproved(_c: Context<AppEnv>, _mr: MergeRequestRow): Promise<boolean> {
-    return true;
+  /** ApprovalState#approved? (services/approval-state.ts); the approvals area owns the arithmetic. */
+  async mergeRequestApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {
+    return mergeRequestApproved(c, mr);
   },
   /**
    * Writes the merge on the target branch: a squash commit first when asked, then a merge commit
