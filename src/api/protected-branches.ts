@@ -49,16 +49,19 @@ const MAX_NAME = 1024;
 const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 const unprocessable = (messages: string[]) => new ApiError(422, { message: messages });
 
-/** Gitlab::SQL::Pattern#fuzzy_arel_match on `name` (ProtectedBranch.by_name, query downcased). */
-function searchSql(search: string | undefined): SQL | undefined {
+/**
+ * Gitlab::SQL::Pattern#fuzzy_arel_match on `name` (ProtectedBranch.by_name, query downcased): every
+ * word of 3+ characters as a case-insensitive substring, else the whole query as the whole name.
+ * Matched in JS because SQLite's lower() folds ASCII only and PostgreSQL's ILIKE folds Unicode.
+ */
+function nameMatcher(search: string | undefined): ((name: string) => boolean) | null {
   const query = (search ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
-  if (!query) return undefined;
+  if (!query) return null;
   const quoted = [...query.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const rest = query.replace(/"[^"]+"/g, ' ').split(' ');
   const words = [...quoted, ...rest].filter((w) => w.length >= 3);
-  // instr, not LIKE: no pattern-length limit on D1 and no wildcard characters to escape.
-  if (words.length) return and(...words.map((w) => sql`instr(lower(${protectedBranches.name}), ${w}) > 0`));
-  return sql`lower(${protectedBranches.name}) = ${query}`;
+  if (words.length) return (name) => words.every((w) => name.toLowerCase().includes(w));
+  return (name) => name.toLowerCase() === query;
 }
 
 /** Presents protected branches with the names their user and group entries are described by. */
@@ -209,15 +212,35 @@ export function mountProtectedBranches(r: Router) {
     async ({ c, p, caller }) => {
       const { project } = await readableProject(c, caller, p.id);
       const db = c.var.db;
-      const where = and(eq(protectedBranches.projectId, project.id), searchSql(p.search));
       const raw = await requestParams(c);
-      const rows = await paginate(
-        c,
-        pageRequest(p, raw.per_page),
-        linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(protectedBranches).where(where).orderBy(asc(protectedBranches.id)).limit(limit).offset(offset).all(),
-        (limit) => countUpTo(db, protectedBranches, where, limit),
-      );
+      const req = pageRequest(p, raw.per_page);
+      const own = eq(protectedBranches.projectId, project.id);
+      const match = nameMatcher(p.search);
+      let rows: (typeof protectedBranches.$inferSelect)[];
+      if (match) {
+        // A project's rules are few (GitLab loads them all to match a ref); filter their names here.
+        const ids = (await db.select({ id: protectedBranches.id, name: protectedBranches.name }).from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).all())
+          .filter((r) => match(r.name))
+          .map((r) => r.id);
+        rows = await paginate(
+          c,
+          req,
+          linkParamsFrom(raw, {}),
+          async (limit, offset) => {
+            const pageIds = ids.slice(offset, offset + limit);
+            return pageIds.length ? db.select().from(protectedBranches).where(inArray(protectedBranches.id, pageIds)).orderBy(asc(protectedBranches.id)).all() : [];
+          },
+          async (limit) => Math.min(ids.length, limit),
+        );
+      } else {
+        rows = await paginate(
+          c,
+          req,
+          linkParamsFrom(raw, {}),
+          (limit, offset) => db.select().from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).limit(limit).offset(offset).all(),
+          (limit) => countUpTo(db, protectedBranches, own, limit),
+        );
+      }
       return c.json(await present(c, await attachLevels(db, rows)));
     },
   );

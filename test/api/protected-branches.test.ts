@@ -196,6 +196,17 @@ describe('GET /projects/:id/protected_branches', () => {
     expect((await api(`${base}?search=ma`, { token: owner.token })).body.map((b: any) => b.name)).toEqual(['ma']);
     expect((await api(`${base}?search=${'x'.repeat(300)}`, { token: owner.token })).body).toEqual([]);
     expect((await api(`${base}?search=`, { token: owner.token })).body.length).toBe(4);
+    // Case folding beyond ASCII, as PostgreSQL's ILIKE; several words must all match.
+    expect((await api(base, { token: owner.token, body: { name: 'Über-Änderung' } })).status).toBe(201);
+    expect((await api(`${base}?search=${encodeURIComponent('über')}`, { token: owner.token })).body.map((b: any) => b.name)).toEqual(['Über-Änderung']);
+    expect((await api(`${base}?search=${encodeURIComponent('feat ure-x')}`, { token: owner.token })).body.map((b: any) => b.name)).toEqual(['feature-x']);
+    expect((await api(`${base}?search=${encodeURIComponent('feat nope')}`, { token: owner.token })).body).toEqual([]);
+    // A quoted term shorter than 3 characters is no term: the whole query must equal a name.
+    expect((await api(`${base}?search=${encodeURIComponent('"ma"')}`, { token: owner.token })).body).toEqual([]);
+    expect((await api(base, { token: owner.token, body: { name: 'release-2' } })).status).toBe(201);
+    const searched = await api(`${base}?search=${encodeURIComponent('"leas"')}&per_page=1&page=2`, { token: owner.token });
+    expect(searched.headers.get('x-total')).toBe('2');
+    expect(searched.body.map((b: any) => b.name)).toEqual(['release-2']);
   });
 
   it('finds a name with a slash when URL-encoded and answers 404 Not found otherwise', async () => {
