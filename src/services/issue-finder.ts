@@ -9,7 +9,7 @@
  * inlined after validation, so no input reaches D1's 100-parameter or 50-byte LIKE limits.
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { SQLiteSelect } from 'drizzle-orm/sqlite-core';
+import { SQLiteAsyncDialect, type SQLiteSelect } from 'drizzle-orm/sqlite-core';
 import type { Caller } from '../context';
 import type { Db } from '../db/client';
 import { issues, namespaces, projects, users } from '../db/schema';
@@ -45,10 +45,10 @@ export interface IssueQuery {
    */
   walkWhere: SQL | null;
   /**
-   * For the same many-project lists: the condition without the project set, for
-   * issueUnionPageQuery's per-project arms. Null where walkWhere is null.
+   * For the same many-project lists: the condition without the project set and the order's
+   * column, for issueUnionPageQuery's per-project arms. Null where walkWhere is null.
    */
-  perProject: SQL | null;
+  perProject: { where: SQL; column: 'created_at' | 'updated_at'; dir: 'ASC' | 'DESC' } | null;
   orderBy: SQL[];
 }
 
@@ -450,7 +450,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     possible: true,
     where: and(driven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     walkWhere: walkable ? and(sql`+${issues.projectId} IN ${set}`, rest)! : null,
-    perProject: walkable ? (rest ?? sql`1`) : null,
+    perProject: walkable ? { where: rest ?? sql`1`, column: p.order_by === 'updated_at' ? 'updated_at' : 'created_at', dir: p.sort === 'asc' ? 'ASC' : 'DESC' } : null,
     orderBy: orderSql(p),
   };
 }
@@ -486,28 +486,44 @@ export function issueCountProjectsQuery(db: Db, q: IssueQuery, limit: number) {
 
 /**
  * A page of a many-project list ordered by created_at or updated_at, below the count cap: one
- * arm per project reads that project's first offset+limit matches through its
- * `issues_project_(state_)created`/`issues_project_updated` index range in order and stops, and
- * the outer query orders only those ids (at most projects x (offset+limit) rows) by the same
- * ORDER BY, tie-break included. The global first offset+limit rows are each among the first
- * offset+limit of their own project, so the page equals issuePageQuery's, which instead
- * collects and sorts every match (up to 10,000). Null when the list has no per-project form or
- * the repeated condition would bind more than D1's 100 parameters: the caller then uses
- * issuePageQuery.
+ * arm per project reads that project's first offset+limit matches (id and sort key) through its
+ * `issues_project_(state_)created`/`issues_project_updated` index range in order and stops; those
+ * (key, id) pairs, at most projects x (offset+limit), are ordered with the list's ORDER BY
+ * (`id DESC` tie-break) and cut to the page, and only the page's rows are read. The global first
+ * offset+limit rows are each among the first offset+limit of their own project, so the page
+ * equals issuePageQuery's, which instead reads and sorts every match (up to 10,000 rows). Null
+ * when the list has no per-project form or the repeated condition would bind more than D1's
+ * 100 values: the caller then uses issuePageQuery.
  */
 export function issueUnionPageQuery(db: Db, q: IssueQuery, projectIds: number[], limit: number, offset: number) {
   if (!q.perProject || !projectIds.length || projectIds.length > MAX_UNION_PROJECTS) return null;
+  const { where, column, dir } = q.perProject;
   const n = Math.trunc(offset) + Math.trunc(limit);
-  const order = sql.join(q.orderBy, sql`, `);
+  // The arm body is rendered once and repeated as text: rendering Drizzle column references 50
+  // times cost more than the query itself.
+  const body = renderOnce(sql`${where} ORDER BY ${sql.raw(`"issues"."${column}" ${dir}, "issues"."id" DESC LIMIT ${n})`)}`);
+  if (!body || body.params * projectIds.length > 100) return null;
   const arms = projectIds.map(
-    (pid) => sql`SELECT id FROM (SELECT ${issues.id} FROM ${issues} WHERE ${issues.projectId} = ${int(pid)} AND ${q.perProject} ORDER BY ${order} LIMIT ${int(n)})`,
+    (pid) => sql`SELECT * FROM (SELECT "issues"."id" AS id, ${sql.raw(`"issues"."${column}"`)} AS k FROM "issues" WHERE "issues"."project_id" = ${int(pid)} AND ${body.sql}`,
   );
-  const query = db
-    .select()
-    .from(issues)
-    .where(sql`${issues.id} IN (${sql.join(arms, sql` UNION ALL `)})`)
-    .orderBy(...q.orderBy)
-    .limit(limit)
-    .offset(offset);
-  return query.toSQL().params.length <= 100 ? query : null;
+  const page = sql`SELECT id FROM (${sql.join(arms, sql` UNION ALL `)}) ORDER BY ${sql.raw(`k ${dir}, id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`)}`;
+  return db.select().from(issues).where(sql`${issues.id} IN (${page})`).orderBy(...q.orderBy);
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+/**
+ * A fragment rendered to text once, as raw pieces around its bound values (which stay bound).
+ * Null if the text holds a `?` that is not a placeholder (never in this file's SQL; checked).
+ */
+function renderOnce(fragment: SQL): { sql: SQL; params: number } | null {
+  const { sql: text, params } = dialect.sqlToQuery(fragment);
+  const pieces = text.split('?');
+  if (pieces.length !== params.length + 1) return null;
+  const chunks: SQL[] = [];
+  pieces.forEach((piece, i) => {
+    chunks.push(sql.raw(piece));
+    if (i < params.length) chunks.push(sql`${params[i]}`);
+  });
+  return { sql: sql.join(chunks), params: params.length };
 }

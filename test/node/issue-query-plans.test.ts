@@ -328,7 +328,7 @@ describe('many-project lists below the cap: one index range per project (issueUn
     ['opened, created_at desc', { state: 'opened' }, /issues_project_state_created/],
   ];
   for (const [name, p, index] of variants) {
-    it(`${name}: each of 50 projects is an index range stopping at offset+limit, and only their ids are sorted`, async () => {
+    it(`${name}: each of 50 projects is an index range stopping at offset+limit, and only their keys are sorted`, async () => {
       for (const [caller, parent] of [
         [member, groupList],
         [admin, groupList],
@@ -346,9 +346,13 @@ describe('many-project lists below the cap: one index range per project (issueUn
         const ranges = lines.filter((l) => /^SEARCH issues USING (COVERING )?INDEX issues_project_\w+ \(project_id=\?/.test(l));
         expect(ranges).toHaveLength(50);
         for (const l of ranges) expect(l).toMatch(index);
-        // The arms read in index order (no sort of their own); the one sort is the outer one over their ids.
-        expect(lines.filter((l) => l === 'USE TEMP B-TREE FOR ORDER BY')).toHaveLength(1);
+        // The arms read in index order (no sort of their own); the sorts are of their (key, id)
+        // pairs and of the page's rows, and only the page's rows are read by id.
+        // (`created_at ASC, id DESC` sorts only the ids of equal timestamps, still stopping at LIMIT.)
+        expect(lines.filter((l) => l === 'USE TEMP B-TREE FOR ORDER BY')).toHaveLength(2);
+        for (const l of lines.filter((l) => l.includes('TEMP B-TREE'))) expect(l).toMatch(/^USE TEMP B-TREE FOR (RIGHT PART OF )?ORDER BY$/);
         expect(lines.join('\n')).toContain('SEARCH issues USING INTEGER PRIMARY KEY (rowid=?)');
+        expect(text).toMatch(/ORDER BY k (DESC|ASC), id DESC LIMIT 20 OFFSET 40\)/);
       }
     });
   }
@@ -393,12 +397,14 @@ describe('the per-project union pages exactly like the sorted query', () => {
       expect(p.status).toBe(201);
       projectIds.push(p.body.id);
     }
-    // Timestamps repeat (500 distinct values for 4,000 rows) so the id tie-break decides often.
+    // Timestamps repeat (a few hundred values for 4,000 rows) so the id tie-break decides often,
+    // and the newest 500 (and last updated 300) all sit in one project, which must supply a whole page.
     await bigDb.run(sqlTag`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
       INSERT INTO issues (project_id, iid, title, author_id, state, confidential, created_at, updated_at)
-      SELECT json_extract(${JSON.stringify(projectIds)}, '$[' || ((i * 5) % 8) || ']'), i, 'u ' || i, 1,
+      SELECT json_extract(${JSON.stringify(projectIds)}, '$[' || (CASE WHEN i > 3500 THEN 0 ELSE (i * 5) % 8 END) || ']'), i, 'u ' || i, 1,
         CASE WHEN i % 3 = 0 THEN 'closed' ELSE 'opened' END, i % 11 = 0,
-        1700000000000 + ((i * 7919) % 500) * 1000, 1700000000000 + ((i * 104729) % 300) * 1000 FROM n`);
+        1700000000000 + (CASE WHEN i > 3500 THEN 600 + i % 50 ELSE (i * 7919) % 500 END) * 1000,
+        1700000000000 + (CASE WHEN i > 3700 THEN 400 + i % 30 ELSE (i * 104729) % 300 END) * 1000 FROM n`);
     const groupRow = { id: g.body.id, traversalPath: `/${g.body.id}/` } as unknown as NamespaceRow;
     const parents: FinderParent[] = [{ kind: 'group', group: groupRow, level: 0 }, instance];
     let compared = 0;
