@@ -26,6 +26,7 @@ import { approvalRuleShort, approvalStateEntity, approvalStateRuleEntity, mergeR
 import { userBasic } from '../entities/user';
 import { ACCESS, canReadProject, featureLevel, type NamespaceRow, type ProjectRow } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
+import { iso } from '../lib/time';
 import { verifyPassword } from '../lib/crypto';
 import { ApiError, conflict, forbidden, grapeError, notFound, notModified, recordNotFound, unauthorized, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, setPaginationHeaders } from '../lib/pagination';
@@ -134,7 +135,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
       approvalsRequired: s.state.approvalsRequired,
       approvalsLeft: s.state.approvalsLeft,
       requirePasswordToApprove: s.requirePasswordToApprove,
-      approvedBy: s.approvals.map((a) => ({ user: user(s.approvalUsers.get(a.userId)!), approved_at: new Date(a.createdAt).toISOString() })).filter((a) => a.user),
+      approvedBy: s.approvals.map((a) => ({ user: user(s.approvalUsers.get(a.userId)!), approved_at: iso(a.createdAt) })).filter((a) => a.user),
       suggestedApprovers: [...suggestedIds].map((id) => users.get(id)).filter((u): u is UserRow => !!u).map(user),
       approvers: firstRule ? firstRule.users.map((u) => ({ user: user(u) })) : [],
       approverGroups: firstRule ? firstRule.groups.filter((g) => x.visibleGroupIds.has(g.id)).map((g) => ({ group: x.group(g) })) : [],
@@ -395,6 +396,19 @@ export function mountApprovalMergeRequests(r: Router) {
     ]);
     return c.json(await presentApprovalState(c, caller, f), 201);
   });
+
+  api.route(
+    { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, status: 202 },
+    async ({ c, p, caller }) => {
+      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
+      // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
+      // token users); people and merged merge requests get 401.
+      const bot = caller.user != null && caller.user.userType !== 'human';
+      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr))) throw unauthorized();
+      await c.var.db.delete(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).run();
+      return c.body(null, 202);
+    },
+  );
 
   api.route({ method: 'GET', path: `${base}/approval_rules`, summary: 'Get all merge request approval rules', tags: RULE_TAGS, params: listMrRulesParams }, async ({ c, p, caller }) => {
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');

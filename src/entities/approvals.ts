@@ -123,7 +123,7 @@ export interface ApprovalStateView {
   approvalsRequired: number;
   approvalsLeft: number;
   requirePasswordToApprove: boolean;
-  approvedBy: { user: unknown; approved_at: string }[];
+  approvedBy: { user: unknown; approved_at: string | null }[];
   suggestedApprovers: unknown[];
   approvers: unknown[];
   approverGroups: unknown[];

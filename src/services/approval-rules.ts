@@ -27,7 +27,7 @@ import {
 } from '../db/schema';
 import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { planAllows } from '../lib/plan';
-import { repo } from './merge-requests';
+import { canUpdateMergeRequest as mrCanUpdate, repo } from './merge-requests';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
@@ -339,14 +339,10 @@ export async function assigneeIds(db: Db, mrId: number): Promise<number[]> {
   return (await db.select({ id: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId)).all()).map((r) => r.id);
 }
 
-/**
- * update_merge_request (ProjectPolicy + IssuablePolicy): developers and above, administrators, and
- * the author or an assignee who is a member; nobody on an archived project.
- */
+/** update_merge_request as the merge request module decides it, and nobody on an archived project (ArchivedAbilities). */
 export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level: number, mr: MergeRequestRow, assignees: number[]): boolean {
   if (!caller.user || project.archived) return false;
-  if (caller.isAdmin || level >= ACCESS.DEVELOPER) return true;
-  return level >= ACCESS.GUEST && (mr.authorId === caller.user.id || assignees.includes(caller.user.id));
+  return mrCanUpdate(caller, project, level, mr, assignees);
 }
 
 /**

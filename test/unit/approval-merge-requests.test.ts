@@ -347,3 +347,13 @@ describe('approval_state and merge request rules', () => {
     expect((await call(`${w.base}/approvals`, { token: dev1.token })).body).toMatchObject({ approvals_required: 1, approved: false });
   });
 });
+
+describe('PUT reset_approvals', () => {
+  it('is for bots only: a person gets 401 and the approvals stay', async () => {
+    const w = await world();
+    await call(`${w.base}/approve`, { token: dev1.token, method: 'POST' });
+    const res = await call(`${w.base}/reset_approvals`, { method: 'PUT', token: owner.token });
+    expect(res).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect((await call(`${w.base}/approvals`, { token: dev1.token })).body.approved_by.length).toBe(1);
+  });
+});
