@@ -305,6 +305,18 @@ describe('DELETE /projects/:id/protected_branches/:name', () => {
     ]);
   });
 
+  it('takes the branch out of approval rules scoped to it (the foreign key cascades in GitLab)', async () => {
+    const name = unique('scoped');
+    const made = await api(pb(), { token: owner.token, body: { name } });
+    const rule = await api(`/projects/${projectId}/approval_rules`, { token: owner.token, body: { name: unique('rule'), approvals_required: 1, protected_branch_ids: [made.body.id] } });
+    expect(rule.status).toBe(201);
+    expect(rule.body.protected_branches.map((b: any) => b.name)).toEqual([name]);
+    expect((await api(pb(`/${name}`), { method: 'DELETE', token: owner.token })).status).toBe(204);
+    const after = await api(`/projects/${projectId}/approval_rules/${rule.body.id}`, { token: owner.token });
+    expect(after.status).toBe(200);
+    expect(after.body.protected_branches).toEqual([]);
+  });
+
   it('honours If-Unmodified-Since (412) and the unprotect access levels', async () => {
     const name = unique('keep');
     expect((await api(pb(), { token: owner.token, body: { name } })).status).toBe(201);
