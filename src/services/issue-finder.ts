@@ -493,7 +493,7 @@ export function issueCountProjectsQuery(db: Db, q: IssueQuery, limit: number) {
  * offset+limit rows are each among the first offset+limit of their own project, so the page
  * equals issuePageQuery's, which instead reads and sorts every match (up to 10,000 rows). Null
  * when the list has no per-project form or the repeated condition would bind more than D1's
- * 100 values: the caller then uses issuePageQuery.
+ * 100 values or make the statement too long: the caller then uses issuePageQuery.
  */
 export function issueUnionPageQuery(db: Db, q: IssueQuery, projectIds: number[], limit: number, offset: number) {
   if (!q.perProject || !projectIds.length || projectIds.length > MAX_UNION_PROJECTS) return null;
@@ -502,7 +502,8 @@ export function issueUnionPageQuery(db: Db, q: IssueQuery, projectIds: number[],
   // The arm body is rendered once and repeated as text: rendering Drizzle column references 50
   // times cost more than the query itself.
   const body = renderOnce(sql`${where} ORDER BY ${sql.raw(`"issues"."${column}" ${dir}, "issues"."id" DESC LIMIT ${n})`)}`);
-  if (!body || body.params * projectIds.length > 100) return null;
+  // D1 binds at most 100 values and takes statements of at most 100 KB.
+  if (!body || body.params * projectIds.length > 100 || projectIds.length * (body.length + 200) > 90_000) return null;
   const arms = projectIds.map(
     (pid) => sql`SELECT * FROM (SELECT "issues"."id" AS id, ${sql.raw(`"issues"."${column}"`)} AS k FROM "issues" WHERE "issues"."project_id" = ${int(pid)} AND ${body.sql}`,
   );
@@ -516,7 +517,7 @@ const dialect = new SQLiteAsyncDialect();
  * A fragment rendered to text once, as raw pieces around its bound values (which stay bound).
  * Null if the text holds a `?` that is not a placeholder (never in this file's SQL; checked).
  */
-function renderOnce(fragment: SQL): { sql: SQL; params: number } | null {
+function renderOnce(fragment: SQL): { sql: SQL; params: number; length: number } | null {
   const { sql: text, params } = dialect.sqlToQuery(fragment);
   const pieces = text.split('?');
   if (pieces.length !== params.length + 1) return null;
@@ -525,5 +526,5 @@ function renderOnce(fragment: SQL): { sql: SQL; params: number } | null {
     chunks.push(sql.raw(piece));
     if (i < params.length) chunks.push(sql`${params[i]}`);
   });
-  return { sql: sql.join(chunks), params: params.length };
+  return { sql: sql.join(chunks), params: params.length, length: text.length };
 }

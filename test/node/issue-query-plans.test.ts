@@ -18,7 +18,7 @@ import type { Caller, UserRow } from '../../src/context';
 import { type Db, schema } from '../../src/db/client';
 import type { NamespaceRow, ProjectRow } from '../../src/lib/abilities';
 import type { IssueListParams } from '../../src/params/issue-lists';
-import { buildIssueQuery, type FinderParent, issueCountQuery, issuePageQuery, issueUnionPageQuery } from '../../src/services/issue-finder';
+import { buildIssueQuery, type FinderParent, issueCountProjectsQuery, issueCountQuery, issuePageQuery, issueUnionPageQuery } from '../../src/services/issue-finder';
 import { createNodeApp } from '../../src/node-app';
 
 let client: ReturnType<typeof createClient>;
@@ -356,6 +356,20 @@ describe('many-project lists below the cap: one index range per project (issueUn
       }
     });
   }
+
+  it('the count that reports the projects reads issues through an index too', async () => {
+    for (const [caller, parent] of [
+      [member, groupList],
+      [member, instance],
+    ] as const) {
+      const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, scope: 'all', non_archived: true } });
+      const query = db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, 10_001));
+      expect(await query).toEqual({ n: 0, projects: '[]' });
+      const { sql: text, params } = (db as any).dialect.sqlToQuery(issueCountProjectsQuery(db, q, 10_001));
+      const rows = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as InValue[] })).rows;
+      expectIndexed(rows.map((r) => String(r.detail)));
+    }
+  });
 
   it('is not offered for other orders, driven filters, too many projects, or over 100 parameters', async () => {
     const q = (p: Partial<IssueListParams>) => buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: groupList, p: { ...base, ...p, non_archived: true } as IssueListParams });
