@@ -64,6 +64,7 @@ import {
 } from '../services/approval-rules';
 import { eligibleForApproval, type MergeRequestRow } from '../services/approval-state';
 import { findReadableProject } from '../services/projects';
+import { systemNoteInsert } from '../services/system-notes';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
 const TAGS = ['merge_request_approvals'];
@@ -379,6 +380,11 @@ export function mountApprovalMergeRequests(r: Router) {
           }),
         db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
       ]);
+      // SystemNoteService.approve_mr, once: only the request whose row was written adds the note.
+      const row = await db.select().from(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id))).get();
+      if (row && row.createdAt === now && row.sha === head) {
+        await systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }).run();
+      }
       return c.json(await presentApprovalState(c, caller, f), 201);
     },
   );
@@ -393,6 +399,8 @@ export function mountApprovalMergeRequests(r: Router) {
     await runBatch(db, [
       db.delete(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id))),
       db.update(mergeRequestReviewers).set({ state: 'unapproved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
+      // RemoveApprovalService#create_note (SystemNoteService.unapprove_mr).
+      systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'unapproved this merge request', at: Date.now() }),
     ]);
     return c.json(await presentApprovalState(c, caller, f), 201);
   });

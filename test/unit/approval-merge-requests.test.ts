@@ -9,10 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
-import { approvals, mergeRequests } from '../../src/db/schema';
+import { approvals, mergeRequests, notes } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
 
 let dir: string;
@@ -355,5 +355,18 @@ describe('PUT reset_approvals', () => {
     const res = await call(`${w.base}/reset_approvals`, { method: 'PUT', token: owner.token });
     expect(res).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect((await call(`${w.base}/approvals`, { token: dev1.token })).body.approved_by.length).toBe(1);
+  });
+});
+
+describe('system notes', () => {
+  it('approve and unapprove leave one system note each, even when approves race', async () => {
+    const w = await world();
+    await Promise.all([1, 2, 3].map(() => call(`${w.base}/approve`, { token: dev1.token, method: 'POST' })));
+    await call(`${w.base}/unapprove`, { token: dev1.token, method: 'POST' });
+    const rows = await created.db.select().from(notes).where(and(eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, w.mrId))).all();
+    expect(rows.map((r) => [r.body, r.system, r.authorId])).toEqual([
+      ['approved this merge request', true, dev1.id],
+      ['unapproved this merge request', true, dev1.id],
+    ]);
   });
 });
