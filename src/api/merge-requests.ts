@@ -39,6 +39,7 @@ import { presentIssues } from '../services/issue-presenter';
 import { findOrBuildProjectLabels } from '../services/labels';
 import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from '../services/merge-request-finder';
 import {
+  autoMergeIfReady,
   canAdminMergeRequest,
   canCreateMergeRequest,
   canReadMergeRequests,
@@ -363,6 +364,8 @@ export function mountMergeRequests(r: Router) {
           throw err;
         }
       }
+      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker).
+      if (changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false) await autoMergeIfReady(c, mr.id);
       const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
       return c.json(await presentMergeRequest(c, caller, row!, { project }));
     },
@@ -374,12 +377,12 @@ export function mountMergeRequests(r: Router) {
       requireUser(caller);
       const pr = await findReadableProject(c, caller, p.id);
       const db = c.var.db;
-      // `find_project_merge_request` (read ability checked), then `authorize!(:destroy_merge_request)`: owners and administrators.
+      // `find_project_merge_request`, then `authorize!(:destroy_merge_request)`: owners and administrators.
       const mr = Number.isSafeInteger(p.merge_request_iid)
         ? await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, p.merge_request_iid))).get()
         : undefined;
-      if (!mr) throw recordNotFound();
-      if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+      // MergeRequestsFinder hides what the caller may not read: the same 404 as a missing one.
+      if (!mr || !canReadMergeRequests(caller, pr.project, pr.level)) throw recordNotFound();
       if (!(caller.isAdmin || pr.level >= ACCESS.OWNER)) throw forbidden();
       checkUnmodifiedSince(c, mr.updatedAt);
       await db.batch(mergeRequestContentDeletion(db, sql`(${mr.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);

@@ -741,16 +741,22 @@ export async function relatedMergeRequestsForIssue(c: Context<AppEnv>, caller: C
   return readableMergeRequests(c, caller, [...new Set([...closing, ...mentioned].map((r) => r.id))], projectId);
 }
 
-/** closed_by: open merge requests that will close the issue, only while the issue is open. */
-export async function closedByMergeRequests(c: Context<AppEnv>, caller: Caller, issue: { id: number; state: string; projectId: number }): Promise<MergeRequestRow[]> {
-  if (issue.state !== 'opened') return [];
+/**
+ * closed_by (lib/api/issues.rb): MergeRequestsClosingIssues for the issue, through
+ * MergeRequestsFinder scoped to the issue's project and the caller, in the finder's default order
+ * (id descending); merged ones included.
+ */
+export async function closedByMergeRequests(c: Context<AppEnv>, caller: Caller, issue: { id: number; projectId: number }): Promise<MergeRequestRow[]> {
   const rows = await c.var.db
-    .select({ id: mergeRequestsClosingIssues.mergeRequestId })
+    .select({ mr: mergeRequests })
     .from(mergeRequestsClosingIssues)
     .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
-    .where(and(eq(mergeRequestsClosingIssues.issueId, issue.id), eq(mergeRequests.state, 'opened')))
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(eq(mergeRequestsClosingIssues.issueId, issue.id), eq(mergeRequests.projectId, issue.projectId), mergeRequestVisibleSql(caller)))
+    .orderBy(sql`${mergeRequests.id} DESC`)
     .all();
-  return readableMergeRequests(c, caller, rows.map((r) => r.id), issue.projectId);
+  return rows.map((r) => r.mr);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -930,4 +936,26 @@ async function closableIssues(c: Context<AppEnv>, user: UserRow, project: Projec
   }
   const order = new Map(ids.map((id, i) => [id, i]));
   return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+}
+
+/**
+ * AutoMergeProcessWorker: a merge request set to merge automatically is merged as the user who set
+ * it once its checks pass. Call after anything that can make it mergeable (an approval); no-op
+ * otherwise. Returns whether it merged.
+ */
+export async function autoMergeIfReady(c: Context<AppEnv>, mrId: number): Promise<boolean> {
+  const db = c.var.db;
+  const mr = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mrId)).get();
+  if (!mr || mr.state !== 'opened' || !mr.mergeWhenPipelineSucceeds || mr.mergeUserId == null || mr.draft) return false;
+  const user = await db.select().from(users).where(eq(users.id, mr.mergeUserId)).get();
+  if (!user || user.state !== 'active') return false;
+  const pr = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, mr.projectId)).get();
+  if (!pr) return false;
+  const level = await projectAccess(db, user, pr.project, pr.namespace);
+  const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
+  if (!(await canBeMergedBy(c, asCaller, pr.project, level, mr.targetBranch))) return false;
+  if (!(await isApproved(c, mr))) return false;
+  const live = await liveState(c, mr);
+  if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict) return false;
+  return mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined });
 }
