@@ -167,11 +167,21 @@ export function searchSql(search: string, inParam: string | undefined): SearchCo
   if (!columns.length) columns = ['title', 'description'];
   columns = [...new Set(columns)];
   const words = searchTerms(query).filter((w) => [...w].length >= 3);
+  const colOf = (name: string) => (name === 'title' ? issues.title : issues.description);
+  if (query.includes('\u0000')) {
+    // An FTS5 query ends at a NUL. GitLab answers 400 before any finder runs (HandleNullBytes,
+    // mirrored by the list routes); this row-by-row form only keeps other callers from failing.
+    const parts = columns.map((name) => {
+      const col = colOf(name);
+      if (!words.length) return sql`lower(${col}) = lower(${query})`;
+      return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json(words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
+    });
+    return { where: sql`(${sql.join(parts, sql` OR `)})`, indexed: false };
+  }
   if (words.length) {
     const all = words.map(ftsString).join(' AND ');
     return { where: searchIndexMatch(columns.map((c) => `{${c}} : (${all})`).join(' OR ')), indexed: true };
   }
-  const colOf = (name: string) => (name === 'title' ? issues.title : issues.description);
   const length = [...query].length;
   if (length < 3) {
     // Too short for trigrams: compared row by row (GitLab does the same, LOWER(col) = 'ab').

@@ -107,7 +107,7 @@ describe('matching', () => {
   });
 
   it('FTS5 syntax and LIKE wildcards in the query are literal text, never an error', async () => {
-    for (const q of ['NEAR(crash start)', 'title:crash', 'crash*', '"unbalanced', 'a"b"c', '^start', '%%%', '___', '{title}: x', '(((', ')))', '-crash', '+start']) {
+    for (const q of ['NEAR(crash start)', 'title:crash', 'crash*', '"unbalanced', 'a"b"c', '^start', '%%%', '___', '{title}: x', '(((', ')))', '-crash', '+start', 'tab\tted', '\ud83d\ude00\ud83d\ude00\ud83d\ude00']) {
       expect((await search(q)).ids, q).toEqual([]);
     }
     // OR is a short word like any other, not an operator.
@@ -116,6 +116,12 @@ describe('matching', () => {
     expect((await search('a"b"c')).ids).toEqual([odd.id]);
     expect((await search('NEAR(x)')).ids).toEqual([odd.id]);
     expect((await search('100%_done')).ids).toEqual([odd.id]);
+    // Gitlab::Middleware::HandleNullBytes: a NUL byte in a parameter is a plain 400.
+    for (const q of ['nul\u0000byte', '\u0000\u0000\u0000']) {
+      const res = await api(`/projects/${project.id}/issues?search=${encodeURIComponent(q)}`, { token: owner.token });
+      expect(res.status).toBe(400);
+      expect(res.text).toBe('Bad Request');
+    }
     // Hundreds of words: one bound parameter, a deep FTS5 expression, still 200.
     const many = Array.from({ length: 400 }, (_, i) => `w${i}x`).join(' ');
     expect((await search(many)).ids).toEqual([]);

@@ -170,6 +170,14 @@ describe('search reads the trigram index issues_search, not every issue', () => 
   }
 });
 
+describe('search with a NUL byte (answered 400 by the routes, as GitLab does)', () => {
+  it('falls back to comparing rows instead of failing in FTS5', async () => {
+    const q = await buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: projectList, p: { ...base, search: 'nul\u0000byte' } });
+    expect(await issuePageQuery(db, q, 20, 0).all()).toEqual([]);
+    expect(issuePageQuery(db, q, 20, 0).toSQL().sql).not.toContain('issues_search');
+  });
+});
+
 describe('every filter and order keeps issues behind an index', () => {
   const filters: [string, Partial<IssueListParams>][] = [
     ['labels', { labels: ['bug', 'ui'] }],
