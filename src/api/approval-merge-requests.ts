@@ -24,7 +24,7 @@ import {
 } from '../db/schema';
 import { approvalRuleShort, approvalStateEntity, approvalStateRuleEntity, mergeRequestApprovalRuleEntity, type RuleExtras } from '../entities/approvals';
 import { userBasic } from '../entities/user';
-import { ACCESS, canReadProject, featureLevel, type NamespaceRow, type ProjectRow } from '../lib/abilities';
+import type { NamespaceRow, ProjectRow } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { iso } from '../lib/time';
 import { verifyPassword } from '../lib/crypto';
@@ -63,7 +63,7 @@ import {
   visibleGroupIds,
 } from '../services/approval-rules';
 import { eligibleForApproval, type MergeRequestRow } from '../services/approval-state';
-import { findReadableProject } from '../services/projects';
+import { findReadableMergeRequest, liveState } from '../services/merge-requests';
 import { systemNoteInsert } from '../services/system-notes';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
@@ -71,20 +71,6 @@ const TAGS = ['merge_request_approvals'];
 const RULE_TAGS = ['merge_request_approval_rules'];
 
 const runBatch = (db: Db, stmts: BatchItem<'sqlite'>[]) => db.batch(stmts as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-
-/**
- * read_merge_request: merge requests and repository features available; a private project or a
- * feature restricted to members needs Reporter (ProjectFeature PRIVATE_FEATURES_MIN_ACCESS_LEVEL).
- */
-function canReadMergeRequests(caller: Caller, project: ProjectRow, level: number): boolean {
-  const mr = featureLevel(project, 'merge_requests');
-  const code = featureLevel(project, 'repository');
-  if (mr === 'disabled' || code === 'disabled') return false;
-  if (caller.isAdmin) return true;
-  if (!canReadProject(caller, project, level)) return false;
-  if (project.visibility === 'private' || mr === 'private' || code === 'private') return level >= ACCESS.REPORTER;
-  return true;
-}
 
 interface Found {
   project: ProjectRow;
@@ -95,10 +81,7 @@ interface Found {
 
 /** `find_merge_request_with_access(iid, ability)`: 404 Project Not Found, 404 Not found (find_by!), then 403. */
 async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, ability: 'read' | 'update' | 'approve' | 'update_approvers'): Promise<Found> {
-  const { project, namespace, level } = await findReadableProject(c, caller, projectId);
-  const mr = Number.isSafeInteger(iid) ? await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, iid))).get() : undefined;
-  if (!mr) throw recordNotFound();
-  if (!canReadMergeRequests(caller, project, level)) throw forbidden();
+  const { project, namespace, level, mr } = await findReadableMergeRequest(c, caller, projectId, iid);
   const db = c.var.db;
   if (ability === 'update' || ability === 'update_approvers') {
     if (!canUpdateMergeRequest(caller, project, level, mr, await assigneeIds(db, mr.id))) throw forbidden();
@@ -129,8 +112,10 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
     for (const id of w.approverIds) if (!s.input.approvedUserIds.includes(id)) suggestedIds.add(id);
   }
   const short = (w: (typeof s.state.rules)[number]) => approvalRuleShort({ id: w.rule.id, name: w.rule.ruleType === 'any_approver' ? ALL_MEMBERS : w.rule.name, ruleType: w.rule.ruleType });
+  // merge_status as the merge request entity shows it (read live for open merge requests).
+  const live = await liveState(c, f.mr);
   return approvalStateEntity(
-    { ...f.mr, mergeStatus: f.mr.mergeStatus },
+    { ...f.mr, mergeStatus: live.mergeStatus },
     {
       approved: s.state.approved,
       approvalsRequired: s.state.approvalsRequired,
