@@ -276,8 +276,9 @@ export function mountApprovals(r: Router) {
         disableOverridingApproversPerMergeRequest: p.disable_overriding_approvers_per_merge_request ?? current.disableOverridingApproversPerMergeRequest,
         mergeRequestsAuthorApproval: p.merge_requests_author_approval ?? current.mergeRequestsAuthorApproval,
         mergeRequestsDisableCommittersApproval: p.merge_requests_disable_committers_approval ?? current.mergeRequestsDisableCommittersApproval,
-        requirePasswordToApprove: p.require_password_to_approve ?? current.requirePasswordToApprove,
-        requireReauthenticationToApprove: p.require_reauthentication_to_approve ?? current.requireReauthenticationToApprove,
+        // One setting under two names (EE Project: setting either sets both; the later parameter wins).
+        requirePasswordToApprove: p.require_reauthentication_to_approve ?? p.require_password_to_approve ?? current.requirePasswordToApprove,
+        requireReauthenticationToApprove: p.require_reauthentication_to_approve ?? p.require_password_to_approve ?? current.requireReauthenticationToApprove,
         updatedAt: now,
       };
       if (next.approvalsBeforeMerge < 0) throw validationFailed({ approvals_before_merge: ['must be greater than or equal to 0'] });

@@ -79,6 +79,8 @@ describe('GET/POST /projects/:id/approvals', () => {
       merge_requests_author_approval: true,
       merge_requests_disable_committers_approval: true,
       require_password_to_approve: true,
+      // The same setting under its newer name.
+      require_reauthentication_to_approve: true,
     });
     const back = await api(`/projects/${pid}/approvals`, { token: owner.token });
     expect(back.body).toEqual(res.body);
