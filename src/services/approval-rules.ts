@@ -259,9 +259,30 @@ export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow):
   return (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) ?? mr.headSha ?? null;
 }
 
-/** Users who committed to the merge request's source branch since its base (MergeRequest#committers). */
-export async function mergeRequestCommitterIds(_c: Context<AppEnv>, _mr: MergeRequestRow): Promise<number[]> {
-  return [];
+/**
+ * MergeRequest#committers: users whose email is the committer email of a commit of the merge
+ * request (reachable from HEAD, not from the target branch; base..head once merged or closed).
+ */
+export async function mergeRequestCommitterIds(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null): Promise<number[]> {
+  if (!head) return [];
+  const db = c.var.db;
+  const pid = mr.sourceProjectId;
+  let stop: string | null = null;
+  if (mr.state === 'opened' || mr.state === 'locked') {
+    stop = (await repo.branchHead(c, mr.projectId, mr.targetBranch)) ?? null;
+  } else {
+    stop = mr.baseSha ?? null;
+  }
+  const rows = await db.all<{ id: number }>(sql`
+    WITH RECURSIVE
+      mine(sha) AS (SELECT ${head} UNION SELECT p.parent_sha FROM repo_commit_parents p JOIN mine m ON p.project_id = ${pid} AND p.sha = m.sha),
+      theirs(sha) AS (SELECT ${stop} WHERE ${stop} IS NOT NULL UNION SELECT p.parent_sha FROM repo_commit_parents p JOIN theirs t ON p.project_id = ${pid} AND p.sha = t.sha),
+      emails(email) AS (
+        SELECT DISTINCT lower(c.committer_email) FROM repo_commits c
+        WHERE c.project_id = ${pid} AND c.sha IN (SELECT sha FROM mine EXCEPT SELECT sha FROM theirs)
+      )
+    SELECT u.id AS id FROM users u WHERE lower(u.email) IN (SELECT email FROM emails) OR lower(u.commit_email) IN (SELECT email FROM emails)`);
+  return [...new Set(rows.map((r) => Number(r.id)))];
 }
 
 /** Approvals that count: with reset_approvals_on_push, only those given at the current HEAD. */
@@ -290,10 +311,12 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
     loadProjectRules(db, mr.projectId),
     loadMergeRequestRules(db, mr),
     mergeRequestHead(c, mr),
-    mergeRequestCommitterIds(c, mr),
+    Promise.resolve([] as number[]),
     db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all(),
   ]);
   const eff = await effectiveSettings(c, settings);
+  // Committers matter only when they may not approve (filter_committers, eligible_for_approval_by?).
+  if (settings.mergeRequestsDisableCommittersApproval) committerIds.push(...(await mergeRequestCommitterIds(c, mr, head)));
   const valid = validApprovals(rows, head, eff.resetApprovalsOnPush);
   const approvalUsers = await usersByIds(db, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
