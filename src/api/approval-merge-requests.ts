@@ -8,7 +8,7 @@
  * at the current HEAD count or show, so a push removes them and an approval racing a push never
  * counts at the new HEAD. One row per (merge request, user): concurrent approvals make one row.
  */
-import { and, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
@@ -61,6 +61,7 @@ import {
   projectMembersAmong,
   userIdsFrom,
   visibleGroupIds,
+  withApprovals,
 } from '../services/approval-rules';
 import { eligibleForApproval, type MergeRequestRow } from '../services/approval-state';
 import { findReadableMergeRequest, liveState } from '../services/merge-requests';
@@ -370,7 +371,8 @@ export function mountApprovalMergeRequests(r: Router) {
       if (row && row.createdAt === now && row.sha === head) {
         await systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }).run();
       }
-      return c.json(await presentApprovalState(c, caller, f), 201);
+      const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all();
+      return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, rows)), 201);
     },
   );
 
@@ -387,7 +389,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // RemoveApprovalService#create_note (SystemNoteService.unapprove_mr).
       systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'unapproved this merge request', at: Date.now() }),
     ]);
-    return c.json(await presentApprovalState(c, caller, f), 201);
+    return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, s.approvals.filter((a) => a.userId !== user.id))), 201);
   });
 
   api.route(

@@ -352,6 +352,14 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
   };
 }
 
+/** The same merge request with other approvals (after an approve or unapprove): the arithmetic again, no reload. */
+export async function withApprovals(c: Context<AppEnv>, s: LoadedState, rows: ApprovalRow[]): Promise<LoadedState> {
+  const valid = validApprovals(rows, s.head, (await effectiveSettings(c, s.settings)).resetApprovalsOnPush);
+  const approvalUsers = await usersByIds(c.var.db, valid.map((a) => a.userId));
+  const input = { ...s.input, approvedUserIds: valid.map((a) => a.userId) };
+  return { ...s, input, state: computeApprovalState(input), approvals: valid, approvalUsers };
+}
+
 function refMatchesName(pattern: string, ref: string): boolean {
   if (!pattern.includes('*')) return pattern === ref;
   return new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?')}$`, 's').test(ref);
