@@ -3,7 +3,7 @@
  * branches, the merge request's approval state (feeding services/approval-state.ts), and who may
  * approve (GitLab ee/app/models/approval_*.rb, ee/app/services/approval_rules/*, merge_request_policy.rb).
  */
-import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
@@ -473,4 +473,17 @@ export function approvalDeletionForProject(db: Db, projectId: number): BatchItem
     db.delete(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId)),
     db.delete(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId)),
   ];
+}
+
+/**
+ * DeprecatedApprovalsBeforeMerge for merge requests: a changed `approvals_before_merge` sets the
+ * merge request's any_approver rule ("All Members"), creating it when missing. For the merge
+ * request module's create/update batch (`mrId` may be a sub-select of the row being inserted).
+ */
+export function mergeRequestApprovalsBeforeMergeStatement(db: Db, mrId: number | SQL, approvalsBeforeMerge: number, now: number) {
+  const n = Math.max(0, Math.min(approvalsBeforeMerge, APPROVALS_REQUIRED_MAX));
+  return db
+    .insert(approvalMergeRequestRules)
+    .values({ mergeRequestId: mrId as number, name: ALL_MEMBERS, ruleType: 'any_approver', approvalsRequired: n, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: approvalMergeRequestRules.mergeRequestId, targetWhere: sql.raw(`rule_type = 'any_approver'`), set: { approvalsRequired: n, updatedAt: now } });
 }

@@ -370,3 +370,15 @@ describe('system notes', () => {
     ]);
   });
 });
+
+describe('mergeRequestApprovalsBeforeMergeStatement (for the merge request module)', () => {
+  it('creates then updates the any_approver rule of a merge request', async () => {
+    const { mergeRequestApprovalsBeforeMergeStatement } = await import('../../src/services/approval-rules');
+    const w = await world();
+    await mergeRequestApprovalsBeforeMergeStatement(created.db, w.mrId, 2, Date.now()).run();
+    await mergeRequestApprovalsBeforeMergeStatement(created.db, w.mrId, 3, Date.now()).run();
+    const rules = await call(`${w.base}/approval_rules`, { token: dev1.token });
+    expect(rules.body.map((r: any) => [r.name, r.rule_type, r.approvals_required])).toEqual([['All Members', 'any_approver', 3]]);
+    expect((await call(`${w.base}/approvals`, { token: dev1.token })).body.approvals_required).toBe(3);
+  });
+});
