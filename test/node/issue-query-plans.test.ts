@@ -170,6 +170,48 @@ describe('search reads the trigram index issues_search, not every issue', () => 
   }
 });
 
+describe('search plans by the number of index matches (searchCondition)', () => {
+  beforeAll(async () => {
+    // Rows of a project no list here reads: only the index probe sees them.
+    await db.run(sqlTag`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+      INSERT INTO issues (project_id, iid, title, author_id, created_at, updated_at)
+      SELECT 999, i, 'topword ' || CASE WHEN i <= 1500 THEN 'midword' ELSE '' END || CASE WHEN i <= 20 THEN ' fewword' ELSE '' END, 1, i, i FROM n`);
+  });
+  const text = async (p: Partial<IssueListParams>, walk = false) => (await plan(member, projectList, p, walk)).join('\n');
+  const countText = async (p: Partial<IssueListParams>) => {
+    const q = await buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: projectList, p: { ...base, ...p } as IssueListParams });
+    const { sql: query, params } = (db as any).dialect.sqlToQuery(issueCountQuery(db, q, 10_001));
+    return (await client.execute({ sql: `EXPLAIN QUERY PLAN ${query}`, args: params as InValue[] })).rows.map((r) => String(r.detail)).join('\n');
+  };
+
+  it('few matches (<= 1,000) drive page and count by rowid', async () => {
+    for (const t of [await text({ search: 'fewword' }), await countText({ search: 'fewword' })]) {
+      expect(t).toContain('SCAN issues_search VIRTUAL TABLE');
+      expect(t).toContain('SEARCH issues USING INTEGER PRIMARY KEY (rowid=?)');
+    }
+  });
+
+  it('more matches drive the count, and the page walks the project order testing membership', async () => {
+    const page = await text({ search: 'midword' });
+    expect(page).toContain('SEARCH issues USING INDEX issues_project_created (project_id=?)');
+    expect(page).toContain('SCAN issues_search VIRTUAL TABLE');
+    expect(page).not.toContain('TEMP B-TREE FOR ORDER BY');
+    const count = await countText({ search: 'midword' });
+    expect(count).toContain('SEARCH issues USING INTEGER PRIMARY KEY (rowid=?)');
+    // A non-ASCII word keeps the index however many rows match (the row form folds ASCII only).
+    await db.run(sqlTag`UPDATE issues SET title = title || ' Überall' WHERE project_id = 999`);
+    expect(await text({ search: 'ÜBERALL' })).toContain('SCAN issues_search VIRTUAL TABLE');
+  });
+
+  it('an ASCII word in over 5,000 issues is compared row by row along the project order', async () => {
+    const page = await text({ search: 'topword' });
+    expect(page).not.toContain('issues_search');
+    expect(page).toContain('SEARCH issues USING INDEX issues_project_created (project_id=?)');
+    expect(page).not.toContain('TEMP B-TREE FOR ORDER BY');
+    expect(await countText({ search: 'topword' })).not.toContain('issues_search');
+  });
+});
+
 describe('search with a NUL byte (answered 400 by the routes, as GitLab does)', () => {
   it('falls back to comparing rows instead of failing in FTS5', async () => {
     const q = await buildIssueQuery(db, { caller: member, plan: 'ultimate', parent: projectList, p: { ...base, search: 'nul\u0000byte' } });
