@@ -28,7 +28,7 @@ import type { NamespaceRow, ProjectRow } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { iso } from '../lib/time';
 import { verifyPassword } from '../lib/crypto';
-import { ApiError, conflict, forbidden, grapeError, notFound, notModified, recordNotFound, unauthorized, validationFailed } from '../lib/errors';
+import { ApiError, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationFailed } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, setPaginationHeaders } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
@@ -346,10 +346,11 @@ export function mountApprovalMergeRequests(r: Router) {
       // check_sha_param!
       if (p.sha !== undefined && p.sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
       const s = await loadApprovalState(c, f.mr);
-      // Already approved (at this HEAD): 304 Not Modified.
-      if (s.input.approvedUserIds.includes(user.id)) throw notModified();
-      // ApprovalService: ineligible (author, committer), a wrong or missing password, or a merged
-      // merge request answer 401 Unauthorized.
+      // ApprovalService returning nil answers 401 Unauthorized (reference §4.1, GitLab 17/18's
+      // lib/api/merge_request_approvals.rb): already approved at this HEAD, ineligible (author,
+      // committer), a wrong or missing password, or a merged merge request. (The newest GitLab
+      // answers 304 for a repeated approval; the reference and the clients here expect 401.)
+      if (s.input.approvedUserIds.includes(user.id)) throw unauthorized();
       if (s.requirePasswordToApprove && !(typeof p.approval_password === 'string' && (await verifyPassword(p.approval_password, user.passwordDigest)))) throw unauthorized();
       if (!eligibleForApproval(s.input, user.id, true) || f.mr.state === 'merged') throw unauthorized();
       const now = Date.now();

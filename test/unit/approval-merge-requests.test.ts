@@ -156,7 +156,7 @@ describe('GET/approve/unapprove', () => {
     expect(await call(`/projects/${w.projectId}/merge_requests/99/approvals`, { token: dev1.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 
-  it('approve (201) counts against a rule; approving twice is 304; unapprove (201) removes it; unapprove again is 404', async () => {
+  it('approve (201) counts against a rule; approving twice is 401; unapprove (201) removes it; unapprove again is 404', async () => {
     const w = await world();
     await call(`/projects/${w.projectId}/approval_rules`, { token: owner.token, body: { name: 'Devs', approvals_required: 2, user_ids: [dev1.id, dev2.id] } });
     const before = await call(`${w.base}/approvals`, { token: dev1.token });
@@ -168,7 +168,7 @@ describe('GET/approve/unapprove', () => {
     expect(a.body.approved_by.map((x: any) => x.user.id)).toEqual([dev1.id]);
     expect(Object.keys(a.body.approved_by[0])).toEqual(['user', 'approved_at']);
     const again = await call(`${w.base}/approve`, { token: dev1.token, method: 'POST' });
-    expect(again.status).toBe(304);
+    expect(again).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     const b = await call(`${w.base}/approve`, { token: dev2.token, method: 'POST' });
     expect(b.body).toMatchObject({ approvals_left: 0, approved: true });
     const u = await call(`${w.base}/unapprove`, { token: dev1.token, method: 'POST' });
@@ -244,7 +244,7 @@ describe('GET/approve/unapprove', () => {
   it('concurrent approvals by one user create one approval', async () => {
     const w = await world();
     const results = await Promise.all([1, 2, 3, 4].map(() => call(`${w.base}/approve`, { token: dev1.token, method: 'POST' })));
-    expect(results.every((r) => r.status === 201 || r.status === 304)).toBe(true);
+    expect(results.every((r) => r.status === 201 || r.status === 401)).toBe(true);
     const rows = await created.db.select().from(approvals).where(eq(approvals.mergeRequestId, w.mrId)).all();
     expect(rows.length).toBe(1);
     expect((await call(`${w.base}/approvals`, { token: dev1.token })).body.approved_by.length).toBe(1);
