@@ -8,13 +8,13 @@
  * caller must also pass the branch's unprotect access levels (a rule they could not remove later
  * cannot be created either). A project the caller cannot read answers 404 Project Not Found.
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
-import { approvalProjectRulesProtectedBranches, namespaces, protectedBranchAccessLevels, protectedBranches, users } from '../db/schema';
+import { approvalProjectRulesProtectedBranches, members, namespaces, protectedBranchAccessLevels, protectedBranches, users } from '../db/schema';
 import { protectedBranchEntity } from '../entities/protected-branch';
-import { ACCESS, hasProjectLevel, type NamespaceRow, projectAccess, type ProjectRow } from '../lib/abilities';
+import { ACCESS, activeMember, hasProjectLevel, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { ApiError, conflict, forbidden, grapeError, recordNotFound } from '../lib/errors';
 import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
@@ -144,23 +144,61 @@ function applyEntry(base: AccessLevelRow | null, e: AccessEntry): Planned {
   };
 }
 
+interface KnownIds {
+  /** Users named by entries that exist, with their level in the project (0 for non-members). */
+  userLevels: Map<number, number>;
+  /** Groups named by entries that exist. */
+  groups: Set<number>;
+}
+
+/**
+ * Looks up every user and group the entries name in a fixed number of queries, however long the
+ * arrays (a request naming a thousand users must not make a thousand queries).
+ */
+async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, planned: Planned[]): Promise<KnownIds> {
+  const db = c.var.db;
+  const touched = planned.filter((p) => p.changed && !p.destroy);
+  const userIds = [...new Set(touched.map((p) => p.userId).filter((x): x is number => x != null))];
+  const groupIds = [...new Set(touched.map((p) => p.groupId).filter((x): x is number => x != null))];
+  const userLevels = new Map<number, number>();
+  const groups = new Set<number>();
+  const ancestors = traversalIds(ns);
+  // 60 ids + the project, the ancestors (20 levels at most) and the date stay under D1's 100 parameters.
+  for (let i = 0; i < userIds.length; i += 60) {
+    const chunk = userIds.slice(i, i + 60);
+    for (const u of await db.select({ id: users.id }).from(users).where(inArray(users.id, chunk)).all()) userLevels.set(u.id, 0);
+    const found = chunk.filter((id) => userLevels.has(id));
+    if (!found.length) continue;
+    // lib/abilities.ts projectAccess for many users: project membership, inherited group membership, personal owner.
+    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
+    if (ancestors.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, ancestors)));
+    const rows = await db
+      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
+      .from(members)
+      .where(and(inArray(members.userId, found), or(...sources), activeMember()))
+      .groupBy(members.userId)
+      .all();
+    for (const r of rows) userLevels.set(r.userId, Number(r.level));
+    if (ns.kind === 'User' && ns.ownerId != null && userLevels.has(ns.ownerId)) userLevels.set(ns.ownerId, ACCESS.OWNER);
+  }
+  for (let i = 0; i < groupIds.length; i += 90)
+    for (const g of await db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds.slice(i, i + 90)), eq(namespaces.kind, 'Group'))).all()) groups.add(g.id);
+  return { userLevels, groups };
+}
+
 /**
  * Validations of ProtectedRefAccess / EE::ProtectedRefAccess / PushAccessLevel for the new or
  * changed entries of one kind: role level unique per branch, user and group unique, the user a
  * project member, the group one the project is shared with (project sharing is not served, so
  * none is), deploy keys enabled for the project (none are).
  */
-async function entryErrors(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, kind: AccessKind, planned: Planned[], existing: AccessLevelRow[]): Promise<string[]> {
-  const db = c.var.db;
+function entryErrors(kind: AccessKind, planned: Planned[], existing: AccessLevelRow[], known: KnownIds): string[] {
   const errors: string[] = [];
   const add = (attr: string, msg: string) => {
     const line = `${HUMAN_KIND[kind]} ${attr} ${msg}`;
     if (!errors.includes(line)) errors.push(line);
   };
   const touched = planned.filter((p) => p.changed && !p.destroy);
-  // One lookup per distinct user or group, however many entries name it.
-  const userLevel = new Map<number, number | null>();
-  const groupExists = new Map<number, boolean>();
   for (const p of touched) {
     // Uniqueness is checked against every other entry (stored or new), like the unique indexes.
     const others = [...existing.filter((r) => r.id !== p.id), ...touched.filter((q) => q !== p && q.id === undefined)];
@@ -169,19 +207,13 @@ async function entryErrors(c: Context<AppEnv>, project: ProjectRow, ns: Namespac
     }
     if (p.userId != null) {
       if (others.some((o) => o.userId === p.userId)) add('user', 'has already been taken');
-      if (!userLevel.has(p.userId)) {
-        const user = await db.select().from(users).where(eq(users.id, p.userId)).get();
-        userLevel.set(p.userId, user ? await projectAccess(db, user, project, ns) : null);
-      }
-      const lv = userLevel.get(p.userId);
+      const lv = known.userLevels.get(p.userId);
       if (lv == null) add('user', "can't be blank");
       else if (lv < ACCESS.GUEST) add('user', 'is not a member of the project');
     }
     if (p.groupId != null) {
       if (others.some((o) => o.groupId === p.groupId)) add('group', 'has already been taken');
-      if (!groupExists.has(p.groupId))
-        groupExists.set(p.groupId, Boolean(await db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.id, p.groupId), eq(namespaces.kind, 'Group'))).get()));
-      add('group', groupExists.get(p.groupId) ? 'does not have access to the project' : "can't be blank");
+      add('group', known.groups.has(p.groupId) ? 'does not have access to the project' : "can't be blank");
     }
     if (p.deployKeyId != null) add('deploy key', 'is not enabled for this project');
   }
@@ -293,7 +325,8 @@ export function mountProtectedBranches(r: Router) {
       if (!p.name.trim()) errors.push("Name can't be blank");
       // GitLab stores any length; a ref name past this cannot exist in git, and a huge one must not reach the row size limit.
       else if (p.name.length > MAX_NAME) errors.push(`Name is too long (maximum is ${MAX_NAME} characters)`);
-      for (const kind of KINDS) errors.push(...(await entryErrors(c, project, namespace, kind, planned[kind], [])));
+      const known = await lookupIds(c, project, namespace, KINDS.flatMap((k) => planned[k]));
+      for (const kind of KINDS) errors.push(...entryErrors(kind, planned[kind], [], known));
       if (errors.length) throw unprocessable(errors);
 
       const pbId = sql`(SELECT id FROM protected_branches WHERE project_id = ${project.id} AND name = ${p.name})`;
@@ -348,7 +381,8 @@ export function mountProtectedBranches(r: Router) {
         }
       }
       const errors: string[] = [];
-      for (const kind of KINDS) errors.push(...(await entryErrors(c, project, namespace, kind, planned[kind], pb[kind])));
+      const known = await lookupIds(c, project, namespace, KINDS.flatMap((k) => planned[k]));
+      for (const kind of KINDS) errors.push(...entryErrors(kind, planned[kind], pb[kind], known));
       if (errors.length) throw unprocessable(errors);
 
       const now = Date.now();

@@ -169,6 +169,12 @@ describe('POST /projects/:id/protected_branches', () => {
     expect([deployKey.status, deployKey.body]).toEqual([422, { message: ['Push access levels deploy key is not enabled for this project'] }]);
   });
 
+  it('checks long entry lists in a few queries (150 unknown users, a member named twice)', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => ({ user_id: 2_000_000_000 + i }));
+    const res = await api(pb(), { token: owner.token, body: { name: unique('many'), allowed_to_push: many, allowed_to_merge: [{ user_id: developer.id }, { user_id: developer.id }] } });
+    expect([res.status, res.body]).toEqual([422, { message: ['Merge access levels user has already been taken', "Push access levels user can't be blank"] }]);
+  });
+
   it('is refused to developers (403) and to callers who cannot see the project (404)', async () => {
     expect(await api(pb(), { token: developer.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([403, { message: '403 Forbidden' }]);
     expect(await api(pb(), { token: outsider.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([404, { message: '404 Project Not Found' }]);
