@@ -28,6 +28,7 @@ import {
   subscriptions,
   todos,
   awardEmoji,
+  repoBranches,
   users,
 } from '../db/schema';
 import { type DiffRefs, type MergeRequestLive, type MergeRequestRow, mergeRequestBasic, mergeRequestEntity } from '../entities/merge-request';
@@ -43,7 +44,10 @@ import { presentMilestonesById } from './milestones';
 import { findReadableProject } from './projects';
 import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
+import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
+import { branchHead, buildCommit, changedFiles, commitsBetween, diffsBetween, type FileEntry, type Manifest, manifestOf, mergeBase, storeCommit } from './repository';
+import { commitEntity } from '../entities/commit';
 
 export type { MergeRequestRow };
 
@@ -614,20 +618,57 @@ export interface ChangedFile {
   blob: string | null;
 }
 
+/** Three-way merge of two manifests against their base, file by file (null: a conflict). */
+export function mergeManifests(base: Manifest, target: Manifest, source: Manifest): Manifest | null {
+  const same = (a: FileEntry | undefined, b: FileEntry | undefined) => (a == null && b == null) || (a != null && b != null && a.blobSha === b.blobSha && a.mode === b.mode);
+  const out: Manifest = new Map();
+  for (const path of new Set([...base.keys(), ...target.keys(), ...source.keys()])) {
+    const b = base.get(path);
+    const t = target.get(path);
+    const s = source.get(path);
+    let pick: FileEntry | undefined;
+    if (same(t, s) || same(s, b)) pick = t;
+    else if (same(t, b)) pick = s;
+    else return null;
+    if (pick) out.set(path, pick);
+  }
+  return out;
+}
+
+export interface MergeWrite {
+  projectId: number;
+  targetBranch: string;
+  targetHead: string;
+  sourceHead: string;
+  mergeBase: string | null;
+  message: string;
+  squash: boolean;
+  squashMessage: string;
+  /** The merge request author (the squash commit's author). */
+  author: UserRow;
+  user: UserRow;
+  at: number;
+}
+
+const identity = (u: UserRow) => ({ name: u.name, email: u.commitEmail || u.email });
+
+/** The repository as merge requests use it (services/repository.ts). */
 export const repo = {
   /** The commit sha a branch points at, or null when it does not exist. */
-  async branchHead(_c: Context<AppEnv>, _projectId: number, _branch: string): Promise<string | null> {
-    return null;
+  async branchHead(c: Context<AppEnv>, projectId: number, branch: string): Promise<string | null> {
+    return branchHead(c.var.db, projectId, branch);
   },
-  async mergeBase(_c: Context<AppEnv>, _projectId: number, _a: string, _b: string): Promise<string | null> {
-    return null;
+  async mergeBase(c: Context<AppEnv>, projectId: number, a: string, b: string): Promise<string | null> {
+    return mergeBase(c.var.db, projectId, a, b);
   },
   /** Commits reachable from `head` but not from `base`. */
-  async countCommits(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string): Promise<number> {
-    return 0;
+  async countCommits(c: Context<AppEnv>, projectId: number, base: string | null, head: string): Promise<number> {
+    return (await commitsBetween(c.var.db, projectId, base, head)).length;
   },
-  async changedFiles(_c: Context<AppEnv>, _projectId: number, _from: string | null, _to: string): Promise<ChangedFile[]> {
-    return [];
+  async changedFiles(c: Context<AppEnv>, projectId: number, from: string | null, to: string): Promise<ChangedFile[]> {
+    return (await changedFiles(c.var.db, projectId, from, to)).flatMap((f) =>
+      f.renamedFile ? [{ path: f.oldPath, blob: null }, { path: f.newPath, blob: f.newBlob }] : [{ path: f.newPath, blob: f.newBlob }],
+    );
   },
   /** The same path changed to different contents on both sides of the merge base. */
   async conflicts(_c: Context<AppEnv>, _projectId: number, _base: string | null, _targetHead: string, _head: string, theirs: ChangedFile[], ours: ChangedFile[]): Promise<boolean> {
@@ -639,35 +680,77 @@ export const repo = {
     return mergeRequestApproved(c, mr);
   },
   /**
-   * Writes the merge on the target branch: a squash commit first when asked, then a merge commit
-   * with the target HEAD and the source HEAD (or the squash commit) as parents, moving the branch
-   * only if it still points at `targetHead`. Null when the repository refuses.
+   * Writes the merge on the target branch: a squash commit first when asked (parent: the target
+   * HEAD, as Gitaly's UserSquash; authored by the merge request author), then a merge commit with
+   * the target HEAD and the source HEAD (or the squash commit) as parents. The branch moves only if
+   * it still points at `targetHead`, in one batch with `extra(result)`. Null when the branches
+   * conflict or the target moved.
    */
   async merge(
-    _c: Context<AppEnv>,
-    _m: {
-      projectId: number;
-      targetBranch: string;
-      targetHead: string;
-      sourceHead: string;
-      mergeBase: string | null;
-      message: string;
-      squash: boolean;
-      squashMessage: string;
-      user: UserRow;
-      at: number;
-    },
-  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null } | null> {
-    return null;
+    c: Context<AppEnv>,
+    m: MergeWrite,
+    extra: (r: { mergeCommitSha: string; squashCommitSha: string | null }) => BatchItem<'sqlite'>[],
+  ): Promise<{ mergeCommitSha: string; squashCommitSha: string | null } | null> {
+    const db = c.var.db;
+    const [base, target, source] = await Promise.all([manifestOf(db, m.projectId, m.mergeBase), manifestOf(db, m.projectId, m.targetHead), manifestOf(db, m.projectId, m.sourceHead)]);
+    const files = mergeManifests(base, target, source);
+    if (!files) return null;
+    let second = m.sourceHead;
+    let squashCommitSha: string | null = null;
+    if (m.squash) {
+      const squash = await buildCommit(c, {
+        projectId: m.projectId,
+        branch: m.targetBranch,
+        parent: m.targetHead,
+        expectedHead: m.targetHead,
+        message: m.squashMessage,
+        author: identity(m.author),
+        committer: identity(m.user),
+        userId: m.user.id,
+        files,
+        at: m.at,
+      });
+      // Only the commit's own rows (an unreferenced commit, like git's objects before the ref update):
+      // the merge commit below finds it as a parent, and a lost race leaves it dangling.
+      const own = squash.statements.filter((_, i) => i > 0 && i < squash.statements.length - 2);
+      await storeCommit(c, { ...squash, statements: own });
+      squashCommitSha = squash.commit.sha;
+      second = squash.commit.sha;
+    }
+    const merge = await buildCommit(c, {
+      projectId: m.projectId,
+      branch: m.targetBranch,
+      parent: m.targetHead,
+      extraParents: [second],
+      expectedHead: m.targetHead,
+      message: m.message,
+      author: identity(m.user),
+      committer: identity(m.user),
+      userId: m.user.id,
+      files,
+      at: m.at,
+    });
+    const result = { mergeCommitSha: merge.commit.sha, squashCommitSha };
+    return (await storeCommit(c, merge, extra(result))) ? result : null;
   },
-  async deleteBranch(_c: Context<AppEnv>, _projectId: number, _branch: string, _expectedHead: string | null): Promise<void> {},
+  /** Deletes a branch if it still points at `expectedHead` (Branches::DeleteService after a merge). */
+  async deleteBranch(c: Context<AppEnv>, projectId: number, branch: string, expectedHead: string | null): Promise<void> {
+    if (!expectedHead) return;
+    await c.var.db
+      .delete(repoBranches)
+      .where(and(eq(repoBranches.projectId, projectId), eq(repoBranches.name, branch), eq(repoBranches.commitSha, expectedHead)))
+      .run();
+  },
   /** Entities::Commit of base..head, newest first. */
-  async commitEntities(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string): Promise<object[]> {
-    return [];
+  async commitEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string): Promise<object[]> {
+    const rows = await commitsBetween(c.var.db, projectId, base, head);
+    const pr = await c.var.db.select({ path: projects.path, ns: namespaces.fullPath }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, projectId)).get();
+    const x = { base: baseUrl(c), projectFullPath: pr ? `${pr.ns}/${pr.path}` : '' };
+    return rows.map((r) => commitEntity(r, x));
   },
   /** Entities::Diff of base..head. */
-  async diffEntities(_c: Context<AppEnv>, _projectId: number, _base: string | null, _head: string, _o: { unidiff?: boolean }): Promise<object[]> {
-    return [];
+  async diffEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string, _o: { unidiff?: boolean }): Promise<object[]> {
+    return diffsBetween(c, projectId, base, head);
   },
 };
 
@@ -814,77 +897,52 @@ export async function mergeMergeRequest(
   );
   const closable = await closableIssues(c, user, project, closingIssueIds);
   const squash = input.squash ?? mr.squash;
-  let result: { mergeCommitSha: string | null; squashCommitSha: string | null } | null = null;
-  try {
-    result = await repo.merge(c, {
-      projectId: project.id,
-      targetBranch: mr.targetBranch,
-      targetHead: live.targetHead!,
-      sourceHead: live.sha!,
-      mergeBase: live.mergeBase,
-      message: input.mergeCommitMessage || defaultMergeCommitMessage(mr, fullRef, closable.map((i) => i.reference)),
-      squash,
-      squashMessage: input.squashCommitMessage || mr.title,
-      user,
-      at: now,
-    });
-  } finally {
-    if (!result) await db.update(mergeRequests).set({ state: 'opened' }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))).run();
-  }
-  if (!result) return false;
-
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
-  const statements: BatchItem<'sqlite'>[] = [
-    db
-      .update(mergeRequests)
-      .set({
-        state: 'merged',
-        mergedById: user.id,
-        mergedAt: now,
-        mergeUserId: user.id,
-        mergeCommitSha: result.mergeCommitSha,
-        squashCommitSha: result.squashCommitSha,
-        squash,
-        headSha: live.sha,
-        baseSha: live.mergeBase,
-        startSha: live.targetHead,
-        mergeStatus: 'can_be_merged',
-        mergeWhenPipelineSucceeds: false,
-        mergeError: null,
-        shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? mr.shouldRemoveSourceBranch,
-        updatedAt: now,
-      })
-      .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))),
-    // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
-    db
-      .update(todos)
-      .set({ state: 'done', updatedAt: now })
-      .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
-  ];
-  if (closeIssues) {
+  const author = mr.authorId === user.id ? user : ((await db.select().from(users).where(eq(users.id, mr.authorId)).get()) ?? user);
+
+  // The merge request and issue rows change in the same batch as the branch, so a merge is all or nothing.
+  const statementsFor = (r: { mergeCommitSha: string; squashCommitSha: string | null }): BatchItem<'sqlite'>[] => {
+    const out: BatchItem<'sqlite'>[] = [
+      db
+        .update(mergeRequests)
+        .set({
+          state: 'merged',
+          mergedById: user.id,
+          mergedAt: now,
+          mergeUserId: user.id,
+          mergeCommitSha: r.mergeCommitSha,
+          squashCommitSha: r.squashCommitSha,
+          squash,
+          headSha: live.sha,
+          baseSha: live.mergeBase,
+          startSha: live.targetHead,
+          mergeStatus: 'can_be_merged',
+          mergeWhenPipelineSucceeds: false,
+          mergeError: null,
+          shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? mr.shouldRemoveSourceBranch,
+          updatedAt: now,
+        })
+        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))),
+      // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
+      db
+        .update(todos)
+        .set({ state: 'done', updatedAt: now })
+        .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+    ];
+    if (!closeIssues) return out;
     for (const issue of closable) {
       // Issues::CloseService with `closed_via: merge_request`: conditional, so an issue closed meanwhile stays as it is.
-      statements.push(
+      out.push(
         db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(and(eq(issues.id, issue.id), eq(issues.state, 'opened'))),
-        db
-          .insert(notes)
-          .select(
-            db
-              .select({
-                noteableType: sql<string>`'Issue'`.as('noteable_type'),
-                noteableId: sql<number>`${issue.id}`.as('noteable_id'),
-                projectId: sql<number>`${issue.projectId}`.as('project_id'),
-                authorId: sql<number>`${user.id}`.as('author_id'),
-                body: sql<string>`${`closed via merge request ${issue.projectId === project.id ? `!${mr.iid}` : fullRef}`}`.as('body'),
-                system: sql<number>`1`.as('system'),
-                internal: sql<number>`0`.as('internal'),
-                resolvable: sql<number>`0`.as('resolvable'),
-                createdAt: sql<number>`${now}`.as('created_at'),
-                updatedAt: sql<number>`${now}`.as('updated_at'),
-              })
-              .from(issues)
-              .where(and(eq(issues.id, issue.id), eq(issues.closedAt, now), eq(issues.closedById, user.id))),
-          ),
+        // Checked open when read above; the note is written with the close in the same batch.
+        systemNoteInsert(db, {
+          noteableType: 'Issue',
+          noteableId: issue.id,
+          projectId: issue.projectId,
+          authorId: user.id,
+          body: `closed via merge request ${issue.projectId === project.id ? `!${mr.iid}` : fullRef}`,
+          at: now,
+        }),
         // TodoService#close_issue: the closer's pending to-dos on the issue are done.
         db
           .update(todos)
@@ -892,8 +950,32 @@ export async function mergeMergeRequest(
           .where(and(eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
       );
     }
+    return out;
+  };
+
+  let result: { mergeCommitSha: string; squashCommitSha: string | null } | null = null;
+  try {
+    result = await repo.merge(
+      c,
+      {
+        projectId: project.id,
+        targetBranch: mr.targetBranch,
+        targetHead: live.targetHead!,
+        sourceHead: live.sha!,
+        mergeBase: live.mergeBase,
+        message: input.mergeCommitMessage || defaultMergeCommitMessage(mr, fullRef, closable.map((i) => i.reference)),
+        squash,
+        squashMessage: input.squashCommitMessage || mr.title,
+        author,
+        user,
+        at: now,
+      },
+      statementsFor,
+    );
+  } finally {
+    if (!result) await db.update(mergeRequests).set({ state: 'opened' }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))).run();
   }
-  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  if (!result) return false;
 
   // MergeRequests::PostMergeService#delete_source_branch: when asked and allowed, never the default or a protected branch.
   const remove = input.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch ?? false;

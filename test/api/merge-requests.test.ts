@@ -1,0 +1,323 @@
+/**
+ * Merge requests over a real branch history built through the repository API: create, get, the
+ * HEAD that follows pushes, update with system notes, merge (sha check, draft, the merge commit on
+ * the target branch) and the issues a merge closes.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, unique, type TestUser } from '../support';
+
+let owner: TestUser;
+let dev: TestUser;
+let reporter: TestUser;
+let guest: TestUser;
+let outsider: TestUser;
+let project: { id: number; path_with_namespace: string; web_url: string };
+
+async function commit(branch: string, files: Record<string, string>, extra: Record<string, unknown> = {}, token = owner.token) {
+  const actions = Object.entries(files).map(([file_path, content]) => ({ action: 'create', file_path, content }));
+  const res = await api(`/projects/${project.id}/repository/commits`, { token, body: { branch, commit_message: unique('c'), actions, ...extra } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; parent_ids: string[] };
+}
+async function branch(name: string, ref = 'main') {
+  const res = await api(`/projects/${project.id}/repository/branches`, { token: owner.token, body: { branch: name, ref } });
+  expect(res.status).toBe(201);
+  return res.body as { commit: { id: string } };
+}
+async function head(name: string): Promise<string> {
+  const res = await api(`/projects/${project.id}/repository/branches/${encodeURIComponent(name)}`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return res.body.commit.id;
+}
+async function mr(body: Record<string, unknown>, token = owner.token) {
+  const res = await api(`/projects/${project.id}/merge_requests`, { token, body: { title: unique('mr'), target_branch: 'main', ...body } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+/** A branch off main with one commit of its own. */
+async function feature(files: Record<string, string> = { [`${unique('f')}.txt`]: 'hello\n' }) {
+  const name = unique('feat');
+  await branch(name);
+  const c = await commit(name, files);
+  return { name, sha: c.id };
+}
+const mrPath = (iid: number) => `/projects/${project.id}/merge_requests/${iid}`;
+
+beforeAll(async () => {
+  [owner, dev, reporter, guest, outsider] = await Promise.all([createUser(), createUser(), createUser(), createUser(), createUser()]);
+  const res = await api('/projects', { token: owner.token, body: { name: unique('mrs'), visibility: 'private' } });
+  expect(res.status).toBe(201);
+  project = res.body;
+  for (const [u, level] of [[dev, 30], [reporter, 20], [guest, 10]] as const) {
+    const m = await api(`/projects/${project.id}/members`, { token: owner.token, body: { user_id: u.id, access_level: level } });
+    expect(m.status).toBe(201);
+  }
+  await commit('main', { 'README.md': '# readme\n' });
+});
+
+describe('POST /projects/:id/merge_requests', () => {
+  it('creates a merge request whose sha and diff_refs come from the branches', async () => {
+    const f = await feature();
+    const mainHead = await head('main');
+    const label = unique('lbl');
+    const created = await mr({ source_branch: f.name, description: 'the body', assignee_ids: [dev.id], reviewer_ids: [reporter.id], labels: label, remove_source_branch: true });
+    expect(created).toMatchObject({
+      project_id: project.id,
+      state: 'opened',
+      source_branch: f.name,
+      target_branch: 'main',
+      description: 'the body',
+      source_project_id: project.id,
+      target_project_id: project.id,
+      draft: false,
+      work_in_progress: false,
+      merge_status: 'can_be_merged',
+      detailed_merge_status: 'mergeable',
+      sha: f.sha,
+      merge_commit_sha: null,
+      squash_commit_sha: null,
+      force_remove_source_branch: true,
+      should_remove_source_branch: null,
+      labels: [label],
+      changes_count: '1',
+      has_conflicts: false,
+      user: { can_merge: true },
+      diff_refs: { base_sha: mainHead, head_sha: f.sha, start_sha: mainHead },
+      merged_by: null,
+      merged_at: null,
+      closed_by: null,
+      closed_at: null,
+      subscribed: true,
+    });
+    expect(created.author.id).toBe(owner.id);
+    expect(created.assignees.map((u: { id: number }) => u.id)).toEqual([dev.id]);
+    expect(created.assignee.id).toBe(dev.id);
+    expect(created.reviewers.map((u: { id: number }) => u.id)).toEqual([reporter.id]);
+    expect(created.references).toEqual({ short: `!${created.iid}`, relative: `!${created.iid}`, full: `${project.path_with_namespace}!${created.iid}` });
+    expect(created.web_url).toBe(`${project.web_url}/-/merge_requests/${created.iid}`);
+    // Entities::MergeRequestBasic order, then Entities::MergeRequest.
+    const keys = Object.keys(created);
+    expect(keys.slice(0, 8)).toEqual(['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at']);
+    expect(keys.indexOf('merged_by')).toBeLessThan(keys.indexOf('target_branch'));
+    expect(keys.indexOf('sha')).toBeLessThan(keys.indexOf('merge_commit_sha'));
+    expect(keys.indexOf('changes_count')).toBeGreaterThan(keys.indexOf('blocking_discussions_resolved'));
+    expect(keys[keys.length - 1]).toBe('user');
+
+    const read = await api(mrPath(created.iid), { token: reporter.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: created.id, sha: f.sha, labels: [label] });
+  });
+
+  it('gives iids per project in order and answers 409 for a second open request on the same branches', async () => {
+    const f = await feature();
+    const a = await mr({ source_branch: f.name });
+    const dup = await api(`/projects/${project.id}/merge_requests`, { token: owner.token, body: { title: 'again', source_branch: f.name, target_branch: 'main' } });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ message: [`Another open merge request already exists for this source branch: !${a.iid}`] });
+    const g = await feature();
+    const b = await mr({ source_branch: g.name });
+    expect(b.iid).toBe(a.iid + 1);
+  });
+
+  it('derives draft from the title prefix', async () => {
+    for (const title of ['Draft: x', '[Draft] y', '(draft) z']) {
+      const f = await feature();
+      const created = await mr({ source_branch: f.name, title });
+      expect(created.draft).toBe(true);
+      expect(created.work_in_progress).toBe(true);
+      expect(created.detailed_merge_status).toBe('draft_status');
+    }
+  });
+
+  it('a developer may create; a reporter may not', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name }, dev.token);
+    expect(created.author.id).toBe(dev.id);
+    const g = await feature();
+    const res = await api(`/projects/${project.id}/merge_requests`, { token: reporter.token, body: { title: 'x', source_branch: g.name, target_branch: 'main' } });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('HEAD follows the source branch', () => {
+  it('a commit pushed to the source branch moves sha, diff_refs and changes_count without touching the merge request', async () => {
+    const f = await feature({ 'a.txt': 'a\n' });
+    const created = await mr({ source_branch: f.name });
+    const next = await commit(f.name, { 'b.txt': 'b\n' });
+    const read = await api(mrPath(created.iid), { token: owner.token });
+    expect(read.body.sha).toBe(next.id);
+    expect(read.body.diff_refs.head_sha).toBe(next.id);
+    expect(read.body.changes_count).toBe('2');
+    expect(read.body.updated_at).toBe(created.updated_at);
+    const commits = await api(`${mrPath(created.iid)}/commits`, { token: owner.token });
+    expect(commits.status).toBe(200);
+    expect(commits.body.map((c: { id: string }) => c.id)).toEqual([next.id, f.sha]);
+    const changes = await api(`${mrPath(created.iid)}/changes`, { token: owner.token });
+    expect(changes.status).toBe(200);
+    expect(changes.body.changes.map((d: { new_path: string }) => d.new_path).sort()).toEqual(['a.txt', 'b.txt']);
+  });
+});
+
+describe('PUT /projects/:id/merge_requests/:iid', () => {
+  it('updates title, description, labels, assignees and state with system notes, read back after', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, title: 'first' });
+    const l1 = unique('l');
+    const res = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { title: 'Draft: second', description: 'new', add_labels: l1, assignee_id: dev.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ title: 'Draft: second', description: 'new', labels: [l1], draft: true });
+    expect(res.body.assignees.map((u: { id: number }) => u.id)).toEqual([dev.id]);
+    const notes = await api(`${mrPath(created.iid)}/notes?sort=asc`, { token: owner.token });
+    if (notes.status === 200) {
+      const bodies = notes.body.map((n: { body: string }) => n.body);
+      expect(bodies).toContain('changed the description');
+      expect(bodies).toContain('marked this merge request as **draft**');
+    }
+    const closed = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
+    expect(closed.status).toBe(200);
+    expect(closed.body.state).toBe('closed');
+    expect(closed.body.closed_by.id).toBe(owner.id);
+    expect(closed.body.closed_at).not.toBeNull();
+    const reopened = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { state_event: 'reopen' } });
+    expect(reopened.body).toMatchObject({ state: 'opened', closed_by: null, closed_at: null });
+    const none = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: {} });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatch(/at least one parameter must be provided$/);
+  });
+
+  it('reopening is refused while another open request has the same branches', async () => {
+    const f = await feature();
+    const a = await mr({ source_branch: f.name });
+    await api(mrPath(a.iid), { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
+    const b = await mr({ source_branch: f.name });
+    const res = await api(mrPath(a.iid), { method: 'PUT', token: owner.token, body: { state_event: 'reopen' } });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ message: [`Another open merge request already exists for this source branch: !${b.iid}`] });
+    expect((await api(mrPath(a.iid), { token: owner.token })).body.state).toBe('closed');
+  });
+
+  it('a reporter cannot update someone else’s merge request', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    const res = await api(mrPath(created.iid), { method: 'PUT', token: reporter.token, body: { title: 'nope' } });
+    expect(res.status).toBe(403);
+    expect((await api(mrPath(created.iid), { token: owner.token })).body.title).toBe(created.title);
+  });
+});
+
+describe('PUT /projects/:id/merge_requests/:iid/merge', () => {
+  it('refuses a sha that is not HEAD with 409, then merges with a two-parent commit on the target branch', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    const bad = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { sha: '0'.repeat(40) } });
+    expect(bad.status).toBe(409);
+    expect(bad.body).toEqual({ message: `SHA does not match HEAD of source branch: ${f.sha}` });
+    expect((await api(mrPath(created.iid), { token: owner.token })).body.state).toBe('opened');
+
+    const mainBefore = await head('main');
+    const res = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { sha: f.sha } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'merged', sha: f.sha, detailed_merge_status: 'not_open' });
+    expect(res.body.merged_by.id).toBe(owner.id);
+    expect(res.body.merge_user.id).toBe(owner.id);
+    expect(res.body.merged_at).not.toBeNull();
+    expect(res.body.merge_commit_sha).toMatch(/^[0-9a-f]{40}$/);
+    const mainAfter = await head('main');
+    expect(mainAfter).toBe(res.body.merge_commit_sha);
+    const c = await api(`/projects/${project.id}/repository/commits/${mainAfter}`, { token: owner.token });
+    expect(c.body.parent_ids).toEqual([mainBefore, f.sha]);
+    expect(c.body.message).toContain(`Merge branch '${f.name}' into 'main'`);
+    expect(c.body.message).toContain(`See merge request ${project.path_with_namespace}!${created.iid}`);
+
+    const again = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token });
+    expect(again.status).toBe(405);
+    expect(again.body).toEqual({ message: '405 Method Not Allowed' });
+    const merged = await api(`/projects/${project.id}/merge_requests?state=merged&source_branch=${f.name}`, { token: owner.token });
+    expect(merged.body.map((m: { iid: number }) => m.iid)).toEqual([created.iid]);
+  });
+
+  it('405 for a draft or a closed request; 401 for a developer when main is protected for maintainers; 404 for a guest', async () => {
+    const f = await feature();
+    const draft = await mr({ source_branch: f.name, title: 'Draft: wip' });
+    const res = await api(`${mrPath(draft.iid)}/merge`, { method: 'PUT', token: owner.token });
+    expect(res.status).toBe(405);
+    const hidden = await api(`${mrPath(draft.iid)}/merge`, { method: 'PUT', token: guest.token });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ message: '404 Not found' });
+    const byReporter = await api(`${mrPath(draft.iid)}/merge`, { method: 'PUT', token: reporter.token });
+    expect(byReporter.status).toBe(401);
+    expect(byReporter.body).toEqual({ message: '401 Unauthorized' });
+    expect((await api(mrPath(draft.iid), { token: owner.token })).body.state).toBe('opened');
+  });
+
+  it('merge_when_pipeline_succeeds on a mergeable request without pipelines is 405 (nothing to wait for)', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    const res = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { merge_when_pipeline_succeeds: true } });
+    expect(res.status).toBe(405);
+    const draft = await feature();
+    const d = await mr({ source_branch: draft.name, title: 'Draft: later' });
+    const auto = await api(`${mrPath(d.iid)}/merge`, { method: 'PUT', token: owner.token, body: { merge_when_pipeline_succeeds: true } });
+    expect(auto.status).toBe(200);
+    expect(auto.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
+    expect(auto.body.merge_user.id).toBe(owner.id);
+  });
+});
+
+describe('issues closed by a merge', () => {
+  it('links `Closes #n` issues, lists them from both sides, and closes them when merged into the default branch', async () => {
+    const i1 = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: unique('i') } })).body;
+    const i2 = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: unique('i') } })).body;
+    const i3 = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: unique('i') } })).body;
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, description: `Fixes #${i1.iid} and #${i2.iid}. Related to #${i3.iid}` }, dev.token);
+
+    const closes = await api(`${mrPath(created.iid)}/closes_issues`, { token: owner.token });
+    expect(closes.status).toBe(200);
+    expect(closes.body.map((i: { iid: number }) => i.iid)).toEqual([i1.iid, i2.iid]);
+    const closedBy = await api(`/projects/${project.id}/issues/${i1.iid}/closed_by`, { token: reporter.token });
+    expect(closedBy.status).toBe(200);
+    expect(closedBy.body.map((m: { iid: number }) => m.iid)).toEqual([created.iid]);
+    const related = await api(`/projects/${project.id}/issues/${i3.iid}/related_merge_requests`, { token: reporter.token });
+    expect(related.body.map((m: { iid: number }) => m.iid)).toEqual([created.iid]);
+    expect(related.body[0]).not.toHaveProperty('subscribed');
+    expect(related.body[0].changes_count).toBe('1');
+    const issue = await api(`/projects/${project.id}/issues/${i1.iid}`, { token: owner.token });
+    expect(issue.body.state).toBe('opened');
+
+    // The merger (not the author) closes the issues.
+    const merged = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token });
+    expect(merged.status).toBe(200);
+    for (const i of [i1, i2]) {
+      const after = await api(`/projects/${project.id}/issues/${i.iid}`, { token: owner.token });
+      expect(after.body.state).toBe('closed');
+      expect(after.body.closed_by.id).toBe(owner.id);
+      const notes = await api(`/projects/${project.id}/issues/${i.iid}/notes`, { token: owner.token });
+      expect(notes.body.map((n: { body: string }) => n.body)).toContain(`closed via merge request !${created.iid}`);
+    }
+    expect((await api(`/projects/${project.id}/issues/${i3.iid}`, { token: owner.token })).body.state).toBe('opened');
+    // closed_by (lib/api/issues.rb) keeps listing the merged request.
+    const after = await api(`/projects/${project.id}/issues/${i1.iid}/closed_by`, { token: owner.token });
+    expect(after.body.map((m: { iid: number; state: string }) => [m.iid, m.state])).toEqual([[created.iid, 'merged']]);
+    const stillRelated = await api(`/projects/${project.id}/issues/${i1.iid}/related_merge_requests`, { token: owner.token });
+    expect(stillRelated.body.map((m: { state: string }) => m.state)).toEqual(['merged']);
+  });
+
+  it('an outsider sees no related merge requests of a public issue in a project whose merge requests are private', async () => {
+    const res = await api('/projects', { token: owner.token, body: { name: unique('pub'), visibility: 'public', merge_requests_access_level: 'private' } });
+    expect(res.status).toBe(201);
+    const pid = res.body.id;
+    await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a', content: 'a' }] } });
+    await api(`/projects/${pid}/repository/branches`, { token: owner.token, body: { branch: 'f', ref: 'main' } });
+    await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch: 'f', commit_message: 'f', actions: [{ action: 'create', file_path: 'b', content: 'b' }] } });
+    const issue = (await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: 'pub issue' } })).body;
+    const m = await api(`/projects/${pid}/merge_requests`, { token: owner.token, body: { title: 'x', source_branch: 'f', target_branch: 'main', description: `Closes #${issue.iid}` } });
+    expect(m.status).toBe(201);
+    expect((await api(`/projects/${pid}/issues/${issue.iid}/related_merge_requests`, { token: owner.token })).body).toHaveLength(1);
+    const out = await api(`/projects/${pid}/issues/${issue.iid}/related_merge_requests`, { token: outsider.token });
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual([]);
+    expect((await api(`/projects/${pid}/issues/${issue.iid}/closed_by`, { token: outsider.token })).body).toEqual([]);
+    expect((await api(`/projects/${pid}/merge_requests`, { token: outsider.token })).status).toBe(403);
+  });
+});
