@@ -39,6 +39,7 @@ import {
   projectListQuery,
   projectVisibilityError,
   openIssuesCountOf,
+  projectsWithBranches,
   readCode,
 } from '../services/projects';
 import { findReadableGroup } from '../services/groups';
@@ -264,6 +265,7 @@ export function mountProjects(r: Router) {
         projectLevel,
         groupLevel,
         openIssuesCount: await openIssuesCountOf(db, pr.project.id, pr.level),
+        emptyRepo: !(await projectsWithBranches(db, [pr.project.id])).has(pr.project.id),
       }),
     );
   });

@@ -22,6 +22,8 @@ export interface ProjectExtras {
   level: number;
   isAdmin: boolean;
   openIssuesCount?: number;
+  /** The repository has no branches yet (Project#empty_repo?). */
+  emptyRepo?: boolean;
 }
 
 export { FEATURES, type Feature, featureAvailable, featureLevel };
@@ -78,7 +80,7 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
       cluster_agents: `${api}/cluster_agents`,
     },
     packages_enabled: true,
-    empty_repo: true,
+    empty_repo: x.emptyRepo ?? true,
     archived: p.archived,
     visibility: p.visibility,
     ...(ns.kind === 'User' && x.owner ? { owner: userBasic(x.owner, { base: x.base }) } : {}),

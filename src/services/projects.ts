@@ -8,7 +8,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
-import { issues, members, namespaces, projects, users } from '../db/schema';
+import { issues, members, namespaces, projects, repoBranches, users } from '../db/schema';
 import { projectBasic, projectEntity } from '../entities/project';
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from '../lib/abilities';
 import { baseUrl } from '../lib/pagination';
@@ -67,6 +67,15 @@ export async function openIssueCounts(db: Db, projectIds: number[]): Promise<Map
   return out;
 }
 
+/** The projects among `projectIds` whose repository has at least one branch (not Project#empty_repo?). */
+export async function projectsWithBranches(db: Db, projectIds: number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  const ids = [...new Set(projectIds)];
+  for (let i = 0; i < ids.length; i += 90)
+    for (const r of await db.selectDistinct({ id: repoBranches.projectId }).from(repoBranches).where(inArray(repoBranches.projectId, ids.slice(i, i + 90))).all()) out.add(r.id);
+  return out;
+}
+
 /** The count a caller with membership `level` in the project sees. */
 export const openIssuesFor = (counts: { all: number; public: number } | undefined, level: number) =>
   !counts ? 0 : level >= ACCESS.REPORTER ? counts.all : counts.public;
@@ -78,6 +87,7 @@ export function setOpenIssuesCounter(_counter: (db: Db, projectIds: number[]) =>
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
   const db = c.var.db;
   const openIssues = simple || !rows.length ? new Map<number, { all: number; public: number }>() : await openIssueCounts(db, rows.map((r) => r.project.id));
+  const withCode = simple || !rows.length ? new Set<number>() : await projectsWithBranches(db, rows.map((r) => r.project.id));
   const base = baseUrl(c);
   const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
   const fullNames = await loadFullNames(db, nsRows);
@@ -94,6 +104,7 @@ export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: 
       level: Number(r.level),
       isAdmin: caller.isAdmin,
       openIssuesCount: openIssuesFor(openIssues.get(r.project.id), Number(r.level)),
+      emptyRepo: !withCode.has(r.project.id),
     };
     return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
   });

@@ -29,6 +29,7 @@ beforeAll(async () => {
 describe('POST /projects/:id/repository/commits', () => {
   it('creates the first commit with real git ids, makes its branch the default and protects it', async () => {
     const p = await newProject();
+    expect((await api(`/projects/${p.id}`, { token: owner.token })).body.empty_repo).toBe(true);
     const res = await commit(p.id, owner.token, {
       branch: 'main',
       commit_message: 'Initial commit\n\nWith a body',
@@ -58,7 +59,9 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(res.body.id).toMatch(/^[0-9a-f]{40}$/);
     expect(res.body.short_id).toBe(res.body.id.slice(0, 8));
     expect(res.body.web_url).toMatch(new RegExp(`/${p.path_with_namespace}/-/commit/${res.body.id}$`));
-    expect((await api(`/projects/${p.id}`, { token: owner.token })).body.default_branch).toBe('main');
+    expect((await api(`/projects/${p.id}`, { token: owner.token })).body).toMatchObject({ default_branch: 'main', empty_repo: false });
+    const listed = await api(`/projects?membership=true&search=${encodeURIComponent((await api(`/projects/${p.id}`, { token: owner.token })).body.name)}`, { token: owner.token });
+    expect(listed.body.map((x: { empty_repo: boolean }) => x.empty_repo)).toEqual([false]);
     // The file's blob id is git's: `git hash-object` of "hello\n".
     const file = await api(`/projects/${p.id}/repository/files/README.md?ref=main`, { token: reporter.token });
     expect(file.status).toBe(200);
