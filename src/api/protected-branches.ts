@@ -222,11 +222,19 @@ function entryErrors(kind: AccessKind, planned: Planned[], existing: AccessLevel
 
 const levelRow = (p: Planned) => ({ accessLevel: p.accessLevel, userId: p.userId, groupId: p.groupId, deployKeyId: p.deployKeyId });
 
-/** An access-level row of the protected branch named `name` in `projectId`, inside the creating batch. */
-function insertLevel(c: Context<AppEnv>, pbId: number | SQL, kind: AccessKind, p: Planned, now: number) {
-  return c.var.db
-    .insert(protectedBranchAccessLevels)
-    .values({ protectedBranchId: pbId as number, kind, ...levelRow(p), createdAt: now, updatedAt: now });
+/**
+ * New access-level rows as multi-row inserts of at most 9 rows (9 x 10 bound values stays under D1's
+ * 100), so a long entry list is a few statements of the batch, not one per entry.
+ */
+function insertLevels(c: Context<AppEnv>, pbId: number | SQL, rows: { kind: AccessKind; p: Planned }[], now: number): BatchItem<'sqlite'>[] {
+  const out: BatchItem<'sqlite'>[] = [];
+  for (let i = 0; i < rows.length; i += 9)
+    out.push(
+      c.var.db
+        .insert(protectedBranchAccessLevels)
+        .values(rows.slice(i, i + 9).map(({ kind, p }) => ({ protectedBranchId: pbId as number, kind, ...levelRow(p), createdAt: now, updatedAt: now }))),
+    );
+  return out;
 }
 
 /** A lost race on a unique index: the branch name (409) or an entry (422, as the validation would have said). */
@@ -339,7 +347,7 @@ export function mountProtectedBranches(r: Router) {
           createdAt: now,
           updatedAt: now,
         }),
-        ...KINDS.flatMap((kind) => planned[kind].map((q) => insertLevel(c, pbId, kind, q, now))),
+        ...insertLevels(c, pbId, KINDS.flatMap((kind) => planned[kind].map((p) => ({ kind, p }))), now),
       ];
       try {
         await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
@@ -399,8 +407,9 @@ export function mountProtectedBranches(r: Router) {
           if (q.id !== undefined && q.destroy) statements.push(db.delete(protectedBranchAccessLevels).where(eq(protectedBranchAccessLevels.id, q.id)));
           else if (q.id !== undefined) {
             if (q.changed) statements.push(db.update(protectedBranchAccessLevels).set({ ...levelRow(q), updatedAt: now }).where(eq(protectedBranchAccessLevels.id, q.id)));
-          } else statements.push(insertLevel(c, pb.id, kind, q, now));
+          }
         }
+      statements.push(...insertLevels(c, pb.id, KINDS.flatMap((kind) => planned[kind].filter((q) => q.id === undefined).map((p) => ({ kind, p }))), now));
       try {
         await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
       } catch (err) {

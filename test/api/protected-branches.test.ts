@@ -175,6 +175,21 @@ describe('POST /projects/:id/protected_branches', () => {
     expect([res.status, res.body]).toEqual([422, { message: ['Merge access levels user has already been taken', "Push access levels user can't be blank"] }]);
   });
 
+  it('stores long entry lists in id order (several multi-row inserts)', async () => {
+    const extra = await Promise.all(Array.from({ length: 12 }, () => createUser()));
+    for (const u of extra) expect((await api(`/projects/${projectId}/members`, { token: owner.token, body: { user_id: u.id, access_level: 20 } })).status).toBe(201);
+    const name = unique('long');
+    const res = await api(pb(), { token: owner.token, body: { name, allowed_to_merge: extra.map((u) => ({ user_id: u.id })), merge_access_level: 30 } });
+    expect(res.status).toBe(201);
+    expect(res.body.merge_access_levels.map((l: any) => l.user_id)).toEqual([null, ...extra.map((u) => u.id)]);
+    const ids = res.body.merge_access_levels.map((l: any) => l.id);
+    expect([...ids].sort((a: number, b: number) => a - b)).toEqual(ids);
+    const patched = await api(pb(`/${name}`), { method: 'PATCH', token: owner.token, body: { allowed_to_push: extra.map((u) => ({ user_id: u.id })) } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.push_access_levels.map((l: any) => l.user_id)).toEqual([null, ...extra.map((u) => u.id)]);
+    expect((await api(pb(`/${name}`), { token: owner.token })).body).toEqual(patched.body);
+  });
+
   it('is refused to developers (403) and to callers who cannot see the project (404)', async () => {
     expect(await api(pb(), { token: developer.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([403, { message: '403 Forbidden' }]);
     expect(await api(pb(), { token: outsider.token, body: { name: 'dev' } }).then((r) => [r.status, r.body])).toEqual([404, { message: '404 Project Not Found' }]);
