@@ -16,6 +16,7 @@ import { timeStats } from '../lib/duration';
 import { baseUrl } from '../lib/pagination';
 import { planAllows } from '../lib/plan';
 import { presentMilestonesById } from './milestones';
+import { mergeRequestCountsForIssues } from './merge-requests';
 import { projectLoadedByRequest } from './projects';
 
 export interface PresentOptions {
@@ -54,7 +55,7 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
   const premium = planAllows(c.var.config, 'premium');
   const ultimate = planAllows(c.var.config, 'ultimate');
 
-  const [projectRows, assigneeRows, labelRows, noteCounts, milestones, epicRows, settings] = await Promise.all([
+  const [projectRows, assigneeRows, labelRows, noteCounts, milestones, epicRows, settings, mergeRequestCounts] = await Promise.all([
     inChunks(
       rows.map((r) => r.projectId).filter((id) => !projectLoadedByRequest(c, id)),
       (ch) => db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, ch)).all(),
@@ -85,6 +86,8 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
         )
       : Promise.resolve([]),
     c.var.settings(),
+    // Issue#merge_requests_count(user): merge requests the caller may see that close the issue.
+    mergeRequestCountsForIssues(db, ids, caller),
   ]);
 
   const userIds = [...rows.flatMap((r) => [r.authorId, r.closedById ?? 0]), ...assigneeRows.map((a) => a.userId)].filter((x) => x > 0);
@@ -128,8 +131,7 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
       withLabelsDetails: Boolean(o.withLabelsDetails),
       milestone: i.milestoneId != null ? (milestones.get(i.milestoneId) ?? null) : null,
       userNotesCount: notesByIssue.get(i.id) ?? 0,
-      // Merge requests arrive with issue #4; no merge request can mention an issue yet.
-      mergeRequestsCount: 0,
+      mergeRequestsCount: mergeRequestCounts.get(i.id) ?? 0,
       timeStats: timeStats(i, limitToHours),
       subscribed: rows.length === 1 && !o.withoutSubscribed ? subscribed : undefined,
       premium,
