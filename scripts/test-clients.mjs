@@ -6,7 +6,7 @@
 // @gitbeaker/rest. Each client script prints one `PASS <case>` or `FAIL <case> :: <reason>` line per case; this
 // script counts them and closes with `clients: N passed, M failed` (exit 1 on any failure).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -186,7 +186,7 @@ async function main() {
     'npx',
     [
       '--no-install', 'wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
-      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', 'warn', '--show-interactive-dev-session=false', '--inspector-port', String(inspectorPort),
+      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', process.env.CLIENTS_LOG_LEVEL || 'warn', '--show-interactive-dev-session=false', '--inspector-port', String(inspectorPort),
     ],
     { cwd: root, env, stdio: ['ignore', logFd, logFd], detached: true },
   );
@@ -267,6 +267,14 @@ async function finish(code) {
       // already gone
     }
     await waitForExit(server, 2000);
+  }
+  // CLIENTS_KEEP_LOG=<file> keeps the server log (with CLIENTS_LOG_LEVEL=log it has the app's console output).
+  if (process.env.CLIENTS_KEEP_LOG) {
+    try {
+      copyFileSync(serverLog, process.env.CLIENTS_KEEP_LOG);
+    } catch {
+      // no log written
+    }
   }
   rmSync(work, { recursive: true, force: true });
   if (failures.length) {

@@ -137,7 +137,150 @@ await testCase('MergeRequestApprovals.showConfiguration/editConfiguration (proje
   eq(usernames(rule.eligible_approvers), [approver.username, lead.username].sort(), 'eligible approvers');
   eq((await api.MergeRequestApprovals.allApprovalRules(project.id)).map((r) => r.name), ['Security'], 'allApprovalRules');
   eq((await api.MergeRequestApprovals.showApprovalRule(project.id, rule.id)).approvals_required, 2, 'showApprovalRule');
+  // A rule without approvers is the any_approver rule (ApprovalRules::CreateService), under the caller's name.
+  const anyone = await api.MergeRequestApprovals.createApprovalRule(project.id, 'Anyone', 1);
+  eq([anyone.name, anyone.rule_type, anyone.users, anyone.eligible_approvers], ['Anyone', 'any_approver', [], []], 'any_approver rule');
+  eq((await api.MergeRequestApprovals.allApprovalRules(project.id)).map((r) => r.rule_type).sort(), ['any_approver', 'regular'], 'both rules');
+  await api.MergeRequestApprovals.removeApprovalRule(project.id, anyone.id);
+  await rejects(404, () => api.MergeRequestApprovals.showApprovalRule(project.id, anyone.id));
   state.rule = rule;
+});
+
+await testCase('Commits.create: README on the protected main of an empty project (root); Commits.show; Branches.show flags', async () => {
+  const [project] = need('project');
+  const c = await api.Commits.create(project.id, 'main', 'Add README', [{ action: 'create', filePath: 'README.md', content: '# Gb\n' }]);
+  check(SHA.test(c.id), `commit id ${JSON.stringify(c.id)}`);
+  eq([c.short_id, c.title, c.parent_ids, c.author_name], [c.id.slice(0, 8), 'Add README', [], 'Administrator'], 'commit');
+  eq((await api.Commits.show(project.id, c.id)).id, c.id, 'Commits.show');
+  const main = await api.Branches.show(project.id, 'main');
+  eq([main.commit.id, main.default, main.protected, main.developers_can_push, main.developers_can_merge], [c.id, true, true, false, true], 'main branch');
+  state.readme = c;
+});
+
+await testCase('Branches.create as a developer; Commits.create on it with create, then move and delete actions', async () => {
+  const [project, author, readme] = need('project', 'author', 'readme');
+  const b = await api.Branches.create(project.id, 'feature', 'main', { sudo: author.username });
+  eq([b.name, b.commit.id], ['feature', readme.id], 'created branch');
+  const c1 = await api.Commits.create(
+    project.id,
+    'feature',
+    'Add the guide',
+    [
+      { action: 'create', filePath: 'docs/guide.md', content: 'Guide\n' },
+      { action: 'create', filePath: 'docs/old.md', content: 'Old\n' },
+    ],
+    { sudo: author.username },
+  );
+  const c2 = await api.Commits.create(
+    project.id,
+    'feature',
+    'Rename the guide, drop old notes',
+    [
+      { action: 'move', previousPath: 'docs/guide.md', filePath: 'docs/manual.md' },
+      { action: 'delete', filePath: 'docs/old.md' },
+    ],
+    { sudo: author.username },
+  );
+  eq([c2.parent_ids, c2.author_name, c2.author_email], [[c1.id], author.name, author.email], 'second commit');
+  eq((await api.Commits.all(project.id, { refName: 'feature' })).map((c) => c.id), [c2.id, c1.id, readme.id], 'Commits.all(refName)');
+  eq((await api.Branches.show(project.id, 'feature')).commit.id, c2.id, 'feature head');
+  check((await api.Branches.all(project.id)).map((x) => x.name).includes('feature'), 'Branches.all lists feature');
+  state.head = c2;
+});
+
+await testCase('MergeRequests.create with "Fixes #n"; show; all(state, sourceBranch); allCommits; showChanges', async () => {
+  const [project, author, readme, head] = need('project', 'author', 'readme', 'head');
+  const issue = await api.Issues.create(project.id, 'Guide is missing');
+  const mr = await api.MergeRequests.create(project.id, 'feature', 'main', 'Add the manual', { description: `Fixes #${issue.iid}`, sudo: author.username });
+  eq([mr.iid, mr.state, mr.sha, mr.author.username, mr.draft], [1, 'opened', head.id, author.username, false], 'created MR');
+  eq([mr.diff_refs.base_sha, mr.diff_refs.head_sha], [readme.id, head.id], 'diff_refs');
+  eq((await api.MergeRequests.show(project.id, mr.iid)).changes_count, '1', 'changes_count');
+  eq((await api.MergeRequests.all({ projectId: project.id, state: 'opened', sourceBranch: 'feature' })).map((m) => m.iid), [mr.iid], 'all');
+  eq((await api.MergeRequests.allCommits(project.id, mr.iid)).length, 2, 'allCommits');
+  const changes = await api.MergeRequests.showChanges(project.id, mr.iid);
+  eq(changes.changes.map((c) => [c.new_path, c.new_file]), [['docs/manual.md', true]], 'changes (old.md was added and deleted)');
+  Object.assign(state, { mr, issue });
+});
+
+await testCase('MR rule from the project rule (approvalProjectRuleId): name and users copied, source_rule, overridden; approval_state overwritten', async () => {
+  const [project, mr, rule, approver, lead] = need('project', 'mr', 'rule', 'approver', 'lead');
+  const mrRule = await api.MergeRequestApprovals.createApprovalRule(project.id, 'ignored name', 1, { mergerequestIId: mr.iid, approvalProjectRuleId: rule.id });
+  eq([mrRule.name, mrRule.approvals_required, mrRule.source_rule, mrRule.overridden], ['Security', 1, { approvals_required: 2 }, true], 'MR rule');
+  eq(usernames(mrRule.users), [approver.username, lead.username].sort(), 'users copied');
+  eq((await api.MergeRequestApprovals.allApprovalRules(project.id, { mergerequestIId: mr.iid })).map((r) => [r.id, r.name]), [[mrRule.id, 'Security']], 'MR rules');
+  const st = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  eq(st.approval_rules_overwritten, true, 'approval_rules_overwritten');
+  eq(st.rules.map((r) => [r.name, r.approvals_required, r.approved]), [['Security', 1, false]], 'approval_state rules');
+  const conf = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid });
+  eq([conf.approvals_required, conf.approvals_left, conf.approved], [1, 1, false], 'MR approvals');
+  state.mrRule = mrRule;
+});
+
+await testCase('approve with a password required: none or wrong 401, wrong sha 409, right password and sha 201', async () => {
+  const [project, mr, approver, head] = need('project', 'mr', 'approver', 'head');
+  const sudo = approver.username;
+  await rejects(401, () => api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: head.id, sudo }));
+  await rejects(401, () => api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: head.id, approvalPassword: 'not-it', sudo }));
+  await rejects(409, () => api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: 'f'.repeat(40), approvalPassword: passwords[sudo], sudo }), `SHA does not match HEAD of source branch: ${head.id}`);
+  const ok = await api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: head.id, approvalPassword: passwords[sudo], sudo });
+  eq([ok.approved, ok.approvals_left, approvedBy(ok)], [true, 0, [sudo]], 'approve response');
+  const st = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  eq(st.rules.map((r) => [r.approved, usernames(r.approved_by)]), [[true, [sudo]]], 'rule approved');
+});
+
+await testCase('unapprove: 404 for a user who did not approve; the approver unapproves; lead approves', async () => {
+  const [project, mr, approver, lead, head] = need('project', 'mr', 'approver', 'lead', 'head');
+  await rejects(404, () => api.MergeRequestApprovals.unapprove(project.id, mr.iid, { sudo: lead.username }));
+  await api.MergeRequestApprovals.unapprove(project.id, mr.iid, { sudo: approver.username });
+  const after = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid });
+  eq([after.approved, after.approvals_left, after.approved_by], [false, 1, []], 'after unapprove');
+  const ok = await api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: head.id, approvalPassword: passwords[lead.username], sudo: lead.username });
+  eq([ok.approved, approvedBy(ok)], [true, [lead.username]], 'approved by lead');
+});
+
+await testCase('editApprovalRule on the MR rule (2 required, overridden) then removeApprovalRule: back to the project rule', async () => {
+  const [project, mr, mrRule, rule, approver, lead] = need('project', 'mr', 'mrRule', 'rule', 'approver', 'lead');
+  const edited = await api.MergeRequestApprovals.editApprovalRule(project.id, mrRule.id, 'Security', 2, { mergerequestIId: mr.iid, userIds: [approver.id, lead.id] });
+  eq([edited.approvals_required, edited.overridden], [2, false], 'MR rule now equals its source');
+  let conf = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid });
+  eq([conf.approvals_required, conf.approvals_left, conf.approved], [2, 1, false], 'after raising to 2');
+  await api.MergeRequestApprovals.removeApprovalRule(project.id, mrRule.id, { mergerequestIId: mr.iid });
+  const st = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  eq(st.approval_rules_overwritten, false, 'not overwritten without MR rules');
+  eq(st.rules.map((r) => [r.id, r.name, r.approvals_required, r.approved]), [[rule.id, 'Security', 2, false]], 'project rule applies');
+  conf = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid });
+  eq([conf.approvals_left, approvedBy(conf)], [1, [lead.username]], 'lead still counts');
+});
+
+await testCase('MergeRequests.edit: Draft title, labels, stateEvent close and reopen; merge of a closed MR 405', async () => {
+  const [project, mr, author, head] = need('project', 'mr', 'author', 'head');
+  const draft = await api.MergeRequests.edit(project.id, mr.iid, { title: 'Draft: Add the manual', labels: 'docs' });
+  eq([draft.draft, draft.work_in_progress, draft.labels], [true, true, ['docs']], 'draft with label');
+  const closed = await api.MergeRequests.edit(project.id, mr.iid, { title: 'Add the manual', stateEvent: 'close' });
+  eq([closed.state, closed.draft], ['closed', false], 'closed');
+  await rejects(405, () => api.MergeRequests.merge(project.id, mr.iid, { sha: head.id, sudo: author.username }));
+  eq((await api.MergeRequests.edit(project.id, mr.iid, { stateEvent: 'reopen' })).state, 'opened', 'reopened');
+});
+
+await testCase('the approver gives the second approval; MergeRequests.merge(sha) merges and "Fixes #n" closes the issue', async () => {
+  const [project, mr, approver, author, head, issue] = need('project', 'mr', 'approver', 'author', 'head', 'issue');
+  const ok = await api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: head.id, approvalPassword: passwords[approver.username], sudo: approver.username });
+  eq([ok.approved, ok.approvals_left], [true, 0], 'approved by both');
+  const merged = await api.MergeRequests.merge(project.id, mr.iid, { sha: head.id, sudo: author.username });
+  eq([merged.state, merged.merged_by.username], ['merged', author.username], 'merged');
+  check(SHA.test(merged.merge_commit_sha ?? ''), `merge_commit_sha ${merged.merge_commit_sha}`);
+  eq((await api.Branches.show(project.id, 'main')).commit.id, merged.merge_commit_sha, 'main head');
+  const closedIssue = await api.Issues.show(issue.iid, { projectId: project.id });
+  eq([closedIssue.state, closedIssue.closed_by?.username], ['closed', author.username], 'issue closed');
+  eq((await api.Issues.allClosedByMergeRequestst(project.id, issue.iid)).map((m) => m.iid), [mr.iid], 'closed_by');
+  eq((await api.Issues.allRelatedMergeRequests(project.id, issue.iid)).map((m) => m.iid), [mr.iid], 'related_merge_requests');
+  eq((await api.MergeRequests.all({ projectId: project.id, state: 'merged' })).map((m) => m.iid), [mr.iid], 'merged list');
+});
+
+await testCase('Branches.remove the merged source branch; show rejects 404', async () => {
+  const [project] = need('project');
+  await api.Branches.remove(project.id, 'feature');
+  await rejects(404, () => api.Branches.show(project.id, 'feature'));
 });
 
 console.log('END');
