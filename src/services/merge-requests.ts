@@ -28,7 +28,6 @@ import {
   subscriptions,
   todos,
   awardEmoji,
-  repoBranches,
   users,
 } from '../db/schema';
 import { type DiffRefs, type MergeRequestLive, type MergeRequestRow, mergeRequestBasic, mergeRequestEntity } from '../entities/merge-request';
@@ -46,7 +45,7 @@ import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
 import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
-import { branchHead, buildCommit, changedFiles, commitsBetween, diffsBetween, type FileEntry, type Manifest, manifestOf, mergeBase, storeCommit } from './repository';
+import { branchHead, buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, manifestOf, mergeBase, mergeManifests, runMerge } from './repository';
 import { commitEntity } from '../entities/commit';
 
 export type { MergeRequestRow };
@@ -140,7 +139,7 @@ export interface LiveState extends MergeRequestLive {
   /** HEAD of the target branch (start_sha) and the merge base, for merging. */
   targetHead: string | null;
   mergeBase: string | null;
-  /** Commits of the merge request (base..head), when computed. */
+  /** 1 when the source has commits the target lacks, else 0. */
   commitCount: number;
   /** Whether the merge would conflict (the same file changed differently on both sides). */
   conflict: boolean;
@@ -184,16 +183,18 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
   const [head, targetHead] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
   const sha = head ?? mr.headSha ?? null;
   const base = head && targetHead ? await repo.mergeBase(c, mr.projectId, targetHead, head) : null;
-  const commitCount = head && targetHead ? await repo.countCommits(c, mr.projectId, base, head) : 0;
+  // Commits exist unless the source head is already in the target's history (merge base = head).
+  const commitCount = head && targetHead && base !== head ? 1 : 0;
   let conflict = false;
-  let changes: string[] | null = null;
+  let changes: number | null = null;
   if (head && targetHead && commitCount > 0) {
-    const theirs = base && base !== targetHead ? await repo.changedFiles(c, mr.projectId, base, targetHead) : [];
-    const ours = await repo.changedFiles(c, mr.projectId, base, head);
-    changes = ours.map((f) => f.path);
-    if (theirs.length) conflict = await repo.conflicts(c, mr.projectId, base, targetHead, head, theirs, ours);
+    const db = c.var.db;
+    const [b, t, s] = await Promise.all([manifestOf(db, mr.projectId, base), base === targetHead ? null : manifestOf(db, mr.projectId, targetHead), manifestOf(db, mr.projectId, head)]);
+    if (o.changes) changes = diffManifests(b, s).length;
+    // A target that moved since the merge base can conflict: the same path changed differently on both sides.
+    if (t) conflict = mergeManifests(b, t, s) === null;
   } else if (o.changes && head && targetHead) {
-    changes = [];
+    changes = 0;
   }
   const broken = !head || !targetHead || commitCount === 0;
   const mergeStatus = broken || conflict ? 'cannot_be_merged' : 'can_be_merged';
@@ -206,7 +207,7 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
     mergeStatus,
     detailedMergeStatus: detailed,
     hasConflicts: mergeStatus === 'cannot_be_merged',
-    changesCount: o.changes ? (changes == null ? null : changesCount(changes.length)) : null,
+    changesCount: o.changes ? (changes == null ? null : changesCount(changes)) : null,
     targetHead,
     mergeBase: base,
     commitCount,
@@ -618,23 +619,6 @@ export interface ChangedFile {
   blob: string | null;
 }
 
-/** Three-way merge of two manifests against their base, file by file (null: a conflict). */
-export function mergeManifests(base: Manifest, target: Manifest, source: Manifest): Manifest | null {
-  const same = (a: FileEntry | undefined, b: FileEntry | undefined) => (a == null && b == null) || (a != null && b != null && a.blobSha === b.blobSha && a.mode === b.mode);
-  const out: Manifest = new Map();
-  for (const path of new Set([...base.keys(), ...target.keys(), ...source.keys()])) {
-    const b = base.get(path);
-    const t = target.get(path);
-    const s = source.get(path);
-    let pick: FileEntry | undefined;
-    if (same(t, s) || same(s, b)) pick = t;
-    else if (same(t, b)) pick = s;
-    else return null;
-    if (pick) out.set(path, pick);
-  }
-  return out;
-}
-
 export interface MergeWrite {
   projectId: number;
   targetBranch: string;
@@ -644,8 +628,6 @@ export interface MergeWrite {
   message: string;
   squash: boolean;
   squashMessage: string;
-  /** The merge request author (the squash commit's author). */
-  author: UserRow;
   user: UserRow;
   at: number;
 }
@@ -680,66 +662,36 @@ export const repo = {
     return mergeRequestApproved(c, mr);
   },
   /**
-   * Writes the merge on the target branch: a squash commit first when asked (parent: the target
-   * HEAD, as Gitaly's UserSquash; authored by the merge request author), then a merge commit with
-   * the target HEAD and the source HEAD (or the squash commit) as parents. The branch moves only if
-   * it still points at `targetHead`, in one batch with `extra(result)`. Null when the branches
-   * conflict or the target moved.
+   * Writes the merge on the target branch (services/repository.ts buildMerge: a squash commit when
+   * asked, then a merge commit with the target HEAD and the source HEAD or the squash commit as
+   * parents). The branch moves only if it still points at `targetHead`, in one batch with
+   * `extra(result)`. Null when the branches conflict or the target moved.
    */
   async merge(
     c: Context<AppEnv>,
     m: MergeWrite,
-    extra: (r: { mergeCommitSha: string; squashCommitSha: string | null }) => BatchItem<'sqlite'>[],
-  ): Promise<{ mergeCommitSha: string; squashCommitSha: string | null } | null> {
-    const db = c.var.db;
-    const [base, target, source] = await Promise.all([manifestOf(db, m.projectId, m.mergeBase), manifestOf(db, m.projectId, m.targetHead), manifestOf(db, m.projectId, m.sourceHead)]);
-    const files = mergeManifests(base, target, source);
-    if (!files) return null;
-    let second = m.sourceHead;
-    let squashCommitSha: string | null = null;
-    if (m.squash) {
-      const squash = await buildCommit(c, {
-        projectId: m.projectId,
-        branch: m.targetBranch,
-        parent: m.targetHead,
-        expectedHead: m.targetHead,
-        message: m.squashMessage,
-        author: identity(m.author),
-        committer: identity(m.user),
-        userId: m.user.id,
-        files,
-        at: m.at,
-      });
-      // Only the commit's own rows (an unreferenced commit, like git's objects before the ref update):
-      // the merge commit below finds it as a parent, and a lost race leaves it dangling.
-      const own = squash.statements.filter((_, i) => i > 0 && i < squash.statements.length - 2);
-      await storeCommit(c, { ...squash, statements: own });
-      squashCommitSha = squash.commit.sha;
-      second = squash.commit.sha;
-    }
-    const merge = await buildCommit(c, {
+    extra: (r: { mergeCommitSha: string | null; squashCommitSha: string | null }) => BatchItem<'sqlite'>[],
+  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null } | null> {
+    const built = await buildMerge(c, {
       projectId: m.projectId,
-      branch: m.targetBranch,
-      parent: m.targetHead,
-      extraParents: [second],
-      expectedHead: m.targetHead,
+      targetBranch: m.targetBranch,
+      targetHead: m.targetHead,
+      sourceHead: m.sourceHead,
       message: m.message,
-      author: identity(m.user),
-      committer: identity(m.user),
-      userId: m.user.id,
-      files,
+      squash: m.squash,
+      squashMessage: m.squashMessage,
+      method: 'merge',
+      user: { id: m.user.id, ...identity(m.user) },
       at: m.at,
     });
-    const result = { mergeCommitSha: merge.commit.sha, squashCommitSha };
-    return (await storeCommit(c, merge, extra(result))) ? result : null;
+    if (!built.ok) return null;
+    const result = { mergeCommitSha: built.mergeCommitSha, squashCommitSha: built.squashCommitSha };
+    return (await runMerge(c, built, m.projectId, extra(result))) ? result : null;
   },
   /** Deletes a branch if it still points at `expectedHead` (Branches::DeleteService after a merge). */
   async deleteBranch(c: Context<AppEnv>, projectId: number, branch: string, expectedHead: string | null): Promise<void> {
     if (!expectedHead) return;
-    await c.var.db
-      .delete(repoBranches)
-      .where(and(eq(repoBranches.projectId, projectId), eq(repoBranches.name, branch), eq(repoBranches.commitSha, expectedHead)))
-      .run();
+    await deleteBranchStatement(c.var.db, projectId, branch, expectedHead).run();
   },
   /** Entities::Commit of base..head, newest first. */
   async commitEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string): Promise<object[]> {
@@ -898,10 +850,9 @@ export async function mergeMergeRequest(
   const closable = await closableIssues(c, user, project, closingIssueIds);
   const squash = input.squash ?? mr.squash;
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
-  const author = mr.authorId === user.id ? user : ((await db.select().from(users).where(eq(users.id, mr.authorId)).get()) ?? user);
 
   // The merge request and issue rows change in the same batch as the branch, so a merge is all or nothing.
-  const statementsFor = (r: { mergeCommitSha: string; squashCommitSha: string | null }): BatchItem<'sqlite'>[] => {
+  const statementsFor = (r: { mergeCommitSha: string | null; squashCommitSha: string | null }): BatchItem<'sqlite'>[] => {
     const out: BatchItem<'sqlite'>[] = [
       db
         .update(mergeRequests)
@@ -953,7 +904,7 @@ export async function mergeMergeRequest(
     return out;
   };
 
-  let result: { mergeCommitSha: string; squashCommitSha: string | null } | null = null;
+  let result: { mergeCommitSha: string | null; squashCommitSha: string | null } | null = null;
   try {
     result = await repo.merge(
       c,
@@ -966,7 +917,6 @@ export async function mergeMergeRequest(
         message: input.mergeCommitMessage || defaultMergeCommitMessage(mr, fullRef, closable.map((i) => i.reference)),
         squash,
         squashMessage: input.squashCommitMessage || mr.title,
-        author,
         user,
         at: now,
       },

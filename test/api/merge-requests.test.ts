@@ -321,3 +321,55 @@ describe('issues closed by a merge', () => {
     expect((await api(`/projects/${pid}/merge_requests`, { token: outsider.token })).status).toBe(403);
   });
 });
+
+describe('merging when the target moved', () => {
+  it('a conflicting change on the target makes the request unmergeable (has_conflicts, 405); a separate change merges both', async () => {
+    const shared = `${unique('s')}.txt`;
+    await commit('main', { [shared]: 'base\n' });
+    const a = unique('fa');
+    await branch(a);
+    await api(`/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: a, commit_message: 'ours', actions: [{ action: 'update', file_path: shared, content: 'ours\n' }] },
+    });
+    const conflicting = await mr({ source_branch: a });
+    expect(conflicting.has_conflicts).toBe(false);
+    await api(`/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'theirs', actions: [{ action: 'update', file_path: shared, content: 'theirs\n' }] },
+    });
+    const read = await api(mrPath(conflicting.iid), { token: owner.token });
+    expect(read.body).toMatchObject({ has_conflicts: true, merge_status: 'cannot_be_merged', detailed_merge_status: 'conflict' });
+    const refused = await api(`${mrPath(conflicting.iid)}/merge`, { method: 'PUT', token: owner.token });
+    expect(refused.status).toBe(405);
+
+    const f = await feature({ 'only-in-feature.txt': 'f\n' });
+    const separate = await mr({ source_branch: f.name });
+    const moved = await commit('main', { [`${unique('m')}.txt`]: 'm\n' });
+    const ok = await api(`${mrPath(separate.iid)}/merge`, { method: 'PUT', token: owner.token, body: { should_remove_source_branch: true } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.diff_refs.start_sha).toBe(moved.id);
+    expect(ok.body.should_remove_source_branch).toBe(true);
+    const file = await api(`/projects/${project.id}/repository/files/only-in-feature.txt/raw?ref=main`, { token: owner.token });
+    expect(file.status).toBe(200);
+    expect(file.text).toBe('f\n');
+    // Branches::DeleteService after the merge.
+    expect((await api(`/projects/${project.id}/repository/branches/${f.name}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('squash: one squash commit, merged by a merge commit', async () => {
+    const f = await feature({ 'sq1.txt': '1\n' });
+    await commit(f.name, { 'sq2.txt': '2\n' });
+    const created = await mr({ source_branch: f.name, squash: true });
+    expect(created.squash).toBe(true);
+    const before = await head('main');
+    const res = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { squash_commit_message: 'squashed!' } });
+    expect(res.status).toBe(200);
+    expect(res.body.squash_commit_sha).toMatch(/^[0-9a-f]{40}$/);
+    const mc = await api(`/projects/${project.id}/repository/commits/${res.body.merge_commit_sha}`, { token: owner.token });
+    expect(mc.body.parent_ids).toEqual([before, res.body.squash_commit_sha]);
+    const sq = await api(`/projects/${project.id}/repository/commits/${res.body.squash_commit_sha}`, { token: owner.token });
+    expect(sq.body.message).toBe('squashed!');
+    expect(sq.body.author_email).toBe(owner.email);
+  });
+});
