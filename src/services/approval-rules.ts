@@ -28,6 +28,7 @@ import {
 import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { planAllows } from '../lib/plan';
 import { canUpdateMergeRequest as mrCanUpdate, repo } from './merge-requests';
+import { commitsBetween } from './repository';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
@@ -273,16 +274,17 @@ export async function mergeRequestCommitterIds(c: Context<AppEnv>, mr: MergeRequ
   } else {
     stop = mr.baseSha ?? null;
   }
-  const rows = await db.all<{ id: number }>(sql`
-    WITH RECURSIVE
-      mine(sha) AS (SELECT ${head} UNION SELECT p.parent_sha FROM repo_commit_parents p JOIN mine m ON p.project_id = ${pid} AND p.sha = m.sha),
-      theirs(sha) AS (SELECT ${stop} WHERE ${stop} IS NOT NULL UNION SELECT p.parent_sha FROM repo_commit_parents p JOIN theirs t ON p.project_id = ${pid} AND p.sha = t.sha),
-      emails(email) AS (
-        SELECT DISTINCT lower(c.committer_email) FROM repo_commits c
-        WHERE c.project_id = ${pid} AND c.sha IN (SELECT sha FROM mine EXCEPT SELECT sha FROM theirs)
-      )
-    SELECT u.id AS id FROM users u WHERE lower(u.email) IN (SELECT email FROM emails) OR lower(u.commit_email) IN (SELECT email FROM emails)`);
-  return [...new Set(rows.map((r) => Number(r.id)))];
+  const emails = [...new Set((await commitsBetween(db, pid, stop, head)).map((k) => k.committerEmail.toLowerCase()))];
+  const ids = new Set<number>();
+  for (const part of chunks(emails, 45)) {
+    const rows = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(or(inArray(sql`lower(${users.email})`, part), inArray(sql`lower(${users.commitEmail})`, part)))
+      .all();
+    for (const r of rows) ids.add(r.id);
+  }
+  return [...ids];
 }
 
 /** Approvals that count: with reset_approvals_on_push, only those given at the current HEAD. */
