@@ -23,7 +23,20 @@ import {
   timelogs,
   todos,
   userAgentDetails,
+  approvalMergeRequestRulesGroups,
+  approvalProjectRules,
+  approvalProjectRulesGroups,
+  approvalProjectRulesProtectedBranches,
+  approvalProjectRulesUsers,
+  mergeRequestMentionedIssues,
+  mergeRequests,
+  mergeRequestsClosingIssues,
+  projectApprovalSettings,
 } from '../db/schema';
+import { approvalDeletionForMergeRequests } from './approval-rules';
+import { mergeRequestContentDeletion } from './merge-requests';
+import { protectedBranchDeletionStatements, protectedBranchGroupDeletionStatements } from './protected-branches';
+import { repositoryBlobKeys, repositoryDeletionStatements } from './repository';
 
 type IdSelect = SQL | ReturnType<Db['select']> | { getSQL(): SQL };
 const within = (col: SQLiteColumn, ids: IdSelect) => inArray(col, ids as never);
@@ -42,6 +55,8 @@ export function issueContentDeletion(db: Db, issueIds: IdSelect): BatchItem<'sql
     db.delete(timelogs).where(within(timelogs.issueId, issueIds)),
     db.delete(userAgentDetails).where(and(eq(userAgentDetails.subjectType, 'Issue'), within(userAgentDetails.subjectId, issueIds))),
     db.delete(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)),
+    db.delete(mergeRequestsClosingIssues).where(within(mergeRequestsClosingIssues.issueId, issueIds)),
+    db.delete(mergeRequestMentionedIssues).where(within(mergeRequestMentionedIssues.issueId, issueIds)),
     db.delete(issues).where(within(issues.id, issueIds)),
   ];
 }
@@ -50,7 +65,19 @@ export function issueContentDeletion(db: Db, issueIds: IdSelect): BatchItem<'sql
 export function projectContentDeletion(db: Db, projectIds: IdSelect): BatchItem<'sqlite'>[] {
   const issueIds = db.select({ id: issues.id }).from(issues).where(within(issues.projectId, projectIds));
   const labelIds = db.select({ id: labels.id }).from(labels).where(within(labels.projectId, projectIds));
+  const mergeRequestIds = db.select({ id: mergeRequests.id }).from(mergeRequests).where(within(mergeRequests.projectId, projectIds));
+  const approvalRuleIds = db.select({ id: approvalProjectRules.id }).from(approvalProjectRules).where(within(approvalProjectRules.projectId, projectIds));
   return [
+    // Merge requests before issues: their closing links name issues; approvals before merge requests.
+    ...approvalDeletionForMergeRequests(db, mergeRequestIds),
+    ...mergeRequestContentDeletion(db, mergeRequestIds),
+    db.delete(approvalProjectRulesUsers).where(within(approvalProjectRulesUsers.ruleId, approvalRuleIds)),
+    db.delete(approvalProjectRulesGroups).where(within(approvalProjectRulesGroups.ruleId, approvalRuleIds)),
+    db.delete(approvalProjectRulesProtectedBranches).where(within(approvalProjectRulesProtectedBranches.ruleId, approvalRuleIds)),
+    db.delete(approvalProjectRules).where(within(approvalProjectRules.projectId, projectIds)),
+    db.delete(projectApprovalSettings).where(within(projectApprovalSettings.projectId, projectIds)),
+    ...protectedBranchDeletionStatements(db, projectIds),
+    ...repositoryDeletionStatements(db, projectIds as never),
     ...issueContentDeletion(db, issueIds),
     db.delete(labelLinks).where(within(labelLinks.labelId, labelIds)),
     db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Label'), within(subscriptions.subscribableId, labelIds))),
@@ -67,6 +94,10 @@ export function groupContentDeletion(db: Db, groupIds: IdSelect): BatchItem<'sql
   const labelIds = db.select({ id: labels.id }).from(labels).where(within(labels.groupId, groupIds));
   const epicIds = db.select({ id: epics.id }).from(epics).where(within(epics.groupId, groupIds));
   return [
+    // Rules and protected-branch entries that name the deleted groups (GitLab's foreign keys cascade them).
+    db.delete(approvalProjectRulesGroups).where(within(approvalProjectRulesGroups.groupId, groupIds)),
+    db.delete(approvalMergeRequestRulesGroups).where(within(approvalMergeRequestRulesGroups.groupId, groupIds)),
+    ...protectedBranchGroupDeletionStatements(db, groupIds),
     db.delete(labelLinks).where(within(labelLinks.labelId, labelIds)),
     db.delete(labelPriorities).where(within(labelPriorities.labelId, labelIds)),
     db.delete(labels).where(within(labels.groupId, groupIds)),
@@ -83,7 +114,7 @@ export function groupContentDeletion(db: Db, groupIds: IdSelect): BatchItem<'sql
 
 /**
  * The blob-store keys of files that belong to rows the statements above delete (incident metric
- * images today). Read them before the deleting batch and remove the files after it: a failure
+ * images and repository contents). Read them before the deleting batch and remove the files after it: a failure
  * between the two leaves an orphaned file, never a row pointing at a missing one.
  */
 export async function projectBlobKeys(db: Db, projectIds: IdSelect): Promise<string[]> {
@@ -93,7 +124,7 @@ export async function projectBlobKeys(db: Db, projectIds: IdSelect): Promise<str
     .innerJoin(issues, eq(issues.id, issueMetricImages.issueId))
     .where(within(issues.projectId, projectIds))
     .all();
-  return rows.map((r) => r.key);
+  return [...rows.map((r) => r.key), ...(await repositoryBlobKeys(db, projectIds as never))];
 }
 
 /** Best effort: a file that cannot be removed now stays orphaned (its rows are already gone). */

@@ -84,4 +84,28 @@ describe('blob files of deleted content', () => {
     expect((await call(`/groups/${group.body.id}`)).status).toBe(404);
     expect(blobFiles()).toBe(0);
   });
+
+  it('go with a deleted project together with its repository, protected branches, merge requests and approval rules', async () => {
+    const project = (await call('/projects', { body: { name: 'with-repo' } })).body;
+    const commit = (branch: string, path: string, extra: Record<string, unknown> = {}) =>
+      call(`/projects/${project.id}/repository/commits`, { body: { branch, commit_message: path, actions: [{ action: 'create', file_path: path, content: `${path}\n` }], ...extra } });
+    expect((await commit('main', 'README.md')).status).toBe(201);
+    expect((await commit('feature', 'feature.txt', { start_branch: 'main' })).status).toBe(201);
+    const issue = (await call(`/projects/${project.id}/issues`, { body: { title: 'Bug' } })).body;
+    expect((await call(`/projects/${project.id}/merge_requests`, { body: { source_branch: 'feature', target_branch: 'main', title: 'Feature', description: `Closes #${issue.iid}` } })).status).toBe(201);
+    expect((await call(`/projects/${project.id}/approval_rules`, { body: { name: 'Rule', approvals_required: 1 } })).status).toBe(201);
+    const repoFiles = () => (readdirSync(join(dir, 'blobs'), { recursive: true }) as string[]).filter((f) => f.startsWith(`repositories/${project.id}/`) && !f.endsWith('.meta')).length;
+    expect(repoFiles()).toBe(2);
+    expect((await call(`/projects/${project.id}`, { method: 'DELETE' })).status).toBe(202);
+    expect(repoFiles()).toBe(0);
+    const { createClient } = await import('@libsql/client');
+    const db = createClient({ url: `file:${join(dir, 'db.sqlite')}` });
+    for (const table of ['repo_commits', 'repo_commit_files', 'repo_branches', 'protected_branches', 'merge_requests', 'approval_project_rules', 'issues']) {
+      const { rows } = await db.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE project_id = ?`, args: [project.id] });
+      expect([table, rows[0].n]).toEqual([table, 0]);
+    }
+    const links = await db.execute({ sql: 'SELECT count(*) AS n FROM merge_requests_closing_issues WHERE issue_id = ?', args: [issue.id] });
+    expect(links.rows[0].n).toBe(0);
+    db.close();
+  });
 });
