@@ -163,4 +163,28 @@ describe('rules on the merge request', () => {
     // After merging, approvals can no longer be removed.
     expect((await api(`${m.base}/unapprove`, { token: dev1.token, method: 'POST' })).status).toBe(404);
   });
+
+  it('a Reporter of a group named on a rule of the protected target branch may approve (merge_request_group_approver)', async () => {
+    const path = unique('apg');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } });
+    const p = await api('/projects', { token: owner.token, body: { path: 'p', namespace_id: g.body.id, visibility: 'public' } });
+    const pid = p.body.id;
+    await commit(pid, 'main', owner.token);
+    await api(`/projects/${pid}/members`, { token: owner.token, body: { user_id: author.id, access_level: 30 } });
+    const reviewersPath = unique('rev');
+    const reviewers = await api('/groups', { token: owner.token, body: { name: reviewersPath, path: reviewersPath, visibility: 'public' } });
+    const outsider = await createUser();
+    await api(`/groups/${reviewers.body.id}/members`, { token: owner.token, body: { user_id: outsider.id, access_level: 20 } });
+    const m = await mergeRequest(pid);
+    // Not yet: the outsider is no member of the project.
+    expect((await api(`${m.base}/approve`, { token: outsider.token, method: 'POST' })).status).toBe(403);
+    // The first push protected the default branch (default_branch_protection).
+    const pb = await api(`/projects/${pid}/protected_branches/main`, { token: owner.token });
+    expect(pb.status).toBe(200);
+    const rule = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: 'Reviewers', approvals_required: 1, group_ids: [reviewers.body.id], protected_branch_ids: [pb.body.id] } });
+    expect(rule.status).toBe(201);
+    const ok = await api(`${m.base}/approve`, { token: outsider.token, method: 'POST' });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ approved: true, approvals_left: 0 });
+  });
 });
