@@ -207,7 +207,14 @@ export function mountMergeRequests(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams }, async ({ c, p, caller }) => {
     const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-    return c.json(await presentMergeRequest(c, caller, found.mr, { project: found.project, firstContribution: true }));
+    return c.json(
+      await presentMergeRequest(c, caller, found.mr, {
+        project: found.project,
+        firstContribution: true,
+        includeRebaseInProgress: p.include_rebase_in_progress,
+        includeDivergedCommitsCount: p.include_diverged_commits_count,
+      }),
+    );
   });
 
   r.route(

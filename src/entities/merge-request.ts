@@ -124,6 +124,8 @@ export interface MergeRequestFullExtras extends MergeRequestExtras {
   buildsAvailable: boolean;
   readPipeline: boolean;
   firstContribution?: boolean;
+  rebaseInProgress?: boolean;
+  divergedCommitsCount?: number;
 }
 
 /** Entities::MergeRequest (single merge request, create, update, merge responses). */
@@ -136,6 +138,8 @@ export function mergeRequestEntity(m: MergeRequestRow, x: MergeRequestFullExtras
     ...(x.readPipeline ? { head_pipeline: null } : {}),
     diff_refs: x.live.diffRefs,
     merge_error: m.mergeError ?? null,
+    ...(x.rebaseInProgress !== undefined ? { rebase_in_progress: x.rebaseInProgress } : {}),
+    ...(x.divergedCommitsCount !== undefined ? { diverged_commits_count: x.divergedCommitsCount } : {}),
     ...(x.firstContribution !== undefined ? { first_contribution: x.firstContribution } : {}),
     user: { can_merge: x.canMerge },
   };

@@ -232,6 +232,8 @@ export interface PresentMrOptions {
   /** Full entity without `subscribed` (related_merge_requests). */
   withoutSubscribed?: boolean;
   firstContribution?: boolean;
+  includeRebaseInProgress?: boolean;
+  includeDivergedCommitsCount?: boolean;
   /** Known approval answer for a single merge request (defaults to asking the approvals service). */
   approved?: boolean;
 }
@@ -366,6 +368,14 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
         buildsAvailable: buildsReadable,
         readPipeline: buildsReadable,
         firstContribution: o.firstContribution ? await firstContribution(db, m) : undefined,
+        // No rebase runs here.
+        rebaseInProgress: o.includeRebaseInProgress ? false : undefined,
+        // MergeRequest#diverged_commits_count: target commits since the merge base (0 once closed or merged).
+        divergedCommitsCount: o.includeDivergedCommitsCount
+          ? open && live.targetHead && live.mergeBase !== live.targetHead
+            ? (await commitsBetween(db, m.projectId, live.mergeBase, live.targetHead)).length
+            : 0
+          : undefined,
       }),
     );
   }

@@ -340,6 +340,11 @@ describe('merging when the target moved', () => {
     });
     const read = await api(mrPath(conflicting.iid), { token: owner.token });
     expect(read.body).toMatchObject({ has_conflicts: true, merge_status: 'cannot_be_merged', detailed_merge_status: 'conflict' });
+    expect(read.body).not.toHaveProperty('diverged_commits_count');
+    const opts = await api(`${mrPath(conflicting.iid)}?include_diverged_commits_count=true&include_rebase_in_progress=true`, { token: owner.token });
+    expect(opts.body).toMatchObject({ diverged_commits_count: 1, rebase_in_progress: false });
+    const keys = Object.keys(opts.body);
+    expect(keys.slice(keys.indexOf('merge_error'))).toEqual(['merge_error', 'rebase_in_progress', 'diverged_commits_count', 'first_contribution', 'user']);
     const refused = await api(`${mrPath(conflicting.iid)}/merge`, { method: 'PUT', token: owner.token });
     expect(refused.status).toBe(405);
 
