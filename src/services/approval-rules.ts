@@ -489,3 +489,20 @@ export function mergeRequestApprovalsBeforeMergeStatement(db: Db, mrId: number |
     .values({ mergeRequestId: mrId as number, name: ALL_MEMBERS, ruleType: 'any_approver', approvalsRequired: n, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: approvalMergeRequestRules.mergeRequestId, targetWhere: sql.raw(`rule_type = 'any_approver'`), set: { approvalsRequired: n, updatedAt: now } });
 }
+
+/** Rows naming deleted users: their approvals and their places on approval rules (`userIds`: a sub-select or list). */
+export function approvalUserDeletionStatements(db: Db, userIds: unknown): BatchItem<'sqlite'>[] {
+  return [
+    db.delete(approvals).where(inArray(approvals.userId, userIds as never)),
+    db.delete(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.userId, userIds as never)),
+    db.delete(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.userId, userIds as never)),
+  ];
+}
+
+/** Rows naming deleted groups on approval rules (`groupIds`: a sub-select or list). */
+export function approvalGroupDeletionStatements(db: Db, groupIds: unknown): BatchItem<'sqlite'>[] {
+  return [
+    db.delete(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.groupId, groupIds as never)),
+    db.delete(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.groupId, groupIds as never)),
+  ];
+}
