@@ -41,6 +41,7 @@ import {
   soleOwnedGroups,
   storeAvatar,
   upsertCustomAttribute,
+  personalProjectIds,
   userDeletionStatements,
   validateUserFields,
   withoutProjectsSql,
@@ -421,7 +422,10 @@ function mountUserWrites(r: Router) {
       // hard_delete removes the groups the user solely owns (Users::DestroyService), each with its subtree.
       const soleGroups = p.hard_delete ? await soleOwnedGroups(db, user.id) : [];
       const [first, ...rest] = userDeletionStatements(db, user.id);
-      const blobKeys = (await Promise.all(soleGroups.map((g) => projectBlobKeys(db, groupTreeProjectIds(db, g))))).flat();
+      const blobKeys = [
+        ...(await projectBlobKeys(db, personalProjectIds(db, user.id))),
+        ...(await Promise.all(soleGroups.map((g) => projectBlobKeys(db, groupTreeProjectIds(db, g))))).flat(),
+      ];
       await db.batch([first, ...rest, ...soleGroups.flatMap((g) => groupDeletionStatements(db, g))]);
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);

@@ -23,11 +23,17 @@ import {
   users,
   userStatuses,
   webSessions,
+  approvalMergeRequestRulesUsers,
+  approvalProjectRulesUsers,
+  approvals,
 } from '../db/schema';
 import { conflict, validationFailed } from '../lib/errors';
 import { isUniqueViolation } from '../lib/unique';
 import type { BlobStore } from '../storage/blobs';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { projectContentDeletion } from './content-deletion';
 import { soleOwnedGroupIds } from './members';
+import { protectedBranchUserDeletionStatements } from './protected-branches';
 import type { Settings } from './settings';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
@@ -298,6 +304,12 @@ export function userDeletionStatements(db: Db, userId: number) {
   const personalNs = db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId)));
   const personalProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, personalNs));
   return [
+    ...projectContentDeletion(db, personalProjects),
+    // Entries that name the user (GitLab's foreign keys cascade them): protected-branch access, approval rules, approvals.
+    ...protectedBranchUserDeletionStatements(db, sql`(${userId})`),
+    db.delete(approvalProjectRulesUsers).where(eq(approvalProjectRulesUsers.userId, userId)),
+    db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.userId, userId)),
+    db.delete(approvals).where(eq(approvals.userId, userId)),
     db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, personalProjects))),
     db.delete(projects).where(inArray(projects.namespaceId, personalNs)),
     db.delete(members).where(eq(members.userId, userId)),
@@ -315,7 +327,13 @@ export function userDeletionStatements(db: Db, userId: number) {
     db.delete(userPreferences).where(eq(userPreferences.userId, userId)),
     db.delete(userFollows).where(or(eq(userFollows.followerId, userId), eq(userFollows.followeeId, userId))),
     db.delete(users).where(eq(users.id, userId)),
-  ] as const;
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+}
+
+/** The personal projects of a user, as a sub-select (their files are removed after the user's deletion batch). */
+export function personalProjectIds(db: Db, userId: number) {
+  const personalNs = db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId)));
+  return db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, personalNs));
 }
 
 /** `"<username>/<id>+<time>"`, the value GitLab stores in `blocked_by`/`unblocked_by` (Users::BlockService). */

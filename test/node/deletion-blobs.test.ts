@@ -108,4 +108,29 @@ describe('blob files of deleted content', () => {
     expect(links.rows[0].n).toBe(0);
     db.close();
   });
+
+  it('go with a deleted user’s personal projects, and entries naming the user go too', async () => {
+    const user = (await call('/users', { body: { email: 'personal@example.com', name: 'Personal', username: 'personal', password: 'secret-pass-123', skip_confirmation: true } })).body;
+    const pat = (await call(`/users/${user.id}/personal_access_tokens`, { body: { name: 't', scopes: ['api'] } })).body.token;
+    const own = (await call('/projects', { token: pat, body: { name: 'mine' } })).body;
+    expect((await call(`/projects/${own.id}/repository/commits`, { token: pat, body: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'a.txt', content: 'personal' }] } })).status).toBe(201);
+    expect((await call(`/projects/${own.id}/issues`, { token: pat, body: { title: 'Mine' } })).status).toBe(201);
+    // The user is named in a protected-branch entry of another project.
+    const other = (await call('/projects', { body: { name: 'other' } })).body;
+    expect((await call(`/projects/${other.id}/members`, { body: { user_id: user.id, access_level: 30 } })).status).toBe(201);
+    expect((await call(`/projects/${other.id}/protected_branches`, { body: { name: 'release', allowed_to_push: [{ user_id: user.id }] } })).status).toBe(201);
+    const repoFiles = () => (readdirSync(join(dir, 'blobs'), { recursive: true }) as string[]).filter((f) => f.startsWith(`repositories/${own.id}/`) && !f.endsWith('.meta')).length;
+    expect(repoFiles()).toBe(1);
+    expect((await call(`/users/${user.id}?hard_delete=true`, { method: 'DELETE' })).status).toBe(204);
+    expect(repoFiles()).toBe(0);
+    const { createClient } = await import('@libsql/client');
+    const db = createClient({ url: `file:${join(dir, 'db.sqlite')}` });
+    for (const [table, col, id] of [['issues', 'project_id', own.id], ['repo_commits', 'project_id', own.id], ['protected_branch_access_levels', 'user_id', user.id]] as const) {
+      const { rows } = await db.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE ${col} = ?`, args: [id] });
+      expect([table, rows[0].n]).toEqual([table, 0]);
+    }
+    db.close();
+    const rule = (await call(`/projects/${other.id}/protected_branches/release`)).body;
+    expect(rule.push_access_levels.filter((l: { user_id: number | null }) => l.user_id === user.id)).toEqual([]);
+  });
 });
