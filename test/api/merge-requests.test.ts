@@ -378,3 +378,29 @@ describe('merging when the target moved', () => {
     expect(sq.body.author_email).toBe(owner.email);
   });
 });
+
+describe('races', () => {
+  it('concurrent creates for the same branches: one 201, the others 409', async () => {
+    const f = await feature();
+    const results = await Promise.all(
+      [1, 2, 3].map(() => api(`/projects/${project.id}/merge_requests`, { token: owner.token, body: { title: unique('race'), source_branch: f.name, target_branch: 'main' } })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const open = await api(`/projects/${project.id}/merge_requests?state=opened&source_branch=${f.name}`, { token: owner.token });
+    expect(open.body).toHaveLength(1);
+  });
+
+  it('concurrent merges of one request: one merge commit, one 200', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    const before = await head('main');
+    const results = await Promise.all([1, 2, 3].map(() => api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    for (const s of statuses.filter((x) => x !== 200)) expect([405, 422]).toContain(s);
+    const after = await head('main');
+    const c = await api(`/projects/${project.id}/repository/commits/${after}`, { token: owner.token });
+    expect(c.body.parent_ids).toEqual([before, f.sha]);
+    expect((await api(mrPath(created.iid), { token: owner.token })).body).toMatchObject({ state: 'merged', merge_commit_sha: after });
+  });
+});
