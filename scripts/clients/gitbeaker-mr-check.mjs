@@ -283,4 +283,62 @@ await testCase('Branches.remove the merged source branch; show rejects 404', asy
   await rejects(404, () => api.Branches.show(project.id, 'feature'));
 });
 
+await testCase('after the merge: RepositoryFiles.show (nested path) and showRaw, Repositories.allRepositoryTrees and compare', async () => {
+  const [project, readme] = need('project', 'readme');
+  const mainSha = (await api.Branches.show(project.id, 'main')).commit.id;
+  const f = await api.RepositoryFiles.show(project.id, 'docs/manual.md', 'main');
+  eq([f.file_name, f.file_path, f.encoding, Buffer.from(f.content, 'base64').toString()], ['manual.md', 'docs/manual.md', 'base64', 'Guide\n'], 'file');
+  const raw = await api.RepositoryFiles.showRaw(project.id, 'docs/manual.md', 'main');
+  eq(typeof raw === 'string' ? raw : await raw.text(), 'Guide\n', 'raw');
+  await rejects(404, () => api.RepositoryFiles.show(project.id, 'docs/old.md', 'main'));
+  eq((await api.Repositories.allRepositoryTrees(project.id, { ref: 'main', path: 'docs' })).map((t) => [t.name, t.type, t.path]), [['manual.md', 'blob', 'docs/manual.md']], 'tree of docs');
+  const cmp = await api.Repositories.compare(project.id, readme.id, mainSha);
+  eq(cmp.diffs.map((d) => d.new_path), ['docs/manual.md'], 'compare diffs');
+  eq(cmp.commit.id, mainSha, 'compare commit');
+});
+
+await testCase('project rule naming a group: its members are eligible approvers; a reporter may not approve (403)', async () => {
+  const [project, author, lead] = need('project', 'author', 'lead');
+  const group = await api.Groups.create(`Gb Reviewers ${TAG}`, `gb-reviewers-${TAG}`, { visibility: 'private' });
+  const member = await newUser('grouper');
+  await api.GroupMembers.add(group.id, 30, { userId: member.id });
+  const rule = await api.MergeRequestApprovals.createApprovalRule(project.id, 'Team', 1, { groupIds: [group.id] });
+  // root created the group, so it is an owner member there and eligible too.
+  eq([rule.groups.map((g) => g.id), usernames(rule.eligible_approvers)], [[group.id], [member.username, 'root'].sort()], 'group rule');
+  const reporter = await newUser('reporter');
+  await api.ProjectMembers.add(project.id, 20, { userId: reporter.id });
+  await api.Branches.create(project.id, 'second', 'main', { sudo: author.username });
+  const c = await api.Commits.create(project.id, 'second', 'Second change', [{ action: 'create', filePath: 'second.txt', content: '2' }], { sudo: author.username });
+  const mr = await api.MergeRequests.create(project.id, 'second', 'main', 'Second', { sudo: author.username });
+  eq(mr.sha, c.id, 'second MR sha');
+  const st = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  eq(st.rules.map((r) => [r.name, usernames(r.eligible_approvers)]).sort(), [['Security', [state.approver.username, lead.username].sort()], ['Team', [member.username, 'root'].sort()]].sort(), 'rules on the second MR');
+  await rejects(403, () => api.MergeRequestApprovals.approve(project.id, mr.iid, { sha: c.id, approvalPassword: passwords[reporter.username], sudo: reporter.username }));
+  eq((await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid })).approved_by, [], 'no approval from the reporter');
+  await api.MergeRequestApprovals.removeApprovalRule(project.id, rule.id);
+  state.second = mr;
+});
+
+await testCase('concurrent approvals by one user (Promise.all of 6): one 201, the rest 401, one approval', async () => {
+  const [project, second, lead] = need('project', 'second', 'lead');
+  const statuses = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      api.MergeRequestApprovals.approve(project.id, second.iid, { sha: second.sha, approvalPassword: passwords[lead.username], sudo: lead.username }).then(
+        () => 201,
+        (err) => err.cause?.response?.status ?? String(err),
+      ),
+    ),
+  );
+  eq(statuses.sort(), [201, 401, 401, 401, 401, 401], 'statuses');
+  eq(approvedBy(await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: second.iid })), [lead.username], 'approved_by');
+});
+
+await testCase('MergeRequests.all across the instance: authorId and scope filters; state filters', async () => {
+  const [project, author, mr, second] = need('project', 'author', 'mr', 'second');
+  const mine = await api.MergeRequests.all({ scope: 'all', authorId: author.id });
+  eq(mine.map((m) => [m.iid, m.state]).sort(), [[mr.iid, 'merged'], [second.iid, 'opened']].sort(), 'all by author');
+  eq((await api.MergeRequests.all({ scope: 'created_by_me', sudo: author.username, state: 'opened' })).map((m) => m.iid), [second.iid], 'created_by_me, opened');
+  eq((await api.MergeRequests.all({ projectId: project.id, state: 'closed' })).length, 0, 'no closed MR');
+});
+
 console.log('END');

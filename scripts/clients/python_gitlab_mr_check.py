@@ -418,5 +418,85 @@ def _():
     eq(project.mergerequests.get(mr.iid).state, "closed", "closed")
 
 
+@case("after the merge: project.files.get().decode(), files.raw(), repository_tree(), repository_compare(readme, merge)")
+def _():
+    project, readme, head = need("project", "readme", "head")
+    main_sha = project.branches.get("main").commit["id"]
+    f = project.files.get(file_path="README.md", ref="main")
+    eq((f.file_name, f.file_path, f.encoding, f.decode()), ("README.md", "README.md", "base64", b"# Hello\n\nNo more crash.\n"), "README on main")
+    eq((f.ref, f.commit_id), ("main", main_sha), "ref and commit_id")
+    eq(project.files.raw(file_path="src/fix.py", ref="main"), b"print('fixed')\n", "raw file")
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: project.files.get(file_path="nope.txt", ref="main"))
+    tree = project.repository_tree(ref="main", get_all=True)
+    eq(sorted((t["name"], t["type"]) for t in tree), [("README.md", "blob"), ("src", "tree"), ("test_fix.py", "blob")], "tree of main")
+    cmp = project.repository_compare(readme.id, main_sha)
+    eq(sorted(c["id"] for c in cmp["commits"]), sorted([state["fix"].id, head.id, main_sha]), "compare commits")
+    eq(sorted(d["new_path"] for d in cmp["diffs"]), ["README.md", "src/fix.py", "test_fix.py"], "compare diffs")
+    eq(cmp["compare_same_ref"], False, "compare_same_ref")
+
+
+@case("merge_requests_disable_committers_approval: a member who committed to the source branch cannot approve (401)")
+def _():
+    project, author, approver, rule = need("project", "author", "approver", "rule")
+    helper = gl.users.create(
+        {"email": f"py-helper-{TAG}@example.com", "username": f"py-helper-{TAG}", "name": f"Py Helper {TAG}", "password": f"Pw-{secrets.token_hex(8)}-x9", "skip_confirmation": True}
+    )
+    project.members.create({"user_id": helper.id, "access_level": gitlab.const.DEVELOPER_ACCESS})
+    conf = project.approvals.get()
+    conf.merge_requests_disable_committers_approval = True
+    conf.save()
+    # A fresh rule object: the one from create() had its users list read, which python-gitlab then sends back.
+    (rule,) = [r for r in project.approvalrules.list(get_all=True) if r.id == rule.id]
+    rule.user_ids = [approver.id, helper.id]
+    rule.name = "Reviewers"
+    rule.approvals_required = 1
+    rule.save()
+    project.branches.create({"branch": "helped", "ref": "main"}, sudo=author.username)
+    for who, path in ((author, "a.txt"), (helper, "b.txt")):
+        project.commits.create(
+            {"branch": "helped", "commit_message": f"Add {path}", "actions": [{"action": "create", "file_path": path, "content": path}]},
+            sudo=who.username,
+        )
+    mr = project.mergerequests.create({"source_branch": "helped", "target_branch": "main", "title": "Helped"}, sudo=author.username)
+    (st_rule,) = mr.approval_state.get().rules
+    eq(usernames(st_rule["eligible_approvers"]), [approver.username], "the committer is not an eligible approver")
+    eq(mr.approvals.get(sudo=helper.username).user_can_approve, False, "user_can_approve for the committer")
+    raises(gitlab.exceptions.GitlabAuthenticationError, 401, lambda: mr.approve(sudo=helper.username))
+    eq(mr.approvals.get().approved_by, [], "no approval recorded")
+    mr.approve(sudo=approver.username)
+    eq(mr.approvals.get().approved, True, "the other approver can")
+    conf.merge_requests_disable_committers_approval = False
+    conf.save()
+    eq(project.approvals.get().merge_requests_disable_committers_approval, False, "setting restored")
+    state["helped"] = mr
+
+
+@case("concurrent approvals by one user (8 threads): one 201, the rest 401, one approval recorded")
+def _():
+    import concurrent.futures
+
+    project, author, approver = need("project", "author", "approver")
+    project.branches.create({"branch": "race", "ref": "main"}, sudo=author.username)
+    project.commits.create(
+        {"branch": "race", "commit_message": "Race", "actions": [{"action": "create", "file_path": "race.txt", "content": "go"}]},
+        sudo=author.username,
+    )
+    mr = project.mergerequests.create({"source_branch": "race", "target_branch": "main", "title": "Race"}, sudo=author.username)
+
+    def approve_once(_):
+        # Each thread has its own session (requests sessions are not thread-safe).
+        mine = client(ROOT).projects.get(project.id, lazy=True).mergerequests.get(mr.iid, lazy=True)
+        try:
+            mine.approve(sha=mr.sha, sudo=approver.username)
+            return 201
+        except gitlab.exceptions.GitlabError as e:
+            return e.response_code
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        codes = sorted(pool.map(approve_once, range(8)))
+    eq(codes, [201] + [401] * 7, "statuses")
+    eq(approvers(mr.approvals.get().attributes), [approver.username], "approved_by")
+
+
 print("END", flush=True)
 sys.exit(0)
