@@ -34,6 +34,7 @@ import {
   projectMergeRequestsParams,
   updateMergeRequestParams,
 } from '../params/merge-requests';
+import { mergeRequestApprovalsBeforeMergeStatement } from '../services/approval-rules';
 import { findReadableGroup } from '../services/groups';
 import { presentIssues } from '../services/issue-presenter';
 import { findOrBuildProjectLabels } from '../services/labels';
@@ -175,6 +176,8 @@ export function mountMergeRequests(r: Router) {
         ...reviewerIds.map((userId, position) => db.insert(mergeRequestReviewers).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
         ...links,
+        // DeprecatedApprovalsBeforeMerge (EE): the merge request's any_approver rule.
+        ...(premium && p.approvals_before_merge !== undefined ? [mergeRequestApprovalsBeforeMergeStatement(db, mrIdSql, p.approvals_before_merge, now)] : []),
         // TodoService#new_merge_request: assignees (assigned) and reviewers (review requested), not the author.
         ...assigneeIds
           .filter((id) => id !== user.id)
@@ -259,7 +262,6 @@ export function mountMergeRequests(r: Router) {
       if (p.remove_source_branch !== undefined && p.remove_source_branch !== mr.forceRemoveSourceBranch) set.forceRemoveSourceBranch = p.remove_source_branch;
       const collab = p.allow_collaboration ?? p.allow_maintainer_to_push;
       if (collab !== undefined && collab !== mr.allowCollaboration) set.allowCollaboration = collab;
-      if (premium && p.approvals_before_merge !== undefined && p.approvals_before_merge !== mr.approvalsBeforeMerge) set.approvalsBeforeMerge = p.approvals_before_merge;
 
       const closing = p.state_event === 'close' && open;
       const reopening = p.state_event === 'reopen' && mr.state === 'closed';
@@ -348,6 +350,10 @@ export function mountMergeRequests(r: Router) {
             for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mr.id, createdAt: now }).onConflictDoNothing());
           }
         }
+      }
+      if (premium && p.approvals_before_merge !== undefined && p.approvals_before_merge !== mr.approvalsBeforeMerge) {
+        set.approvalsBeforeMerge = p.approvals_before_merge;
+        statements.push(mergeRequestApprovalsBeforeMergeStatement(db, mr.id, p.approvals_before_merge, now));
       }
       if (set.description !== undefined) statements.push(...(await issueLinkStatements(c, user, project, namespace, set.description, mr.id, now, true)));
 

@@ -45,6 +45,7 @@ import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
 import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
+import { approvalDeletionForMergeRequests } from './approval-rules';
 import { branchHead, buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, manifestOf, mergeBase, mergeManifests, runMerge } from './repository';
 import { commitEntity } from '../entities/commit';
 
@@ -730,6 +731,7 @@ const within = (col: SQLiteColumn, ids: IdSelect) => sql`${col} IN ${ids}`;
 export function mergeRequestContentDeletion(db: Db, mrIds: IdSelect): BatchItem<'sqlite'>[] {
   const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds)));
   return [
+    ...approvalDeletionForMergeRequests(db, mrIds),
     db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, noteIds))),
     db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'MergeRequest'), within(awardEmoji.awardableId, mrIds))),
     db.delete(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds))),

@@ -404,3 +404,26 @@ describe('races', () => {
     expect((await api(mrPath(created.iid), { token: owner.token })).body).toMatchObject({ state: 'merged', merge_commit_sha: after });
   });
 });
+
+describe('approvals and deletion', () => {
+  it('approvals_before_merge sets the any-approver rule: not_approved and 405 until approved; the owner deletes it (204) with its rules', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, approvals_before_merge: 1 });
+    expect(created.approvals_before_merge).toBe(1);
+    expect(created.detailed_merge_status).toBe('not_approved');
+    const state = await api(`${mrPath(created.iid)}/approval_state`, { token: owner.token });
+    expect(state.status).toBe(200);
+    expect(state.body.rules.map((r: { rule_type: string; approvals_required: number }) => [r.rule_type, r.approvals_required])).toEqual([['any_approver', 1]]);
+    const refused = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token });
+    expect(refused.status).toBe(405);
+    const approve = await api(`${mrPath(created.iid)}/approve`, { method: 'POST', token: dev.token, body: { sha: f.sha } });
+    expect(approve.status).toBe(201);
+    expect((await api(mrPath(created.iid), { token: owner.token })).body.detailed_merge_status).toBe('mergeable');
+
+    expect((await api(mrPath(created.iid), { method: 'DELETE', token: dev.token })).status).toBe(403);
+    expect((await api(mrPath(created.iid), { method: 'DELETE', token: owner.token })).status).toBe(204);
+    const gone = await api(mrPath(created.iid), { token: owner.token });
+    expect(gone.status).toBe(404);
+    expect((await api(`${mrPath(created.iid)}/approval_state`, { token: owner.token })).status).toBe(404);
+  });
+});
