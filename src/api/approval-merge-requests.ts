@@ -78,6 +78,8 @@ interface Found {
   namespace: NamespaceRow;
   level: number;
   mr: MergeRequestRow;
+  /** approve_merge_request, when already decided. */
+  canApprove?: boolean;
 }
 
 /** `find_merge_request_with_access(iid, ability)`: 404 Project Not Found, 404 Not found (find_by!), then 403. */
@@ -89,7 +91,10 @@ async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: s
     // EE MergeRequestPolicy: `~can_override_approvers` prevents update_approvers.
     if (ability === 'update_approvers' && (await loadSettings(db, project.id)).disableOverridingApproversPerMergeRequest) throw forbidden();
   }
-  if (ability === 'approve' && !(await canApproveMergeRequest(db, caller, project, level, mr))) throw forbidden();
+  if (ability === 'approve') {
+    if (!(await canApproveMergeRequest(db, caller, project, level, mr))) throw forbidden();
+    return { project, namespace, level, mr, canApprove: true };
+  }
   return { project, namespace, level, mr };
 }
 
@@ -101,7 +106,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
   const allRules = [...s.projectRules, ...s.mergeRequestRules];
   const x = await ruleExtras(c, caller, allRules, f.level);
   const uid = caller.user?.id ?? null;
-  const canApprove = uid != null && (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr));
+  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr)));
   const users = await usersOf(c, s);
   const first = s.state.userDefinedRules[0];
   const firstRule = first ? findLoaded(s, first.source, first.rule.id) : undefined;

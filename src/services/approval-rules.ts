@@ -152,7 +152,7 @@ interface RawRule {
   modifiedFromProjectRule?: boolean;
 }
 
-async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: RawRule[], projectId: number | null): Promise<LoadedRule[]> {
+async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: RawRule[], projectId: number | null, branches?: ProtectedBranchRow[]): Promise<LoadedRule[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const usersT = kind === 'project' ? approvalProjectRulesUsers : approvalMergeRequestRulesUsers;
@@ -170,8 +170,8 @@ async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: RawRule[
   for (const part of chunks(groupIds)) for (const g of await db.select().from(namespaces).where(inArray(namespaces.id, part)).all()) groupRows.set(g.id, g);
   const memberIds = await groupMemberIds(db, groupIds);
   const userRows = await usersByIds(db, [...userLinks.map((l) => l.userId), ...[...memberIds.values()].flat()]);
-  let allBranches: ProtectedBranchRow[] = [];
-  if (kind === 'project' && projectId != null) {
+  let allBranches: ProtectedBranchRow[] = branches ?? [];
+  if (kind === 'project' && projectId != null && !branches) {
     allBranches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all();
   }
   return rows.map((r) => {
@@ -202,19 +202,19 @@ async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: RawRule[
   });
 }
 
-export async function loadProjectRules(db: Db, projectId: number, ids?: number[]): Promise<LoadedRule[]> {
+export async function loadProjectRules(db: Db, projectId: number, ids?: number[], branches?: ProtectedBranchRow[]): Promise<LoadedRule[]> {
   const where = ids ? and(eq(approvalProjectRules.projectId, projectId), inArray(approvalProjectRules.id, ids)) : eq(approvalProjectRules.projectId, projectId);
   const rows = await db.select().from(approvalProjectRules).where(where).orderBy(asc(approvalProjectRules.id)).all();
-  return hydrate(db, 'project', rows, projectId);
+  return hydrate(db, 'project', rows, projectId, branches);
 }
 
-export async function loadMergeRequestRules(db: Db, mr: MergeRequestRow, ids?: number[]): Promise<LoadedRule[]> {
+export async function loadMergeRequestRules(db: Db, mr: MergeRequestRow, ids?: number[], projectRules?: LoadedRule[]): Promise<LoadedRule[]> {
   const where = ids ? and(eq(approvalMergeRequestRules.mergeRequestId, mr.id), inArray(approvalMergeRequestRules.id, ids)) : eq(approvalMergeRequestRules.mergeRequestId, mr.id);
   const rows = await db.select().from(approvalMergeRequestRules).where(where).orderBy(asc(approvalMergeRequestRules.id)).all();
   const loaded = await hydrate(db, 'merge_request', rows, null);
   const sourceIds = [...new Set(rows.map((r) => r.approvalProjectRuleId).filter((x): x is number => x != null))];
   if (sourceIds.length) {
-    const sources = await loadProjectRules(db, mr.projectId, sourceIds);
+    const sources = projectRules ?? (await loadProjectRules(db, mr.projectId, sourceIds));
     for (const [i, r] of rows.entries()) loaded[i].source = sources.find((s) => s.id === r.approvalProjectRuleId) ?? null;
   }
   return loaded;
@@ -308,23 +308,22 @@ export interface LoadedState {
 /** Everything ApprovalState reads for one merge request, then the arithmetic. */
 export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow): Promise<LoadedState> {
   const db = c.var.db;
-  const [settings, projectRules, mergeRequestRules, head, committerIds, rows] = await Promise.all([
+  const branches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, mr.projectId)).orderBy(asc(protectedBranches.id)).all();
+  const projectRules = await loadProjectRules(db, mr.projectId, undefined, branches);
+  const [settings, mergeRequestRules, head, rows] = await Promise.all([
     loadSettings(db, mr.projectId),
-    loadProjectRules(db, mr.projectId),
-    loadMergeRequestRules(db, mr),
+    loadMergeRequestRules(db, mr, undefined, projectRules),
     mergeRequestHead(c, mr),
-    Promise.resolve([] as number[]),
     db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all(),
   ]);
+  const committerIds: number[] = [];
   const eff = await effectiveSettings(c, settings);
   // Committers matter only when they may not approve (filter_committers, eligible_for_approval_by?).
   if (settings.mergeRequestsDisableCommittersApproval) committerIds.push(...(await mergeRequestCommitterIds(c, mr, head)));
   const valid = validApprovals(rows, head, eff.resetApprovalsOnPush);
   const approvalUsers = await usersByIds(db, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
-  const targetPb = (await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, mr.projectId)).all()).filter((b) =>
-    refMatchesName(b.name, mr.targetBranch),
-  );
+  const targetPb = branches.filter((b) => refMatchesName(b.name, mr.targetBranch));
   const input: ApprovalStateInput = {
     featureAvailable: approvalsFeature(c),
     multipleRulesAvailable: multiple,
