@@ -435,7 +435,7 @@ export async function userIdsFrom(db: Db, ids: number[], usernames: string[]): P
 /** Group.id_in(ids).accessible_to_user(current_user). */
 export async function accessibleGroupIds(db: Db, caller: Caller, ids: number[]): Promise<number[]> {
   const out: number[] = [];
-  for (const part of chunks([...new Set(ids.filter((x) => Number.isSafeInteger(x)))])) {
+  for (const part of chunks([...new Set(ids.filter((x) => Number.isSafeInteger(x)))], 80)) {
     const rows = await db
       .select({ id: namespaces.id })
       .from(namespaces)

@@ -305,4 +305,17 @@ describe('project approval rules', () => {
     await api(`/projects/${pid}/approval_rules/${made.body.id}`, { method: 'PUT', token: owner.token, body: { name: 'H', approvals_required: 1, group_ids: [], remove_hidden_groups: true } });
     expect((await api(`/projects/${pid}/approval_rules/${made.body.id}`, { token: outsider.token })).body.groups).toEqual([]);
   });
+
+  it('long id lists stay within D1 limits (no 500) and unknown ids are dropped', async () => {
+    const pid = await newProject();
+    const many = Array.from({ length: 250 }, (_, i) => 900000 + i);
+    const res = await api(`/projects/${pid}/approval_rules`, {
+      token: owner.token,
+      body: { name: 'Many', approvals_required: 1, user_ids: [...many, dev.id], group_ids: [...many, groupId], usernames: many.map((i) => `nobody${i}`), protected_branch_ids: many },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.users.map((u: any) => u.id)).toEqual([dev.id]);
+    expect(res.body.groups.map((g: any) => g.id)).toEqual([groupId]);
+    expect(res.body.protected_branches).toEqual([]);
+  });
 });
