@@ -293,6 +293,11 @@ export function mountMergeRequests(r: Router) {
       }
 
       const statements: BatchItem<'sqlite'>[] = [];
+      // "Set to 0 or provide an empty value to unassign all": CommaSeparatedToIntegerArray turns ''
+      // into [] (the shared validator drops blank optionals before coercion).
+      const raw = await requestParams(c);
+      if (raw.assignee_ids === '' && p.assignee_ids === undefined && p.assignee_id === undefined) p.assignee_ids = [];
+      if (raw.reviewer_ids === '' && p.reviewer_ids === undefined) p.reviewer_ids = [];
       if (admin) {
         // Assignees.
         const next = await assignableUsers(c, project, namespace, requestedAssignees(p, premium));
@@ -410,7 +415,7 @@ export function mountMergeRequests(r: Router) {
     { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/participants', summary: 'List merge request participants', tags: TAGS, params: mergeRequestPageParams },
     async ({ c, p, caller }) => {
       const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const list = await participants(c, found.mr);
+      const list = await participants(c, found.mr, found.project, found.namespace);
       return pageOf(c, p, list.map((u) => userBasic(u, { base: baseUrl(c) })));
     },
   );
@@ -634,24 +639,48 @@ function reviewersNote(added: string[], removed: string[]): string | null {
   return parts.length ? parts.join(' and ') : null;
 }
 
-/** Participable: the author, assignees, reviewers, then authors of notes the caller may see, each once. */
-async function participants(c: Context<AppEnv>, mr: MergeRequestRow): Promise<UserRow[]> {
+// Gitlab::PathRegex user names after `@`, not inside a word or an email address.
+const MENTION = /(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]*)/g;
+const mentions = (text: string | null | undefined) => (text ? [...text.matchAll(MENTION)].map((m) => m[1].replace(/\.+$/, '').toLowerCase()).filter(Boolean) : []);
+
+/**
+ * MergeRequest#visible_participants: the author, authors of (non-internal) comments, assignees,
+ * reviewers, then users mentioned in the title, description and comments, each once; then only
+ * those who may read the merge request.
+ */
+async function participants(c: Context<AppEnv>, mr: MergeRequestRow, project: ProjectRow, ns: NamespaceRow): Promise<UserRow[]> {
   const db = c.var.db;
-  const [assignees, reviewers, noteAuthors] = await Promise.all([
+  const [assignees, reviewers, noteRows] = await Promise.all([
     mergeRequestAssigneeIds(db, mr.id),
     mergeRequestReviewerIds(db, mr.id),
     db
-      .select({ authorId: notes.authorId })
+      .select({ authorId: notes.authorId, body: notes.body })
       .from(notes)
       .where(and(eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, mr.id), eq(notes.system, false), eq(notes.internal, false)))
       .orderBy(notes.createdAt, notes.id)
       .all(),
   ]);
-  const ids = [...new Set([mr.authorId, ...assignees, ...reviewers, ...noteAuthors.map((n) => n.authorId)])];
-  const rows: UserRow[] = [];
-  for (let i = 0; i < ids.length; i += 90) rows.push(...(await db.select().from(users).where(inArray(users.id, ids.slice(i, i + 90))).all()));
-  const byId = new Map(rows.map((u) => [u.id, u]));
-  return ids.map((id) => byId.get(id)).filter((u): u is UserRow => u != null);
+  const ids = [...new Set([mr.authorId, ...noteRows.map((n) => n.authorId), ...assignees, ...reviewers])];
+  const names = [...new Set([...mentions(mr.title), ...mentions(mr.description), ...noteRows.flatMap((n) => mentions(n.body))])].slice(0, 200);
+  const byId = new Map<number, UserRow>();
+  for (let i = 0; i < ids.length; i += 90) for (const u of await db.select().from(users).where(inArray(users.id, ids.slice(i, i + 90))).all()) byId.set(u.id, u);
+  const byName = new Map<string, UserRow>();
+  for (let i = 0; i < names.length; i += 90)
+    for (const u of await db.select().from(users).where(inArray(sql`lower(${users.username})`, names.slice(i, i + 90))).all()) byName.set(u.username.toLowerCase(), u);
+  const ordered: UserRow[] = [];
+  const seen = new Set<number>();
+  for (const u of [...ids.map((id) => byId.get(id)), ...names.map((n) => byName.get(n))]) {
+    if (u && !seen.has(u.id)) {
+      seen.add(u.id);
+      ordered.push(u);
+    }
+  }
+  const out: UserRow[] = [];
+  for (const u of ordered) {
+    const level = await projectAccess(db, u, project, ns);
+    if (canReadMergeRequests({ user: u, sudoer: null, credential: null, isAdmin: u.isAdmin }, project, level)) out.push(u);
+  }
+  return out;
 }
 
 /** Issues a merge request closes (or closes and mentions), limited to what the caller may read. */

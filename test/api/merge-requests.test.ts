@@ -427,3 +427,31 @@ describe('approvals and deletion', () => {
     expect((await api(`${mrPath(created.iid)}/approval_state`, { token: owner.token })).status).toBe(404);
   });
 });
+
+describe('GET participants and reviewers', () => {
+  it('participants: author, assignees, reviewers, then mentioned users who can read merge requests', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, assignee_ids: [dev.id], description: `cc @${outsider.username} @${guest.username} @${reporter.username}` });
+    const res = await api(`${mrPath(created.iid)}/participants`, { token: reporter.token });
+    expect(res.status).toBe(200);
+    expect(res.body.map((u: { id: number }) => u.id)).toEqual([owner.id, dev.id, reporter.id]);
+    expect(Object.keys(res.body[0])).toEqual(['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url'].filter((k) => k in res.body[0]));
+    expect(res.headers.get('x-total')).toBe('3');
+  });
+
+  it('reviewers: user, state and created_at; replacing reviewers writes a system note', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, reviewer_ids: [dev.id] });
+    const res = await api(`${mrPath(created.iid)}/reviewers`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(1);
+    expect(Object.keys(res.body[0])).toEqual(['user', 'state', 'created_at']);
+    expect(res.body[0]).toMatchObject({ user: { id: dev.id }, state: 'unreviewed' });
+    const upd = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { reviewer_ids: [reporter.id] } });
+    expect(upd.body.reviewers.map((u: { id: number }) => u.id)).toEqual([reporter.id]);
+    const after = await api(`${mrPath(created.iid)}/reviewers`, { token: owner.token });
+    expect(after.body.map((r: { user: { id: number } }) => r.user.id)).toEqual([reporter.id]);
+    const cleared = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { reviewer_ids: '' } });
+    expect(cleared.body.reviewers).toEqual([]);
+  });
+});
