@@ -360,23 +360,24 @@ export function mountApprovalMergeRequests(r: Router) {
       if (!eligibleForApproval(s.input, user.id, true) || f.mr.state === 'merged') throw unauthorized();
       const now = Date.now();
       // One row per (merge request, user): a stale row (given at another HEAD) is replaced; a
-      // concurrent approve at the same HEAD leaves the first row alone.
+      // concurrent approve at the same HEAD leaves the first row alone and, like a later one, finds
+      // the merge request already approved by the caller (401), so racing approves answer one 201.
+      const written = await db
+        .insert(approvals)
+        .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [approvals.mergeRequestId, approvals.userId],
+          set: { sha: head, createdAt: now, updatedAt: now },
+          setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
+        })
+        .returning({ id: approvals.id })
+        .all();
+      if (!written.length) throw unauthorized();
       await runBatch(db, [
-        db
-          .insert(approvals)
-          .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({
-            target: [approvals.mergeRequestId, approvals.userId],
-            set: { sha: head, createdAt: now, updatedAt: now },
-            setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
-          }),
+        // update_reviewer_state and SystemNoteService.approve_mr.
         db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
+        systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }),
       ]);
-      // SystemNoteService.approve_mr, once: only the request whose row was written adds the note.
-      const row = await db.select().from(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id))).get();
-      if (row && row.createdAt === now && row.sha === head) {
-        await systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }).run();
-      }
       const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all();
       return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, rows)), 201);
     },
