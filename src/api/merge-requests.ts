@@ -61,6 +61,7 @@ import { canReadConfidentialIssue } from '../services/issues';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../services/system-notes';
 import { resolveTodosForTarget } from '../services/todos';
 import { mountMergeRequestActions } from './merge-request-actions';
+import { mountMergeRequestTimeTracking } from './merge-request-time-tracking';
 
 const TAGS = ['merge_requests'];
 const TITLE_MAX = 255;
@@ -477,6 +478,7 @@ export function mountMergeRequests(r: Router) {
   );
 
   mountMergeRequestActions(r);
+  mountMergeRequestTimeTracking(r);
 }
 
 // ---------------------------------------------------------------------------------------------

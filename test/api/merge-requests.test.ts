@@ -455,3 +455,28 @@ describe('GET participants and reviewers', () => {
     expect(cleared.body.reviewers).toEqual([]);
   });
 });
+
+describe('time tracking', () => {
+  it('estimate, spent time and resets with time_stats; reporters may read but not write', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    const base = mrPath(created.iid);
+    const est = await api(`${base}/time_estimate`, { method: 'POST', token: dev.token, body: { duration: '1d 2h' } });
+    expect(est.status).toBe(200);
+    expect(est.body).toEqual({ time_estimate: 36000, total_time_spent: 0, human_time_estimate: '1d 2h', human_total_time_spent: null });
+    const spent = await api(`${base}/add_spent_time`, { method: 'POST', token: dev.token, body: { duration: '90m' } });
+    expect(spent.status).toBe(201);
+    expect(spent.body).toMatchObject({ total_time_spent: 5400, human_total_time_spent: '1h 30m' });
+    const over = await api(`${base}/add_spent_time`, { method: 'POST', token: dev.token, body: { duration: '-2h' } });
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ message: { time_spent: ['Time to subtract exceeds the total time spent'] } });
+    const bad = await api(`${base}/time_estimate`, { method: 'POST', token: dev.token, body: { duration: 'soon' } });
+    expect(bad.status).toBe(400);
+    expect((await api(`${base}/time_estimate`, { method: 'POST', token: reporter.token, body: { duration: '1h' } })).status).toBe(403);
+    const stats = await api(`${base}/time_stats`, { token: reporter.token });
+    expect(stats.body).toMatchObject({ time_estimate: 36000, total_time_spent: 5400 });
+    expect((await api(base, { token: owner.token })).body.time_stats).toEqual(stats.body);
+    expect((await api(`${base}/reset_spent_time`, { method: 'POST', token: dev.token })).body.total_time_spent).toBe(0);
+    expect((await api(`${base}/reset_time_estimate`, { method: 'POST', token: dev.token })).body.time_estimate).toBe(0);
+  });
+});
