@@ -333,6 +333,25 @@ await testCase('concurrent approvals by one user (Promise.all of 6): one 201, th
   eq(approvedBy(await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: second.iid })), [lead.username], 'approved_by');
 });
 
+await testCase('approve racing a push (3 rounds): no approval survives at the new HEAD', async () => {
+  const [project, second, approver, author] = need('project', 'second', 'approver', 'author');
+  for (let round = 0; round < 3; round++) {
+    const head = (await api.MergeRequests.show(project.id, second.iid)).sha;
+    const [approve, push] = await Promise.all([
+      api.MergeRequestApprovals.approve(project.id, second.iid, { sha: head, approvalPassword: passwords[approver.username], sudo: approver.username }).then(
+        () => 201,
+        (err) => err.cause?.response?.status ?? String(err),
+      ),
+      api.Commits.create(project.id, 'second', `Round ${round}`, [{ action: 'create', filePath: `round-${round}.txt`, content: `${round}` }], { sudo: author.username }),
+    ]);
+    check(approve === 201 || approve === 409, `approve answered ${approve}`);
+    const mr = await api.MergeRequests.show(project.id, second.iid);
+    eq(mr.sha, push.id, `round ${round}: MR HEAD is the pushed commit`);
+    const conf = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: second.iid });
+    eq(conf.approved_by, [], `round ${round}: approvals at the new HEAD (approve answered ${approve})`);
+  }
+});
+
 await testCase('MergeRequests.all across the instance: authorId and scope filters; state filters', async () => {
   const [project, author, mr, second] = need('project', 'author', 'mr', 'second');
   const mine = await api.MergeRequests.all({ scope: 'all', authorId: author.id });

@@ -498,5 +498,33 @@ def _():
     eq(approvers(mr.approvals.get().attributes), [approver.username], "approved_by")
 
 
+@case("mr.save() with assignee_ids, reviewer_ids, labels, milestone_id; merge_when_pipeline_succeeds: 405 when mergeable, queued while unapproved")
+def _():
+    project, author, approver, mr = need("project", "author", "approver", "helped")
+    ms = project.milestones.create({"title": f"v1-{TAG}"})
+    mine = project.mergerequests.get(mr.iid)
+    mine.assignee_ids = [author.id]
+    mine.reviewer_ids = [approver.id]
+    mine.labels = ["backend", "review"]
+    mine.milestone_id = ms.id
+    mine.description = "Helped by a colleague"
+    mine.save()
+    got = project.mergerequests.get(mr.iid)
+    eq(usernames(got.assignees), [author.username], "assignees")
+    eq(usernames(got.reviewers), [approver.username], "reviewers")
+    eq((sorted(got.labels), got.milestone["title"], got.description), (["backend", "review"], f"v1-{TAG}", "Helped by a colleague"), "labels, milestone, description")
+    eq([m.iid for m in project.mergerequests.list(labels=["review"], milestone=f"v1-{TAG}", get_all=True)], [mr.iid], "list by labels and milestone")
+    eq([m.iid for m in project.mergerequests.list(reviewer_id=approver.id, state="opened", get_all=True)], [mr.iid], "list by reviewer_id")
+    # Without a pipeline GitLab 17 only accepts an automatic merge while a check still fails
+    # (merge-when-checks-pass); a mergeable request answers 405 to merge_when_pipeline_succeeds=true.
+    head = got.sha
+    raises(gitlab.exceptions.GitlabMRClosedError, 405, lambda: got.merge(merge_when_pipeline_succeeds=True, sha=head, sudo=author.username))
+    # unapprove() and approve() replace the object's attributes with the approvals response (python-gitlab 3.12).
+    got.unapprove(sudo=approver.username)
+    queued = got.merge(merge_when_pipeline_succeeds=True, sha=head, sudo=author.username)
+    eq((queued["state"], queued["merge_when_pipeline_succeeds"], queued["merge_user"]["username"]), ("opened", True, author.username), "automatic merge set")
+    state["queued"] = mr
+
+
 print("END", flush=True)
 sys.exit(0)
