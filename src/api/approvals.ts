@@ -400,6 +400,8 @@ export function mountApprovals(r: Router) {
       authorizeWriteRules(caller, project, level);
       const db = c.var.db;
       const rule = await findProjectRule(db, project.id, p.approval_rule_id);
+      // approval_rules.not_from_scan_result_policy.find: policy report types are not found.
+      if (rule.reportType === 'license_scanning') throw recordNotFound();
       // Spec rule 3: report_approver and code_owner rules are system generated.
       if (!isUserDefined(rule.ruleType)) throw prohibited();
       const current = await db.select().from(approvalProjectRules).where(eq(approvalProjectRules.id, rule.id)).get();
@@ -459,6 +461,7 @@ export function mountApprovals(r: Router) {
       authorizeWriteRules(caller, project, level);
       const db = c.var.db;
       const rule = await findProjectRule(db, project.id, p.approval_rule_id);
+      if (rule.reportType === 'license_scanning') throw recordNotFound();
       if (!isUserDefined(rule.ruleType)) throw prohibited();
       checkUnmodifiedSince(c, rule.updatedAt);
       // ProjectRuleDestroyService: the merge request rules copied from it go too, on unmerged merge requests.

@@ -223,7 +223,8 @@ export async function loadMergeRequestRules(db: Db, mr: MergeRequestRow, ids?: n
 /** Project-level rules listed by the API (Project#visible_approval_rules): user-defined ones, then report approver rules. */
 export function visibleProjectRules(rules: LoadedRule[], multiple: boolean): LoadedRule[] {
   const userDefined = [...rules.filter((r) => r.ruleType === 'any_approver'), ...rules.filter((r) => r.ruleType === 'regular')];
-  return [...(multiple ? userDefined : userDefined.slice(0, 1)), ...rules.filter((r) => r.ruleType === 'report_approver')];
+  // report_approver_without_policy_report_types: license_scanning rules belong to security policies.
+  return [...(multiple ? userDefined : userDefined.slice(0, 1)), ...rules.filter((r) => r.ruleType === 'report_approver' && r.reportType !== 'license_scanning')];
 }
 
 const idSet = (xs: { id: number }[]) => new Set(xs.map((x) => x.id));

@@ -253,6 +253,11 @@ describe('project approval rules', () => {
     expect(del.body).toEqual({ message: ['Prohibited'] });
     const back = await api(`/projects/${pid}/approval_rules/${made.body.id}`, { token: owner.token });
     expect(back.body.approvals_required).toBe(1);
+    // license_scanning rules belong to security policies: not listed, and not found for update/delete.
+    const lic = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: 'License', approvals_required: 1, rule_type: 'report_approver', report_type: 'license_scanning', user_ids: [dev.id] } });
+    expect(lic.status).toBe(201);
+    expect((await api(`/projects/${pid}/approval_rules`, { token: owner.token })).body.map((r: any) => r.name)).toEqual(['Coverage-Check']);
+    expect((await api(`/projects/${pid}/approval_rules/${lic.body.id}`, { method: 'DELETE', token: owner.token })).status).toBe(404);
     const misnamed = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: 'Cov', approvals_required: 1, rule_type: 'report_approver', report_type: 'code_coverage' } });
     expect(misnamed.body).toEqual({ message: { report_type: ['code_coverage only supports Coverage-Check name'] } });
   });
