@@ -199,6 +199,7 @@ await testCase('MergeRequests.create with "Fixes #n"; show; all(state, sourceBra
   eq((await api.MergeRequests.allCommits(project.id, mr.iid)).length, 2, 'allCommits');
   const changes = await api.MergeRequests.showChanges(project.id, mr.iid);
   eq(changes.changes.map((c) => [c.new_path, c.new_file]), [['docs/manual.md', true]], 'changes (old.md was added and deleted)');
+  eq((await api.MergeRequests.allDiffs(project.id, mr.iid)).map((d) => [d.new_path, d.new_file, d.diff]), [['docs/manual.md', true, '@@ -0,0 +1 @@\n+Guide\n']], 'allDiffs');
   Object.assign(state, { mr, issue });
 });
 

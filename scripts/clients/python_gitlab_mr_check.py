@@ -239,6 +239,9 @@ def _():
     eq([x.id for x in project.commits.list(ref_name="feature", get_all=True)], [c.id, readme.id], "feature history, newest first")
     eq([x.id for x in project.commits.list(ref_name="main", get_all=True)], [readme.id], "main history")
     eq(project.branches.get("feature").commit["id"], c.id, "feature head moved")
+    diff = project.commits.get(c.id).diff()
+    eq(sorted((d["old_path"], d["new_path"], d["new_file"], d["deleted_file"]) for d in diff), [("README.md", "README.md", False, False), ("src/fix.py", "src/fix.py", True, False)], "commit.diff()")
+    check(any("+print('fixed')" in d["diff"] for d in diff), f"diff text lacks the added line: {diff}")
     check({"main", "feature"} <= {x.name for x in project.branches.list(get_all=True)}, "branches.list")
     state["fix"] = c
 
