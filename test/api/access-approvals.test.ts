@@ -1,10 +1,16 @@
 /**
- * Access matrix of the approvals API: 8 roles x 3 project visibilities for every route.
+ * Access matrix of the approvals API: 8 roles x 3 project visibilities for every route, project
+ * level and merge request level.
  * All approvals endpoints require authentication (spec: Authentication 1): anonymous callers get 401
  * before anything else. A project the caller cannot read is 404 Project Not Found. Project settings
  * need read_approvers/update_approvers (Maintainer+, ee ProjectPolicy); rules are read by
  * Developer+ (create_merge_request_in) and written by Maintainer+ (manage_merge_request_settings).
- * Administrators pass every check.
+ * Administrators pass every check there.
+ *
+ * Merge request level: read_merge_request (Reporter+ in private projects) gates the reads (403);
+ * approve and unapprove need approve_merge_request (update_merge_request and a project member, so an
+ * administrator who is no member is refused, MergeRequestPolicy#can_approve?); rule writes and the
+ * deprecated POST approvals need update_merge_request (Developer+, administrators).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, rootToken, unique } from '../support';
@@ -19,6 +25,9 @@ const tokens = {} as Record<Role, string | null>;
 const ids = {} as Record<Role, number>;
 const projects = {} as Record<Vis, number>;
 const rules = {} as Record<Vis, number>;
+const mrs = {} as Record<Vis, string>;
+const mrRuleIds = {} as Record<Vis, number>;
+let authorToken: string;
 
 const member = (r: Role) => r in LEVEL;
 const canRead = (r: Role, v: Vis) => r === 'admin' || member(r) || v === 'public' || (v === 'internal' && r !== 'anonymous');
@@ -28,12 +37,26 @@ const NF_PROJECT = { message: '404 Project Not Found' };
 const FORBIDDEN = { message: '403 Forbidden' };
 const UNAUTH = { message: '401 Unauthorized' };
 
+const readMr = (r: Role, v: Vis) => r === 'admin' || (v === 'private' ? member(r) && LEVEL[r] >= 20 : canRead(r, v));
+const developer = (r: Role) => r === 'admin' || (member(r) && LEVEL[r] >= 30);
+const approver = (r: Role) => member(r) && LEVEL[r] >= 30;
+
+type Expect = (r: Role, v: Vis) => [number, unknown?];
+const guard = (allowed: (r: Role, v: Vis) => boolean, ok: number): Expect => (r, v) =>
+  r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_PROJECT] : !readMr(r, v) ? [403, FORBIDDEN] : allowed(r, v) ? [ok] : [403, FORBIDDEN];
+const always = () => true;
+
+async function commit(pid: number, branch: string, token: string) {
+  const res = await api(`/projects/${pid}/repository/commits`, { token, body: { branch, commit_message: 'c', actions: [{ action: 'create', file_path: `${unique('f')}.txt`, content: 'x' }] } });
+  if (res.status !== 201) throw new Error(res.text);
+}
+
 const gate = (min: number, ok: number) => (r: Role, v: Vis): [number, unknown?] =>
   r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_PROJECT] : atLeast(r, min) ? [ok] : [403, FORBIDDEN];
 
 beforeAll(async () => {
   const names = ['nonmember', 'guest', 'reporter', 'developer', 'maintainer', 'owner'] as const;
-  const users = await Promise.all(names.map(() => createUser()));
+  const users = await Promise.all([...names.map(() => createUser()), createUser()]);
   tokens.anonymous = null;
   tokens.admin = rootToken;
   ids.admin = 1;
@@ -41,6 +64,8 @@ beforeAll(async () => {
     tokens[r] = users[i].token;
     ids[r] = users[i].id;
   });
+  const author = users[names.length];
+  authorToken = author.token;
   for (const v of VIS) {
     const path = unique(`apacc${v}`);
     const g = await api('/groups', { token: tokens.owner, body: { name: path, path, visibility: v } });
@@ -49,9 +74,19 @@ beforeAll(async () => {
       const m = await api(`/groups/${g.body.id}/members`, { token: tokens.owner, body: { user_id: ids[r], access_level: LEVEL[r] } });
       if (m.status !== 201) throw new Error(m.text);
     }
+    await api(`/groups/${g.body.id}/members`, { token: tokens.owner, body: { user_id: author.id, access_level: 30 } });
     const p = await api('/projects', { token: tokens.owner, body: { path: 'proj', namespace_id: g.body.id, visibility: v } });
     if (p.status !== 201) throw new Error(p.text);
     projects[v] = p.body.id;
+    await commit(p.body.id, 'main', tokens.owner!);
+    await api(`/projects/${p.body.id}/repository/branches`, { token: tokens.owner, body: { branch: 'feature', ref: 'main' } });
+    await commit(p.body.id, 'feature', authorToken);
+    const m = await api(`/projects/${p.body.id}/merge_requests`, { token: authorToken, body: { source_branch: 'feature', target_branch: 'main', title: 'Access' } });
+    if (m.status !== 201) throw new Error(m.text);
+    mrs[v] = `/projects/${p.body.id}/merge_requests/${m.body.iid}`;
+    const mrRule = await api(`${mrs[v]}/approval_rules`, { token: authorToken, body: { name: 'base', approvals_required: 1, user_ids: [ids.developer] } });
+    if (mrRule.status !== 201) throw new Error(mrRule.text);
+    mrRuleIds[v] = mrRule.body.id;
     const rule = await api(`/projects/${p.body.id}/approval_rules`, { token: tokens.owner, body: { name: 'base', approvals_required: 1, user_ids: [ids.developer] } });
     if (rule.status !== 201) throw new Error(rule.text);
     rules[v] = rule.body.id;
@@ -117,5 +152,53 @@ describe('approvals access matrix (project level)', () => {
     const s = await api(`/projects/${projects.public}/approvals`, { token: tokens.developer, body: { disable_overriding_approvers_per_merge_request: true } });
     expect(s.status).toBe(403);
     expect((await api(`/projects/${projects.public}/approvals`, { token: tokens.owner })).body.disable_overriding_approvers_per_merge_request).toBe(false);
+  });
+});
+
+describe('approvals access matrix (merge request level)', () => {
+  it('GET .../approvals', async () => {
+    expect(await matrix((r, v) => api(`${mrs[v]}/approvals`, { token: tokens[r] }), guard(always, 200))).toEqual([]);
+  });
+
+  it('GET .../approval_state', async () => {
+    expect(await matrix((r, v) => api(`${mrs[v]}/approval_state`, { token: tokens[r] }), guard(always, 200))).toEqual([]);
+  });
+
+  it('GET .../approval_rules and .../approval_rules/:approval_rule_id', async () => {
+    expect(await matrix((r, v) => api(`${mrs[v]}/approval_rules`, { token: tokens[r] }), guard(always, 200))).toEqual([]);
+    expect(await matrix((r, v) => api(`${mrs[v]}/approval_rules/${mrRuleIds[v]}`, { token: tokens[r] }), guard(always, 200))).toEqual([]);
+  });
+
+  it('POST .../approve, then POST .../unapprove', async () => {
+    expect(await matrix((r, v) => api(`${mrs[v]}/approve`, { token: tokens[r], method: 'POST' }), guard(approver, 201))).toEqual([]);
+    expect(await matrix((r, v) => api(`${mrs[v]}/unapprove`, { token: tokens[r], method: 'POST' }), guard(approver, 201))).toEqual([]);
+  });
+
+  it('POST .../approval_rules', async () => {
+    const run = (r: Role, v: Vis) => api(`${mrs[v]}/approval_rules`, { token: tokens[r], body: { name: unique(`c-${r}`), approvals_required: 1, user_ids: [ids.developer] } });
+    expect(await matrix(run, guard(developer, 201))).toEqual([]);
+  });
+
+  it('PUT .../approval_rules/:approval_rule_id', async () => {
+    const run = (r: Role, v: Vis) => api(`${mrs[v]}/approval_rules/${mrRuleIds[v]}`, { method: 'PUT', token: tokens[r], body: { name: 'base', approvals_required: 1 } });
+    expect(await matrix(run, guard(developer, 200))).toEqual([]);
+  });
+
+  it('DELETE .../approval_rules/:approval_rule_id', async () => {
+    const run = async (r: Role, v: Vis) => {
+      const made = await api(`${mrs[v]}/approval_rules`, { token: authorToken, body: { name: unique(`d-${r}`), approvals_required: 1, user_ids: [ids.developer] } });
+      if (made.status !== 201) throw new Error(made.text);
+      return api(`${mrs[v]}/approval_rules/${made.body.id}`, { method: 'DELETE', token: tokens[r] });
+    };
+    expect(await matrix(run, guard(developer, 204))).toEqual([]);
+  });
+
+  it('POST .../approvals (deprecated)', async () => {
+    expect(await matrix((r, v) => api(`${mrs[v]}/approvals`, { token: tokens[r], body: { approvals_required: 1 } }), guard(developer, 201))).toEqual([]);
+  });
+
+  it('PUT .../reset_approvals: people get 401', async () => {
+    const expected: Expect = (r, v) => (r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_PROJECT] : !readMr(r, v) ? [403, FORBIDDEN] : [401, UNAUTH]);
+    expect(await matrix((r, v) => api(`${mrs[v]}/reset_approvals`, { method: 'PUT', token: tokens[r] }), expected)).toEqual([]);
   });
 });
