@@ -328,13 +328,17 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
   const unresolvedByMr = new Map(unresolved.map((n) => [n.id, n.n]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
 
-  const out = [];
-  for (const m of rows) {
+  // Each row's live state (branch heads, manifests, approvals) is independent: read them concurrently.
+  const presentOne = async (m: MergeRequestRow) => {
     const pr = projectsById.get(m.projectId)!;
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
-    const approved = open ? (o.approved ?? (await isApproved(c, m))) : true;
-    const live = await liveState(c, m, { changes: o.full, approved });
+    const live = await liveState(c, m, { changes: o.full, approved: true });
+    // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
+    if (open && (live.detailedMergeStatus === 'mergeable' || live.detailedMergeStatus === 'conflict') && !(o.approved ?? (await isApproved(c, m)))) {
+      live.approved = false;
+      live.detailedMergeStatus = 'not_approved';
+    }
     const x = {
       base,
       projectFullPath: fullPath,
@@ -354,15 +358,11 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
       blockingDiscussionsResolved: (unresolvedByMr.get(m.id) ?? 0) === 0,
       premium,
     };
-    if (!o.full) {
-      out.push(mergeRequestBasic(m, x));
-      continue;
-    }
+    if (!o.full) return mergeRequestBasic(m, x);
     const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
     const subscribed = o.withoutSubscribed ? undefined : await subscribedToMergeRequest(db, caller, m, assignees.get(m.id) ?? [], reviewers.get(m.id) ?? []);
     const buildsReadable = featureAvailable(pr.project, 'builds', { level, isAdmin: caller.isAdmin }) && (pr.project.visibility !== 'private' || caller.isAdmin || level >= ACCESS.REPORTER);
-    out.push(
-      mergeRequestEntity(m, {
+    return mergeRequestEntity(m, {
         ...x,
         subscribed,
         canMerge: open && caller.user ? await canBeMergedBy(c, caller, pr.project, level, m.targetBranch) : false,
@@ -377,10 +377,9 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
             ? (await commitsBetween(db, m.projectId, live.mergeBase, live.targetHead)).length
             : 0
           : undefined,
-      }),
-    );
-  }
-  return out;
+    });
+  };
+  return Promise.all(rows.map(presentOne));
 }
 
 export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: PresentMrOptions = {}) {
