@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/config';
-import { approvals, mergeRequests, notes } from '../../src/db/schema';
+import { approvalMergeRequestRules, approvals, mergeRequests, notes } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
+import { mergeRequestApprovalsBeforeMergeStatement } from '../../src/services/approval-rules';
 
 let dir: string;
 let created: Awaited<ReturnType<typeof createNodeApp>>;
@@ -373,12 +374,39 @@ describe('system notes', () => {
 
 describe('mergeRequestApprovalsBeforeMergeStatement (for the merge request module)', () => {
   it('creates then updates the any_approver rule of a merge request', async () => {
-    const { mergeRequestApprovalsBeforeMergeStatement } = await import('../../src/services/approval-rules');
     const w = await world();
     await mergeRequestApprovalsBeforeMergeStatement(created.db, w.mrId, 2, Date.now()).run();
     await mergeRequestApprovalsBeforeMergeStatement(created.db, w.mrId, 3, Date.now()).run();
     const rules = await call(`${w.base}/approval_rules`, { token: dev1.token });
     expect(rules.body.map((r: any) => [r.name, r.rule_type, r.approvals_required])).toEqual([['All Members', 'any_approver', 3]]);
     expect((await call(`${w.base}/approvals`, { token: dev1.token })).body.approvals_required).toBe(3);
+  });
+});
+
+describe('system-generated and foreign rules on merge requests', () => {
+  it('report_approver and code_owner merge request rules cannot be updated or deleted (403 Prohibited)', async () => {
+    const w = await world();
+    const now = Date.now();
+    for (const ruleType of ['report_approver', 'code_owner']) {
+      const row = await created.db
+        .insert(approvalMergeRequestRules)
+        .values({ mergeRequestId: w.mrId, name: `sys-${ruleType}`, ruleType, reportType: ruleType === 'report_approver' ? 'code_coverage' : null, approvalsRequired: 1, createdAt: now, updatedAt: now })
+        .returning()
+        .get();
+      const put = await call(`${w.base}/approval_rules/${row.id}`, { method: 'PUT', token: dev1.token, body: { name: 'x', approvals_required: 0 } });
+      expect(put).toMatchObject({ status: 403, body: { message: ['Prohibited'] } });
+      const del = await call(`${w.base}/approval_rules/${row.id}`, { method: 'DELETE', token: dev1.token });
+      expect(del).toMatchObject({ status: 403, body: { message: ['Prohibited'] } });
+      expect((await call(`${w.base}/approval_rules/${row.id}`, { token: dev1.token })).body).toMatchObject({ name: `sys-${ruleType}`, approvals_required: 1, rule_type: ruleType });
+    }
+  });
+
+  it('approval_project_rule_id of another project is refused', async () => {
+    const a = await world();
+    const b = await world();
+    const foreign = await call(`/projects/${a.projectId}/approval_rules`, { token: owner.token, body: { name: 'A', approvals_required: 1, user_ids: [dev1.id] } });
+    const res = await call(`${b.base}/approval_rules`, { token: dev1.token, body: { name: 'x', approvals_required: 1, approval_project_rule_id: foreign.body.id } });
+    expect(res).toMatchObject({ status: 400, body: { message: { approval_project_rule: ['must be for the same project'] } } });
+    expect((await call(`${b.base}/approval_rules`, { token: dev1.token })).body).toEqual([]);
   });
 });
