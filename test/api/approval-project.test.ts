@@ -3,7 +3,7 @@
  * (ee/lib/api/project_approvals.rb, project_approval_rules.rb; spec Project-level approvals).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, type TestUser, unique } from '../support';
+import { api, createUser, rootToken, type TestUser, unique } from '../support';
 
 let owner: TestUser;
 let dev: TestUser;
@@ -322,5 +322,18 @@ describe('project approval rules', () => {
     expect(res.body.users.map((u: any) => u.id)).toEqual([dev.id]);
     expect(res.body.groups.map((g: any) => g.id)).toEqual([groupId]);
     expect(res.body.protected_branches).toEqual([]);
+  });
+
+  it('blocked users stay on the rule but are not eligible approvers (active users only)', async () => {
+    const pid = await newProject();
+    const blocked = await createUser();
+    await api(`/projects/${pid}/members`, { token: owner.token, body: { user_id: blocked.id, access_level: 30 } });
+    const made = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: 'B', approvals_required: 1, user_ids: [blocked.id, dev.id] } });
+    expect(made.body.eligible_approvers.map((u: any) => u.id).sort((a: number, b: number) => a - b)).toEqual([dev.id, blocked.id].sort((a, b) => a - b));
+    const block = await api(`/users/${blocked.id}/block`, { token: rootToken, method: 'POST' });
+    expect(block.status).toBe(201);
+    const got = await api(`/projects/${pid}/approval_rules/${made.body.id}`, { token: owner.token });
+    expect(got.body.users.map((u: any) => u.id).sort((a: number, b: number) => a - b)).toEqual([dev.id, blocked.id].sort((a, b) => a - b));
+    expect(got.body.eligible_approvers.map((u: any) => u.id)).toEqual([dev.id]);
   });
 });
