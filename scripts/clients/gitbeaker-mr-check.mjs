@@ -274,7 +274,12 @@ await testCase('the approver gives the second approval; MergeRequests.merge(sha)
   const closedIssue = await api.Issues.show(issue.iid, { projectId: project.id });
   eq([closedIssue.state, closedIssue.closed_by?.username], ['closed', author.username], 'issue closed');
   eq((await api.Issues.allClosedByMergeRequestst(project.id, issue.iid)).map((m) => m.iid), [mr.iid], 'closed_by');
-  eq((await api.Issues.allRelatedMergeRequests(project.id, issue.iid)).map((m) => m.iid), [mr.iid], 'related_merge_requests');
+  const related = await api.Issues.allRelatedMergeRequests(project.id, issue.iid);
+  eq(related.map((m) => m.iid), [mr.iid], 'related_merge_requests');
+  // The spec's RelatedMergeRequest fields (related_merge_requests items carry the extra ones too).
+  const fields = 'id iid project_id title description state created_at updated_at closed_by closed_at target_branch source_branch user_notes_count upvotes downvotes author assignee source_project_id target_project_id labels draft work_in_progress milestone merge_when_pipeline_succeeds merge_status sha merge_commit_sha squash_commit_sha discussion_locked should_remove_source_branch force_remove_source_branch reference web_url references time_stats squash task_completion_status changes_count latest_build_started_at latest_build_finished_at first_deployed_to_production_at pipeline head_pipeline diff_refs merge_error user'.split(' ');
+  eq(fields.filter((f) => !(f in related[0])), [], 'RelatedMergeRequest fields missing');
+  eq([related[0].changes_count, related[0].diff_refs.head_sha], ['1', merged.sha], 'changes_count, diff_refs');
   eq((await api.MergeRequests.all({ projectId: project.id, state: 'merged' })).map((m) => m.iid), [mr.iid], 'merged list');
 });
 
