@@ -21,10 +21,12 @@ import {
   approvalProjectRulesGroups,
   approvalProjectRulesProtectedBranches,
   approvalProjectRulesUsers,
+  approvals,
   mergeRequests,
   namespaces,
   projectApprovalSettings,
   protectedBranches,
+  repoBranches,
   users,
 } from '../db/schema';
 import { approvalSettingsEntity, projectApprovalRuleEntity, type RuleExtras } from '../entities/approvals';
@@ -293,6 +295,19 @@ export function mountApprovals(r: Router) {
             .insert(approvalProjectRules)
             .values({ projectId: project.id, name: ALL_MEMBERS, ruleType: 'any_approver', approvalsRequired: n, severityLevels: JSON.stringify(DEFAULT_SEVERITIES), createdAt: now, updatedAt: now })
             .onConflictDoUpdate({ target: approvalProjectRules.projectId, targetWhere: sql.raw(`rule_type = 'any_approver'`), set: { approvalsRequired: n, updatedAt: now } }),
+        );
+      }
+      // Turning reset_approvals_on_push on resets nothing by itself: approvals given while it was off
+      // are re-stamped at their merge request's current HEAD, so only the next push removes them.
+      if (!eff.resetApprovalsOnPush && next.resetApprovalsOnPush && approvalsFeature(c)) {
+        stmts.push(
+          db
+            .update(approvals)
+            .set({
+              sha: sql`(SELECT b.commit_sha FROM ${repoBranches} b JOIN ${mergeRequests} m ON m.id = ${approvals.mergeRequestId}
+                WHERE b.project_id = m.source_project_id AND b.name = m.source_branch)`,
+            })
+            .where(inArray(approvals.mergeRequestId, db.select({ id: mergeRequests.id }).from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), inArray(mergeRequests.state, ['opened', 'locked']))))),
         );
       }
       await runBatch(db, stmts);

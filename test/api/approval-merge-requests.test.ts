@@ -102,6 +102,18 @@ describe('approve, unapprove and the HEAD', () => {
     expect((await api(`${m.base}/approvals`, { token: dev1.token })).body.approved_by.map((a: any) => a.user.id)).toEqual([dev1.id]);
   });
 
+  it('turning reset_approvals_on_push on keeps earlier approvals until the next push', async () => {
+    const pid = await project({ reset_approvals_on_push: false });
+    const m = await mergeRequest(pid);
+    await api(`${m.base}/approve`, { token: dev1.token, method: 'POST' });
+    await commit(pid, m.sourceBranch, author.token);
+    const on = await api(`/projects/${pid}/approvals`, { token: owner.token, body: { reset_approvals_on_push: true } });
+    expect(on.body.reset_approvals_on_push).toBe(true);
+    expect((await api(`${m.base}/approvals`, { token: dev1.token })).body.approved_by.map((a: any) => a.user.id)).toEqual([dev1.id]);
+    await commit(pid, m.sourceBranch, author.token);
+    expect((await api(`${m.base}/approvals`, { token: dev1.token })).body.approved_by).toEqual([]);
+  });
+
   it('merge_requests_disable_committers_approval: a committer of the source branch may not approve', async () => {
     const pid = await project({ merge_requests_disable_committers_approval: true });
     const m = await mergeRequest(pid, dev1);
