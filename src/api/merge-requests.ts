@@ -211,6 +211,10 @@ export function mountMergeRequests(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams }, async ({ c, p, caller }) => {
     const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+    // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
+    // checks now pass (an approval arrived) completes no later than the next read.
+    if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id)))
+      found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
     return c.json(
       await presentMergeRequest(c, caller, found.mr, {
         project: found.project,

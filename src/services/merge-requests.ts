@@ -365,7 +365,8 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
     return mergeRequestEntity(m, {
         ...x,
         subscribed,
-        canMerge: open && caller.user ? await canBeMergedBy(c, caller, pr.project, level, m.targetBranch) : false,
+        // MergeRequest#can_be_merged_by? has no state check: a merged request still answers for the branch.
+      canMerge: caller.user ? await canBeMergedBy(c, caller, pr.project, level, m.targetBranch) : false,
         buildsAvailable: buildsReadable,
         readPipeline: buildsReadable,
         firstContribution: o.firstContribution ? await firstContribution(db, m) : undefined,

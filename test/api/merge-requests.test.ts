@@ -406,6 +406,20 @@ describe('races', () => {
 });
 
 describe('approvals and deletion', () => {
+  it('an automatic merge queued while unapproved completes once approved, as the user who queued it', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, approvals_before_merge: 1 });
+    const queued = await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { merge_when_pipeline_succeeds: true } });
+    expect(queued.status).toBe(200);
+    expect(queued.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
+    expect((await api(`${mrPath(created.iid)}/approve`, { method: 'POST', token: dev.token, body: { sha: f.sha } })).status).toBe(201);
+    const read = await api(mrPath(created.iid), { token: reporter.token });
+    expect(read.body).toMatchObject({ state: 'merged', merge_when_pipeline_succeeds: false });
+    expect(read.body.merged_by.id).toBe(owner.id);
+    expect(read.body.user.can_merge).toBe(false);
+    expect((await api(mrPath(created.iid), { token: owner.token })).body.user.can_merge).toBe(true);
+  });
+
   it('approvals_before_merge sets the any-approver rule: not_approved and 405 until approved; the owner deletes it (204) with its rules', async () => {
     const f = await feature();
     const created = await mr({ source_branch: f.name, approvals_before_merge: 1 });
