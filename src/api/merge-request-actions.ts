@@ -56,16 +56,21 @@ export function mountMergeRequestActions(r: Router) {
       const open = mr.state === 'opened';
       const approved = open ? await isApproved(c, mr) : true;
       const live = await liveState(c, mr, { approved });
-      const broken = !open || live.commitCount === 0 || !live.sha || !live.targetHead || live.conflict;
-      // mergeable_state?: open, not a draft, with commits, discussions resolved, approved (EE), no conflict.
-      const mergeableNow = !broken && !mr.draft && approved;
+      const missing = !live.sha || !live.targetHead;
+      // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
+      // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
+      const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && approved;
+      // AutoMerge::BaseService#available_for?: open and not broken (commits, branches, no conflict).
+      const broken = !open || missing || live.commitCount === 0 || live.conflict;
       const autoMerge = Boolean(p.merge_when_pipeline_succeeds || p.auto_merge);
       // No pipelines exist here: `immediately_mergeable?` with auto-merge asks for a successful head
       // pipeline (never), and the merge-when-checks-pass strategy is only available while a check
-      // still fails (a draft or missing approvals) on an otherwise mergeable request.
-      const immediately = !autoMerge && mergeableNow;
-      const automatically = autoMerge && open && !broken && !mergeableNow;
+      // still fails (a draft or missing approvals) on a request that is not broken.
+      const immediately = !autoMerge && stateOk;
+      const automatically = autoMerge && !broken && !stateOk;
       if (!immediately && !automatically) throw notAllowed();
+      // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`.
+      if (immediately && live.conflict) throw new ApiError(422, { message: 'Branch cannot be merged' });
       // check_sha_param!
       if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
 

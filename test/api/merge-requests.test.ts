@@ -323,7 +323,7 @@ describe('issues closed by a merge', () => {
 });
 
 describe('merging when the target moved', () => {
-  it('a conflicting change on the target makes the request unmergeable (has_conflicts, 405); a separate change merges both', async () => {
+  it('a conflicting change on the target makes the request unmergeable (has_conflicts, 422); a separate change merges both', async () => {
     const shared = `${unique('s')}.txt`;
     await commit('main', { [shared]: 'base\n' });
     const a = unique('fa');
@@ -345,8 +345,13 @@ describe('merging when the target moved', () => {
     expect(opts.body).toMatchObject({ diverged_commits_count: 1, rebase_in_progress: false });
     const keys = Object.keys(opts.body);
     expect(keys.slice(keys.indexOf('merge_error'))).toEqual(['merge_error', 'rebase_in_progress', 'diverged_commits_count', 'first_contribution', 'user']);
+    // The conflict is a git state check: mergeable_state? passes, mergeable? does not (422).
     const refused = await api(`${mrPath(conflicting.iid)}/merge`, { method: 'PUT', token: owner.token });
-    expect(refused.status).toBe(405);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({ message: 'Branch cannot be merged' });
+    // Auto-merge is not available for a broken (conflicting) request.
+    expect((await api(`${mrPath(conflicting.iid)}/merge`, { method: 'PUT', token: owner.token, body: { merge_when_pipeline_succeeds: true } })).status).toBe(405);
+    expect((await api(mrPath(conflicting.iid), { token: owner.token })).body.state).toBe('opened');
 
     const f = await feature({ 'only-in-feature.txt': 'f\n' });
     const separate = await mr({ source_branch: f.name });
