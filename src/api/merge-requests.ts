@@ -269,16 +269,14 @@ export function mountMergeRequests(r: Router) {
       if (collab !== undefined && collab !== mr.allowCollaboration) set.allowCollaboration = collab;
 
       const closing = p.state_event === 'close' && open;
-      const reopening = p.state_event === 'reopen' && mr.state === 'closed';
-      let reopenHead: string | null = null;
+      // MergeRequest#reopenable?: the source branch must still exist; otherwise the event does nothing.
+      const reopening = p.state_event === 'reopen' && mr.state === 'closed' && (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) != null;
       if (closing) {
         const live = await liveRefs(c, mr);
         Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id, headSha: live.head ?? mr.headSha, baseSha: live.base ?? mr.baseSha, startSha: live.target ?? mr.startSha });
       }
       if (reopening) {
-        // MergeRequest#reopenable?: the source branch must still exist, and no other open request for the same branches.
-        reopenHead = await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch);
-        if (!reopenHead) throw new ApiError(422, { message: { state_event: ['cannot transition via "reopen"'] } });
+        // No other open request for the same branches (MergeRequest#validate_branches).
         await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
         Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
       }

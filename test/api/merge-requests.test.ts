@@ -196,6 +196,17 @@ describe('PUT /projects/:id/merge_requests/:iid', () => {
     expect((await api(mrPath(a.iid), { token: owner.token })).body.state).toBe('closed');
   });
 
+  it('reopen does nothing once the source branch is gone; a closed request keeps its recorded sha', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    expect((await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { state_event: 'close' } })).body.state).toBe('closed');
+    expect((await api(`/projects/${project.id}/repository/branches/${f.name}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    const res = await api(mrPath(created.iid), { method: 'PUT', token: owner.token, body: { state_event: 'reopen' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'closed', sha: f.sha });
+    expect(res.body.diff_refs.head_sha).toBe(f.sha);
+  });
+
   it('a reporter cannot update someone else’s merge request', async () => {
     const f = await feature();
     const created = await mr({ source_branch: f.name });
