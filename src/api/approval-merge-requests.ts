@@ -20,9 +20,8 @@ import {
   approvalProjectRules,
   approvals,
   mergeRequestReviewers,
-  mergeRequests,
 } from '../db/schema';
-import { approvalRuleShort, approvalStateEntity, approvalStateRuleEntity, mergeRequestApprovalRuleEntity, type RuleExtras } from '../entities/approvals';
+import { approvalRuleShort, approvalStateEntity, approvalStateRuleEntity, mergeRequestApprovalRuleEntity } from '../entities/approvals';
 import { userBasic } from '../entities/user';
 import type { NamespaceRow, ProjectRow } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
