@@ -510,3 +510,30 @@ describe('time tracking', () => {
     expect((await api(`${base}/reset_time_estimate`, { method: 'POST', token: dev.token })).body.time_estimate).toBe(0);
   });
 });
+
+describe('subscriptions and cancelling an automatic merge', () => {
+  it('the author is subscribed; unsubscribe then subscribe, 304 when unchanged', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name });
+    expect((await api(`${mrPath(created.iid)}/subscribe`, { method: 'POST', token: owner.token })).status).toBe(304);
+    const un = await api(`${mrPath(created.iid)}/unsubscribe`, { method: 'POST', token: owner.token });
+    expect(un.status).toBe(201);
+    expect(un.body.subscribed).toBe(false);
+    expect((await api(mrPath(created.iid), { token: owner.token })).body.subscribed).toBe(false);
+    expect((await api(`${mrPath(created.iid)}/unsubscribe`, { method: 'POST', token: owner.token })).status).toBe(304);
+    const sub = await api(`${mrPath(created.iid)}/subscribe`, { method: 'POST', token: reporter.token });
+    expect(sub.status).toBe(201);
+    expect(sub.body.subscribed).toBe(true);
+  });
+
+  it('cancel_merge_when_pipeline_succeeds: 406 when nothing is queued, 201 and cleared when queued', async () => {
+    const f = await feature();
+    const created = await mr({ source_branch: f.name, title: 'Draft: queued' });
+    const none = await api(`${mrPath(created.iid)}/cancel_merge_when_pipeline_succeeds`, { method: 'POST', token: owner.token });
+    expect(none.status).toBe(406);
+    expect((await api(`${mrPath(created.iid)}/merge`, { method: 'PUT', token: owner.token, body: { merge_when_pipeline_succeeds: true } })).body.merge_when_pipeline_succeeds).toBe(true);
+    const res = await api(`${mrPath(created.iid)}/cancel_merge_when_pipeline_succeeds`, { method: 'POST', token: owner.token });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ merge_when_pipeline_succeeds: false, merge_user: null });
+  });
+});
