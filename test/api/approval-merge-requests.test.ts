@@ -171,8 +171,12 @@ describe('rules on the merge request', () => {
     const merged = await api(`${m.base}/merge`, { method: 'PUT', token: owner.token });
     expect(merged.status).toBe(200);
     expect(merged.body.state).toBe('merged');
-    // After merging, approvals can no longer be removed.
+    // After merging, approvals can no longer be removed or given; the state keeps the approval.
     expect((await api(`${m.base}/unapprove`, { token: dev1.token, method: 'POST' })).status).toBe(404);
+    expect((await api(`${m.base}/approve`, { token: dev2.token, method: 'POST' })).status).toBe(401);
+    const after = await api(`${m.base}/approvals`, { token: dev2.token });
+    expect(after.body).toMatchObject({ state: 'merged', approved: true });
+    expect(after.body.approved_by.map((a: any) => a.user.id)).toEqual([dev1.id]);
   });
 
   it('a Reporter of a group named on a rule of the protected target branch may approve (merge_request_group_approver)', async () => {
