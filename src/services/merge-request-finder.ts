@@ -34,11 +34,12 @@ const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM merge_request_assi
 const anyAssignee = sql`EXISTS (SELECT 1 FROM merge_request_assignees a WHERE a.merge_request_id = ${MR}.id)`;
 const reviewedBy = (uid: number) => sql`EXISTS (SELECT 1 FROM merge_request_reviewers r WHERE r.merge_request_id = ${MR}.id AND r.user_id = ${int(uid)})`;
 const anyReviewer = sql`EXISTS (SELECT 1 FROM merge_request_reviewers r WHERE r.merge_request_id = ${MR}.id)`;
-const hasLabel = (title: string) =>
-  sql`EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id AND l.title = ${title})`;
 const anyLabel = sql`EXISTS (SELECT 1 FROM label_links ll WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id)`;
 const reacted = (uid: number, name: string | null) =>
   sql`EXISTS (SELECT 1 FROM award_emoji e WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = ${MR}.id AND e.user_id = ${int(uid)}${name == null ? sql`` : sql` AND e.name = ${name}`})`;
+/** Label titles travel as one JSON parameter (D1 allows 100 bound parameters per statement). */
+const labelCount = (titles: string[]) =>
+  sql`(SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id AND l.title IN (SELECT value FROM json_each(${JSON.stringify(titles)})))`;
 
 /** Label names as IssuableFinder reads them: `None` / `Any` (any case) are the special values. */
 function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | null {
@@ -46,7 +47,9 @@ function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | n
   const lower = list.map((l) => l.toLowerCase());
   if (!negate && lower.length === 1 && lower[0] === 'none') return [sql`NOT ${anyLabel}`];
   if (!negate && lower.length === 1 && lower[0] === 'any') return [anyLabel];
-  return negate ? list.map((t) => sql`NOT ${hasLabel(t)}`) : list.map(hasLabel);
+  const titles = [...new Set(list)];
+  // Every label (AND), or for not[labels] none of them.
+  return negate ? [sql`${labelCount(titles)} = 0`] : [sql`${labelCount(titles)} = ${sql.raw(String(titles.length))}`];
 }
 
 async function milestoneCondition(db: Db, title: string | undefined, negate: boolean): Promise<SQL | null> {
@@ -72,7 +75,8 @@ function searchCondition(search: string, inParam: string | undefined): SQL {
   const columns = cols.length ? [...new Set(cols)] : ['title', 'description'];
   const quoted = [...search.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const rest = search.replace(/"[^"]+"/g, ' ');
-  const words = [...quoted, ...rest.split(/\s+/).filter((w) => w.length >= 3)];
+  // At most 20 terms: each is a bound parameter per column (D1's limit is 100 per statement).
+  const words = [...quoted, ...rest.split(/\s+/).filter((w) => w.length >= 3)].slice(0, 20);
   const terms = words.length ? words : [search];
   const perColumn = columns.map((col) => {
     const column = col === 'title' ? mergeRequests.title : mergeRequests.description;

@@ -154,3 +154,21 @@ describe('GET /groups/:id/merge_requests and /merge_requests', () => {
     expect(outsider.body.map((m: { id: number }) => m.id)).not.toContain(mrs.a.id);
   });
 });
+
+describe('long inputs', () => {
+  it('200 label names and a 300-word search answer 200, not 500 (D1 parameter limits)', async () => {
+    const labels = Array.from({ length: 200 }, (_, i) => `l${i}`).join(',');
+    const res = await api(`/projects/${project.id}/merge_requests?labels=${labels}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([]);
+    const not = await api(`/projects/${project.id}/merge_requests?not[labels]=${labels}&state=opened`, { token: owner.token });
+    expect(not.status).toBe(200);
+    expect(iids(not.body)).toEqual([mrs.b.iid, mrs.a.iid]);
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+    const search = await api(`/projects/${project.id}/merge_requests?search=${encodeURIComponent(words)}`, { token: owner.token });
+    expect(search.status).toBe(200);
+    const many = await api(`/projects/${project.id}/merge_requests?iids=${Array.from({ length: 500 }, (_, i) => i + 1).join(',')}`, { token: owner.token });
+    expect(many.status).toBe(200);
+    expect(many.body).toHaveLength(4);
+  });
+});
