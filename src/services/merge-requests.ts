@@ -555,6 +555,32 @@ export async function issueLinkStatements(
   for (const issueId of closingIds)
     out.push(db.insert(mergeRequestsClosingIssues).values({ mergeRequestId: mrId, issueId, fromMrDescription: true, createdAt: now, updatedAt: now }).onConflictDoNothing());
   for (const issueId of mentionedIds) out.push(db.insert(mergeRequestMentionedIssues).values({ mergeRequestId: mrId, issueId, createdAt: now }).onConflictDoNothing());
+
+  // SystemNoteService.cross_reference: each referenced issue gets "mentioned in merge request !n"
+  // (the full reference from another project) once (cross_reference_exists?).
+  const referenced = [...closingIds, ...mentionedIds].slice(0, CHUNK);
+  if (referenced.length) {
+    const rows = await db.select({ id: issues.id, projectId: issues.projectId }).from(issues).where(inArray(issues.id, referenced)).all();
+    const bodyFor = (issueProjectId: number, iid: number | string) => `mentioned in merge request ${issueProjectId === project.id ? '' : `${ns.fullPath}/${project.path}`}!${iid}`;
+    const existing = new Set<number>();
+    if (typeof mrId === 'number') {
+      const iid = (await db.select({ iid: mergeRequests.iid }).from(mergeRequests).where(eq(mergeRequests.id, mrId)).get())?.iid;
+      if (iid != null) {
+        const noted = await db
+          .select({ id: notes.noteableId, body: notes.body })
+          .from(notes)
+          .where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, referenced), eq(notes.system, true), sql`${notes.body} LIKE 'mentioned in merge request %'`))
+          .all();
+        for (const r of rows) if (noted.some((n) => n.id === r.id && n.body === bodyFor(r.projectId, iid))) existing.add(r.id);
+      }
+    }
+    const iidSql = sql`(SELECT ${mergeRequests.iid} FROM ${mergeRequests} WHERE ${mergeRequests.id} = ${mrId})`;
+    for (const r of rows) {
+      if (existing.has(r.id)) continue;
+      const prefix = bodyFor(r.projectId, '');
+      out.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: r.id, projectId: r.projectId, authorId: user.id, body: sql`${prefix} || ${iidSql}` as unknown as string, at: now }));
+    }
+  }
   return out;
 }
 

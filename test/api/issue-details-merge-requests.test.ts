@@ -67,6 +67,10 @@ describe('Closes references', () => {
     // closed_by lists merge requests of the issue's own project only (MergeRequestsFinder project_id).
     expect((await api(`/projects/${b.id}/issues/${full.iid}/closed_by`, { token: owner.token })).body).toEqual([]);
     expect((await api(`/projects/${a.id}/issues/${local.iid}/closed_by`, { token: owner.token })).body.map((m: { id: number }) => m.id)).toEqual([mr.body.id]);
+    // SystemNoteService.cross_reference on each referenced issue.
+    const crossNotes = async (pid: number, iid: number) => (await api(`/projects/${pid}/issues/${iid}/notes`, { token: owner.token })).body.map((n: { body: string }) => n.body);
+    expect(await crossNotes(a.id, local.iid)).toContain(`mentioned in merge request !${mr.body.iid}`);
+    expect(await crossNotes(b.id, mentioned.iid)).toContain(`mentioned in merge request ${a.path_with_namespace}!${mr.body.iid}`);
     // The stranger's private issue was never linked: its owner sees nothing related.
     expect((await api(`/projects/${secret.id}/issues/${hidden.iid}/related_merge_requests`, { token: stranger.token })).body).toEqual([]);
 
@@ -97,6 +101,11 @@ describe('Closes references', () => {
     expect(upd.status).toBe(200);
     const closes = await api(`/projects/${a.id}/merge_requests/${mr.body.iid}/closes_issues`, { token: owner.token });
     expect(closes.body.map((i: { iid: number }) => i.iid)).toEqual([i2.iid]);
+    const mentionsOf = async (iid: number) =>
+      (await api(`/projects/${a.id}/issues/${iid}/notes`, { token: owner.token })).body.filter((n: { body: string }) => n.body === `mentioned in merge request !${mr.body.iid}`).length;
+    expect([await mentionsOf(i1.iid), await mentionsOf(i2.iid)]).toEqual([1, 1]);
+    await api(`/projects/${a.id}/merge_requests/${mr.body.iid}`, { method: 'PUT', token: owner.token, body: { description: `Fixes #${i2.iid}, see #${i1.iid}` } });
+    expect([await mentionsOf(i1.iid), await mentionsOf(i2.iid)]).toEqual([1, 1]);
     expect((await api(`/projects/${a.id}/issues/${i1.iid}/closed_by`, { token: owner.token })).body).toEqual([]);
   });
 });
