@@ -73,15 +73,20 @@ export function canReadMergeRequests(caller: Caller, project: ProjectRow, level:
   return true;
 }
 
-/** create_merge_request_from (same project): Developer and above, who may push to the project. */
-export const canCreateMergeRequest = (caller: Caller, project: ProjectRow, level: number) => canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+/**
+ * create_merge_request_from (same project): Developer and above, who may push to the project. An
+ * archived project is read-only (ProjectPolicy `archived` prevents the merge request write abilities).
+ */
+export const canCreateMergeRequest = (caller: Caller, project: ProjectRow, level: number) =>
+  !project.archived && canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
 
 /** admin_merge_request / set_merge_request_metadata: Developer and above. */
-export const canAdminMergeRequest = (caller: Caller, project: ProjectRow, level: number) => canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+export const canAdminMergeRequest = (caller: Caller, project: ProjectRow, level: number) =>
+  !project.archived && canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
 
 /** update_merge_request: Developer and above, the author, or an assignee (IssuablePolicy). */
 export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level: number, mr: Pick<MergeRequestRow, 'authorId'>, assigneeIds: number[]): boolean {
-  if (!canReadMergeRequests(caller, project, level)) return false;
+  if (project.archived || !canReadMergeRequests(caller, project, level)) return false;
   if (caller.isAdmin || level >= ACCESS.DEVELOPER) return true;
   const uid = caller.user?.id;
   return uid != null && (mr.authorId === uid || assigneeIds.includes(uid));

@@ -537,3 +537,26 @@ describe('subscriptions and cancelling an automatic merge', () => {
     expect(res.body).toMatchObject({ merge_when_pipeline_succeeds: false, merge_user: null });
   });
 });
+
+describe('archived projects', () => {
+  it('merge requests of an archived project can be read but not created, updated or merged', async () => {
+    const p = await api('/projects', { token: owner.token, body: { name: unique('arch'), visibility: 'private' } });
+    expect(p.status).toBe(201);
+    const pid = p.body.id;
+    await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'i', actions: [{ action: 'create', file_path: 'a', content: 'a' }] } });
+    for (const b of ['f', 'g']) {
+      await api(`/projects/${pid}/repository/branches`, { token: owner.token, body: { branch: b, ref: 'main' } });
+      await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch: b, commit_message: b, actions: [{ action: 'create', file_path: b, content: b }] } });
+    }
+    const created = await api(`/projects/${pid}/merge_requests`, { token: owner.token, body: { title: 'before', source_branch: 'f', target_branch: 'main' } });
+    expect(created.status).toBe(201);
+    const arch = await api(`/projects/${pid}/archive`, { method: 'POST', token: owner.token });
+    if (arch.status === 404) expect((await api(`/projects/${pid}`, { method: 'PUT', token: owner.token, body: { archived: true } })).status).toBe(200);
+    expect((await api(`/projects/${pid}`, { token: owner.token })).body.archived).toBe(true);
+    expect((await api(`/projects/${pid}/merge_requests/${created.body.iid}`, { token: owner.token })).status).toBe(200);
+    expect((await api(`/projects/${pid}/merge_requests`, { token: owner.token, body: { title: 'x', source_branch: 'g', target_branch: 'main' } })).status).toBe(403);
+    expect((await api(`/projects/${pid}/merge_requests/${created.body.iid}`, { method: 'PUT', token: owner.token, body: { title: 'after' } })).status).toBe(403);
+    expect((await api(`/projects/${pid}/merge_requests/${created.body.iid}/merge`, { method: 'PUT', token: owner.token })).status).toBe(401);
+    expect((await api(`/projects/${pid}/merge_requests/${created.body.iid}`, { token: owner.token })).body).toMatchObject({ title: 'before', state: 'opened' });
+  });
+});
