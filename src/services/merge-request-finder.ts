@@ -52,13 +52,14 @@ function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | n
   return negate ? [sql`${labelCount(titles)} = 0`] : [sql`${labelCount(titles)} = ${sql.raw(String(titles.length))}`];
 }
 
-async function milestoneCondition(db: Db, title: string | undefined, negate: boolean): Promise<SQL | null> {
+function milestoneCondition(title: string | undefined, negate: boolean): SQL | null {
   if (title === undefined) return null;
   const t = title.toLowerCase();
   if (!negate && (t === 'none' || t === 'no milestone')) return sql`${mergeRequests.milestoneId} IS NULL`;
   if (!negate && t === 'any') return sql`${mergeRequests.milestoneId} IS NOT NULL`;
   if (!negate && t === 'upcoming')
-    // Milestone.upcoming_ids: the open milestone with the nearest due date in the future (per project/group).
+    // Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
+    // wider: any open milestone due in the future.
     return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
   if (!negate && t === 'started')
     return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
@@ -163,7 +164,7 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
 
   const labelConds = labelConditions(p.labels, false);
   if (labelConds) conds.push(...labelConds);
-  const ms = await milestoneCondition(db, p.milestone, false);
+  const ms = milestoneCondition(p.milestone, false);
   if (ms) conds.push(ms);
 
   if (p.my_reaction_emoji !== undefined) {
@@ -217,7 +218,7 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
     }
     const nl = labelConditions(n.labels, true);
     if (nl) conds.push(...nl);
-    const nm = await milestoneCondition(db, n.milestone, true);
+    const nm = milestoneCondition(n.milestone, true);
     if (nm) conds.push(nm);
     if (n.my_reaction_emoji !== undefined && uid != null) {
       const e = n.my_reaction_emoji;
