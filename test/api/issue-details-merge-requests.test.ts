@@ -109,3 +109,23 @@ describe('Closes references', () => {
     expect((await api(`/projects/${a.id}/issues/${i1.iid}/closed_by`, { token: owner.token })).body).toEqual([]);
   });
 });
+
+describe('confidential issues', () => {
+  it('closes_issues and related_issues of a public merge request hide a confidential issue from those who may not read it', async () => {
+    const conf = await issue(a.id, { confidential: true });
+    const open = await issue(a.id);
+    const br = unique('cf');
+    expect((await api(`/projects/${a.id}/repository/branches`, { token: owner.token, body: { branch: br, ref: 'main' } })).status).toBe(201);
+    await api(`/projects/${a.id}/repository/commits`, { token: owner.token, body: { branch: br, commit_message: 'x', actions: [{ action: 'create', file_path: `${br}.txt`, content: 'x' }] } });
+    const mr = await api(`/projects/${a.id}/merge_requests`, { token: owner.token, body: { title: 'conf', source_branch: br, target_branch: 'main', description: `Closes #${conf.iid} and #${open.iid}` } });
+    expect(mr.status).toBe(201);
+    const path = `/projects/${a.id}/merge_requests/${mr.body.iid}`;
+    expect((await api(`${path}/closes_issues`, { token: owner.token })).body.map((i: { iid: number }) => i.iid)).toEqual([conf.iid, open.iid]);
+    const out = await api(`${path}/closes_issues`, { token: stranger.token });
+    expect(out.status).toBe(200);
+    expect(out.body.map((i: { iid: number }) => i.iid)).toEqual([open.iid]);
+    expect(out.headers.get('x-total')).toBe('1');
+    const anon = await api(`${path}/related_issues`);
+    expect(anon.body.map((i: { iid: number }) => i.iid)).toEqual([open.iid]);
+  });
+});
