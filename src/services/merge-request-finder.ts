@@ -231,10 +231,16 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
   return { possible, where: and(...conds), orderBy: orderBy(p) };
 }
 
+const milestoneDue = sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId})`;
+/** Issuable.order_labels_priority: the best (lowest) priority among the request's labels in its project, the filtered labels excluded. */
+const highestPriority = (p: MergeRequestListParams) =>
+  sql`(SELECT min(lp.priority) FROM label_links ll JOIN label_priorities lp ON lp.label_id = ll.label_id AND lp.project_id = ${mergeRequests.projectId} JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id${
+    p.labels?.length ? sql` AND l.title NOT IN (SELECT value FROM json_each(${JSON.stringify(p.labels)}))` : sql``
+  })`;
+
 /**
- * Issuable.sort_by_attribute with the id tie-break GitLab adds (order_options_with_tie_breaker).
- * label_priority, milestone_due and priority fall back to GitLab's nulls-last forms where this
- * schema has the data (milestone due date) and to created_at otherwise.
+ * Issuable.sort_by_attribute with the id tie-break GitLab adds (order_options_with_tie_breaker:
+ * id in the same direction); priorities and milestone due dates sort NULLs last.
  */
 function orderBy(p: MergeRequestListParams): SQL[] {
   const dir = p.sort === 'asc' ? asc : desc;
@@ -250,14 +256,19 @@ function orderBy(p: MergeRequestListParams): SQL[] {
     case 'popularity':
       // Sorted by upvotes (desc = most popular first).
       return [dir(mergeRequests.upvotes), tie];
-    case 'milestone_due':
+    case 'label_priority':
+      return [sql`${highestPriority(p)} IS NULL`, p.sort === 'asc' ? sql`${highestPriority(p)} ASC` : sql`${highestPriority(p)} DESC`, tie];
+    case 'priority':
       return [
-        sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId}) IS NULL`,
-        p.sort === 'asc'
-          ? sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId}) ASC`
-          : sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId}) DESC`,
+        sql`${milestoneDue} IS NULL`,
+        p.sort === 'asc' ? sql`${milestoneDue} ASC` : sql`${milestoneDue} DESC`,
+        sql`${highestPriority(p)} IS NULL`,
+        p.sort === 'asc' ? sql`${highestPriority(p)} ASC` : sql`${highestPriority(p)} DESC`,
         tie,
       ];
+    case 'milestone_due':
+      // Issuable.order_milestone_due_*: due dates first, then milestones without one, then none.
+      return [sql`${milestoneDue} IS NULL`, sql`${mergeRequests.milestoneId} IS NULL`, p.sort === 'asc' ? sql`${milestoneDue} ASC` : sql`${milestoneDue} DESC`, tie];
     default:
       return [dir(mergeRequests.createdAt), tie];
   }

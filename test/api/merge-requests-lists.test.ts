@@ -172,3 +172,14 @@ describe('long inputs', () => {
     expect(many.body).toHaveLength(4);
   });
 });
+
+describe('priority orders', () => {
+  it('label_priority and milestone_due put requests without them last', async () => {
+    const lab = await api(`/projects/${project.id}/labels`, { method: 'PUT', token: owner.token, body: { name: label, priority: 3 } });
+    expect(lab.status).toBe(200);
+    expect(iids((await list('?order_by=label_priority&state=opened')).body)).toEqual([mrs.a.iid, mrs.b.iid]);
+    expect(iids((await list('?order_by=label_priority&sort=asc&state=opened')).body)).toEqual([mrs.a.iid, mrs.b.iid]);
+    expect(iids((await list('?order_by=milestone_due&state=opened')).body)).toEqual([mrs.a.iid, mrs.b.iid]);
+    expect(iids((await list('?order_by=priority&state=opened')).body)).toEqual([mrs.a.iid, mrs.b.iid]);
+  });
+});
