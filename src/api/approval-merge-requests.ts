@@ -63,7 +63,7 @@ import {
   withApprovals,
 } from '../services/approval-rules';
 import { eligibleForApproval, type MergeRequestRow } from '../services/approval-state';
-import { findReadableMergeRequest, liveState } from '../services/merge-requests';
+import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../services/merge-requests';
 import { systemNoteInsert } from '../services/system-notes';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
@@ -377,6 +377,8 @@ export function mountApprovalMergeRequests(r: Router) {
         db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
         systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }),
       ]);
+      // A merge queued with merge_when_pipeline_succeeds completes once the approval makes it mergeable.
+      await autoMergeIfReady(c, f.mr.id);
       const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all();
       return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, rows)), 201);
     },
