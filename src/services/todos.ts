@@ -10,10 +10,11 @@ import { and, eq, inArray, notExists, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
-import { issueAssignees, issues, namespaces, notes, projects, todos, users } from '../db/schema';
+import { issueAssignees, issues, mergeRequests, namespaces, notes, projects, todos, users } from '../db/schema';
 import { type TodoRow, TODO_MARKED, todoEntity } from '../entities/todo';
 import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../lib/abilities';
 import { type PresentOptions, presentIssues } from './issue-presenter';
+import { mergeRequestVisibleSql, presentMergeRequests } from './merge-requests';
 import { baseUrl } from '../lib/pagination';
 import { loadFullNames } from './groups';
 
@@ -35,10 +36,14 @@ export function todoTargetVisibleSql(caller: Caller): SQL {
   // ProjectFeature `issues`: disabled for everyone, private to members (featureAvailable).
   const issuesLevel = sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled')`;
   const featureOk = caller.isAdmin ? sql`${issuesLevel} <> 'disabled'` : sql`(${issuesLevel} = 'enabled' OR (${issuesLevel} = 'private' AND ${projectLevelSql(uid)} >= 10))`;
-  return sql`(${todos.targetType} = 'Issue' AND EXISTS (SELECT 1 FROM ${issues}
+  return sql`((${todos.targetType} = 'Issue' AND EXISTS (SELECT 1 FROM ${issues}
     JOIN ${projects} ON ${projects.id} = ${issues.projectId}
     JOIN ${namespaces} ON ${namespaces.id} = ${projects.namespaceId}
-    WHERE ${issues.id} = ${todos.targetId} AND ${projectOk} AND ${featureOk} AND ${confidentialOk}))`;
+    WHERE ${issues.id} = ${todos.targetId} AND ${projectOk} AND ${featureOk} AND ${confidentialOk}))
+    OR (${todos.targetType} = 'MergeRequest' AND EXISTS (SELECT 1 FROM ${mergeRequests}
+    JOIN ${projects} ON ${projects.id} = ${mergeRequests.projectId}
+    JOIN ${namespaces} ON ${namespaces.id} = ${projects.namespaceId}
+    WHERE ${mergeRequests.id} = ${todos.targetId} AND ${mergeRequestVisibleSql(caller)})))`;
 }
 
 /**
@@ -85,7 +90,7 @@ async function byIds<T extends { id: number }>(ids: number[], load: (chunk: numb
   return out;
 }
 
-/** Presents to-dos (issue targets only) with their authors, projects and Issue entities. */
+/** Presents to-dos (issue and merge request targets) with their authors, projects and Issue entities. */
 export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}) {
   if (!rows.length) return [];
   const db = c.var.db;
@@ -110,11 +115,37 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   const targets = [...issueRows.values()];
   const presented = await presentIssues(c, caller, targets, issueOpts);
   const targetJson = new Map<number, unknown>(targets.map((row, i) => [row.id, presented[i]]));
+  // Merge request targets: Entities::MergeRequest (todo.rb presents the full entity).
+  const mrRows = await byIds(
+    rows.filter((t) => t.targetType === 'MergeRequest').map((t) => t.targetId),
+    (chunk) => db.select().from(mergeRequests).where(inArray(mergeRequests.id, chunk)).all(),
+  );
+  const mrTargets = [...mrRows.values()];
+  const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: true });
+  const mrTargetJson = new Map<number, unknown>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
 
   const out = [];
   for (const t of rows) {
-    const issue = issueRows.get(t.targetId);
     const author = authors.get(t.authorId);
+    if (t.targetType === 'MergeRequest') {
+      const mr = mrRows.get(t.targetId);
+      const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
+      if (!mr || !author || !parent) continue;
+      const fullPath = `${parent.namespace.fullPath}/${parent.project.path}`;
+      out.push(
+        todoEntity(t, {
+          base,
+          author,
+          project: { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name },
+          group: null,
+          target: mrTargetJson.get(mr.id),
+          targetUrl: `${base}/${fullPath}/-/merge_requests/${mr.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
+          body: t.noteId ? noteBodies.get(t.noteId)?.body ?? mr.title : mr.title,
+        }),
+      );
+      continue;
+    }
+    const issue = issueRows.get(t.targetId);
     if (t.targetType !== 'Issue' || !issue || !author) continue;
     const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
     const project = parent ? { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name } : null;
