@@ -290,8 +290,8 @@ export function mountRepository(r: Router) {
     return Promise.all(
       rows.map(async (b, i) => {
         const pr = protection.get(b.name);
-        // Repository#merged_to_root_ref?: reachable from the default branch, which is never "merged" itself.
-        const merged = Boolean(defaultHead) && b.name !== defaultBranch && (b.commitSha === defaultHead || (await isAncestor(db, pid, b.commitSha, defaultHead!)));
+        // Repository#merged_to_root_ref?: `!same_head && ancestor?`, so a branch at the default head is not merged.
+        const merged = Boolean(defaultHead) && b.name !== defaultBranch && b.commitSha !== defaultHead && (await isAncestor(db, pid, b.commitSha, defaultHead!));
         return branchEntity(
           b.name,
           commits[i]!,

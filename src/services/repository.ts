@@ -126,15 +126,20 @@ export async function mergeBase(db: Db, projectId: number, a: string, b: string)
   return row?.sha ?? null;
 }
 
-/** The newest commit in head's history that changed `path` (its blob or mode differs from the first parent's). */
+/**
+ * The newest commit in head's history that changed `path` (`git log -1 -- path`): its blob or mode
+ * differs from every parent's, so a merge commit that took the file unchanged from one side does not
+ * count (git's history simplification), the commit on that side does.
+ */
 export async function lastCommitForPath(db: Db, projectId: number, head: string, path: string): Promise<string | null> {
   const [row] = await db.all<{ sha: string }>(sql`WITH RECURSIVE ${ancestry('h', projectId, head)}
     SELECT c.sha AS sha FROM repo_commits c
     LEFT JOIN repo_commit_files f ON f.project_id = c.project_id AND f.commit_sha = c.sha AND f.path = ${path}
-    LEFT JOIN repo_commit_parents p ON p.project_id = c.project_id AND p.sha = c.sha AND p.position = 0
-    LEFT JOIN repo_commit_files pf ON pf.project_id = c.project_id AND pf.commit_sha = p.parent_sha AND pf.path = ${path}
     WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM h)
-      AND (f.blob_sha IS NOT pf.blob_sha OR f.mode IS NOT pf.mode)
+      AND NOT (f.blob_sha IS NULL AND NOT EXISTS (SELECT 1 FROM repo_commit_parents p0 WHERE p0.project_id = c.project_id AND p0.sha = c.sha))
+      AND NOT EXISTS (SELECT 1 FROM repo_commit_parents p
+        LEFT JOIN repo_commit_files pf ON pf.project_id = p.project_id AND pf.commit_sha = p.parent_sha AND pf.path = ${path}
+        WHERE p.project_id = c.project_id AND p.sha = c.sha AND pf.blob_sha IS f.blob_sha AND pf.mode IS f.mode)
     ORDER BY c.committed_at DESC, c.generation DESC LIMIT 1`);
   return row?.sha ?? null;
 }
@@ -507,8 +512,9 @@ export async function history(db: Db, projectId: number, head: string, o: { sinc
     const path = o.path.replace(/\/+$/, '');
     const touched: CommitRow[] = [];
     for (const r of rows) {
-      const [mine, parent] = await Promise.all([pathState(db, projectId, r.sha, path), pathState(db, projectId, r.parentShas[0] ?? null, path)]);
-      if (mine !== parent) touched.push(r);
+      // git's history simplification: a commit the path is unchanged from in some parent does not count.
+      const [mine, ...parents] = await Promise.all([pathState(db, projectId, r.sha, path), ...(r.parentShas.length ? r.parentShas : [null]).map((sha) => pathState(db, projectId, sha, path))]);
+      if (parents.every((ps) => ps !== mine)) touched.push(r);
     }
     rows = touched;
   }

@@ -163,7 +163,8 @@ describe('branches and compare', () => {
     const created = await api(`/projects/${p.id}/repository/branches`, { token: developer.token, body: { branch: 'feature/x', ref: 'main' } });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body)).toEqual(['name', 'commit', 'merged', 'protected', 'developers_can_push', 'developers_can_merge', 'can_push', 'default', 'web_url']);
-    expect(created.body).toMatchObject({ name: 'feature/x', commit: { id: first.body.id }, merged: true, protected: false, can_push: true, default: false });
+    // merged_to_root_ref? is `!same_head && ancestor?`: a branch at the default branch's head is not merged.
+    expect(created.body).toMatchObject({ name: 'feature/x', commit: { id: first.body.id }, merged: false, protected: false, can_push: true, default: false });
     expect((await api(`/projects/${p.id}/repository/branches`, { token: developer.token, body: { branch: 'feature/x', ref: 'main' } })).body).toEqual({ message: 'Branch already exists' });
     expect((await api(`/projects/${p.id}/repository/branches`, { token: developer.token, body: { branch: 'y', ref: 'nope' } })).body).toEqual({ message: 'Invalid reference name: nope' });
     expect((await api(`/projects/${p.id}/repository/branches`, { token: reporter.token, body: { branch: 'z', ref: 'main' } })).status).toBe(403);
@@ -188,6 +189,28 @@ describe('branches and compare', () => {
     expect((await api(`/projects/${p.id}/repository/branches/feature%2Fx`, { token: developer.token })).body).toEqual({ message: '404 Branch Not Found' });
     // The commit stays readable by id after its branch is gone.
     expect((await api(`/projects/${p.id}/repository/commits/${second.body.id}`, { token: reporter.token })).status).toBe(200);
+  });
+});
+
+describe('history through merges', () => {
+  it('marks a branch behind the default branch merged, and finds the commit that last changed a file across a merge', async () => {
+    const p = await newProject();
+    const first = await commit(p.id, owner.token, { branch: 'main', commit_message: 'one', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    expect((await api(`/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'old', ref: 'main' } })).status).toBe(201);
+    const feature = await commit(p.id, owner.token, { branch: 'feature', start_branch: 'main', commit_message: 'feature', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] });
+    await commit(p.id, owner.token, { branch: 'main', commit_message: 'two', actions: [{ action: 'update', file_path: 'a.txt', content: 'b' }] });
+    expect((await api(`/projects/${p.id}/repository/branches/old`, { token: owner.token })).body).toMatchObject({ commit: { id: first.body.id }, merged: true });
+    const mr = await api(`/projects/${p.id}/merge_requests`, { token: owner.token, body: { source_branch: 'feature', target_branch: 'main', title: 'Feature' } });
+    const merged = await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/merge`, { method: 'PUT', token: owner.token });
+    expect(merged.body.state).toBe('merged');
+    // git log -1 -- f.txt on main: the feature commit, not the merge commit that took it unchanged.
+    const file = await api(`/projects/${p.id}/repository/files/f.txt?ref=main`, { token: owner.token });
+    expect(file.body).toMatchObject({ commit_id: merged.body.merge_commit_sha, last_commit_id: feature.body.id });
+    const byPath = await api(`/projects/${p.id}/repository/commits?path=a.txt`, { token: owner.token });
+    expect(byPath.body.map((x: { title: string }) => x.title)).toEqual(['two', 'one']);
+    const byFeaturePath = await api(`/projects/${p.id}/repository/commits?path=f.txt`, { token: owner.token });
+    expect(byFeaturePath.body.map((x: { id: string }) => x.id)).toEqual([feature.body.id]);
+    expect((await api(`/projects/${p.id}/repository/branches/feature`, { token: owner.token })).body.merged).toBe(true);
   });
 });
 
