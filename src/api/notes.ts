@@ -13,7 +13,7 @@ import { requestParams } from '../lib/params';
 import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { requireUser } from '../middleware/auth';
-import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateNoteParams } from '../params/notes';
+import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateEpicNoteParams, updateNoteParams } from '../params/notes';
 import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../services/epics';
 import { canAdminNote, canReadInternalNotes, findIssueNote, findNoteableIssue, presentNotes } from '../services/notes';
 import type { Context } from 'hono';
@@ -182,16 +182,56 @@ export function mountEpicNotes(r: Router) {
     },
   );
 
+  /** A note of the epic the caller may read (internal notes: planners and above, or their author). */
+  async function findEpicNote(c: Context<AppEnv>, caller: Caller, p: { id: string; epic_id: number; note_id: number }) {
+    const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+    const note = Number.isSafeInteger(p.note_id)
+      ? await c.var.db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))).get()
+      : undefined;
+    if (!note) throw recordNotFound();
+    if (note.internal && !canReadInternalNotes(caller, level) && note.authorId !== caller.user?.id) throw notFound('Note');
+    return { epic, level, note };
+  }
+
   r.route(
     { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true },
     async ({ c, p, caller }) => {
-      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-      const note = Number.isSafeInteger(p.note_id)
-        ? await c.var.db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))).get()
-        : undefined;
-      if (!note) throw recordNotFound();
-      if (note.internal && !canReadInternalNotes(caller, level) && note.authorId !== caller.user?.id) throw notFound('Note');
+      const { note } = await findEpicNote(c, caller, p);
       return c.json((await presentNotes(c, [note], null))[0]);
+    },
+  );
+
+  // lib/api/notes.rb is generic over noteables: the same edit and delete rules as issue notes (admin_note).
+  r.route(
+    { method: 'PUT', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Edit a note of an epic', tags: ['notes'], params: updateEpicNoteParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { level, note } = await findEpicNote(c, caller, p);
+      if (!canAdminNote(caller, level, note)) throw forbidden();
+      if (p.body !== undefined && p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const db = c.var.db;
+      if (p.body !== undefined && p.body !== note.body) {
+        const now = Date.now();
+        await db.update(notes).set({ body: p.body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).run();
+      }
+      const row = await db.select().from(notes).where(eq(notes.id, note.id)).get();
+      return c.json((await presentNotes(c, [row!], null))[0]);
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Delete a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const { level, note } = await findEpicNote(c, caller, p);
+      if (!canAdminNote(caller, level, note)) throw forbidden();
+      checkUnmodifiedSince(c, note.updatedAt);
+      const db = c.var.db;
+      await db.batch([
+        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), eq(awardEmoji.awardableId, note.id))),
+        db.delete(notes).where(eq(notes.id, note.id)),
+      ]);
+      return c.body(null, 204);
     },
   );
 

@@ -38,6 +38,7 @@ export const listEpicNotesParams = params({
   ...paginationParams,
 });
 export const epicNoteRefParams = params({ id: g.string(), epic_id: g.int(), note_id: g.int() });
+export const updateEpicNoteParams = params({ id: g.string(), epic_id: g.int(), note_id: g.int(), body: nonBlank().optional(), confidential: g.bool().optional() });
 export const createEpicNoteParams = params({
   id: g.string(),
   epic_id: g.int(),
