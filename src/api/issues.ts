@@ -25,24 +25,7 @@ import { findProject } from '../db/queries/projects';
 import { issueContentDeletion } from '../services/content-deletion';
 import { resolveTodosForTarget } from '../services/todos';
 import { findProjectAssignableMilestone } from '../services/milestones';
-import { findReadableProject, setOpenIssuesCounter } from '../services/projects';
-
-// Project entity `open_issues_count`: open issues without the confidential ones, the count
-// Projects::OpenIssuesCountService gives callers who may not read confidential issues (the
-// counter has no caller, so it never counts what someone could not see).
-setOpenIssuesCounter(async (db, projectIds) => {
-  const out = new Map<number, number>();
-  for (let i = 0; i < projectIds.length; i += 90) {
-    const rows = await db
-      .select({ projectId: issues.projectId, n: count() })
-      .from(issues)
-      .where(and(inArray(issues.projectId, projectIds.slice(i, i + 90)), eq(issues.state, 'opened'), eq(issues.confidential, false)))
-      .groupBy(issues.projectId)
-      .all();
-    for (const r of rows) out.set(r.projectId, r.n);
-  }
-  return out;
-});
+import { findReadableProject } from '../services/projects';
 
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;

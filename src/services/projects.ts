@@ -80,8 +80,6 @@ export async function projectsWithBranches(db: Db, projectIds: number[]): Promis
 export const openIssuesFor = (counts: { all: number; public: number } | undefined, level: number) =>
   !counts ? 0 : level >= ACCESS.REPORTER ? counts.all : counts.public;
 
-/** Kept for src/api/issues.ts, which still registers the former counter; the counts above replace it. */
-export function setOpenIssuesCounter(_counter: (db: Db, projectIds: number[]) => Promise<Map<number, number>>) {}
 
 /** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
