@@ -1,15 +1,17 @@
 /**
- * Award emoji on issues and on their notes (GitLab lib/api/award_emoji.rb). `authenticate!` for every
- * route. Issue upvotes/downvotes are kept in step with thumbsup/thumbsdown in the same db.batch.
+ * Award emoji on issues, merge requests and their notes, and on epics (GitLab lib/api/award_emoji.rb,
+ * helpers/award_emoji.rb). `authenticate!` for every route. Issue and merge request
+ * upvotes/downvotes are kept in step with thumbsup/thumbsdown in the same db.batch as the award.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
-import { awardEmoji, issues, users } from '../db/schema';
+import { awardEmoji, issues, mergeRequests, notes, users } from '../db/schema';
 import { type AwardRow, awardEmojiEntity } from '../entities/award-emoji';
 import { userBasic } from '../entities/user';
 import { isEmojiName } from '../lib/emoji';
-import { ApiError, recordNotFound, unauthorized } from '../lib/errors';
+import { checkUnmodifiedSince } from '../lib/conditional';
+import { ApiError, notFound, recordNotFound, unauthorized } from '../lib/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
 import { requestParams } from '../lib/params';
 import type { Router } from '../lib/router';
@@ -24,35 +26,87 @@ import {
   listAwardsParams,
   listEpicAwardsParams,
   listNoteAwardsParams,
+  listMergeRequestAwardsParams,
+  listMergeRequestNoteAwardsParams,
+  mergeRequestAwardRefParams,
+  mergeRequestNoteAwardRefParams,
+  createMergeRequestAwardParams,
+  createMergeRequestNoteAwardParams,
   noteAwardRefParams,
 } from '../params/notes';
 import { findReadableEpic } from '../services/epics';
-import { findIssueNote } from '../services/notes';
+import { canReadMergeRequests } from '../services/merge-requests';
+import { canReadNote, findIssueNote, lockedOut } from '../services/notes';
 import { findReadableIssue } from '../services/issues';
+import { findReadableProject } from '../services/projects';
 
-type Awardable = { type: 'Issue' | 'Note' | 'Epic'; id: number; issueId: number | null };
-
-/** `awardable`: the issue, one of its notes, or an epic (EE); a missing or hidden one is a 404. */
-async function findAwardable(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid?: number; note_id?: number; epic_iid?: number }): Promise<Awardable> {
-  if (p.epic_iid !== undefined) {
-    const { epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
-    return { type: 'Epic', id: epic.id, issueId: null };
-  }
-  const found = await findReadableIssue(c, caller, p.id, p.issue_iid!);
-  if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, issueId: found.issue.id };
-  const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
-  return { type: 'Note', id: note.id, issueId: found.issue.id };
+interface Awardable {
+  type: 'Issue' | 'MergeRequest' | 'Note' | 'Epic';
+  id: number;
+  /** The issue or merge request whose upvotes/downvotes columns count this awardable's votes. */
+  votes: { table: 'Issue' | 'MergeRequest'; id: number } | null;
+  /** `can_read_awardable?` (false answers `404 Award Emoji Not Found`); issues and epics throw instead. */
+  readable: boolean;
+  /** `awardable.user_can_award?(current_user)`: the award_emoji ability. */
+  canAward: boolean;
 }
 
-/** The issue's vote columns recounted from award_emoji (for the same batch as the award change); epics count on read. */
-const recountVotes = (c: Context<AppEnv>, a: Awardable) =>
-  c.var.db
-    .update(issues)
-    .set({
-      upvotes: sql`(select count(*) from ${awardEmoji} where ${awardEmoji.awardableType} = 'Issue' and ${awardEmoji.awardableId} = ${a.issueId} and ${awardEmoji.name} = 'thumbsup')`,
-      downvotes: sql`(select count(*) from ${awardEmoji} where ${awardEmoji.awardableType} = 'Issue' and ${awardEmoji.awardableId} = ${a.issueId} and ${awardEmoji.name} = 'thumbsdown')`,
-    })
-    .where(eq(issues.id, a.issueId ?? 0));
+/** `awardable`: the issue, merge request, one of their notes, or an epic (EE). */
+async function findAwardable(
+  c: Context<AppEnv>,
+  caller: Caller,
+  p: { id: string; issue_iid?: number; merge_request_iid?: number; note_id?: number; epic_iid?: number },
+): Promise<Awardable> {
+  if (p.epic_iid !== undefined) {
+    const { epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    return { type: 'Epic', id: epic.id, votes: null, readable: true, canAward: true };
+  }
+  if (p.merge_request_iid !== undefined) return findMergeRequestAwardable(c, caller, p as { id: string; merge_request_iid: number; note_id?: number });
+  const found = await findReadableIssue(c, caller, p.id, p.issue_iid!);
+  const votes = { table: 'Issue' as const, id: found.issue.id };
+  if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward: true };
+  const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+  return { type: 'Note', id: note.id, votes, readable: true, canAward: true };
+}
+
+/**
+ * helpers/award_emoji.rb: `user_project.merge_requests.find_by!(iid:)` and `awardable.notes.find(note_id)`
+ * find without a permission check (404 Not found when missing); reading is checked per route
+ * (read_merge_request; an internal note needs read_internal_note). Awarding is refused on an
+ * archived project (ArchivedAbilities: award_emoji) and to non-members on a locked discussion.
+ */
+async function findMergeRequestAwardable(c: Context<AppEnv>, caller: Caller, p: { id: string; merge_request_iid: number; note_id?: number }): Promise<Awardable> {
+  const { project, level } = await findReadableProject(c, caller, p.id);
+  const db = c.var.db;
+  const mr = Number.isSafeInteger(p.merge_request_iid)
+    ? await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, p.merge_request_iid))).get()
+    : undefined;
+  if (!mr) throw recordNotFound();
+  const votes = { table: 'MergeRequest' as const, id: mr.id };
+  const readable = canReadMergeRequests(caller, project, level);
+  const canAward = readable && caller.user != null && !project.archived && !lockedOut(caller, level, mr.discussionLocked);
+  if (p.note_id === undefined) return { type: 'MergeRequest', id: mr.id, votes, readable, canAward };
+  const note = Number.isSafeInteger(p.note_id)
+    ? await db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, mr.id))).get()
+    : undefined;
+  if (!note) throw recordNotFound();
+  const noteReadable = readable && canReadNote(caller, level, note);
+  return { type: 'Note', id: note.id, votes, readable: noteReadable, canAward: canAward && noteReadable };
+}
+
+const votesOf = (table: 'Issue' | 'MergeRequest', id: number, name: string) =>
+  sql<number>`(select count(*) from ${awardEmoji} where ${awardEmoji.awardableType} = ${table} and ${awardEmoji.awardableId} = ${id} and ${awardEmoji.name} = ${name})`;
+
+/**
+ * The issue's or merge request's vote columns recounted from award_emoji (for the same batch as the
+ * award change; a note's award recounts its noteable, unchanged); epics count on read.
+ */
+const recountVotes = (c: Context<AppEnv>, a: Awardable) => {
+  const db = c.var.db;
+  const v = a.votes ?? { table: 'Issue' as const, id: 0 };
+  const set = { upvotes: votesOf(v.table, v.id, 'thumbsup'), downvotes: votesOf(v.table, v.id, 'thumbsdown') };
+  return v.table === 'MergeRequest' ? db.update(mergeRequests).set(set).where(eq(mergeRequests.id, v.id)) : db.update(issues).set(set).where(eq(issues.id, v.id));
+};
 
 async function present(c: Context<AppEnv>, rows: AwardRow[]) {
   const ids = [...new Set(rows.map((r) => r.userId))].slice(0, 100);
@@ -71,11 +125,20 @@ export function mountAwardEmoji(r: Router) {
     ['/projects/:id/issues/:issue_iid/award_emoji', listAwardsParams, awardRefParams, createAwardParams],
     ['/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji', listNoteAwardsParams, noteAwardRefParams, createNoteAwardParams],
     ['/groups/:id/epics/:epic_iid/award_emoji', listEpicAwardsParams, epicAwardRefParams, createEpicAwardParams],
+    ['/projects/:id/merge_requests/:merge_request_iid/award_emoji', listMergeRequestAwardsParams, mergeRequestAwardRefParams, createMergeRequestAwardParams],
+    [
+      '/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji',
+      listMergeRequestNoteAwardsParams,
+      mergeRequestNoteAwardRefParams,
+      createMergeRequestNoteAwardParams,
+    ],
   ] as unknown as [string, typeof listAwardsParams, typeof awardRefParams, typeof createAwardParams][]) {
-    const what = suffix.includes(':note_id') ? 'an issue note' : suffix.includes('epics') ? 'an epic' : 'an issue';
+    const owner = suffix.includes('merge_requests') ? 'merge request' : suffix.includes('epics') ? 'epic' : 'issue';
+    const what = `${owner === 'issue' || owner === 'epic' ? 'an' : 'a'} ${owner}${suffix.includes(':note_id') ? ' note' : ''}`;
 
     r.route({ method: 'GET', path: suffix, summary: `List the award emoji of ${what}`, tags: ['award_emoji'], params: listP, signedIn: true }, async ({ c, p, caller }) => {
       const a = await findAwardable(c, caller, p as never);
+      if (!a.readable) throw notFound('Award Emoji');
       const db = c.var.db;
       const where = and(eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id));
       const raw = await requestParams(c);
@@ -91,6 +154,7 @@ export function mountAwardEmoji(r: Router) {
 
     r.route({ method: 'GET', path: `${suffix}/:award_id`, summary: `Get an award emoji of ${what}`, tags: ['award_emoji'], params: refP, signedIn: true }, async ({ c, p, caller }) => {
       const a = await findAwardable(c, caller, p as never);
+      if (!a.readable) throw notFound('Award Emoji');
       const row = await findAward(c, a, (p as { award_id: number }).award_id);
       return c.json((await present(c, [row]))[0]);
     });
@@ -100,6 +164,7 @@ export function mountAwardEmoji(r: Router) {
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
         const a = await findAwardable(c, caller, p as never);
+        if (!a.readable || !a.canAward) throw notFound('Award Emoji');
         const name = (p as { name: string }).name.trim();
         // award.persisted? is false on a validation error: `not_found!("Award Emoji #{award.errors.messages}")`.
         if (!isEmojiName(name)) throw awardNotFound('{:name=>["is not a valid emoji name"]}');
@@ -135,6 +200,7 @@ export function mountAwardEmoji(r: Router) {
         const row = await findAward(c, a, (p as { award_id: number }).award_id);
         // award_emoji.rb: `unauthorized! unless award.user == current_user || current_user&.can_admin_all_resources?`.
         if (row.userId !== user.id && !caller.isAdmin) throw unauthorized();
+        checkUnmodifiedSince(c, row.updatedAt);
         const db = c.var.db;
         await db.batch([db.delete(awardEmoji).where(eq(awardEmoji.id, row.id)), recountVotes(c, a)]);
         return c.body(null, 204);

@@ -2,51 +2,44 @@
  * Notes on issues (GitLab lib/api/notes.rb, helpers/notes_helpers.rb): list, get, create (with the
  * `/promote` quick action, spec: Issues), update, delete. notes.rb runs `authenticate!` for every route.
  */
-import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { awardEmoji, epics, issues, notes } from '../db/schema';
+import { epics, issues, notes } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
-import { ApiError, forbidden, notFound, recordNotFound } from '../lib/errors';
-import { linkParamsFrom, pageRequest, paginate } from '../lib/pagination';
-import { requestParams } from '../lib/params';
+import { forbidden, notFound } from '../lib/errors';
 import { requirePlan } from '../lib/plan';
 import type { Router } from '../lib/router';
 import { requireUser } from '../middleware/auth';
 import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateEpicNoteParams, updateNoteParams } from '../params/notes';
 import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../services/epics';
-import { canAdminNote, canReadInternalNotes, findIssueNote, findNoteableIssue, presentNotes } from '../services/notes';
+import {
+  canAdminNote,
+  canReadInternalNotes,
+  checkNoteUpdate,
+  destroyNote,
+  findIssueNote,
+  findNoteableIssue,
+  findNoteOf,
+  listNotesOf,
+  NOTE_BODY_MAX as BODY_MAX,
+  noteError,
+  presentNotes,
+  saveNoteBody,
+} from '../services/notes';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
 import { extractQuickActions } from '../services/quick-actions';
-
-const BODY_MAX = 1_000_000;
-const noteError = (messages: Record<string, string[]>) =>
-  // process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash inspect).
-  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
+import { mountMergeRequestNotes } from './merge-request-notes';
 
 export function mountNotes(r: Router) {
   mountEpicNotes(r);
+  mountMergeRequestNotes(r);
   r.route(
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true },
     async ({ c, p, caller }) => {
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
-      const db = c.var.db;
-      const conds: (SQL | undefined)[] = [eq(notes.noteableType, 'Issue'), eq(notes.noteableId, found.issue.id)];
-      if (p.activity_filter === 'only_comments') conds.push(eq(notes.system, false));
-      if (p.activity_filter === 'only_activity') conds.push(eq(notes.system, true));
-      if (!canReadInternalNotes(caller, found.level)) conds.push(sql`(${notes.internal} = 0 OR ${notes.authorId} = ${caller.user!.id})`);
-      const where = and(...conds);
-      const dir = p.sort === 'asc' ? asc : desc;
-      const col = p.order_by === 'updated_at' ? notes.updatedAt : notes.createdAt;
-      const raw = await requestParams(c);
-      const rows = await paginate(
-        c,
-        pageRequest(p, raw.per_page),
-        linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(notes).where(where).orderBy(dir(col), dir(notes.id)).limit(limit).offset(offset).all(),
-        async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(notes).where(where).limit(limit).as('t')).get())?.n ?? 0,
-      );
+      const rows = await listNotesOf(c, caller, 'Issue', found.issue.id, found.level, p);
       return c.json(await presentNotes(c, rows, found.issue.iid));
     },
   );
@@ -120,14 +113,9 @@ export function mountNotes(r: Router) {
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
       const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
       if (!canAdminNote(caller, found.level, note)) throw forbidden();
-      if (p.body !== undefined && p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
-      const db = c.var.db;
-      if (p.body !== undefined && p.body !== note.body) {
-        const now = Date.now();
-        await db.update(notes).set({ body: p.body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).run();
-      }
-      const row = await db.select().from(notes).where(eq(notes.id, note.id)).get();
-      return c.json((await presentNotes(c, [row!], found.issue.iid))[0]);
+      checkNoteUpdate(note, p);
+      const row = await saveNoteBody(c, user, note, p.body);
+      return c.json((await presentNotes(c, [row], found.issue.iid))[0]);
     },
   );
 
@@ -139,11 +127,7 @@ export function mountNotes(r: Router) {
       const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
       if (!canAdminNote(caller, found.level, note)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
-      const db = c.var.db;
-      await db.batch([
-        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), eq(awardEmoji.awardableId, note.id))),
-        db.delete(notes).where(eq(notes.id, note.id)),
-      ]);
+      await destroyNote(c, note);
       return c.body(null, 204);
     },
   );
@@ -162,22 +146,7 @@ export function mountEpicNotes(r: Router) {
     { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true },
     async ({ c, p, caller }) => {
       const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-      const db = c.var.db;
-      const conds: (SQL | undefined)[] = [eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id)];
-      if (p.activity_filter === 'only_comments') conds.push(eq(notes.system, false));
-      if (p.activity_filter === 'only_activity') conds.push(eq(notes.system, true));
-      if (!canReadInternalNotes(caller, level)) conds.push(sql`(${notes.internal} = 0 OR ${notes.authorId} = ${caller.user!.id})`);
-      const where = and(...conds);
-      const dir = p.sort === 'asc' ? asc : desc;
-      const col = p.order_by === 'updated_at' ? notes.updatedAt : notes.createdAt;
-      const raw = await requestParams(c);
-      const rows = await paginate(
-        c,
-        pageRequest(p, raw.per_page),
-        linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(notes).where(where).orderBy(dir(col), dir(notes.id)).limit(limit).offset(offset).all(),
-        async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(notes).where(where).limit(limit).as('t')).get())?.n ?? 0,
-      );
+      const rows = await listNotesOf(c, caller, 'Epic', epic.id, level, p);
       return c.json(await presentNotes(c, rows, null));
     },
   );
@@ -185,11 +154,7 @@ export function mountEpicNotes(r: Router) {
   /** A note of the epic the caller may read (internal notes: planners and above, or their author). */
   async function findEpicNote(c: Context<AppEnv>, caller: Caller, p: { id: string; epic_id: number; note_id: number }) {
     const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-    const note = Number.isSafeInteger(p.note_id)
-      ? await c.var.db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))).get()
-      : undefined;
-    if (!note) throw recordNotFound();
-    if (note.internal && !canReadInternalNotes(caller, level) && note.authorId !== caller.user?.id) throw notFound('Note');
+    const note = await findNoteOf(c, caller, 'Epic', epic.id, level, p.note_id);
     return { epic, level, note };
   }
 
@@ -208,14 +173,9 @@ export function mountEpicNotes(r: Router) {
       const user = requireUser(caller);
       const { level, note } = await findEpicNote(c, caller, p);
       if (!canAdminNote(caller, level, note)) throw forbidden();
-      if (p.body !== undefined && p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
-      const db = c.var.db;
-      if (p.body !== undefined && p.body !== note.body) {
-        const now = Date.now();
-        await db.update(notes).set({ body: p.body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).run();
-      }
-      const row = await db.select().from(notes).where(eq(notes.id, note.id)).get();
-      return c.json((await presentNotes(c, [row!], null))[0]);
+      checkNoteUpdate(note, p);
+      const row = await saveNoteBody(c, user, note, p.body);
+      return c.json((await presentNotes(c, [row], null))[0]);
     },
   );
 
@@ -226,11 +186,7 @@ export function mountEpicNotes(r: Router) {
       const { level, note } = await findEpicNote(c, caller, p);
       if (!canAdminNote(caller, level, note)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
-      const db = c.var.db;
-      await db.batch([
-        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), eq(awardEmoji.awardableId, note.id))),
-        db.delete(notes).where(eq(notes.id, note.id)),
-      ]);
+      await destroyNote(c, note);
       return c.body(null, 204);
     },
   );

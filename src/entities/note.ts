@@ -4,7 +4,10 @@ import { iso } from '../lib/time';
 
 export type NoteRow = typeof notes.$inferSelect;
 
-export function noteEntity(n: NoteRow, x: { author: object | null; noteableIid: number | null; commandsChanges?: Record<string, unknown> }) {
+export function noteEntity(
+  n: NoteRow,
+  x: { author: object | null; resolvedBy?: object | null; noteableIid: number | null; commandsChanges?: Record<string, unknown> },
+) {
   return {
     id: n.id,
     type: n.type ?? null,
@@ -18,6 +21,8 @@ export function noteEntity(n: NoteRow, x: { author: object | null; noteableIid: 
     noteable_type: n.noteableType,
     project_id: n.projectId ?? null,
     resolvable: n.resolvable,
+    // resolved, resolved_by, resolved_at: exposed only `if: note.resolvable?`.
+    ...(n.resolvable ? { resolved: n.resolvedAt != null, resolved_by: x.resolvedBy ?? null, resolved_at: iso(n.resolvedAt) } : {}),
     confidential: n.internal,
     internal: n.internal,
     imported: false,
