@@ -255,6 +255,19 @@ describe('GET /projects/:id/merge_requests/:merge_request_iid/notes', () => {
   });
 });
 
+describe('comments and the merge request around them', () => {
+  it('a commenter becomes a participant and is subscribed; an internal note makes nobody a participant', async () => {
+    const mr = await newMr();
+    const commenter = await createUser();
+    expect((await api(mrUrl(mr.iid), { token: commenter.token })).body.subscribed).toBe(false);
+    expect((await api(notesUrl(mr.iid), { token: commenter.token, body: { body: 'I was here, cc @' + guest.username } })).status).toBe(201);
+    expect((await api(notesUrl(mr.iid), { token: reporter.token, body: { body: 'quietly', internal: true } })).status).toBe(201);
+    const people = await api(`${mrUrl(mr.iid)}/participants`, { token: owner.token });
+    expect(people.body.map((u: { id: number }) => u.id)).toEqual([owner.id, commenter.id, guest.id]);
+    expect((await api(mrUrl(mr.iid), { token: commenter.token })).body.subscribed).toBe(true);
+  });
+});
+
 describe('PUT /projects/:id/merge_requests/:merge_request_iid/notes/:note_id', () => {
   it('lets the author and maintainers edit, nobody edit a system note, and refuses to change confidentiality', async () => {
     const mr = await newMr();
