@@ -4,10 +4,9 @@
  * Merge request notes may be internal as issue notes (Note validation allows MergeRequest).
  * Quick actions in the body are not run: the body is stored as written.
  */
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../context';
-import { mergeRequests, notes } from '../db/schema';
+import { notes } from '../db/schema';
 import { ACCESS, type ProjectRow } from '../lib/abilities';
 import { checkUnmodifiedSince } from '../lib/conditional';
 import { forbidden } from '../lib/errors';
@@ -28,6 +27,7 @@ import {
   type NoteRow,
   presentNotes,
   saveNoteBody,
+  touchNoteable,
 } from '../services/notes';
 
 /**
@@ -102,8 +102,7 @@ export function mountMergeRequestNotes(r: Router) {
       const db = c.var.db;
       const [inserted] = (await db.batch([
         db.insert(notes).values({ noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
-        // Note#touch_noteable: the merge request's updated_at follows its newest comment.
-        db.update(mergeRequests).set({ updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
+        touchNoteable(c, 'MergeRequest', mr.id, now),
       ])) as unknown as [NoteRow[]];
       return c.json((await presentNotes(c, [inserted[0]], mr.iid))[0], 201);
     },

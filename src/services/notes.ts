@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
-import { awardEmoji, mergeRequests, notes, users } from '../db/schema';
+import { awardEmoji, epics, issues, mergeRequests, notes, users } from '../db/schema';
 import { type NoteRow, noteEntity } from '../entities/note';
 import { userBasic } from '../entities/user';
 import { ACCESS } from '../lib/abilities';
@@ -109,13 +109,27 @@ export function checkNoteUpdate(note: NoteRow, p: { body?: string; confidential?
   if (Object.keys(errors).length) throw noteError(errors);
 }
 
-/** PUT .../notes/:note_id after the checks: a changed body is saved with last_edited_at and updated_by. */
+/**
+ * `after_save :touch_noteable` (Note): the noteable's updated_at follows the note, written in the
+ * same batch as the note itself.
+ */
+export function touchNoteable(c: Context<AppEnv>, type: NoteableType, noteableId: number, at: number) {
+  const db = c.var.db;
+  if (type === 'MergeRequest') return db.update(mergeRequests).set({ updatedAt: at }).where(eq(mergeRequests.id, noteableId));
+  if (type === 'Epic') return db.update(epics).set({ updatedAt: at }).where(eq(epics.id, noteableId));
+  return db.update(issues).set({ updatedAt: at }).where(eq(issues.id, noteableId));
+}
+
+/** PUT .../notes/:note_id after the checks: a changed body is saved with last_edited_at and updated_by, touching the noteable. */
 export async function saveNoteBody(c: Context<AppEnv>, user: UserRow, note: NoteRow, body: string | undefined): Promise<NoteRow> {
   const db = c.var.db;
   if (body === undefined || body === note.body) return note;
   const now = Date.now();
-  const [row] = await db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning();
-  return row ?? note;
+  const [rows] = (await db.batch([
+    db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning(),
+    touchNoteable(c, note.noteableType as NoteableType, note.noteableId, now),
+  ])) as unknown as [NoteRow[]];
+  return rows[0] ?? note;
 }
 
 /** Notes::DestroyService: the note and its award emoji (`has_many :award_emoji, dependent: :destroy`) in one batch. */

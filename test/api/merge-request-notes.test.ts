@@ -276,6 +276,8 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/notes/:note_id', (
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ id: note.id, body: 'fixed', author: { id: guest.id }, created_at: note.created_at, noteable_iid: mr.iid });
     expect(edited.body.updated_at >= note.updated_at).toBe(true);
+    // after_save :touch_noteable: an edit moves the merge request's updated_at too.
+    expect((await getMr(mr.iid)).updated_at).toBe(edited.body.updated_at);
     const byDev = await api(notesUrl(mr.iid, `/${note.id}`), { method: 'PUT', token: dev.token, body: { body: 'dev' } });
     expect(byDev.status).toBe(403);
     expect(byDev.body).toEqual({ message: '403 Forbidden' });
