@@ -30,6 +30,8 @@ import { planAllows } from '../lib/plan';
 import { canUpdateMergeRequest as mrCanUpdate, repo } from './merge-requests';
 import { commitsBetween } from './repository';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
+import { codeOwnersFileAt, ensureSystemRules } from './system-approval-rules';
+import { type CodeOwnersFile, isOptionalSection } from './code-owners';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
 export type MrRuleRow = typeof approvalMergeRequestRules.$inferSelect;
@@ -309,6 +311,7 @@ export interface LoadedState {
 /** Everything ApprovalState reads for one merge request, then the arithmetic. */
 export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow): Promise<LoadedState> {
   const db = c.var.db;
+  await ensureSystemRules(c, mr);
   const branches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, mr.projectId)).orderBy(asc(protectedBranches.id)).all();
   const projectRules = await loadProjectRules(db, mr.projectId, undefined, branches);
   const [settings, mergeRequestRules, head, rows] = await Promise.all([
@@ -325,12 +328,17 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
   const approvalUsers = await usersByIds(db, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
   const targetPb = branches.filter((b) => refMatchesName(b.name, mr.targetBranch));
+  // Gitlab::CodeOwners.optional_section? reads the target branch's CODEOWNERS as it is now.
+  let codeOwners: CodeOwnersFile | null = null;
+  if (mr.state !== 'merged' && mergeRequestRules.some((r) => r.ruleType === 'code_owner')) {
+    codeOwners = await codeOwnersFileAt(c, mr.projectId, await repo.branchHead(c, mr.projectId, mr.targetBranch));
+  }
   const input: ApprovalStateInput = {
     featureAvailable: approvalsFeature(c),
     multipleRulesAvailable: multiple,
     canOverrideApprovers: !settings.disableOverridingApproversPerMergeRequest,
     projectRules: projectRules.filter((r) => isUserDefined(r.ruleType)).map(toInput),
-    mergeRequestRules: mergeRequestRules.map(toInput),
+    mergeRequestRules: mergeRequestRules.map((r) => ({ ...toInput(r), optionalSection: r.ruleType === 'code_owner' && r.section != null && codeOwners != null && isOptionalSection(codeOwners, r.section) })),
     targetBranch: mr.targetBranch,
     approvedUserIds: valid.map((a) => a.userId),
     authorId: mr.authorId,

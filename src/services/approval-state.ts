@@ -35,6 +35,8 @@ export interface RuleInput {
    * (ApprovalMergeRequestRule#applicable_to_branch?).
    */
   branchScope: BranchScope | null;
+  /** Code owner rules: the rule's CODEOWNERS section is optional (`^[Section]`), so it never requires approval. */
+  optionalSection?: boolean;
 }
 
 export interface ApprovalStateInput {
@@ -113,6 +115,8 @@ function orderUserDefined(rules: RuleInput[]): RuleInput[] {
 
 export function computeApprovalState(input: ApprovalStateInput): ApprovalState {
   const approvedSet = new Set(input.approvedUserIds);
+  // ApprovalWrappedCodeOwnerRule#branch_requires_code_owner_approval?
+  const requiresCodeOwnerApproval = (rule: RuleInput) => input.codeOwnerApprovalRequired && !rule.optionalSection;
   const committers = new Set(input.committerIds);
   // ApprovalState.filter_author / filter_committers.
   const filter = (ids: number[]) =>
@@ -127,8 +131,14 @@ export function computeApprovalState(input: ApprovalStateInput): ApprovalState {
     const approvedIds = any ? filter(input.approvedUserIds) : approverIds.filter((id) => approvedSet.has(id));
     let approvalsRequired = rule.approvalsRequired;
     if (rule.ruleType === 'code_owner') {
-      // ApprovalWrappedCodeOwnerRule: required only on branches requiring code owner approval, at least 1.
-      approvalsRequired = input.codeOwnerApprovalRequired && approverIds.length > 0 ? Math.max(rule.approvalsRequired, 1) : 0;
+      // ApprovalWrappedCodeOwnerRule: required only on branches requiring code owner approval and
+      // outside optional sections, at least 1 (the section's count otherwise); once merged, the
+      // count the merge finalized.
+      approvalsRequired = input.merged
+        ? rule.approvalsRequired
+        : requiresCodeOwnerApproval(rule) && approverIds.length > 0
+          ? Math.max(rule.approvalsRequired, 1)
+          : 0;
     }
     const approvalsLeft = Math.max(approvalsRequired - approvedIds.length, 0);
     const invalid = !any && approvalsRequired > approverIds.length;
@@ -162,7 +172,7 @@ export function computeApprovalState(input: ApprovalStateInput): ApprovalState {
   const invalidApproversRules = all.filter((r) => {
     if (r.rule.ruleType === 'any_approver') return false;
     if (r.approverIds.length > 0 && r.approverIds.length >= r.approvalsRequired) return false;
-    if (r.rule.ruleType === 'code_owner') return input.codeOwnerApprovalRequired;
+    if (r.rule.ruleType === 'code_owner') return requiresCodeOwnerApproval(r.rule);
     return r.approvalsRequired > r.approverIds.length;
   });
   // After merging, only the rules that were valid and approved remain (wrapped_approval_rules).

@@ -12,6 +12,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../context';
 import type { Db } from '../db/client';
 import {
+  approvalMergeRequestRules,
   issueAssignees,
   issues,
   labelLinks,
@@ -45,7 +46,7 @@ import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
 import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
-import { approvalDeletionForMergeRequests } from './approval-rules';
+import { approvalDeletionForMergeRequests, loadApprovalState } from './approval-rules';
 import { branchHead, buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, manifestOf, mergeBase, mergeManifests, runMerge } from './repository';
 import { commitEntity } from '../entities/commit';
 
@@ -891,6 +892,12 @@ export async function mergeMergeRequest(
     (r) => r.issueId,
   );
   const closable = await closableIssues(c, user, project, closingIssueIds);
+  // MergeRequest#finalize_rules (ApprovalWrappedCodeOwnerRule#finalize!): code owner rules keep the
+  // approvals count they required when merged, whatever the CODEOWNERS file or branch rules say later.
+  const approval = await loadApprovalState(c, mr);
+  const finalizeRules = approval.state.rules
+    .filter((w) => w.rule.ruleType === 'code_owner' && w.source === 'merge_request')
+    .map((w) => db.update(approvalMergeRequestRules).set({ approvalsRequired: w.approvalsRequired }).where(eq(approvalMergeRequestRules.id, w.rule.id)));
   const squash = input.squash ?? mr.squash;
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
 
@@ -922,6 +929,7 @@ export async function mergeMergeRequest(
         .update(todos)
         .set({ state: 'done', updatedAt: now })
         .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+      ...finalizeRules,
     ];
     if (!closeIssues) return out;
     for (const issue of closable) {

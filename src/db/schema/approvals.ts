@@ -102,7 +102,12 @@ export const approvalMergeRequestRules = sqliteTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [
-    uniqueIndex('approval_merge_request_rules_name').on(t.mergeRequestId, t.ruleType, t.name),
+    // Names are unique per (merge request, rule type, section): code owner rules are one per CODEOWNERS
+    // (section, pattern), user-defined rules have no section.
+    uniqueIndex('approval_merge_request_rules_name').on(t.mergeRequestId, t.ruleType, t.name).where(sql`rule_type <> 'code_owner'`),
+    uniqueIndex('approval_merge_request_rules_code_owner').on(t.mergeRequestId, t.section, t.name).where(sql`rule_type = 'code_owner'`),
+    // One report approver rule per report type (ApprovalProjectRule#merge_request_report_approver_rule).
+    uniqueIndex('approval_merge_request_rules_report_type').on(t.mergeRequestId, t.reportType).where(sql`rule_type = 'report_approver'`),
     uniqueIndex('approval_merge_request_rules_any_approver').on(t.mergeRequestId).where(sql`rule_type = 'any_approver'`),
     index('approval_merge_request_rules_source').on(t.approvalProjectRuleId),
   ],
@@ -140,6 +145,8 @@ export const approvals = sqliteTable(
     mergeRequestId: integer('merge_request_id').notNull(),
     userId: integer('user_id').notNull(),
     sha: text('sha'),
+    /** Random id of the request that last wrote the row: its other statements in the batch run only if it won. */
+    writeId: text('write_id'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

@@ -52,6 +52,12 @@ export const mergeRequests = sqliteTable(
     /** Merge-request-level approvals_before_merge (EE), null when unset. */
     approvalsBeforeMerge: integer('approvals_before_merge'),
     headSha: text('head_sha'),
+    /**
+     * What the system-written approval rules (code owner, report approver) were last built from
+     * (services/system-approval-rules.ts): the plan, the target branch and its head, the source
+     * head. They are rebuilt when it no longer matches.
+     */
+    systemRulesSyncedFor: text('system_rules_synced_for'),
     baseSha: text('base_sha'),
     startSha: text('start_sha'),
     /** Seconds. */
