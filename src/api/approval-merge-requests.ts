@@ -64,7 +64,8 @@ import {
 } from '../services/approval-rules';
 import { eligibleForApproval, type MergeRequestRow } from '../services/approval-state';
 import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../services/merge-requests';
-import { systemNoteInsert } from '../services/system-notes';
+import { systemNoteInsert, systemNoteInsertWhen } from '../services/system-notes';
+import { ensureSystemRules } from '../services/system-approval-rules';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
 const TAGS = ['merge_request_approvals'];
@@ -85,6 +86,8 @@ interface Found {
 async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, ability: 'read' | 'update' | 'approve' | 'update_approvers'): Promise<Found> {
   const { project, namespace, level, mr } = await findReadableMergeRequest(c, caller, projectId, iid);
   const db = c.var.db;
+  // Code owner rules follow the branches: rebuilt here when a push or retargeting made them stale.
+  await ensureSystemRules(c, mr);
   if (ability === 'update' || ability === 'update_approvers') {
     if (!canUpdateMergeRequest(caller, project, level, mr, await assigneeIds(db, mr.id))) throw forbidden();
     // EE MergeRequestPolicy: `~can_override_approvers` prevents update_approvers.
@@ -361,22 +364,25 @@ export function mountApprovalMergeRequests(r: Router) {
       // One row per (merge request, user): a stale row (given at another HEAD) is replaced; a
       // concurrent approve at the same HEAD leaves the first row alone and, like a later one, finds
       // the merge request already approved by the caller (401), so racing approves answer one 201.
-      const written = await db
-        .insert(approvals)
-        .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [approvals.mergeRequestId, approvals.userId],
-          set: { sha: head, createdAt: now, updatedAt: now },
-          setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
-        })
-        .returning({ id: approvals.id })
-        .all();
-      if (!written.length) throw unauthorized();
-      await runBatch(db, [
+      // The row carries this request's write id, so the reviewer state and the system note of the
+      // same batch are written only by the request whose approval was stored.
+      const writeId = crypto.randomUUID();
+      const mine = sql`EXISTS (SELECT 1 FROM ${approvals} WHERE ${approvals.mergeRequestId} = ${f.mr.id} AND ${approvals.userId} = ${user.id} AND ${approvals.writeId} = ${writeId})`;
+      const results = await runBatch(db, [
+        db
+          .insert(approvals)
+          .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, writeId, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({
+            target: [approvals.mergeRequestId, approvals.userId],
+            set: { sha: head, writeId, createdAt: now, updatedAt: now },
+            setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
+          }),
         // update_reviewer_state and SystemNoteService.approve_mr.
-        db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
-        systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }),
+        db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id), mine)),
+        systemNoteInsertWhen(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }, mine),
+        db.select({ won: sql<number>`1` }).from(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id), eq(approvals.writeId, writeId))),
       ]);
+      if (!(results[results.length - 1] as unknown[]).length) throw unauthorized();
       // A merge queued with merge_when_pipeline_succeeds completes once the approval makes it mergeable.
       await autoMergeIfReady(c, f.mr.id);
       const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all();

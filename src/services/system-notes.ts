@@ -3,7 +3,7 @@
  * issuables_service.rb). Written as insert builders so they join the db.batch of the change.
  * Milestone, label, state and weight changes are resource events in GitLab, not notes.
  */
-import type { SQL } from 'drizzle-orm';
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { notes } from '../db/schema';
 
@@ -21,6 +21,26 @@ export function systemNoteInsert(
     createdAt: n.at,
     updatedAt: n.at,
   });
+}
+
+/**
+ * The same system note, written only when `when` holds as the batch reaches it (for a note that
+ * belongs to a write another statement of the batch may have lost to a concurrent request).
+ */
+export function systemNoteInsertWhen(
+  db: Db,
+  n: { noteableType: 'Issue' | 'Epic' | 'MergeRequest'; noteableId: number; projectId: number | null; authorId: number; body: string; at: number },
+  when: SQL,
+) {
+  const values: Record<string, unknown> = { noteableType: n.noteableType, noteableId: n.noteableId, projectId: n.projectId, authorId: n.authorId, body: n.body, system: 1, createdAt: n.at, updatedAt: n.at };
+  // INSERT … SELECT lists every column (D1 batches take query builders, not raw statements):
+  // the given values, column defaults, NULL for the rest (the id included).
+  const fields = Object.entries(getTableColumns(notes)).map(([key, col]) => {
+    if (key in values) return sql`${values[key]}`;
+    if (col.hasDefault && col.default !== undefined) return sql`${typeof col.default === 'boolean' ? Number(col.default) : col.default}`;
+    return sql`NULL`;
+  });
+  return db.insert(notes).select(sql`SELECT ${sql.join(fields, sql`, `)} WHERE ${when}`);
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
