@@ -17,6 +17,7 @@ import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
 import { branchProtection, canPushToBranch, canPushToBranches, defaultBranchProtectionStatements, isProtectedBranch } from '../services/protected-branches';
 import { findReadableProject, readCode } from '../services/projects';
+import { pushStatements } from '../services/push';
 import {
   buildCommit,
   type CommitAction,
@@ -164,7 +165,12 @@ export function mountRepository(r: Router) {
       const settings = (await c.var.settings()) as Record<string, unknown>;
       const defaultBranch = found.project.defaultBranch ?? p.branch;
       const protect = empty && p.branch === defaultBranch ? defaultBranchProtectionStatements(db, found.project, p.branch, settings, { now: written.commit.committedAt }) : [];
-      const ok = await storeCommit(c, written, protect);
+      // MergeRequests::RefreshService for the open merge requests from this branch, in the push's batch.
+      const oldSha = target?.commitSha ?? null;
+      // A push starting elsewhere (start_branch, start_sha with force) also brings the start's commits the branch lacked.
+      const between = oldSha && parent && parent !== oldSha ? (await commitsBetween(db, pid, oldSha, parent)).reverse() : [];
+      const refresh = await pushStatements(c, { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, user, at: Date.now() });
+      const ok = await storeCommit(c, written, [...protect, ...refresh]);
       // Lost a race with another push to the same branch: Gitaly's answer for a moved ref.
       if (!ok) throw apiMessage(400, `Could not update refs/heads/${p.branch}. Please refresh and try again.`);
       const commit = (await findCommit(db, pid, written.commit.sha)) ?? written.commit;

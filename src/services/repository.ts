@@ -303,6 +303,8 @@ export interface WrittenCommit {
   statements: BatchItem<'sqlite'>[];
   /** Blob contents to store before the batch (content-addressed: a stored blob without rows is harmless). */
   blobs: Map<string, Uint8Array>;
+  /** The files of the new commit. */
+  files: Manifest;
 }
 
 /**
@@ -456,7 +458,7 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   else statements.push(db.update(repoBranches).set({ commitSha: sha, updatedAt: at }).where(and(eq(repoBranches.projectId, n.projectId), eq(repoBranches.name, n.branch))));
   // Project#after_create_default_branch: the first branch of a project without one becomes its default.
   statements.push(db.update(projects).set({ defaultBranch: n.branch }).where(and(eq(projects.id, n.projectId), sql`${projects.defaultBranch} IS NULL`)));
-  return { commit, statements, blobs };
+  return { commit, statements, blobs, files };
 }
 
 /** Stores the blobs, then runs the statements (plus `extra`) as one batch. False when the branch moved meanwhile. */
