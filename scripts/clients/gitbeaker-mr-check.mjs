@@ -366,4 +366,50 @@ await testCase('MergeRequests.all across the instance: authorId and scope filter
   eq((await api.MergeRequests.all({ projectId: project.id, state: 'closed' })).length, 0, 'no closed MR');
 });
 
+await testCase('user.can_merge of the merged request is true for root, who may push to main (can_be_merged_by? has no state check)', async () => {
+  const [project, mr, issue] = need('project', 'mr', 'issue');
+  eq((await api.MergeRequests.show(project.id, mr.iid)).user.can_merge, true, 'MergeRequests.show user.can_merge');
+  eq((await api.Issues.allRelatedMergeRequests(project.id, issue.iid))[0].user.can_merge, true, 'related_merge_requests user.can_merge');
+});
+
+await testCase('MergeRequestNotes create/all/edit/remove; MergeRequestAwardEmojis.award counts in upvotes; MergeRequestNoteAwardEmojis', async () => {
+  const [project, second, approver, author] = need('project', 'second', 'approver', 'author');
+  const note = await api.MergeRequestNotes.create(project.id, second.iid, 'Please add a test', { sudo: approver.username });
+  eq([note.body, note.noteable_type, note.noteable_iid, note.system], ['Please add a test', 'MergeRequest', second.iid, false], 'created note');
+  const all = await api.MergeRequestNotes.all(project.id, second.iid, { sort: 'asc' });
+  check(all.some((n) => n.system && /^added 1 commit/.test(n.body)), `no 'added 1 commit' system note among ${JSON.stringify(all.map((n) => n.body))}`);
+  eq(all[all.length - 1].id, note.id, 'newest note last');
+  const edited = await api.MergeRequestNotes.edit(project.id, second.iid, note.id, { body: 'Please add two tests', sudo: approver.username });
+  eq(edited.body, 'Please add two tests', 'edited body');
+  await rejects(403, () => api.MergeRequestNotes.edit(project.id, second.iid, note.id, { body: 'hijack', sudo: author.username }));
+  const award = await api.MergeRequestAwardEmojis.award(project.id, second.iid, 'thumbsdown', { sudo: approver.username });
+  eq([award.name, award.awardable_type], ['thumbsdown', 'MergeRequest'], 'award');
+  eq([(await api.MergeRequests.show(project.id, second.iid)).downvotes], [1], 'downvotes');
+  const na = await api.MergeRequestNoteAwardEmojis.award(project.id, second.iid, note.id, 'eyes', { sudo: author.username });
+  eq((await api.MergeRequestNoteAwardEmojis.all(project.id, second.iid, note.id)).map((a) => a.name), ['eyes'], 'note awards');
+  await api.MergeRequestNoteAwardEmojis.remove(project.id, second.iid, note.id, na.id, { sudo: author.username });
+  await api.MergeRequestAwardEmojis.remove(project.id, second.iid, award.id, { sudo: approver.username });
+  eq((await api.MergeRequests.show(project.id, second.iid)).downvotes, 0, 'downvotes after remove');
+  await api.MergeRequestNotes.remove(project.id, second.iid, note.id, { sudo: approver.username });
+  await rejects(404, () => api.MergeRequestNotes.show(project.id, second.iid, note.id));
+});
+
+await testCase('code owners: CODEOWNERS on main, ProtectedBranches.edit codeOwnerApprovalRequired; the approval state names the code owner rule until the owner approves', async () => {
+  const [project, approver, author] = need('project', 'approver', 'author');
+  await api.Commits.create(project.id, 'main', 'Add CODEOWNERS', [{ action: 'create', filePath: 'CODEOWNERS', content: `/owned/ @${approver.username}\n` }]);
+  await api.ProtectedBranches.edit(project.id, 'main', { codeOwnerApprovalRequired: true });
+  await api.Branches.create(project.id, 'owned-change', 'main', { sudo: author.username });
+  await api.Commits.create(project.id, 'owned-change', 'Owned change', [{ action: 'create', filePath: 'owned/a.txt', content: 'a' }], { sudo: author.username });
+  const mr = await api.MergeRequests.create(project.id, 'owned-change', 'main', 'Owned change', { sudo: author.username });
+  const st = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  const owner = st.rules.find((r) => r.code_owner);
+  check(owner, `no code owner rule in ${JSON.stringify(st.rules.map((r) => r.name))}`);
+  eq([owner.name, owner.section, owner.approvals_required, owner.approved, usernames(owner.eligible_approvers)], ['/owned/', 'codeowners', 1, false, [approver.username]], 'code owner rule');
+  const conf = await api.MergeRequestApprovals.showConfiguration(project.id, { mergerequestIId: mr.iid });
+  check(conf.approval_rules_left.some((r) => r.name === '/owned/' && r.rule_type === 'code_owner'), `approval_rules_left ${JSON.stringify(conf.approval_rules_left)}`);
+  await api.MergeRequestApprovals.approve(project.id, mr.iid, { approvalPassword: passwords[approver.username], sudo: approver.username });
+  const after = await api.MergeRequestApprovals.showApprovalState(project.id, mr.iid);
+  eq(after.rules.find((r) => r.code_owner).approved, true, 'code owner rule approved');
+});
+
 console.log('END');

@@ -529,5 +529,84 @@ def _():
     state["queued"] = mr
 
 
+@case("branch merged flag: false for a new branch at main's HEAD (same head is not merged, Repository#merged_to_root_ref?)")
+def _():
+    (b,) = need("feature_at_creation")
+    eq(b.merged, False, "merged of the branch as created")
+
+
+@case("files.get(README.md, main).last_commit_id after the merge: the feature commit that changed it (git log -1 main -- path)")
+def _():
+    project, fix = need("project", "fix")
+    main_sha = project.branches.get("main").commit["id"]
+    f = project.files.get(file_path="README.md", ref="main")
+    # The merge commit is TREESAME to its second parent for README.md, so git's history simplification (Gitaly's
+    # LastCommitForPath runs git log) follows that side and names the commit that changed the file.
+    eq(f.last_commit_id, fix.id, f"last_commit_id (the merge commit is {main_sha})")
+
+
+@case("an approval that makes a queued merge request mergeable merges it as the user who set the automatic merge")
+def _():
+    project, author, approver, mr = need("project", "author", "approver", "queued")
+    # EE subscribes ProcessAutoMergeFromEventWorker to MergeRequests::ApprovedEvent (ee/lib/ee/gitlab/event_store.rb).
+    project.mergerequests.get(mr.iid, lazy=True).approve(sudo=approver.username)
+    done = project.mergerequests.get(mr.iid)
+    eq((done.state, (done.merged_by or {}).get("username")), ("merged", author.username), "merged once approved")
+
+
+@case("code owners: CODEOWNERS on main requiring code owner approval; mr.approval_rules lists the code_owner rule; only the owner's approval satisfies it")
+def _():
+    author, approver = need("author", "approver")
+    other = new_user("other")
+    project = gl.projects.create({"name": f"Py Owners {TAG}", "visibility": "private"})
+    for u, level in ((author, gitlab.const.DEVELOPER_ACCESS), (approver, gitlab.const.DEVELOPER_ACCESS), (other, gitlab.const.DEVELOPER_ACCESS)):
+        project.members.create({"user_id": u.id, "access_level": level})
+    project.protectedbranches.create({"name": "main", "push_access_level": 40, "merge_access_level": 30, "code_owner_approval_required": True})
+    codeowners = f"# owners\n* @{other.username}\n\n[Backend][1]\n/src/ @{approver.username}\n"
+    project.commits.create({"branch": "main", "commit_message": "Add CODEOWNERS", "actions": [{"action": "create", "file_path": ".gitlab/CODEOWNERS", "content": codeowners}]})
+    project.branches.create({"branch": "owned", "ref": "main"})
+    project.commits.create(
+        {"branch": "owned", "commit_message": "Change src", "actions": [{"action": "create", "file_path": "src/app.py", "content": "print(1)\n"}]}, sudo=author.username
+    )
+    mr = project.mergerequests.create({"source_branch": "owned", "target_branch": "main", "title": "Owned change"}, sudo=author.username)
+    rules = [r for r in mr.approval_rules.list(get_all=True) if r.rule_type == "code_owner"]
+    eq(sorted((r.section, r.name, usernames(r.users)) for r in rules), sorted([("codeowners", "*", [other.username]), ("Backend", "/src/", [approver.username])]), "code owner rules")
+    st = mr.approval_state.get()
+    eq(sorted((r["name"], r["code_owner"], r["approvals_required"], r["approved"]) for r in st.rules), [("*", True, 1, False), ("/src/", True, 1, False)], "approval_state rules")
+    # Code owner rules are the system's: the API refuses to change them.
+    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: gl.http_put(f"/projects/{project.id}/merge_requests/{mr.iid}/approval_rules/{rules[0].id}", post_data={"name": "x", "approvals_required": 0}))
+    mr.approve(sudo=other.username)
+    eq(project.mergerequests.get(mr.iid).approvals.get().approvals_left, 1, "approvals_left after the * owner")
+    mr.approve(sudo=approver.username)
+    ap = project.mergerequests.get(mr.iid).approvals.get()
+    eq((ap.approvals_left, ap.approved), (0, True), "approved by both code owners")
+    state.update(owners_project=project, owners_mr=mr)
+
+
+@case("mr.notes: create, list with the system notes, save() an edit, delete(); mr.awardemojis and note awardemojis: thumbsup counts in upvotes")
+def _():
+    project, mr, author, approver = need("owners_project", "owners_mr", "author", "approver")
+    mr = project.mergerequests.get(mr.iid)
+    note = mr.notes.create({"body": "Looks good to me"}, sudo=approver.username)
+    eq((note.body, note.noteable_type, note.noteable_iid, note.author["username"], note.system), ("Looks good to me", "MergeRequest", mr.iid, approver.username, False), "created note")
+    bodies = [n.body for n in mr.notes.list(get_all=True, sort="asc")]
+    check("approved this merge request" in bodies, f"system notes missing from {bodies}")
+    eq(bodies[-1], "Looks good to me", "newest note last (sort=asc)")
+    editable = mr.notes.get(note.id, sudo=approver.username)
+    editable.body = "Looks great"
+    editable.save(sudo=approver.username)
+    eq(mr.notes.get(note.id).body, "Looks great", "edited note")
+    award = mr.awardemojis.create({"name": "thumbsup"}, sudo=author.username)
+    eq((award.name, award.awardable_type, award.user["username"]), ("thumbsup", "MergeRequest", author.username), "award")
+    got = project.mergerequests.get(mr.iid)
+    eq((got.upvotes, got.downvotes, got.user_notes_count), (1, 0, 1), "upvotes, downvotes, user_notes_count")
+    na = editable.awardemojis.create({"name": "tada"}, sudo=author.username)
+    eq([a.name for a in editable.awardemojis.list(get_all=True)], ["tada"], "note award emoji")
+    editable.awardemojis.delete(na.id, sudo=author.username)
+    editable.delete(sudo=approver.username)
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: mr.notes.get(note.id))
+    eq(project.mergerequests.get(mr.iid).user_notes_count, 0, "user_notes_count after delete")
+
+
 print("END", flush=True)
 sys.exit(0)
