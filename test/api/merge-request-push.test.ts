@@ -35,7 +35,7 @@ async function setup(codeowners = '') {
   return { pid: p.body.id as number, path: p.body.path_with_namespace as string, branch, iid: m.body.iid as number, base: `/projects/${p.body.id}/merge_requests/${m.body.iid}`, first, mr: m.body };
 }
 
-const systemNotes = async (base: string) => (await api(`${base}/notes?sort=asc`, { token: owner.token })).body.filter((n: any) => n.system).map((n: any) => n.body as string);
+const systemNotes = async (base: string): Promise<string[]> => (await api(`${base}/notes?sort=asc`, { token: owner.token })).body.filter((n: any) => n.system).map((n: any) => n.body as string);
 
 beforeAll(async () => {
   [owner, alice, bob, author] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
