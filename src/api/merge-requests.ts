@@ -61,6 +61,7 @@ import { canReadConfidentialIssue } from '../services/issues';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../services/system-notes';
 import { resolveTodosForTarget } from '../services/todos';
 import { mountMergeRequestActions } from './merge-request-actions';
+import { mountMergeRequestRebase } from './merge-request-rebase';
 import { mountMergeRequestTimeTracking } from './merge-request-time-tracking';
 
 const TAGS = ['merge_requests'];
@@ -480,6 +481,7 @@ export function mountMergeRequests(r: Router) {
   );
 
   mountMergeRequestActions(r);
+  mountMergeRequestRebase(r);
   mountMergeRequestTimeTracking(r);
 }
 

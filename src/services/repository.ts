@@ -296,6 +296,10 @@ export interface NewCommit {
   actions?: CommitAction[];
   files?: Manifest;
   at?: number;
+  /** The author's date when it differs from the commit's (a rebased commit keeps its author date). */
+  authoredAt?: number;
+  /** The parent when it is not stored yet (a chain built in one batch): its files and generation. */
+  pendingParent?: { files: Manifest; generation: number };
 }
 
 export interface WrittenCommit {
@@ -314,7 +318,7 @@ export interface WrittenCommit {
  */
 export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<WrittenCommit> {
   const db = c.var.db;
-  const base = await manifestOf(db, n.projectId, n.parent);
+  const base = n.pendingParent ? new Map(n.pendingParent.files) : await manifestOf(db, n.projectId, n.parent);
   const files: Manifest = n.files ? new Map(n.files) : new Map(base);
   const blobs = new Map<string, Uint8Array>();
   const texts = new Map<string, Uint8Array>();
@@ -395,8 +399,10 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   const at = n.at ?? Date.now();
   const parents = [...(n.parent ? [n.parent] : []), ...(n.extraParents ?? [])];
   const tree = treeId(files);
-  const sha = commitId(tree, parents, { ...n.author, at }, { ...n.committer, at }, n.message);
-  const parentRows = parents.length ? await commitsByShas(db, n.projectId, parents) : [];
+  const authorAt = n.authoredAt ?? at;
+  const sha = commitId(tree, parents, { ...n.author, at: authorAt }, { ...n.committer, at }, n.message);
+  const parentRows: { generation: number }[] = parents.length ? await commitsByShas(db, n.projectId, parents) : [];
+  if (n.pendingParent) parentRows.push({ generation: n.pendingParent.generation });
   const seconds = Math.floor(at / 1000) * 1000;
   const commit: CommitRow = {
     projectId: n.projectId,
@@ -407,7 +413,7 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
     message: n.message,
     authorName: n.author.name,
     authorEmail: n.author.email,
-    authoredAt: seconds,
+    authoredAt: Math.floor(authorAt / 1000) * 1000,
     committerName: n.committer.name,
     committerEmail: n.committer.email,
     committedAt: seconds,
@@ -650,12 +656,13 @@ export async function buildMerge(c: Context<AppEnv>, m: MergeInput): Promise<Mer
 }
 
 /** Statements that only add objects (commit rows, parents, files), not ref moves. */
-function isObjectInsert(st: BatchItem<'sqlite'>): boolean {
+export function isObjectInsert(st: BatchItem<'sqlite'>): boolean {
   const table = (st as unknown as { config?: { table?: unknown } }).config?.table;
   return table === repoCommits || table === repoCommitParents || table === repoCommitFiles;
 }
 
-async function fastForward(db: Db, projectId: number, branch: string, from: string, to: string, userId: number, at: number): Promise<BatchItem<'sqlite'>[]> {
+/** Moves a branch from `from` to `to` (any commit: a fast-forward or a rewrite) only if it still points at `from`. */
+export async function fastForward(db: Db, projectId: number, branch: string, from: string, to: string, userId: number, at: number): Promise<BatchItem<'sqlite'>[]> {
   const guard = sql`(SELECT ${to} WHERE EXISTS (SELECT 1 FROM ${repoBranches} WHERE ${repoBranches.projectId} = ${projectId} AND ${repoBranches.name} = ${branch} AND ${repoBranches.commitSha} = ${from}))`;
   return [
     db.insert(repoBranchUpdates).values({ projectId, branch, oldSha: from, newSha: guard as unknown as string, userId, createdAt: at }),

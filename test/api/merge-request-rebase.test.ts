@@ -1,0 +1,121 @@
+/**
+ * `PUT /projects/:id/merge_requests/:merge_request_iid/rebase` on both runtimes
+ * (lib/api/merge_requests.rb, MergeRequests::RebaseService): the source branch's commits replayed on
+ * the target head, authors kept, conflicts reported in merge_error, and GitLab's refusals.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, type TestUser, unique } from '../support';
+
+let owner: TestUser;
+let dev: TestUser;
+let reporter: TestUser;
+
+const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
+
+async function commit(pid: number, branch: string, token: string, actions: Record<string, unknown>[], message = unique('c')) {
+  const res = await api(`/projects/${pid}/repository/commits`, { token, body: { branch, commit_message: message, actions } });
+  if (res.status !== 201) throw new Error(`commit: ${res.status} ${res.text}`);
+  return res.body as { id: string; short_id: string; title: string; author_email: string; authored_date: string };
+}
+const file = (file_path: string, content = 'x\n', action = 'create') => ({ action, file_path, content });
+
+async function setup() {
+  const p = await api('/projects', { token: owner.token, body: { name: unique('rb'), visibility: 'private' } });
+  expect(p.status).toBe(201);
+  const pid = p.body.id as number;
+  for (const [u, level] of [[dev, 30], [reporter, 20]] as const) await api(`/projects/${pid}/members`, { token: owner.token, body: { user_id: u.id, access_level: level } });
+  await commit(pid, 'main', owner.token, [file('shared.txt', 'one\n'), file('a.txt')]);
+  const branch = unique('feat');
+  expect((await api(`/projects/${pid}/repository/branches`, { token: dev.token, body: { branch, ref: 'main' } })).status).toBe(201);
+  return { pid, branch };
+}
+
+async function openMr(pid: number, branch: string) {
+  const m = await api(`/projects/${pid}/merge_requests`, { token: dev.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
+  expect(m.status).toBe(201);
+  return { iid: m.body.iid as number, base: `/projects/${pid}/merge_requests/${m.body.iid}` };
+}
+
+beforeAll(async () => {
+  [owner, dev, reporter] = await Promise.all([createUser(), createUser(), createUser()]);
+});
+
+describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
+  it('replays the source commits on the target head, keeping titles and authors', async () => {
+    const { pid, branch } = await setup();
+    const first = await commit(pid, branch, dev.token, [file('b.txt')], 'First change');
+    const second = await commit(pid, branch, dev.token, [file('c.txt')], 'Second change');
+    const m = await openMr(pid, branch);
+    const main = await commit(pid, 'main', owner.token, [file('d.txt')]);
+    const res = await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ rebase_in_progress: false });
+    const mr = (await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body;
+    expect(mr.merge_error).toBeNull();
+    expect(mr.rebase_in_progress).toBe(false);
+    expect(mr.sha).not.toBe(second.id);
+    expect(mr.diff_refs).toEqual({ base_sha: main.id, head_sha: mr.sha, start_sha: main.id });
+    const commits = (await api(`${m.base}/commits`, { token: dev.token })).body;
+    expect(commits.map((k: any) => [k.title, k.author_email, k.authored_date])).toEqual([
+      ['Second change', second.author_email, second.authored_date],
+      ['First change', first.author_email, first.authored_date],
+    ]);
+    expect(commits.map((k: any) => k.id)).not.toContain(first.id);
+    // The branch history now runs through the target head.
+    const log = (await api(`/projects/${pid}/repository/commits?ref_name=${branch}`, { token: dev.token })).body.map((k: any) => k.id);
+    expect(log.slice(0, 3)).toEqual([mr.sha, commits[1].id, main.id]);
+    expect(commits[0].parent_ids).toEqual([commits[1].id]);
+    expect(commits[1].parent_ids).toEqual([main.id]);
+    // Files of both sides are there.
+    for (const path of ['b.txt', 'c.txt', 'd.txt']) expect((await api(`/projects/${pid}/repository/files/${path}?ref=${branch}`, { token: dev.token })).status).toBe(200);
+    const notes = (await api(`${m.base}/notes?sort=asc`, { token: dev.token })).body.filter((n: any) => n.system).map((n: any) => n.body);
+    expect(notes.some((b: string) => b.startsWith('added 2 commits'))).toBe(true);
+  });
+
+  it('leaves an up-to-date branch alone', async () => {
+    const { pid, branch } = await setup();
+    const head = await commit(pid, branch, dev.token, [file('b.txt')]);
+    const m = await openMr(pid, branch);
+    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(202);
+    expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id, merge_error: null });
+  });
+
+  it('reports a conflict in merge_error and keeps the branch', async () => {
+    const { pid, branch } = await setup();
+    const head = await commit(pid, branch, dev.token, [file('shared.txt', 'mine\n', 'update')]);
+    const m = await openMr(pid, branch);
+    await commit(pid, 'main', owner.token, [file('shared.txt', 'theirs\n', 'update')]);
+    const res = await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
+    expect(res).toMatchObject({ status: 202, body: { rebase_in_progress: false } });
+    expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id, merge_error: REBASE_ERROR });
+  });
+
+  it('is refused as GitLab refuses it', async () => {
+    const { pid, branch } = await setup();
+    await commit(pid, branch, dev.token, [file('b.txt')]);
+    const m = await openMr(pid, branch);
+    // A reporter may read the merge request but not push to its branch.
+    expect(await api(`${m.base}/rebase`, { method: 'PUT', token: reporter.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Cannot push to source branch' } });
+    // A protected source branch without force push.
+    expect((await api(`/projects/${pid}/protected_branches`, { token: owner.token, body: { name: branch, push_access_level: 30 } })).status).toBe(201);
+    expect(await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Source branch is protected from force push' } });
+    expect((await api(`/projects/${pid}/protected_branches/${branch}`, { method: 'PATCH', token: owner.token, body: { allow_force_push: true } })).status).toBe(200);
+    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(202);
+    // A closed merge request: the rebase cannot be queued.
+    expect((await api(m.base, { method: 'PUT', token: dev.token, body: { state_event: 'close' } })).status).toBe(200);
+    expect(await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({
+      status: 409,
+      body: { message: 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.' },
+    });
+    // A missing source branch.
+    const other = unique('gone');
+    await api(`/projects/${pid}/repository/branches`, { token: dev.token, body: { branch: other, ref: 'main' } });
+    await commit(pid, other, dev.token, [file('g.txt')]);
+    const m2 = await openMr(pid, other);
+    expect((await api(`/projects/${pid}/repository/branches/${other}`, { method: 'DELETE', token: dev.token })).status).toBe(204);
+    expect(await api(`${m2.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Source branch does not exist' } });
+    // Unknown merge request, anonymous caller.
+    expect((await api(`/projects/${pid}/merge_requests/999/rebase`, { method: 'PUT', token: dev.token })).status).toBe(404);
+    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: null })).status).toBe(401);
+  });
+});
