@@ -156,3 +156,29 @@ export const mergeRequestMentionedIssues = sqliteTable(
     index('merge_request_mentioned_issues_issue').on(t.issueId, t.mergeRequestId),
   ],
 );
+
+/**
+ * Diff versions of a merge request (GitLab `merge_request_diffs`): one written with the merge
+ * request, one per push to its source branch while it is open (MergeRequests::RefreshService
+ * reload_diff), each in the same batch as what caused it. The commits and files of a version are
+ * computed from base..head on read, as the repository keeps every commit.
+ */
+export const mergeRequestDiffs = sqliteTable(
+  'merge_request_diffs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    mergeRequestId: integer('merge_request_id').notNull(),
+    /** GitLab's state machine ends at `collected` for a diff it could read (`empty`, `overflow` otherwise). */
+    state: text('state').notNull().default('collected'),
+    headCommitSha: text('head_commit_sha'),
+    baseCommitSha: text('base_commit_sha'),
+    startCommitSha: text('start_commit_sha'),
+    /** The number of changed files as GitLab stores it: a string, `"N+"` past the collection limit. */
+    realSize: text('real_size'),
+    /** `git patch-id` of the version's diff (GitLab MergeRequestDiff#patch_id_sha); null when not computed. */
+    patchIdSha: text('patch_id_sha'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [index('merge_request_diffs_merge_request').on(t.mergeRequestId, t.id)],
+);
