@@ -147,6 +147,11 @@ export const approvals = sqliteTable(
     sha: text('sha'),
     /** Random id of the request that last wrote the row: its other statements in the batch run only if it won. */
     writeId: text('write_id'),
+    /**
+     * The merge request's diff identity when approved (GitLab approvals.patch_id_sha): with
+     * reset_approvals_on_push an approval also counts at another HEAD with the same diff (a rebase).
+     */
+    patchIdSha: text('patch_id_sha'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

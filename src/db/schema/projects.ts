@@ -24,6 +24,10 @@ export const projects = sqliteTable(
     lfsEnabled: bool('lfs_enabled').notNull().default(true),
     /** enabled | private | disabled per feature (ProjectFeature), JSON object. */
     features: text('features').notNull().default('{}'),
+    /** merge | rebase_merge | ff (Project#merge_method: merge_requests_rebase_enabled, merge_requests_ff_only_enabled). */
+    mergeMethod: text('merge_method').notNull().default('merge'),
+    /** never | always | default_on | default_off (ProjectSetting#squash_option). */
+    squashOption: text('squash_option').notNull().default('default_off'),
     avatarPath: text('avatar_path'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
