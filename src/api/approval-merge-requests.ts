@@ -66,6 +66,7 @@ import { eligibleForApproval, type MergeRequestRow } from '../services/approval-
 import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../services/merge-requests';
 import { systemNoteInsert, systemNoteInsertWhen } from '../services/system-notes';
 import { ensureSystemRules } from '../services/system-approval-rules';
+import { mergeRequestPatchId } from '../services/patch-id';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
 const TAGS = ['merge_request_approvals'];
@@ -367,14 +368,16 @@ export function mountApprovalMergeRequests(r: Router) {
       // The row carries this request's write id, so the reviewer state and the system note of the
       // same batch are written only by the request whose approval was stored.
       const writeId = crypto.randomUUID();
+      // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
+      const patchIdSha = await mergeRequestPatchId(c, f.mr, head);
       const mine = sql`EXISTS (SELECT 1 FROM ${approvals} WHERE ${approvals.mergeRequestId} = ${f.mr.id} AND ${approvals.userId} = ${user.id} AND ${approvals.writeId} = ${writeId})`;
       const results = await runBatch(db, [
         db
           .insert(approvals)
-          .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, writeId, createdAt: now, updatedAt: now })
+          .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, patchIdSha, writeId, createdAt: now, updatedAt: now })
           .onConflictDoUpdate({
             target: [approvals.mergeRequestId, approvals.userId],
-            set: { sha: head, writeId, createdAt: now, updatedAt: now },
+            set: { sha: head, patchIdSha, writeId, createdAt: now, updatedAt: now },
             setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
           }),
         // update_reviewer_state and SystemNoteService.approve_mr.

@@ -306,6 +306,8 @@ export function mountApprovals(r: Router) {
             .set({
               sha: sql`(SELECT b.commit_sha FROM ${repoBranches} b JOIN ${mergeRequests} m ON m.id = ${approvals.mergeRequestId}
                 WHERE b.project_id = m.source_project_id AND b.name = m.source_branch)`,
+              // The diff they were given for is not known any more: only this HEAD keeps them.
+              patchIdSha: null,
             })
             .where(inArray(approvals.mergeRequestId, db.select({ id: mergeRequests.id }).from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), inArray(mergeRequests.state, ['opened', 'locked']))))),
         );

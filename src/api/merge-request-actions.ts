@@ -55,7 +55,7 @@ export function mountMergeRequestActions(r: Router) {
 
       const open = mr.state === 'opened';
       const approved = open ? await isApproved(c, mr) : true;
-      const live = await liveState(c, mr, { approved });
+      const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod });
       const missing = !live.sha || !live.targetHead;
       // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
       // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
@@ -69,8 +69,9 @@ export function mountMergeRequestActions(r: Router) {
       const immediately = !autoMerge && stateOk;
       const automatically = autoMerge && !broken && !stateOk;
       if (!immediately && !automatically) throw notAllowed();
-      // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`.
-      if (immediately && live.conflict) throw new ApiError(422, { message: 'Branch cannot be merged' });
+      // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`:
+      // the git state checks (a conflict, or a fast-forward-only project's request needing a rebase).
+      if (immediately && (live.conflict || live.needRebase)) throw new ApiError(422, { message: 'Branch cannot be merged' });
       // check_sha_param!
       if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
 

@@ -67,6 +67,8 @@ export function mountMergeRequestRebase(r: Router) {
           oldSha: sourceHead,
           commits: outcome.commits,
           manifest: outcome.files,
+          // The rebased commits sit on the target head, which is their merge base with it.
+          from: targetHead,
           user,
           at,
         });

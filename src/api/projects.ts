@@ -199,6 +199,8 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
         creatorId: caller.user!.id,
         requestAccessEnabled: p.request_access_enabled ?? true,
         lfsEnabled: p.lfs_enabled ?? true,
+        mergeMethod: p.merge_method ?? 'merge',
+        squashOption: p.squash_option ?? 'default_off',
         features: JSON.stringify(featureSet(p)),
         createdAt: now,
         updatedAt: now,
@@ -294,6 +296,8 @@ export function mountProjects(r: Router) {
     if (p.topics !== undefined || p.tag_list !== undefined) set.topics = JSON.stringify([...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])]);
     if (p.request_access_enabled !== undefined) set.requestAccessEnabled = p.request_access_enabled;
     if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
+    if (p.merge_method !== undefined) set.mergeMethod = p.merge_method;
+    if (p.squash_option !== undefined) set.squashOption = p.squash_option;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
     try {

@@ -169,7 +169,7 @@ export function mountRepository(r: Router) {
       const oldSha = target?.commitSha ?? null;
       // A push starting elsewhere (start_branch, start_sha with force) also brings the start's commits the branch lacked.
       const between = oldSha && parent && parent !== oldSha ? (await commitsBetween(db, pid, oldSha, parent)).reverse() : [];
-      const refresh = await pushStatements(c, { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, user, at: Date.now() });
+      const refresh = await pushStatements(c, { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now() });
       const ok = await storeCommit(c, written, [...protect, ...refresh]);
       // Lost a race with another push to the same branch: Gitaly's answer for a moved ref.
       if (!ok) throw apiMessage(400, `Could not update refs/heads/${p.branch}. Please refresh and try again.`);

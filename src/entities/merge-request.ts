@@ -52,6 +52,8 @@ export interface MergeRequestExtras {
   live: MergeRequestLive;
   blockingDiscussionsResolved: boolean;
   premium: boolean;
+  /** The target project's squash option (never, always, default_on, default_off). */
+  squashOption?: string;
 }
 
 export const mergeRequestWebUrl = (base: string, projectFullPath: string, iid: number) => `${base}/${projectFullPath}/-/merge_requests/${iid}`;
@@ -107,8 +109,8 @@ export function mergeRequestBasic(m: MergeRequestRow, x: MergeRequestExtras) {
     web_url: mergeRequestWebUrl(x.base, x.projectFullPath, m.iid),
     time_stats: x.timeStats,
     squash: m.squash,
-    // MergeRequest#squash_on_merge?: the project's squash option is `default_off` here.
-    squash_on_merge: m.squash,
+    // MergeRequest#squash_on_merge?: the project's squash option `always`/`never` wins over the request's.
+    squash_on_merge: x.squashOption === 'always' ? true : x.squashOption === 'never' ? false : m.squash,
     task_completion_status: { count: tasks.count, completed_count: tasks.completed },
     has_conflicts: x.live.hasConflicts,
     blocking_discussions_resolved: x.blockingDiscussionsResolved,

@@ -119,8 +119,8 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     only_allow_merge_if_all_discussions_are_resolved: false,
     remove_source_branch_after_merge: true,
     printing_merge_request_link_enabled: true,
-    merge_method: 'merge',
-    squash_option: 'default_off',
+    merge_method: p.mergeMethod,
+    squash_option: p.squashOption,
     suggestion_commit_message: null,
     autoclose_referenced_issues: true,
   };

@@ -30,6 +30,8 @@ const projectAttributes = {
   operations_access_level: g.enum(FEATURE).optional(),
   analytics_access_level: g.enum(FEATURE).optional(),
   container_registry_access_level: g.enum(FEATURE).optional(),
+  merge_method: g.enum(['merge', 'rebase_merge', 'ff'] as const).optional(),
+  squash_option: g.enum(['never', 'always', 'default_on', 'default_off'] as const).optional(),
 };
 
 export const createProjectParams = params(

@@ -32,6 +32,7 @@ import { commitsBetween } from './repository';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
 import { codeOwnersFileAt, ensureSystemRules } from './system-approval-rules';
 import { type CodeOwnersFile, isOptionalSection } from './code-owners';
+import { mergeRequestPatchId } from './patch-id';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
 export type MrRuleRow = typeof approvalMergeRequestRules.$inferSelect;
@@ -290,9 +291,13 @@ export async function mergeRequestCommitterIds(c: Context<AppEnv>, mr: MergeRequ
   return [...ids];
 }
 
-/** Approvals that count: with reset_approvals_on_push, only those given at the current HEAD. */
-export function validApprovals(rows: ApprovalRow[], head: string | null, reset: boolean): ApprovalRow[] {
-  return reset ? rows.filter((a) => a.sha === head) : rows;
+/**
+ * Approvals that count: with reset_approvals_on_push, those given at the current HEAD, or at another
+ * HEAD with the same diff (`patchId`, the current patch id: ResetApprovalsService keeps approvals
+ * whose patch_id_sha matches, so a rebase keeps them).
+ */
+export function validApprovals(rows: ApprovalRow[], head: string | null, reset: boolean, patchId: string | null = null): ApprovalRow[] {
+  return reset ? rows.filter((a) => a.sha === head || (patchId != null && a.patchIdSha === patchId)) : rows;
 }
 
 export interface LoadedState {
@@ -306,6 +311,9 @@ export interface LoadedState {
   approvals: ApprovalRow[];
   approvalUsers: Map<number, UserRow>;
   head: string | null;
+  /** The current patch id when an approval given at another HEAD needed it. */
+  patchId: string | null;
+  mr: MergeRequestRow;
 }
 
 /** Everything ApprovalState reads for one merge request, then the arithmetic. */
@@ -324,7 +332,9 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
   const eff = await effectiveSettings(c, settings);
   // Committers matter only when they may not approve (filter_committers, eligible_for_approval_by?).
   if (settings.mergeRequestsDisableCommittersApproval) committerIds.push(...(await mergeRequestCommitterIds(c, mr, head)));
-  const valid = validApprovals(rows, head, eff.resetApprovalsOnPush);
+  // The patch id costs two manifests: computed only when an approval from another HEAD could still count.
+  const patchId = eff.resetApprovalsOnPush && rows.some((a) => a.sha !== head && a.patchIdSha) ? await mergeRequestPatchId(c, mr, head) : null;
+  const valid = validApprovals(rows, head, eff.resetApprovalsOnPush, patchId);
   const approvalUsers = await usersByIds(db, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
   const targetPb = branches.filter((b) => refMatchesName(b.name, mr.targetBranch));
@@ -359,12 +369,16 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
     approvals: valid,
     approvalUsers,
     head,
+    patchId,
+    mr,
   };
 }
 
 /** The same merge request with other approvals (after an approve or unapprove): the arithmetic again, no reload. */
 export async function withApprovals(c: Context<AppEnv>, s: LoadedState, rows: ApprovalRow[]): Promise<LoadedState> {
-  const valid = validApprovals(rows, s.head, (await effectiveSettings(c, s.settings)).resetApprovalsOnPush);
+  const reset = (await effectiveSettings(c, s.settings)).resetApprovalsOnPush;
+  const patchId = s.patchId ?? (reset && rows.some((a) => a.sha !== s.head && a.patchIdSha) ? await mergeRequestPatchId(c, s.mr, s.head) : null);
+  const valid = validApprovals(rows, s.head, reset, patchId);
   const approvalUsers = await usersByIds(c.var.db, valid.map((a) => a.userId));
   const input = { ...s.input, approvedUserIds: valid.map((a) => a.userId) };
   return { ...s, input, state: computeApprovalState(input), approvals: valid, approvalUsers };

@@ -152,6 +152,8 @@ export interface LiveState extends MergeRequestLive {
   conflict: boolean;
   draft: boolean;
   approved: boolean;
+  /** MergeRequest#should_be_rebased?: the project merges fast-forward only (ff, rebase_merge) and the target head is not in the source. */
+  needRebase: boolean;
 }
 
 export interface LiveOptions {
@@ -159,6 +161,8 @@ export interface LiveOptions {
   changes?: boolean;
   /** The approvals service's answer; true when approvals are not computed for this read. */
   approved?: boolean;
+  /** The target project's merge method (read from the project when not given). */
+  mergeMethod?: string;
 }
 
 /**
@@ -185,6 +189,7 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
       conflict: false,
       draft: mr.draft,
       approved,
+      needRebase: false,
     };
   }
   const [head, targetHead] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
@@ -205,9 +210,13 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
   }
   const broken = !head || !targetHead || commitCount === 0;
   const mergeStatus = broken || conflict ? 'cannot_be_merged' : 'can_be_merged';
+  const mergeMethod = o.mergeMethod ?? (await c.var.db.select({ m: projects.mergeMethod }).from(projects).where(eq(projects.id, mr.projectId)).get())?.m ?? 'merge';
+  // should_be_rebased?: ff_merge_must_be_possible? && !ff_merge_possible? (the target head is an ancestor of HEAD).
+  const needRebase = mergeMethod !== 'merge' && !broken && base !== targetHead;
   // MergeRequests::Mergeability::DetailedMergeStatusService: the first failing check, in
-  // MergeRequest.mergeable_state_checks order (EE's approval check after CE's checks).
-  const detailed = mr.draft ? 'draft_status' : broken ? 'commits_status' : !approved ? 'not_approved' : conflict ? 'conflict' : 'mergeable';
+  // MergeRequest.mergeable_state_checks order (EE's approval check after CE's checks), then the git
+  // checks (mergeable_git_state_checks: conflict, then need_rebase).
+  const detailed = mr.draft ? 'draft_status' : broken ? 'commits_status' : !approved ? 'not_approved' : conflict ? 'conflict' : needRebase ? 'need_rebase' : 'mergeable';
   return {
     sha,
     diffRefs: { base_sha: base, head_sha: sha, start_sha: targetHead },
@@ -221,6 +230,7 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
     conflict,
     draft: mr.draft,
     approved,
+    needRebase,
   };
 }
 
@@ -339,9 +349,9 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
     const pr = projectsById.get(m.projectId)!;
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
-    const live = await liveState(c, m, { changes: o.full, approved: true });
+    const live = await liveState(c, m, { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod });
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
-    if (open && (live.detailedMergeStatus === 'mergeable' || live.detailedMergeStatus === 'conflict') && !(o.approved ?? (await isApproved(c, m)))) {
+    if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
       live.approved = false;
       live.detailedMergeStatus = 'not_approved';
     }
@@ -363,6 +373,7 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
       live,
       blockingDiscussionsResolved: (unresolvedByMr.get(m.id) ?? 0) === 0,
       premium,
+      squashOption: pr.project.squashOption,
     };
     if (!o.full) return mergeRequestBasic(m, x);
     const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
@@ -673,6 +684,7 @@ export interface MergeWrite {
   squashMessage: string;
   user: UserRow;
   at: number;
+  method?: 'merge' | 'ff';
 }
 
 const identity = (u: UserRow) => ({ name: u.name, email: u.commitEmail || u.email });
@@ -723,7 +735,7 @@ export const repo = {
       message: m.message,
       squash: m.squash,
       squashMessage: m.squashMessage,
-      method: 'merge',
+      method: m.method ?? 'merge',
       user: { id: m.user.id, ...identity(m.user) },
       at: m.at,
     });
@@ -898,7 +910,8 @@ export async function mergeMergeRequest(
   const finalizeRules = approval.state.rules
     .filter((w) => w.rule.ruleType === 'code_owner' && w.source === 'merge_request')
     .map((w) => db.update(approvalMergeRequestRules).set({ approvalsRequired: w.approvalsRequired }).where(eq(approvalMergeRequestRules.id, w.rule.id)));
-  const squash = input.squash ?? mr.squash;
+  // MergeRequest#squash_on_merge?: the project's `always`/`never` squash option wins.
+  const squash = project.squashOption === 'always' ? true : project.squashOption === 'never' ? false : (input.squash ?? mr.squash);
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
 
   // The merge request and issue rows change in the same batch as the branch, so a merge is all or nothing.
@@ -968,6 +981,8 @@ export async function mergeMergeRequest(
         message: input.mergeCommitMessage || defaultMergeCommitMessage(mr, fullRef, closable.map((i) => i.reference)),
         squash,
         squashMessage: input.squashCommitMessage || mr.title,
+        // merge_requests_ff_only_enabled: fast-forward; rebase_merge still writes a merge commit.
+        method: project.mergeMethod === 'ff' ? 'ff' : 'merge',
         user,
         at: now,
       },
@@ -1039,6 +1054,6 @@ export async function autoMergeIfReady(c: Context<AppEnv>, mrId: number): Promis
   if (!(await canBeMergedBy(c, asCaller, pr.project, level, mr.targetBranch))) return false;
   if (!(await isApproved(c, mr))) return false;
   const live = await liveState(c, mr);
-  if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict) return false;
+  if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict || live.needRebase) return false;
   return mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined });
 }

@@ -20,7 +20,8 @@ import { approvalsFeature, effectiveSettings, loadSettings } from './approval-ru
 import { entriesForPaths } from './code-owners';
 import { codeOwnersFileAt, resolveOwners } from './system-approval-rules';
 import { toSentence } from './system-notes';
-import { branchHead, type CommitRow, diffManifests, type Manifest, manifestOf } from './repository';
+import { patchIdOf } from './patch-id';
+import { branchHead, type CommitRow, diffManifests, type Manifest, manifestOf, mergeBase } from './repository';
 
 export interface Push {
   projectId: number;
@@ -31,6 +32,8 @@ export interface Push {
   commits: CommitRow[];
   /** The files at the new head. */
   manifest: Manifest;
+  /** A stored commit the pushed commits build on (their merge base with a target is taken from it). */
+  from: string | null;
   user: UserRow;
   at: number;
 }
@@ -108,10 +111,16 @@ export async function pushStatements(c: Context<AppEnv>, push: Push): Promise<Ba
     const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(approvals.createdAt, approvals.id).all();
     if (!rows.length) continue;
     if (eff.resetApprovalsOnPush) {
-      // ResetApprovalsService#delete_approvals with the note naming those whose approvals counted.
+      // ResetApprovalsService#delete_approvals (filter_approvals: those for the new diff's patch id
+      // stay, so a rebase keeps them) with the note naming the removed ones that counted.
       const head = push.oldSha ?? (await branchHead(db, push.projectId, push.branch));
-      const counted = rows.filter((r) => r.sha === head).map((r) => r.userId);
-      out.push(db.delete(approvals).where(eq(approvals.mergeRequestId, mr.id)));
+      const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
+      const base = targetHead && push.from ? await mergeBase(db, push.projectId, targetHead, push.from) : null;
+      const patchId = patchIdOf(diffManifests(await manifestOf(db, push.projectId, base), push.manifest));
+      const removed = rows.filter((r) => patchId == null || r.patchIdSha !== patchId);
+      if (!removed.length) continue;
+      const counted = removed.filter((r) => r.sha === head).map((r) => r.userId);
+      out.push(db.delete(approvals).where(and(eq(approvals.mergeRequestId, mr.id), inArray(approvals.userId, removed.map((r) => r.userId)))));
       if (counted.length) {
         const names = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, counted)).all();
         const byId = new Map(names.map((u) => [u.id, u.username]));
