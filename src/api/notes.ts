@@ -20,6 +20,7 @@ import {
   destroyNote,
   findIssueNote,
   findNoteableIssue,
+  lockedOut,
   findNoteOf,
   listNotesOf,
   NOTE_BODY_MAX as BODY_MAX,
@@ -68,8 +69,8 @@ export function mountNotes(r: Router) {
       const user = requireUser(caller);
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
       const { issue, project, level } = found;
-      // create_note on a locked discussion: only members who may admin notes (Reporter and above here).
-      if (issue.discussionLocked && !(caller.isAdmin || level >= ACCESS.REPORTER)) throw forbidden();
+      // IssuablePolicy: `locked & ~is_project_member` prevents create_note (any member, Guest and above, may comment).
+      if (lockedOut(caller, level, issue.discussionLocked)) throw forbidden();
       const db = c.var.db;
       const now = Date.now();
       const actions = extractQuickActions(p.body);

@@ -33,14 +33,14 @@ export const canAdminNote = (caller: Caller, level: number, note: NoteRow) =>
 /** read_note of one note: an internal note needs read_internal_note (or to be its author). */
 export const canReadNote = (caller: Caller, level: number, note: NoteRow) => !note.internal || canReadInternalNotes(caller, level) || note.authorId === caller.user?.id;
 
-/** NotesHelpers#find_noteable: a missing or hidden issue is `404 Issue Not Found` here (not_found!(noteable_type)). */
+/**
+ * NotesHelpers#find_noteable for an issue: NotesFinder#target runs
+ * `IssuesFinder.new(current_user, project_id:).execute.find_by!(iid:)`, and the finder holds only
+ * issues the caller may read, so a missing or hidden (confidential) issue raises RecordNotFound:
+ * `404 Not found`, before `not_found!('Issue')` could answer.
+ */
 export async function findNoteableIssue(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
-  try {
-    return await findReadableIssue(c, caller, projectId, iid);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404 && JSON.stringify(err.body) === JSON.stringify({ message: '404 Not found' })) throw notFound('Issue');
-    throw err;
-  }
+  return findReadableIssue(c, caller, projectId, iid);
 }
 
 /**
