@@ -64,9 +64,11 @@ async function findAwardable(
   if (p.merge_request_iid !== undefined) return findMergeRequestAwardable(c, caller, p as { id: string; merge_request_iid: number; note_id?: number });
   const found = await findReadableIssue(c, caller, p.id, p.issue_iid!);
   const votes = { table: 'Issue' as const, id: found.issue.id };
-  if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward: true };
+  // award_emoji: prevented on an archived project (ArchivedAbilities) and for non-members on a locked discussion (IssuablePolicy).
+  const canAward = !found.project.archived && !lockedOut(caller, found.level, found.issue.discussionLocked);
+  if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward };
   const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
-  return { type: 'Note', id: note.id, votes, readable: true, canAward: true };
+  return { type: 'Note', id: note.id, votes, readable: true, canAward };
 }
 
 /**

@@ -71,6 +71,22 @@ describe('award emoji on issue notes', () => {
   });
 });
 
+describe('award emoji on locked and archived issues', () => {
+  it('refuses non-members on a locked discussion and everyone on an archived project (404 Award Emoji Not Found), nothing written', async () => {
+    const issue = await newIssue();
+    await api(`/projects/${project.id}/issues/${issue.iid}`, { method: 'PUT', token: owner.token, body: { discussion_locked: true } });
+    expect(await api(awards(issue.iid), { token: fan.token, body: { name: 'thumbsup' } })).toMatchObject({ status: 404, body: { message: '404 Award Emoji Not Found' } });
+    expect((await api(`/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.upvotes).toBe(0);
+    // The owner is a member: still allowed.
+    expect((await api(awards(issue.iid), { token: owner.token, body: { name: 'thumbsup' } })).status).toBe(201);
+    const archived = (await api('/projects', { token: owner.token, body: { name: unique('arch'), visibility: 'public' } })).body;
+    const i2 = (await api(`/projects/${archived.id}/issues`, { token: owner.token, body: { title: 'Old' } })).body;
+    expect((await api(`/projects/${archived.id}`, { method: 'PUT', token: owner.token, body: { archived: true } })).status).toBe(200);
+    expect(await api(`/projects/${archived.id}/issues/${i2.iid}/award_emoji`, { token: owner.token, body: { name: 'tada' } })).toMatchObject({ status: 404, body: { message: '404 Award Emoji Not Found' } });
+    expect((await api(`/projects/${archived.id}/issues/${i2.iid}/award_emoji`, { token: owner.token })).body).toEqual([]);
+  });
+});
+
 describe('award emoji on epics', () => {
   it('awards an epic, counts its votes in the epic entity, and removes the award', async () => {
     const path = unique('g');
