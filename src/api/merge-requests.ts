@@ -55,12 +55,15 @@ import {
   repo,
 } from '../services/merge-requests';
 import { mergeRequestSimple } from '../entities/merge-request';
+import { computeVersion, versionInsert } from '../services/merge-request-diffs';
 import { findProjectAssignableMilestone } from '../services/milestones';
 import { findReadableProject } from '../services/projects';
 import { canReadConfidentialIssue } from '../services/issues';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../services/system-notes';
 import { resolveTodosForTarget } from '../services/todos';
 import { mountMergeRequestActions } from './merge-request-actions';
+import { mountMergeRequestDiffs } from './merge-request-diffs';
+import { mountMergeRequestPipelines } from './merge-request-pipelines';
 import { mountMergeRequestRebase } from './merge-request-rebase';
 import { mountMergeRequestTimeTracking } from './merge-request-time-tracking';
 
@@ -131,6 +134,7 @@ export function mountMergeRequests(r: Router) {
       if (!targetHead) missing.push(`Target branch "${p.target_branch}" does not exist`);
       if (missing.length) throw new ApiError(422, { message: missing });
       const base = await repo.mergeBase(c, project.id, targetHead!, head!);
+      const version = await computeVersion(db, project.id, head, targetHead, base);
 
       const now = Date.now();
       const premium = planAllows(c.var.config, 'premium');
@@ -174,6 +178,8 @@ export function mountMergeRequests(r: Router) {
           createdAt: now,
           updatedAt: now,
         }),
+        // MergeRequest after_create: the first diff version (ensure_merge_request_diff).
+        versionInsert(db, mrIdSql, version, now),
         ...assigneeIds.map((userId, position) => db.insert(mergeRequestAssignees).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         ...reviewerIds.map((userId, position) => db.insert(mergeRequestReviewers).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
@@ -375,6 +381,13 @@ export function mountMergeRequests(r: Router) {
         statements.unshift(db.update(mergeRequests).set(set).where(and(eq(mergeRequests.id, mr.id), stateGuard)));
         // TodoService#close_merge_request: the closer's pending to-dos on it are done.
         if (closing) statements.push(resolveTodosForTarget(db, 'MergeRequest', mr.id, now, user.id));
+        // MergeRequest#reload_diff: a new diff version when an open request gets another target
+        // branch (reload_diff_if_branch_changed, both heads existing) and when it is reopened.
+        if ((set.targetBranch !== undefined && open && !closing) || reopening) {
+          const target = set.targetBranch ?? mr.targetBranch;
+          const [head, start] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, target)]);
+          if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
+        }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
         try {
           await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
@@ -481,6 +494,8 @@ export function mountMergeRequests(r: Router) {
   );
 
   mountMergeRequestActions(r);
+  mountMergeRequestDiffs(r);
+  mountMergeRequestPipelines(r);
   mountMergeRequestRebase(r);
   mountMergeRequestTimeTracking(r);
 }

@@ -19,6 +19,7 @@ import {
   labels,
   members,
   mergeRequestAssignees,
+  mergeRequestDiffs,
   mergeRequestMentionedIssues,
   mergeRequestReviewers,
   mergeRequests,
@@ -756,10 +757,17 @@ export const repo = {
     return rows.map((r) => commitEntity(r, x));
   },
   /** Entities::Diff of base..head. */
-  async diffEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string, _o: { unidiff?: boolean }): Promise<object[]> {
-    return diffsBetween(c, projectId, base, head);
+  async diffEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string, o: { unidiff?: boolean }): Promise<object[]> {
+    const diffs = await diffsBetween(c, projectId, base, head);
+    return o.unidiff ? diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : diffs;
   },
 };
+
+/** Gitlab::Git::Diff#unidiff (the `unidiff` parameter): the hunks behind git's `---`/`+++` file lines; a blank diff stays blank. */
+function unidiffOf(d: { diff: string; old_path: string; new_path: string; new_file: boolean; deleted_file: boolean }): string {
+  if (!d.diff) return d.diff;
+  return `--- ${d.new_file ? '/dev/null' : `a/${d.old_path}`}\n+++ ${d.deleted_file ? '/dev/null' : `b/${d.new_path}`}\n${d.diff}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Deletion
@@ -779,6 +787,7 @@ export function mergeRequestContentDeletion(db: Db, mrIds: IdSelect): BatchItem<
     db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, noteIds))),
     db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'MergeRequest'), within(awardEmoji.awardableId, mrIds))),
     db.delete(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds))),
+    db.delete(mergeRequestDiffs).where(within(mergeRequestDiffs.mergeRequestId, mrIds)),
     db.delete(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, mrIds)),
     db.delete(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, mrIds)),
     db.delete(mergeRequestsClosingIssues).where(within(mergeRequestsClosingIssues.mergeRequestId, mrIds)),

@@ -2,7 +2,8 @@
  * What a push to a branch does to the open merge requests whose source branch it is
  * (MergeRequests::RefreshService, Refresh::ApprovalService, ResetApprovalsService), as statements for
  * the push's own batch, so the branch move and its consequences land together or not at all:
- * - the merge request is touched (updated_at) and gets the "added N commits" system note;
+ * - the merge request is touched (updated_at), gets a new diff version (merge_request_diffs) and the
+ *   "added N commits" system note linking to it;
  * - with reset_approvals_on_push, its approvals are deleted with the "reset approvals from @a by
  *   pushing to the branch" note (they had already stopped counting: an approval only counts at the
  *   HEAD it was given at, services/approval-rules.ts);
@@ -14,12 +15,13 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../context';
-import { approvals, members, mergeRequestReviewers, mergeRequests, namespaces, notes, projects, repoBranchUpdates, users } from '../db/schema';
+import { approvals, members, mergeRequestReviewers, mergeRequests, namespaces, notes, projects, users } from '../db/schema';
 import { ACCESS, activeMember } from '../lib/abilities';
 import { approvalsFeature, effectiveSettings, loadSettings } from './approval-rules';
 import { entriesForPaths } from './code-owners';
 import { codeOwnersFileAt, resolveOwners } from './system-approval-rules';
 import { toSentence } from './system-notes';
+import { type DiffVersion, newestVersionIdSql, versionInsert } from './merge-request-diffs';
 import { patchIdOf } from './patch-id';
 import { branchHead, type CommitRow, diffManifests, type Manifest, manifestOf, mergeBase } from './repository';
 
@@ -59,7 +61,7 @@ function addCommitsBody(push: Push, mrPath: string): { head: string; tail: strin
   }
   for (const c of shown) lines.push(`<li>${c.sha.slice(0, 8)} - ${escapeHtml(title(c.message))}</li>`);
   const n = commits.length;
-  // The comparison link names the merge request diff version; here the push's branch update row is that version.
+  // The comparison link names the merge request diff version (its id is filled in by the caller).
   return {
     head: `added ${n} ${n === 1 ? 'commit' : 'commits'}\n\n<ul>${lines.join('')}</ul>\n\n[Compare with previous version](${mrPath}/diffs?diff_id=`,
     tail: `&start_sha=${push.oldSha ?? ''})`,
@@ -85,21 +87,29 @@ export async function pushStatements(c: Context<AppEnv>, push: Push): Promise<Ba
   if (!open.length) return [];
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
-  // The id of this push's branch update row, inserted earlier in the same batch.
-  const version = sql`(SELECT max(${repoBranchUpdates.id}) FROM ${repoBranchUpdates} WHERE ${repoBranchUpdates.projectId} = ${push.projectId} AND ${repoBranchUpdates.branch} = ${push.branch})`;
+  const newHead = push.commits[push.commits.length - 1].sha;
   let changedPaths: string[] | null = null;
 
   for (const { mr, project, namespace } of open) {
     const mrPath = `/${namespace.fullPath}/${project.path}/-/merge_requests/${mr.iid}`;
     const body = addCommitsBody(push, mrPath);
+    // MergeRequest#reload_diff: a new diff version with head = the new commit, start = the target
+    // head and base = their merge base. The new commit is not stored yet, so the base is taken
+    // from the commit it builds on (the same merge base: the new commit is in no target's history).
+    const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
+    const base = targetHead && push.from ? await mergeBase(db, push.projectId, targetHead, push.from) : null;
+    const changes = diffManifests(await manifestOf(db, push.projectId, base), push.manifest);
+    const version: DiffVersion = { head: newHead, base, start: targetHead, changes };
     out.push(
       db.update(mergeRequests).set({ updatedAt: at }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+      versionInsert(db, mr.id, version, at),
+      // The comparison link names the version written just above (SystemNoteService#add_commits: merge_request_diff.id).
       db.insert(notes).values({
         noteableType: 'MergeRequest',
         noteableId: mr.id,
         projectId: mr.projectId,
         authorId: push.user.id,
-        body: sql`${body.head} || ${version} || ${body.tail}` as unknown as string,
+        body: sql`${body.head} || ${newestVersionIdSql(mr.id)} || ${body.tail}` as unknown as string,
         system: true,
         createdAt: at,
         updatedAt: at,
@@ -114,9 +124,7 @@ export async function pushStatements(c: Context<AppEnv>, push: Push): Promise<Ba
       // ResetApprovalsService#delete_approvals (filter_approvals: those for the new diff's patch id
       // stay, so a rebase keeps them) with the note naming the removed ones that counted.
       const head = push.oldSha ?? (await branchHead(db, push.projectId, push.branch));
-      const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
-      const base = targetHead && push.from ? await mergeBase(db, push.projectId, targetHead, push.from) : null;
-      const patchId = patchIdOf(diffManifests(await manifestOf(db, push.projectId, base), push.manifest));
+      const patchId = patchIdOf(changes);
       const removed = rows.filter((r) => patchId == null || r.patchIdSha !== patchId);
       if (!removed.length) continue;
       const counted = removed.filter((r) => r.sha === head).map((r) => r.userId);
