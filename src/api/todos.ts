@@ -1,5 +1,5 @@
 /**
- * To-do items (GitLab lib/api/todos.rb, app/finders/todos_finder.rb): mark an issue, list the
+ * To-do items (GitLab lib/api/todos.rb, app/finders/todos_finder.rb): mark an issue or a merge request, list the
  * caller's to-dos, mark one or all as done. Every route runs `authenticate!` (mounted signed-in).
  * A caller only ever sees and changes their own to-dos.
  */
@@ -14,7 +14,8 @@ import type { Router } from '../lib/router';
 import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
 import { findReadableIssue } from '../services/issues';
-import { markIssueTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
+import { findReadableMergeRequest } from '../services/merge-requests';
+import { markIssueTodo, markMergeRequestTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
 
 const TAGS = ['todos'];
 const ACTION_NAMES = Object.values(TODO_ACTIONS) as [string, ...string[]];
@@ -39,6 +40,31 @@ export function mountTodos(r: Router) {
       if (!todo) throw notModified();
       // `present todo, with: Entities::Todo`: the Issue target keeps `subscribed` (include_subscribed defaults to true).
       const [out] = await presentTodos(c, caller, [todo], { includeSubscribed: true });
+      return c.json(out, 201);
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/:id/merge_requests/:merge_request_iid/todo',
+      summary: 'Create a to-do item on a merge request',
+      tags: TAGS,
+      status: 201,
+      params: params({ id: g.string(), merge_request_iid: g.int() }),
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      // ISSUABLE_TYPES['merge_requests']: find_merge_request_with_access (403 without read_merge_request).
+      const { mr } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const todo = await markMergeRequestTodo(c.var.db, user, mr);
+      if (!todo) throw notModified();
+      const [out] = await presentTodos(c, caller, [todo], {}, { withoutSubscribed: false });
+      // Entities::Todo represents the target with the options of its type only (none here): the
+      // MergeRequest entity sees no current user, so `subscribed` and `user.can_merge` are false.
+      const target = out.target as { subscribed?: boolean; user?: { can_merge: boolean } };
+      target.subscribed = false;
+      if (target.user) target.user.can_merge = false;
       return c.json(out, 201);
     },
   );

@@ -51,6 +51,39 @@ export function todoTargetVisibleSql(caller: Caller): SQL {
  * to-do on the issue (any action), in which case nothing is created and null comes back (the API
  * answers 304). The existence check is part of the INSERT, so concurrent calls create one row.
  */
+/** TodoService#mark_todo on a merge request, as markIssueTodo: null when a pending to-do on it exists. */
+export async function markMergeRequestTodo(db: Db, user: UserRow, mr: { id: number }, now = Date.now()): Promise<TodoRow | null> {
+  const pending = db
+    .select({ one: sql`1` })
+    .from(todos)
+    .where(and(eq(todos.userId, user.id), eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending')));
+  const rows = await db
+    .insert(todos)
+    .select(
+      db
+        .select({
+          id: sql<number>`null`.as('id'),
+          userId: sql<number>`${user.id}`.as('user_id'),
+          authorId: sql<number>`${user.id}`.as('author_id'),
+          projectId: mergeRequests.projectId,
+          groupId: sql<number | null>`null`.as('group_id'),
+          targetType: sql<string>`'MergeRequest'`.as('target_type'),
+          targetId: mergeRequests.id,
+          noteId: sql<number | null>`null`.as('note_id'),
+          action: sql<number>`${TODO_MARKED}`.as('action'),
+          state: sql<string>`'pending'`.as('state'),
+          body: sql<string>`''`.as('body'),
+          createdAt: sql<number>`${now}`.as('created_at'),
+          updatedAt: sql<number>`${now}`.as('updated_at'),
+        })
+        .from(mergeRequests)
+        .where(and(eq(mergeRequests.id, mr.id), notExists(pending))),
+    )
+    .returning()
+    .all();
+  return rows[0] ?? null;
+}
+
 export async function markIssueTodo(db: Db, user: UserRow, issue: IssueRow, now = Date.now()): Promise<TodoRow | null> {
   const pending = db
     .select({ one: sql`1` })
@@ -91,7 +124,7 @@ async function byIds<T extends { id: number }>(ids: number[], load: (chunk: numb
 }
 
 /** Presents to-dos (issue and merge request targets) with their authors, projects and Issue entities. */
-export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}) {
+export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}, mrOpts: { withoutSubscribed?: boolean } = { withoutSubscribed: true }) {
   if (!rows.length) return [];
   const db = c.var.db;
   const base = baseUrl(c);
@@ -121,7 +154,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
     (chunk) => db.select().from(mergeRequests).where(inArray(mergeRequests.id, chunk)).all(),
   );
   const mrTargets = [...mrRows.values()];
-  const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: true });
+  const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: mrOpts.withoutSubscribed });
   const mrTargetJson = new Map<number, unknown>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
 
   const out = [];
