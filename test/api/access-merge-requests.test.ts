@@ -14,7 +14,7 @@ type Vis = (typeof VIS)[number];
 
 const tokens: Record<Role, string | null> = {} as never;
 const ids: Record<Role, number> = {} as never;
-const projects: Record<Vis, { id: number; mr: { iid: number }; draft: { iid: number } }> = {} as never;
+const projects: Record<Vis, { id: number; mr: { iid: number }; draft: { iid: number }; version: number }> = {} as never;
 
 const member = (r: Role) => r in LEVEL;
 const atLeast = (r: Role, n: number) => r === 'admin' || (member(r) && LEVEL[r] >= n);
@@ -49,6 +49,37 @@ const CASES: Case[] = [
   readCase('GET changes', (v) => `/merge_requests/${projects[v].mr.iid}/changes`),
   readCase('GET reviewers', (v) => `/merge_requests/${projects[v].mr.iid}/reviewers`),
   readCase('GET closes_issues', (v) => `/merge_requests/${projects[v].mr.iid}/closes_issues`),
+  readCase('GET raw_diffs', (v) => `/merge_requests/${projects[v].mr.iid}/raw_diffs`),
+  readCase('GET pipelines', (v) => `/merge_requests/${projects[v].mr.iid}/pipelines`),
+  // merge_request_diffs.rb: `before { authenticate! }`, then find_merge_request_with_access.
+  ...[
+    ['GET versions', (v: Vis) => `/merge_requests/${projects[v].mr.iid}/versions`],
+    ['GET version', (v: Vis) => `/merge_requests/${projects[v].mr.iid}/versions/${projects[v].version}`],
+  ].map(([name, suffix]) => {
+    const base = readCase(name as string, suffix as (v: Vis) => string);
+    return { ...base, expect: (r: Role, v: Vis) => (r === 'anonymous' ? ([401, UNAUTH] as [number, unknown]) : base.expect(r, v)) };
+  }),
+  {
+    // todos.rb: authenticate!, find_merge_request_with_access; each role marks it once per project.
+    name: 'POST todo',
+    method: 'POST',
+    path: (v) => `/projects/${projects[v].id}/merge_requests/${projects[v].mr.iid}/todo`,
+    expect: (r, v) => (r === 'anonymous' ? [401, UNAUTH] : !canRead(r, v) ? [404, NF_PROJECT] : readsMr(r, v) ? [201] : [403, FORBIDDEN]),
+  },
+  {
+    // No CI configuration: Developer+ reach Chain::Config::Content, readers below stop at create_pipeline.
+    name: 'POST pipelines',
+    method: 'POST',
+    path: (v) => `/projects/${projects[v].id}/merge_requests/${projects[v].mr.iid}/pipelines`,
+    expect: (r, v) =>
+      r === 'anonymous'
+        ? [401, UNAUTH]
+        : !canRead(r, v)
+          ? [404, NF_PROJECT]
+          : !readsMr(r, v)
+            ? [403, FORBIDDEN]
+            : [400, { message: { base: [atLeast(r, 30) ? 'Missing CI config file' : 'Insufficient permissions to create a new pipeline'] } }],
+  },
   {
     name: 'POST merge request (Developer+; a duplicate proves the check passed)',
     method: 'POST',
@@ -111,7 +142,9 @@ beforeAll(async () => {
     const mr = await api(`/projects/${pid}/merge_requests`, { token: tokens.developer, body: { title: 'open', source_branch: 'feature', target_branch: 'main' } });
     const draft = await api(`/projects/${pid}/merge_requests`, { token: tokens.owner, body: { title: 'Draft: wip', source_branch: 'draft', target_branch: 'main' } });
     if (mr.status !== 201 || draft.status !== 201) throw new Error(`${mr.text} ${draft.text}`);
-    projects[v] = { id: pid, mr: mr.body, draft: draft.body };
+    const versions = await api(`/projects/${pid}/merge_requests/${mr.body.iid}/versions`, { token: tokens.owner });
+    if (versions.status !== 200) throw new Error(versions.text);
+    projects[v] = { id: pid, mr: mr.body, draft: draft.body, version: versions.body[0].id };
   }
 });
 
