@@ -608,5 +608,27 @@ def _():
     eq(project.mergerequests.get(mr.iid).user_notes_count, 0, "user_notes_count after delete")
 
 
+@case("mr.diffs: one version per push, newest first (list), a version's commits and diffs (get); mr.todo() then 304; mr.pipelines.list() is empty")
+def _():
+    project, mr, author = need("owners_project", "owners_mr", "author")
+    mr = project.mergerequests.get(mr.iid)
+    first = mr.diffs.list(get_all=True)
+    eq([(v.head_commit_sha, v.state, v.real_size) for v in first], [(mr.sha, "collected", "1")], "one version after create")
+    pushed = project.commits.create(
+        {"branch": "owned", "commit_message": "More src", "actions": [{"action": "create", "file_path": "src/more.py", "content": "print(2)\n"}]}, sudo=author.username
+    )
+    versions = mr.diffs.list(get_all=True)
+    eq([v.head_commit_sha for v in versions], [pushed.id, mr.sha], "versions newest first")
+    eq(versions[0].base_commit_sha, versions[1].base_commit_sha, "same base")
+    full = mr.diffs.get(versions[0].id)
+    eq([c["id"] for c in full.commits], [pushed.id, mr.sha], "version commits")
+    eq(sorted(d["new_path"] for d in full.diffs), ["src/app.py", "src/more.py"], "version diffs")
+    raises(gitlab.exceptions.GitlabGetError, 404, lambda: mr.diffs.get(999999999))
+    mr.todo(sudo=author.username)
+    raises(gitlab.exceptions.GitlabTodoError, 304, lambda: mr.todo(sudo=author.username))
+    eq([t.target["iid"] for t in gl.todos.list(type="MergeRequest", action="marked", get_all=True, sudo=author.username)], [mr.iid], "the to-do is listed")
+    eq(list(mr.pipelines.list(get_all=True)), [], "no pipelines")
+
+
 print("END", flush=True)
 sys.exit(0)
