@@ -81,6 +81,22 @@ const CASES: Case[] = [
             : [400, { message: { base: [atLeast(r, 30) ? 'Missing CI config file' : 'Insufficient permissions to create a new pipeline'] } }],
   },
   {
+    // find_project_merge_request, then RebaseService#validate: push access to the (unprotected) source branch.
+    name: 'PUT rebase',
+    method: 'PUT',
+    path: (v) => `/projects/${projects[v].id}/merge_requests/${projects[v].mr.iid}/rebase`,
+    expect: (r, v) =>
+      r === 'anonymous'
+        ? [401, UNAUTH]
+        : !canRead(r, v)
+          ? [404, NF_PROJECT]
+          : !readsMr(r, v)
+            ? [404, NF]
+            : atLeast(r, 30)
+              ? [202, { rebase_in_progress: false }]
+              : [403, { message: '403 Forbidden - Cannot push to source branch' }],
+  },
+  {
     name: 'POST merge request (Developer+; a duplicate proves the check passed)',
     method: 'POST',
     path: (v) => `/projects/${projects[v].id}/merge_requests`,
