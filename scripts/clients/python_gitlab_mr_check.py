@@ -630,5 +630,30 @@ def _():
     eq(list(mr.pipelines.list(get_all=True)), [], "no pipelines")
 
 
+@case("fast-forward project: project.merge_method='ff' via save(); a merge request behind main needs a rebase (merge 422), mr.rebase(), then merge moves main to its head")
+def _():
+    author, approver = need("author", "approver")
+    project = gl.projects.create({"name": f"Py FF {TAG}", "visibility": "private"})
+    project.members.create({"user_id": author.id, "access_level": gitlab.const.DEVELOPER_ACCESS})
+    project.merge_method = "ff"
+    project.save()
+    eq(gl.projects.get(project.id).merge_method, "ff", "merge_method read back")
+    project.commits.create({"branch": "main", "commit_message": "Init", "actions": [{"action": "create", "file_path": "a.txt", "content": "a\n"}]})
+    project.branches.create({"branch": "topic", "ref": "main"})
+    project.commits.create({"branch": "topic", "commit_message": "Topic", "actions": [{"action": "create", "file_path": "b.txt", "content": "b\n"}]}, sudo=author.username)
+    mr = project.mergerequests.create({"source_branch": "topic", "target_branch": "main", "title": "Topic"}, sudo=author.username)
+    main = project.commits.create({"branch": "main", "commit_message": "Main moves", "actions": [{"action": "create", "file_path": "c.txt", "content": "c\n"}]})
+    got = project.mergerequests.get(mr.iid)
+    eq(got.detailed_merge_status, "need_rebase", "detailed_merge_status")
+    raises(gitlab.exceptions.GitlabMRClosedError, 422, lambda: got.merge(), "Branch cannot be merged")
+    eq(got.rebase(sudo=author.username), {"rebase_in_progress": False}, "rebase() answer")
+    got = project.mergerequests.get(mr.iid, include_rebase_in_progress=True)
+    eq((got.rebase_in_progress, got.merge_error, got.detailed_merge_status, got.diff_refs["base_sha"]), (False, None, "mergeable", main.id), "rebased")
+    got.merge()
+    done = project.mergerequests.get(mr.iid)
+    eq((done.state, done.merge_commit_sha), ("merged", None), "fast-forward merge")
+    eq(project.branches.get("main").commit["id"], got.sha, "main at the merge request head")
+
+
 print("END", flush=True)
 sys.exit(0)
