@@ -90,9 +90,15 @@ export async function readBlob(c: Context<AppEnv>, projectId: number, sha: strin
   return new Uint8Array(await new Response(obj.body).arrayBuffer());
 }
 
-/** The ancestry of `sha` (itself included) as a recursive CTE over parent edges. */
+/**
+ * The ancestry of `sha` (itself included) as a recursive CTE over parent edges. CROSS JOIN fixes the
+ * join order (SQLite never reorders it): each queued commit looks up its own parent edges by
+ * (project_id, sha). Left to the planner without statistics, the edges were the outer loop, every
+ * step scanned all of the project's edges and a walk cost edges x depth (1.2 ms instead of 0.05 ms
+ * for a merge base in a 500-commit project; test/node/repository-plans.test.ts).
+ */
 const ancestry = (name: string, projectId: number, sha: string) =>
-  sql`${sql.raw(name)}(sha) AS (SELECT ${sha} UNION SELECT p.parent_sha FROM repo_commit_parents p JOIN ${sql.raw(name)} ON p.project_id = ${projectId} AND p.sha = ${sql.raw(name)}.sha)`;
+  sql`${sql.raw(name)}(sha) AS (SELECT ${sha} UNION SELECT p.parent_sha FROM ${sql.raw(name)} CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = ${sql.raw(name)}.sha)`;
 
 async function commitsByShas(db: Db, projectId: number, shas: string[]): Promise<CommitRow[]> {
   const out: CommitRow[] = [];
