@@ -27,6 +27,7 @@ import {
 } from '../db/schema';
 import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { planAllows } from '../lib/plan';
+import { isMemoised, memo, peekMemo, primeMemo } from '../lib/read-memo';
 import { canUpdateMergeRequest as mrCanUpdate, repo } from './merge-requests';
 import { commitsBetween } from './repository';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
@@ -216,11 +217,62 @@ export async function loadMergeRequestRules(db: Db, mr: MergeRequestRow, ids?: n
   const rows = await db.select().from(approvalMergeRequestRules).where(where).orderBy(asc(approvalMergeRequestRules.id)).all();
   const loaded = await hydrate(db, 'merge_request', rows, null);
   const sourceIds = [...new Set(rows.map((r) => r.approvalProjectRuleId).filter((x): x is number => x != null))];
-  if (sourceIds.length) {
-    const sources = projectRules ?? (await loadProjectRules(db, mr.projectId, sourceIds));
-    for (const [i, r] of rows.entries()) loaded[i].source = sources.find((s) => s.id === r.approvalProjectRuleId) ?? null;
-  }
+  if (sourceIds.length) attachSources(rows, loaded, projectRules ?? (await loadProjectRules(db, mr.projectId, sourceIds)));
   return loaded;
+}
+
+/** `source_rule`: the project rule each merge request rule was copied from. */
+function attachSources(rows: { approvalProjectRuleId: number | null }[], loaded: LoadedRule[], sources: LoadedRule[]) {
+  for (const [i, r] of rows.entries()) loaded[i].source = r.approvalProjectRuleId == null ? null : (sources.find((s) => s.id === r.approvalProjectRuleId) ?? null);
+}
+
+/** A project's protected branches and approval rules, read once per memo (lib/read-memo.ts). */
+function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
+  return memo(c, `approval-config:${projectId}`, async () => {
+    const db = c.var.db;
+    const branches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all();
+    return { branches, projectRules: await loadProjectRules(db, projectId, undefined, branches) };
+  });
+}
+
+/**
+ * For a page of merge requests inside a memo: their approvals, their rules and the approving users,
+ * each in one query for the page instead of one per merge request (loadApprovalState reads them
+ * from the memo). The system rules' lazy rebuild forgets a merge request's rules when it rewrites them.
+ */
+export async function primeApprovalReads(c: Context<AppEnv>, mrs: MergeRequestRow[]): Promise<void> {
+  if (!isMemoised(c) || !mrs.length) return;
+  const db = c.var.db;
+  const ids = mrs.map((m) => m.id);
+  const approvalRows: ApprovalRow[] = [];
+  const ruleRows: (typeof approvalMergeRequestRules.$inferSelect)[] = [];
+  for (const part of chunks(ids)) {
+    approvalRows.push(...(await db.select().from(approvals).where(inArray(approvals.mergeRequestId, part)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all()));
+    ruleRows.push(...(await db.select().from(approvalMergeRequestRules).where(inArray(approvalMergeRequestRules.mergeRequestId, part)).orderBy(asc(approvalMergeRequestRules.id)).all()));
+  }
+  const [loaded, approvers] = await Promise.all([hydrate(db, 'merge_request', ruleRows, null), usersByIds(db, approvalRows.map((a) => a.userId))]);
+  const entries: [string, unknown][] = [];
+  for (const mr of mrs) {
+    const at = ruleRows.flatMap((r, i) => (r.mergeRequestId === mr.id ? [i] : []));
+    const rules = at.map((i) => loaded[i]);
+    if (at.some((i) => ruleRows[i].approvalProjectRuleId != null)) attachSources(at.map((i) => ruleRows[i]), rules, (await approvalConfig(c, mr.projectId)).projectRules);
+    entries.push([`mr-rules:${mr.id}`, rules], [`approvals:${mr.id}`, approvalRows.filter((a) => a.mergeRequestId === mr.id)]);
+  }
+  for (const [id, u] of approvers) entries.push([`user:${id}`, u]);
+  primeMemo(c, entries);
+}
+
+/** usersByIds, taking the users a memo already holds. */
+async function usersFor(c: Context<AppEnv>, ids: number[]): Promise<Map<number, UserRow>> {
+  const out = new Map<number, UserRow>();
+  const missing: number[] = [];
+  for (const id of new Set(ids)) {
+    const known = peekMemo<UserRow>(c, `user:${id}`);
+    if (known) out.set(id, await known);
+    else missing.push(id);
+  }
+  if (missing.length) for (const [id, u] of await usersByIds(c.var.db, missing)) out.set(id, u);
+  return new Map(ids.filter((id) => out.has(id)).map((id) => [id, out.get(id)!]));
 }
 
 /** Project-level rules listed by the API (Project#visible_approval_rules): user-defined ones, then report approver rules. */
@@ -320,13 +372,13 @@ export interface LoadedState {
 export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow): Promise<LoadedState> {
   const db = c.var.db;
   await ensureSystemRules(c, mr);
-  const branches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, mr.projectId)).orderBy(asc(protectedBranches.id)).all();
-  const projectRules = await loadProjectRules(db, mr.projectId, undefined, branches);
+  // The project's configuration is the same for every merge request of a page (lib/read-memo.ts).
+  const { branches, projectRules } = await approvalConfig(c, mr.projectId);
   const [settings, mergeRequestRules, head, rows] = await Promise.all([
-    loadSettings(db, mr.projectId),
-    loadMergeRequestRules(db, mr, undefined, projectRules),
+    memo(c, `approval-settings:${mr.projectId}`, () => loadSettings(db, mr.projectId)),
+    memo(c, `mr-rules:${mr.id}`, () => loadMergeRequestRules(db, mr, undefined, projectRules)),
     mergeRequestHead(c, mr),
-    db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all(),
+    memo(c, `approvals:${mr.id}`, () => db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all()),
   ]);
   const committerIds: number[] = [];
   const eff = await effectiveSettings(c, settings);
@@ -335,7 +387,7 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
   // The patch id costs two manifests: computed only when an approval from another HEAD could still count.
   const patchId = eff.resetApprovalsOnPush && rows.some((a) => a.sha !== head && a.patchIdSha) ? await mergeRequestPatchId(c, mr, head) : null;
   const valid = validApprovals(rows, head, eff.resetApprovalsOnPush, patchId);
-  const approvalUsers = await usersByIds(db, valid.map((a) => a.userId));
+  const approvalUsers = await usersFor(c, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
   const targetPb = branches.filter((b) => refMatchesName(b.name, mr.targetBranch));
   // Gitlab::CodeOwners.optional_section? reads the target branch's CODEOWNERS as it is now.

@@ -47,8 +47,9 @@ import { canReadConfidentialIssue } from './issues';
 import { canMergeToBranch, canPushToBranch } from './protected-branches';
 import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
-import { approvalDeletionForMergeRequests, loadApprovalState } from './approval-rules';
-import { branchHead, buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, manifestOf, mergeBase, mergeManifests, runMerge } from './repository';
+import { approvalDeletionForMergeRequests, loadApprovalState, primeApprovalReads } from './approval-rules';
+import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, memoBranchHead, memoManifest, memoMergeBase, mergeManifests, primeBranchHeads, runMerge } from './repository';
+import { primeMemo, withReadMemo } from '../lib/read-memo';
 import { commitEntity } from '../entities/commit';
 
 export type { MergeRequestRow };
@@ -201,8 +202,7 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
   let conflict = false;
   let changes: number | null = null;
   if (head && targetHead && commitCount > 0) {
-    const db = c.var.db;
-    const [b, t, s] = await Promise.all([manifestOf(db, mr.projectId, base), base === targetHead ? null : manifestOf(db, mr.projectId, targetHead), manifestOf(db, mr.projectId, head)]);
+    const [b, t, s] = await Promise.all([memoManifest(c, mr.projectId, base), base === targetHead ? null : memoManifest(c, mr.projectId, targetHead), memoManifest(c, mr.projectId, head)]);
     if (o.changes) changes = diffManifests(b, s).length;
     // A target that moved since the merge base can conflict: the same path changed differently on both sides.
     if (t) conflict = mergeManifests(b, t, s) === null;
@@ -277,6 +277,17 @@ export async function isApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promi
 
 export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, rows: MergeRequestRow[], o: PresentMrOptions = {}) {
   if (!rows.length) return [];
+  // Presenting only reads (lib/read-memo.ts): branch heads, manifests and each project's approval
+  // configuration are read once for the page, the heads of every open merge request in one query.
+  return withReadMemo(c, async () => {
+    const open = rows.filter((r) => r.state === 'opened' || r.state === 'locked');
+    await primeBranchHeads(c, [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))], (e) => primeMemo(c, e));
+    await primeApprovalReads(c, open);
+    return presentRows(c, caller, rows, o);
+  });
+}
+
+async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeRequestRow[], o: PresentMrOptions) {
   const db = c.var.db;
   const base = baseUrl(c);
   const ids = rows.map((r) => r.id);
@@ -694,10 +705,10 @@ const identity = (u: UserRow) => ({ name: u.name, email: u.commitEmail || u.emai
 export const repo = {
   /** The commit sha a branch points at, or null when it does not exist. */
   async branchHead(c: Context<AppEnv>, projectId: number, branch: string): Promise<string | null> {
-    return branchHead(c.var.db, projectId, branch);
+    return memoBranchHead(c, projectId, branch);
   },
   async mergeBase(c: Context<AppEnv>, projectId: number, a: string, b: string): Promise<string | null> {
-    return mergeBase(c.var.db, projectId, a, b);
+    return memoMergeBase(c, projectId, a, b);
   },
   /** Commits reachable from `head` but not from `base`. */
   async countCommits(c: Context<AppEnv>, projectId: number, base: string | null, head: string): Promise<number> {

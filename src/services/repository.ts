@@ -22,6 +22,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import type { Db } from '../db/client';
 import { projects, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import { memo } from '../lib/read-memo';
 import { blobId, commitId, type ManifestEntry, treeId } from './git-objects';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
@@ -40,6 +41,35 @@ export async function findBranch(db: Db, projectId: number, name: string): Promi
 
 export async function branchHead(db: Db, projectId: number, name: string): Promise<string | null> {
   return (await findBranch(db, projectId, name))?.commitSha ?? null;
+}
+
+/**
+ * Reads shared by many merge requests of one page (lib/read-memo.ts): the same branch head, merge
+ * base or manifest is read once while a memo is open, as usual otherwise.
+ */
+export const memoBranchHead = (c: Context<AppEnv>, projectId: number, name: string) => memo(c, `head:${projectId}:${name}`, () => branchHead(c.var.db, projectId, name));
+export const memoManifest = (c: Context<AppEnv>, projectId: number, sha: string | null) => memo(c, `manifest:${projectId}:${sha}`, () => manifestOf(c.var.db, projectId, sha));
+export const memoMergeBase = (c: Context<AppEnv>, projectId: number, a: string, b: string) => memo(c, `merge-base:${projectId}:${a}:${b}`, () => mergeBase(c.var.db, projectId, a, b));
+
+/** Seeds the branch-head memo for many branches with one query (a missing branch is remembered as null). */
+export async function primeBranchHeads(c: Context<AppEnv>, refs: { projectId: number; name: string }[], prime: (entries: [string, unknown][]) => void): Promise<void> {
+  const byProject = new Map<number, Set<string>>();
+  for (const r of refs) (byProject.get(r.projectId) ?? byProject.set(r.projectId, new Set()).get(r.projectId)!).add(r.name);
+  const entries: [string, unknown][] = [];
+  for (const [projectId, names] of byProject) {
+    const list = [...names];
+    for (let i = 0; i < list.length; i += 90) {
+      const part = list.slice(i, i + 90);
+      const rows = await c.var.db
+        .select({ name: repoBranches.name, sha: repoBranches.commitSha })
+        .from(repoBranches)
+        .where(and(eq(repoBranches.projectId, projectId), inArray(repoBranches.name, part)))
+        .all();
+      const found = new Map(rows.map((r) => [r.name, r.sha]));
+      for (const n of part) entries.push([`head:${projectId}:${n}`, found.get(n) ?? null]);
+    }
+  }
+  prime(entries);
 }
 
 export async function hasCommits(db: Db, projectId: number): Promise<boolean> {

@@ -25,7 +25,8 @@ import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalPro
 import { type NamespaceRow, type ProjectRow, traversalIds } from '../lib/abilities';
 import { planAllows } from '../lib/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
-import { branchHead, diffManifests, fileAt, manifestOf, mergeBase, readBlob } from './repository';
+import { forgetMemo } from '../lib/read-memo';
+import { diffManifests, fileAt, manifestOf, memoBranchHead, mergeBase, readBlob } from './repository';
 import type { MergeRequestRow } from './approval-state';
 import { projectMembersAmong } from './approval-rules';
 
@@ -216,7 +217,7 @@ async function reportApproverStatements(db: Db, mrId: number, projectId: number,
 /** What the rules of an open merge request depend on. */
 async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: string; targetHead: string | null; head: string | null }> {
   const db = c.var.db;
-  const [head, targetHead] = await Promise.all([branchHead(db, mr.sourceProjectId, mr.sourceBranch), branchHead(db, mr.projectId, mr.targetBranch)]);
+  const [head, targetHead] = await Promise.all([memoBranchHead(c, mr.sourceProjectId, mr.sourceBranch), memoBranchHead(c, mr.projectId, mr.targetBranch)]);
   const key = JSON.stringify([systemRulesFeature(c) ? 1 : 0, mr.targetBranch, targetHead, head ?? mr.headSha ?? null]);
   return { key, targetHead, head: head ?? mr.headSha ?? null };
 }
@@ -254,4 +255,6 @@ export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow)
     db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
   ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   mr.systemRulesSyncedFor = key;
+  // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads).
+  forgetMemo(c, `mr-rules:${mr.id}`);
 }

@@ -156,6 +156,19 @@ describe('code owner rules of a merge request', () => {
     expect(await rulesOf(m.base)).toEqual([]);
   });
 
+  it('rebuilt while a page of merge requests is presented count on that page', async () => {
+    // The list reads every open merge request's rules in one query first (approval-rules.ts
+    // primeApprovalReads); a rule the lazy rebuild writes afterwards must still be what the page uses.
+    const w = await world(`docs/ @${bob.username}`);
+    const m = await mergeRequest(w, [file('src/app.rb')]);
+    const listed = async () => (await api(`/projects/${w.pid}/merge_requests`, { token: owner.token })).body.find((x: any) => x.iid === m.iid);
+    expect((await listed()).detailed_merge_status).toBe('mergeable');
+    // Only the target branch moves: nothing rebuilds the rules until the merge request is read.
+    await commit(w.pid, 'main', owner.token, [file('CODEOWNERS', `*.rb @${alice.username}\n`, 'update')]);
+    expect((await listed()).detailed_merge_status).toBe('not_approved');
+    expect(summary(await rulesOf(m.base))).toEqual([['codeowners', '*.rb', [alice.username], []]]);
+  });
+
   it('cannot be updated or deleted (403 Prohibited) and stay as they were', async () => {
     const w = await world(`* @${alice.username}`);
     const m = await mergeRequest(w, [file('d.txt')]);
