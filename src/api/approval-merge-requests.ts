@@ -67,6 +67,7 @@ import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../servic
 import { systemNoteInsert, systemNoteInsertWhen } from '../services/system-notes';
 import { ensureSystemRules } from '../services/system-approval-rules';
 import { mergeRequestPatchId } from '../services/patch-id';
+import { withReadMemo } from '../lib/read-memo';
 import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './approvals';
 
 const TAGS = ['merge_request_approvals'];
@@ -302,10 +303,15 @@ export function mountApprovalMergeRequests(r: Router) {
   const api = r.withDefaults(() => ({ signedIn: true }));
   const base = '/projects/:id/merge_requests/:merge_request_iid';
 
-  api.route({ method: 'GET', path: `${base}/approvals`, summary: 'List approvals for merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) => {
-    const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    return c.json(await presentApprovalState(c, caller, f));
-  });
+  // The read-only routes and the read phase of approve and unapprove run inside a read memo
+  // (lib/read-memo.ts): the access check, the system rules, the approval state, the patch id and the
+  // merge status all ask for the same branch heads, merge base and manifests.
+  api.route({ method: 'GET', path: `${base}/approvals`, summary: 'List approvals for merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) =>
+    withReadMemo(c, async () => {
+      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
+      return c.json(await presentApprovalState(c, caller, f));
+    }),
+  );
 
   api.route(
     { method: 'POST', path: `${base}/approvals`, summary: 'Change approval-related configuration (deprecated)', tags: TAGS, params: setApprovalsRequiredParams, status: 201 },
@@ -329,7 +335,7 @@ export function mountApprovalMergeRequests(r: Router) {
     },
   );
 
-  api.route({ method: 'GET', path: `${base}/approval_state`, summary: 'Get approval state of merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) => {
+  api.route({ method: 'GET', path: `${base}/approval_state`, summary: 'Get approval state of merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
     const s = await loadApprovalState(c, f.mr);
     const x = await ruleExtras(c, caller, [...s.projectRules, ...s.mergeRequestRules], f.level);
@@ -341,19 +347,23 @@ export function mountApprovalMergeRequests(r: Router) {
         return approvalStateRuleEntity(w, rule, { ...x, usersById: users, overridden: overridden(rule) });
       }),
     });
-  });
+  }));
 
   api.route(
     { method: 'POST', path: `${base}/approve`, summary: 'Approve a merge request', tags: TAGS, params: approveParams, status: 201 },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
       const db = c.var.db;
       const user = caller.user!;
-      // The HEAD this approval is given at: read once, checked against `sha`, stored with the approval.
-      const head = await mergeRequestHead(c, f.mr);
-      // check_sha_param!
-      if (p.sha !== undefined && p.sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
-      const s = await loadApprovalState(c, f.mr);
+      const { f, head, s, patchIdSha } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
+        // The HEAD this approval is given at: read once, checked against `sha`, stored with the approval.
+        const head = await mergeRequestHead(c, f.mr);
+        // check_sha_param!
+        if (p.sha !== undefined && p.sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
+        const s = await loadApprovalState(c, f.mr);
+        // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
+        return { f, head, s, patchIdSha: await mergeRequestPatchId(c, f.mr, head) };
+      });
       // ApprovalService returning nil answers 401 Unauthorized (reference §4.1, GitLab 17/18's
       // lib/api/merge_request_approvals.rb): already approved at this HEAD, ineligible (author,
       // committer), a wrong or missing password, or a merged merge request. (The newest GitLab
@@ -368,8 +378,6 @@ export function mountApprovalMergeRequests(r: Router) {
       // The row carries this request's write id, so the reviewer state and the system note of the
       // same batch are written only by the request whose approval was stored.
       const writeId = crypto.randomUUID();
-      // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
-      const patchIdSha = await mergeRequestPatchId(c, f.mr, head);
       const mine = sql`EXISTS (SELECT 1 FROM ${approvals} WHERE ${approvals.mergeRequestId} = ${f.mr.id} AND ${approvals.userId} = ${user.id} AND ${approvals.writeId} = ${writeId})`;
       const results = await runBatch(db, [
         db
@@ -394,10 +402,12 @@ export function mountApprovalMergeRequests(r: Router) {
   );
 
   api.route({ method: 'POST', path: `${base}/unapprove`, summary: 'Remove an approval from a merge request', tags: TAGS, params: mergeRequestParams, status: 201 }, async ({ c, p, caller }) => {
-    const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
     const db = c.var.db;
     const user = caller.user!;
-    const s = await loadApprovalState(c, f.mr);
+    const { f, s } = await withReadMemo(c, async () => {
+      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
+      return { f, s: await loadApprovalState(c, f.mr) };
+    });
     // RemoveApprovalService returns nil unless the caller approved (or when merged): 404.
     if (!s.input.approvedUserIds.includes(user.id) || f.mr.state === 'merged') throw notFound();
     await runBatch(db, [

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import type { mergeRequests } from '../db/schema';
 import { blobId } from './git-objects';
-import { branchHead, changedFiles, type FileChange, mergeBase } from './repository';
+import { diffManifests, type FileChange, memoBranchHead, memoManifest, memoMergeBase } from './repository';
 
 const encoder = new TextEncoder();
 
@@ -22,11 +22,11 @@ export function patchIdOf(changes: FileChange[]): string | null {
 /** The patch id of a merge request at `head`: the changes from the merge base with the target (the recorded base once not open). */
 export async function mergeRequestPatchId(c: Context<AppEnv>, mr: typeof mergeRequests.$inferSelect, head: string | null): Promise<string | null> {
   if (!head) return null;
-  const db = c.var.db;
   let base: string | null;
   if (mr.state === 'opened' || mr.state === 'locked') {
-    const target = await branchHead(db, mr.projectId, mr.targetBranch);
-    base = target ? await mergeBase(db, mr.projectId, target, head) : null;
+    const target = await memoBranchHead(c, mr.projectId, mr.targetBranch);
+    base = target ? await memoMergeBase(c, mr.projectId, target, head) : null;
   } else base = mr.baseSha ?? null;
-  return patchIdOf(await changedFiles(db, mr.projectId, base, head));
+  const [a, b] = await Promise.all([memoManifest(c, mr.projectId, base), memoManifest(c, mr.projectId, head)]);
+  return patchIdOf(diffManifests(a, b));
 }

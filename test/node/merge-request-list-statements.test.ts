@@ -14,6 +14,8 @@ import { createNodeApp } from '../../src/node-app';
 
 let dir: string;
 let statements = 0;
+/** Every statement sent (SQL and arguments), for the duplicate check. */
+const sent: string[] = [];
 let call: (path: string, init?: { method?: string; body?: unknown; sudo?: string }) => Promise<{ status: number; body: any }>;
 
 beforeAll(async () => {
@@ -22,8 +24,8 @@ beforeAll(async () => {
   const client = (db as unknown as { session: { client: { execute: (...a: unknown[]) => unknown; batch: (s: unknown[], ...a: unknown[]) => unknown } } }).session.client;
   const execute = client.execute.bind(client);
   const batch = client.batch.bind(client);
-  client.execute = (...a: unknown[]) => (statements++, execute(...a));
-  client.batch = (s: unknown[], ...a: unknown[]) => ((statements += s.length), batch(s, ...a));
+  client.execute = (...a: unknown[]) => (statements++, sent.push(JSON.stringify(a[0])), execute(...a));
+  client.batch = (s: unknown[], ...a: unknown[]) => ((statements += s.length), sent.push('BATCH'), batch(s, ...a));
   call = async (path, init = {}) => {
     const res = await app.fetch(
       new Request(`http://localhost/api/v4${path}`, {
@@ -39,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a page of merge requests', () => {
-  it('costs two statements per open merge request beyond what the page shares', async () => {
+  it('costs two statements per open merge request beyond what the page shares, and the approval routes read each thing once', async () => {
     const user = await call('/users', { body: { email: 'mrl@example.com', name: 'MR L', username: 'mrl', password: 'secret-pass-123', skip_confirmation: true } });
     const p = await call('/projects', { body: { name: 'mr-list' } });
     expect(p.status).toBe(201);
@@ -72,5 +74,22 @@ describe('a page of merge requests', () => {
       expect([row.iid, row.detailed_merge_status, row.sha, row.has_conflicts]).toEqual([one.body.iid, one.body.detailed_merge_status, one.body.sha, one.body.has_conflicts]);
     }
     expect(ten.body.map((r: any) => r.detailed_merge_status).sort()).toEqual([...Array(4).fill('mergeable'), ...Array(6).fill('not_approved')]);
+
+    // The approval routes read each thing once: no statement is sent twice with the same arguments.
+    const mr = ten.body.find((r: any) => r.detailed_merge_status === 'not_approved');
+    for (const path of ['approvals', 'approval_state']) {
+      await call(`/projects/${pid}/merge_requests/${mr.iid}/${path}`);
+      sent.length = 0;
+      expect((await call(`/projects/${pid}/merge_requests/${mr.iid}/${path}`)).status).toBe(200);
+      expect(sent.filter((x, i) => sent.indexOf(x) !== i), path).toEqual([]);
+    }
+    sent.length = 0;
+    const approved = await call(`/projects/${pid}/merge_requests/${mr.iid}/approve`, { method: 'POST', body: { sha: mr.sha }, sudo: 'mrl' });
+    expect([approved.status, approved.body.approved]).toEqual([201, true]);
+    // Before its write (the batch), approve reads each thing once too.
+    expect(sent).toContain('BATCH');
+    const reads = sent.slice(0, sent.indexOf('BATCH'));
+    expect(reads.length).toBeGreaterThan(5);
+    expect(reads.filter((x, i) => reads.indexOf(x) !== i)).toEqual([]);
   });
 });
