@@ -75,7 +75,7 @@ function sourceTree(): string {
 async function dataset(tree: string): Promise<{ file: string; manifest: Manifest }> {
   const dir = join(cfg.dir, spec.id);
   const hash = createHash('sha256');
-  for (const f of ['scripts/bench/seed.ts', 'scripts/bench/rng.ts', 'drizzle/meta/_journal.json']) hash.update(readFileSync(join(tree, f)));
+  for (const f of ['scripts/bench/seed.ts', 'scripts/bench/seed-merge-requests.ts', 'scripts/bench/rng.ts', 'drizzle/meta/_journal.json']) hash.update(readFileSync(join(tree, f)));
   hash.update(JSON.stringify(spec));
   const key = hash.digest('hex').slice(0, 16);
   const keyFile = join(dir, 'seed.key');
@@ -319,6 +319,12 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
       log(`  ${runtime} ${s.id} ${mode}: ${line.rps?.toFixed(0)} req/s p50 ${line.p50_ms} p90 ${line.p90_ms} p99 ${line.p99_ms} ms, non-2xx ${line.non2xx}${line.non2xx_statuses ? ' ' + JSON.stringify(line.non2xx_statuses) : ''}, errors ${line.errors}${line.error_sample ? ` (e.g. ${line.error_sample})` : ''}`);
     }
     if (status !== 'ok') log(`  ${runtime} ${s.id}: ${status}`);
+    else if (s.verify) {
+      const verdict = await s.verify(server.port);
+      log(`  ${runtime} ${s.id}: ${verdict}`);
+      const last = out[out.length - 1];
+      last.notes = last.notes ? `${last.notes}; ${verdict}` : verdict;
+    }
   }
 }
 

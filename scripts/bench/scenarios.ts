@@ -15,6 +15,8 @@ export interface Scenario {
   /** Writes rows: run after the reads. */
   writes?: boolean;
   next: () => Req;
+  /** After every mode ran: checks the state the writes left against what they should have left (a summary for the report). */
+  verify?: (port: number) => Promise<string>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -42,6 +44,8 @@ export function scenarios(m: Manifest): Scenario[] {
     () => ({ kind: 'deep_page', method: 'GET', path: `/api/v4/projects/${big}/issues?page=${Math.min(400, Math.floor(bigIssues / 20))}`, headers: member }),
     () => ({ kind: 'search', method: 'GET', path: `/api/v4/projects/${big}/issues?search=${r.pick(m.searchTerms)}`, headers: member }),
   ];
+
+  const gptMrs = m.mergeRequests.find((p) => p.id === m.gptProjectId)?.mergeRequests ?? 0;
 
   return [
     { id: 'bare', title: `bare route (\`GET ${FLOOR_PATH}\`)`, next: () => ({ method: 'GET', path: FLOOR_PATH }) },
@@ -80,6 +84,19 @@ export function scenarios(m: Manifest): Scenario[] {
       next: () => ({ method: 'GET', path: '/api/v4/issues?scope=all', headers: member }),
     },
     {
+      id: 'mr_list',
+      title: `project merge requests, default query (${gptMrs} merge requests)`,
+      gpt: 'api_v4_projects_merge_requests',
+      next: () => ({ method: 'GET', path: `/api/v4/projects/${m.gptProjectId}/merge_requests`, headers: member }),
+    },
+    {
+      id: 'mr',
+      title: 'single merge request `GET /projects/:id/merge_requests/:iid`',
+      gpt: 'api_v4_projects_merge_requests_merge_request',
+      next: () => ({ method: 'GET', path: `/api/v4/projects/${m.gptProjectId}/merge_requests/${r.int(1, gptMrs)}`, headers: member }),
+    },
+    approvalsScenario(m),
+    {
       id: 'create',
       title: 'create issue `POST /projects/:id/issues`',
       gpt: 'scenario_api_new_issues',
@@ -92,4 +109,58 @@ export function scenarios(m: Manifest): Scenario[] {
       },
     },
   ];
+}
+
+/**
+ * S5 (performance.md 4.4): approve and unapprove over the S5 merge requests by the S5 developers,
+ * plus 30 % `GET …/approvals`. The (merge request, approver) pairs are visited in a fixed cycle, the
+ * merge request changing with every step, so no pair is written twice at once and each pass
+ * alternates: the first approves every pair (with the HEAD sha, as clients send it), the next
+ * unapproves them, and so on. `verify` reads every merge request's approvals afterwards and compares
+ * them with what the cycle should have left.
+ */
+function approvalsScenario(m: Manifest): Scenario {
+  const r = rng(11);
+  const a = m.approve;
+  const pairs = a.mrs.length * a.tokens.length;
+  let step = 0;
+  const base = `/api/v4/projects/${a.projectId}/merge_requests`;
+  return {
+    id: 'approve',
+    title: `approve / unapprove (${a.mrs.length} merge requests × ${a.tokens.length} developers) + 30 % \`GET …/approvals\``,
+    writes: true,
+    next: () => {
+      if (r.chance(0.3)) {
+        const mr = r.pick(a.mrs);
+        return { kind: 'approvals', method: 'GET', path: `${base}/${mr.iid}/approvals`, headers: { 'PRIVATE-TOKEN': r.pick(a.tokens) } };
+      }
+      const k = step % pairs;
+      const approving = Math.floor(step / pairs) % 2 === 0;
+      step++;
+      const mr = a.mrs[k % a.mrs.length];
+      const headers = { 'PRIVATE-TOKEN': a.tokens[Math.floor(k / a.mrs.length)] };
+      return approving
+        ? { kind: 'approve', method: 'POST', path: `${base}/${mr.iid}/approve`, headers, body: { sha: mr.sha } }
+        : { kind: 'unapprove', method: 'POST', path: `${base}/${mr.iid}/unapprove`, headers };
+    },
+    async verify(port) {
+      const approvers = new Set(a.userIds);
+      let expected = 0;
+      let mismatched = 0;
+      const check = async (i: number) => {
+        const res = await fetch(`http://127.0.0.1:${port}${base}/${a.mrs[i].iid}/approvals`, { headers: { 'PRIVATE-TOKEN': m.rootToken } });
+        const body = (await res.json()) as { approved_by: { user: { id: number } }[] };
+        const got = new Set(body.approved_by.map((x) => x.user.id).filter((id) => approvers.has(id)));
+        for (let u = 0; u < a.tokens.length; u++) {
+          const k = u * a.mrs.length + i;
+          const times = Math.floor(step / pairs) + (k < step % pairs ? 1 : 0);
+          const want = times % 2 === 1;
+          if (want) expected++;
+          if (want !== got.has(a.userIds[u])) mismatched++;
+        }
+      };
+      for (let i = 0; i < a.mrs.length; i += 8) await Promise.all(Array.from({ length: Math.min(8, a.mrs.length - i) }, (_, j) => check(i + j)));
+      return `final state after ${step} writes: ${expected} approvals expected, ${mismatched} pairs differ`;
+    },
+  };
 }

@@ -20,6 +20,7 @@ import type { Env } from '../../src/env';
 import { tokenDigest } from '../../src/lib/crypto';
 import { bootstrap } from '../../src/services/bootstrap';
 import { rng, type Rng } from './rng';
+import { seedMergeRequests } from './seed-merge-requests';
 
 export interface DatasetSpec {
   id: string;
@@ -36,13 +37,21 @@ export interface DatasetSpec {
   notesPerIssue: number;
   /** Projects the "member" user belongs to (2 groups' worth through group membership, the rest directly). */
   memberProjects: number;
+  /** Merge requests in all (performance.md 4.3: 10k with ~2 approvals each), `gptMergeRequests` of them in the GPT project. */
+  mergeRequests: number;
+  gptMergeRequests: number;
+  /** S5: open merge requests of the GPT project that `approvers` developers approve and unapprove in turn. */
+  approveMergeRequests: number;
+  approvers: number;
 }
 
 export const DATASETS: Record<string, DatasetSpec> = {
   // performance.md 4.3 dataset M (issues part): 100k issues, 200+ projects, one project of 20k.
-  M: { id: 'M', users: 2000, groups: 20, projectsPerGroup: 10, personalProjects: 10, issues: 100_000, bigIssues: 20_000, gptIssues: 6_722, notesPerIssue: 3, memberProjects: 50 },
+  M: { id: 'M', users: 2000, groups: 20, projectsPerGroup: 10, personalProjects: 10, issues: 100_000, bigIssues: 20_000, gptIssues: 6_722, notesPerIssue: 3, memberProjects: 50,
+    mergeRequests: 10_000, gptMergeRequests: 3_609, approveMergeRequests: 1_000, approvers: 20 },
   // Development runs (`--quick`): same shape, a tenth of the size, still one project above 10,000.
-  S: { id: 'S', users: 300, groups: 6, projectsPerGroup: 8, personalProjects: 4, issues: 20_000, bigIssues: 11_000, gptIssues: 2_000, notesPerIssue: 1, memberProjects: 30 },
+  S: { id: 'S', users: 300, groups: 6, projectsPerGroup: 8, personalProjects: 4, issues: 20_000, bigIssues: 11_000, gptIssues: 2_000, notesPerIssue: 1, memberProjects: 30,
+    mergeRequests: 1_000, gptMergeRequests: 500, approveMergeRequests: 200, approvers: 20 },
 };
 
 export interface Manifest {
@@ -64,9 +73,14 @@ export interface Manifest {
   /** Epoch ms range of issue created_at. */
   from: number;
   to: number;
+  /** Merge request counts of the projects that have some (iids 1..n). */
+  mergeRequests: { id: number; mergeRequests: number }[];
+  /** S5: developers of the GPT project (tokens) and the open merge requests they approve, with HEAD shas. */
+  approve: { projectId: number; tokens: string[]; userIds: number[]; mrs: { iid: number; sha: string }[] };
 }
 
 export const BENCH_MEMBER_TOKEN = 'glpat-bench-member-token-000001';
+const approverToken = (k: number) => `glpat-bench-approver-${String(k).padStart(10, '0')}`;
 const DAY = 86_400_000;
 /** A fixed clock so two seeds of one spec are identical. */
 const NOW = Date.UTC(2026, 9, 1);
@@ -322,8 +336,28 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
       insert('internal_ids', { usage: 'issues', scope_id: p.id, last_value: p.issues });
     }
 
+    // S5 approvers: developers of the GPT project who are not among its authors (they start with no approvals).
+    const gpt = projects[1];
+    const approverIds = r.sample(userIds.filter((u) => u !== memberId && !gpt.users.includes(u)), spec.approvers);
+    for (const u of approverIds) member('Project', gpt.id, u, 30);
+    const mrs = seedMergeRequests({
+      r,
+      insert,
+      projects: projects.map((p) => ({ id: p.id, groupId: p.group ? p.ns : null, users: p.users, labels: p.labels, milestones: p.milestones })),
+      gptProjectId: gpt.id,
+      approverIds,
+      total: spec.mergeRequests,
+      gpt: spec.gptMergeRequests,
+      approveCount: spec.approveMergeRequests,
+      now: NOW,
+      span: SPAN,
+      sentence,
+    });
+
     // The member's token (the root token is the bootstrap one: config.rootToken).
     return {
+      approverIds,
+      mrs,
       memberId,
       memberProjects: memberProjects.map((p) => ({ id: p.id, issues: p.issues })),
       memberGroupIds: memberGroups.map((g) => g.id),
@@ -332,7 +366,9 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
   })();
 
   const digest = await tokenDigest(BENCH_MEMBER_TOKEN, config.tokenPepper);
-  sq.prepare('INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(manifest.memberId, 'bench', digest, JSON.stringify(['api']), NOW, NOW);
+  const token = sq.prepare('INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
+  token.run(manifest.memberId, 'bench', digest, JSON.stringify(['api']), NOW, NOW);
+  for (const [k, u] of manifest.approverIds.entries()) token.run(u, 'bench', await tokenDigest(approverToken(k), config.tokenPepper), JSON.stringify(['api']), NOW, NOW);
   // One self-contained file (Miniflare's D1 gets a copy of it).
   sq.exec('PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;');
   sq.close();
@@ -352,6 +388,8 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
     searchTerms: ['deadlock', 'kubernetes', 'timeout', 'error'],
     from: NOW - SPAN,
     to: NOW,
+    mergeRequests: manifest.mrs.perProject,
+    approve: { projectId: 2, tokens: manifest.approverIds.map((_, k) => approverToken(k)), userIds: manifest.approverIds, mrs: manifest.mrs.approve },
   };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(out, null, 1));
   log(`seeded dataset ${spec.id} in ${(out.seedMs / 1000).toFixed(1)} s: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Req } from '../../scripts/bench/load';
 import { scenarios } from '../../scripts/bench/scenarios';
 import { DATASETS, type Manifest } from '../../scripts/bench/seed';
 
@@ -21,15 +22,31 @@ const manifest: Manifest = {
   searchTerms: ['deadlock', 'timeout'],
   from: Date.UTC(2023, 0, 1),
   to: Date.UTC(2026, 0, 1),
+  mergeRequests: [
+    { id: 1, mergeRequests: 40 },
+    { id: 2, mergeRequests: 500 },
+  ],
+  approve: {
+    projectId: 2,
+    tokens: ['approver-a', 'approver-b', 'approver-c'],
+    userIds: [31, 32, 33],
+    mrs: [
+      { iid: 498, sha: 'a'.repeat(40) },
+      { iid: 499, sha: 'b'.repeat(40) },
+      { iid: 500, sha: 'c'.repeat(40) },
+      { iid: 501, sha: 'd'.repeat(40) },
+    ],
+  },
 };
 
 describe('bench scenarios', () => {
   const list = scenarios(manifest);
   const byId = Object.fromEntries(list.map((s) => [s.id, s]));
 
-  it('covers the bare route, /user, issue get, lists, /issues for both callers and creation (last)', () => {
-    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'create']);
-    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['create']);
+  it('covers the bare route, /user, issue get, lists, /issues for both callers, merge requests, approvals and creation', () => {
+    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr', 'approve', 'create']);
+    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'create']);
+    expect(byId.mr_list.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/merge_requests', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.bare.next()).toEqual({ method: 'GET', path: '/__bench/hello' });
     expect(byId.all_admin.next().headers).toEqual({ 'PRIVATE-TOKEN': 'root-token' });
     expect(byId.all_member.next()).toMatchObject({ path: '/api/v4/issues?scope=all', headers: { 'PRIVATE-TOKEN': 'member-token' } });
@@ -44,6 +61,42 @@ describe('bench scenarios', () => {
       expect(Number(m[2])).toBeGreaterThanOrEqual(1);
       expect(Number(m[2])).toBeLessThanOrEqual(p.issues);
     }
+  });
+
+  it('asks for merge requests of the GPT-sized project that exist', () => {
+    const iids = new Set<number>();
+    for (let i = 0; i < 300; i++) {
+      const m = /^\/api\/v4\/projects\/2\/merge_requests\/(\d+)$/.exec(byId.mr.next().path)!;
+      iids.add(Number(m[1]));
+    }
+    expect(Math.min(...iids)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...iids)).toBeLessThanOrEqual(500);
+    expect(iids.size).toBeGreaterThan(100);
+  });
+
+  it('approves every (merge request, developer) pair once, with the HEAD sha, then unapproves them, never the same pair twice in a row', () => {
+    const writes: Req[] = [];
+    let reads = 0;
+    while (writes.length < 24) {
+      const r = byId.approve.next();
+      if (r.method === 'GET') {
+        reads++;
+        expect(r.path).toMatch(/^\/api\/v4\/projects\/2\/merge_requests\/(498|499|500|501)\/approvals$/);
+        continue;
+      }
+      writes.push(r);
+    }
+    expect(reads).toBeGreaterThan(0);
+    const pair = (r: Req) => `${r.path.split('/')[6]} ${r.headers!['PRIVATE-TOKEN']}`;
+    const first = writes.slice(0, 12);
+    expect(first.every((r) => r.kind === 'approve' && r.path.endsWith('/approve'))).toBe(true);
+    expect(new Set(first.map(pair)).size).toBe(12);
+    expect(first[0]).toMatchObject({ path: '/api/v4/projects/2/merge_requests/498/approve', body: { sha: 'a'.repeat(40) } });
+    expect(first[1]).toMatchObject({ path: '/api/v4/projects/2/merge_requests/499/approve', body: { sha: 'b'.repeat(40) } });
+    for (let i = 1; i < first.length; i++) expect(first[i].path).not.toBe(first[i - 1].path);
+    const second = writes.slice(12);
+    expect(second.every((r) => r.kind === 'unapprove' && r.path.endsWith('/unapprove') && r.body === undefined)).toBe(true);
+    expect(second.map(pair)).toEqual(first.map(pair));
   });
 
   it('mixes every filter on the big project with values from the dataset', () => {
