@@ -18,6 +18,8 @@ export interface Req {
   body?: unknown;
   /** A label to break latencies down inside a mix. */
   kind?: string;
+  /** Told the response status, or null when none came (a scenario that tracks what its writes did). */
+  onDone?: (status: number | null) => void;
 }
 
 export interface Sample {
@@ -187,8 +189,10 @@ export async function closedLoop(port: number, next: () => Req, conns: number, s
         const t = nowMs();
         try {
           const status = await c.send(encodeRequest(host, r));
+          r.onDone?.(status);
           if (t >= measureFrom) samples.push({ ms: nowMs() - t, status, kind: r.kind });
         } catch {
+          r.onDone?.(null);
           if (t >= measureFrom) errors++;
           await new Promise((res) => setTimeout(res, 10));
         }
@@ -238,8 +242,10 @@ export async function openLoop(port: number, next: () => Req, rate: number, seco
     const c = await acquire();
     try {
       const status = await c.send(encodeRequest(host, r));
+      r.onDone?.(status);
       samples.push({ ms: nowMs() - scheduled, status, kind: r.kind });
     } catch {
+      r.onDone?.(null);
       errors++;
     } finally {
       inflight--;

@@ -173,6 +173,7 @@ async function probe(port: number, s: Scenario): Promise<string> {
       body: r.body ? JSON.stringify(r.body) : undefined,
     });
     const text = await res.text();
+    r.onDone?.(res.status);
     if (res.ok) return 'ok';
     // GitLab's catch-all (app.ts notFound): the route is not there.
     if (res.status === 404 && text.includes('"error":"404 Not Found"')) return 'missing (404)';
@@ -181,6 +182,7 @@ async function probe(port: number, s: Scenario): Promise<string> {
     log(`  ${s.id}: ${res.status} ${text.slice(0, 200)}`);
     return `error ${res.status}`;
   } catch (e) {
+    r.onDone?.(null);
     return `error ${(e as Error).message}`;
   }
 }

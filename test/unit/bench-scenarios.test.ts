@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Req } from '../../scripts/bench/load';
 import { scenarios } from '../../scripts/bench/scenarios';
 import { DATASETS, type Manifest } from '../../scripts/bench/seed';
@@ -97,6 +97,42 @@ describe('bench scenarios', () => {
     const second = writes.slice(12);
     expect(second.every((r) => r.kind === 'unapprove' && r.path.endsWith('/unapprove') && r.body === undefined)).toBe(true);
     expect(second.map(pair)).toEqual(first.map(pair));
+  });
+
+  it('tracks each pair from its answers and checks the approvals left against them', async () => {
+    const s = scenarios(manifest).find((x) => x.id === 'approve')!;
+    const writes: Req[] = [];
+    while (writes.length < 16) {
+      const r = s.next();
+      if (r.method === 'POST') writes.push(r);
+    }
+    // The server: approvals by (iid, user id) as the answers claim; one unapprove is never answered.
+    const server = new Set<string>();
+    const userOf = (r: Req) => manifest.approve.userIds[manifest.approve.tokens.indexOf(r.headers!['PRIVATE-TOKEN'])];
+    for (const [i, r] of writes.entries()) {
+      const key = `${r.path.split('/')[6]} ${userOf(r)}`;
+      if (i === 13) {
+        r.onDone!(null);
+        continue;
+      }
+      if (r.kind === 'approve') server.add(key);
+      else server.delete(key);
+      r.onDone!(201);
+    }
+    const answer = (flip?: string) => async (url: string | URL | Request) => {
+      const iid = String(url).split('/')[8];
+      const ids = manifest.approve.userIds.filter((u) => server.has(`${iid} ${u}`) !== (flip === `${iid} ${u}`));
+      return new Response(JSON.stringify({ approved_by: ids.map((id) => ({ user: { id } })) }));
+    };
+    vi.stubGlobal('fetch', answer());
+    try {
+      expect(await s.verify!(1)).toBe('final state after 16 writes: 9 approvals; of 12 pairs written, 11 known from their last answer, 0 of those differ, 1 unanswered');
+      // An approval the server lost (or kept) is reported.
+      vi.stubGlobal('fetch', answer(`501 ${manifest.approve.userIds[2]}`));
+      expect(await s.verify!(1)).toMatch(/, 1 of those differ, 1 unanswered$/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('mixes every filter on the big project with values from the dataset', () => {
