@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeRequest, ResponseParser } from '../../scripts/bench/load';
-import { ms, ratio, renderGitlabTable, renderRuntimeTable, type ResultLine } from '../../scripts/bench/report';
+import { ms, ratio, renderGitlabTable, renderNotes, renderRuntimeTable, type ResultLine } from '../../scripts/bench/report';
 import { median, percentile, summarize } from '../../scripts/bench/stats';
 
 describe('bench stats', () => {
@@ -88,7 +88,14 @@ describe('bench report', () => {
     expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 5.0 |');
     expect(md).toContain('| issue | missing (404) |');
     const g = renderGitlabTable(lines);
-    expect(g).toContain('| user | api_v4_user | 49.5 / 32.7 / 56.8 ms | 200 ms | 4.00 ms | — |');
+    // The fixed-rate run got 150 of 200 req/s answered: the p90 says so.
+    expect(g).toContain('| user | api_v4_user | 49.5 / 32.7 / 56.8 ms | 200 ms | 4.00 ms (⚠ 150 req/s achieved) | — |');
     expect(g).toContain('| issue | api_v4_projects_issues_issue | 254 / 172 / 293 ms | 2600 ms | missing (404) | — |');
+  });
+
+  it('lists what scenarios checked after their runs', () => {
+    expect(renderNotes([line('user', 'fixed', {})])).toBe('');
+    const md = renderNotes([line('user', 'capacity', {}), line('approve', 'fixed', { runtime: 'workerd', notes: 'final state after 10 writes: 0 of those differ' })]);
+    expect(md).toBe('Checks and notes:\n\n- workerd, approve (fixed): final state after 10 writes: 0 of those differ');
   });
 });
