@@ -30,6 +30,7 @@ import { planAllows } from '../lib/plan';
 import { isMemoised, memo, peekMemo, primeMemo } from '../lib/read-memo';
 import { canUpdateMergeRequest as mrCanUpdate, repo } from './merge-requests';
 import { commitsBetween } from './repository';
+import { memoProtectedBranchRows } from './protected-branches';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, type RuleInput, type RuleType } from './approval-state';
 import { codeOwnersFileAt, ensureSystemRules } from './system-approval-rules';
 import { type CodeOwnersFile, isOptionalSection } from './code-owners';
@@ -229,9 +230,8 @@ function attachSources(rows: { approvalProjectRuleId: number | null }[], loaded:
 /** A project's protected branches and approval rules, read once per memo (lib/read-memo.ts). */
 function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
   return memo(c, `approval-config:${projectId}`, async () => {
-    const db = c.var.db;
-    const branches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all();
-    return { branches, projectRules: await loadProjectRules(db, projectId, undefined, branches) };
+    const branches = await memoProtectedBranchRows(c, projectId);
+    return { branches, projectRules: await loadProjectRules(c.var.db, projectId, undefined, branches) };
   });
 }
 

@@ -26,6 +26,7 @@ import type { AppEnv, Caller } from '../context';
 import type { Db } from '../db/client';
 import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../lib/abilities';
+import { memo } from '../lib/read-memo';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
 export type ProtectedBranchRow = typeof protectedBranches.$inferSelect;
@@ -97,6 +98,16 @@ export async function attachLevels(db: Db, rows: ProtectedBranchRow[]): Promise<
 export async function protectedBranchFor(db: Db, projectId: number, branchName: string): Promise<ProtectedBranchWithLevels[]> {
   const rows = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all();
   return attachLevels(db, rows.filter((r) => refMatches(r.name, branchName)));
+}
+
+/** The project's protected branch rows, read once per memo (lib/read-memo.ts): the push and merge checks and the approval rules share them. */
+export const memoProtectedBranchRows = (c: Context<AppEnv>, projectId: number): Promise<ProtectedBranchRow[]> =>
+  memo(c, `protected-branches:${projectId}`, () => c.var.db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all());
+
+/** protectedBranchFor through the memo: can_push and can_merge of one branch read the rules once. */
+async function matchingProtectedBranches(c: Context<AppEnv>, projectId: number, branchName: string): Promise<ProtectedBranchWithLevels[]> {
+  const rows = (await memoProtectedBranchRows(c, projectId)).filter((r) => refMatches(r.name, branchName));
+  return memo(c, `protected-branch-levels:${rows.map((r) => r.id).join(',')}`, () => attachLevels(c.var.db, rows));
 }
 
 /** ProtectedBranch.protected? for a repository with commits. */
@@ -194,7 +205,7 @@ const developerInitialPushAllowed = (p: number) => p === 0 || p === 1 || p === 4
 export async function canPushToBranch(c: Context<AppEnv>, caller: Caller, level: number, projectId: number, branchName: string, opts: PushOptions = {}): Promise<boolean> {
   // UserAccess#can_push_to_branch? asks for push_code before any rule (a guest named in a user entry cannot push).
   if (!canPushCode(caller, level, opts.archived)) return false;
-  const matching = await protectedBranchFor(c.var.db, projectId, branchName);
+  const matching = await matchingProtectedBranches(c, projectId, branchName);
   const protection = opts.emptyRepo ? await defaultBranchProtectionLevel(c) : null;
   const isProtected = matching.length > 0 || (protection !== null && defaultBranchProtected(protection));
   if (!isProtected) return true;
@@ -234,7 +245,7 @@ export async function canPushToBranches(c: Context<AppEnv>, caller: Caller, leve
 /** Gitlab::UserAccess#can_merge_to_branch?: `push_code` when unprotected, else some matching merge access level. */
 export async function canMergeToBranch(c: Context<AppEnv>, caller: Caller, level: number, projectId: number, branchName: string, opts: { archived?: boolean } = {}): Promise<boolean> {
   if (!caller.user || opts.archived) return false;
-  const matching = await protectedBranchFor(c.var.db, projectId, branchName);
+  const matching = await matchingProtectedBranches(c, projectId, branchName);
   if (!matching.length) return canPushCode(caller, level);
   return matching.some((pb) => pb.merge.some((l) => checkAccess(caller, level, l)));
 }

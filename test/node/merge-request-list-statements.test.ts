@@ -75,6 +75,12 @@ describe('a page of merge requests', () => {
     }
     expect(ten.body.map((r: any) => r.detailed_merge_status).sort()).toEqual([...Array(4).fill('mergeable'), ...Array(6).fill('not_approved')]);
 
+    // One merge request: can_merge (push and merge access) and the approval rules share the protected branches.
+    sent.length = 0;
+    expect((await call(`/projects/${pid}/merge_requests/${ten.body[0].iid}`)).status).toBe(200);
+    expect(sent.filter((x) => x.includes('from \\"protected_branches\\"'))).toHaveLength(1);
+    expect(sent.filter((x) => x.includes('from \\"protected_branch_access_levels\\"'))).toHaveLength(1);
+
     // The approval routes read each thing once: no statement is sent twice with the same arguments.
     const mr = ten.body.find((r: any) => r.detailed_merge_status === 'not_approved');
     for (const path of ['approvals', 'approval_state']) {
