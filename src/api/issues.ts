@@ -24,6 +24,7 @@ import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNot
 import { findProject } from '../db/queries/projects';
 import { issueContentDeletion } from '../services/content-deletion';
 import { resolveTodosForTarget } from '../services/todos';
+import { TODO_ASSIGNED } from '../entities/todo';
 import { findProjectAssignableMilestone } from '../services/milestones';
 import { findReadableProject } from '../services/projects';
 
@@ -101,7 +102,7 @@ export function mountIssues(r: Router) {
         ...assigneeIds
           .filter((id) => id !== user.id)
           .map((userId) =>
-            db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: 1, state: 'pending', createdAt: now, updatedAt: now }),
+            db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }),
           ),
       ];
       try {

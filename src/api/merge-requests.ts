@@ -66,13 +66,11 @@ import { mountMergeRequestDiffs } from './merge-request-diffs';
 import { mountMergeRequestPipelines } from './merge-request-pipelines';
 import { mountMergeRequestRebase } from './merge-request-rebase';
 import { mountMergeRequestTimeTracking } from './merge-request-time-tracking';
+import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../entities/todo';
 
 const TAGS = ['merge_requests'];
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
-/** Todo::ASSIGNED and Todo::REVIEW_REQUESTED. */
-const TODO_ASSIGNED = 1;
-const TODO_REVIEW_REQUESTED = 9;
 
 export function mountMergeRequests(r: Router) {
   // ------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import { g, params } from '../lib/validate';
 import { requireUser } from '../middleware/auth';
 import { findReadableIssue } from '../services/issues';
 import { findReadableMergeRequest } from '../services/merge-requests';
-import { markIssueTodo, markMergeRequestTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
+import { markTodo, presentTodos, todoTargetVisibleSql } from '../services/todos';
 
 const TAGS = ['todos'];
 const ACTION_NAMES = Object.values(TODO_ACTIONS) as [string, ...string[]];
@@ -35,7 +35,7 @@ export function mountTodos(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { issue } = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const todo = await markIssueTodo(c.var.db, user, issue);
+      const todo = await markTodo(c.var.db, user, 'Issue', issue.id);
       // TodoService creates nothing while a pending to-do exists: `not_modified!` (spec: States and transitions).
       if (!todo) throw notModified();
       // `present todo, with: Entities::Todo`: the Issue target keeps `subscribed` (include_subscribed defaults to true).
@@ -57,7 +57,7 @@ export function mountTodos(r: Router) {
       const user = requireUser(caller);
       // ISSUABLE_TYPES['merge_requests']: find_merge_request_with_access (403 without read_merge_request).
       const { mr } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const todo = await markMergeRequestTodo(c.var.db, user, mr);
+      const todo = await markTodo(c.var.db, user, 'MergeRequest', mr.id);
       if (!todo) throw notModified();
       const [out] = await presentTodos(c, caller, [todo], {}, { withoutSubscribed: false });
       // Entities::Todo represents the target with the options of its type only (none here): the

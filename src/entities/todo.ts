@@ -31,7 +31,9 @@ export const TODO_ACTIONS: Record<number, string> = {
   14: 'ssh_key_expired',
   15: 'ssh_key_expiring_soon',
 };
+export const TODO_ASSIGNED = 1;
 export const TODO_MARKED = 4;
+export const TODO_REVIEW_REQUESTED = 9;
 
 export interface TodoExtras {
   base: string;

@@ -47,16 +47,17 @@ export function todoTargetVisibleSql(caller: Caller): SQL {
 }
 
 /**
- * TodoService#mark_todo for one user: a `marked` to-do, unless the user already has a pending
- * to-do on the issue (any action), in which case nothing is created and null comes back (the API
- * answers 304). The existence check is part of the INSERT, so concurrent calls create one row.
+ * TodoService#mark_todo for one user on an issue or a merge request: a `marked` to-do, unless the
+ * user already has a pending to-do on the target (any action), in which case nothing is created and
+ * null comes back (the API answers 304). The existence check is part of the INSERT, so concurrent
+ * calls create one row.
  */
-/** TodoService#mark_todo on a merge request, as markIssueTodo: null when a pending to-do on it exists. */
-export async function markMergeRequestTodo(db: Db, user: UserRow, mr: { id: number }, now = Date.now()): Promise<TodoRow | null> {
+export async function markTodo(db: Db, user: UserRow, targetType: 'Issue' | 'MergeRequest', targetId: number, now = Date.now()): Promise<TodoRow | null> {
+  const target = targetType === 'Issue' ? issues : mergeRequests;
   const pending = db
     .select({ one: sql`1` })
     .from(todos)
-    .where(and(eq(todos.userId, user.id), eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending')));
+    .where(and(eq(todos.userId, user.id), eq(todos.targetType, targetType), eq(todos.targetId, targetId), eq(todos.state, 'pending')));
   const rows = await db
     .insert(todos)
     .select(
@@ -65,10 +66,10 @@ export async function markMergeRequestTodo(db: Db, user: UserRow, mr: { id: numb
           id: sql<number>`null`.as('id'),
           userId: sql<number>`${user.id}`.as('user_id'),
           authorId: sql<number>`${user.id}`.as('author_id'),
-          projectId: mergeRequests.projectId,
+          projectId: sql<number>`${target.projectId}`.as('project_id'),
           groupId: sql<number | null>`null`.as('group_id'),
-          targetType: sql<string>`'MergeRequest'`.as('target_type'),
-          targetId: mergeRequests.id,
+          targetType: sql<string>`${targetType}`.as('target_type'),
+          targetId: sql<number>`${target.id}`.as('target_id'),
           noteId: sql<number | null>`null`.as('note_id'),
           action: sql<number>`${TODO_MARKED}`.as('action'),
           state: sql<string>`'pending'`.as('state'),
@@ -76,40 +77,8 @@ export async function markMergeRequestTodo(db: Db, user: UserRow, mr: { id: numb
           createdAt: sql<number>`${now}`.as('created_at'),
           updatedAt: sql<number>`${now}`.as('updated_at'),
         })
-        .from(mergeRequests)
-        .where(and(eq(mergeRequests.id, mr.id), notExists(pending))),
-    )
-    .returning()
-    .all();
-  return rows[0] ?? null;
-}
-
-export async function markIssueTodo(db: Db, user: UserRow, issue: IssueRow, now = Date.now()): Promise<TodoRow | null> {
-  const pending = db
-    .select({ one: sql`1` })
-    .from(todos)
-    .where(and(eq(todos.userId, user.id), eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending')));
-  const rows = await db
-    .insert(todos)
-    .select(
-      db
-        .select({
-          id: sql<number>`null`.as('id'),
-          userId: sql<number>`${user.id}`.as('user_id'),
-          authorId: sql<number>`${user.id}`.as('author_id'),
-          projectId: issues.projectId,
-          groupId: sql<number | null>`null`.as('group_id'),
-          targetType: sql<string>`'Issue'`.as('target_type'),
-          targetId: issues.id,
-          noteId: sql<number | null>`null`.as('note_id'),
-          action: sql<number>`${TODO_MARKED}`.as('action'),
-          state: sql<string>`'pending'`.as('state'),
-          body: sql<string>`''`.as('body'),
-          createdAt: sql<number>`${now}`.as('created_at'),
-          updatedAt: sql<number>`${now}`.as('updated_at'),
-        })
-        .from(issues)
-        .where(and(eq(issues.id, issue.id), notExists(pending))),
+        .from(target)
+        .where(and(eq(target.id, targetId), notExists(pending))),
     )
     .returning()
     .all();
