@@ -272,7 +272,7 @@ async function usersFor(c: Context<AppEnv>, ids: number[]): Promise<Map<number, 
     else missing.push(id);
   }
   if (missing.length) for (const [id, u] of await usersByIds(c.var.db, missing)) out.set(id, u);
-  return new Map(ids.filter((id) => out.has(id)).map((id) => [id, out.get(id)!]));
+  return out;
 }
 
 /** Project-level rules listed by the API (Project#visible_approval_rules): user-defined ones, then report approver rules. */

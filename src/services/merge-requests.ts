@@ -49,7 +49,7 @@ import { systemNoteInsert } from './system-notes';
 import { mergeRequestApproved } from './approval-state';
 import { approvalDeletionForMergeRequests, loadApprovalState, primeApprovalReads } from './approval-rules';
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, memoBranchHead, memoManifest, memoMergeBase, mergeManifests, primeBranchHeads, runMerge } from './repository';
-import { primeMemo, withReadMemo } from '../lib/read-memo';
+import { withReadMemo } from '../lib/read-memo';
 import { commitEntity } from '../entities/commit';
 
 export type { MergeRequestRow };
@@ -281,7 +281,7 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
   // configuration are read once for the page, the heads of every open merge request in one query.
   return withReadMemo(c, async () => {
     const open = rows.filter((r) => r.state === 'opened' || r.state === 'locked');
-    await primeBranchHeads(c, [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))], (e) => primeMemo(c, e));
+    await primeBranchHeads(c, [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))]);
     await primeApprovalReads(c, open);
     return presentRows(c, caller, rows, o);
   });

@@ -22,7 +22,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import type { Db } from '../db/client';
 import { projects, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
-import { memo } from '../lib/read-memo';
+import { memo, primeMemo } from '../lib/read-memo';
 import { blobId, commitId, type ManifestEntry, treeId } from './git-objects';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
@@ -52,7 +52,7 @@ export const memoManifest = (c: Context<AppEnv>, projectId: number, sha: string 
 export const memoMergeBase = (c: Context<AppEnv>, projectId: number, a: string, b: string) => memo(c, `merge-base:${projectId}:${a}:${b}`, () => mergeBase(c.var.db, projectId, a, b));
 
 /** Seeds the branch-head memo for many branches with one query (a missing branch is remembered as null). */
-export async function primeBranchHeads(c: Context<AppEnv>, refs: { projectId: number; name: string }[], prime: (entries: [string, unknown][]) => void): Promise<void> {
+export async function primeBranchHeads(c: Context<AppEnv>, refs: { projectId: number; name: string }[]): Promise<void> {
   const byProject = new Map<number, Set<string>>();
   for (const r of refs) (byProject.get(r.projectId) ?? byProject.set(r.projectId, new Set()).get(r.projectId)!).add(r.name);
   const entries: [string, unknown][] = [];
@@ -69,7 +69,7 @@ export async function primeBranchHeads(c: Context<AppEnv>, refs: { projectId: nu
       for (const n of part) entries.push([`head:${projectId}:${n}`, found.get(n) ?? null]);
     }
   }
-  prime(entries);
+  primeMemo(c, entries);
 }
 
 export async function hasCommits(db: Db, projectId: number): Promise<boolean> {
