@@ -7,7 +7,9 @@ export default defineConfig({
   test: {
     name: 'node',
     environment: 'node',
-    include: ['test/api/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/node/**/*.test.ts'],
+    // HTTP tests (`*.test.ts`) and Node-only ones (`*.node.test.ts`: units, query plans, libSQL); not `*.workers.test.ts`.
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/**/*.workers.test.ts'],
     testTimeout: 30_000,
     pool: 'forks',
   },

@@ -17,7 +17,9 @@ export default defineConfig(async () => {
     resolve: { alias: { '#harness': fileURLToPath(new URL('./test/harness/workers.ts', import.meta.url)) } },
     test: {
       name: 'workers',
-      include: ['test/api/**/*.test.ts', 'test/workers/**/*.test.ts'],
+      // HTTP tests (`*.test.ts`) and workerd-only ones (`*.workers.test.ts`); `*.node.test.ts` are Node-only.
+      include: ['test/**/*.test.ts'],
+      exclude: ['test/**/*.node.test.ts'],
       setupFiles: ['./test/harness/workers-setup.ts'],
       testTimeout: 30_000,
     },

@@ -3,13 +3,13 @@
  * mounts every resource under /api/v4 (alphabetically), and ends with GitLab's catch-all.
  */
 import { Hono } from 'hono';
-import type { AppEnv, Deps } from './context';
-import { methodNotAllowed } from './lib/errors';
-import { Router, type RouteRecord } from './lib/router';
-import { notFoundHandler, onError } from './middleware/errors';
-import { requestBasics } from './middleware/request';
-import { loadSettings, type Settings } from './services/settings';
-import { mountApi } from './api';
+import type { AppEnv, Deps } from './platform/context';
+import { methodNotAllowed } from './platform/errors';
+import { Router, type RouteRecord } from './platform/router';
+import { notFoundHandler, onError } from './platform/error-handler';
+import { requestBasics } from './platform/request';
+import { loadSettings, type Settings } from './settings/settings';
+import { mountApi } from './routes';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;

@@ -3,19 +3,19 @@
  * The app is built once per isolate; bootstrap runs on the isolate's first request.
  */
 import { createApp, type CreatedApp } from './app';
-import { loadConfig } from './config';
+import { loadConfig } from './platform/config';
 import { d1Db } from './db/d1';
 import { libsqlUrlDb } from './db/libsql';
-import type { Env } from './env';
-import { handleJobBatch } from './jobs/consumer';
-import { queueJobs } from './jobs/jobs';
-import { memoryRateLimiter } from './lib/rate-limiter';
-import { bootstrap } from './services/bootstrap';
-import { r2Blobs } from './storage/blobs';
+import type { Env } from './platform/env';
+import { handleJobBatch } from './platform/jobs-consumer';
+import { queueJobs } from './platform/jobs';
+import { memoryRateLimiter } from './platform/rate-limiter';
+import { bootstrap } from './auth/bootstrap';
+import { r2Blobs } from './platform/blobs';
 import type { Db } from './db/client';
-import { durableRateLimiter } from './storage/rate-limiter-do';
+import { durableRateLimiter } from './platform/rate-limiter-do';
 
-export { RateLimiterObject } from './storage/rate-limiter-do';
+export { RateLimiterObject } from './platform/rate-limiter-do';
 
 let built: { app: CreatedApp; db: Db; config: ReturnType<typeof loadConfig> } | undefined;
 /**

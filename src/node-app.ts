@@ -6,15 +6,15 @@ import { createClient } from '@libsql/client';
 import { drizzle } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { createApp, type CreatedApp } from './app';
-import { type Config, loadConfig } from './config';
+import { type Config, loadConfig } from './platform/config';
 import { type Db, schema } from './db/client';
 import { filePathOf, libsqlFileClient } from './db/libsql-file';
-import type { Env } from './env';
-import type { JobDeps } from './jobs/consumer';
-import { inProcessJobs } from './jobs/in-process';
-import { memoryRateLimiter } from './lib/rate-limiter';
-import { bootstrap } from './services/bootstrap';
-import { fsBlobs } from './storage/fs-blobs';
+import type { Env } from './platform/env';
+import type { JobDeps } from './platform/jobs-consumer';
+import { inProcessJobs } from './platform/jobs-in-process';
+import { memoryRateLimiter } from './platform/rate-limiter';
+import { bootstrap } from './auth/bootstrap';
+import { fsBlobs } from './platform/fs-blobs';
 
 export interface NodeAppOptions {
   databaseUrl: string;

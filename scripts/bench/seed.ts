@@ -13,12 +13,12 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import Database from 'libsql';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/platform/config';
 import type { Db } from '../../src/db/client';
 import { schema } from '../../src/db/client';
-import type { Env } from '../../src/env';
-import { tokenDigest } from '../../src/lib/crypto';
-import { bootstrap } from '../../src/services/bootstrap';
+import type { Env } from '../../src/platform/env';
+import { tokenDigest } from '../../src/platform/crypto';
+import { bootstrap } from '../../src/auth/bootstrap';
 import { rng, type Rng } from './rng';
 import { seedMergeRequests } from './seed-merge-requests';
 

@@ -4,11 +4,11 @@
  * the D1 binding it was built with, so wrapping it on every request wraps the one it uses).
  * Bundled by `wrangler deploy --dry-run` with the project's wrangler.toml, so the bundle is what ships.
  */
-import worker from '../../src/index';
-import type { Env } from '../../src/env';
+import worker from '../../src';
+import type { Env } from '../../src/platform/env';
 import { withFloor } from './floor';
 
-export { RateLimiterObject } from '../../src/storage/rate-limiter-do';
+export { RateLimiterObject } from '../../src/platform/rate-limiter-do';
 
 const stats = { requests: 0, statements: 0 };
 

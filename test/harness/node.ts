@@ -2,8 +2,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_ROOT_TOKEN } from '../../src/config';
-import type { Env } from '../../src/env';
+import { DEV_ROOT_TOKEN } from '../../src/platform/config';
+import type { Env } from '../../src/platform/env';
 import { createNodeApp } from '../../src/node-app';
 
 export const runtime = 'node' as const;

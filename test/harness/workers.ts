@@ -1,6 +1,6 @@
 /** Harness for workerd: requests go to the Worker's own fetch handler with real bindings. */
 import { exports } from 'cloudflare:workers';
-import { DEV_ROOT_TOKEN } from '../../src/config';
+import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 
 export const runtime = 'workers' as const;
 export const rootToken = DEV_ROOT_TOKEN;

@@ -1,0 +1,260 @@
+/**
+ * Approval rules the system writes on merge requests:
+ * - code owner rules (MergeRequests::SyncCodeOwnerApprovalRules, Gitlab::CodeOwners::Loader,
+ *   UsersLoader, GroupsLoader): one `code_owner` rule per CODEOWNERS entry (section, pattern)
+ *   owning a path the merge request changes, read from the target branch, with the entry's users
+ *   (project members named by username or email) and groups (the project's group or its ancestors
+ *   named by full path);
+ * - report approver rules (MergeRequests::SyncReportApproverApprovalRules,
+ *   ApprovalProjectRule#apply_report_approver_rules_to): the project's report approver rules
+ *   (Coverage-Check) copied to the merge request, one per report type. No pipeline reports exist
+ *   here, so nothing ever lowers their required approvals (as in GitLab without a pipeline).
+ *
+ * GitLab writes them when the merge request is created and from a worker after each push. Here the
+ * merge request remembers what its rules were built from (`system_rules_synced_for`: the plan, the
+ * target branch and its head, the source head), and whoever reads its rules rebuilds them first
+ * when that changed, so a creation, a push, a merge into the target branch or a retargeting shows
+ * on the next read, and a lost race heals on the one after.
+ */
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
+import type { Db } from '../db/client';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, namespaces, projects, users } from '../db/schema';
+import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { planAllows } from '../platform/plan';
+import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
+import { forgetMemo } from '../platform/read-memo';
+import { diffManifests, fileAt, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
+import type { MergeRequestRow } from './state';
+import { projectMembersAmong } from './rules';
+
+/** Licensed features `code_owners` and `report_approver_rules` (Premium: code owner approval, the coverage check). */
+export const systemRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
+
+const decoder = new TextDecoder();
+
+/** Repository#code_owners_blob: the first of CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS at `sha`; a binary file owns nothing. */
+export async function codeOwnersFileAt(c: Context<AppEnv>, projectId: number, sha: string | null): Promise<CodeOwnersFile | null> {
+  if (!sha) return null;
+  for (const path of CODEOWNERS_PATHS) {
+    const entry = await fileAt(c.var.db, projectId, sha, path);
+    if (!entry) continue;
+    const bytes = await readBlob(c, projectId, entry.blobSha);
+    if (!bytes || bytes.subarray(0, 8000).includes(0)) return parseCodeOwners('');
+    return parseCodeOwners(decoder.decode(bytes));
+  }
+  return null;
+}
+
+/** A code owner rule as it should be: its entry and the owners resolved to ids. */
+export interface DesiredCodeOwnerRule {
+  entry: CodeOwnerEntry;
+  userIds: number[];
+  groupIds: number[];
+}
+
+const chunks = <T>(xs: T[], n = 80): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+};
+
+/**
+ * Loader#entries with UsersLoader and GroupsLoader: users found by username or (confirmed primary)
+ * email and kept only when they are members of the project (Project#members_among); groups are the
+ * project's group and its ancestors named by full path (there are no project group shares here).
+ */
+export async function resolveOwners(db: Db, project: ProjectRow, ns: NamespaceRow, entries: CodeOwnerEntry[]): Promise<DesiredCodeOwnerRule[]> {
+  const refs = entries.map((e) => ownerReferences(e.ownerLine));
+  const names = [...new Set(refs.flatMap((r) => r.names))];
+  const emails = [...new Set(refs.flatMap((r) => r.emails))];
+  const found: { id: number; username: string; email: string; confirmed: boolean }[] = [];
+  for (const part of chunks(names)) {
+    found.push(
+      ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.username})`, part)).all()).map((u) => ({
+        ...u,
+        confirmed: u.confirmedAt != null,
+      })),
+    );
+  }
+  for (const part of chunks(emails)) {
+    found.push(
+      ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.email})`, part)).all()).map((u) => ({
+        ...u,
+        confirmed: u.confirmedAt != null,
+      })),
+    );
+  }
+  const memberIds = new Set(await projectMembersAmong(db, project, ns, [...new Set(found.map((u) => u.id))]));
+  const members = found.filter((u) => memberIds.has(u.id));
+
+  const groupIds = ns.kind === 'Group' ? traversalIds(ns) : [];
+  const groups = groupIds.length ? await db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(inArray(namespaces.id, groupIds)).all() : [];
+
+  return entries.map((entry, i) => {
+    const r = refs[i];
+    const userIds = [
+      ...new Set(members.filter((u) => r.names.includes(u.username.toLowerCase()) || (u.confirmed && r.emails.includes(u.email.toLowerCase()))).map((u) => u.id)),
+    ].sort((a, b) => a - b);
+    const gids = groups.filter((g) => r.names.includes(g.fullPath.toLowerCase())).map((g) => g.id).sort((a, b) => a - b);
+    return { entry, userIds, groupIds: gids };
+  });
+}
+
+/** Paths a merge request changes between the merge base and its HEAD, old and new names of renames (MergeRequestDiff#modified_paths). */
+async function modifiedPaths(db: Db, projectId: number, base: string | null, head: string): Promise<string[]> {
+  const [a, b] = await Promise.all([manifestOf(db, projectId, base), manifestOf(db, projectId, head)]);
+  return [...new Set(diffManifests(a, b).flatMap((ch) => [ch.oldPath, ch.newPath]))];
+}
+
+/** Entries owning the paths changed between `from` and `to` (Gitlab::CodeOwners.entries_since_merge_request_commit for a push). */
+export async function entriesForChanges(c: Context<AppEnv>, projectId: number, file: CodeOwnersFile | null, from: string | null, to: string): Promise<CodeOwnerEntry[]> {
+  if (!file) return [];
+  return entriesForPaths(file, await modifiedPaths(c.var.db, projectId, from, to));
+}
+
+/**
+ * The statements that make the merge request's code owner rules exactly `desired`: rules found by
+ * (section, pattern) keep their id and get the entry's approvals count, users and groups; rules of
+ * entries that no longer apply are deleted with their links. `mrId` may be a sub-select.
+ */
+export function codeOwnerRuleStatements(db: Db, mrId: number | SQL, desired: DesiredCodeOwnerRule[], now: number): BatchItem<'sqlite'>[] {
+  const out: BatchItem<'sqlite'>[] = [];
+  const keys = JSON.stringify(desired.map((d) => [d.entry.section, d.entry.pattern]));
+  const outdated = db
+    .select({ id: approvalMergeRequestRules.id })
+    .from(approvalMergeRequestRules)
+    .where(
+      and(
+        eq(approvalMergeRequestRules.mergeRequestId, mrId as number),
+        eq(approvalMergeRequestRules.ruleType, 'code_owner'),
+        sql`NOT EXISTS (SELECT 1 FROM json_each(${keys}) k WHERE json_extract(k.value, '$[0]') = ${approvalMergeRequestRules.section} AND json_extract(k.value, '$[1]') = ${approvalMergeRequestRules.name})`,
+      ),
+    );
+  out.push(
+    db.delete(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, outdated)),
+    db.delete(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, outdated)),
+    db
+      .delete(approvalMergeRequestRules)
+      .where(
+        and(
+          eq(approvalMergeRequestRules.mergeRequestId, mrId as number),
+          eq(approvalMergeRequestRules.ruleType, 'code_owner'),
+          sql`NOT EXISTS (SELECT 1 FROM json_each(${keys}) k WHERE json_extract(k.value, '$[0]') = ${approvalMergeRequestRules.section} AND json_extract(k.value, '$[1]') = ${approvalMergeRequestRules.name})`,
+        ),
+      ),
+  );
+  for (const d of desired) {
+    // ApprovalMergeRequestRule.find_or_create_code_owner_rule, then rule.users/groups/approvals_required = entry's.
+    out.push(
+      db
+        .insert(approvalMergeRequestRules)
+        .values({ mergeRequestId: mrId as number, name: d.entry.pattern, ruleType: 'code_owner', section: d.entry.section, approvalsRequired: d.entry.approvalsRequired, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [approvalMergeRequestRules.mergeRequestId, approvalMergeRequestRules.section, approvalMergeRequestRules.name],
+          targetWhere: sql.raw(`rule_type = 'code_owner'`),
+          set: { approvalsRequired: d.entry.approvalsRequired, updatedAt: now },
+        }),
+    );
+    const ruleId = sql<number>`(SELECT ${approvalMergeRequestRules.id} FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mrId} AND ${approvalMergeRequestRules.ruleType} = 'code_owner' AND ${approvalMergeRequestRules.section} = ${d.entry.section} AND ${approvalMergeRequestRules.name} = ${d.entry.pattern})`;
+    out.push(
+      db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)),
+      db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)),
+    );
+    if (d.userIds.length) {
+      out.push(
+        db
+          .insert(approvalMergeRequestRulesUsers)
+          .select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(d.userIds)}) WHERE true`)
+          .onConflictDoNothing(),
+      );
+    }
+    if (d.groupIds.length) {
+      out.push(
+        db
+          .insert(approvalMergeRequestRulesGroups)
+          .select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(d.groupIds)}) WHERE true`)
+          .onConflictDoNothing(),
+      );
+    }
+  }
+  return out;
+}
+
+/** The project's report approver rules with their users and groups, as statements copying them to the merge request. */
+async function reportApproverStatements(db: Db, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
+  const rules = await db
+    .select()
+    .from(approvalProjectRules)
+    .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
+    .orderBy(approvalProjectRules.id)
+    .all();
+  const out: BatchItem<'sqlite'>[] = [];
+  for (const r of rules) {
+    out.push(
+      db
+        .insert(approvalMergeRequestRules)
+        .values({ mergeRequestId: mrId, name: r.name, ruleType: 'report_approver', reportType: r.reportType, approvalsRequired: r.approvalsRequired, approvalProjectRuleId: r.id, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [approvalMergeRequestRules.mergeRequestId, approvalMergeRequestRules.reportType],
+          targetWhere: sql.raw(`rule_type = 'report_approver'`),
+          set: { name: r.name, approvalsRequired: r.approvalsRequired, approvalProjectRuleId: r.id, updatedAt: now },
+        }),
+    );
+    const ruleId = sql<number>`(SELECT ${approvalMergeRequestRules.id} FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mrId} AND ${approvalMergeRequestRules.ruleType} = 'report_approver' AND ${approvalMergeRequestRules.reportType} = ${r.reportType})`;
+    out.push(
+      db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)),
+      db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)),
+      db.insert(approvalMergeRequestRulesUsers).select(sql`SELECT ${ruleId}, user_id FROM approval_project_rules_users WHERE approval_project_rule_id = ${r.id}`).onConflictDoNothing(),
+      db.insert(approvalMergeRequestRulesGroups).select(sql`SELECT ${ruleId}, group_id FROM approval_project_rules_groups WHERE approval_project_rule_id = ${r.id}`).onConflictDoNothing(),
+    );
+  }
+  return out;
+}
+
+/** What the rules of an open merge request depend on. */
+async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: string; targetHead: string | null; head: string | null }> {
+  const db = c.var.db;
+  const [head, targetHead] = await Promise.all([memoBranchHead(c, mr.sourceProjectId, mr.sourceBranch), memoBranchHead(c, mr.projectId, mr.targetBranch)]);
+  const key = JSON.stringify([systemRulesFeature(c) ? 1 : 0, mr.targetBranch, targetHead, head ?? mr.headSha ?? null]);
+  return { key, targetHead, head: head ?? mr.headSha ?? null };
+}
+
+/**
+ * Rebuilds the system-written rules of an open merge request when what they were built from
+ * changed (merged and closed merge requests keep theirs: SyncCodeOwnerApprovalRules returns when
+ * merged, RefreshService syncs open ones). One batch: the rules and the new sync key together.
+ */
+export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<void> {
+  if (mr.state !== 'opened') return;
+  const { key, targetHead, head } = await syncKey(c, mr);
+  if (mr.systemRulesSyncedFor === key) return;
+  const db = c.var.db;
+  const now = Date.now();
+  let desired: DesiredCodeOwnerRule[] = [];
+  const reports: BatchItem<'sqlite'>[] = [];
+  if (systemRulesFeature(c)) {
+    reports.push(...(await reportApproverStatements(db, mr.id, mr.projectId, now)));
+    // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
+    const file = head && targetHead ? await codeOwnersFileAt(c, mr.projectId, targetHead) : null;
+    if (file && head && targetHead) {
+      const base = await mergeBase(db, mr.projectId, targetHead, head);
+      const entries = entriesForPaths(file, await modifiedPaths(db, mr.projectId, base, head)).filter((e) => !e.exclusion);
+      if (entries.length) {
+        const pr = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, mr.projectId)).get();
+        if (pr) desired = await resolveOwners(db, pr.project, pr.namespace, entries);
+      }
+    }
+  }
+  await db.batch([
+    ...codeOwnerRuleStatements(db, mr.id, desired, now),
+    ...reports,
+    // Only while it is still open: a merge finalizes the rules as they were.
+    db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  mr.systemRulesSyncedFor = key;
+  // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads).
+  forgetMemo(c, `mr-rules:${mr.id}`);
+}

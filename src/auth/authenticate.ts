@@ -1,0 +1,371 @@
+/**
+ * Resolves the caller the way GitLab's API guard does (lib/api/api_guard.rb `find_user_from_sources`,
+ * lib/gitlab/auth/auth_finders.rb, lib/api/helpers.rb `current_user`/`sudo!`), in GitLab's order:
+ *  1. on job-token routes a Bearer value is tried as a CI job token;
+ *  2. the access token: OAuth (`access_token` param, `Authorization: Bearer`, `bearer_token` param),
+ *     else a personal/impersonation token (`private_token` param, `PRIVATE-TOKEN` header, then the same
+ *     OAuth value); a value that matches nothing is 401;
+ *  3. on job-token routes `job_token`/`token` params or the `JOB-TOKEN` header;
+ *  4. the `_service_session` cookie, honoured for GET/HEAD or with the session's CSRF token.
+ * Then: token validity (expired, revoked, impersonation disabled) -> account may use the API ->
+ * sudo -> scopes. Guards (`requireUser`, `requireAdmin`) are calls inside handlers; this only decides
+ * who is calling (plus `admin: true` routes, which GitLab guards in a `before` block ahead of params).
+ */
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { and, eq, sql } from 'drizzle-orm';
+import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
+import { oauthAccessTokens, personalAccessTokens, users, webSessions } from '../db/schema';
+import { findUserById, findUserByUsername } from '../users/user-queries';
+import { safeEqual, tokenDigest } from '../platform/crypto';
+import {
+  forbidden,
+  insufficientScope,
+  invalidToken,
+  notFound,
+  TOKEN_EXPIRED,
+  TOKEN_IMPERSONATION_DISABLED,
+  TOKEN_REVOKED,
+  unauthorized,
+} from '../platform/errors';
+import { baseUrl } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import { oauthExpired, patExpired } from './tokens';
+
+export const SESSION_COOKIE = '_service_session';
+
+/** Authentication options of a route (spread into the router's route definition). */
+export interface RouteAuth {
+  /** Extra scopes, e.g. `read_user` on user endpoints. `read_user`/`read_api` count only for GET and HEAD. */
+  scopes?: string[];
+  /** Every token scope is accepted (`allow_access_with_scope(Gitlab::Auth.all_available_scopes)`), e.g. /personal_access_tokens/self. */
+  anyScope?: boolean;
+  /** The route accepts CI job tokens ("for specific endpoints only"). */
+  jobToken?: boolean;
+  /** `before { authenticated_as_admin! }`: 401/403 before parameters are validated, as Grape orders them. */
+  admin?: boolean;
+  /**
+   * `before { authenticate! }` (true) or `authenticate_non_get!` ('nonGet'): anonymous callers get 401
+   * before parameters are validated, as Grape orders them.
+   */
+  signedIn?: boolean | 'nonGet';
+  /** The route reads its own credentials (OAuth token endpoints, web sign-in): the API guard does not run. */
+  noAuth?: boolean;
+  /** A personal access token is also accepted as the HTTP Basic password (`route_setting :authentication, basic_auth_personal_access_token: true`). */
+  basicAuthPat?: boolean;
+}
+
+const READ_ONLY_SCOPES = new Set(['read_api', 'read_user']);
+const anonymous: Caller = { user: null, sudoer: null, credential: null, isAdmin: false };
+
+/** `Ci::Build::TOKEN_PREFIX`: a job token sent as PRIVATE-TOKEN is not looked up as a personal token (auth_finders.rb). */
+const JOB_TOKEN_PREFIX = 'glcbt-';
+/** GitLab records `last_used_at` at most this often (PersonalAccessTokens::LastUsedService). */
+export const LAST_USED_INTERVAL_MS = 10 * 60_000;
+
+interface FoundToken {
+  credential: Credential;
+  user: UserRow;
+  expired: boolean;
+  revoked: boolean;
+  lastUsedAt: number | null;
+}
+
+/** A CI job authenticated by its token. */
+export interface AuthenticatedJob {
+  jobId: number;
+  user: UserRow;
+}
+
+/**
+ * How job tokens are resolved. No CI jobs exist yet, so the default finds none and every job token
+ * is 401 (`find_valid_running_job_by_token!`); the CI module installs the real lookup here.
+ */
+export type JobTokenResolver = (c: Context<AppEnv>, token: string) => Promise<AuthenticatedJob | null>;
+let resolveJobToken: JobTokenResolver = async () => null;
+export function setJobTokenResolver(resolver: JobTokenResolver) {
+  resolveJobToken = resolver;
+}
+
+function bearer(c: Context): string | undefined {
+  const h = c.req.header('authorization');
+  const m = h?.match(/^Bearer\s+(.+)$/i);
+  return m?.[1].trim() || undefined;
+}
+
+/** The password of `Authorization: Basic`, if well-formed. */
+function basicPassword(c: Context): string | undefined {
+  const m = c.req.header('authorization')?.match(/^Basic\s+(.+)$/i);
+  if (!m) return undefined;
+  try {
+    const decoded = atob(m[1].trim());
+    const i = decoded.indexOf(':');
+    return i >= 0 && i < decoded.length - 1 ? decoded.slice(i + 1) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+async function findOauthToken(c: Context<AppEnv>, value: string): Promise<FoundToken | null> {
+  const digest = await tokenDigest(value, c.var.config.tokenPepper);
+  const row = await c.var.db
+    .select({ t: oauthAccessTokens, u: users })
+    .from(oauthAccessTokens)
+    .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
+    .where(eq(oauthAccessTokens.tokenDigest, digest))
+    .get();
+  if (!row) return null;
+  return {
+    credential: { kind: 'oauth', id: row.t.id, scopes: JSON.parse(row.t.scopes) },
+    user: row.u,
+    expired: oauthExpired(row.t),
+    revoked: row.t.revokedAt != null,
+    lastUsedAt: null,
+  };
+}
+
+async function findPersonalToken(c: Context<AppEnv>, value: string): Promise<FoundToken | null> {
+  const digest = await tokenDigest(value, c.var.config.tokenPepper);
+  const row = await c.var.db
+    .select({ t: personalAccessTokens, u: users })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.tokenDigest, digest))
+    .get();
+  if (!row) return null;
+  return {
+    credential: { kind: row.t.impersonation ? 'impersonation_token' : 'personal_access_token', id: row.t.id, scopes: JSON.parse(row.t.scopes) },
+    user: row.u,
+    expired: patExpired(row.t.expiresAt),
+    revoked: row.t.revoked,
+    lastUsedAt: row.t.lastUsedAt,
+  };
+}
+
+/**
+ * Records `last_used_at` at most every 10 minutes. The conditional update lets concurrent requests
+ * race harmlessly; it is awaited so the value a client reads back right after is already there.
+ */
+async function touchToken(c: Context<AppEnv>, id: number, lastUsedAt: number | null) {
+  const now = Date.now();
+  if (lastUsedAt != null && now - lastUsedAt < LAST_USED_INTERVAL_MS) return;
+  await c.var.db
+    .update(personalAccessTokens)
+    .set({ lastUsedAt: now })
+    .where(and(eq(personalAccessTokens.id, id), sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} <= ${now - LAST_USED_INTERVAL_MS})`))
+    .run();
+}
+
+/**
+ * A revoked token presented to a rotation endpoint revokes every token rotated from it
+ * (auth_finders.rb `revoke_token_family`, PersonalAccessTokens::RevokeTokenFamilyService): whoever
+ * replays an old token cannot keep rotating a stolen family.
+ */
+async function revokeTokenFamily(c: Context<AppEnv>, tokenId: number) {
+  const now = Date.now();
+  await c.var.db.run(sql`
+    WITH RECURSIVE family(id) AS (
+      SELECT id FROM personal_access_tokens WHERE previous_token_id = ${tokenId}
+      UNION
+      SELECT p.id FROM personal_access_tokens p JOIN family f ON p.previous_token_id = f.id
+    )
+    UPDATE personal_access_tokens SET revoked = 1, updated_at = ${now}
+    WHERE id IN (SELECT id FROM family) AND revoked = 0`);
+}
+
+const ROTATION_PATH = /access_tokens\/(\d+|self)\/rotate(\.json)?$/;
+
+/**
+ * Reasons a valid account may not use the API, in GitLab's order
+ * (lib/gitlab/auth/user_access_denied_reason.rb, GlobalPolicy `access_api`).
+ */
+export function accessDeniedReason(user: UserRow, url: string): string | null {
+  const internal = user.userType !== 'human' && user.userType !== 'project_bot' && user.userType !== 'service_account';
+  const blocked = ['blocked', 'ldap_blocked', 'banned', 'blocked_pending_approval'].includes(user.state);
+  if (internal) return 'This action cannot be performed by internal users';
+  if (user.state === 'blocked_pending_approval') return 'Your account is pending approval from your administrator and hence blocked.';
+  if (user.state === 'deactivated') {
+    return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${url}`;
+  }
+  if (blocked) return 'Your account has been blocked.';
+  if (passwordExpired(user)) return 'Your password expired. Please access GitLab from a web browser to update your password.';
+  return null;
+}
+
+/** User#password_expired_if_applicable?: an administrator-set password must be changed before API use. */
+export function passwordExpired(user: UserRow, now = Date.now()): boolean {
+  if (user.userType !== 'human') return false;
+  if (user.passwordExpiresAt == null || user.passwordExpiresAt > now) return false;
+  return !user.passwordAutomaticallySet;
+}
+
+function scopeSufficient(scope: string, method: string): boolean {
+  return !READ_ONLY_SCOPES.has(scope) || method === 'GET' || method === 'HEAD';
+}
+
+interface Resolved {
+  found: FoundToken | null;
+  job: AuthenticatedJob | null;
+  session: { user: UserRow } | null;
+}
+
+/**
+ * Who the credentials of this request belong to, with the token validity checks. Memoised per
+ * request (and job-token flag): modules that authenticate ahead of the router pay for one lookup.
+ */
+const resolvedCache = new WeakMap<Request, Map<boolean, Resolved | null>>();
+
+async function resolveCredentials(c: Context<AppEnv>, route: RouteAuth, params: Record<string, unknown>): Promise<Resolved | null> {
+  const perRequest = resolvedCache.get(c.req.raw) ?? new Map<boolean, Resolved | null>();
+  resolvedCache.set(c.req.raw, perRequest);
+  const key = Boolean(route.jobToken);
+  if (perRequest.has(key)) return perRequest.get(key)!;
+  const result = await resolveUncached(c, route, params);
+  perRequest.set(key, result);
+  return result;
+}
+
+async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Record<string, unknown>): Promise<Resolved | null> {
+  let found: FoundToken | null = null;
+  let job: AuthenticatedJob | null = null;
+  let session: { user: UserRow } | null = null;
+
+  const oauthValue = str(params.access_token) ?? bearer(c) ?? str(params.bearer_token);
+  let patValue = str(params.private_token) ?? str(c.req.header('private-token')) ?? oauthValue;
+  if (patValue?.startsWith(JOB_TOKEN_PREFIX) && new URL(c.req.url).pathname.startsWith('/api/')) patValue = undefined;
+
+  if (route.jobToken && oauthValue) job = await resolveJobToken(c, oauthValue);
+  if (!job && (oauthValue || patValue)) {
+    if (oauthValue) found = await findOauthToken(c, oauthValue);
+    if (!found && patValue) found = await findPersonalToken(c, patValue);
+    if (!found) throw unauthorized();
+  }
+  if (!found && !job && route.basicAuthPat) {
+    // api_guard.rb `find_personal_access_token_from_http_basic_auth`: no match is simply no token.
+    const password = basicPassword(c);
+    if (password) found = await findPersonalToken(c, password);
+  }
+  if (!found && !job && route.jobToken) {
+    const jobValue = str(params.job_token) ?? str(params.token) ?? str(c.req.header('job-token'));
+    if (jobValue) {
+      job = await resolveJobToken(c, jobValue);
+      if (!job) throw unauthorized();
+    }
+  }
+
+  if (found) {
+    // validate_and_save_access_token!: expired, then revoked, then impersonation disabled.
+    if (found.expired) throw invalidToken(TOKEN_EXPIRED);
+    if (found.revoked) {
+      if (found.credential.kind !== 'oauth' && ROTATION_PATH.test(new URL(c.req.url).pathname)) await revokeTokenFamily(c, found.credential.id);
+      throw invalidToken(TOKEN_REVOKED);
+    }
+    if (found.credential.kind === 'impersonation_token' && !c.var.config.impersonationEnabled) throw invalidToken(TOKEN_IMPERSONATION_DISABLED);
+    if (found.credential.kind !== 'oauth') await touchToken(c, found.credential.id, found.lastUsedAt);
+  }
+
+  if (!found && !job) {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie) session = await findSession(c, cookie, params);
+    if (!session) return null;
+  }
+  return { found, job, session };
+}
+
+/**
+ * Authenticates the request for a route. Throws GitLab's 401/403 bodies for bad credentials;
+ * returns the anonymous caller when none were sent.
+ */
+export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): Promise<Caller> {
+  if (route.noAuth) return anonymous;
+  const params = await requestParams(c);
+  const method = c.req.method;
+  // `params[:sudo] || env['HTTP_SUDO']`: the parameter wins over the header.
+  const sudoId = str(params.sudo) ?? str(c.req.header('sudo'));
+
+  const resolved = await resolveCredentials(c, route, params);
+  if (!resolved) {
+    if (sudoId) throw unauthorized();
+    if (route.admin) throw unauthorized();
+    if (route.signedIn === true || (route.signedIn === 'nonGet' && method !== 'GET' && method !== 'HEAD')) throw unauthorized();
+    return anonymous;
+  }
+  const { found, job, session } = resolved;
+
+  const user = found ? found.user : job ? job.user : session!.user;
+  const denied = accessDeniedReason(user, baseUrl(c));
+  if (denied) throw forbidden(denied);
+
+  const credential: Credential = found?.credential ?? (job ? { kind: 'job_token', id: job.jobId, scopes: [] } : { kind: 'session', id: 0, scopes: [] });
+  const isAdmin = await effectiveAdmin(c, user, credential);
+  let caller: Caller = { user, sudoer: null, credential, isAdmin };
+  if (sudoId) caller = await sudo(c, caller, sudoId);
+
+  // The endpoint's scopes are checked only for access tokens, and not while sudoing (helpers.rb `current_user`).
+  if (found && !caller.sudoer && !route.anyScope) {
+    const registered = [...(route.scopes ?? []), 'api', 'read_api'];
+    const ok = registered.some((s) => scopeSufficient(s, method) && found!.credential.scopes.includes(s));
+    if (!ok) throw insufficientScope(registered);
+  }
+  if (route.admin) requireAdmin(caller);
+  return caller;
+}
+
+/** With the instance setting `admin_mode` on, an administrator's token needs the `admin_mode` scope (api_guard.rb `bypass_session_for_admin_mode?`). */
+async function effectiveAdmin(c: Context<AppEnv>, user: UserRow, credential: Credential): Promise<boolean> {
+  if (!user.isAdmin) return false;
+  const settings = await c.var.settings();
+  if (!settings.admin_mode) return true;
+  return (credential.kind === 'personal_access_token' || credential.kind === 'impersonation_token' || credential.kind === 'oauth') && credential.scopes.includes('admin_mode');
+}
+
+/** `sudo!` in lib/api/helpers.rb, checks in GitLab's order. */
+async function sudo(c: Context<AppEnv>, caller: Caller, identifier: string): Promise<Caller> {
+  if (!caller.isAdmin) throw forbidden('Must be admin to use sudo');
+  const kind = caller.credential!.kind;
+  if (kind === 'session' || kind === 'job_token') throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
+  if (!caller.credential!.scopes.includes('sudo')) throw insufficientScope(['sudo']);
+  const target = /^\d+$/.test(identifier) ? await findUserById(c.var.db, Number(identifier)) : await findUserByUsername(c.var.db, identifier);
+  if (!target) throw notFound(`User with ID or username '${identifier}'`);
+  // `sudo?` is `initial_current_user != current_user`: sudo to oneself is an ordinary request.
+  if (target.id === caller.user!.id) return caller;
+  const isAdmin = await effectiveAdmin(c, target, caller.credential!);
+  return { user: target, sudoer: caller.user, credential: caller.credential, isAdmin };
+}
+
+/** The CSRF token a session-authenticated write must carry: header `X-CSRF-Token` or param `authenticity_token` (Gitlab::RequestForgeryProtection). */
+export function csrfTokenOf(c: Context, params: Record<string, unknown>): string | undefined {
+  return c.req.header('x-csrf-token') ?? str(params.authenticity_token);
+}
+
+async function findSession(c: Context<AppEnv>, cookie: string, params: Record<string, unknown>): Promise<{ user: UserRow } | null> {
+  const digest = await tokenDigest(cookie, c.var.config.tokenPepper);
+  const row = await c.var.db
+    .select({ s: webSessions, u: users })
+    .from(webSessions)
+    .innerJoin(users, eq(users.id, webSessions.userId))
+    .where(eq(webSessions.sessionDigest, digest))
+    .get();
+  if (!row || row.s.expiresAt <= Date.now()) return null;
+  // `find_user_from_warden` runs only for `verified_request?`: GET/HEAD, or the session's CSRF token.
+  const method = c.req.method;
+  if (method !== 'GET' && method !== 'HEAD') {
+    const sent = csrfTokenOf(c, params);
+    if (!sent || !safeEqual(sent, row.s.csrfToken)) return null;
+  }
+  return { user: row.u };
+}
+
+export const requireUser = (caller: Caller): UserRow => {
+  if (!caller.user) throw unauthorized();
+  return caller.user;
+};
+
+/** `authenticated_as_admin!`: 401 without a user, 403 unless administrator (in admin mode when required). */
+export const requireAdmin = (caller: Caller): UserRow => {
+  const user = requireUser(caller);
+  if (!caller.isAdmin) throw forbidden();
+  return user;
+};

@@ -1,0 +1,202 @@
+/**
+ * Read-only issue sub-resources of GitLab lib/api/issues.rb: participants, related merge requests,
+ * merge requests closing the issue, and the user agent recorded at creation (administrators only).
+ */
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import { members, notes, userAgentDetails, users } from '../db/schema';
+import { userBasic } from '../users/user-entity';
+import { ACCESS, activeMember, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { notFound } from '../platform/errors';
+import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { g, params } from '../platform/validate';
+import { requireAdmin } from '../auth/authenticate';
+import { findReadableIssue } from './issues';
+import { closedByMergeRequests, presentMergeRequests, relatedMergeRequestsForIssue } from '../merge-requests/merge-requests';
+
+const TAGS = ['issues'];
+const issueParams = { id: g.string(), issue_iid: g.int() };
+/** Mentions looked up per issue: a description full of @names must not become an unbounded query. */
+const MAX_MENTIONS = 200;
+// Gitlab::PathRegex user names after `@`, not inside a word or an email address.
+const MENTION = /(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]*)/g;
+
+/** `@username` mentions of a text, in order of appearance (trailing dots are punctuation). */
+function mentions(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  for (const m of text.matchAll(MENTION)) out.push(m[1].replace(/\.+$/, '').toLowerCase());
+  return out.filter(Boolean);
+}
+
+/** `paginate(::Kaminari.paginate_array(list))`: one page of an in-memory list with GitLab's headers. */
+async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]): Promise<T[]> {
+  const raw = await requestParams(c);
+  return paginate(c, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), async (limit, offset) => list.slice(offset, offset + limit), async (limit) => Math.min(list.length, limit));
+}
+
+export function mountIssueDetails(r: Router) {
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/issues/:issue_iid/participants',
+      summary: 'List participants for an issue',
+      tags: TAGS,
+      params: params({ ...issueParams, ...paginationParams }),
+    },
+    async ({ c, p, caller }) => {
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const users = await visibleParticipants(c, caller, found);
+      const raw = await requestParams(c);
+      const base = baseUrl(c);
+      // `Kaminari.paginate_array(issue.visible_participants(current_user))`.
+      const page = await paginate(
+        c,
+        pageRequest(p, raw.per_page),
+        linkParamsFrom(raw, {}),
+        async (limit, offset) => users.slice(offset, offset + limit),
+        async (limit) => Math.min(users.length, limit),
+      );
+      return c.json(page.map((u) => userBasic(u, { base })));
+    },
+  );
+
+  // Issues::ReferencedMergeRequestsService: merge requests whose description references the issue
+  // (closing or mentioning it), paginated as an array, full MergeRequest entity without `subscribed`.
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/issues/:issue_iid/related_merge_requests',
+      summary: 'List merge requests related to an issue',
+      tags: TAGS,
+      params: params({ ...issueParams, ...paginationParams }),
+    },
+    async ({ c, p, caller }) => {
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const list = await relatedMergeRequestsForIssue(c, caller, found.issue.id, found.project.id);
+      const page = await arrayPage(c, p, list);
+      return c.json(await presentMergeRequests(c, caller, page, { project: found.project, full: true, withoutSubscribed: true }));
+    },
+  );
+
+  // closed_by: open merge requests that close the issue when merged, MergeRequestBasic entity.
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/issues/:issue_iid/closed_by',
+      summary: 'List merge requests that close an issue when merged',
+      tags: TAGS,
+      params: params({ ...issueParams, ...paginationParams }),
+    },
+    async ({ c, p, caller }) => {
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const list = await closedByMergeRequests(c, caller, found.issue);
+      const page = await arrayPage(c, p, list);
+      return c.json(await presentMergeRequests(c, caller, page, { project: found.project }));
+    },
+  );
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/issues/:issue_iid/user_agent_detail',
+      summary: 'Get the user agent details of an issue (administrators)',
+      tags: TAGS,
+      params: params(issueParams),
+    },
+    async ({ c, p, caller }) => {
+      // issues.rb: `authenticated_as_admin!` before the issue lookup (reference 1 §5.4).
+      requireAdmin(caller);
+      const { issue } = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const detail = await c.var.db
+        .select()
+        .from(userAgentDetails)
+        .where(and(eq(userAgentDetails.subjectType, 'Issue'), eq(userAgentDetails.subjectId, issue.id)))
+        .get();
+      if (!detail) throw notFound('UserAgentDetail');
+      // Spec UserAgentDetail: the vendor-named flag carries the neutral name `spamsvc_submitted`.
+      return c.json({ user_agent: detail.userAgent, ip_address: detail.ipAddress, spamsvc_submitted: detail.submitted });
+    },
+  );
+}
+
+interface FoundIssue {
+  project: ProjectRow;
+  namespace: NamespaceRow;
+  level: number;
+  assigneeIds: number[];
+  issue: { id: number; authorId: number; title: string; description: string | null; confidential: boolean };
+}
+
+/**
+ * Issue#visible_participants: the author, authors of (non-system) notes, assignees, then users
+ * mentioned in the title, description and those notes, in that order, without duplicates; then
+ * only those who can read the issue. Internal notes count only for callers who may read them.
+ */
+async function visibleParticipants(c: Context<AppEnv>, caller: Caller, found: FoundIssue): Promise<UserRow[]> {
+  const db = c.var.db;
+  const { issue, project, namespace } = found;
+  const canReadInternal = caller.isAdmin || found.level >= ACCESS.PLANNER;
+  const noteRows = await db
+    .select({ authorId: notes.authorId, body: notes.body })
+    .from(notes)
+    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, false), canReadInternal ? undefined : eq(notes.internal, false)))
+    .orderBy(asc(notes.createdAt), asc(notes.id))
+    .all();
+  const assigneeIds = new Set(found.assigneeIds);
+  // Issuable: `participant :author, :notes_with_associations, :assignees`; mentions join at the end.
+  const ids: number[] = [issue.authorId, ...noteRows.map((n) => n.authorId), ...found.assigneeIds];
+  const names = [...new Set([...mentions(issue.title), ...mentions(issue.description), ...noteRows.flatMap((n) => mentions(n.body))])].slice(0, MAX_MENTIONS);
+
+  const byId = new Map<number, UserRow>();
+  const uniqueIds = [...new Set(ids)];
+  for (let i = 0; i < uniqueIds.length; i += 90) for (const u of await db.select().from(users).where(inArray(users.id, uniqueIds.slice(i, i + 90))).all()) byId.set(u.id, u);
+  const byName = new Map<string, UserRow>();
+  for (let i = 0; i < names.length; i += 90) {
+    const chunk = names.slice(i, i + 90);
+    for (const u of await db.select().from(users).where(inArray(sql`lower(${users.username})`, chunk)).all()) byName.set(u.username.toLowerCase(), u);
+  }
+  const ordered: UserRow[] = [];
+  const seen = new Set<number>();
+  const push = (u: UserRow | undefined) => {
+    if (u && !seen.has(u.id)) {
+      seen.add(u.id);
+      ordered.push(u);
+    }
+  };
+  for (const id of ids) push(byId.get(id));
+  for (const name of names) push(byName.get(name));
+
+  // Access of every candidate in one query: project membership and inherited group membership.
+  const levels = new Map<number, number>();
+  const groupIds = traversalIds(namespace);
+  const candidateIds = ordered.map((u) => u.id);
+  for (let i = 0; i < candidateIds.length; i += 80) {
+    const chunk = candidateIds.slice(i, i + 80);
+    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
+    if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+    const rows = await db
+      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
+      .from(members)
+      .where(and(inArray(members.userId, chunk), or(...sources), activeMember()))
+      .groupBy(members.userId)
+      .all();
+    for (const row of rows) levels.set(row.userId, Number(row.level));
+  }
+  if (namespace.kind === 'User' && namespace.ownerId) levels.set(namespace.ownerId, ACCESS.OWNER);
+
+  return ordered.filter((u) => {
+    const level = levels.get(u.id) ?? 0;
+    const admin = Boolean(u.isAdmin);
+    const readsProject =
+      admin || level >= ACCESS.GUEST || project.visibility === 'public' || (project.visibility === 'internal' && !u.external);
+    if (!readsProject) return false;
+    if (!featureAvailable(project, 'issues', { level, isAdmin: admin })) return false;
+    if (!issue.confidential) return true;
+    return admin || level >= ACCESS.PLANNER || u.id === issue.authorId || assigneeIds.has(u.id);
+  });
+}
+

@@ -1,0 +1,114 @@
+/**
+ * Issue lists (GitLab lib/api/issues.rb): GET /issues, GET /groups/:id/issues and
+ * GET /projects/:id/issues. Parameters in params/issue-lists.ts, the query in
+ * services/issue-finder.ts, the entity from services/issue-presenter.ts.
+ */
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
+import { grapeError, unauthorized } from '../platform/errors';
+import { linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { applicationLimit, clientIp } from '../settings/rate-limits';
+import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, notRuleErrors, projectIssuesParams } from './issue-lists-params';
+import { findReadableGroup } from '../projects/groups';
+import {
+  buildIssueQuery,
+  type FinderParent,
+  issueCountProjectsQuery,
+  issueCountQuery,
+  issuePageQuery,
+  type IssueQuery,
+  type IssueRow,
+  issueUnionPageQuery,
+} from './issue-finder';
+import { findReadableProject } from '../projects/projects';
+import { presentIssues } from './issue-presenter';
+
+export function mountIssueLists(r: Router) {
+  r.route({ method: 'GET', path: '/issues', summary: "List the caller's issues", tags: ['issues'], params: issuesParams }, async ({ c, p, caller }) => {
+    const raw = await requestParams(c);
+    // issues.rb: `authenticate! unless params[:scope] == 'all'`, after parameter validation.
+    if (raw.scope !== 'all' && !caller.user) throw unauthorized();
+    return listIssues(c, caller, p, { kind: 'issues' }, 'issues', {});
+  });
+
+  r.route({ method: 'GET', path: '/groups/:id/issues', summary: 'List group issues', tags: ['issues'], params: groupIssuesParams }, async ({ c, p, caller }) => {
+    const { group, level } = await findReadableGroup(c, caller, p.id);
+    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group });
+  });
+
+  r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams }, async ({ c, p, caller }) => {
+    const { project, namespace, level } = await findReadableProject(c, caller, p.id);
+    // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
+    const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable);
+  });
+}
+
+async function listIssues(
+  c: Context<AppEnv>,
+  caller: Caller,
+  p: IssueListParams,
+  parent: FinderParent,
+  kind: 'issues' | 'group' | 'project',
+  context: { group?: NamespaceRow; project?: ProjectRow },
+  readable = true,
+) {
+  const raw = await requestParams(c);
+  // Gitlab::Middleware::HandleNullBytes: a NUL in any parameter (nested up to 3 levels) is a
+  // plain-text 400 before the API runs. The full-text index cannot take one in a search either.
+  if (hasNullByte(raw)) return c.text('Bad Request', 400);
+  const ruleErrors = notRuleErrors(raw.not);
+  if (ruleErrors.length) throw grapeError(ruleErrors.join(', '));
+  // CheckAssigneesCount: one assignee_username unless the plan has multiple assignees (premium).
+  for (const [name, list] of [['assignee_username', p.assignee_username], ['not[assignee_username]', p.not?.assignee_username]] as const) {
+    if (list && list.length > 1 && c.var.config.plan === 'free') throw grapeError(`${name} allows one value, but found ${list.length}: ${list.join(', ')}`);
+  }
+  // validate_search_rate_limit!
+  if (p.search) {
+    if (caller.user) await applicationLimit(c, 'search_rate_limit', [caller.user.id]);
+    else await applicationLimit(c, 'search_rate_limit_unauthenticated', [clientIp(c)]);
+  }
+
+  const db = c.var.db;
+  const q: IssueQuery = readable
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p })
+    : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
+  // The bounded count decides the page plan for many-project lists, so it runs first there
+  // (otherwise count and page run together): above the cap, the ordered index walk
+  // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
+  // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
+  // the per-project lookup and sort of every match (issuePageQuery).
+  const count = async () => (q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0);
+  let counted: number | null = null;
+  let matchProjects: number[] | null = null;
+  if (q.possible && q.walkWhere) {
+    const row = await db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
+    counted = Number(row?.n ?? 0);
+    matchProjects = row?.projects ? (JSON.parse(row.projects) as number[]).map(Number) : null;
+  } else if (!q.possible) counted = 0;
+  const page = (limit: number, offset: number) => {
+    if (counted !== null && counted <= MAX_COUNT && matchProjects && matchProjects.length * (offset + limit) < counted) {
+      const union = issueUnionPageQuery(db, q, matchProjects, limit, offset);
+      if (union) return union.all();
+    }
+    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all();
+  };
+  const rows = await paginate<IssueRow>(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, listDefaults(kind)),
+    async (limit, offset) => (q.possible && counted !== 0 ? page(limit, offset) : []),
+    async () => counted ?? count(),
+  );
+  const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });
+  return c.json(body);
+}
+
+function hasNullByte(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 2 || !value || typeof value !== 'object') return false;
+  return Object.values(value as Record<string, unknown>).some((v) => hasNullByte(v, depth + 1));
+}

@@ -1,0 +1,385 @@
+/**
+ * Single issues (GitLab lib/api/issues.rb): create, get, update, delete, subscribe, unsubscribe,
+ * and GET /issues/:id for administrators. Lists live in issue-lists.ts, sub-resources in
+ * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
+ */
+import { and, count, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import { epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
+import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow, traversalIds } from '../projects/abilities';
+import { checkUnmodifiedSince } from '../platform/conditional';
+import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
+import { planAllows } from '../platform/plan';
+import type { Router } from '../platform/router';
+import { isUniqueViolation } from '../platform/unique';
+import { requireAdmin, requireUser } from '../auth/authenticate';
+import { applicationLimit, clientIp } from '../settings/rate-limits';
+import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
+import { presentIssue, subscribedTo } from './issue-presenter';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, issueAssigneeIds, type IssueRow } from './issues';
+import { findOrBuildProjectLabels } from '../planning/labels';
+import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../issuables/system-notes';
+import { findProject } from '../projects/project-queries';
+import { issueContentDeletion } from '../projects/deletion';
+import { resolveTodosForTarget } from '../todos/todos';
+import { TODO_ASSIGNED } from '../todos/todo-entity';
+import { findProjectAssignableMilestone } from '../planning/milestones';
+import { findReadableProject } from '../projects/projects';
+
+const TITLE_MAX = 255;
+const DESCRIPTION_MAX = 1_048_576;
+
+export function mountIssues(r: Router) {
+  r.route(
+    { method: 'POST', path: '/projects/:id/issues', summary: 'Create an issue', tags: ['issues'], params: createIssueParams, status: 201 },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const pr = await findReadableProject(c, caller, p.id);
+      // create_issue: anyone who may read the project's issues (non-members of public and internal projects too).
+      if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw forbidden();
+      await applicationLimit(c, 'issues_create', [pr.project.id, user.id], { retryAfter: false });
+
+      const errors = textErrors({ title: p.title, description: p.description });
+      const premium = planAllows(c.var.config, 'premium');
+      if (premium && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
+      if (Object.keys(errors).length) throw validationFailed(errors);
+
+      const db = c.var.db;
+      const now = Date.now();
+      const admin = canAdminIssue(caller, pr.level);
+      // set_issue_created_at / set_issue_iid: project owners and administrators; others are ignored.
+      const owner = caller.isAdmin || pr.level >= ACCESS.OWNER;
+      const createdAt = owner && p.created_at ? p.created_at : now;
+      const explicitIid = owner && p.iid != null ? p.iid : null;
+
+      const assigneeIds = (admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p, premium)) : undefined) ?? [];
+      const milestoneId = admin && p.milestone_id ? ((await findProjectAssignableMilestone(db, pr.project, pr.namespace, p.milestone_id))?.id ?? null) : null;
+      const labels = admin && p.labels?.length ? await findOrBuildProjectLabels(db, pr.project, pr.namespace, p.labels, now) : null;
+      const epicId = premium && admin ? await resolveEpic(c, pr.namespace, p.epic_id, p.epic_iid) : null;
+
+      const P = pr.project.id;
+      const iidSql = explicitIid ?? sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'issues' and ${internalIds.scopeId} = ${P})`;
+      const issueIdSql =
+        explicitIid != null
+          ? sql<number>`(select ${issues.id} from ${issues} where ${issues.projectId} = ${P} and ${issues.iid} = ${explicitIid})`
+          : sql<number>`(select ${issues.id} from ${issues} where ${issues.projectId} = ${P} and ${issues.iid} = (select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'issues' and ${internalIds.scopeId} = ${P}))`;
+
+      const statements: BatchItem<'sqlite'>[] = [
+        ...(labels?.inserts ?? []),
+        explicitIid != null
+          ? db
+              .insert(internalIds)
+              .values({ usage: 'issues', scopeId: P, lastValue: explicitIid })
+              .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`max(${internalIds.lastValue}, excluded.last_value)` } })
+          : db
+              .insert(internalIds)
+              .values({ usage: 'issues', scopeId: P, lastValue: 1 })
+              .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`${internalIds.lastValue} + 1` } }),
+        db.insert(issues).values({
+          projectId: P,
+          iid: iidSql,
+          title: p.title,
+          description: p.description ?? null,
+          authorId: user.id,
+          issueType: p.issue_type ?? 'issue',
+          confidential: p.confidential ?? false,
+          // filter_params: discussion_locked is metadata (set_issue_metadata); confidential is not.
+          discussionLocked: admin ? (p.discussion_locked ?? false) : false,
+          milestoneId,
+          epicId,
+          dueDate: admin ? dueDate(p.due_date) : null,
+          weight: premium && admin ? (p.weight ?? null) : null,
+          createdAt,
+          updatedAt: createdAt,
+        }),
+        ...assigneeIds.map((userId, position) => db.insert(issueAssignees).values({ issueId: issueIdSql, userId, position })),
+        ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issueIdSql, createdAt: now }).onConflictDoNothing()),
+        // Recorded for spam review (user_agent_detail, administrators only).
+        db.insert(userAgentDetails).values({ subjectType: 'Issue', subjectId: issueIdSql, userAgent: c.req.header('user-agent') ?? '', ipAddress: clientIp(c), createdAt: now }),
+        // TodoService#new_issue: a to-do for every assignee other than the author (action 1, assigned).
+        ...assigneeIds
+          .filter((id) => id !== user.id)
+          .map((userId) =>
+            db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }),
+          ),
+      ];
+      try {
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      } catch (err) {
+        // issues.rb: `rescue ActiveRecord::RecordNotUnique => render_api_error!('Duplicated issue', 409)`.
+        if (isUniqueViolation(err, 'iid')) throw conflict('Duplicated issue');
+        throw err;
+      }
+      const created = await db.select().from(issues).where(and(eq(issues.projectId, P), eq(issues.id, issueIdSql))).get();
+      return c.json(await presentIssue(c, caller, created!, { project: pr.project }), 201);
+    },
+  );
+
+  r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams }, async ({ c, p, caller }) => {
+    const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+    return c.json(await presentIssue(c, caller, found.issue, { project: found.project }));
+  });
+
+  r.route(
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid', summary: 'Update an issue', tags: ['issues'], params: updateIssueParams },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const { issue, project, namespace, level } = found;
+      if (!canUpdateIssue(caller, level, issue)) throw forbidden();
+      const db = c.var.db;
+      const now = Date.now();
+      const premium = planAllows(c.var.config, 'premium');
+      const admin = canAdminIssue(caller, level);
+      const owner = caller.isAdmin || level >= ACCESS.OWNER;
+
+      const errors = textErrors({ title: p.title, description: p.description });
+      if (premium && admin && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
+      if (Object.keys(errors).length) throw validationFailed(errors);
+
+      const set: Partial<typeof issues.$inferInsert> = {};
+      const noteBodies: string[] = [];
+      if (p.title !== undefined && p.title !== issue.title) {
+        set.title = p.title;
+        noteBodies.push(titleNote(issue.title, p.title));
+      }
+      if (p.description !== undefined && p.description !== (issue.description ?? '')) {
+        set.description = p.description;
+        noteBodies.push(DESCRIPTION_NOTE);
+      }
+      const closing = p.state_event === 'close' && issue.state !== 'closed';
+      if (closing) Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id });
+      if (p.state_event === 'reopen' && issue.state === 'closed') Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
+      if (p.issue_type !== undefined && p.issue_type !== issue.issueType && admin) {
+        set.issueType = p.issue_type;
+        noteBodies.push(issueTypeNote(issue.issueType, p.issue_type));
+      }
+      // Metadata needs admin_issue (IssuableBaseService#filter_params drops it for others).
+      if (admin) {
+        if (p.confidential !== undefined && p.confidential !== issue.confidential) {
+          set.confidential = p.confidential;
+          noteBodies.push(confidentialityNote(p.confidential));
+        }
+        if (p.discussion_locked !== undefined && p.discussion_locked !== issue.discussionLocked) {
+          set.discussionLocked = p.discussion_locked;
+          noteBodies.push(discussionLockNote(p.discussion_locked));
+        }
+        if (p.due_date !== undefined) {
+          const due = dueDate(p.due_date);
+          if (due !== issue.dueDate) {
+            set.dueDate = due;
+            noteBodies.push(dueDateNote(due));
+          }
+        }
+        if (p.milestone_id !== undefined) {
+          const m = p.milestone_id ? await findProjectAssignableMilestone(db, project, namespace, p.milestone_id) : undefined;
+          const id = m?.id ?? null;
+          if (id !== issue.milestoneId && (m || !p.milestone_id)) set.milestoneId = id;
+        }
+        if (premium && p.weight !== undefined && p.weight !== issue.weight) set.weight = p.weight;
+        if (premium && (p.epic_id !== undefined || p.epic_iid !== undefined)) {
+          const epicId = await resolveEpic(c, namespace, p.epic_id, p.epic_iid);
+          if (epicId !== issue.epicId) set.epicId = epicId;
+        }
+      }
+      if (owner && p.updated_at !== undefined) set.updatedAt = p.updated_at;
+
+      const statements: BatchItem<'sqlite'>[] = [];
+      // Assignees.
+      const next = admin ? await assignableUsers(c, project, namespace, requestedAssignees(p, premium)) : undefined;
+      if (next !== undefined) {
+        const before = found.assigneeIds;
+        const added = next.filter((id) => !before.includes(id));
+        const removed = before.filter((id) => !next.includes(id));
+        if (added.length || removed.length || next.join() !== before.join()) {
+          statements.push(db.delete(issueAssignees).where(eq(issueAssignees.issueId, issue.id)));
+          next.forEach((userId, position) => statements.push(db.insert(issueAssignees).values({ issueId: issue.id, userId, position })));
+          const names = await usernames(c, [...added, ...removed]);
+          const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
+          if (body) noteBodies.push(body);
+          for (const userId of added.filter((id) => id !== user.id))
+            statements.push(db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'Issue', targetId: issue.id, action: 1, state: 'pending', createdAt: now, updatedAt: now }));
+        }
+      }
+      // Labels: `labels` replaces, then add_labels / remove_labels (Issues::UpdateService#handle_label_changes).
+      if (admin && (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined)) {
+        const current = await db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id))).all();
+        const currentIds = current.map((l) => l.labelId);
+        const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
+        const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
+        const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
+        const keep = p.labels !== undefined ? [] : currentIds.filter((id) => !removeIds.has(id));
+        const addIds = toAdd.ids.filter((l) => typeof l.id !== 'number' || !removeIds.has(l.id));
+        const finalKnown = new Set([...keep, ...addIds.map((l) => l.id).filter((id): id is number => typeof id === 'number')]);
+        const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
+        if (changed) {
+          statements.push(...toAdd.inserts);
+          statements.push(
+            currentIds.length
+              ? db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined))
+              : db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), sql`0`)),
+          );
+          for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issue.id, createdAt: now }).onConflictDoNothing());
+          set.updatedAt ??= now;
+        }
+      }
+      const changedSomething = Object.keys(set).length > 0 || statements.length > 0;
+      if (changedSomething) {
+        set.updatedAt ??= now;
+        if (set.title !== undefined || set.description !== undefined) Object.assign(set, { lastEditedAt: now, lastEditedById: user.id });
+        statements.unshift(db.update(issues).set(set).where(eq(issues.id, issue.id)));
+        // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
+        if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
+        for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      }
+      const row = await db.select().from(issues).where(eq(issues.id, issue.id)).get();
+      return c.json(await presentIssue(c, caller, row!, { project }));
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const found = await findReadableProject(c, caller, p.id);
+      const db = c.var.db;
+      const issue = Number.isSafeInteger(p.issue_iid)
+        ? await db.select().from(issues).where(and(eq(issues.projectId, found.project.id), eq(issues.iid, p.issue_iid))).get()
+        : undefined;
+      // issues.rb delete: `not_found!('Issue')` (not find_by!'s "404 Not found"); a confidential
+      // issue the caller may not read answers the same as a missing one.
+      if (!issue || (issue.confidential && !canReadConfidentialIssue(caller, found.level, issue, await issueAssigneeIds(db, issue.id)))) throw notFound('Issue');
+      // destroy_issue: project owners and administrators, and only while the issues feature is on.
+      if (!(caller.isAdmin || found.level >= ACCESS.OWNER) || !featureAvailable(found.project, 'issues', { level: found.level, isAdmin: caller.isAdmin })) throw forbidden();
+      checkUnmodifiedSince(c, issue.updatedAt);
+      const images = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(eq(issueMetricImages.issueId, issue.id)).all();
+      await db.batch(issueContentDeletion(db, sql`(${issue.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
+      await Promise.all(images.map((i) => c.var.blobs.delete(i.key).catch(() => undefined)));
+      return c.body(null, 204);
+    },
+  );
+
+  for (const action of ['subscribe', 'unsubscribe'] as const) {
+    r.route(
+      {
+        method: 'POST',
+        path: `/projects/:id/issues/:issue_iid/${action}`,
+        summary: action === 'subscribe' ? 'Subscribe to an issue' : 'Unsubscribe from an issue',
+        tags: ['issues'],
+        params: issueRefParams,
+        status: 201,
+      },
+      async ({ c, p, caller }) => {
+        const user = requireUser(caller);
+        const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+        const want = action === 'subscribe';
+        // subscriptions.rb: `not_modified!` when already in the requested state.
+        if ((await subscribedTo(c.var.db, caller, found.issue, found.assigneeIds)) === want) throw notModified();
+        const now = Date.now();
+        await c.var.db
+          .insert(subscriptions)
+          .values({ userId: user.id, subscribableType: 'Issue', subscribableId: found.issue.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
+          .run();
+        return c.json(await presentIssue(c, caller, found.issue, { project: found.project, subscribed: want }), 201);
+      },
+    );
+  }
+
+  r.route({ method: 'GET', path: '/issues/:id', summary: 'Get any issue by its global id (administrators)', tags: ['issues'], params: issueByIdParams }, async ({ c, p, caller }) => {
+    requireAdmin(caller);
+    // `requires :id, type: String` then `Issue.find(params['id'])`: the id casts like String#to_i,
+    // so a non-numeric id is find's "404 Not found", not a 400.
+    const id = Number.parseInt(p.id, 10);
+    const issue = Number.isSafeInteger(id) ? await c.var.db.select().from(issues).where(eq(issues.id, id)).get() : undefined;
+    if (!issue) throw recordNotFound();
+    const pr = await findProject(c.var.db, String(issue.projectId));
+    return c.json(await presentIssue(c, caller, issue, { project: pr?.project }));
+  });
+}
+
+async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(i, i + 90))).all();
+    for (const u of rows) out.set(u.id, u.username);
+  }
+  return out;
+}
+
+/** Issue model validations (title presence and length, description length). */
+export function textErrors(f: { title?: string; description?: string | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (f.title !== undefined) {
+    if (f.title.trim() === '') errors.title = ["can't be blank"];
+    else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
+  }
+  if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+  return errors;
+}
+
+/** A `due_date` string as the date column casts it: `YYYY-MM-DD`, anything else null. */
+export function dueDate(v: string | undefined | null): string | null {
+  if (!v) return null;
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(v.trim());
+  if (!m) return null;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (d.getUTCMonth() !== +m[2] - 1) return null;
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * The assignee ids a request asks for, before the readability filter: `assignee_id` replaces
+ * `assignee_ids` when given (CommonHelpers#convert_parameters_from_legacy_format; 0 is `present?`
+ * in Ruby), and the free edition keeps only the first id (Issue#allows_multiple_assignees?).
+ * undefined: the request names no assignees.
+ */
+export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: number }, premium: boolean): number[] | undefined {
+  const ids = p.assignee_id !== undefined ? [p.assignee_id] : p.assignee_ids;
+  if (ids === undefined) return undefined;
+  return premium ? ids : ids.slice(0, 1);
+}
+
+/**
+ * IssuableBaseService#filter_assignees_using_checks: an empty list or exactly `[0]`
+ * (IssuableFinder::Params::NONE) unassigns everybody; otherwise only users who exist and may read
+ * the project's issues are kept, and when none is left the parameter is dropped (undefined: on
+ * create nobody is assigned, on update the assignees stay as they are).
+ */
+export async function assignableUsers(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, ids: number[] | undefined): Promise<number[] | undefined> {
+  if (ids === undefined) return undefined;
+  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
+  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, 100);
+  const rows: UserRow[] = [];
+  for (let i = 0; i < wanted.length; i += 90) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, wanted.slice(i, i + 90))).all()));
+  const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));
+  const out: number[] = [];
+  for (const id of wanted) {
+    const u = byId.get(id);
+    if (!u || u.state !== 'active') continue;
+    const level = await projectAccess(c.var.db, u, project, ns);
+    const asCaller: Caller = { user: u, sudoer: null, credential: null, isAdmin: u.isAdmin };
+    if (canReadProject(asCaller, project, level) && featureAvailable(project, 'issues', { level, isAdmin: u.isAdmin })) out.push(id);
+  }
+  return out.length ? out : undefined;
+}
+
+/** EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors. */
+export async function resolveEpic(c: Context<AppEnv>, ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined): Promise<number | null> {
+  if (epicId == null && epicIid == null) return null;
+  if (epicId === 0) return null;
+  if (ns.kind !== 'Group') throw notFound('Epic');
+  const db = c.var.db;
+  const row =
+    epicId != null
+      ? await db.select().from(epics).where(and(eq(epics.id, epicId), inArray(epics.groupId, traversalIds(ns)))).get()
+      : await db.select().from(epics).where(and(eq(epics.groupId, ns.id), eq(epics.iid, epicIid!))).get();
+  if (!row) throw notFound('Epic');
+  return row.id;
+}
+
+export type { IssueRow };

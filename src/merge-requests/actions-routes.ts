@@ -1,0 +1,207 @@
+/**
+ * Merge request actions (GitLab lib/api/merge_requests.rb, subscriptions.rb): merge, cancel
+ * auto-merge, subscribe/unsubscribe, and the repository views (commits, changes, diffs).
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { mergeRequests, subscriptions } from '../db/schema';
+import { ApiError, conflict, notModified, recordNotFound, unauthorized } from '../platform/errors';
+import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { requireUser } from '../auth/authenticate';
+import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
+import {
+  canBeMergedBy,
+  canReadMergeRequests,
+  findReadableMergeRequest,
+  isApproved,
+  liveState,
+  mergeMergeRequest,
+  mergeRequestAssigneeIds,
+  mergeRequestReviewerIds,
+  notAllowed,
+  presentMergeRequest,
+  repo,
+  subscribedToMergeRequest,
+} from './merge-requests';
+import { findReadableProject } from '../projects/projects';
+import { systemNoteInsert } from '../issuables/system-notes';
+
+const TAGS = ['merge_requests'];
+
+/**
+ * `find_project_merge_request`: MergeRequestsFinder scoped to what the caller may read, so a merge
+ * request the caller cannot read is the same 404 as a missing one.
+ */
+async function findProjectMergeRequest(c: Context<AppEnv>, caller: Caller, id: string, iid: number) {
+  const pr = await findReadableProject(c, caller, id);
+  if (!canReadMergeRequests(caller, pr.project, pr.level) || !Number.isSafeInteger(iid)) throw recordNotFound();
+  const mr = await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
+  if (!mr) throw recordNotFound();
+  return { ...pr, mr };
+}
+
+export function mountMergeRequestActions(r: Router) {
+  r.route(
+    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/merge', summary: 'Merge a merge request', tags: TAGS, params: mergeParams },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const { mr, project, level } = found;
+      // `unauthorized! unless merge_request.can_be_merged_by?(current_user)`.
+      if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch))) throw unauthorized();
+
+      const open = mr.state === 'opened';
+      const approved = open ? await isApproved(c, mr) : true;
+      const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod });
+      const missing = !live.sha || !live.targetHead;
+      // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
+      // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
+      const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && approved;
+      // AutoMerge::BaseService#available_for?: open and not broken (commits, branches, no conflict).
+      const broken = !open || missing || live.commitCount === 0 || live.conflict;
+      const autoMerge = Boolean(p.merge_when_pipeline_succeeds || p.auto_merge);
+      // No pipelines exist here: `immediately_mergeable?` with auto-merge asks for a successful head
+      // pipeline (never), and the merge-when-checks-pass strategy is only available while a check
+      // still fails (a draft or missing approvals) on a request that is not broken.
+      const immediately = !autoMerge && stateOk;
+      const automatically = autoMerge && !broken && !stateOk;
+      if (!immediately && !automatically) throw notAllowed();
+      // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`:
+      // the git state checks (a conflict, or a fast-forward-only project's request needing a rebase).
+      if (immediately && (live.conflict || live.needRebase)) throw new ApiError(422, { message: 'Branch cannot be merged' });
+      // check_sha_param!
+      if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
+
+      const db = c.var.db;
+      if (p.squash) await db.update(mergeRequests).set({ squash: true }).where(eq(mergeRequests.id, mr.id)).run();
+      if (automatically) {
+        const now = Date.now();
+        // AutoMerge::MergeWhenChecksPassService#execute (the default strategy without pipelines).
+        if (!mr.mergeWhenPipelineSucceeds) {
+          await db.batch([
+            db
+              .update(mergeRequests)
+              .set({ mergeWhenPipelineSucceeds: true, mergeUserId: user.id, shouldRemoveSourceBranch: p.should_remove_source_branch ?? mr.shouldRemoveSourceBranch, updatedAt: now })
+              .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+            systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: `enabled an automatic merge when all merge checks for ${live.sha} pass`, at: now }),
+          ]);
+        }
+      } else {
+        const merged = await mergeMergeRequest(c, user, found, live, {
+          mergeCommitMessage: p.merge_commit_message,
+          squashCommitMessage: p.squash_commit_message,
+          shouldRemoveSourceBranch: p.should_remove_source_branch,
+          squash: p.squash ? true : undefined,
+        });
+        // `render_api_error!("Branch cannot be merged", 422)` when the merge did not happen.
+        if (!merged) throw new ApiError(422, { message: 'Branch cannot be merged' });
+      }
+      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
+      return c.json(await presentMergeRequest(c, caller, row!, { project }));
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
+      summary: 'Cancel merge when pipeline succeeds',
+      tags: TAGS,
+      params: mergeRequestRefParams,
+      status: 201,
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const { mr, project, level } = found;
+      // can_cancel_auto_merge?: who can merge, or who set it.
+      if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch)) && mr.mergeUserId !== user.id) throw unauthorized();
+      // AutoMergeService#cancel: 406 when nothing is scheduled.
+      if (!mr.mergeWhenPipelineSucceeds || mr.state !== 'opened') throw new ApiError(406, { message: "Can't cancel the automatic merge" });
+      const db = c.var.db;
+      const now = Date.now();
+      await db.batch([
+        db.update(mergeRequests).set({ mergeWhenPipelineSucceeds: false, mergeUserId: null, updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
+        systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: 'canceled the automatic merge', at: now }),
+      ]);
+      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
+      return c.json(await presentMergeRequest(c, caller, row!, { project }), 201);
+    },
+  );
+
+  for (const action of ['subscribe', 'unsubscribe'] as const) {
+    r.route(
+      {
+        method: 'POST',
+        path: `/projects/:id/merge_requests/:merge_request_iid/${action}`,
+        summary: action === 'subscribe' ? 'Subscribe to a merge request' : 'Unsubscribe from a merge request',
+        tags: TAGS,
+        params: mergeRequestRefParams,
+        status: 201,
+      },
+      async ({ c, p, caller }) => {
+        const user = requireUser(caller);
+        const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+        const db = c.var.db;
+        const want = action === 'subscribe';
+        const [assignees, reviewers] = await Promise.all([mergeRequestAssigneeIds(db, found.mr.id), mergeRequestReviewerIds(db, found.mr.id)]);
+        // subscriptions.rb: `not_modified!` when already in the requested state.
+        if ((await subscribedToMergeRequest(db, caller, found.mr, assignees, reviewers)) === want) throw notModified();
+        const now = Date.now();
+        await db
+          .insert(subscriptions)
+          .values({ userId: user.id, subscribableType: 'MergeRequest', subscribableId: found.mr.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
+          .run();
+        return c.json(await presentMergeRequest(c, caller, found.mr, { project: found.project }), 201);
+      },
+    );
+  }
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams },
+    async ({ c, p, caller }) => {
+      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const live = await liveState(c, found.mr);
+      const commits = live.sha ? await repo.commitEntities(c, found.project.id, live.mergeBase, live.sha) : [];
+      return arrayPage(c, p, commits);
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams },
+    async ({ c, p, caller }) => {
+      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project });
+      const refs = (entity as unknown as { diff_refs: { base_sha: string | null; head_sha: string | null } }).diff_refs;
+      const changes = refs.head_sha ? await repo.diffEntities(c, found.project.id, refs.base_sha, refs.head_sha, { unidiff: p.unidiff }) : [];
+      // Entities::MergeRequestChanges: the MergeRequest entity plus `changes` and `overflow`.
+      return c.json({ ...entity, changes, overflow: false });
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams },
+    async ({ c, p, caller }) => {
+      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const live = await liveState(c, found.mr);
+      const diffs = live.sha ? await repo.diffEntities(c, found.project.id, live.mergeBase, live.sha, { unidiff: p.unidiff }) : [];
+      return arrayPage(c, p, diffs);
+    },
+  );
+}
+
+async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]) {
+  const raw = await requestParams(c);
+  const page = await paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, {}),
+    async (limit, offset) => list.slice(offset, offset + limit),
+    async (limit) => Math.min(list.length, limit),
+  );
+  return c.json(page);
+}

@@ -1,0 +1,73 @@
+/**
+ * Merge request diff versions (GitLab MergeRequestDiff): a row per version, written in the batch of
+ * what makes it (the merge request's creation, a push to its source branch, a new target branch, a
+ * reopen: MergeRequest#reload_diff). The commits and files of a version are read from base..head.
+ */
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { mergeRequestDiffs } from '../db/schema';
+import type { MergeRequestDiffRow } from './diff-entity';
+import { patchIdOf } from '../repository/patch-id';
+import { changedFiles, type FileChange } from '../repository/repository';
+
+/** Commit.max_diff_options max_files (diff_max_files' default): past it the collection overflows. */
+const MAX_FILES = 1000;
+
+export interface DiffVersion {
+  head: string | null;
+  base: string | null;
+  start: string | null;
+  /** Files changed from base to head. */
+  changes: FileChange[];
+}
+
+/**
+ * MergeRequestDiff#save_diffs: no commits in base..head is `empty` with no real_size; otherwise
+ * real_size is the file count as a string (`1000+` past the limit, state `overflow`), and the state
+ * is `collected` when some file changed (the state machine starts at `empty`).
+ */
+export function versionState(v: DiffVersion): { state: string; realSize: string | null } {
+  if (!v.head || v.base === v.head) return { state: 'empty', realSize: null };
+  const n = v.changes.length;
+  if (n > MAX_FILES) return { state: 'overflow', realSize: `${MAX_FILES}+` };
+  return { state: n > 0 ? 'collected' : 'empty', realSize: String(n) };
+}
+
+/** The version as it stands for `head` against the target head `start` (base = their merge base). */
+export async function computeVersion(db: Db, projectId: number, head: string | null, start: string | null, base: string | null): Promise<DiffVersion> {
+  const changes = head && base !== head ? await changedFiles(db, projectId, base, head) : [];
+  return { head, base, start, changes };
+}
+
+/** The INSERT of a version; `mergeRequestId` may be a sub-select of a merge request inserted earlier in the same batch. */
+export function versionInsert(db: Db, mergeRequestId: number | SQL<number>, v: DiffVersion, at: number) {
+  const { state, realSize } = versionState(v);
+  return db.insert(mergeRequestDiffs).values({
+    mergeRequestId: mergeRequestId as number,
+    state,
+    headCommitSha: v.head,
+    baseCommitSha: v.base,
+    startCommitSha: v.start,
+    realSize,
+    patchIdSha: v.changes.length ? patchIdOf(v.changes) : null,
+    createdAt: at,
+    updatedAt: at,
+  });
+}
+
+/** SQL: the id of the newest version of a merge request (MergeRequest#merge_request_diff), for statements later in the batch that wrote it. */
+export const newestVersionIdSql = (mergeRequestId: number) =>
+  sql<number>`(SELECT max(${mergeRequestDiffs.id}) FROM ${mergeRequestDiffs} WHERE ${mergeRequestDiffs.mergeRequestId} = ${mergeRequestId})`;
+
+export async function listVersions(db: Db, mergeRequestId: number, limit: number, offset: number): Promise<MergeRequestDiffRow[]> {
+  return db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(limit).offset(offset).all();
+}
+
+export async function findVersion(db: Db, mergeRequestId: number, id: number): Promise<MergeRequestDiffRow | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined;
+  return db.select().from(mergeRequestDiffs).where(and(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId), eq(mergeRequestDiffs.id, id))).get();
+}
+
+export async function latestVersion(db: Db, mergeRequestId: number): Promise<MergeRequestDiffRow | undefined> {
+  return db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(1).get();
+}

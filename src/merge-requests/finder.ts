@@ -1,0 +1,303 @@
+/**
+ * The merge request lists' finder (GitLab app/finders/merge_requests_finder.rb, issuable_finder.rb
+ * and the Issuables::*Filter classes): validated list parameters -> one WHERE and one ORDER BY over
+ * `merge_requests` joined with its project and namespace (for visibility). Every filter is a
+ * predicate on the row or a correlated EXISTS; strings travel as bound parameters, integers are
+ * inlined after validation, so no input reaches D1's 100-parameter or LIKE limits.
+ */
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { Caller } from '../platform/context';
+import type { Db } from '../db/client';
+import { mergeRequests, namespaces, projects, users } from '../db/schema';
+import type { NamespaceRow, ProjectRow } from '../projects/abilities';
+import type { MergeRequestListParams, MergeRequestNotParams } from './merge-requests-params';
+import { mergeRequestVisibleSql, type MergeRequestRow } from './merge-requests';
+
+export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
+
+export interface MrQuery {
+  possible: boolean;
+  where: SQL | undefined;
+  orderBy: SQL[];
+}
+
+const int = (n: number) => sql.raw(String(Math.trunc(Number(n))));
+const ints = (list: number[]) => sql.raw(`(${list.length ? list.map((n) => String(Math.trunc(Number(n)))).join(',') : 'NULL'})`);
+const MR = sql.raw('merge_requests');
+
+async function userIdByUsername(db: Db, username: string): Promise<number | null> {
+  const row = await db.select({ id: users.id }).from(users).where(sql`lower(${users.username}) = lower(${username})`).get();
+  return row?.id ?? null;
+}
+
+const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM merge_request_assignees a WHERE a.merge_request_id = ${MR}.id AND a.user_id = ${int(uid)})`;
+const anyAssignee = sql`EXISTS (SELECT 1 FROM merge_request_assignees a WHERE a.merge_request_id = ${MR}.id)`;
+const reviewedBy = (uid: number) => sql`EXISTS (SELECT 1 FROM merge_request_reviewers r WHERE r.merge_request_id = ${MR}.id AND r.user_id = ${int(uid)})`;
+const anyReviewer = sql`EXISTS (SELECT 1 FROM merge_request_reviewers r WHERE r.merge_request_id = ${MR}.id)`;
+const anyLabel = sql`EXISTS (SELECT 1 FROM label_links ll WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id)`;
+const reacted = (uid: number, name: string | null) =>
+  sql`EXISTS (SELECT 1 FROM award_emoji e WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = ${MR}.id AND e.user_id = ${int(uid)}${name == null ? sql`` : sql` AND e.name = ${name}`})`;
+/** Label titles travel as one JSON parameter (D1 allows 100 bound parameters per statement). */
+const labelCount = (titles: string[]) =>
+  sql`(SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id AND l.title IN (SELECT value FROM json_each(${JSON.stringify(titles)})))`;
+
+/** Label names as IssuableFinder reads them: `None` / `Any` (any case) are the special values. */
+function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | null {
+  if (!list || !list.length) return [];
+  const lower = list.map((l) => l.toLowerCase());
+  if (!negate && lower.length === 1 && lower[0] === 'none') return [sql`NOT ${anyLabel}`];
+  if (!negate && lower.length === 1 && lower[0] === 'any') return [anyLabel];
+  const titles = [...new Set(list)];
+  // Every label (AND), or for not[labels] none of them.
+  return negate ? [sql`${labelCount(titles)} = 0`] : [sql`${labelCount(titles)} = ${sql.raw(String(titles.length))}`];
+}
+
+function milestoneCondition(title: string | undefined, negate: boolean): SQL | null {
+  if (title === undefined) return null;
+  const t = title.toLowerCase();
+  if (!negate && (t === 'none' || t === 'no milestone')) return sql`${mergeRequests.milestoneId} IS NULL`;
+  if (!negate && t === 'any') return sql`${mergeRequests.milestoneId} IS NOT NULL`;
+  if (!negate && t === 'upcoming')
+    // Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
+    // wider: any open milestone due in the future.
+    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
+  if (!negate && t === 'started')
+    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
+  const match = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+  return negate ? sql`(${mergeRequests.milestoneId} IS NULL OR NOT ${match})` : match;
+}
+
+/** Gitlab::SQL::Pattern: words of three or more characters must all appear (case-insensitively) in one column. */
+function searchCondition(search: string, inParam: string | undefined): SQL {
+  const cols = (inParam ?? 'title,description')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s === 'title' || s === 'description');
+  const columns = cols.length ? [...new Set(cols)] : ['title', 'description'];
+  const quoted = [...search.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const rest = search.replace(/"[^"]+"/g, ' ');
+  // At most 20 terms: each is a bound parameter per column (D1's limit is 100 per statement).
+  const words = [...quoted, ...rest.split(/\s+/).filter((w) => w.length >= 3)].slice(0, 20);
+  const terms = words.length ? words : [search];
+  const perColumn = columns.map((col) => {
+    const column = col === 'title' ? mergeRequests.title : mergeRequests.description;
+    return sql`(${sql.join(
+      terms.map((w) => sql`instr(lower(coalesce(${column}, '')), lower(${w})) > 0`),
+      sql` AND `,
+    )})`;
+  });
+  return sql`(${sql.join(perColumn, sql` OR `)})`;
+}
+
+export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrFinderParent, p: MergeRequestListParams): Promise<MrQuery> {
+  const conds: (SQL | undefined)[] = [];
+  let possible = true;
+  const impossible = () => {
+    possible = false;
+  };
+
+  if (parent.kind === 'project') conds.push(sql`${mergeRequests.projectId} = ${int(parent.project.id)}`);
+  else {
+    conds.push(mergeRequestVisibleSql(caller));
+    if (parent.kind === 'group') {
+      const path = parent.group.traversalPath;
+      conds.push(sql`${namespaces.traversalPath} >= ${path} AND ${namespaces.traversalPath} < ${path + ':'}`);
+      if (p.non_archived !== false) conds.push(sql`${projects.archived} = 0`);
+    }
+  }
+
+  const uid = caller.user?.id;
+  const scope = (p.scope ?? 'all').replace(/-/g, '_');
+  if (scope !== 'all') {
+    if (uid == null) impossible();
+    else if (scope === 'created_by_me') conds.push(sql`${mergeRequests.authorId} = ${int(uid)}`);
+    else if (scope === 'assigned_to_me') conds.push(assignedTo(uid));
+    else if (scope === 'reviews_for_me') conds.push(reviewedBy(uid));
+  }
+
+  if (p.state !== 'all') conds.push(sql`${mergeRequests.state} = ${p.state}`);
+  if (p.iids?.length) conds.push(sql`${mergeRequests.iid} IN ${ints(p.iids.slice(0, 1000))}`);
+
+  // Author.
+  if (p.author_id !== undefined) conds.push(sql`${mergeRequests.authorId} = ${int(p.author_id)}`);
+  if (p.author_username !== undefined) {
+    const id = await userIdByUsername(db, p.author_username);
+    if (id == null) impossible();
+    else conds.push(sql`${mergeRequests.authorId} = ${int(id)}`);
+  }
+  // Assignee.
+  if (p.assignee_id !== undefined) {
+    if (p.assignee_id === 'none') conds.push(sql`NOT ${anyAssignee}`);
+    else if (p.assignee_id === 'any') conds.push(anyAssignee);
+    else conds.push(assignedTo(p.assignee_id as number));
+  }
+  if (p.assignee_username?.length) {
+    for (const name of p.assignee_username) {
+      const id = await userIdByUsername(db, name);
+      if (id == null) impossible();
+      else conds.push(assignedTo(id));
+    }
+  }
+  // Reviewer.
+  if (p.reviewer_id !== undefined) {
+    if (p.reviewer_id === 'none') conds.push(sql`NOT ${anyReviewer}`);
+    else if (p.reviewer_id === 'any') conds.push(anyReviewer);
+    else conds.push(reviewedBy(p.reviewer_id as number));
+  }
+  if (p.reviewer_username !== undefined) {
+    const r = p.reviewer_username.toLowerCase();
+    if (r === 'none') conds.push(sql`NOT ${anyReviewer}`);
+    else if (r === 'any') conds.push(anyReviewer);
+    else {
+      const id = await userIdByUsername(db, p.reviewer_username);
+      if (id == null) impossible();
+      else conds.push(reviewedBy(id));
+    }
+  }
+  // Merge user.
+  if (p.merge_user_id !== undefined) conds.push(sql`${mergeRequests.mergedById} = ${int(p.merge_user_id)}`);
+  if (p.merge_user_username !== undefined) {
+    const id = await userIdByUsername(db, p.merge_user_username);
+    if (id == null) impossible();
+    else conds.push(sql`${mergeRequests.mergedById} = ${int(id)}`);
+  }
+
+  const labelConds = labelConditions(p.labels, false);
+  if (labelConds) conds.push(...labelConds);
+  const ms = milestoneCondition(p.milestone, false);
+  if (ms) conds.push(ms);
+
+  if (p.my_reaction_emoji !== undefined) {
+    const e = p.my_reaction_emoji;
+    if (uid == null) {
+      // IssuableFinder#by_my_reaction_emoji: ignored without a user.
+    } else if (e.toLowerCase() === 'none') conds.push(sql`NOT ${reacted(uid, null)}`);
+    else if (e.toLowerCase() === 'any') conds.push(reacted(uid, null));
+    else conds.push(reacted(uid, e));
+  }
+
+  if (p.source_branch !== undefined) conds.push(sql`${mergeRequests.sourceBranch} = ${p.source_branch}`);
+  if (p.source_project_id !== undefined) conds.push(sql`${mergeRequests.sourceProjectId} = ${int(p.source_project_id)}`);
+  if (p.target_branch !== undefined) conds.push(sql`${mergeRequests.targetBranch} = ${p.target_branch}`);
+  if (p.search) conds.push(searchCondition(p.search, p.in));
+
+  if (p.created_after !== undefined) conds.push(sql`${mergeRequests.createdAt} >= ${p.created_after}`);
+  if (p.created_before !== undefined) conds.push(sql`${mergeRequests.createdAt} <= ${p.created_before}`);
+  if (p.updated_after !== undefined) conds.push(sql`${mergeRequests.updatedAt} >= ${p.updated_after}`);
+  if (p.updated_before !== undefined) conds.push(sql`${mergeRequests.updatedAt} <= ${p.updated_before}`);
+  if (p.merged_after !== undefined) conds.push(sql`${mergeRequests.mergedAt} >= ${p.merged_after}`);
+  if (p.merged_before !== undefined) conds.push(sql`${mergeRequests.mergedAt} <= ${p.merged_before}`);
+
+  const draft = p.draft !== undefined ? p.draft : p.wip !== undefined ? p.wip === 'yes' : undefined;
+  if (draft !== undefined) conds.push(sql`${mergeRequests.draft} = ${draft ? 1 : 0}`);
+
+  // Deployments do not exist in this service: nothing was ever deployed anywhere.
+  if (p.environment !== undefined || p.deployed_after !== undefined || p.deployed_before !== undefined) impossible();
+
+  // not[...]
+  const n: MergeRequestNotParams | undefined = p.not;
+  if (n) {
+    if (n.author_id !== undefined) conds.push(sql`${mergeRequests.authorId} <> ${int(n.author_id)}`);
+    if (n.author_username !== undefined) {
+      const id = await userIdByUsername(db, n.author_username);
+      if (id != null) conds.push(sql`${mergeRequests.authorId} <> ${int(id)}`);
+    }
+    if (n.assignee_id !== undefined) {
+      if (n.assignee_id === 'none') conds.push(anyAssignee);
+      else if (n.assignee_id === 'any') conds.push(sql`NOT ${anyAssignee}`);
+      else conds.push(sql`NOT ${assignedTo(n.assignee_id as number)}`);
+    }
+    for (const name of n.assignee_username ?? []) {
+      const id = await userIdByUsername(db, name);
+      if (id != null) conds.push(sql`NOT ${assignedTo(id)}`);
+    }
+    if (n.reviewer_id !== undefined) conds.push(sql`NOT ${reviewedBy(n.reviewer_id)}`);
+    if (n.reviewer_username !== undefined) {
+      const id = await userIdByUsername(db, n.reviewer_username);
+      if (id != null) conds.push(sql`NOT ${reviewedBy(id)}`);
+    }
+    const nl = labelConditions(n.labels, true);
+    if (nl) conds.push(...nl);
+    const nm = milestoneCondition(n.milestone, true);
+    if (nm) conds.push(nm);
+    if (n.my_reaction_emoji !== undefined && uid != null) {
+      const e = n.my_reaction_emoji;
+      if (e.toLowerCase() === 'none') conds.push(reacted(uid, null));
+      else if (e.toLowerCase() === 'any') conds.push(sql`NOT ${reacted(uid, null)}`);
+      else conds.push(sql`NOT ${reacted(uid, e)}`);
+    }
+  }
+
+  return { possible, where: and(...conds), orderBy: orderBy(p) };
+}
+
+const milestoneDue = sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId})`;
+/** Issuable.order_labels_priority: the best (lowest) priority among the request's labels in its project, the filtered labels excluded. */
+const highestPriority = (p: MergeRequestListParams) =>
+  sql`(SELECT min(lp.priority) FROM label_links ll JOIN label_priorities lp ON lp.label_id = ll.label_id AND lp.project_id = ${mergeRequests.projectId} JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${MR}.id${
+    p.labels?.length ? sql` AND l.title NOT IN (SELECT value FROM json_each(${JSON.stringify(p.labels)}))` : sql``
+  })`;
+
+/**
+ * Issuable.sort_by_attribute with the id tie-break GitLab adds (order_options_with_tie_breaker:
+ * id in the same direction); priorities and milestone due dates sort NULLs last.
+ */
+function orderBy(p: MergeRequestListParams): SQL[] {
+  const dir = p.sort === 'asc' ? asc : desc;
+  const tie = dir(mergeRequests.id);
+  switch (p.order_by) {
+    case 'updated_at':
+      return [dir(mergeRequests.updatedAt), tie];
+    case 'title':
+      return [dir(mergeRequests.title), tie];
+    case 'merged_at':
+      // reorder_by_metric('merged_at'): NULLs last in both directions.
+      return [sql`${mergeRequests.mergedAt} IS NULL`, dir(mergeRequests.mergedAt), tie];
+    case 'popularity':
+      // Sorted by upvotes (desc = most popular first).
+      return [dir(mergeRequests.upvotes), tie];
+    case 'label_priority':
+      return [sql`${highestPriority(p)} IS NULL`, p.sort === 'asc' ? sql`${highestPriority(p)} ASC` : sql`${highestPriority(p)} DESC`, tie];
+    case 'priority':
+      return [
+        sql`${milestoneDue} IS NULL`,
+        p.sort === 'asc' ? sql`${milestoneDue} ASC` : sql`${milestoneDue} DESC`,
+        sql`${highestPriority(p)} IS NULL`,
+        p.sort === 'asc' ? sql`${highestPriority(p)} ASC` : sql`${highestPriority(p)} DESC`,
+        tie,
+      ];
+    case 'milestone_due':
+      // Issuable.order_milestone_due_*: due dates first, then milestones without one, then none.
+      return [sql`${milestoneDue} IS NULL`, sql`${mergeRequests.milestoneId} IS NULL`, p.sort === 'asc' ? sql`${milestoneDue} ASC` : sql`${milestoneDue} DESC`, tie];
+    default:
+      return [dir(mergeRequests.createdAt), tie];
+  }
+}
+
+function baseSelect(db: Db) {
+  return db.select({ mr: mergeRequests }).from(mergeRequests).innerJoin(projects, eq(projects.id, mergeRequests.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
+}
+
+export async function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: number): Promise<MergeRequestRow[]> {
+  if (!q.possible) return [];
+  const rows = await baseSelect(db)
+    .where(q.where)
+    .orderBy(...q.orderBy)
+    .limit(limit)
+    .offset(offset)
+    .all();
+  return rows.map((r) => r.mr);
+}
+
+export async function mergeRequestCount(db: Db, q: MrQuery, limit: number): Promise<number> {
+  if (!q.possible) return 0;
+  const inner = db
+    .select({ one: sql`1` })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(q.where)
+    .limit(limit);
+  const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,163 @@
+/**
+ * The merge request entities (GitLab lib/api/entities/merge_request_basic.rb, merge_request.rb,
+ * merge_request_simple.rb, issuable_entity.rb and EE's merge_request_basic.rb prepend): pure, from a
+ * row plus everything services/merge-requests.ts loads for a page.
+ */
+import type { mergeRequests } from '../db/schema';
+import { iso } from '../platform/time';
+import { type LabelRow, labelBasic } from '../planning/label-entity';
+import { taskSummary } from '../issues/issue-entity';
+
+export type MergeRequestRow = typeof mergeRequests.$inferSelect;
+
+/** MergeRequest::DRAFT_REGEX: `Draft:`, `[Draft]`, `(Draft)` (any case) at the start of the title. */
+const DRAFT_REGEX = /^\s*(\[draft\]|\(draft\)|draft:)\s*/i;
+export const isDraftTitle = (title: string) => DRAFT_REGEX.test(title);
+/** MergeRequest.draftless_title. */
+export const draftlessTitle = (title: string) => title.replace(DRAFT_REGEX, '');
+
+export interface DiffRefs {
+  base_sha: string | null;
+  head_sha: string | null;
+  start_sha: string | null;
+}
+
+/** What the presenter computes live for one merge request (HEAD, mergeability, diff size). */
+export interface MergeRequestLive {
+  sha: string | null;
+  diffRefs: DiffRefs;
+  mergeStatus: string;
+  detailedMergeStatus: string;
+  hasConflicts: boolean;
+  changesCount: string | null;
+}
+
+export interface MergeRequestExtras {
+  base: string;
+  /** `namespace/project` of the target project. */
+  projectFullPath: string;
+  /** references.relative (and the deprecated `reference`), relative to the request's project or group. */
+  relativeReference: string;
+  author: object | null;
+  mergedBy: object | null;
+  mergeUser: object | null;
+  closedBy: object | null;
+  assignees: object[];
+  reviewers: object[];
+  labels: LabelRow[];
+  withLabelsDetails: boolean;
+  milestone: object | null;
+  userNotesCount: number;
+  timeStats: object;
+  live: MergeRequestLive;
+  blockingDiscussionsResolved: boolean;
+  premium: boolean;
+  /** The target project's squash option (never, always, default_on, default_off). */
+  squashOption?: string;
+}
+
+export const mergeRequestWebUrl = (base: string, projectFullPath: string, iid: number) => `${base}/${projectFullPath}/-/merge_requests/${iid}`;
+
+/** Entities::MergeRequestBasic, field for field in GitLab's order. */
+export function mergeRequestBasic(m: MergeRequestRow, x: MergeRequestExtras) {
+  const labels = [...x.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+  const tasks = taskSummary(m.description);
+  return {
+    id: m.id,
+    iid: m.iid,
+    project_id: m.projectId,
+    title: m.title,
+    description: m.description ?? null,
+    state: m.state,
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+    merged_by: x.mergedBy,
+    merge_user: x.mergedBy ?? x.mergeUser,
+    merged_at: iso(m.mergedAt),
+    closed_by: x.closedBy,
+    closed_at: iso(m.closedAt),
+    target_branch: m.targetBranch,
+    source_branch: m.sourceBranch,
+    user_notes_count: x.userNotesCount,
+    upvotes: m.upvotes,
+    downvotes: m.downvotes,
+    author: x.author,
+    assignees: x.assignees,
+    assignee: x.assignees[0] ?? null,
+    reviewers: x.reviewers,
+    source_project_id: m.sourceProjectId,
+    target_project_id: m.projectId,
+    labels: x.withLabelsDetails ? labels.map(labelBasic) : labels.map((l) => l.title),
+    draft: m.draft,
+    imported: false,
+    imported_from: 'none',
+    work_in_progress: m.draft,
+    milestone: x.milestone,
+    merge_when_pipeline_succeeds: m.mergeWhenPipelineSucceeds,
+    merge_status: x.live.mergeStatus,
+    detailed_merge_status: x.live.detailedMergeStatus,
+    merge_after: null,
+    sha: x.live.sha,
+    merge_commit_sha: m.mergeCommitSha ?? null,
+    squash_commit_sha: m.squashCommitSha ?? null,
+    discussion_locked: m.discussionLocked ?? null,
+    should_remove_source_branch: m.shouldRemoveSourceBranch ?? null,
+    force_remove_source_branch: m.forceRemoveSourceBranch ?? null,
+    prepared_at: iso(m.createdAt),
+    reference: x.relativeReference,
+    references: { short: `!${m.iid}`, relative: x.relativeReference, full: `${x.projectFullPath}!${m.iid}` },
+    web_url: mergeRequestWebUrl(x.base, x.projectFullPath, m.iid),
+    time_stats: x.timeStats,
+    squash: m.squash,
+    // MergeRequest#squash_on_merge?: the project's squash option `always`/`never` wins over the request's.
+    squash_on_merge: x.squashOption === 'always' ? true : x.squashOption === 'never' ? false : m.squash,
+    task_completion_status: { count: tasks.count, completed_count: tasks.completed },
+    has_conflicts: x.live.hasConflicts,
+    blocking_discussions_resolved: x.blockingDiscussionsResolved,
+    // EE::API::Entities::MergeRequestBasic.
+    ...(x.premium ? { approvals_before_merge: m.approvalsBeforeMerge ?? null } : {}),
+  };
+}
+
+export interface MergeRequestFullExtras extends MergeRequestExtras {
+  subscribed?: boolean;
+  canMerge: boolean;
+  /** Project builds feature readable: the pipeline fields appear (always null: no CI here). */
+  buildsAvailable: boolean;
+  readPipeline: boolean;
+  firstContribution?: boolean;
+  rebaseInProgress?: boolean;
+  divergedCommitsCount?: number;
+}
+
+/** Entities::MergeRequest (single merge request, create, update, merge responses). */
+export function mergeRequestEntity(m: MergeRequestRow, x: MergeRequestFullExtras) {
+  return {
+    ...mergeRequestBasic(m, x),
+    ...(x.subscribed !== undefined ? { subscribed: x.subscribed } : {}),
+    changes_count: x.live.changesCount,
+    ...(x.buildsAvailable ? { latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null, pipeline: null } : {}),
+    ...(x.readPipeline ? { head_pipeline: null } : {}),
+    diff_refs: x.live.diffRefs,
+    merge_error: m.mergeError ?? null,
+    ...(x.rebaseInProgress !== undefined ? { rebase_in_progress: x.rebaseInProgress } : {}),
+    ...(x.divergedCommitsCount !== undefined ? { diverged_commits_count: x.divergedCommitsCount } : {}),
+    ...(x.firstContribution !== undefined ? { first_contribution: x.firstContribution } : {}),
+    user: { can_merge: x.canMerge },
+  };
+}
+
+/** Entities::MergeRequestSimple (`view=simple`). */
+export function mergeRequestSimple(m: MergeRequestRow, x: Pick<MergeRequestExtras, 'base' | 'projectFullPath'>) {
+  return {
+    id: m.id,
+    iid: m.iid,
+    project_id: m.projectId,
+    title: m.title,
+    description: m.description ?? null,
+    state: m.state,
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+    web_url: mergeRequestWebUrl(x.base, x.projectFullPath, m.iid),
+  };
+}

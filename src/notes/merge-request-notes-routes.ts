@@ -1,0 +1,149 @@
+/**
+ * Notes on merge requests (GitLab lib/api/notes.rb with noteable_type MergeRequest,
+ * helpers/notes_helpers.rb): list, get, create, edit, delete. `authenticate!` for every route.
+ * Merge request notes may be internal as issue notes (Note validation allows MergeRequest).
+ * Quick actions in the body are not run: the body is stored as written.
+ */
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { notes } from '../db/schema';
+import { ACCESS, type ProjectRow } from '../projects/abilities';
+import { checkUnmodifiedSince } from '../platform/conditional';
+import { forbidden } from '../platform/errors';
+import type { Router } from '../platform/router';
+import { requireUser } from '../auth/authenticate';
+import { createMergeRequestNoteParams, listMergeRequestNotesParams, mergeRequestNoteRefParams, updateMergeRequestNoteParams } from './notes-params';
+import {
+  canAdminNote,
+  canReadInternalNotes,
+  checkNoteUpdate,
+  destroyNote,
+  findNoteableMergeRequest,
+  findNoteOf,
+  listNotesOf,
+  lockedOut,
+  NOTE_BODY_MAX,
+  noteError,
+  type NoteRow,
+  presentNotes,
+  saveNoteBody,
+  touchNoteable,
+} from './notes';
+
+/**
+ * create_note and admin_note on a merge request note: ProjectPolicy `archived` prevents the note
+ * abilities (ArchivedAbilities::ARCHIVED_FEATURES has :note), IssuablePolicy refuses non-members
+ * on a locked discussion.
+ */
+const mayWriteNotes = (caller: Caller, project: ProjectRow, level: number, mr: { discussionLocked: boolean | null }) =>
+  !project.archived && !lockedOut(caller, level, mr.discussionLocked);
+
+/** The merge request (readable) and one of its notes (readable). */
+async function findMergeRequestNote(c: Context<AppEnv>, caller: Caller, p: { id: string; merge_request_iid: number; note_id: number }) {
+  const found = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
+  const note: NoteRow = await findNoteOf(c, caller, 'MergeRequest', found.mr.id, found.level, p.note_id);
+  return { ...found, note };
+}
+
+export function mountMergeRequestNotes(r: Router) {
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/notes',
+      summary: 'List the notes of a merge request',
+      tags: ['notes'],
+      params: listMergeRequestNotesParams,
+      signedIn: true,
+    },
+    async ({ c, p, caller }) => {
+      const { mr, level } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const rows = await listNotesOf(c, caller, 'MergeRequest', mr.id, level, p);
+      return c.json(await presentNotes(c, rows, mr.iid));
+    },
+  );
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/notes/:note_id',
+      summary: 'Get a note of a merge request',
+      tags: ['notes'],
+      params: mergeRequestNoteRefParams,
+      signedIn: true,
+    },
+    async ({ c, p, caller }) => {
+      const { mr, note } = await findMergeRequestNote(c, caller, p);
+      return c.json((await presentNotes(c, [note], mr.iid))[0]);
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/:id/merge_requests/:merge_request_iid/notes',
+      summary: 'Comment on a merge request',
+      tags: ['notes'],
+      params: createMergeRequestNoteParams,
+      signedIn: true,
+      rateLimit: 'notes_create',
+      status: 201,
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { project, level, mr } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      // create_note: `authorize!` before the note is built, so 403 comes before any validation error.
+      if (!mayWriteNotes(caller, project, level, mr)) throw forbidden();
+      if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
+      if (p.body.length > NOTE_BODY_MAX) throw noteError({ note: [`is too long (maximum is ${NOTE_BODY_MAX} characters)`] });
+      const now = Date.now();
+      // set_note_created_at: project owners and administrators; mark_note_as_internal: read_internal_note.
+      const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
+      const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
+      const db = c.var.db;
+      const [inserted] = (await db.batch([
+        db.insert(notes).values({ noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
+        touchNoteable(c, 'MergeRequest', mr.id, now),
+      ])) as unknown as [NoteRow[]];
+      return c.json((await presentNotes(c, [inserted[0]], mr.iid))[0], 201);
+    },
+  );
+
+  r.route(
+    {
+      method: 'PUT',
+      path: '/projects/:id/merge_requests/:merge_request_iid/notes/:note_id',
+      summary: 'Edit a note of a merge request',
+      tags: ['notes'],
+      params: updateMergeRequestNoteParams,
+      signedIn: true,
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { project, level, mr, note } = await findMergeRequestNote(c, caller, p);
+      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, project, level, mr)) throw forbidden();
+      checkNoteUpdate(note, p);
+      const row = await saveNoteBody(c, user, note, p.body);
+      return c.json((await presentNotes(c, [row], mr.iid))[0]);
+    },
+  );
+
+  r.route(
+    {
+      method: 'DELETE',
+      path: '/projects/:id/merge_requests/:merge_request_iid/notes/:note_id',
+      summary: 'Delete a note of a merge request',
+      tags: ['notes'],
+      params: mergeRequestNoteRefParams,
+      signedIn: true,
+      status: 204,
+    },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const { project, level, mr, note } = await findMergeRequestNote(c, caller, p);
+      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, project, level, mr)) throw forbidden();
+      checkUnmodifiedSince(c, note.updatedAt);
+      await destroyNote(c, note);
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,213 @@
+/**
+ * Notes on issues (GitLab lib/api/notes.rb, helpers/notes_helpers.rb): list, get, create (with the
+ * `/promote` quick action, spec: Issues), update, delete. notes.rb runs `authenticate!` for every route.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { epics, issues, notes } from '../db/schema';
+import { ACCESS } from '../projects/abilities';
+import { checkUnmodifiedSince } from '../platform/conditional';
+import { forbidden, notFound } from '../platform/errors';
+import { requirePlan } from '../platform/plan';
+import type { Router } from '../platform/router';
+import { requireUser } from '../auth/authenticate';
+import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateEpicNoteParams, updateNoteParams } from './notes-params';
+import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../planning/epics';
+import {
+  canAdminNote,
+  canReadInternalNotes,
+  checkNoteUpdate,
+  destroyNote,
+  findIssueNote,
+  findNoteableIssue,
+  lockedOut,
+  findNoteOf,
+  listNotesOf,
+  NOTE_BODY_MAX as BODY_MAX,
+  noteError,
+  presentNotes,
+  saveNoteBody,
+} from './notes';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { extractQuickActions } from '../issuables/quick-actions';
+import { mountMergeRequestNotes } from './merge-request-notes-routes';
+
+export function mountNotes(r: Router) {
+  mountEpicNotes(r);
+  mountMergeRequestNotes(r);
+  r.route(
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const rows = await listNotesOf(c, caller, 'Issue', found.issue.id, found.level, p);
+      return c.json(await presentNotes(c, rows, found.issue.iid));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      return c.json((await presentNotes(c, [note], found.issue.iid))[0]);
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/:id/issues/:issue_iid/notes',
+      summary: 'Comment on an issue (the /promote quick action promotes it to an epic)',
+      tags: ['notes'],
+      params: createNoteParams,
+      signedIn: true,
+      rateLimit: 'notes_create',
+      status: 201,
+    },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const { issue, project, level } = found;
+      // IssuablePolicy: `locked & ~is_project_member` prevents create_note (any member, Guest and above, may comment).
+      if (lockedOut(caller, level, issue.discussionLocked)) throw forbidden();
+      const db = c.var.db;
+      const now = Date.now();
+      const actions = extractQuickActions(p.body);
+      const body = actions.remainingBody;
+      if (!actions.promote && p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
+      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+
+      const statements: BatchItem<'sqlite'>[] = [];
+      if (actions.promote) {
+        requirePlan(c.var.config, 'premium');
+        const promoted = await promoteIssueToEpic(c, caller, found, now);
+        statements.push(...promoted.statements);
+      }
+      if (actions.promote && body === '') {
+        // Only quick actions, all applied: 202 with NoteCommands and nothing persisted as a comment.
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        return c.json({ commands_changes: { promote_to_epic: true }, summary: ['Promoted issue to an epic.'] }, 202);
+      }
+      // set_note_created_at: project owners and administrators; mark_note_as_internal: Planner and above.
+      const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
+      const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
+      statements.push(
+        db
+          .insert(notes)
+          .values({ noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, internal, createdAt, updatedAt: createdAt })
+          .returning(),
+        // Note belongs_to :noteable, touch: true.
+        db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
+      );
+      const results = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
+      const inserted = (results[statements.length - 2] as (typeof notes.$inferSelect)[])[0];
+      const commands = actions.promote ? { promote_to_epic: true } : {};
+      return c.json((await presentNotes(c, [inserted], issue.iid, commands))[0], 201);
+    },
+  );
+
+  r.route(
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      if (!canAdminNote(caller, found.level, note)) throw forbidden();
+      checkNoteUpdate(note, p);
+      const row = await saveNoteBody(c, user, note, p.body);
+      return c.json((await presentNotes(c, [row], found.issue.iid))[0]);
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
+      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      if (!canAdminNote(caller, found.level, note)) throw forbidden();
+      checkUnmodifiedSince(c, note.updatedAt);
+      await destroyNote(c, note);
+      return c.body(null, 204);
+    },
+  );
+}
+
+/** EE notes on epics: `noteable_id` is the epic's id (NotesHelpers target_id), in the group of the request. */
+async function findNoteableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, epicId: number) {
+  const { group, level } = await findEpicsGroup(c, caller, groupId);
+  const epic = Number.isSafeInteger(epicId) ? await c.var.db.select().from(epics).where(and(eq(epics.id, epicId), eq(epics.groupId, group.id))).get() : undefined;
+  if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
+  return { group, level, epic };
+}
+
+export function mountEpicNotes(r: Router) {
+  r.route(
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      const rows = await listNotesOf(c, caller, 'Epic', epic.id, level, p);
+      return c.json(await presentNotes(c, rows, null));
+    },
+  );
+
+  /** A note of the epic the caller may read (internal notes: planners and above, or their author). */
+  async function findEpicNote(c: Context<AppEnv>, caller: Caller, p: { id: string; epic_id: number; note_id: number }) {
+    const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+    const note = await findNoteOf(c, caller, 'Epic', epic.id, level, p.note_id);
+    return { epic, level, note };
+  }
+
+  r.route(
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const { note } = await findEpicNote(c, caller, p);
+      return c.json((await presentNotes(c, [note], null))[0]);
+    },
+  );
+
+  // lib/api/notes.rb is generic over noteables: the same edit and delete rules as issue notes (admin_note).
+  r.route(
+    { method: 'PUT', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Edit a note of an epic', tags: ['notes'], params: updateEpicNoteParams, signedIn: true },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { level, note } = await findEpicNote(c, caller, p);
+      if (!canAdminNote(caller, level, note)) throw forbidden();
+      checkNoteUpdate(note, p);
+      const row = await saveNoteBody(c, user, note, p.body);
+      return c.json((await presentNotes(c, [row], null))[0]);
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Delete a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, status: 204 },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const { level, note } = await findEpicNote(c, caller, p);
+      if (!canAdminNote(caller, level, note)) throw forbidden();
+      checkUnmodifiedSince(c, note.updatedAt);
+      await destroyNote(c, note);
+      return c.body(null, 204);
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/groups/:id/epics/:epic_id/notes', summary: 'Comment on an epic', tags: ['notes'], params: createEpicNoteParams, signedIn: true, rateLimit: 'notes_create', status: 201 },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
+      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const now = Date.now();
+      const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
+      const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
+      const db = c.var.db;
+      const [inserted] = (await db.batch([
+        db.insert(notes).values({ noteableType: 'Epic', noteableId: epic.id, projectId: null, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
+        db.update(epics).set({ updatedAt: now }).where(eq(epics.id, epic.id)),
+      ])) as unknown as [(typeof notes.$inferSelect)[]];
+      return c.json((await presentNotes(c, [inserted[0]], null))[0], 201);
+    },
+  );
+}

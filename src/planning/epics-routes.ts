@@ -1,0 +1,227 @@
+/**
+ * Group epics (Premium; GitLab ee/lib/api/epics.rb and epic_issues.rb): list, get, create, update,
+ * delete, and the issues of an epic. Issues join an epic through `epic_id` on issue create/update.
+ */
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, subscriptions, users } from '../db/schema';
+import { canReadProject, featureAvailable, projectAccess, subtreeOf, traversalIds } from '../projects/abilities';
+import { checkUnmodifiedSince } from '../platform/conditional';
+import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { requireUser } from '../auth/authenticate';
+import { createEpicParams, epicIssuesParams, epicRefParams, listEpicsParams, updateEpicParams } from './epics-params';
+import {
+  canCreateEpic,
+  canDestroyEpic,
+  canUpdateEpic,
+  epicInsertStatements,
+  epicVisibleSql,
+  findEpicsGroup,
+  findOrBuildGroupLabels,
+  findReadableEpic,
+  newEpicIdSql,
+  presentEpics,
+} from './epics';
+import { findProject } from '../projects/project-queries';
+import { presentIssues } from '../issues/issue-presenter';
+import { canReadConfidentialIssue, issueAssigneeIds } from '../issues/issues';
+import { COLOR_PATTERN } from './label-entity';
+import { dueDate } from '../issues/issues-routes';
+
+const TITLE_MAX = 255;
+
+function epicErrors(f: { title?: string; color?: string }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (f.title !== undefined) {
+    if (f.title.trim() === '') errors.title = ["can't be blank"];
+    else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
+  }
+  if (f.color !== undefined && !COLOR_PATTERN.test(f.color.trim())) errors.color = ['must be a valid color code'];
+  return errors;
+}
+
+export function mountEpics(r: Router) {
+  r.route({ method: 'GET', path: '/groups/:id/epics', summary: 'List epics of a group', tags: ['epics'], params: listEpicsParams }, async ({ c, p, caller }) => {
+    const { group, level } = await findEpicsGroup(c, caller, p.id);
+    const db = c.var.db;
+    const conds: (SQL | undefined)[] = [epicVisibleSql(caller, level)];
+    if (p.include_descendant_groups) conds.push(inArray(epics.groupId, db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!))));
+    else conds.push(eq(epics.groupId, group.id));
+    if (p.include_ancestor_groups) conds[1] = sql`(${conds[1]} OR ${inArray(epics.groupId, traversalIds(group))})`;
+    if (p.state !== 'all') conds.push(eq(epics.state, p.state));
+    if (p.author_id !== undefined) conds.push(eq(epics.authorId, p.author_id));
+    if (p.author_username !== undefined) conds.push(sql`${epics.authorId} = (select ${users.id} from ${users} where lower(${users.username}) = lower(${p.author_username}))`);
+    if (p.confidential !== undefined) conds.push(eq(epics.confidential, p.confidential));
+    if (p.created_after !== undefined) conds.push(sql`${epics.createdAt} >= ${p.created_after}`);
+    if (p.created_before !== undefined) conds.push(sql`${epics.createdAt} <= ${p.created_before}`);
+    if (p.updated_after !== undefined) conds.push(sql`${epics.updatedAt} >= ${p.updated_after}`);
+    if (p.updated_before !== undefined) conds.push(sql`${epics.updatedAt} <= ${p.updated_before}`);
+    if (p.search) {
+      const q = `%${p.search.slice(0, 40).replace(/[%_\\]/g, '\\$&')}%`;
+      conds.push(sql`(${epics.title} LIKE ${q} ESCAPE '\\' OR ${epics.description} LIKE ${q} ESCAPE '\\')`);
+    }
+    for (const title of p.labels ?? []) {
+      if (/^none$/i.test(title)) conds.push(sql`NOT EXISTS (select 1 from ${labelLinks} where ${labelLinks.targetType} = 'Epic' and ${labelLinks.targetId} = ${epics.id})`);
+      else if (/^any$/i.test(title)) conds.push(sql`EXISTS (select 1 from ${labelLinks} where ${labelLinks.targetType} = 'Epic' and ${labelLinks.targetId} = ${epics.id})`);
+      else
+        conds.push(
+          sql`EXISTS (select 1 from ${labelLinks} join ${labels} on ${labels.id} = ${labelLinks.labelId} where ${labelLinks.targetType} = 'Epic' and ${labelLinks.targetId} = ${epics.id} and ${labels.title} = ${title})`,
+        );
+    }
+    const where = and(...conds);
+    const col = p.order_by === 'title' ? epics.title : p.order_by === 'updated_at' ? epics.updatedAt : epics.createdAt;
+    const dir = p.sort === 'asc' ? asc : desc;
+    const raw = await requestParams(c);
+    const rows = await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, {}),
+      (limit, offset) => db.select().from(epics).where(where).orderBy(dir(col), desc(epics.id)).limit(limit).offset(offset).all(),
+      async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(epics).where(where).limit(limit).as('t')).get())?.n ?? 0,
+    );
+    return c.json(await presentEpics(c, caller, rows, { withLabelsDetails: p.with_labels_details, contextGroupId: group.id }));
+  });
+
+  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid', summary: 'Get an epic', tags: ['epics'], params: epicRefParams }, async ({ c, p, caller }) => {
+    const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    return c.json((await presentEpics(c, caller, [epic], { contextGroupId: group.id, includeSubscribed: true }))[0]);
+  });
+
+  r.route({ method: 'POST', path: '/groups/:id/epics', summary: 'Create an epic', tags: ['epics'], params: createEpicParams, status: 201 }, async ({ c, p, caller }) => {
+    const user = requireUser(caller);
+    const { group, level } = await findEpicsGroup(c, caller, p.id);
+    if (!canCreateEpic(caller, level)) throw forbidden();
+    const errors = epicErrors({ title: p.title, color: p.color });
+    if (Object.keys(errors).length) throw validationFailed(errors);
+    const db = c.var.db;
+    const now = Date.now();
+    const parentId = p.parent_id ? await readableParent(c, caller, group, p.parent_id) : null;
+    const labelsFound = p.labels?.length ? await findOrBuildGroupLabels(db, group, p.labels, now, true) : null;
+    const createdAt = caller.isAdmin || level >= 50 ? (p.created_at ?? now) : now;
+    const idSql = newEpicIdSql(group.id);
+    const statements: BatchItem<'sqlite'>[] = [
+      ...(labelsFound?.inserts ?? []),
+      ...epicInsertStatements(db, {
+        groupId: group.id,
+        title: p.title,
+        description: p.description ?? null,
+        authorId: user.id,
+        confidential: p.confidential ?? false,
+        parentId,
+        color: p.color?.trim() ?? '#1068bf',
+        startDate: p.start_date_is_fixed === false ? null : dueDate(p.start_date_fixed),
+        dueDate: p.due_date_is_fixed === false ? null : dueDate(p.due_date_fixed),
+        createdAt,
+        updatedAt: createdAt,
+      }),
+      ...(labelsFound?.ids ?? []).map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: idSql, createdAt: now }).onConflictDoNothing()),
+    ];
+    await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    const epic = await db.select().from(epics).where(eq(epics.id, idSql)).get();
+    return c.json((await presentEpics(c, caller, [epic!], { contextGroupId: group.id, includeSubscribed: true }))[0], 201);
+  });
+
+  r.route({ method: 'PUT', path: '/groups/:id/epics/:epic_iid', summary: 'Update an epic', tags: ['epics'], params: updateEpicParams }, async ({ c, p, caller }) => {
+    const user = requireUser(caller);
+    const { group, level, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    if (!canUpdateEpic(caller, level, epic)) throw forbidden();
+    const errors = epicErrors({ title: p.title, color: p.color });
+    if (Object.keys(errors).length) throw validationFailed(errors);
+    const db = c.var.db;
+    const now = Date.now();
+    const set: Partial<typeof epics.$inferInsert> = {};
+    if (p.title !== undefined) set.title = p.title;
+    if (p.description !== undefined) set.description = p.description;
+    if (p.confidential !== undefined) set.confidential = p.confidential;
+    if (p.color !== undefined) set.color = p.color.trim();
+    if (p.state_event === 'close' && epic.state !== 'closed') Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id });
+    if (p.state_event === 'reopen' && epic.state === 'closed') Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
+    if (p.start_date_is_fixed === false) set.startDate = null;
+    else if (p.start_date_fixed !== undefined) set.startDate = dueDate(p.start_date_fixed);
+    if (p.due_date_is_fixed === false) set.dueDate = null;
+    else if (p.due_date_fixed !== undefined) set.dueDate = dueDate(p.due_date_fixed);
+    if (p.parent_id !== undefined) set.parentId = p.parent_id ? await readableParent(c, caller, group, p.parent_id, epic.id) : null;
+    if (p.updated_at !== undefined && (caller.isAdmin || level >= 50)) set.updatedAt = p.updated_at;
+    const statements: BatchItem<'sqlite'>[] = [];
+    if (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined) {
+      const add = await findOrBuildGroupLabels(db, group, [...(p.labels ?? []), ...(p.add_labels ?? [])], now, true);
+      const remove = p.remove_labels?.length ? await findOrBuildGroupLabels(db, group, p.remove_labels, now, false) : null;
+      const removeIds = (remove?.existing ?? []).map((l) => l.id);
+      statements.push(...add.inserts);
+      if (p.labels !== undefined) statements.push(db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id))));
+      else if (removeIds.length) statements.push(db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id), inArray(labelLinks.labelId, removeIds))));
+      for (const labelId of add.ids) if (typeof labelId !== 'number' || !removeIds.includes(labelId)) statements.push(db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: epic.id, createdAt: now }).onConflictDoNothing());
+    }
+    set.updatedAt ??= now;
+    statements.unshift(db.update(epics).set(set).where(eq(epics.id, epic.id)));
+    await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    const row = await db.select().from(epics).where(eq(epics.id, epic.id)).get();
+    return c.json((await presentEpics(c, caller, [row!], { contextGroupId: group.id, includeSubscribed: true }))[0]);
+  });
+
+  r.route({ method: 'DELETE', path: '/groups/:id/epics/:epic_iid', summary: 'Delete an epic', tags: ['epics'], params: epicRefParams, status: 204 }, async ({ c, p, caller }) => {
+    requireUser(caller);
+    const { level, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    if (!canDestroyEpic(caller, level)) throw forbidden();
+    checkUnmodifiedSince(c, epic.updatedAt);
+    const db = c.var.db;
+    await db.batch([
+      db.update(issues).set({ epicId: null }).where(eq(issues.epicId, epic.id)),
+      db.update(epics).set({ parentId: null }).where(eq(epics.parentId, epic.id)),
+      db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id))),
+      db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), eq(awardEmoji.awardableId, epic.id))),
+      db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))),
+      db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Epic'), eq(subscriptions.subscribableId, epic.id))),
+      db.delete(epics).where(eq(epics.id, epic.id)),
+    ]);
+    return c.body(null, 204);
+  });
+
+  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams }, async ({ c, p, caller }) => {
+    const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    const rows = await readableEpicIssues(c, caller, epic.id);
+    const raw = await requestParams(c);
+    const page = await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, {}),
+      async (limit, offset) => rows.slice(offset, offset + limit),
+      async () => rows.length,
+    );
+    return c.json(await presentIssues(c, caller, page, { group }));
+  });
+}
+
+/** A parent epic must be readable in the group's hierarchy and must not be the epic itself. */
+async function readableParent(c: Context<AppEnv>, caller: Caller, group: { traversalPath: string | null; id: number }, parentId: number, selfId?: number) {
+  const parent = await c.var.db.select().from(epics).where(eq(epics.id, parentId)).get();
+  if (!parent || parent.id === selfId || !traversalIds(group as never).includes(parent.groupId)) throw notFound('Epic');
+  return parent.id;
+}
+
+/** EpicIssues: issues of the epic the caller may read (project readable, issues feature, confidentiality). */
+async function readableEpicIssues(c: Context<AppEnv>, caller: Caller, epicId: number) {
+  const db = c.var.db;
+  const rows = await db.select().from(issues).where(eq(issues.epicId, epicId)).orderBy(asc(issues.relativePosition), asc(issues.id)).limit(1000).all();
+  const levels = new Map<number, number | null>();
+  for (const projectId of new Set(rows.map((r) => r.projectId))) {
+    const pr = await findProject(db, String(projectId));
+    if (!pr) continue;
+    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
+    const readable = canReadProject(caller, pr.project, level) && featureAvailable(pr.project, 'issues', { level, isAdmin: caller.isAdmin });
+    levels.set(projectId, readable ? level : null);
+  }
+  const out = [];
+  for (const r of rows) {
+    const level = levels.get(r.projectId);
+    if (level == null) continue;
+    if (r.confidential && !canReadConfidentialIssue(caller, level, r, await issueAssigneeIds(db, r.id))) continue;
+    out.push(r);
+  }
+  return out;
+}

@@ -1,0 +1,236 @@
+/**
+ * Group epics (Premium; GitLab ee/lib/api/epics.rb, EpicPolicy): lookup, permissions, presentation
+ * of a page in a fixed number of queries, the insert used by create and by issue promotion.
+ */
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { Db } from '../db/client';
+import { awardEmoji, epics, internalIds, issues, labelLinks, labels, namespaces, notes, subscriptions, users } from '../db/schema';
+import { type EpicRow, epicEntity } from './epic-entity';
+import type { LabelRow } from './label-entity';
+import { userBasic } from '../users/user-entity';
+import { ACCESS, groupAccess, type NamespaceRow, traversalIds } from '../projects/abilities';
+import { ApiError, notFound } from '../platform/errors';
+import { baseUrl } from '../platform/pagination';
+import { requirePlan } from '../platform/plan';
+import { findReadableGroup } from '../projects/groups';
+import type { IssueRow } from '../issues/issues';
+import { DEFAULT_LABEL_COLOR, normalizeLabelTitles, titleIn } from './labels';
+import { systemNoteInsert } from '../issuables/system-notes';
+
+export type { EpicRow };
+
+/** read_confidential_epic: Planner and above (Reporter historically), administrators, the author. */
+export const canReadConfidentialEpic = (caller: Caller, level: number, epic: Pick<EpicRow, 'authorId'>) =>
+  caller.isAdmin || level >= ACCESS.PLANNER || (caller.user != null && caller.user.id === epic.authorId);
+/** create_epic / admin_epic: Planner and above (Reporter historically), administrators. */
+export const canCreateEpic = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.PLANNER;
+/** update_epic: admin_epic or the author. */
+export const canUpdateEpic = (caller: Caller, level: number, epic: Pick<EpicRow, 'authorId'>) =>
+  canCreateEpic(caller, level) || (caller.user != null && caller.user.id === epic.authorId);
+/** destroy_epic: group owners and administrators. */
+export const canDestroyEpic = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.OWNER;
+
+/** `authorize_epics_feature!` then `user_group`: Premium (403), then a readable group (404). */
+export async function findEpicsGroup(c: Context<AppEnv>, caller: Caller, id: string) {
+  requirePlan(c.var.config, 'premium');
+  return findReadableGroup(c, caller, id);
+}
+
+/** `find_epic!`: `404 Epic Not Found` for a missing epic or a confidential one the caller may not read. */
+export async function findReadableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, iid: number) {
+  const { group, level } = await findEpicsGroup(c, caller, groupId);
+  const epic = Number.isSafeInteger(iid) ? await c.var.db.select().from(epics).where(and(eq(epics.groupId, group.id), eq(epics.iid, iid))).get() : undefined;
+  if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
+  return { group, level, epic };
+}
+
+/** SQL on `epics`: confidential epics only for those who may read them (list filter). */
+export function epicVisibleSql(caller: Caller, level: number): SQL | undefined {
+  if (caller.isAdmin || level >= ACCESS.PLANNER) return undefined;
+  return caller.user ? sql`(${epics.confidential} = 0 OR ${epics.authorId} = ${caller.user.id})` : sql`${epics.confidential} = 0`;
+}
+
+const CHUNK = 90;
+async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const unique = [...new Set(ids)];
+  const out: T[] = [];
+  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))));
+  return out;
+}
+
+export async function presentEpics(
+  c: Context<AppEnv>,
+  caller: Caller,
+  rows: EpicRow[],
+  o: { withLabelsDetails?: boolean; contextGroupId?: number; includeSubscribed?: boolean } = {},
+) {
+  if (!rows.length) return [];
+  const db = c.var.db;
+  const base = baseUrl(c);
+  const ids = rows.map((e) => e.id);
+  const [groups, authors, parents, labelRows, votes] = await Promise.all([
+    inChunks(rows.map((e) => e.groupId), (ch) => db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(inArray(namespaces.id, ch)).all()),
+    inChunks(rows.map((e) => e.authorId), (ch) => db.select().from(users).where(inArray(users.id, ch)).all()),
+    inChunks(rows.map((e) => e.parentId).filter((x): x is number => x != null), (ch) => db.select({ id: epics.id, iid: epics.iid, groupId: epics.groupId }).from(epics).where(inArray(epics.id, ch)).all()),
+    inChunks(ids, (ch) =>
+      db.select({ targetId: labelLinks.targetId, label: labels }).from(labelLinks).innerJoin(labels, eq(labels.id, labelLinks.labelId)).where(and(eq(labelLinks.targetType, 'Epic'), inArray(labelLinks.targetId, ch))).all(),
+    ),
+    inChunks(ids, (ch) =>
+      db
+        .select({ id: awardEmoji.awardableId, name: awardEmoji.name, n: count() })
+        .from(awardEmoji)
+        .where(and(eq(awardEmoji.awardableType, 'Epic'), inArray(awardEmoji.awardableId, ch), inArray(awardEmoji.name, ['thumbsup', 'thumbsdown'])))
+        .groupBy(awardEmoji.awardableId, awardEmoji.name)
+        .all(),
+    ),
+  ]);
+  const paths = new Map(groups.map((g) => [g.id, g.fullPath]));
+  const authorById = new Map<number, UserRow>(authors.map((u) => [u.id, u]));
+  const parentById = new Map(parents.map((p) => [p.id, p]));
+  const labelsBy = new Map<number, LabelRow[]>();
+  for (const l of labelRows) labelsBy.set(l.targetId, [...(labelsBy.get(l.targetId) ?? []), l.label]);
+  const vote = (id: number, name: string) => votes.find((v) => v.id === id && v.name === name)?.n ?? 0;
+  let subscribed: boolean | undefined;
+  if (o.includeSubscribed && rows.length === 1) subscribed = await epicSubscribed(db, caller, rows[0]);
+  return rows.map((e) => {
+    const parent = e.parentId != null ? parentById.get(e.parentId) : undefined;
+    const author = authorById.get(e.authorId);
+    return epicEntity(e, {
+      base,
+      groupFullPath: paths.get(e.groupId) ?? '',
+      contextGroupId: o.contextGroupId,
+      author: author ? userBasic(author, { base }) : null,
+      parentIid: parent?.iid ?? null,
+      parentGroupId: parent?.groupId ?? null,
+      labels: labelsBy.get(e.id) ?? [],
+      withLabelsDetails: Boolean(o.withLabelsDetails),
+      upvotes: vote(e.id, 'thumbsup'),
+      downvotes: vote(e.id, 'thumbsdown'),
+      subscribed,
+    });
+  });
+}
+
+async function epicSubscribed(db: Db, caller: Caller, epic: EpicRow): Promise<boolean> {
+  if (!caller.user) return false;
+  const row = await db
+    .select({ subscribed: subscriptions.subscribed })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.subscribableType, 'Epic'), eq(subscriptions.subscribableId, epic.id), eq(subscriptions.userId, caller.user.id)))
+    .get();
+  return row ? row.subscribed : epic.authorId === caller.user.id;
+}
+
+/** The id of the epic inserted earlier in the same batch (its iid is the group's current `epics` counter). */
+export const newEpicIdSql = (groupId: number) =>
+  sql<number>`(select ${epics.id} from ${epics} where ${epics.groupId} = ${groupId} and ${epics.iid} = (select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${groupId}))`;
+
+/** Bump the group's epic iid counter and insert the epic, for one db.batch. */
+export function epicInsertStatements(db: Db, v: Omit<typeof epics.$inferInsert, 'iid' | 'id'>): BatchItem<'sqlite'>[] {
+  return [
+    db
+      .insert(internalIds)
+      .values({ usage: 'epics', scopeId: v.groupId, lastValue: 1 })
+      .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`${internalIds.lastValue} + 1` } }),
+    db.insert(epics).values({ ...v, iid: sql`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${v.groupId})` }),
+  ];
+}
+
+/**
+ * Labels::FindOrCreateService for a group: labels of the group and its ancestors by title; missing
+ * titles become group labels when `create` (admin_label), else they are dropped.
+ */
+export async function findOrBuildGroupLabels(db: Db, group: NamespaceRow, titles: string[], now: number, create: boolean) {
+  const wanted = normalizeLabelTitles(titles);
+  const rows = wanted.length ? await db.select().from(labels).where(and(inArray(labels.groupId, traversalIds(group)), titleIn(wanted))).all() : [];
+  const byTitle = new Map<string, LabelRow>();
+  // The nearest group's label wins (deeper groups have longer traversal paths; ids grow downwards in practice).
+  const depth = new Map(traversalIds(group).map((id, i) => [id, i]));
+  for (const r of rows) {
+    const prev = byTitle.get(r.title);
+    if (!prev || (depth.get(r.groupId!) ?? 0) > (depth.get(prev.groupId!) ?? 0)) byTitle.set(r.title, r);
+  }
+  const inserts: BatchItem<'sqlite'>[] = [];
+  const ids: (number | SQL<number>)[] = [];
+  for (const t of wanted) {
+    const hit = byTitle.get(t);
+    if (hit) ids.push(hit.id);
+    else if (create) {
+      inserts.push(db.insert(labels).values({ groupId: group.id, projectId: null, title: t, color: DEFAULT_LABEL_COLOR, createdAt: now, updatedAt: now }).onConflictDoNothing());
+      ids.push(sql<number>`(select ${labels.id} from ${labels} where ${labels.groupId} = ${group.id} and ${labels.title} = ${t})`);
+    }
+  }
+  return { existing: [...byTitle.values()], inserts, ids };
+}
+
+/**
+ * Epics::IssuePromoteService (the `/promote` quick action): a new epic in the project's group with
+ * the issue's title, description, confidentiality and labels; the issue is closed and both sides
+ * get a system note. Returns the statements for the note's db.batch and the new epic's id SQL.
+ * Throws a 400 naming the failure when the promotion is not allowed.
+ */
+export async function promoteIssueToEpic(
+  c: Context<AppEnv>,
+  caller: Caller,
+  found: { issue: IssueRow; namespace: NamespaceRow; project: { id: number; path: string }; level: number },
+  now: number,
+): Promise<{ statements: BatchItem<'sqlite'>[]; epicIdSql: SQL<number> }> {
+  const user = caller.user!;
+  const { issue, namespace, project } = found;
+  const fail = (why: string) => new ApiError(400, { message: `400 Bad request - Note {:commands_only=>["${why}"]}` });
+  if (namespace.kind !== 'Group') throw fail('Cannot promote issue because it does not belong to a group.');
+  // create_epic is decided on the group: a member of the project alone may not promote.
+  const groupLevel = await groupAccess(c.var.db, caller.user, namespace);
+  if (!canCreateEpic(caller, groupLevel)) throw fail('Could not apply promote command.');
+  const db = c.var.db;
+  // Issue#promoted?: the quick action is not offered twice. Promotion leaves its system note behind.
+  const promoted = await db
+    .select({ id: notes.id })
+    .from(notes)
+    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, true), sql`${notes.body} LIKE 'promoted to epic %'`))
+    .get();
+  if (promoted) throw fail('Could not apply promote command.');
+  const issueLabels = await db
+    .select({ title: labels.title })
+    .from(labelLinks)
+    .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+    .where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id)))
+    .all();
+  const groupLabels = await findOrBuildGroupLabels(db, namespace, issueLabels.map((l) => l.title), now, true);
+  const epicIdSql = newEpicIdSql(namespace.id);
+  const iidSql = sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${namespace.id})`;
+  const statements: BatchItem<'sqlite'>[] = [
+    ...groupLabels.inserts,
+    ...epicInsertStatements(db, {
+      groupId: namespace.id,
+      title: issue.title,
+      description: issue.description,
+      authorId: user.id,
+      confidential: issue.confidential,
+      createdAt: now,
+      updatedAt: now,
+    }),
+    ...groupLabels.ids.map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: epicIdSql, createdAt: now }).onConflictDoNothing()),
+    db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(eq(issues.id, issue.id)),
+    systemNoteInsert(db, {
+      noteableType: 'Issue',
+      noteableId: issue.id,
+      projectId: project.id,
+      authorId: user.id,
+      body: sql`'promoted to epic ' || ${namespace.fullPath} || '&' || ${iidSql}` as unknown as string,
+      at: now,
+    }),
+    systemNoteInsert(db, {
+      noteableType: 'Epic',
+      noteableId: epicIdSql,
+      projectId: null,
+      authorId: user.id,
+      body: `promoted from issue ${namespace.fullPath}/${project.path}#${issue.iid}`,
+      at: now,
+    }),
+  ];
+  return { statements, epicIdSql };
+}

@@ -1,0 +1,167 @@
+/**
+ * Offset pagination exactly as GitLab answers it (lib/gitlab/pagination/offset_pagination.rb,
+ * offset_header_builder.rb; reference 1 §1): page/per_page clamping, the X-* headers, and a Link
+ * header whose URLs carry every request parameter (defaults filled in) sorted like Rails' to_query.
+ * Totals are counted with LIMIT 10001 and dropped above 10,000 rows.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Context } from 'hono';
+import type { Db } from '../db/client';
+import { requestParams } from './params';
+import type { AppEnv } from './context';
+import { g } from './validate';
+
+export const MAX_COUNT = 10_000;
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+/** `use :pagination` (lib/api/pagination_params.rb): per_page 0 is refused, other values clamp. */
+export const paginationParams = {
+  page: g.int().optional(),
+  per_page: g.int().refine((n) => n !== 0, { message: 'has a value not allowed' }).optional(),
+};
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+  /** per_page as the client sent it; Link URLs repeat the raw value (offset_header_builder.rb). */
+  rawPerPage: unknown;
+}
+
+export function pageRequest(p: { page?: number; per_page?: number }, rawPerPage: unknown): PageRequest {
+  const page = !p.page || p.page < 1 ? 1 : p.page;
+  let perPage = p.per_page ?? DEFAULT_PER_PAGE;
+  if (perPage < 1) perPage = DEFAULT_PER_PAGE; // Kaminari ignores negative values
+  if (perPage > MAX_PER_PAGE) perPage = MAX_PER_PAGE;
+  return { page, perPage, offset: (page - 1) * perPage, rawPerPage: rawPerPage ?? perPage };
+}
+
+/** CGI.escape: unreserved characters stay, space becomes `+`. */
+export function cgiEscape(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function toParam(v: unknown): string {
+  if (v == null) return '';
+  if (v instanceof Date) return v.toISOString();
+  return String(v);
+}
+
+/** Rails Hash#to_query: nested keys, arrays as `k[]`, empty arrays/hashes dropped, pairs sorted. */
+export function toQuery(params: Record<string, unknown>, namespace?: string): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value instanceof Blob) continue;
+    const name = namespace ? `${namespace}[${key}]` : key;
+    if (Array.isArray(value)) {
+      if (value.length === 0) continue;
+      for (const item of value) {
+        if (item && typeof item === 'object') parts.push(toQuery(item as Record<string, unknown>, `${name}[]`));
+        else parts.push(`${cgiEscape(`${name}[]`)}=${cgiEscape(toParam(item))}`);
+      }
+    } else if (value && typeof value === 'object' && !(value instanceof Date)) {
+      if (Object.keys(value).length === 0) continue;
+      parts.push(toQuery(value as Record<string, unknown>, name));
+    } else {
+      parts.push(`${cgiEscape(name)}=${cgiEscape(toParam(value))}`);
+    }
+  }
+  return parts.filter(Boolean).sort().join('&');
+}
+
+/** Base URL for links: the configured external URL, else the request's own origin. */
+export function baseUrl(c: Context<AppEnv>): string {
+  return c.var.config.externalUrl ?? new URL(c.req.url).origin;
+}
+
+export interface PageResult<T> {
+  rows: T[];
+  total: number | null;
+}
+
+/**
+ * Runs a paginated list. `count(limit)` counts at most `limit` rows; `fetch(limit, offset)` loads a page.
+ * `linkParams` are Grape's `params`: path and query parameters with declared defaults filled in.
+ */
+export async function paginate<T>(
+  c: Context<AppEnv>,
+  req: PageRequest,
+  linkParams: Record<string, unknown>,
+  fetch: (limit: number, offset: number) => Promise<T[]>,
+  count: (limit: number) => Promise<number>,
+): Promise<T[]> {
+  const [rows, limitedTotal] = await Promise.all([fetch(req.perPage, req.offset), count(MAX_COUNT + 1)]);
+  const total = limitedTotal > MAX_COUNT ? null : limitedTotal;
+  setPaginationHeaders(c, req, linkParams, total, rows.length);
+  return rows;
+}
+
+export function setPaginationHeaders(c: Context<AppEnv>, req: PageRequest, linkParams: Record<string, unknown>, total: number | null, pageSize: number) {
+  const { page, perPage } = req;
+  const totalPages = total == null ? null : Math.max(Math.ceil(total / perPage), 1);
+  // Kaminari: next exists while this page is full (without count) or before the last page; out of range has neither.
+  const outOfRange = totalPages != null ? page > totalPages : pageSize === 0 && page > 1;
+  const nextPage = outOfRange ? null : totalPages != null ? (page < totalPages ? page + 1 : null) : pageSize === perPage ? page + 1 : null;
+  const prevPage = outOfRange || page <= 1 ? null : page - 1;
+
+  const url = new URL(c.req.url);
+  const origin = baseUrl(c);
+  const href = (n: number) => `${origin}${url.pathname}?${toQuery({ ...linkParams, page: n, per_page: req.rawPerPage })}`;
+  const links: string[] = [];
+  if (prevPage) links.push(`<${href(prevPage)}>; rel="prev"`);
+  if (nextPage) links.push(`<${href(nextPage)}>; rel="next"`);
+  links.push(`<${href(1)}>; rel="first"`);
+  if (totalPages != null) links.push(`<${href(totalPages)}>; rel="last"`);
+
+  c.header('X-Per-Page', String(perPage));
+  c.header('X-Page', String(page));
+  c.header('X-Next-Page', nextPage ? String(nextPage) : '');
+  c.header('X-Prev-Page', prevPage ? String(prevPage) : '');
+  c.header('Link', links.join(', '));
+  if (total != null) {
+    c.header('X-Total', String(total));
+    c.header('X-Total-Pages', String(totalPages));
+  }
+}
+
+/** Link parameters for a list: the request's own params (raw, as received) overlaid with validated defaults. */
+export function linkParamsFrom(raw: Record<string, unknown>, defaults: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries({ ...defaults, ...raw })) {
+    if (k === 'page' || k === 'per_page' || k === 'private_token' || k === 'access_token' || k === 'job_token' || k === 'bearer_token') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+export type PaginationShape = typeof paginationParams;
+
+/** `count(*)` of at most `limit` rows: never an unbounded COUNT over a large table. */
+export async function countUpTo(db: Db, table: SQLiteTable, where: SQL | undefined, limit: number): Promise<number> {
+  const inner = db.select({ one: sql`1` }).from(table).where(where).limit(limit);
+  const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The common list: rows of one table matching `where`, in `orderBy` order, one page of them with
+ * GitLab's headers. `defaults` are the declared parameter defaults repeated in Link URLs.
+ */
+export async function paginateSelect<T extends SQLiteTable>(
+  c: Context<AppEnv>,
+  p: { page?: number; per_page?: number },
+  opts: { table: T; where?: SQL; orderBy: SQL[]; defaults?: Record<string, unknown> },
+): Promise<T['$inferSelect'][]> {
+  const raw = await requestParams(c);
+  const db = c.var.db;
+  const table = opts.table as SQLiteTable;
+  return paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, opts.defaults ?? {}),
+    (limit, offset) => db.select().from(table).where(opts.where).orderBy(...opts.orderBy).limit(limit).offset(offset).all() as Promise<T['$inferSelect'][]>,
+    (limit) => countUpTo(db, table, opts.where, limit),
+  );
+}

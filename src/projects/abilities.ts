@@ -1,0 +1,190 @@
+/**
+ * Who may see and do what in projects and groups: the one place that decides (GitLab
+ * app/policies/{project,group}_policy.rb, app/models/project_team.rb, lib/gitlab/access.rb).
+ *
+ * Access levels are GitLab's. A member of a group is a member of every descendant group and of
+ * their projects, at the highest of their levels; the owner of a personal namespace owns its
+ * projects. Administrators (effective admin mode) may read and administer everything.
+ *
+ * Hot path: `projectAccess` is ONE indexed SELECT on `members` (index `members_user_source`):
+ * the project's own row plus the rows of its namespace and every ancestor, whose ids come from the
+ * namespace's `traversal_path` already loaded with the project.
+ */
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { Caller, UserRow } from '../platform/context';
+import type { Db } from '../db/client';
+import { members, namespaces, projects } from '../db/schema';
+import { ApiError } from '../platform/errors';
+import { today } from '../platform/time';
+
+export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
+/** Levels a membership may be given through the API (members_helpers.rb `Gitlab::Access.all_values`). */
+export const MEMBER_LEVELS = [10, 15, 20, 30, 40, 50] as const;
+
+export type NamespaceRow = typeof namespaces.$inferSelect;
+export type ProjectRow = typeof projects.$inferSelect;
+export type Visibility = 'private' | 'internal' | 'public';
+export const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** Ids of a group and its ancestors, root first (`traversal_ids`). Empty for personal namespaces. */
+export function traversalIds(ns: Pick<NamespaceRow, 'traversalPath'>): number[] {
+  return ns.traversalPath ? ns.traversalPath.split('/').filter(Boolean).map(Number) : [];
+}
+
+/** `members` rows still in force (Member.active: not expired). */
+export const activeMember = () => or(isNull(members.expiresAt), sql`${members.expiresAt} > ${today()}`);
+
+/** Highest level over the given sources, one query. */
+async function maxLevel(db: Db, userId: number, projectId: number | null, groupIds: number[]): Promise<number> {
+  const sources = [];
+  if (projectId != null) sources.push(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId)));
+  if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+  if (!sources.length) return 0;
+  const row = await db
+    .select({ level: sql<number | null>`max(${members.accessLevel})` })
+    .from(members)
+    .where(and(eq(members.userId, userId), or(...sources), activeMember()))
+    .get();
+  return Number(row?.level ?? 0);
+}
+
+/** The caller's access level in a project (0 none): project membership, inherited group membership, personal owner. */
+export async function projectAccess(db: Db, user: UserRow | null, project: ProjectRow, ns: NamespaceRow): Promise<number> {
+  if (!user) return 0;
+  if (ns.kind === 'User' && ns.ownerId === user.id) return ACCESS.OWNER;
+  return maxLevel(db, user.id, project.id, traversalIds(ns));
+}
+
+/** The caller's access level in a group (0 none), inherited from ancestors. */
+export async function groupAccess(db: Db, user: UserRow | null, group: NamespaceRow): Promise<number> {
+  if (!user) return 0;
+  return maxLevel(db, user.id, null, traversalIds(group));
+}
+
+/** Visibility alone: public to all, internal to signed-in users who are not external. */
+export function visibilityAllows(caller: Caller, visibility: string): boolean {
+  if (visibility === 'public') return true;
+  if (visibility === 'internal') return Boolean(caller.user && !caller.user.external);
+  return false;
+}
+
+/** ProjectPolicy `read_project`: admin, any membership (guest+), or visibility. */
+export const canReadProject = (caller: Caller, project: ProjectRow, level: number) =>
+  caller.isAdmin || level >= ACCESS.GUEST || visibilityAllows(caller, project.visibility);
+
+/** At least `min` in the project, or an administrator. */
+export const hasProjectLevel = (caller: Caller, level: number, min: number) => caller.isAdmin || level >= min;
+
+/**
+ * GroupPolicy `read_group`: admin, visibility, membership of the group or an ancestor, and also
+ * membership somewhere below it (a member of a subgroup or project sees the groups above it).
+ */
+export async function canReadGroup(db: Db, caller: Caller, group: NamespaceRow, level: number): Promise<boolean> {
+  if (caller.isAdmin || level >= ACCESS.GUEST || visibilityAllows(caller, group.visibility)) return true;
+  if (!caller.user) return false;
+  return memberBelow(db, caller.user.id, group);
+}
+
+/** A membership in a descendant group or in a project of the group's hierarchy. */
+async function memberBelow(db: Db, userId: number, group: NamespaceRow): Promise<boolean> {
+  const prefix = group.traversalPath!;
+  const inTree = sql`${namespaces.traversalPath} >= ${prefix} AND ${namespaces.traversalPath} < ${prefix + ':'}`;
+  const viaGroup = await db
+    .select({ one: sql`1` })
+    .from(members)
+    .innerJoin(namespaces, eq(namespaces.id, members.sourceId))
+    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Namespace'), activeMember(), inTree))
+    .limit(1)
+    .get();
+  if (viaGroup) return true;
+  const viaProject = await db
+    .select({ one: sql`1` })
+    .from(members)
+    .innerJoin(projects, eq(projects.id, members.sourceId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Project'), activeMember(), inTree))
+    .limit(1)
+    .get();
+  return Boolean(viaProject);
+}
+
+/** SQL range over `traversal_path` selecting a group and all its descendants ('/' and digits sort below ':'). */
+export const subtreeOf = (traversalPath: string) =>
+  sql`${namespaces.traversalPath} >= ${traversalPath} AND ${namespaces.traversalPath} < ${traversalPath + ':'}`;
+
+/**
+ * SQL condition: the project row (joined with its namespace `namespaces`) is visible to the caller.
+ * Used by every project list so counts and pages cover only what the caller may read.
+ */
+export function projectVisibleSql(caller: Caller): ReturnType<typeof sql> | undefined {
+  if (caller.isAdmin) return undefined;
+  if (!caller.user) return sql`${projects.visibility} = 'public'`;
+  const uid = caller.user.id;
+  const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
+  return sql`(${projects.visibility} IN ${levels}
+    OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${uid})
+    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+}
+
+/** SQL condition: the group row (`namespaces`) is visible to the caller (membership of it or an ancestor, or visibility). */
+export function groupVisibleSql(caller: Caller): ReturnType<typeof sql> | undefined {
+  if (caller.isAdmin) return undefined;
+  if (!caller.user) return sql`${namespaces.visibility} = 'public'`;
+  const uid = caller.user.id;
+  const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
+  return sql`(${namespaces.visibility} IN ${levels}
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+}
+
+/**
+ * SQL: the caller's highest level in a project row (joined with `namespaces`), for `min_access_level`
+ * and `membership` filters.
+ */
+export function projectLevelSql(userId: number) {
+  return sql<number>`max(
+    CASE WHEN ${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${userId} THEN 50 ELSE 0 END,
+    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${today()})), 0),
+    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'), 0))`;
+}
+
+/** SQL: the caller's highest level in a group row (`namespaces`). */
+export function groupLevelSql(userId: number) {
+  return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'), 0)`;
+}
+
+/**
+ * Guard for project-scoped writes after `findReadableProject`: administrators pass, otherwise the
+ * caller needs `min` (e.g. ACCESS.REPORTER to manage labels, ACCESS.MAINTAINER for admin_project);
+ * a readable project below the level answers 403 `{"message":"403 Forbidden"}`.
+ */
+export function requireProjectLevel(caller: Caller, level: number, min: number): void {
+  if (!hasProjectLevel(caller, level, min)) throw new ApiError(403, { message: '403 Forbidden' });
+}
+
+/** VisibilityLevelChecker: a level in `restricted_visibility_levels` is for administrators only. */
+export function restrictedVisibilityError(caller: Caller, visibility: string, restricted: unknown): string | null {
+  if (caller.isAdmin) return null;
+  const list = Array.isArray(restricted) ? restricted.map(String) : [];
+  return list.includes(visibility) ? `${visibility} has been restricted by your GitLab administrator` : null;
+}
+
+/** Project features (ProjectFeature) and their levels, stored as JSON on the project (default enabled). */
+export const FEATURES = ['issues', 'repository', 'merge_requests', 'forking', 'wiki', 'builds', 'snippets', 'pages', 'operations', 'analytics', 'container_registry'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export function featureLevel(p: ProjectRow, f: Feature): string {
+  const all = JSON.parse(p.features || '{}') as Record<string, string>;
+  return all[f] ?? 'enabled';
+}
+
+/**
+ * ProjectFeature#feature_available?: `enabled` for anyone who can read the project, `private` for
+ * members (guest+) and administrators, `disabled` for nobody. Issue endpoints check `issues` with it.
+ */
+export function featureAvailable(p: ProjectRow, f: Feature, x: { level: number; isAdmin: boolean }): boolean {
+  const lv = featureLevel(p, f);
+  if (lv === 'disabled') return false;
+  if (lv === 'private') return x.isAdmin || x.level >= 10;
+  return true;
+}

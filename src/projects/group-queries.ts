@@ -1,0 +1,17 @@
+/** Group lookups (namespaces of kind Group). */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { namespaces } from '../db/schema';
+
+/** `find_group(id)`: an integer id, or a full path (URL-decoded by the router), case-insensitive. */
+export function findGroup(db: Db, idOrPath: string) {
+  const cond = /^\d+$/.test(idOrPath) ? eq(namespaces.id, Number(idOrPath)) : sql`lower(${namespaces.fullPath}) = lower(${idOrPath})`;
+  return db.select().from(namespaces).where(and(cond, eq(namespaces.kind, 'Group'))).get();
+}
+
+export const findNamespaceById = (db: Db, id: number) => db.select().from(namespaces).where(eq(namespaces.id, id)).get();
+
+export const findNamespaceByPath = (db: Db, path: string) => db.select().from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${path})`).get();
+
+export const personalNamespace = (db: Db, userId: number) =>
+  db.select().from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId))).get();

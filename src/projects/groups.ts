@@ -1,0 +1,145 @@
+/**
+ * Group writes and shared helpers: path rules (lib/gitlab/path_regex.rb), full names, the
+ * statements of a new group (namespace, its traversal path, the creator as owner) for one batch,
+ * and the cascade of a deletion (Groups::DestroyService removes subgroups and projects).
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import type { Db } from '../db/client';
+import { findGroup } from './group-queries';
+import { notFound } from '../platform/errors';
+import { members, namespaces, projects } from '../db/schema';
+import { canReadGroup, groupAccess, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from './abilities';
+import { USERNAME_FORMAT_MESSAGE } from '../users/users';
+
+const NAMESPACE_PATH_RE = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_\-]|[a-zA-Z0-9_])$/;
+/** Top-level group paths GitLab reserves (path_regex.rb TOP_LEVEL_ROUTES, abridged). */
+const RESERVED_TOP = new Set(['-', 'admin', 'api', 'assets', 'dashboard', 'explore', 'groups', 'help', 'import', 'login', 'oauth', 'profile', 'projects', 'public', 'search', 'snippets', 'uploads', 'users', 'v2']);
+/** Group names: Gitlab::Regex.group_name_regex. */
+const GROUP_NAME_RE = /^[\p{L}\p{N}_.()\-+ ]*$/u;
+
+import type { BatchItem } from 'drizzle-orm/batch';
+import { groupContentDeletion, projectContentDeletion } from './deletion';
+
+export function groupFieldErrors(f: { name?: string; path?: string; parentId?: number | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (k: string, m: string) => (errors[k] ??= []).push(m);
+  if (f.name !== undefined) {
+    if (!f.name.trim()) add('name', "can't be blank");
+    else if (!GROUP_NAME_RE.test(f.name) || !/^[\p{L}\p{N}_]/u.test(f.name))
+      add('name', "can contain only letters, digits, emoji, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.");
+    if (f.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  }
+  if (f.path !== undefined) {
+    if (!f.path) add('path', "can't be blank");
+    else if (!NAMESPACE_PATH_RE.test(f.path) || /\.(git|atom)$/i.test(f.path)) add('path', USERNAME_FORMAT_MESSAGE);
+    else if (!f.parentId && RESERVED_TOP.has(f.path.toLowerCase())) add('path', `${f.path} is a reserved name`);
+    if (f.path.length > 255) add('path', 'is too long (maximum is 255 characters)');
+  }
+  return errors;
+}
+
+/** `full_name` of namespaces: ancestors' names joined by ` / ` (one query for all rows). */
+export async function loadFullNames(db: Db, rows: NamespaceRow[]): Promise<Map<number, string>> {
+  const ids = [...new Set(rows.flatMap((r) => traversalIds(r)))];
+  const names = new Map<number, string>();
+  for (const r of rows) names.set(r.id, r.name);
+  for (let i = 0; i < ids.length; i += 90) {
+    const chunk = ids.slice(i, i + 90).filter((id) => !names.has(id));
+    if (!chunk.length) continue;
+    for (const n of await db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(inArray(namespaces.id, chunk)).all()) names.set(n.id, n.name);
+  }
+  const out = new Map<number, string>();
+  for (const r of rows) {
+    const chain = traversalIds(r);
+    out.set(r.id, chain.length ? chain.map((id) => names.get(id) ?? '').join(' / ') : r.name);
+  }
+  return out;
+}
+
+/** Group#visibility_level_allowed_by_parent. */
+export function visibilityAllowedByParent(visibility: string, parent: NamespaceRow | null | undefined): string | null {
+  if (parent && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[parent.visibility])
+    return `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`;
+  return null;
+}
+
+/** Group#visibility_level_allowed_by_sub_groups / _by_projects when lowering visibility. */
+export async function visibilityAllowedByChildren(db: Db, group: NamespaceRow, visibility: string): Promise<string | null> {
+  const higher = Object.entries(VISIBILITY_LEVEL).filter(([, n]) => n > VISIBILITY_LEVEL[visibility]).map(([k]) => k);
+  if (!higher.length) return null;
+  const sub = await db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.parentId, group.id), inArray(namespaces.visibility, higher))).limit(1).get();
+  if (sub) return `${visibility} is not allowed since there are sub-groups with higher visibility.`;
+  const pr = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, group.id), inArray(projects.visibility, higher))).limit(1).get();
+  if (pr) return `${visibility} is not allowed since this group contains projects with higher visibility.`;
+  return null;
+}
+
+/**
+ * Rows of a new group in one batch: the namespace, then its traversal path (which needs the new
+ * id), then the creator's owner membership. The batch is atomic; a lost race on the full path
+ * fails the whole batch on the unique index.
+ */
+export function groupInsertStatements(db: Db, values: typeof namespaces.$inferInsert, parent: NamespaceRow | null, creatorId: number, now: number) {
+  const byPath = sql`lower(${namespaces.fullPath}) = lower(${values.fullPath})`;
+  const prefix = parent?.traversalPath ?? '/';
+  return [
+    db.insert(namespaces).values(values),
+    db.update(namespaces).set({ traversalPath: sql`${prefix} || ${namespaces.id} || '/'` }).where(byPath),
+    db.insert(members).select(
+      db
+        .select({
+          id: sql<number>`NULL`.as('id'),
+          sourceType: sql<string>`'Namespace'`.as('source_type'),
+          sourceId: namespaces.id,
+          userId: sql<number>`${creatorId}`.as('user_id'),
+          accessLevel: sql<number>`50`.as('access_level'),
+          expiresAt: sql<string>`NULL`.as('expires_at'),
+          createdById: sql<number>`${creatorId}`.as('created_by_id'),
+          createdAt: sql<number>`${now}`.as('created_at'),
+          updatedAt: sql<number>`${now}`.as('updated_at'),
+        })
+        .from(namespaces)
+        .where(byPath),
+    ),
+  ] as const;
+}
+
+/** Everything a group deletion removes: the subtree's groups, their projects and all those memberships. */
+export function groupDeletionStatements(db: Db, group: NamespaceRow) {
+  const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
+  const treeProjects = groupTreeProjectIds(db, group);
+  return [
+    ...projectContentDeletion(db, treeProjects),
+    ...groupContentDeletion(db, tree),
+    db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, treeProjects))),
+    db.delete(projects).where(inArray(projects.namespaceId, tree)),
+    db.delete(members).where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, tree))),
+    db.delete(namespaces).where(subtreeOf(group.traversalPath!)),
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+}
+
+/** The ids of every project in the group's subtree, as a sub-select. */
+export function groupTreeProjectIds(db: Db, group: NamespaceRow) {
+  const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
+  return db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, tree));
+}
+
+/** Renaming a path rewrites the full path of the group and of every descendant in one statement. */
+export function fullPathRewrite(db: Db, group: NamespaceRow, newFullPath: string) {
+  const old = group.fullPath;
+  return db
+    .update(namespaces)
+    .set({ fullPath: sql`${newFullPath} || substr(${namespaces.fullPath}, ${old.length + 1})` })
+    .where(and(subtreeOf(group.traversalPath!), sql`${namespaces.id} != ${group.id}`));
+}
+
+/** `find_group!`: a group the caller cannot read is indistinguishable from a missing one. */
+export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number }> {
+  const group = await findGroup(c.var.db, id);
+  if (!group) throw notFound('Group');
+  const level = await groupAccess(c.var.db, caller.user, group);
+  if (!(await canReadGroup(c.var.db, caller, group, level))) throw notFound('Group');
+  return { group, level };
+}

@@ -1,0 +1,133 @@
+/**
+ * Project presenters (lib/api/entities/project_identity.rb → basic_project_details.rb → project.rb,
+ * project_with_access.rb), in GitLab's field order. Left out, because nothing here backs them:
+ * container registry, CI/CD settings (runners, jobs, pipelines, auto devops), import, statistics,
+ * license, forks (forks_count is 0, forked_from_project never present). Pure.
+ */
+import type { UserRow } from '../platform/context';
+import { FEATURES, type Feature, featureAvailable, featureLevel, type NamespaceRow, type ProjectRow } from './abilities';
+import { iso } from '../platform/time';
+import { avatarUrl, userBasic } from '../users/user-entity';
+import { namespaceBasic } from './namespace-entity';
+
+export interface ProjectExtras {
+  base: string;
+  /** Full name of the project's namespace (`Group / Subgroup`, or the user's name). */
+  namespaceFullName: string;
+  /** Owner of a personal namespace. */
+  owner?: UserRow | null;
+  /** Caller may read the repository (`read_code`). */
+  readCode: boolean;
+  /** Caller's project access level; feature flags like `issues_enabled` depend on it. */
+  level: number;
+  isAdmin: boolean;
+  openIssuesCount?: number;
+  /** The repository has no branches yet (Project#empty_repo?). */
+  emptyRepo?: boolean;
+}
+
+export { FEATURES, type Feature, featureAvailable, featureLevel };
+
+const topics = (p: ProjectRow) => (JSON.parse(p.topics || '[]') as string[]).slice().sort();
+
+export const fullPathOf = (p: ProjectRow, ns: NamespaceRow) => `${ns.fullPath}/${p.path}`;
+
+/** ProjectIdentity. */
+export const projectIdentity = (p: ProjectRow, ns: NamespaceRow, x: Pick<ProjectExtras, 'namespaceFullName'>) => ({
+  id: p.id,
+  description: p.description ?? null,
+  name: p.name,
+  name_with_namespace: `${x.namespaceFullName} / ${p.name}`,
+  path: p.path,
+  path_with_namespace: fullPathOf(p, ns),
+  created_at: iso(p.createdAt),
+});
+
+/** BasicProjectDetails (`simple=true` lists and nested projects). */
+export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras) {
+  const fullPath = fullPathOf(p, ns);
+  const host = new URL(x.base).host;
+  return {
+    ...projectIdentity(p, ns, x),
+    ...(x.readCode ? { default_branch: p.defaultBranch ?? 'main' } : {}),
+    tag_list: topics(p),
+    topics: topics(p),
+    ssh_url_to_repo: `git@${host.replace(/:\d+$/, '')}:${fullPath}.git`,
+    http_url_to_repo: `${x.base}/${fullPath}.git`,
+    web_url: `${x.base}/${fullPath}`,
+    ...(x.readCode ? { readme_url: null, forks_count: 0 } : {}),
+    avatar_url: p.avatarPath ? `${x.base}${p.avatarPath}` : null,
+    star_count: 0,
+    last_activity_at: iso(p.lastActivityAt),
+    namespace: namespaceBasic(ns, { base: x.base, userAvatar: x.owner ? avatarUrl(x.owner, x.base) : null }),
+  };
+}
+
+/** Project (lists without `simple`, create, update). */
+export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras) {
+  const api = `${x.base}/api/v4/projects/${p.id}`;
+  const avail = (f: Feature) => featureAvailable(p, f, x);
+  return {
+    ...projectBasic(p, ns, x),
+    _links: {
+      self: api,
+      ...(avail('issues') ? { issues: `${api}/issues` } : {}),
+      ...(avail('merge_requests') && avail('repository') ? { merge_requests: `${api}/merge_requests` } : {}),
+      repo_branches: `${api}/repository/branches`,
+      labels: `${api}/labels`,
+      events: `${api}/events`,
+      members: `${api}/members`,
+      cluster_agents: `${api}/cluster_agents`,
+    },
+    packages_enabled: true,
+    empty_repo: x.emptyRepo ?? true,
+    archived: p.archived,
+    visibility: p.visibility,
+    ...(ns.kind === 'User' && x.owner ? { owner: userBasic(x.owner, { base: x.base }) } : {}),
+    resolve_outdated_diff_discussions: false,
+    issues_enabled: avail('issues'),
+    merge_requests_enabled: avail('merge_requests'),
+    wiki_enabled: avail('wiki'),
+    jobs_enabled: avail('builds'),
+    snippets_enabled: avail('snippets'),
+    container_registry_enabled: avail('container_registry'),
+    service_desk_enabled: false,
+    service_desk_address: null,
+    can_create_merge_request_in: x.isAdmin || x.level >= 30,
+    issues_access_level: featureLevel(p, 'issues'),
+    repository_access_level: featureLevel(p, 'repository'),
+    merge_requests_access_level: featureLevel(p, 'merge_requests'),
+    forking_access_level: featureLevel(p, 'forking'),
+    wiki_access_level: featureLevel(p, 'wiki'),
+    builds_access_level: featureLevel(p, 'builds'),
+    snippets_access_level: featureLevel(p, 'snippets'),
+    pages_access_level: featureLevel(p, 'pages'),
+    operations_access_level: featureLevel(p, 'operations'),
+    analytics_access_level: featureLevel(p, 'analytics'),
+    container_registry_access_level: featureLevel(p, 'container_registry'),
+    emails_disabled: false,
+    emails_enabled: true,
+    shared_runners_enabled: true,
+    lfs_enabled: p.lfsEnabled,
+    creator_id: p.creatorId ?? null,
+    import_status: 'none',
+    ...(avail('issues') ? { open_issues_count: x.openIssuesCount ?? 0 } : {}),
+    shared_with_groups: [],
+    only_allow_merge_if_pipeline_succeeds: false,
+    allow_merge_on_skipped_pipeline: null,
+    request_access_enabled: p.requestAccessEnabled,
+    only_allow_merge_if_all_discussions_are_resolved: false,
+    remove_source_branch_after_merge: true,
+    printing_merge_request_link_enabled: true,
+    merge_method: p.mergeMethod,
+    squash_option: p.squashOption,
+    suggestion_commit_message: null,
+    autoclose_referenced_issues: true,
+  };
+}
+
+/** ProjectWithAccess (GET /projects/:id): Project plus the caller's own project and group access. */
+export function projectWithAccess(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras & { projectLevel: number | null; groupLevel: number | null }) {
+  const lv = (n: number | null) => (n ? { access_level: n, notification_level: 3 } : null);
+  return { ...projectEntity(p, ns, x), permissions: { project_access: lv(x.projectLevel), group_access: lv(x.groupLevel) } };
+}

@@ -1,0 +1,339 @@
+/** Projects API (GitLab lib/api/projects.rb; spec: Access, Pagination). */
+import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import { findNamespaceById, findNamespaceByPath, personalNamespace } from './group-queries';
+import { findProject, type ProjectWithNamespace } from './project-queries';
+import { findUserById, findUserByIdOrUsername } from '../users/user-queries';
+import { members, namespaces, projects } from '../db/schema';
+import { FEATURES, projectWithAccess } from './project-entity';
+import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
+import { checkUnmodifiedSince } from '../platform/conditional';
+import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
+import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { isUniqueViolation } from '../platform/unique';
+import { requireAdmin, requireUser } from '../auth/authenticate';
+import {
+  createProjectParams,
+  createUserProjectParams,
+  getProjectParams,
+  listGroupProjectsParams,
+  listProjectsParams,
+  listShape,
+  listUserProjectsParams,
+  projectIdParams,
+  updateProjectParams,
+} from './projects-params';
+import { deleteBlobs, projectBlobKeys } from './deletion';
+import { loadFullNames } from './groups';
+import {
+  pathFromName,
+  presentProjects,
+  projectConflicts,
+  projectDeletionStatements,
+  projectFieldErrors,
+  projectInsertStatements,
+  projectListQuery,
+  projectVisibilityError,
+  openIssuesCountOf,
+  projectsWithBranches,
+  readCode,
+} from './projects';
+import { findReadableGroup } from './groups';
+import { findReadableProject } from './projects';
+
+export { findReadableProject };
+
+type ListP = z.output<z.ZodObject<typeof listShape>>;
+
+/** Plan limit `offset_pagination_limit` (reference 1 §1.3: 50,000 by default). */
+const OFFSET_PAGINATION_LIMIT = 50_000;
+
+function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
+  const out = { ...current };
+  const legacy: Record<string, string> = { issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds', snippets_enabled: 'snippets' };
+  for (const [k, f] of Object.entries(legacy)) if (typeof p[k] === 'boolean') out[f] = p[k] ? 'enabled' : 'disabled';
+  for (const f of FEATURES) if (typeof p[`${f}_access_level`] === 'string') out[f] = p[`${f}_access_level`] as string;
+  return out;
+}
+
+async function presentOne(c: Context<AppEnv>, caller: Caller, pr: ProjectWithNamespace, status = 200) {
+  const [row] = await projectListQuery(c.var.db, { ...caller, isAdmin: true }, [eq(projects.id, pr.project.id)]).all();
+  const level = await projectAccess(c.var.db, caller.user, pr.project, pr.namespace);
+  const [out] = await presentProjects(c, caller, [{ ...row, level }], false);
+  return c.json(out, status as 200);
+}
+
+/** GET lists of projects: filters, order, offset or id keyset pagination (keyset: Link rel=next only). */
+async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}) {
+  const raw = await requestParams(c);
+  const user = caller.user;
+  const conds: (SQL | undefined)[] = [...scope];
+  if (p.archived !== undefined) conds.push(eq(projects.archived, p.archived));
+  if (p.visibility) conds.push(eq(projects.visibility, p.visibility));
+  if (p.search) {
+    const q = `%${p.search.replace(/[%_\\]/g, '\\$&')}%`;
+    const ns = p.search_namespaces ? sql` OR ${namespaces.fullPath} LIKE ${q} ESCAPE '\\'` : sql``;
+    conds.push(sql`(${projects.name} LIKE ${q} ESCAPE '\\' OR ${projects.path} LIKE ${q} ESCAPE '\\' OR ${projects.description} LIKE ${q} ESCAPE '\\'${ns})`);
+  }
+  if (user && p.owned) conds.push(sql`(${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${user.id})`);
+  if (user && p.membership) conds.push(sql`${projectLevelSql(user.id)} > 0`);
+  if (user && p.min_access_level) conds.push(sql`${projectLevelSql(user.id)} >= ${p.min_access_level}`);
+  if (p.starred || p.imported) conds.push(sql`0`);
+  if (p.id_after !== undefined) conds.push(gt(projects.id, p.id_after));
+  if (p.id_before !== undefined) conds.push(lt(projects.id, p.id_before));
+  if (p.last_activity_after !== undefined) conds.push(sql`${projects.lastActivityAt} > ${p.last_activity_after}`);
+  if (p.last_activity_before !== undefined) conds.push(sql`${projects.lastActivityAt} < ${p.last_activity_before}`);
+  if (p.with_issues_enabled) conds.push(sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled') != 'disabled'`);
+  if (p.with_merge_requests_enabled) conds.push(sql`coalesce(json_extract(${projects.features}, '$.merge_requests'), 'enabled') != 'disabled'`);
+  if (p.topic?.length) for (const t of p.topic.slice(0, 20)) conds.push(sql`EXISTS (SELECT 1 FROM json_each(${projects.topics}) WHERE lower(value) = lower(${t}))`);
+  const dir = p.sort === 'asc' ? asc : desc;
+  const col = {
+    id: projects.id,
+    name: projects.name,
+    path: projects.path,
+    created_at: projects.createdAt,
+    updated_at: projects.updatedAt,
+    last_activity_at: projects.lastActivityAt,
+    similarity: projects.id,
+    star_count: projects.id,
+  }[p.order_by];
+  const db = c.var.db;
+
+  if (p.pagination === 'keyset') {
+    // Keyset: projects ordered by id only (request_context.rb); `order_by` absent counts as id.
+    if (raw.order_by !== undefined && p.order_by !== 'id') throw grapeError('Keyset pagination is not yet available for this type of request', 405);
+    const perPage = !p.per_page || p.per_page < 1 ? 20 : Math.min(p.per_page, 100);
+    const rows = await projectListQuery(db, caller, conds).orderBy(dir(projects.id)).limit(perPage).all();
+    c.header('X-Per-Page', String(perPage));
+    if (rows.length) {
+      const lastId = rows[rows.length - 1].project.id;
+      const next = { ...linkParamsFrom(raw, { ...defaults, order_by: 'id', sort: p.sort }), per_page: raw.per_page ?? perPage, ...(p.sort === 'asc' ? { id_after: lastId } : { id_before: lastId }) };
+      c.header('Link', `<${baseUrl(c)}${new URL(c.req.url).pathname}?${toQuery(next)}>; rel="next"`);
+    }
+    return c.json(await presentProjects(c, caller, rows, p.simple));
+  }
+  // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
+  if (Number(raw.page ?? 0) * Number(raw.per_page ?? 0) > OFFSET_PAGINATION_LIMIT)
+    throw grapeError(
+      `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
+      405,
+    );
+  const req = pageRequest(p, raw.per_page);
+  const rows = await paginate(
+    c,
+    req,
+    linkParamsFrom(raw, { order_by: 'created_at', sort: 'desc', owned: false, starred: false, imported: false, membership: false, with_issues_enabled: false, with_merge_requests_enabled: false, simple: false, statistics: false, with_custom_attributes: false, ...defaults }),
+    (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset).all(),
+    async (limit) => {
+      const inner = db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(...[projectVisibleSql(caller), ...conds])).limit(limit);
+      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+      return Number(row?.n ?? 0);
+    },
+  );
+  return c.json(await presentProjects(c, caller, rows, p.simple));
+}
+
+
+/** Creates a project for `owner` (the caller, or the user of POST /projects/user/:user_id). */
+async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow, p: z.output<z.ZodObject<(typeof createProjectParams)['shape']>>) {
+  const db = c.var.db;
+  let ns;
+  if (p.namespace_id !== undefined) {
+    ns = /^\d+$/.test(p.namespace_id) ? await findNamespaceById(db, Number(p.namespace_id)) : await findNamespaceByPath(db, p.namespace_id);
+    if (!ns) throw notFound('Namespace');
+  } else {
+    ns = await personalNamespace(db, owner.id);
+    if (!ns) throw notFound('Namespace');
+  }
+  const errors: Record<string, string[]> = {};
+  let memberLevel: number | null = null;
+  if (ns.kind === 'User') {
+    // Another user's personal namespace is not valid (Projects::CreateService#allowed_namespace?).
+    if (ns.ownerId !== owner.id && !caller.isAdmin) errors.namespace = ['is not valid'];
+    memberLevel = ACCESS.OWNER;
+  } else {
+    const level = await groupAccess(db, owner, ns);
+    const need = { noone: Infinity, owner: ACCESS.OWNER, maintainer: ACCESS.MAINTAINER, developer: ACCESS.DEVELOPER }[ns.projectCreationLevel] ?? ACCESS.DEVELOPER;
+    const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
+    if (!readable) throw notFound('Namespace');
+    if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
+    // A member below maintainer who creates a project in a group becomes its maintainer; a group
+    // maintainer/owner already has that through the group, and an administrator outside the group gets no row.
+    memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
+  }
+  const name = p.name ?? p.path!;
+  const path = p.path ?? pathFromName(p.name!);
+  Object.assign(errors, projectFieldErrors({ name, path }));
+  const settings = await c.var.settings();
+  const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
+  const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
+  if (vErr) errors.visibility_level = [vErr];
+  if (!errors.namespace) Object.assign(errors, await projectConflicts(db, ns, errors.name ? undefined : name, errors.path ? undefined : path));
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  // Project#check_personal_projects_limit: `error!(errors[:limit_reached], 403)`, an array message.
+  if (ns.kind === 'User') {
+    const limit = owner.projectsLimit;
+    const count = (await db.select({ id: projects.id }).from(projects).where(eq(projects.namespaceId, ns.id)).limit(limit + 1).all()).length;
+    if (count >= limit)
+      throw new ApiError(403, {
+        message: [limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`],
+      });
+  }
+  const now = Date.now();
+  const topics = [...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])];
+  try {
+    const st = projectInsertStatements(
+      db,
+      {
+        namespaceId: ns.id,
+        name,
+        path,
+        description: p.description ?? '',
+        visibility,
+        defaultBranch: p.default_branch ?? null,
+        topics: JSON.stringify(topics),
+        creatorId: caller.user!.id,
+        requestAccessEnabled: p.request_access_enabled ?? true,
+        lfsEnabled: p.lfs_enabled ?? true,
+        mergeMethod: p.merge_method ?? 'merge',
+        squashOption: p.squash_option ?? 'default_off',
+        features: JSON.stringify(featureSet(p)),
+        createdAt: now,
+        updatedAt: now,
+        lastActivityAt: now,
+      },
+      memberLevel,
+      owner.id,
+      now,
+    );
+    if (st.member) await db.batch([st.project, st.member]);
+    else await st.project.run();
+  } catch (err) {
+    if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
+    if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
+    throw err;
+  }
+  const created = (await findProject(db, `${ns.fullPath}/${path}`))!;
+  return presentOne(c, caller, created, 201);
+}
+
+export function mountProjects(r: Router) {
+  r.route({ method: 'GET', path: '/projects', summary: 'List projects', tags: ['projects'], params: listProjectsParams }, async ({ c, p, caller }) => listProjects(c, caller, p, []));
+
+  r.route({ method: 'POST', path: '/projects', summary: 'Create a project', tags: ['projects'], params: createProjectParams, status: 201 }, async ({ c, p, caller }) => {
+    const user = requireUser(caller);
+    return createProject(c, caller, user, p);
+  });
+
+  r.route(
+    { method: 'POST', path: '/projects/user/:user_id', summary: 'Create a project for a user (administrators)', tags: ['projects'], params: createUserProjectParams, status: 201, admin: true },
+    async ({ c, p, caller }) => {
+      requireAdmin(caller);
+      const owner = await findUserById(c.var.db, p.user_id);
+      if (!owner) throw notFound('User');
+      return createProject(c, caller, owner, p);
+    },
+  );
+
+  r.route({ method: 'GET', path: '/projects/:id', summary: 'Get a project', tags: ['projects'], params: getProjectParams }, async ({ c, p, caller }) => {
+    const pr = await findReadableProject(c, caller, p.id);
+    const db = c.var.db;
+    const names = await loadFullNames(db, [pr.namespace]);
+    const owner = pr.namespace.kind === 'User' && pr.namespace.ownerId ? await findUserById(db, pr.namespace.ownerId) : null;
+    // ProjectWithAccess: the caller's direct project membership and the group's (inherited) level.
+    let projectLevel: number | null = null;
+    let groupLevel: number | null = null;
+    if (caller.user) {
+      const m = await db
+        .select({ level: members.accessLevel })
+        .from(members)
+        .where(and(eq(members.userId, caller.user.id), eq(members.sourceType, 'Project'), eq(members.sourceId, pr.project.id)))
+        .get();
+      projectLevel = m?.level ?? null;
+      if (pr.namespace.kind === 'Group') groupLevel = (await groupAccess(db, caller.user, pr.namespace)) || null;
+    }
+    return c.json(
+      projectWithAccess(pr.project, pr.namespace, {
+        base: baseUrl(c),
+        namespaceFullName: names.get(pr.namespace.id)!,
+        owner,
+        readCode: readCode(caller, pr.project, pr.level),
+        level: pr.level,
+        isAdmin: caller.isAdmin,
+        projectLevel,
+        groupLevel,
+        openIssuesCount: await openIssuesCountOf(db, pr.project.id, pr.level),
+        emptyRepo: !(await projectsWithBranches(db, [pr.project.id])).has(pr.project.id),
+      }),
+    );
+  });
+
+  r.route({ method: 'PUT', path: '/projects/:id', summary: 'Edit a project', tags: ['projects'], params: updateProjectParams }, async ({ c, p, caller }) => {
+    requireUser(caller);
+    const db = c.var.db;
+    const pr = await findReadableProject(c, caller, p.id);
+    // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
+    if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
+    if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
+    const errors = projectFieldErrors({ name: p.name, path: p.path });
+    if (p.visibility) {
+      const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await c.var.settings()).restricted_visibility_levels);
+      if (v) errors.visibility_level = [v];
+    }
+    if (!Object.keys(errors).length) Object.assign(errors, await projectConflicts(db, pr.namespace, p.name, p.path, pr.project.id));
+    if (Object.keys(errors).length) throw validationFailed(errors);
+    const now = Date.now();
+    const set: Partial<typeof projects.$inferInsert> = { updatedAt: now, lastActivityAt: now };
+    if (p.name !== undefined) set.name = p.name;
+    if (p.path !== undefined) set.path = p.path;
+    if (p.description !== undefined) set.description = p.description;
+    if (p.visibility !== undefined) set.visibility = p.visibility;
+    if (p.default_branch !== undefined) set.defaultBranch = p.default_branch;
+    if (p.topics !== undefined || p.tag_list !== undefined) set.topics = JSON.stringify([...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])]);
+    if (p.request_access_enabled !== undefined) set.requestAccessEnabled = p.request_access_enabled;
+    if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
+    if (p.merge_method !== undefined) set.mergeMethod = p.merge_method;
+    if (p.squash_option !== undefined) set.squashOption = p.squash_option;
+    if (p.archived !== undefined) set.archived = p.archived;
+    set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
+    try {
+      await db.update(projects).set(set).where(eq(projects.id, pr.project.id)).run();
+    } catch (err) {
+      if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
+      if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
+      throw err;
+    }
+    const updated = (await findProject(db, String(pr.project.id)))!;
+    return presentOne(c, caller, updated);
+  });
+
+  r.route({ method: 'DELETE', path: '/projects/:id', summary: 'Delete a project', tags: ['projects'], params: projectIdParams, status: 202 }, async ({ c, p, caller }) => {
+    requireUser(caller);
+    const pr = await findReadableProject(c, caller, p.id);
+    if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
+    checkUnmodifiedSince(c, pr.project.updatedAt);
+    const blobKeys = await projectBlobKeys(c.var.db, sql`(${pr.project.id})`);
+    await c.var.db.batch([...projectDeletionStatements(c.var.db, pr.project.id)]);
+    await deleteBlobs(c.var.blobs, blobKeys);
+    return c.json({ message: '202 Accepted' }, 202);
+  });
+
+  r.route({ method: 'GET', path: '/users/:user_id/projects', summary: "List a user's projects", tags: ['projects'], params: listUserProjectsParams }, async ({ c, p, caller }) => {
+    const user = await findUserByIdOrUsername(c.var.db, p.user_id);
+    if (!user) throw notFound('User');
+    const ns = await personalNamespace(c.var.db, user.id);
+    if (!ns) return c.json([]);
+    return listProjects(c, caller, p, [eq(projects.namespaceId, ns.id)], { user_id: p.user_id });
+  });
+
+  r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams }, async ({ c, p, caller }) => {
+    const { group } = await findReadableGroup(c, caller, p.id);
+    const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
+    return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true });
+  });
+}
+

@@ -1,0 +1,226 @@
+/**
+ * Project reads and writes shared by the projects, groups and users modules: the visible-project
+ * query (with the caller's level as a column, so pages need no per-row access lookups), the
+ * presenter loader (namespace full names, personal owners), path/name rules and the rows of a new
+ * project (Projects::CreateService adds the owner or creator as a member).
+ */
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { Db } from '../db/client';
+import { issues, members, namespaces, projects, repoBranches, users } from '../db/schema';
+import { projectBasic, projectEntity } from './project-entity';
+import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
+import { baseUrl } from '../platform/pagination';
+import { notFound } from '../platform/errors';
+import { findProject, type ProjectWithNamespace } from './project-queries';
+import { loadFullNames } from './groups';
+
+import type { BatchItem } from 'drizzle-orm/batch';
+import { projectContentDeletion } from './deletion';
+
+export interface ProjectListRow {
+  project: ProjectRow;
+  namespace: NamespaceRow;
+  level: number;
+}
+
+/** Projects the caller may read, joined with their namespace and carrying the caller's level. */
+export function projectListQuery(db: Db, caller: Caller, conds: (SQL | undefined)[]) {
+  const uid = caller.user?.id;
+  return db
+    .select({ project: projects, namespace: namespaces, level: uid ? projectLevelSql(uid) : sql<number>`0` })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(projectVisibleSql(caller), ...conds))
+    .$dynamic();
+}
+
+/** `read_code`: the repository feature for readers of public/internal projects, reporters and above otherwise. */
+export function readCode(caller: Caller, project: ProjectRow, level: number): boolean {
+  if (caller.isAdmin) return true;
+  const features = JSON.parse(project.features || '{}') as Record<string, string>;
+  const repo = features.repository ?? 'enabled';
+  if (repo === 'disabled') return false;
+  if (repo === 'private' || project.visibility === 'private') return level >= ACCESS.REPORTER;
+  return project.visibility === 'public' || Boolean(caller.user && !caller.user.external) || level >= ACCESS.GUEST;
+}
+
+/**
+ * `open_issues_count` of the Project entity (Projects::OpenIssuesCountService#count(user)):
+ * members with at least reporter access count every open issue, everyone else (administrators
+ * who are not members included, as in GitLab) only the non-confidential ones. Both counts come
+ * from one grouped query per 90 projects.
+ */
+export async function openIssueCounts(db: Db, projectIds: number[]): Promise<Map<number, { all: number; public: number }>> {
+  const out = new Map<number, { all: number; public: number }>();
+  const ids = [...new Set(projectIds)];
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await db
+      .select({ projectId: issues.projectId, all: sql<number>`count(*)`, public: sql<number>`sum(${issues.confidential} = 0)` })
+      .from(issues)
+      .where(and(inArray(issues.projectId, ids.slice(i, i + 90)), eq(issues.state, 'opened')))
+      .groupBy(issues.projectId)
+      .all();
+    for (const r of rows) out.set(r.projectId, { all: Number(r.all), public: Number(r.public ?? 0) });
+  }
+  return out;
+}
+
+/** The projects among `projectIds` whose repository has at least one branch (not Project#empty_repo?). */
+export async function projectsWithBranches(db: Db, projectIds: number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  const ids = [...new Set(projectIds)];
+  for (let i = 0; i < ids.length; i += 90)
+    for (const r of await db.selectDistinct({ id: repoBranches.projectId }).from(repoBranches).where(inArray(repoBranches.projectId, ids.slice(i, i + 90))).all()) out.add(r.id);
+  return out;
+}
+
+/** The count a caller with membership `level` in the project sees. */
+export const openIssuesFor = (counts: { all: number; public: number } | undefined, level: number) =>
+  !counts ? 0 : level >= ACCESS.REPORTER ? counts.all : counts.public;
+
+
+/** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
+export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
+  const db = c.var.db;
+  const openIssues = simple || !rows.length ? new Map<number, { all: number; public: number }>() : await openIssueCounts(db, rows.map((r) => r.project.id));
+  const withCode = simple || !rows.length ? new Set<number>() : await projectsWithBranches(db, rows.map((r) => r.project.id));
+  const base = baseUrl(c);
+  const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
+  const fullNames = await loadFullNames(db, nsRows);
+  const ownerIds = [...new Set(nsRows.filter((n) => n.kind === 'User' && n.ownerId).map((n) => n.ownerId!))];
+  const owners = new Map<number, UserRow>();
+  for (let i = 0; i < ownerIds.length; i += 90)
+    for (const u of await db.select().from(users).where(inArray(users.id, ownerIds.slice(i, i + 90))).all()) owners.set(u.id, u);
+  return rows.map((r) => {
+    const x = {
+      base,
+      namespaceFullName: fullNames.get(r.namespace.id)!,
+      owner: r.namespace.ownerId ? owners.get(r.namespace.ownerId) ?? null : null,
+      readCode: readCode(caller, r.project, Number(r.level)),
+      level: Number(r.level),
+      isAdmin: caller.isAdmin,
+      openIssuesCount: openIssuesFor(openIssues.get(r.project.id), Number(r.level)),
+      emptyRepo: !withCode.has(r.project.id),
+    };
+    return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
+  });
+}
+
+/** Project path (path_regex.rb `project_path_format_regex`). */
+const PROJECT_PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
+const PROJECT_PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+/** Gitlab::Regex.project_name_regex. */
+const PROJECT_NAME_RE = /^[\p{L}\p{N}\p{So}_][\p{L}\p{N}\p{So}_.+\- ]*$/u;
+const PROJECT_NAME_MESSAGE = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+
+export function projectFieldErrors(f: { name?: string; path?: string }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (k: string, m: string) => (errors[k] ??= []).push(m);
+  if (f.name !== undefined) {
+    if (!f.name.trim()) add('name', "can't be blank");
+    else if (!PROJECT_NAME_RE.test(f.name)) add('name', PROJECT_NAME_MESSAGE);
+    if (f.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  }
+  if (f.path !== undefined) {
+    if (!f.path) add('path', "can't be blank");
+    else if (!PROJECT_PATH_RE.test(f.path) || /\.(git|atom)$/i.test(f.path) || f.path.startsWith('-')) add('path', PROJECT_PATH_MESSAGE);
+    if (f.path.length > 255) add('path', 'is too long (maximum is 255 characters)');
+  }
+  return errors;
+}
+
+/** Path from a name when only the name is given (Project#set_path_from_name / `parameterize`). */
+export const pathFromName = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '') || 'project';
+
+/** Project#visibility_level_allowed_by_group. */
+export function projectVisibilityError(visibility: string, ns: NamespaceRow): string | null {
+  if (ns.kind === 'Group' && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[ns.visibility]) return `${visibility} is not allowed in a ${ns.visibility} group.`;
+  return null;
+}
+
+/** Name and path taken in the namespace (project or, for path, a subgroup of the same group). */
+export async function projectConflicts(db: Db, ns: NamespaceRow, name: string | undefined, path: string | undefined, exceptId?: number): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const notSelf = exceptId ? sql`${projects.id} != ${exceptId}` : undefined;
+  if (name !== undefined) {
+    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.name}) = lower(${name})`, notSelf)).get();
+    if (hit) errors.name = ['has already been taken'];
+  }
+  if (path !== undefined) {
+    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.path}) = lower(${path})`, notSelf)).get();
+    const sub = await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${`${ns.fullPath}/${path}`})`).get();
+    if (hit || sub) errors.path = ['has already been taken'];
+  }
+  return errors;
+}
+
+/** A new project and its creator's membership (owner in a personal namespace, maintainer in a group unless already above). */
+export function projectInsertStatements(db: Db, values: typeof projects.$inferInsert, memberLevel: number | null, creatorId: number, now: number) {
+  const project = db.insert(projects).values(values);
+  const member = memberLevel
+    ? db.insert(members).select(
+        db
+          .select({
+            id: sql<number>`NULL`.as('id'),
+            sourceType: sql<string>`'Project'`.as('source_type'),
+            sourceId: projects.id,
+            userId: sql<number>`${creatorId}`.as('user_id'),
+            accessLevel: sql<number>`${memberLevel}`.as('access_level'),
+            expiresAt: sql<string>`NULL`.as('expires_at'),
+            createdById: sql<number>`${creatorId}`.as('created_by_id'),
+            createdAt: sql<number>`${now}`.as('created_at'),
+            updatedAt: sql<number>`${now}`.as('updated_at'),
+          })
+          .from(projects)
+          .where(and(eq(projects.namespaceId, values.namespaceId), sql`lower(${projects.path}) = lower(${values.path})`)),
+      )
+    : null;
+  return { project, member };
+}
+
+/** A project's rows removed with it. */
+export function projectDeletionStatements(db: Db, projectId: number) {
+  return [
+    ...projectContentDeletion(db, sql`(${projectId})`),
+    db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))),
+    db.delete(projects).where(eq(projects.id, projectId)),
+  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+}
+
+/**
+ * `find_project!` + `read_project`: a project the caller may not read answers exactly like a
+ * missing one (spec: Access). Returns the caller's level so handlers authorise without another query.
+ */
+export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id: string): Promise<ProjectWithNamespace & { level: number }> {
+  const found = await findProject(c.var.db, id);
+  if (!found) throw notFound('Project');
+  const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
+  if (!canReadProject(caller, found.project, level)) throw notFound('Project');
+  let known = projectsOfRequest.get(c);
+  if (!known) projectsOfRequest.set(c, (known = new Map()));
+  known.set(found.project.id, found);
+  return { ...found, level };
+}
+
+/**
+ * Projects (with namespaces) this request already loaded through findReadableProject, so that
+ * presenters do not read them again: on D1 every statement is a round trip. Keyed by the request's
+ * context and holding only finished values, never a pending promise (workerd forbids sharing I/O
+ * across requests).
+ */
+const projectsOfRequest = new WeakMap<Context<AppEnv>, Map<number, ProjectWithNamespace>>();
+export function projectLoadedByRequest(c: Context<AppEnv>, projectId: number): ProjectWithNamespace | undefined {
+  return projectsOfRequest.get(c)?.get(projectId);
+}
+
+/** The open issue count of one project as a caller with membership `level` sees it. */
+export async function openIssuesCountOf(db: Db, projectId: number, level: number): Promise<number> {
+  return openIssuesFor((await openIssueCounts(db, [projectId])).get(projectId), level);
+}

@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/platform/config';
+import type { AppEnv } from '../../src/platform/context';
+import { onError } from '../../src/platform/error-handler';
+import { Router } from '../../src/platform/router';
+import { g, params } from '../../src/platform/validate';
+
+/** A bare app with one anonymous-friendly route, to check routing itself. */
+function appWith(path: string) {
+  const app = new Hono<AppEnv>();
+  app.use('*', async (c, next) => {
+    c.set('config', loadConfig({}));
+    c.set('settings', async () => ({}) as never);
+    await next();
+  });
+  const r = new Router(app, '/api/v4');
+  r.route({ method: 'GET', path, summary: 't', tags: ['t'], params: params({ id: g.string(), file_path: g.string().optional() }) }, ({ c, p }) => c.json(p));
+  app.onError(onError);
+  return app;
+}
+
+describe('Router', () => {
+  it('passes a URL-encoded full path (`%2F`) to the handler as one decoded segment', async () => {
+    const res = await appWith('/projects/:id').request('/api/v4/projects/group%2Fsub%2Fproj');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 'group/sub/proj' });
+  });
+  it('does not match an unencoded slash (spec Errors 4: it must be encoded)', async () => {
+    const res = await appWith('/projects/:id').request('/api/v4/projects/group/sub');
+    expect(res.status).toBe(404);
+  });
+  it('answers HEAD on GET routes without a body', async () => {
+    const res = await appWith('/projects/:id').request('/api/v4/projects/7', { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+  });
+  it('lets path parameters win over query parameters of the same name', async () => {
+    const res = await appWith('/projects/:id').request('/api/v4/projects/7?id=9');
+    expect(await res.json()).toEqual({ id: '7' });
+  });
+});
