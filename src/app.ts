@@ -8,8 +8,9 @@ import { methodNotAllowed } from './platform/errors';
 import { Router, type RouteRecord } from './platform/router';
 import { notFoundHandler, onError } from './platform/error-handler';
 import { requestBasics } from './platform/request';
-import { loadSettings, type Settings } from './settings/settings';
 import { mountApi } from './routes';
+import { authenticate } from './auth/authenticate';
+import { enforceRateLimits } from './settings/rate-limits';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -25,13 +26,12 @@ export function createApp(deps: Deps): CreatedApp {
     c.set('jobs', deps.jobs);
     c.set('config', deps.config);
     c.set('rateLimiter', deps.rateLimiter);
-    let settings: Promise<Settings> | undefined;
-    c.set('settings', () => (settings ??= loadSettings(deps.db)));
     await next();
   });
 
-  const api = new Router(app, '/api/v4');
-  const web = new Router(app, '');
+  const guards = { authenticate, enforceRateLimits };
+  const api = new Router(app, '/api/v4', guards);
+  const web = new Router(app, '', guards);
   mountApi(api, web);
 
   const patterns = [...api.records, ...web.records].map((r) => ({ method: r.method, re: pathRegex(r.path) }));

@@ -35,6 +35,7 @@ import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type
 import { codeOwnersFileAt, ensureSystemRules } from './system-rules';
 import { type CodeOwnersFile, isOptionalSection } from './code-owners';
 import { mergeRequestPatchId } from '../repository/patch-id';
+import { settingsOf } from '../settings/settings';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
 export type MrRuleRow = typeof approvalMergeRequestRules.$inferSelect;
@@ -85,7 +86,7 @@ export const multipleRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.con
  */
 export async function effectiveSettings(c: Context<AppEnv>, s: SettingsRow) {
   const feature = approvalsFeature(c);
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   return {
     approvalsBeforeMerge: feature ? s.approvalsBeforeMerge : 0,
     resetApprovalsOnPush: feature && s.resetApprovalsOnPush,

@@ -31,29 +31,10 @@ import {
 import { baseUrl } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { oauthExpired, patExpired } from './tokens';
+import { requireAdmin, type RouteAuth } from '../platform/guards';
+import { settingsOf } from '../settings/settings';
 
 export const SESSION_COOKIE = '_service_session';
-
-/** Authentication options of a route (spread into the router's route definition). */
-export interface RouteAuth {
-  /** Extra scopes, e.g. `read_user` on user endpoints. `read_user`/`read_api` count only for GET and HEAD. */
-  scopes?: string[];
-  /** Every token scope is accepted (`allow_access_with_scope(Gitlab::Auth.all_available_scopes)`), e.g. /personal_access_tokens/self. */
-  anyScope?: boolean;
-  /** The route accepts CI job tokens ("for specific endpoints only"). */
-  jobToken?: boolean;
-  /** `before { authenticated_as_admin! }`: 401/403 before parameters are validated, as Grape orders them. */
-  admin?: boolean;
-  /**
-   * `before { authenticate! }` (true) or `authenticate_non_get!` ('nonGet'): anonymous callers get 401
-   * before parameters are validated, as Grape orders them.
-   */
-  signedIn?: boolean | 'nonGet';
-  /** The route reads its own credentials (OAuth token endpoints, web sign-in): the API guard does not run. */
-  noAuth?: boolean;
-  /** A personal access token is also accepted as the HTTP Basic password (`route_setting :authentication, basic_auth_personal_access_token: true`). */
-  basicAuthPat?: boolean;
-}
 
 const READ_ONLY_SCOPES = new Set(['read_api', 'read_user']);
 const anonymous: Caller = { user: null, sudoer: null, credential: null, isAdmin: false };
@@ -316,7 +297,7 @@ export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): P
 /** With the instance setting `admin_mode` on, an administrator's token needs the `admin_mode` scope (api_guard.rb `bypass_session_for_admin_mode?`). */
 async function effectiveAdmin(c: Context<AppEnv>, user: UserRow, credential: Credential): Promise<boolean> {
   if (!user.isAdmin) return false;
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   if (!settings.admin_mode) return true;
   return (credential.kind === 'personal_access_token' || credential.kind === 'impersonation_token' || credential.kind === 'oauth') && credential.scopes.includes('admin_mode');
 }
@@ -357,15 +338,3 @@ async function findSession(c: Context<AppEnv>, cookie: string, params: Record<st
   }
   return { user: row.u };
 }
-
-export const requireUser = (caller: Caller): UserRow => {
-  if (!caller.user) throw unauthorized();
-  return caller.user;
-};
-
-/** `authenticated_as_admin!`: 401 without a user, 403 unless administrator (in admin mode when required). */
-export const requireAdmin = (caller: Caller): UserRow => {
-  const user = requireUser(caller);
-  if (!caller.isAdmin) throw forbidden();
-  return user;
-};

@@ -15,6 +15,7 @@ import type { Router } from '../platform/router';
 import { today } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { defaultExpiry, revokeToken, tokenErrors, tokenInsert } from './tokens';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['impersonation_tokens'];
 
@@ -68,7 +69,7 @@ export function mountImpersonationTokens(r: Router) {
     async ({ c, p }) => {
       const user = await findUserById(c.var.db, p.user_id);
       if (!user) throw notFound('User');
-      const settings = await c.var.settings();
+      const settings = await settingsOf(c);
       // The documented default: no date means the longest lifetime allowed.
       const policy = { settings, config: c.var.config };
       const expiresAt = defaultExpiry(policy, p.expires_at);

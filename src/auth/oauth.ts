@@ -13,6 +13,7 @@ import { ApiError } from '../platform/errors';
 import { DEFAULT_OAUTH_SCOPES, oauthServerScopes } from './scopes';
 import { oauthTokenInfo, tokenResponse } from './oauth-entity';
 import { oauthExpired } from './tokens';
+import { settingsOf } from '../settings/settings';
 
 /** Doorkeeper's error descriptions (config/locales/en.yml). */
 export const OAUTH_ERRORS = {
@@ -147,7 +148,7 @@ export async function tokenRequest(c: Context<AppEnv>, params: Record<string, un
 /** Resource owner password credentials (PasswordAccessTokenRequest): client, then resource owner, then scopes. */
 async function passwordGrant(c: Context<AppEnv>, params: Record<string, unknown>) {
   const app = await authenticateClient(c, params);
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   // `authenticate_using_internal_or_ldap_password?`: with password sign-in for Git/API off, no password grant.
   const user = settings.password_authentication_enabled_for_git === false
     ? undefined

@@ -16,8 +16,9 @@ import type { Router } from '../platform/router';
 import { allAvailableScopes } from './scopes';
 import { addDays, today } from '../platform/time';
 import { g, params } from '../platform/validate';
-import { requireAdmin, requireUser } from './authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import { defaultExpiry, findToken, fullMessagesSentence, revokeToken, rotateToken, tokenErrors, tokenInsert, type TokenRow } from './tokens';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['personal_access_tokens'];
 
@@ -223,7 +224,7 @@ export function mountPersonalAccessTokens(r: Router) {
 
 /** PersonalAccessTokens::CreateService: validation failures are 422 with the full-messages sentence. */
 async function createToken(c: Context<AppEnv>, userId: number, p: { name: string; scopes: string[]; description?: string; expires_at?: string }) {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   const policy = { settings, config: c.var.config };
   const expiresAt = defaultExpiry(policy, p.expires_at);
   const errors = tokenErrors(policy, { name: p.name, scopes: p.scopes, expiresAt });
@@ -235,7 +236,7 @@ async function createToken(c: Context<AppEnv>, userId: number, p: { name: string
 
 /** `rotate_token`: 200 with the new token, or `bad_request!(service.message)`. */
 async function rotated(c: Context<AppEnv>, token: TokenRow, expiresAt: string | undefined) {
-  const result = await rotateToken(c.var.db, c.var.config, await c.var.settings(), token, expiresAt);
+  const result = await rotateToken(c.var.db, c.var.config, await settingsOf(c), token, expiresAt);
   if (!result.ok) throw badRequest(result.message);
   return c.json(personalAccessTokenWithToken(result.row, result.value), 200);
 }

@@ -11,6 +11,7 @@ import type { Router } from '../platform/router';
 import { csrfTokenOf, SESSION_COOKIE } from './authenticate';
 import { findWithUserPassword } from './oauth';
 import { endSession, findSessionByCookie, startSession } from './sessions';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['sessions'];
 
@@ -25,7 +26,7 @@ export function mountSessions(r: Router) {
     const form = (params.user && typeof params.user === 'object' ? params.user : params) as Record<string, unknown>;
     const login = typeof form.login === 'string' ? form.login : typeof form.username === 'string' ? form.username : undefined;
     const password = typeof form.password === 'string' ? form.password : undefined;
-    const settings = await c.var.settings();
+    const settings = await settingsOf(c);
     if (settings.password_authentication_enabled_for_web === false) throw new ApiError(401, { error: 'Password authentication is disabled for the web interface.' });
     // An expired password still signs in on the web: that is where it gets changed.
     const user = await findWithUserPassword(c, login, password, { requireUnexpired: false });
@@ -49,7 +50,7 @@ export function mountSessions(r: Router) {
       await endSession(c, session.id);
     }
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: secure(c) });
-    const settings = await c.var.settings();
+    const settings = await settingsOf(c);
     return c.redirect(typeof settings.after_sign_out_path === 'string' && settings.after_sign_out_path ? settings.after_sign_out_path : '/users/sign_in', 302);
   });
 }

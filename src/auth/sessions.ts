@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import { users, webSessions } from '../db/schema';
 import { randomHex, randomToken, tokenDigest } from '../platform/crypto';
+import { settingsOf } from '../settings/settings';
 
 export interface NewSession {
   cookie: string;
@@ -25,7 +26,7 @@ function clientIp(c: Context): string | null {
  * again (config/initializers/warden.rb `after_set_user`), in one batch with the new session.
  */
 export async function startSession(c: Context<AppEnv>, user: UserRow): Promise<NewSession> {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   const now = Date.now();
   const cookie = randomHex(32);
   const csrfToken = randomToken(43);

@@ -13,7 +13,7 @@ import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireAdmin } from '../auth/authenticate';
+import { requireAdmin } from '../platform/guards';
 import { findReadableIssue } from './issues';
 import { closedByMergeRequests, presentMergeRequests, relatedMergeRequestsForIssue } from '../merge-requests/merge-requests';
 

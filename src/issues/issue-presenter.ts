@@ -18,6 +18,7 @@ import { planAllows } from '../platform/plan';
 import { presentMilestonesById } from '../planning/milestones';
 import { mergeRequestCountsForIssues } from '../merge-requests/merge-requests';
 import { projectLoadedByRequest } from '../projects/projects';
+import { settingsOf } from '../settings/settings';
 
 export interface PresentOptions {
   withLabelsDetails?: boolean;
@@ -85,7 +86,7 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
           (ch) => db.select({ epic: epics, groupPath: namespaces.fullPath }).from(epics).innerJoin(namespaces, eq(namespaces.id, epics.groupId)).where(inArray(epics.id, ch)).all(),
         )
       : Promise.resolve([]),
-    c.var.settings(),
+    settingsOf(c),
     // Issue#merge_requests_count(user): merge requests the caller may see that close the issue.
     mergeRequestCountsForIssues(db, ids, caller),
   ]);

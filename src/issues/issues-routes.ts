@@ -14,7 +14,7 @@ import { conflict, forbidden, notFound, notModified, recordNotFound, validationF
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireAdmin, requireUser } from '../auth/authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
 import { presentIssue, subscribedTo } from './issue-presenter';

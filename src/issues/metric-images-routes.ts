@@ -29,7 +29,7 @@ import { planAllows } from '../platform/plan';
 import { Router } from '../platform/router';
 import { iso } from '../platform/time';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { findReadableIssue } from './issues';
 
 const TAGS = ['issues'];
@@ -223,7 +223,7 @@ export function mountIssueMetricImages(r: Router) {
   );
 
   // The file itself, outside /api/v4 where GitLab's UploadsController serves it.
-  const web = new Router(r.app, '');
+  const web = r.at('');
   web.route(
     {
       method: 'GET',

@@ -20,9 +20,10 @@ import { formatDuration, parseDuration, timeStats } from '../platform/duration';
 import { forbidden, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { canAdminIssue, findReadableIssue } from './issues';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['issues'];
 /** Gitlab::Database::MAX_INT_VALUE: TimeTrackable#time_estimate= clamps to it. */
@@ -35,7 +36,7 @@ type IssueRow = typeof issues.$inferSelect;
 const issueParams = { id: g.string(), issue_iid: g.int() };
 
 async function presentStats(c: Context<AppEnv>, issue: Pick<IssueRow, 'timeEstimate' | 'totalTimeSpent'>) {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   return timeStats(issue, Boolean(settings.time_tracking_limit_to_hours));
 }
 
@@ -108,7 +109,7 @@ export function mountIssueTimeTracking(r: Router) {
 
       const db = c.var.db;
       const now = Date.now();
-      const limitToHours = Boolean((await c.var.settings()).time_tracking_limit_to_hours);
+      const limitToHours = Boolean((await settingsOf(c)).time_tracking_limit_to_hours);
       // The issue id, only while the new total stays within 0..MAX: a NULL fails the NOT NULL
       // columns below and the whole batch rolls back, so the check and the writes are one atomic step.
       const guardedIssueId = sql<number>`(SELECT ${issues.id} FROM ${issues} WHERE ${issues.id} = ${issue.id} AND ${issues.totalTimeSpent} + ${seconds} BETWEEN 0 AND ${MAX_TOTAL_TIME_SPENT})`;
@@ -198,7 +199,7 @@ async function setEstimate(c: Context<AppEnv>, issue: IssueRow, userId: number, 
   if (estimate === issue.timeEstimate) return presentStats(c, issue);
   const db = c.var.db;
   const now = Date.now();
-  const limitToHours = Boolean((await c.var.settings()).time_tracking_limit_to_hours);
+  const limitToHours = Boolean((await settingsOf(c)).time_tracking_limit_to_hours);
   const body = estimate === 0 ? 'removed time estimate' : `changed time estimate to ${formatDuration(estimate, limitToHours)}`;
   const [updated] = await db.batch([
     db.update(issues).set({ timeEstimate: estimate, updatedAt: now }).where(eq(issues.id, issue.id)).returning(),

@@ -10,7 +10,7 @@ import { ApiError, conflict, notModified, recordNotFound, unauthorized } from '.
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
 import {
   canBeMergedBy,

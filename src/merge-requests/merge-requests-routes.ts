@@ -19,7 +19,7 @@ import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import {
   allMergeRequestsParams,

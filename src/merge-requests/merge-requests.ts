@@ -51,6 +51,7 @@ import { approvalDeletionForMergeRequests, loadApprovalState, primeApprovalReads
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, memoBranchHead, memoManifest, memoMergeBase, mergeManifests, primeBranchHeads, runMerge } from '../repository/repository';
 import { withReadMemo } from '../platform/read-memo';
 import { commitEntity } from '../repository/commit-entity';
+import { settingsOf } from '../settings/settings';
 
 export type { MergeRequestRow };
 
@@ -317,7 +318,7 @@ async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeReques
         .all(),
     ),
     presentMilestonesById(db, base, rows.map((r) => r.milestoneId)),
-    c.var.settings(),
+    settingsOf(c),
     // mergeable_discussions_state?: resolvable discussions left unresolved.
     inChunks(ids, (ch) =>
       db

@@ -9,7 +9,7 @@ import { validationFailed } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { latestVersion } from './diffs';
 import { findReadableMergeRequest, notAllowed } from './merge-requests';
 import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';

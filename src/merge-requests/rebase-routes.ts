@@ -13,7 +13,7 @@ import { mergeRequests } from '../db/schema';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { canReadMergeRequests } from './merge-requests';
 import { findReadableProject } from '../projects/projects';
 import { allowForcePush, canPushToBranch, isProtectedBranch } from '../repository/protected-branches';

@@ -16,9 +16,10 @@ import { formatDuration, parseDuration, timeStats } from '../platform/duration';
 import { forbidden, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { canAdminMergeRequest, findReadableMergeRequest } from './merge-requests';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['merge_requests'];
 /** Gitlab::Database::MAX_INT_VALUE: TimeTrackable#time_estimate= clamps to it. */
@@ -28,7 +29,7 @@ const MAX_TOTAL_TIME_SPENT = 126_230_400;
 const mrParams = { id: g.string(), merge_request_iid: g.int() };
 
 async function limitToHours(c: Context<AppEnv>) {
-  return Boolean((await c.var.settings()).time_tracking_limit_to_hours);
+  return Boolean((await settingsOf(c)).time_tracking_limit_to_hours);
 }
 
 async function loadForWrite(c: Context<AppEnv>, caller: Caller, p: { id: string; merge_request_iid: number }) {

@@ -16,7 +16,7 @@ import { baseUrl, linkParamsFrom, pageRequest, paginate } from '../platform/pagi
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import {
   awardRefParams,
   createAwardParams,

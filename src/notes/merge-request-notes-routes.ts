@@ -11,7 +11,7 @@ import { ACCESS, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden } from '../platform/errors';
 import type { Router } from '../platform/router';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { createMergeRequestNoteParams, listMergeRequestNotesParams, mergeRequestNoteRefParams, updateMergeRequestNoteParams } from './notes-params';
 import {
   canAdminNote,

@@ -10,7 +10,7 @@ import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, notFound } from '../platform/errors';
 import { requirePlan } from '../platform/plan';
 import type { Router } from '../platform/router';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateEpicNoteParams, updateNoteParams } from './notes-params';
 import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../planning/epics';
 import {

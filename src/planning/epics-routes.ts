@@ -13,7 +13,7 @@ import { forbidden, notFound, validationFailed } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { createEpicParams, epicIssuesParams, epicRefParams, listEpicsParams, updateEpicParams } from './epics-params';
 import {
   canCreateEpic,

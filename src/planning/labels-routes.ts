@@ -17,7 +17,7 @@ import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pa
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import {
   createGroupLabelParams,
   createProjectLabelParams,

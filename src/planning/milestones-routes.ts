@@ -18,7 +18,7 @@ import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, setPaginatio
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import {
   createMilestoneParams,
   listGroupMilestonesParams,

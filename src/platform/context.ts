@@ -3,7 +3,6 @@ import type { Db } from '../db/client';
 import type { users } from '../db/schema';
 import type { Jobs } from './jobs';
 import type { RateLimiter } from './rate-limiter';
-import type { Settings } from '../settings/settings';
 import type { BlobStore } from './blobs';
 
 export type UserRow = typeof users.$inferSelect;
@@ -40,8 +39,6 @@ export type AppEnv = {
   Variables: Deps & {
     requestId: string;
     caller: Caller;
-    /** Memoised application settings of this request. */
-    settings: () => Promise<Settings>;
     rawParams: Record<string, unknown>;
   };
 };

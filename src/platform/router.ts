@@ -6,8 +6,7 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv, Caller } from './context';
-import { authenticate, type RouteAuth } from '../auth/authenticate';
-import { enforceRateLimits } from '../settings/rate-limits';
+import type { RouteAuth } from './guards';
 import { requestParams } from './params';
 import { type ParamSpec, validateParams } from './validate';
 
@@ -42,13 +41,29 @@ export interface RouteRecord {
   status?: number;
 }
 
-export class Router {
-  readonly records: RouteRecord[] = [];
+/**
+ * What runs before every handler, supplied by the app (src/app.ts) so the router stays below the
+ * domains that implement it.
+ */
+export interface RouteGuards {
+  /** Decides who is calling, throwing GitLab's 401/403 bodies (auth/authenticate.ts). */
+  authenticate(c: Context<AppEnv>, route: RouteAuth): Promise<Caller>;
+  /** Request throttles and the route's application rate limit (settings/rate-limits.ts). */
+  enforceRateLimits(c: Context<AppEnv>, caller: Caller, key?: string): Promise<void>;
+}
 
+export class Router {
   constructor(
     readonly app: Hono<AppEnv>,
     readonly prefix: string,
+    readonly guards: RouteGuards,
+    readonly records: RouteRecord[] = [],
   ) {}
+
+  /** A router for another prefix (e.g. '' for files GitLab serves outside /api/v4) that records into the same table. */
+  at(prefix: string): Router {
+    return new Router(this.app, prefix, this.guards, this.records);
+  }
 
   /**
    * The same router with authentication defaults derived for every route, like the class-level
@@ -70,9 +85,9 @@ export class Router {
     this.records.push({ method: def.method, path: fullPath, summary: def.summary, tags: def.tags, params: def.params as ParamSpec | undefined, scopes: def.scopes, status: def.status });
     const methods = def.method === 'GET' ? ['GET', 'HEAD'] : [def.method];
     this.app.on(methods, [fullPath, `${fullPath}.json`], async (c) => {
-      const caller = await authenticate(c, def);
+      const caller = await this.guards.authenticate(c, def);
       c.set('caller', caller);
-      await enforceRateLimits(c, caller, def.rateLimit);
+      await this.guards.enforceRateLimits(c, caller, def.rateLimit);
       const raw = await requestParams(c);
       const p = def.params ? validateParams(def.params, raw) : ({} as z.output<z.ZodObject<S>>);
       return handler({ c, p, caller });

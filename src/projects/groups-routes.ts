@@ -12,7 +12,7 @@ import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } fr
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { createGroupParams, deleteGroupParams, getGroupParams, listGroupsParams, listSubgroupsParams, updateGroupParams } from './groups-params';
 import { deleteBlobs, projectBlobKeys } from './deletion';
 import {
@@ -57,6 +57,7 @@ async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
 }
 
 import type { z } from 'zod';
+import { settingsOf } from '../settings/settings';
 type ListP = z.output<z.ZodObject<(typeof listGroupsParams)['shape']>>;
 
 async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: { parent?: NamespaceRow; descendants?: NamespaceRow }) {
@@ -146,7 +147,7 @@ export function mountGroups(r: Router) {
       throw forbidden();
     }
     const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id });
-    const settings = await c.var.settings();
+    const settings = await settingsOf(c);
     const visibility = p.visibility ?? String(settings.default_group_visibility ?? 'private');
     const vErr = visibilityAllowedByParent(visibility, parent) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
     if (vErr) (errors.visibility_level ??= []).push(vErr);
@@ -214,7 +215,7 @@ export function mountGroups(r: Router) {
       const msg =
         visibilityAllowedByParent(p.visibility, parent) ??
         (await visibilityAllowedByChildren(db, group, p.visibility)) ??
-        restrictedVisibilityError(caller, p.visibility, (await c.var.settings()).restricted_visibility_levels);
+        restrictedVisibilityError(caller, p.visibility, (await settingsOf(c)).restricted_visibility_levels);
       if (msg) (errors.visibility_level ??= []).push(msg);
     }
     const newFull = p.path !== undefined && p.path !== group.path ? (parent ? `${parent.fullPath}/${p.path}` : p.path) : null;

@@ -14,7 +14,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { today } from '../platform/time';
 import { isUniqueViolation } from '../platform/unique';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { addMemberParams, deleteMemberParams, listMembersParams, memberParams, updateMemberParams } from './members-params';
 import { groupOwnerCount, LEVEL_NAMES } from './members';
 import { findReadableGroup } from './groups';

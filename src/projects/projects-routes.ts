@@ -15,7 +15,7 @@ import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../plat
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireAdmin, requireUser } from '../auth/authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import {
   createProjectParams,
   createUserProjectParams,
@@ -44,6 +44,7 @@ import {
 } from './projects';
 import { findReadableGroup } from './groups';
 import { findReadableProject } from './projects';
+import { settingsOf } from '../settings/settings';
 
 export { findReadableProject };
 
@@ -168,7 +169,7 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
   const name = p.name ?? p.path!;
   const path = p.path ?? pathFromName(p.name!);
   Object.assign(errors, projectFieldErrors({ name, path }));
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) errors.visibility_level = [vErr];
@@ -281,7 +282,7 @@ export function mountProjects(r: Router) {
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     const errors = projectFieldErrors({ name: p.name, path: p.path });
     if (p.visibility) {
-      const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await c.var.settings()).restricted_visibility_levels);
+      const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await settingsOf(c)).restricted_visibility_levels);
       if (v) errors.visibility_level = [v];
     }
     if (!Object.keys(errors).length) Object.assign(errors, await projectConflicts(db, pr.namespace, p.name, p.path, pr.project.id));

@@ -27,6 +27,7 @@ import type { Db } from '../db/client';
 import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
 import { memo } from '../platform/read-memo';
+import { settingsOf } from '../settings/settings';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
 export type ProtectedBranchRow = typeof protectedBranches.$inferSelect;
@@ -186,7 +187,7 @@ export interface PushOptions {
 
 /** The instance `default_branch_protection` (0..4, Gitlab::Access::PROTECTION_*). */
 async function defaultBranchProtectionLevel(c: Context<AppEnv>): Promise<number> {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   const n = Number((settings as Record<string, unknown>).default_branch_protection ?? 2);
   return Number.isInteger(n) ? n : 2;
 }

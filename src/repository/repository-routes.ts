@@ -14,7 +14,7 @@ import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams, setPa
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { branchProtection, canPushToBranch, canPushToBranches, defaultBranchProtectionStatements, isProtectedBranch } from './protected-branches';
 import { findReadableProject, readCode } from '../projects/projects';
 import { pushStatements } from './push';
@@ -40,6 +40,7 @@ import {
   resolveRef,
   storeCommit,
 } from './repository';
+import { settingsOf } from '../settings/settings';
 
 const TAGS = ['repository'];
 type Found = Awaited<ReturnType<typeof findReadableProject>>;
@@ -162,7 +163,7 @@ export function mountRepository(r: Router) {
         if (err instanceof CommitError) throw apiMessage(400, err.message);
         throw err;
       }
-      const settings = (await c.var.settings()) as Record<string, unknown>;
+      const settings = (await settingsOf(c)) as Record<string, unknown>;
       const defaultBranch = found.project.defaultBranch ?? p.branch;
       const protect = empty && p.branch === defaultBranch ? defaultBranchProtectionStatements(db, found.project, p.branch, settings, { now: written.commit.committedAt }) : [];
       // MergeRequests::RefreshService for the open merge requests from this branch, in the push's batch.

@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, rateLimited } from '../platform/errors';
-import { isExplicit, type Settings } from './settings';
+import { isExplicit, type Settings, settingsOf } from './settings';
 
 export interface AppLimit {
   /** Setting holding the threshold (0 disables), when there is one. */
@@ -129,7 +129,7 @@ const THROTTLES: Throttle[] = [
  * (Issues::CreateService scope [project, current_user, external_author]; no Retry-After).
  */
 export async function applicationLimit(c: Context<AppEnv>, key: string, scope: ScopeItem[], opts: { retryAfter?: boolean } = {}): Promise<void> {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   const threshold = appLimitThreshold(settings, c.var.config?.rateLimits ?? {}, key);
   await checkRateLimit(c, key, scope, threshold, APP_LIMITS[key]?.intervalSeconds ?? 60, opts);
 }
@@ -178,7 +178,7 @@ function throttled(c: Context<AppEnv>, settings: Settings, name: string, limit: 
 
 /** Called by the router for every route, after authentication and before parameter validation. */
 export async function enforceRateLimits(c: Context<AppEnv>, caller: Caller, routeKey?: string): Promise<void> {
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   await throttleRequest(c, caller, settings);
   if (!routeKey) return;
   const limit = APP_LIMITS[routeKey];

@@ -7,7 +7,7 @@ import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { validateParams } from '../platform/validate';
-import { requireAdmin } from '../auth/authenticate';
+import { requireAdmin } from '../platform/guards';
 import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, RAW_INPUTS, SETTINGS_BY_NAME, settingsPutShape } from './settings-params';
 import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from './settings';
 

@@ -6,7 +6,9 @@
  * concurrent PUTs of different keys both land (a read-modify-write of the whole JSON would lose one).
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
 import type { Db } from '../db/client';
+import type { AppEnv } from '../platform/context';
 import { applicationSettings } from '../db/schema';
 import { sha256, toHex } from '../platform/crypto';
 import { SETTINGS } from './settings-params';
@@ -124,6 +126,15 @@ export async function loadSettings(db: Db): Promise<Settings> {
 }
 
 /** Secret settings are kept as a digest: presence is all this server needs (spec: never returned). */
+const perRequest = new WeakMap<Context, Promise<Settings>>();
+
+/** The settings of this request: read once per request (loadSettings caches them across requests). */
+export function settingsOf(c: Context<AppEnv>): Promise<Settings> {
+  let settings = perRequest.get(c);
+  if (!settings) perRequest.set(c, (settings = loadSettings(c.var.db)));
+  return settings;
+}
+
 export async function secretDigest(value: string): Promise<string> {
   return `sha256:${toHex(await sha256(value))}`;
 }

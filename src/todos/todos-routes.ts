@@ -12,7 +12,7 @@ import { countUpTo, linkParamsFrom, pageRequest, paginate, paginationParams } fr
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { findReadableIssue } from '../issues/issues';
 import { findReadableMergeRequest } from '../merge-requests/merge-requests';
 import { markTodo, presentTodos, todoTargetVisibleSql } from './todos';

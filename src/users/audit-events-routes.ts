@@ -7,7 +7,7 @@ import { paginateSelect, paginationParams } from '../platform/pagination';
 import { requirePlan } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireAdmin } from '../auth/authenticate';
+import { requireAdmin } from '../platform/guards';
 import type { Caller } from '../platform/context';
 import type { Config } from '../platform/config';
 

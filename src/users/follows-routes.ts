@@ -15,7 +15,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { now } from '../platform/time';
 import { params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 import { routeId } from './users-params';
 
 /** Users::UserFollowUser::MAX_FOLLOWEE_LIMIT. */

@@ -13,7 +13,7 @@ import { paginateSelect, paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
-import { requireAdmin, requireUser } from '../auth/authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import { routeId } from './users-params';
 
 const listOwnParams = params({ ...paginationParams });

@@ -14,9 +14,10 @@ import type { Router } from '../platform/router';
 import { checkSshKey, withTakenErrors } from './ssh-key';
 import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
-import { requireAdmin, requireUser } from '../auth/authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import { routeId } from './users-params';
 import { auditEvent, clientIp } from './audit';
+import { settingsOf } from '../settings/settings';
 
 const USAGE_TYPES = ['auth_and_signing', 'auth', 'signing'] as const;
 
@@ -170,7 +171,7 @@ interface KeyParams {
  */
 async function createKey(c: Context<AppEnv>, owner: UserRow, p: KeyParams, admin: UserRow | null): Promise<KeyRow> {
   const db = c.var.db;
-  const settings = await c.var.settings();
+  const settings = await settingsOf(c);
   // The SSH key expiration policy is an Ultimate feature (spec document 2: max_ssh_key_lifetime).
   const maxLifetimeDays = planAllows(c.var.config, 'ultimate') ? Number(settings.max_ssh_key_lifetime) || null : null;
   const check = checkSshKey({ title: p.title, key: p.key, expiresAt: p.expires_at ?? null, maxLifetimeDays }, settings);

@@ -5,7 +5,7 @@ import type { Db } from '../db/client';
 import { userPreferences, users } from '../db/schema';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
 
 type PreferencesRow = typeof userPreferences.$inferSelect;
 

@@ -22,7 +22,8 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { now } from '../platform/time';
 import { g, params } from '../platform/validate';
-import { requireUser } from '../auth/authenticate';
+import { requireUser } from '../platform/guards';
+import { settingsOf } from '../settings/settings';
 
 /**
  * `availability` is a free String in users.rb and SetStatusService drops a blank one; other values must be
@@ -156,7 +157,7 @@ export async function currentStatus(db: Db, userId: number, at: number): Promise
 async function readableUser(c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
   if (!user) throw notFound('User');
   if (!caller.user) {
-    const levels = ((await c.var.settings()).restricted_visibility_levels ?? []).map(String);
+    const levels = ((await settingsOf(c)).restricted_visibility_levels ?? []).map(String);
     if (levels.includes('public') || levels.includes('20')) throw notFound('User');
   }
   return user;

@@ -16,7 +16,7 @@ import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { requireAdmin, requireUser } from '../auth/authenticate';
+import { requireAdmin, requireUser } from '../platform/guards';
 import {
   createUserParams,
   customAttributeKeyParams,
@@ -48,6 +48,7 @@ import {
 } from './users';
 import { deleteBlobs, projectBlobKeys } from '../projects/deletion';
 import { groupDeletionStatements, groupTreeProjectIds } from '../projects/groups';
+import { settingsOf } from '../settings/settings';
 
 export function mountUsers(r: Router) {
   r.route(
@@ -64,7 +65,7 @@ export function mountUsers(r: Router) {
     { method: 'POST', path: '/users', summary: 'Create a user (administrators)', tags: ['users'], params: createUserParams, status: 201 },
     async ({ c, p, caller }) => {
       const admin = requireAdmin(caller);
-      const settings = await c.var.settings();
+      const settings = await settingsOf(c);
       const randomPassword = p.reset_password || p.force_random_password;
       // reset_password and force_random_password take priority over password (spec: Create user).
       const password = randomPassword ? randomToken(24) : p.password;
@@ -153,7 +154,7 @@ function mountUserReads(r: Router) {
       const admin = caller.isAdmin;
       // Anonymous callers only with `username` (an exact match: 0 or 1 result), users.rb; and not at all
       // when the public visibility level is restricted (GlobalPolicy `read_users_list`).
-      const publicRestricted = caller.user ? false : ((await c.var.settings()).restricted_visibility_levels ?? []).map(String).includes('public');
+      const publicRestricted = caller.user ? false : ((await settingsOf(c)).restricted_visibility_levels ?? []).map(String).includes('public');
       const authorized = caller.user ? true : Boolean(p.username) && !publicRestricted;
       if (!authorized) throw forbidden('Not authorized to access /api/v4/users');
       // Keyset pagination exists for projects and groups only (spec: Pagination).
@@ -270,7 +271,7 @@ function mountUserWrites(r: Router) {
       if (!user) throw notFound('User');
       // Spec (Modify user): conflicts answer 404 where 409 would fit; checked before validation (users.rb).
       await asSpecNotFound(checkUserConflicts(db, { email: p.email, username: p.username }, user.id));
-      const settings = await c.var.settings();
+      const settings = await settingsOf(c);
       validateUserFields(
         {
           email: p.email,
@@ -571,7 +572,7 @@ function mountUserStateActions(r: Router) {
     if (user.state === 'deactivated') return c.json(null, 201);
     if (isBlockedState(user.state)) throw apiError('Error occurred. A blocked user cannot be deactivated', 403);
     if (isInternalUser(user)) throw apiError('Internal users cannot be deactivated', 403);
-    const settings = await c.var.settings();
+    const settings = await settingsOf(c);
     const days = Number(settings.deactivate_dormant_users_period ?? 90);
     // User#can_be_deactivated?: no activity (last_activity_on or current sign-in) within the dormant period.
     const lastActive = user.lastActivityOn ? Date.parse(user.lastActivityOn) : user.currentSignInAt;

@@ -17,7 +17,6 @@ import { Router } from '../../src/platform/router';
 import { authenticate, setJobTokenResolver } from '../../src/auth/authenticate';
 import { onError } from '../../src/platform/error-handler';
 import { createNodeApp } from '../../src/node-app';
-import { loadSettings } from '../../src/settings/settings';
 
 type Env = Record<string, string>;
 
@@ -188,8 +187,6 @@ async function jobAppFactory() {
     c.set('jobs', s.jobs);
     c.set('blobs', {} as never);
     c.set('rateLimiter', memoryRateLimiter());
-    let settings: ReturnType<typeof loadSettings> | undefined;
-    c.set('settings', () => (settings ??= loadSettings(s.db)));
     await next();
   });
   // A module that authenticates ahead of the router (as keys.ts and audit-events.ts do).
@@ -197,7 +194,7 @@ async function jobAppFactory() {
     await authenticate(c, { jobToken: true });
     await next();
   });
-  const r = new Router(hono, '/api/v4');
+  const r = new Router(hono, '/api/v4', { authenticate, enforceRateLimits: async () => {} });
   r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true }, ({ c, caller }) =>
     c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
   );

@@ -11,10 +11,10 @@ function appWith(path: string) {
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     c.set('config', loadConfig({}));
-    c.set('settings', async () => ({}) as never);
     await next();
   });
-  const r = new Router(app, '/api/v4');
+  // Every caller is anonymous here: these tests are about routing, not authentication.
+  const r = new Router(app, '/api/v4', { authenticate: async () => ({ user: null, sudoer: null, credential: null, isAdmin: false }), enforceRateLimits: async () => {} });
   r.route({ method: 'GET', path, summary: 't', tags: ['t'], params: params({ id: g.string(), file_path: g.string().optional() }) }, ({ c, p }) => c.json(p));
   app.onError(onError);
   return app;
