@@ -9,6 +9,16 @@ import { Router, type RouteRecord } from './platform/router';
 import { notFoundHandler, onError } from './platform/error-handler';
 import { requestBasics } from './platform/request';
 import { mountApi } from './routes';
+import { registerCascade } from './platform/cascade';
+import { todosCascade } from './todos/cascade';
+import { approvalsCascade } from './approvals/cascade';
+import { mergeRequestsCascade } from './merge-requests/cascade';
+import { issuesCascade } from './issues/cascade';
+import { planningCascade } from './planning/cascade';
+import { repositoryCascade } from './repository/cascade';
+import { projectsCascade } from './projects/cascade';
+import { authCascade } from './auth/cascade';
+import { usersCascade } from './users/cascade';
 import { authenticate } from './auth/authenticate';
 import { enforceRateLimits } from './settings/rate-limits';
 
@@ -16,6 +26,10 @@ export interface CreatedApp {
   app: Hono<AppEnv>;
   routes: RouteRecord[];
 }
+
+// What each domain removes with a deleted user, group, project, issue or merge request, highest
+// domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
+for (const part of [todosCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -538,17 +538,17 @@ export function approvalDeletionForMergeRequests(db: Db, mrIds: unknown): BatchI
   ];
 }
 
-/** Rows removed with a project: its settings, project rules and the approvals of its merge requests. */
-export function approvalDeletionForProject(db: Db, projectId: number): BatchItem<'sqlite'>[] {
-  const ruleIds = db.select({ id: approvalProjectRules.id }).from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId));
-  const mrIds = db.select({ id: mergeRequests.id }).from(mergeRequests).where(eq(mergeRequests.projectId, projectId));
+/** Rows removed with projects (`projectIds`: a sub-select or list): their settings, project rules and the approvals of their merge requests. */
+export function approvalDeletionForProjects(db: Db, projectIds: unknown): BatchItem<'sqlite'>[] {
+  const ruleIds = db.select({ id: approvalProjectRules.id }).from(approvalProjectRules).where(inArray(approvalProjectRules.projectId, projectIds as never));
+  const mrIds = db.select({ id: mergeRequests.id }).from(mergeRequests).where(inArray(mergeRequests.projectId, projectIds as never));
   return [
     ...approvalDeletionForMergeRequests(db, mrIds),
     db.delete(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, ruleIds)),
     db.delete(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, ruleIds)),
     db.delete(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, ruleIds)),
-    db.delete(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId)),
-    db.delete(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId)),
+    db.delete(approvalProjectRules).where(inArray(approvalProjectRules.projectId, projectIds as never)),
+    db.delete(projectApprovalSettings).where(inArray(projectApprovalSettings.projectId, projectIds as never)),
   ];
 }
 

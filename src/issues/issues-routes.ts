@@ -3,11 +3,11 @@
  * and GET /issues/:id for administrators. Lists live in issue-lists.ts, sub-resources in
  * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
  */
-import { and, count, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
+import { epics, internalIds, issueAssignees, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
@@ -22,11 +22,11 @@ import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIs
 import { findOrBuildProjectLabels } from '../planning/labels';
 import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../issuables/system-notes';
 import { findProject } from '../projects/project-queries';
-import { issueContentDeletion } from '../projects/deletion';
 import { resolveTodosForTarget } from '../todos/todos';
 import { TODO_ASSIGNED } from '../todos/todo-entity';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
+import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
@@ -255,10 +255,10 @@ export function mountIssues(r: Router) {
       // destroy_issue: project owners and administrators, and only while the issues feature is on.
       if (!(caller.isAdmin || found.level >= ACCESS.OWNER) || !featureAvailable(found.project, 'issues', { level: found.level, isAdmin: caller.isAdmin })) throw forbidden();
       checkUnmodifiedSince(c, issue.updatedAt);
-      const images = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(eq(issueMetricImages.issueId, issue.id)).all();
-      await db.batch(issueContentDeletion(db, sql`(${issue.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      const { statements, blobKeys } = await cascade(db, 'issue', sql`(${issue.id})`);
+      await db.batch(asBatch(statements));
       // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
-      await Promise.all(images.map((i) => c.var.blobs.delete(i.key).catch(() => undefined)));
+      await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
     },
   );

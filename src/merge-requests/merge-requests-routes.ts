@@ -48,7 +48,6 @@ import {
   findReadableMergeRequest,
   issueLinkStatements,
   mergeRequestAssigneeIds,
-  mergeRequestContentDeletion,
   mergeRequestReviewerIds,
   presentMergeRequest,
   presentMergeRequests,
@@ -67,6 +66,7 @@ import { mountMergeRequestPipelines } from './pipelines-routes';
 import { mountMergeRequestRebase } from './rebase-routes';
 import { mountMergeRequestTimeTracking } from './time-tracking-routes';
 import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../todos/todo-entity';
+import { asBatch, cascade } from '../platform/cascade';
 
 const TAGS = ['merge_requests'];
 const TITLE_MAX = 255;
@@ -418,7 +418,7 @@ export function mountMergeRequests(r: Router) {
       if (!mr || !canReadMergeRequests(caller, pr.project, pr.level)) throw recordNotFound();
       if (!(caller.isAdmin || pr.level >= ACCESS.OWNER)) throw forbidden();
       checkUnmodifiedSince(c, mr.updatedAt);
-      await db.batch(mergeRequestContentDeletion(db, sql`(${mr.id})`) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      await db.batch(asBatch((await cascade(db, 'mergeRequest', sql`(${mr.id})`)).statements));
       return c.body(null, 204);
     },
   );

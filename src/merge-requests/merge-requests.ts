@@ -7,7 +7,6 @@
  */
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -19,7 +18,6 @@ import {
   labels,
   members,
   mergeRequestAssignees,
-  mergeRequestDiffs,
   mergeRequestMentionedIssues,
   mergeRequestReviewers,
   mergeRequests,
@@ -29,7 +27,6 @@ import {
   projects,
   subscriptions,
   todos,
-  awardEmoji,
   users,
 } from '../db/schema';
 import { type DiffRefs, type MergeRequestLive, type MergeRequestRow, mergeRequestBasic, mergeRequestEntity } from './merge-request-entity';
@@ -47,7 +44,7 @@ import { canReadConfidentialIssue } from '../issues/issues';
 import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { mergeRequestApproved } from '../approvals/state';
-import { approvalDeletionForMergeRequests, loadApprovalState, primeApprovalReads } from '../approvals/rules';
+import { loadApprovalState, primeApprovalReads } from '../approvals/rules';
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, memoBranchHead, memoManifest, memoMergeBase, mergeManifests, primeBranchHeads, runMerge } from '../repository/repository';
 import { withReadMemo } from '../platform/read-memo';
 import { commitEntity } from '../repository/commit-entity';
@@ -779,36 +776,6 @@ export const repo = {
 function unidiffOf(d: { diff: string; old_path: string; new_path: string; new_file: boolean; deleted_file: boolean }): string {
   if (!d.diff) return d.diff;
   return `--- ${d.new_file ? '/dev/null' : `a/${d.old_path}`}\n+++ ${d.deleted_file ? '/dev/null' : `b/${d.new_path}`}\n${d.diff}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Deletion
-
-type IdSelect = SQL | { getSQL(): SQL };
-const within = (col: SQLiteColumn, ids: IdSelect) => sql`${col} IN ${ids}`;
-
-/**
- * Rows removed with merge requests (Issuable::DestroyService; `mrIds` a sub-select or a literal
- * list). Project deletion must run these too: `mergeRequestContentDeletion(db, select id from
- * merge_requests where project_id in ...)` (the lead wires it into services/content-deletion.ts).
- */
-export function mergeRequestContentDeletion(db: Db, mrIds: IdSelect): BatchItem<'sqlite'>[] {
-  const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds)));
-  return [
-    ...approvalDeletionForMergeRequests(db, mrIds),
-    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, noteIds))),
-    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'MergeRequest'), within(awardEmoji.awardableId, mrIds))),
-    db.delete(notes).where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, mrIds))),
-    db.delete(mergeRequestDiffs).where(within(mergeRequestDiffs.mergeRequestId, mrIds)),
-    db.delete(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, mrIds)),
-    db.delete(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, mrIds)),
-    db.delete(mergeRequestsClosingIssues).where(within(mergeRequestsClosingIssues.mergeRequestId, mrIds)),
-    db.delete(mergeRequestMentionedIssues).where(within(mergeRequestMentionedIssues.mergeRequestId, mrIds)),
-    db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), within(labelLinks.targetId, mrIds))),
-    db.delete(todos).where(and(eq(todos.targetType, 'MergeRequest'), within(todos.targetId, mrIds))),
-    db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'MergeRequest'), within(subscriptions.subscribableId, mrIds))),
-    db.delete(mergeRequests).where(within(mergeRequests.id, mrIds)),
-  ];
 }
 
 // ---------------------------------------------------------------------------------------------

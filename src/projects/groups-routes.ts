@@ -14,11 +14,8 @@ import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { requireUser } from '../platform/guards';
 import { createGroupParams, deleteGroupParams, getGroupParams, listGroupsParams, listSubgroupsParams, updateGroupParams } from './groups-params';
-import { deleteBlobs, projectBlobKeys } from './deletion';
 import {
   fullPathRewrite,
-  groupDeletionStatements,
-  groupTreeProjectIds,
   groupFieldErrors,
   groupInsertStatements,
   findReadableGroup,
@@ -58,6 +55,8 @@ async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
 
 import type { z } from 'zod';
 import { settingsOf } from '../settings/settings';
+import { asBatch, deleteBlobs } from '../platform/cascade';
+import { groupDeletion } from './cascade';
 type ListP = z.output<z.ZodObject<(typeof listGroupsParams)['shape']>>;
 
 async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: { parent?: NamespaceRow; descendants?: NamespaceRow }) {
@@ -259,8 +258,8 @@ export function mountGroups(r: Router) {
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, group.updatedAt);
     // groups.rb: destroy_conditionally! then `accepted!` (Groups::DestroyService runs in a worker there; here at once).
-    const blobKeys = await projectBlobKeys(c.var.db, groupTreeProjectIds(c.var.db, group));
-    await c.var.db.batch([...groupDeletionStatements(c.var.db, group)]);
+    const { statements, blobKeys } = await groupDeletion(c.var.db, group);
+    await c.var.db.batch(asBatch(statements));
     await deleteBlobs(c.var.blobs, blobKeys);
     return c.json({ message: '202 Accepted' }, 202);
   });

@@ -19,9 +19,6 @@ const RESERVED_TOP = new Set(['-', 'admin', 'api', 'assets', 'dashboard', 'explo
 /** Group names: Gitlab::Regex.group_name_regex. */
 const GROUP_NAME_RE = /^[\p{L}\p{N}_.()\-+ ]*$/u;
 
-import type { BatchItem } from 'drizzle-orm/batch';
-import { groupContentDeletion, projectContentDeletion } from './deletion';
-
 export function groupFieldErrors(f: { name?: string; path?: string; parentId?: number | null }): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (k: string, m: string) => (errors[k] ??= []).push(m);
@@ -104,20 +101,6 @@ export function groupInsertStatements(db: Db, values: typeof namespaces.$inferIn
         .where(byPath),
     ),
   ] as const;
-}
-
-/** Everything a group deletion removes: the subtree's groups, their projects and all those memberships. */
-export function groupDeletionStatements(db: Db, group: NamespaceRow) {
-  const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
-  const treeProjects = groupTreeProjectIds(db, group);
-  return [
-    ...projectContentDeletion(db, treeProjects),
-    ...groupContentDeletion(db, tree),
-    db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, treeProjects))),
-    db.delete(projects).where(inArray(projects.namespaceId, tree)),
-    db.delete(members).where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, tree))),
-    db.delete(namespaces).where(subtreeOf(group.traversalPath!)),
-  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 }
 
 /** The ids of every project in the group's subtree, as a sub-select. */

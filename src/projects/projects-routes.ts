@@ -27,13 +27,11 @@ import {
   projectIdParams,
   updateProjectParams,
 } from './projects-params';
-import { deleteBlobs, projectBlobKeys } from './deletion';
 import { loadFullNames } from './groups';
 import {
   pathFromName,
   presentProjects,
   projectConflicts,
-  projectDeletionStatements,
   projectFieldErrors,
   projectInsertStatements,
   projectListQuery,
@@ -45,6 +43,7 @@ import {
 import { findReadableGroup } from './groups';
 import { findReadableProject } from './projects';
 import { settingsOf } from '../settings/settings';
+import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 
 export { findReadableProject };
 
@@ -317,8 +316,8 @@ export function mountProjects(r: Router) {
     const pr = await findReadableProject(c, caller, p.id);
     if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, pr.project.updatedAt);
-    const blobKeys = await projectBlobKeys(c.var.db, sql`(${pr.project.id})`);
-    await c.var.db.batch([...projectDeletionStatements(c.var.db, pr.project.id)]);
+    const { statements, blobKeys } = await cascade(c.var.db, 'project', sql`(${pr.project.id})`);
+    await c.var.db.batch(asBatch(statements));
     await deleteBlobs(c.var.blobs, blobKeys);
     return c.json({ message: '202 Accepted' }, 202);
   });

@@ -16,9 +16,6 @@ import { notFound } from '../platform/errors';
 import { findProject, type ProjectWithNamespace } from './project-queries';
 import { loadFullNames } from './groups';
 
-import type { BatchItem } from 'drizzle-orm/batch';
-import { projectContentDeletion } from './deletion';
-
 export interface ProjectListRow {
   project: ProjectRow;
   namespace: NamespaceRow;
@@ -183,15 +180,6 @@ export function projectInsertStatements(db: Db, values: typeof projects.$inferIn
       )
     : null;
   return { project, member };
-}
-
-/** A project's rows removed with it. */
-export function projectDeletionStatements(db: Db, projectId: number) {
-  return [
-    ...projectContentDeletion(db, sql`(${projectId})`),
-    db.delete(members).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId))),
-    db.delete(projects).where(eq(projects.id, projectId)),
-  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 }
 
 /**

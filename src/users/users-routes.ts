@@ -38,17 +38,13 @@ import {
   isInternalUser,
   personalNamespaceInsert,
   soleOwnedGroupCount,
-  soleOwnedGroups,
   storeAvatar,
   upsertCustomAttribute,
-  personalProjectIds,
-  userDeletionStatements,
   validateUserFields,
   withoutProjectsSql,
 } from './users';
-import { deleteBlobs, projectBlobKeys } from '../projects/deletion';
-import { groupDeletionStatements, groupTreeProjectIds } from '../projects/groups';
 import { settingsOf } from '../settings/settings';
+import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 
 export function mountUsers(r: Router) {
   r.route(
@@ -420,14 +416,10 @@ function mountUserWrites(r: Router) {
       // Soft delete hands contributions to the ghost user (Users::MigrateToGhostUserService), which
       // exists from then on; the user's own rows (and today nothing else refers to users) go with it.
       if (!p.hard_delete) await findOrCreateGhost(db);
-      // hard_delete removes the groups the user solely owns (Users::DestroyService), each with its subtree.
-      const soleGroups = p.hard_delete ? await soleOwnedGroups(db, user.id) : [];
-      const [first, ...rest] = userDeletionStatements(db, user.id);
-      const blobKeys = [
-        ...(await projectBlobKeys(db, personalProjectIds(db, user.id))),
-        ...(await Promise.all(soleGroups.map((g) => projectBlobKeys(db, groupTreeProjectIds(db, g))))).flat(),
-      ];
-      await db.batch([first, ...rest, ...soleGroups.flatMap((g) => groupDeletionStatements(db, g))]);
+      // Everything that goes with the user, in one batch (platform/cascade.ts); hard_delete removes
+      // the groups the user solely owns too (Users::DestroyService), each with its subtree.
+      const { statements, blobKeys } = await cascade(db, 'user', sql`(${user.id})`, { hardDelete: p.hard_delete });
+      await db.batch(asBatch(statements));
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
     },
@@ -621,7 +613,9 @@ function mountUserStateActions(r: Router) {
       if (!caller.isAdmin) throw apiError('You are not allowed to reject a user', 403);
       if (user.state !== 'blocked_pending_approval') throw apiError('This user does not have a pending request', 409);
       // A rejected user is hard-deleted (RejectService: delete_async with hard_delete: true).
-      await c.var.db.batch([...userDeletionStatements(c.var.db, user.id)]);
+      const { statements, blobKeys } = await cascade(c.var.db, 'user', sql`(${user.id})`);
+      await c.var.db.batch(asBatch(statements));
+      await deleteBlobs(c.var.blobs, blobKeys);
       return c.json({ message: 'Success' }, 200);
     },
     false,

@@ -3,37 +3,19 @@
  * rules), conflict checks in GitLab's order, and the rows of a new user (user, personal namespace,
  * identity) built for one batch.
  */
-import { and, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { NON_INTERNAL_USER_TYPES } from './user-queries';
 import {
-  gpgKeys,
   identities,
-  keys,
-  members,
   namespaces,
-  oauthAccessTokens,
-  oauthApplications,
-  personalAccessTokens,
-  projects,
   userCustomAttributes,
-  userFollows,
-  userPreferences,
   users,
-  userStatuses,
-  webSessions,
-  approvalMergeRequestRulesUsers,
-  approvalProjectRulesUsers,
-  approvals,
 } from '../db/schema';
 import { conflict, validationFailed } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
 import type { BlobStore } from '../platform/blobs';
-import type { BatchItem } from 'drizzle-orm/batch';
-import { projectContentDeletion } from '../projects/deletion';
-import { soleOwnedGroupIds } from '../projects/members';
-import { protectedBranchUserDeletionStatements } from '../repository/protected-branches';
 import type { Settings } from '../settings/settings';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
@@ -275,16 +257,21 @@ export async function findOrCreateGhost(db: Db): Promise<UserRow> {
 /**
  * Groups the user is the only owner of (`User#solo_owned_groups`, which makes `can_be_removed?`
  * false): no other owner in the group or above it (`Group#last_owner?` counts inherited owners).
+ * `userIds`: a literal list (sql`(${id})`) or a sub-select of one user.
  */
-export async function soleOwnedGroupCount(db: Db, userId: number): Promise<number> {
-  return (await soleOwnedGroupIds(db, userId)).length;
+export function soleOwnedGroupsSql(userIds: SQL | { getSQL(): SQL }) {
+  return sql`SELECT m.source_id FROM members m JOIN namespaces g ON g.id = m.source_id WHERE m.user_id IN ${userIds} AND m.source_type = 'Namespace' AND m.access_level = 50
+    AND NOT EXISTS (SELECT 1 FROM members o JOIN namespaces a ON a.id = o.source_id WHERE o.source_type = 'Namespace' AND o.access_level = 50 AND o.user_id NOT IN ${userIds}
+      AND g.traversal_path >= a.traversal_path AND g.traversal_path < a.traversal_path || ':')`;
 }
 
-/** The groups themselves, for the hard-delete cascade. */
-export async function soleOwnedGroups(db: Db, userId: number) {
-  const ids = await soleOwnedGroupIds(db, userId);
-  if (!ids.length) return [];
-  return db.select().from(namespaces).where(inArray(namespaces.id, ids.slice(0, 90))).all();
+export async function soleOwnedGroupIds(db: Db, userIds: SQL | { getSQL(): SQL }): Promise<number[]> {
+  const rows = await db.all<{ source_id: number }>(soleOwnedGroupsSql(userIds));
+  return rows.map((r) => Number(r.source_id));
+}
+
+export async function soleOwnedGroupCount(db: Db, userId: number): Promise<number> {
+  return (await soleOwnedGroupIds(db, sql`(${userId})`)).length;
 }
 
 /**
@@ -294,47 +281,6 @@ export async function soleOwnedGroups(db: Db, userId: number) {
 export const withoutProjectsSql = () => sql`(NOT EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${users.id} AND m.source_type = 'Project')
   AND NOT EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces d ON d.traversal_path >= a.traversal_path AND d.traversal_path < a.traversal_path || ':'
     JOIN projects pr ON pr.namespace_id = d.id WHERE m.user_id = ${users.id} AND m.source_type = 'Namespace'))`;
-
-/**
- * Every row that belongs to the user, deleted with it in one batch. Audit events keep their
- * author ids (GitLab keeps audit history of deleted users).
- */
-export function userDeletionStatements(db: Db, userId: number) {
-  // Users::DestroyService: the personal namespace goes with its projects; memberships end.
-  const personalNs = db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId)));
-  const personalProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, personalNs));
-  return [
-    ...projectContentDeletion(db, personalProjects),
-    // Entries that name the user (GitLab's foreign keys cascade them): protected-branch access, approval rules, approvals.
-    ...protectedBranchUserDeletionStatements(db, sql`(${userId})`),
-    db.delete(approvalProjectRulesUsers).where(eq(approvalProjectRulesUsers.userId, userId)),
-    db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.userId, userId)),
-    db.delete(approvals).where(eq(approvals.userId, userId)),
-    db.delete(members).where(and(eq(members.sourceType, 'Project'), inArray(members.sourceId, personalProjects))),
-    db.delete(projects).where(inArray(projects.namespaceId, personalNs)),
-    db.delete(members).where(eq(members.userId, userId)),
-    db.delete(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId))),
-    db.delete(identities).where(eq(identities.userId, userId)),
-    db.delete(userCustomAttributes).where(eq(userCustomAttributes.userId, userId)),
-    db.delete(keys).where(eq(keys.userId, userId)),
-    db.delete(gpgKeys).where(eq(gpgKeys.userId, userId)),
-    db.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)),
-    db.delete(oauthAccessTokens).where(eq(oauthAccessTokens.userId, userId)),
-    // Doorkeeper applications the user owns go with it (User has_many oauth_applications, dependent: :destroy).
-    db.delete(oauthApplications).where(eq(oauthApplications.ownerId, userId)),
-    db.delete(webSessions).where(eq(webSessions.userId, userId)),
-    db.delete(userStatuses).where(eq(userStatuses.userId, userId)),
-    db.delete(userPreferences).where(eq(userPreferences.userId, userId)),
-    db.delete(userFollows).where(or(eq(userFollows.followerId, userId), eq(userFollows.followeeId, userId))),
-    db.delete(users).where(eq(users.id, userId)),
-  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
-}
-
-/** The personal projects of a user, as a sub-select (their files are removed after the user's deletion batch). */
-export function personalProjectIds(db: Db, userId: number) {
-  const personalNs = db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId)));
-  return db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, personalNs));
-}
 
 /** `"<username>/<id>+<time>"`, the value GitLab stores in `blocked_by`/`unblocked_by` (Users::BlockService). */
 export function actorStamp(actor: UserRow, now: number): string {

@@ -20,7 +20,7 @@ import {
   projectApprovalSettings,
 } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
-import { approvalDeletionForProject, approvalGroupDeletionStatements, approvalUserDeletionStatements } from '../../src/approvals/rules';
+import { approvalDeletionForProjects, approvalGroupDeletionStatements, approvalUserDeletionStatements } from '../../src/approvals/rules';
 
 let dir: string;
 let created: Awaited<ReturnType<typeof createNodeApp>>;
@@ -53,7 +53,7 @@ describe('approval deletion statements', () => {
   it('a project takes its settings, rules and its merge requests approvals and rules; another project keeps its own', async () => {
     await seed(9001, 9001, 7001, 8001);
     await seed(9002, 9002, 7002, 8002);
-    await run(approvalDeletionForProject(created.db, 9001));
+    await run(approvalDeletionForProjects(created.db, [9001]));
     expect(await count(projectApprovalSettings, projectApprovalSettings.projectId, 9001)).toBe(0);
     expect(await count(approvalProjectRules, approvalProjectRules.projectId, 9001)).toBe(0);
     expect(await count(approvalProjectRulesUsers, approvalProjectRulesUsers.userId, 7001)).toBe(0);

@@ -1,0 +1,45 @@
+/** Issue rows that go with deleted issues, projects and groups (platform/cascade.ts). */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
+import { type Cascade, type IdSelect, within } from '../platform/cascade';
+
+type Ids = IdSelect | ReturnType<Db['select']>;
+
+/** An issue's own rows, whatever hangs off it here (Issuable::DestroyService); merge requests drop their links to it themselves. */
+function issueRows(db: Db, issueIds: Ids): BatchItem<'sqlite'>[] {
+  const noteIds = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Issue'), within(notes.noteableId, issueIds)));
+  return [
+    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, noteIds))),
+    db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Issue'), within(awardEmoji.awardableId, issueIds))),
+    db.delete(notes).where(and(eq(notes.noteableType, 'Issue'), within(notes.noteableId, issueIds))),
+    db.delete(issueAssignees).where(within(issueAssignees.issueId, issueIds)),
+    db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), within(labelLinks.targetId, issueIds))),
+    db.delete(todos).where(and(eq(todos.targetType, 'Issue'), within(todos.targetId, issueIds))),
+    db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Issue'), within(subscriptions.subscribableId, issueIds))),
+    db.delete(timelogs).where(within(timelogs.issueId, issueIds)),
+    db.delete(userAgentDetails).where(and(eq(userAgentDetails.subjectType, 'Issue'), within(userAgentDetails.subjectId, issueIds))),
+    db.delete(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)),
+    db.delete(issues).where(within(issues.id, issueIds)),
+  ];
+}
+
+/** Incident metric image files of the issues: read before the batch that deletes their rows. */
+async function metricImageKeys(db: Db, issueIds: Ids): Promise<string[]> {
+  const rows = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)).all();
+  return rows.map((r) => r.key);
+}
+
+export const issuesCascade: Cascade = {
+  issue: async (db, ids) => ({ statements: issueRows(db, ids), blobKeys: await metricImageKeys(db, ids) }),
+  project: async (db, ids) => {
+    const issueIds = db.select({ id: issues.id }).from(issues).where(within(issues.projectId, ids));
+    return {
+      statements: [...issueRows(db, issueIds), db.delete(internalIds).where(and(eq(internalIds.usage, 'issues'), inArray(internalIds.scopeId, ids as never)))],
+      blobKeys: await metricImageKeys(db, issueIds),
+    };
+  },
+  // The groups' epics go (planning/cascade.ts); their issues stay, outside any epic.
+  group: (db, ids) => ({ statements: [db.update(issues).set({ epicId: null }).where(within(issues.epicId, db.select({ id: epics.id }).from(epics).where(within(epics.groupId, ids))))] }),
+};

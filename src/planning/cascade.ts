@@ -1,0 +1,37 @@
+/** Labels, milestones and epics that go with deleted projects and groups (platform/cascade.ts). */
+import { and, eq, inArray, or } from 'drizzle-orm';
+import { awardEmoji, epics, internalIds, labelLinks, labelPriorities, labels, milestones, notes, subscriptions } from '../db/schema';
+import { type Cascade, within } from '../platform/cascade';
+
+export const planningCascade: Cascade = {
+  project: (db, ids) => {
+    const labelIds = db.select({ id: labels.id }).from(labels).where(within(labels.projectId, ids));
+    return {
+      statements: [
+        db.delete(labelLinks).where(within(labelLinks.labelId, labelIds)),
+        db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Label'), within(subscriptions.subscribableId, labelIds))),
+        db.delete(labelPriorities).where(within(labelPriorities.projectId, ids)),
+        db.delete(labels).where(within(labels.projectId, ids)),
+        db.delete(milestones).where(within(milestones.projectId, ids)),
+        db.delete(internalIds).where(and(eq(internalIds.usage, 'milestones'), inArray(internalIds.scopeId, ids as never))),
+      ],
+    };
+  },
+  group: (db, ids) => {
+    const labelIds = db.select({ id: labels.id }).from(labels).where(within(labels.groupId, ids));
+    const epicIds = db.select({ id: epics.id }).from(epics).where(within(epics.groupId, ids));
+    return {
+      statements: [
+        db.delete(labelLinks).where(within(labelLinks.labelId, labelIds)),
+        db.delete(labelPriorities).where(within(labelPriorities.labelId, labelIds)),
+        db.delete(labels).where(within(labels.groupId, ids)),
+        db.delete(milestones).where(within(milestones.groupId, ids)),
+        db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
+        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
+        db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), within(labelLinks.targetId, epicIds))),
+        db.delete(epics).where(within(epics.groupId, ids)),
+        db.delete(internalIds).where(and(or(eq(internalIds.usage, 'group_milestones'), eq(internalIds.usage, 'epics')), inArray(internalIds.scopeId, ids as never))),
+      ],
+    };
+  },
+};
