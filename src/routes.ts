@@ -18,6 +18,7 @@ import { mountIssues } from './issues/issues-routes';
 import { mountKeys } from './users/keys-routes';
 import { mountLabels } from './planning/labels-routes';
 import { mountMembers } from './projects/members-routes';
+import { mountIssueMergeRequests } from './merge-requests/issue-merge-requests-routes';
 import { mountMergeRequests } from './merge-requests/merge-requests-routes';
 import { mountMilestones } from './planning/milestones-routes';
 import { mountNamespaces } from './projects/namespaces-routes';
@@ -65,6 +66,7 @@ export function mountApi(api: Router, web: Router) {
   mountLabels(groupsApi);
   mountMembers(signedInApi);
   mountMergeRequests(groupsApi);
+  mountIssueMergeRequests(groupsApi);
   mountMilestones(groupsApi);
   mountNamespaces(signedInApi);
   mountNotes(groupsApi);

@@ -15,7 +15,6 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireAdmin } from '../platform/guards';
 import { findReadableIssue } from './issues';
-import { closedByMergeRequests, presentMergeRequests, relatedMergeRequestsForIssue } from '../merge-requests/merge-requests';
 
 const TAGS = ['issues'];
 const issueParams = { id: g.string(), issue_iid: g.int() };
@@ -33,7 +32,7 @@ function mentions(text: string | null | undefined): string[] {
 }
 
 /** `paginate(::Kaminari.paginate_array(list))`: one page of an in-memory list with GitLab's headers. */
-async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]): Promise<T[]> {
+export async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]): Promise<T[]> {
   const raw = await requestParams(c);
   return paginate(c, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), async (limit, offset) => list.slice(offset, offset + limit), async (limit) => Math.min(list.length, limit));
 }
@@ -61,41 +60,6 @@ export function mountIssueDetails(r: Router) {
         async (limit) => Math.min(users.length, limit),
       );
       return c.json(page.map((u) => userBasic(u, { base })));
-    },
-  );
-
-  // Issues::ReferencedMergeRequestsService: merge requests whose description references the issue
-  // (closing or mentioning it), paginated as an array, full MergeRequest entity without `subscribed`.
-  r.route(
-    {
-      method: 'GET',
-      path: '/projects/:id/issues/:issue_iid/related_merge_requests',
-      summary: 'List merge requests related to an issue',
-      tags: TAGS,
-      params: params({ ...issueParams, ...paginationParams }),
-    },
-    async ({ c, p, caller }) => {
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const list = await relatedMergeRequestsForIssue(c, caller, found.issue.id, found.project.id);
-      const page = await arrayPage(c, p, list);
-      return c.json(await presentMergeRequests(c, caller, page, { project: found.project, full: true, withoutSubscribed: true }));
-    },
-  );
-
-  // closed_by: open merge requests that close the issue when merged, MergeRequestBasic entity.
-  r.route(
-    {
-      method: 'GET',
-      path: '/projects/:id/issues/:issue_iid/closed_by',
-      summary: 'List merge requests that close an issue when merged',
-      tags: TAGS,
-      params: params({ ...issueParams, ...paginationParams }),
-    },
-    async ({ c, p, caller }) => {
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const list = await closedByMergeRequests(c, caller, found.issue);
-      const page = await arrayPage(c, p, list);
-      return c.json(await presentMergeRequests(c, caller, page, { project: found.project }));
     },
   );
 

@@ -7,16 +7,27 @@ import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
-import { epics, issueAssignees, labelLinks, labels, namespaces, notes, projects, subscriptions, users } from '../db/schema';
+import {
+  epics,
+  issueAssignees,
+  labelLinks,
+  labels,
+  namespaces,
+  notes,
+  projects,
+  subscriptions,
+  users,
+  mergeRequests,
+  mergeRequestsClosingIssues,
+} from '../db/schema';
 import { type IssueRow, issueEntity } from './issue-entity';
 import type { LabelRow } from '../planning/label-entity';
 import { userBasic } from '../users/user-entity';
-import type { NamespaceRow, ProjectRow } from '../projects/abilities';
+import { type NamespaceRow, type ProjectRow, mergeRequestVisibleSql } from '../projects/abilities';
 import { timeStats } from '../platform/duration';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
 import { presentMilestonesById } from '../planning/milestones';
-import { mergeRequestCountsForIssues } from '../merge-requests/merge-requests';
 import { projectLoadedByRequest } from '../projects/projects';
 import { settingsOf } from '../settings/settings';
 
@@ -173,4 +184,27 @@ export async function subscribedTo(db: Db, caller: Caller, issue: IssueRow, assi
     .limit(1)
     .get();
   return commented != null;
+}
+
+/**
+ * Issue entity `merge_requests_count` (Gitlab::IssuableMetadata): merge requests that close each
+ * issue, counting only those the caller may read. Map issue id -> count (absent = 0).
+ */
+export async function mergeRequestCountsForIssues(db: Db, issueIds: number[], caller: Caller): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  const ids = [...new Set(issueIds)];
+  const visible = mergeRequestVisibleSql(caller);
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .select({ issueId: mergeRequestsClosingIssues.issueId, n: count() })
+      .from(mergeRequestsClosingIssues)
+      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
+      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(inArray(mergeRequestsClosingIssues.issueId, ids.slice(i, i + CHUNK)), visible))
+      .groupBy(mergeRequestsClosingIssues.issueId)
+      .all();
+    for (const r of rows) out.set(r.issueId, r.n);
+  }
+  return out;
 }

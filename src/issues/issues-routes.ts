@@ -20,10 +20,19 @@ import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams }
 import { presentIssue, subscribedTo } from './issue-presenter';
 import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, issueAssigneeIds, type IssueRow } from './issues';
 import { findOrBuildProjectLabels } from '../planning/labels';
-import { assigneesNote, confidentialityNote, DESCRIPTION_NOTE, discussionLockNote, dueDateNote, issueTypeNote, systemNoteInsert, titleNote } from '../issuables/system-notes';
+import {
+  assigneesNote,
+  confidentialityNote,
+  DESCRIPTION_NOTE,
+  discussionLockNote,
+  dueDateNote,
+  issueTypeNote,
+  systemNoteInsert,
+  titleNote,
+} from '../issuables/system-notes';
 import { findProject } from '../projects/project-queries';
-import { resolveTodosForTarget } from '../todos/todos';
-import { TODO_ASSIGNED } from '../todos/todo-entity';
+import { resolveTodosForTarget } from '../issuables/todos';
+import { TODO_ASSIGNED } from '../issuables/todos';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';

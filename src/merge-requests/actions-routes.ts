@@ -14,7 +14,6 @@ import { requireUser } from '../platform/guards';
 import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
 import {
   canBeMergedBy,
-  canReadMergeRequests,
   findReadableMergeRequest,
   isApproved,
   liveState,
@@ -26,6 +25,7 @@ import {
   repo,
   subscribedToMergeRequest,
 } from './merge-requests';
+import { canReadMergeRequests } from '../projects/abilities';
 import { findReadableProject } from '../projects/projects';
 import { systemNoteInsert } from '../issuables/system-notes';
 

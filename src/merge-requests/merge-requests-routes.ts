@@ -8,7 +8,22 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { internalIds, issueAssignees, issues, labelLinks, mergeRequestAssignees, mergeRequestMentionedIssues, mergeRequestReviewers, mergeRequests, mergeRequestsClosingIssues, notes, projects, namespaces, todos, users } from '../db/schema';
+import {
+  internalIds,
+  issueAssignees,
+  issues,
+  labelLinks,
+  mergeRequestAssignees,
+  mergeRequestMentionedIssues,
+  mergeRequestReviewers,
+  mergeRequests,
+  mergeRequestsClosingIssues,
+  notes,
+  projects,
+  namespaces,
+  todos,
+  users,
+} from '../db/schema';
 import { draftlessTitle, isDraftTitle, type MergeRequestRow } from './merge-request-entity';
 import { userBasic } from '../users/user-entity';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
@@ -43,7 +58,6 @@ import {
   autoMergeIfReady,
   canAdminMergeRequest,
   canCreateMergeRequest,
-  canReadMergeRequests,
   canUpdateMergeRequest,
   findReadableMergeRequest,
   issueLinkStatements,
@@ -53,19 +67,20 @@ import {
   presentMergeRequests,
   repo,
 } from './merge-requests';
+import { canReadMergeRequests } from '../projects/abilities';
 import { mergeRequestSimple } from './merge-request-entity';
 import { computeVersion, versionInsert } from './diffs';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { canReadConfidentialIssue } from '../issues/issues';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../issuables/system-notes';
-import { resolveTodosForTarget } from '../todos/todos';
+import { resolveTodosForTarget } from '../issuables/todos';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestDiffs } from './diffs-routes';
 import { mountMergeRequestPipelines } from './pipelines-routes';
 import { mountMergeRequestRebase } from './rebase-routes';
 import { mountMergeRequestTimeTracking } from './time-tracking-routes';
-import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../todos/todo-entity';
+import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
 import { asBatch, cascade } from '../platform/cascade';
 
 const TAGS = ['merge_requests'];

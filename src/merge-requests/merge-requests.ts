@@ -5,6 +5,16 @@
  * links to issues (lib/gitlab/closing_issue_extractor.rb) and the merge itself
  * (MergeRequests::MergeService, PostMergeService).
  */
+import {
+  canReadMergeRequests,
+  mergeRequestVisibleSql,
+  ACCESS,
+  canReadProject,
+  featureAvailable,
+  type NamespaceRow,
+  projectAccess,
+  type ProjectRow,
+} from '../projects/abilities';
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
@@ -32,12 +42,10 @@ import {
 import { type DiffRefs, type MergeRequestLive, type MergeRequestRow, mergeRequestBasic, mergeRequestEntity } from './merge-request-entity';
 import type { LabelRow } from '../planning/label-entity';
 import { userBasic } from '../users/user-entity';
-import { ACCESS, canReadProject, featureAvailable, featureLevel, type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
 import { timeStats } from '../platform/duration';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
-import { today } from '../platform/time';
 import { presentMilestonesById } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { canReadConfidentialIssue } from '../issues/issues';
@@ -45,7 +53,20 @@ import { canMergeToBranch, canPushToBranch } from '../repository/protected-branc
 import { systemNoteInsert } from '../issuables/system-notes';
 import { mergeRequestApproved } from '../approvals/state';
 import { loadApprovalState, primeApprovalReads } from '../approvals/rules';
-import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffManifests, diffsBetween, memoBranchHead, memoManifest, memoMergeBase, mergeManifests, primeBranchHeads, runMerge } from '../repository/repository';
+import {
+  buildMerge,
+  changedFiles,
+  commitsBetween,
+  deleteBranchStatement,
+  diffManifests,
+  diffsBetween,
+  memoBranchHead,
+  memoManifest,
+  memoMergeBase,
+  mergeManifests,
+  primeBranchHeads,
+  runMerge,
+} from '../repository/repository';
 import { withReadMemo } from '../platform/read-memo';
 import { commitEntity } from '../repository/commit-entity';
 import { settingsOf } from '../settings/settings';
@@ -57,22 +78,6 @@ export const notAllowed = () => new ApiError(405, { message: '405 Method Not All
 
 // ---------------------------------------------------------------------------------------------
 // Abilities
-
-/**
- * read_merge_request: the merge requests and repository features available to the caller; a
- * private project, or a feature restricted to members, needs Reporter (ProjectFeature
- * PRIVATE_FEATURES_MIN_ACCESS_LEVEL: merge_requests and repository are Reporter features).
- */
-export function canReadMergeRequests(caller: Caller, project: ProjectRow, level: number): boolean {
-  const mr = featureLevel(project, 'merge_requests');
-  const code = featureLevel(project, 'repository');
-  if (mr === 'disabled' || code === 'disabled') return false;
-  if (caller.isAdmin) return true;
-  if (!canReadProject(caller, project, level)) return false;
-  if (project.visibility === 'private' || mr === 'private' || code === 'private') return level >= ACCESS.REPORTER;
-  // Internal projects: any signed-in non-external user (canReadProject), as for issues.
-  return true;
-}
 
 /**
  * create_merge_request_from (same project): Developer and above, who may push to the project. An
@@ -91,26 +96,6 @@ export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level
   if (caller.isAdmin || level >= ACCESS.DEVELOPER) return true;
   const uid = caller.user?.id;
   return uid != null && (mr.authorId === uid || assigneeIds.includes(uid));
-}
-
-/**
- * SQL over `projects` joined with `namespaces` as in lists: the caller may read merge requests of
- * the project (the list form of canReadMergeRequests; the project visibility test is separate).
- */
-export function mergeRequestFeatureSql(caller: Caller): SQL {
-  const mr = sql`coalesce(json_extract(${projects.features}, '$.merge_requests'), 'enabled')`;
-  const code = sql`coalesce(json_extract(${projects.features}, '$.repository'), 'enabled')`;
-  const enabled = sql`${mr} <> 'disabled' AND ${code} <> 'disabled'`;
-  if (caller.isAdmin) return enabled;
-  const restricted = sql`(${projects.visibility} = 'private' OR ${mr} = 'private' OR ${code} = 'private')`;
-  if (!caller.user) return sql`(${enabled} AND NOT ${restricted})`;
-  const uid = Math.trunc(caller.user.id);
-  const t = today();
-  const reporter = sql`(
-    (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
-    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
-  return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
 }
 
 /** MergeRequest#can_be_merged_by?: Gitlab::UserAccess#can_update_branch? (push or merge access to the target branch). */
@@ -614,29 +599,6 @@ export async function issueLinkStatements(
 // ---------------------------------------------------------------------------------------------
 // Counters for other areas
 
-/**
- * Issue entity `merge_requests_count` (Gitlab::IssuableMetadata): merge requests that close each
- * issue, counting only those the caller may read. Map issue id -> count (absent = 0).
- */
-export async function mergeRequestCountsForIssues(db: Db, issueIds: number[], caller: Caller): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  const ids = [...new Set(issueIds)];
-  const visible = mergeRequestVisibleSql(caller);
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .select({ issueId: mergeRequestsClosingIssues.issueId, n: count() })
-      .from(mergeRequestsClosingIssues)
-      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
-      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(and(inArray(mergeRequestsClosingIssues.issueId, ids.slice(i, i + CHUNK)), visible))
-      .groupBy(mergeRequestsClosingIssues.issueId)
-      .all();
-    for (const r of rows) out.set(r.issueId, r.n);
-  }
-  return out;
-}
-
 /** /user_counts merge request counters (User#assigned_open_merge_requests_count, review_requested_open_merge_requests_count). */
 export async function userMergeRequestCounts(db: Db, userId: number): Promise<{ assigned: number; reviewRequested: number }> {
   const [assigned, review] = await Promise.all([
@@ -654,24 +616,6 @@ export async function userMergeRequestCounts(db: Db, userId: number): Promise<{ 
       .get(),
   ]);
   return { assigned: assigned?.n ?? 0, reviewRequested: review?.n ?? 0 };
-}
-
-/** SQL over merge_requests joined with projects and namespaces: the caller may read the merge request. */
-export function mergeRequestVisibleSql(caller: Caller): SQL {
-  const parts: SQL[] = [mergeRequestFeatureSql(caller)];
-  if (!caller.isAdmin) {
-    if (!caller.user) parts.push(sql`${projects.visibility} = 'public'`);
-    else {
-      const uid = Math.trunc(caller.user.id);
-      const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
-      const t = today();
-      parts.push(sql`(${projects.visibility} IN ${levels}
-        OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
-        OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
-    }
-  }
-  return and(...parts)!;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { canReadMergeRequests } from './merge-requests';
+import { canReadMergeRequests } from '../projects/abilities';
 import { findReadableProject } from '../projects/projects';
 import { allowForcePush, canPushToBranch, isProtectedBranch } from '../repository/protected-branches';
 import { pushStatements } from '../repository/push';

@@ -35,7 +35,7 @@ import {
   noteAwardRefParams,
 } from './notes-params';
 import { findReadableEpic } from '../planning/epics';
-import { canReadMergeRequests } from '../merge-requests/merge-requests';
+import { canReadMergeRequests } from '../projects/abilities';
 import { canReadNote, findIssueNote, lockedOut } from './notes';
 import { findReadableIssue } from '../issues/issues';
 import { findReadableProject } from '../projects/projects';

@@ -13,7 +13,7 @@ import { ACCESS } from '../projects/abilities';
 import { ApiError, notFound, recordNotFound } from '../platform/errors';
 import { baseUrl, paginateSelect } from '../platform/pagination';
 import { findReadableIssue, type IssueRow } from '../issues/issues';
-import { canReadMergeRequests } from '../merge-requests/merge-requests';
+import { canReadMergeRequests } from '../projects/abilities';
 import { findReadableProject } from '../projects/projects';
 
 export type { NoteRow };

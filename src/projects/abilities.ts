@@ -10,12 +10,12 @@
  * the project's own row plus the rows of its namespace and every ancestor, whose ids come from the
  * namespace's `traversal_path` already loaded with the project.
  */
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import type { Caller, UserRow } from '../platform/context';
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { members, namespaces, projects } from '../db/schema';
-import { ApiError } from '../platform/errors';
 import { today } from '../platform/time';
+import type { Caller, UserRow } from '../platform/context';
+import { ApiError } from '../platform/errors';
 
 export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
 /** Levels a membership may be given through the API (members_helpers.rb `Gitlab::Access.all_values`). */
@@ -187,4 +187,58 @@ export function featureAvailable(p: ProjectRow, f: Feature, x: { level: number; 
   if (lv === 'disabled') return false;
   if (lv === 'private') return x.isAdmin || x.level >= 10;
   return true;
+}
+
+/**
+ * read_merge_request: the merge requests and repository features available to the caller; a
+ * private project, or a feature restricted to members, needs Reporter (ProjectFeature
+ * PRIVATE_FEATURES_MIN_ACCESS_LEVEL: merge_requests and repository are Reporter features).
+ */
+export function canReadMergeRequests(caller: Caller, project: ProjectRow, level: number): boolean {
+  const mr = featureLevel(project, 'merge_requests');
+  const code = featureLevel(project, 'repository');
+  if (mr === 'disabled' || code === 'disabled') return false;
+  if (caller.isAdmin) return true;
+  if (!canReadProject(caller, project, level)) return false;
+  if (project.visibility === 'private' || mr === 'private' || code === 'private') return level >= ACCESS.REPORTER;
+  // Internal projects: any signed-in non-external user (canReadProject), as for issues.
+  return true;
+}
+
+/**
+ * SQL over `projects` joined with `namespaces` as in lists: the caller may read merge requests of
+ * the project (the list form of canReadMergeRequests; the project visibility test is separate).
+ */
+export function mergeRequestFeatureSql(caller: Caller): SQL {
+  const mr = sql`coalesce(json_extract(${projects.features}, '$.merge_requests'), 'enabled')`;
+  const code = sql`coalesce(json_extract(${projects.features}, '$.repository'), 'enabled')`;
+  const enabled = sql`${mr} <> 'disabled' AND ${code} <> 'disabled'`;
+  if (caller.isAdmin) return enabled;
+  const restricted = sql`(${projects.visibility} = 'private' OR ${mr} = 'private' OR ${code} = 'private')`;
+  if (!caller.user) return sql`(${enabled} AND NOT ${restricted})`;
+  const uid = Math.trunc(caller.user.id);
+  const t = today();
+  const reporter = sql`(
+    (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
+    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+  return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
+}
+
+/** SQL over merge_requests joined with projects and namespaces: the caller may read the merge request. */
+export function mergeRequestVisibleSql(caller: Caller): SQL {
+  const parts: SQL[] = [mergeRequestFeatureSql(caller)];
+  if (!caller.isAdmin) {
+    if (!caller.user) parts.push(sql`${projects.visibility} = 'public'`);
+    else {
+      const uid = Math.trunc(caller.user.id);
+      const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
+      const t = today();
+      parts.push(sql`(${projects.visibility} IN ${levels}
+        OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
+        OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
+    }
+  }
+  return and(...parts)!;
 }

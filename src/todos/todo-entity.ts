@@ -10,30 +10,9 @@ import { iso } from '../platform/time';
 import { namespaceBasic } from '../projects/namespace-entity';
 import { projectIdentity } from '../projects/project-entity';
 import { userBasic } from '../users/user-entity';
+import { TODO_ACTIONS } from '../issuables/todos';
 
 export type TodoRow = typeof todos.$inferSelect;
-
-/** Todo::ACTION_NAMES (app/models/todo.rb), by GitLab's action numbers. */
-export const TODO_ACTIONS: Record<number, string> = {
-  1: 'assigned',
-  2: 'mentioned',
-  3: 'build_failed',
-  4: 'marked',
-  5: 'approval_required',
-  6: 'unmergeable',
-  7: 'directly_addressed',
-  8: 'merge_train_removed',
-  9: 'review_requested',
-  10: 'member_access_requested',
-  11: 'review_submitted',
-  12: 'okr_checkin_requested',
-  13: 'added_approver',
-  14: 'ssh_key_expired',
-  15: 'ssh_key_expiring_soon',
-};
-export const TODO_ASSIGNED = 1;
-export const TODO_MARKED = 4;
-export const TODO_REVIEW_REQUESTED = 9;
 
 export interface TodoExtras {
   base: string;

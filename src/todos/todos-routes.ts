@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { namespaces, projects, todos, users } from '../db/schema';
-import { TODO_ACTIONS } from './todo-entity';
+import { TODO_ACTIONS } from '../issuables/todos';
 import { subtreeOf } from '../projects/abilities';
 import { notModified, recordNotFound } from '../platform/errors';
 import { countUpTo, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';

@@ -11,10 +11,12 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, mergeRequests, namespaces, notes, projects, todos, users } from '../db/schema';
-import { type TodoRow, TODO_MARKED, todoEntity } from './todo-entity';
+import { type TodoRow, todoEntity } from './todo-entity';
+import { TODO_MARKED } from '../issuables/todos';
 import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../projects/abilities';
 import { type PresentOptions, presentIssues } from '../issues/issue-presenter';
-import { mergeRequestVisibleSql, presentMergeRequests } from '../merge-requests/merge-requests';
+import { presentMergeRequests } from '../merge-requests/merge-requests';
+import { mergeRequestVisibleSql } from '../projects/abilities';
 import { baseUrl } from '../platform/pagination';
 import { loadFullNames } from '../projects/groups';
 
@@ -166,16 +168,4 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
     );
   }
   return out;
-}
-
-
-/**
- * TodoService#resolve_todos_for_target: every pending to-do on the target becomes done (closing an
- * issue does this for all users). An update builder, for the batch of the change that causes it.
- */
-export function resolveTodosForTarget(db: Db, targetType: 'Issue' | 'MergeRequest' | 'Epic', targetId: number, now = Date.now(), userId?: number) {
-  return db
-    .update(todos)
-    .set({ state: 'done', updatedAt: now })
-    .where(and(eq(todos.targetType, targetType), eq(todos.targetId, targetId), eq(todos.state, 'pending'), userId === undefined ? undefined : eq(todos.userId, userId)));
 }
