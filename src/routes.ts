@@ -14,6 +14,7 @@ import { mountIssueDetails } from './issues/issue-details-routes';
 import { mountIssueLists } from './issues/issue-lists-routes';
 import { mountIssueMetricImages } from './issues/metric-images-routes';
 import { mountIssueTimeTracking } from './issues/time-tracking-routes';
+import { mountPlanningIssues } from './issues/planning-issues-routes';
 import { mountIssues } from './issues/issues-routes';
 import { mountKeys } from './users/keys-routes';
 import { mountLabels } from './planning/labels-routes';
@@ -61,6 +62,7 @@ export function mountApi(api: Router, web: Router) {
   mountIssueLists(groupsApi);
   mountIssueMetricImages(groupsApi);
   mountIssues(groupsApi);
+  mountPlanningIssues(groupsApi);
   mountIssueTimeTracking(groupsApi);
   mountKeys(usersApi);
   mountLabels(groupsApi);

@@ -31,11 +31,11 @@ import {
   titleNote,
 } from '../issuables/system-notes';
 import { findProject } from '../projects/project-queries';
-import { resolveTodosForTarget } from '../issuables/todos';
-import { TODO_ASSIGNED } from '../issuables/todos';
+import { resolveTodosForTarget, TODO_ASSIGNED } from '../issuables/todos';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { dueDate } from '../platform/time';
 
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
@@ -329,16 +329,6 @@ export function textErrors(f: { title?: string; description?: string | null }): 
   }
   if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
   return errors;
-}
-
-/** A `due_date` string as the date column casts it: `YYYY-MM-DD`, anything else null. */
-export function dueDate(v: string | undefined | null): string | null {
-  if (!v) return null;
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(v.trim());
-  if (!m) return null;
-  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  if (d.getUTCMonth() !== +m[2] - 1) return null;
-  return d.toISOString().slice(0, 10);
 }
 
 /**

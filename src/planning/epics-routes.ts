@@ -7,14 +7,14 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, subscriptions, users } from '../db/schema';
-import { canReadProject, featureAvailable, projectAccess, subtreeOf, traversalIds } from '../projects/abilities';
+import { subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
-import { createEpicParams, epicIssuesParams, epicRefParams, listEpicsParams, updateEpicParams } from './epics-params';
+import { createEpicParams, epicRefParams, listEpicsParams, updateEpicParams } from './epics-params';
 import {
   canCreateEpic,
   canDestroyEpic,
@@ -27,11 +27,8 @@ import {
   newEpicIdSql,
   presentEpics,
 } from './epics';
-import { findProject } from '../projects/project-queries';
-import { presentIssues } from '../issues/issue-presenter';
-import { canReadConfidentialIssue, issueAssigneeIds } from '../issues/issues';
 import { COLOR_PATTERN } from './label-entity';
-import { dueDate } from '../issues/issues-routes';
+import { dueDate } from '../platform/time';
 
 const TITLE_MAX = 255;
 
@@ -182,19 +179,6 @@ export function mountEpics(r: Router) {
     return c.body(null, 204);
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams }, async ({ c, p, caller }) => {
-    const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
-    const rows = await readableEpicIssues(c, caller, epic.id);
-    const raw = await requestParams(c);
-    const page = await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, {}),
-      async (limit, offset) => rows.slice(offset, offset + limit),
-      async () => rows.length,
-    );
-    return c.json(await presentIssues(c, caller, page, { group }));
-  });
 }
 
 /** A parent epic must be readable in the group's hierarchy and must not be the epic itself. */
@@ -204,24 +188,3 @@ async function readableParent(c: Context<AppEnv>, caller: Caller, group: { trave
   return parent.id;
 }
 
-/** EpicIssues: issues of the epic the caller may read (project readable, issues feature, confidentiality). */
-async function readableEpicIssues(c: Context<AppEnv>, caller: Caller, epicId: number) {
-  const db = c.var.db;
-  const rows = await db.select().from(issues).where(eq(issues.epicId, epicId)).orderBy(asc(issues.relativePosition), asc(issues.id)).limit(1000).all();
-  const levels = new Map<number, number | null>();
-  for (const projectId of new Set(rows.map((r) => r.projectId))) {
-    const pr = await findProject(db, String(projectId));
-    if (!pr) continue;
-    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
-    const readable = canReadProject(caller, pr.project, level) && featureAvailable(pr.project, 'issues', { level, isAdmin: caller.isAdmin });
-    levels.set(projectId, readable ? level : null);
-  }
-  const out = [];
-  for (const r of rows) {
-    const level = levels.get(r.projectId);
-    if (level == null) continue;
-    if (r.confidential && !canReadConfidentialIssue(caller, level, r, await issueAssigneeIds(db, r.id))) continue;
-    out.push(r);
-  }
-  return out;
-}

@@ -16,7 +16,6 @@ import { ApiError, notFound } from '../platform/errors';
 import { baseUrl } from '../platform/pagination';
 import { requirePlan } from '../platform/plan';
 import { findReadableGroup } from '../projects/groups';
-import type { IssueRow } from '../issues/issues';
 import { DEFAULT_LABEL_COLOR, normalizeLabelTitles, titleIn } from './labels';
 import { systemNoteInsert } from '../issuables/system-notes';
 
@@ -34,6 +33,8 @@ export const canUpdateEpic = (caller: Caller, level: number, epic: Pick<EpicRow,
 export const canDestroyEpic = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.OWNER;
 
 /** `authorize_epics_feature!` then `user_group`: Premium (403), then a readable group (404). */
+type IssueRow = typeof issues.$inferSelect;
+
 export async function findEpicsGroup(c: Context<AppEnv>, caller: Caller, id: string) {
   requirePlan(c.var.config, 'premium');
   return findReadableGroup(c, caller, id);

@@ -9,7 +9,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
-import { issues, labelLinks, labelPriorities, milestones, namespaces, projects } from '../db/schema';
+import { issues, milestones, namespaces, projects } from '../db/schema';
 import type { MilestoneRow } from './milestone-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -28,8 +28,7 @@ import {
   updateMilestoneParams,
 } from './milestones-params';
 import { findReadableGroup } from '../projects/groups';
-import { issueVisibleSql, planningAvailable, sanitizeLabelText } from './labels';
-import { presentIssues } from '../issues/issue-presenter';
+import { planningAvailable, sanitizeLabelText } from './labels';
 import { bumpIid, iidSql, presentMilestones } from './milestones';
 import { findReadableProject } from '../projects/projects';
 
@@ -37,9 +36,9 @@ const TAGS = ['milestones'];
 
 type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number };
 type GroupParent = { kind: 'group'; group: NamespaceRow; level: number };
-type Parent = ProjectParent | GroupParent;
+export type Parent = ProjectParent | GroupParent;
 
-async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
+export async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
   if (kind === 'project') {
     const { project, namespace, level } = await findReadableProject(c, caller, id);
     // `authorize! :read_milestone/:admin_milestone, user_project`: refused when neither issues nor merge requests are available.
@@ -58,7 +57,7 @@ function requireAdminMilestone(caller: Caller, parent: Parent) {
 const ownSql = (parent: Parent) => (parent.kind === 'project' ? eq(milestones.projectId, parent.project.id) : eq(milestones.groupId, parent.group.id));
 
 /** `parent.milestones.find(id)`. */
-async function findMilestone(c: Context<AppEnv>, parent: Parent, id: number): Promise<MilestoneRow> {
+export async function findMilestone(c: Context<AppEnv>, parent: Parent, id: number): Promise<MilestoneRow> {
   const m = await c.var.db.select().from(milestones).where(and(ownSql(parent), eq(milestones.id, id))).get();
   if (!m) throw recordNotFound();
   return m;
@@ -327,43 +326,6 @@ async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: Proj
 }
 
 /** Entities::Issue fields that Entities::IssueBasic (the milestone issue lists' entity) does not carry. */
-const ISSUE_ONLY_KEYS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to', 'epic_iid', 'epic', 'iteration', 'health_status'];
-
-/**
- * GET …/milestones/:milestone_id/issues (milestone_issuables_for): the milestone's issues the caller
- * may see (confidential rules in SQL), in `label_priority` order: the issue's best label priority
- * in its project first, issues without one last, newest id first among equals. A group milestone
- * lists issues of the projects in the group's subtree.
- */
-async function milestoneIssues(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
-  const db = c.var.db;
-  const m = await findMilestone(c, parent, p.milestone_id);
-  const scope = parent.kind === 'project' ? eq(issues.projectId, parent.project.id) : subtreeOf(parent.group.traversalPath!);
-  const where = and(eq(issues.milestoneId, m.id), scope, issueVisibleSql(caller));
-  const priority = sql`(select min(${labelPriorities.priority}) from ${labelLinks} join ${labelPriorities} on ${labelPriorities.labelId} = ${labelLinks.labelId} and ${labelPriorities.projectId} = ${issues.projectId} where ${labelLinks.targetType} = 'Issue' and ${labelLinks.targetId} = ${issues.id})`;
-  const base = () => db.select({ issue: issues }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
-  const raw = await requestParams(c);
-  const rows = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, {}),
-    async (limit, offset) => (await base().where(where).orderBy(sql`${priority} is null`, sql`${priority}`, desc(issues.id)).limit(limit).offset(offset).all()).map((r) => r.issue),
-    async (limit) => {
-      const inner = base().where(where).limit(limit);
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-      return Number(row?.n ?? 0);
-    },
-  );
-  const presented = await presentIssues(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group });
-  return c.json(
-    presented.map((i) => {
-      const out: Record<string, unknown> = { ...(i as Record<string, unknown>) };
-      for (const k of ISSUE_ONLY_KEYS) delete out[k];
-      return out;
-    }),
-  );
-}
-
 /** GET …/milestones/:milestone_id/merge_requests: merge requests do not exist on this server, so the page is always empty. */
 async function emptyMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   await findMilestone(c, parent, p.milestone_id);
@@ -401,10 +363,6 @@ export function mountMilestones(r: Router) {
       r.route({ ...auth, method: 'POST', path: `${base}/:milestone_id/promote`, summary: 'Promote a project milestone to a group milestone', tags: TAGS, params: milestoneIdParams, status: 200 }, async ({ c, p, caller }) =>
         promoteMilestone(c, caller, (await loadParent(c, caller, 'project', p.id)) as ProjectParent, p.milestone_id),
       );
-    r.route(
-      { ...auth, method: 'GET', path: `${base}/:milestone_id/issues`, summary: `List issues of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams },
-      async ({ c, p, caller }) => milestoneIssues(c, caller, await loadParent(c, caller, kind, p.id), p),
-    );
     r.route(
       { ...auth, method: 'GET', path: `${base}/:milestone_id/merge_requests`, summary: `List merge requests of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams },
       async ({ c, p, caller }) => emptyMergeRequests(c, caller, await loadParent(c, caller, kind, p.id), p),

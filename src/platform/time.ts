@@ -16,3 +16,13 @@ export const addDays = (date: string, days: number) => {
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
 };
+
+/** A `due_date` string as the date column casts it: `YYYY-MM-DD`, anything else null. */
+export function dueDate(v: string | undefined | null): string | null {
+  if (!v) return null;
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(v.trim());
+  if (!m) return null;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (d.getUTCMonth() !== +m[2] - 1) return null;
+  return d.toISOString().slice(0, 10);
+}

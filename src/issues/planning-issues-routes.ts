@@ -1,0 +1,105 @@
+/**
+ * Issue lists of planning objects: the issues of a project or group milestone (milestone_responses.rb
+ * `milestone_issuables_for`) and of an epic (ee/lib/api/epic_issues.rb). The paths belong to
+ * milestones and epics; the lists present issues, so they live in the issues domain.
+ */
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { issues, labelLinks, labelPriorities, namespaces, projects } from '../db/schema';
+import { canReadProject, featureAvailable, projectAccess, subtreeOf } from '../projects/abilities';
+import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { milestoneItemsParams } from '../planning/milestones-params';
+import { issueVisibleSql } from '../planning/labels';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { epicIssuesParams } from '../planning/epics-params';
+import { findReadableEpic } from '../planning/epics';
+import { findProject } from '../projects/project-queries';
+import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
+import { presentIssues } from './issue-presenter';
+import { canReadConfidentialIssue, issueAssigneeIds } from './issues';
+
+export function mountPlanningIssues(r: Router) {
+  const auth = { signedIn: true as const };
+  for (const kind of ['project', 'group'] as const) {
+    const base = kind === 'project' ? '/projects/:id/milestones' : '/groups/:id/milestones';
+    const noun = kind === 'project' ? 'project' : 'group';
+    r.route(
+      { ...auth, method: 'GET', path: `${base}/:milestone_id/issues`, summary: `List issues of a ${noun} milestone`, tags: ['milestones'], params: milestoneItemsParams },
+      async ({ c, p, caller }) => milestoneIssues(c, caller, await loadParent(c, caller, kind, p.id), p),
+    );
+  }
+  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams }, async ({ c, p, caller }) => {
+    const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
+    const rows = await readableEpicIssues(c, caller, epic.id);
+    const raw = await requestParams(c);
+    const page = await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, {}),
+      async (limit, offset) => rows.slice(offset, offset + limit),
+      async () => rows.length,
+    );
+    return c.json(await presentIssues(c, caller, page, { group }));
+  });
+}
+
+const ISSUE_ONLY_KEYS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to', 'epic_iid', 'epic', 'iteration', 'health_status'];
+
+/**
+ * GET …/milestones/:milestone_id/issues (milestone_issuables_for): the milestone's issues the caller
+ * may see (confidential rules in SQL), in `label_priority` order: the issue's best label priority
+ * in its project first, issues without one last, newest id first among equals. A group milestone
+ * lists issues of the projects in the group's subtree.
+ */
+async function milestoneIssues(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
+  const db = c.var.db;
+  const m = await findMilestone(c, parent, p.milestone_id);
+  const scope = parent.kind === 'project' ? eq(issues.projectId, parent.project.id) : subtreeOf(parent.group.traversalPath!);
+  const where = and(eq(issues.milestoneId, m.id), scope, issueVisibleSql(caller));
+  const priority = sql`(select min(${labelPriorities.priority}) from ${labelLinks} join ${labelPriorities} on ${labelPriorities.labelId} = ${labelLinks.labelId} and ${labelPriorities.projectId} = ${issues.projectId} where ${labelLinks.targetType} = 'Issue' and ${labelLinks.targetId} = ${issues.id})`;
+  const base = () => db.select({ issue: issues }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
+  const raw = await requestParams(c);
+  const rows = await paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, {}),
+    async (limit, offset) => (await base().where(where).orderBy(sql`${priority} is null`, sql`${priority}`, desc(issues.id)).limit(limit).offset(offset).all()).map((r) => r.issue),
+    async (limit) => {
+      const inner = base().where(where).limit(limit);
+      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
+      return Number(row?.n ?? 0);
+    },
+  );
+  const presented = await presentIssues(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group });
+  return c.json(
+    presented.map((i) => {
+      const out: Record<string, unknown> = { ...(i as Record<string, unknown>) };
+      for (const k of ISSUE_ONLY_KEYS) delete out[k];
+      return out;
+    }),
+  );
+}
+
+/** EpicIssues: issues of the epic the caller may read (project readable, issues feature, confidentiality). */
+async function readableEpicIssues(c: Context<AppEnv>, caller: Caller, epicId: number) {
+  const db = c.var.db;
+  const rows = await db.select().from(issues).where(eq(issues.epicId, epicId)).orderBy(asc(issues.relativePosition), asc(issues.id)).limit(1000).all();
+  const levels = new Map<number, number | null>();
+  for (const projectId of new Set(rows.map((r) => r.projectId))) {
+    const pr = await findProject(db, String(projectId));
+    if (!pr) continue;
+    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
+    const readable = canReadProject(caller, pr.project, level) && featureAvailable(pr.project, 'issues', { level, isAdmin: caller.isAdmin });
+    levels.set(projectId, readable ? level : null);
+  }
+  const out = [];
+  for (const r of rows) {
+    const level = levels.get(r.projectId);
+    if (level == null) continue;
+    if (r.confidential && !canReadConfidentialIssue(caller, level, r, await issueAssigneeIds(db, r.id))) continue;
+    out.push(r);
+  }
+  return out;
+}
