@@ -19,6 +19,11 @@ import { repositoryCascade } from './repository/cascade';
 import { projectsCascade } from './projects/cascade';
 import { authCascade } from './auth/cascade';
 import { usersCascade } from './users/cascade';
+import { pushHooks } from './repository/push';
+import { mergeRequestPushHooks, refreshOnPush } from './merge-requests/refresh';
+import { resetApprovalsOnPush } from './approvals/refresh';
+import { mergeRequestApprovals } from './merge-requests/approvals-port';
+import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { enforceRateLimits } from './settings/rate-limits';
 
@@ -30,6 +35,10 @@ export interface CreatedApp {
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
 for (const part of [todosCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+// Extension points (platform/extension.ts): what lower domains use from higher ones.
+pushHooks.register(refreshOnPush);
+mergeRequestPushHooks.register(resetApprovalsOnPush);
+mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -3,6 +3,7 @@
  * the only shared wiring.
  */
 import type { Router } from './platform/router';
+import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-routes';
 import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
@@ -52,6 +53,7 @@ export function mountApi(api: Router, web: Router) {
   const groupsApi = api.withDefaults(() => ({ signedIn: 'nonGet' }));
   const signedInApi = api.withDefaults(() => ({ signedIn: true }));
   mountApprovals(groupsApi);
+  mountApprovalMergeRequests(groupsApi);
   mountAuditEvents(api);
   mountAwardEmoji(groupsApi);
   mountEpics(groupsApi);

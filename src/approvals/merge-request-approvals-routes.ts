@@ -57,18 +57,18 @@ import {
   mergeRequestHead,
   multipleRulesFeature,
   overridden,
-  projectMembersAmong,
   userIdsFrom,
   visibleGroupIds,
   withApprovals,
 } from './rules';
+import { projectMembersAmong } from '../projects/members';
 import { eligibleForApproval, type MergeRequestRow } from './state';
 import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../merge-requests/merge-requests';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
 import { ensureSystemRules } from './system-rules';
 import { mergeRequestPatchId } from '../repository/patch-id';
 import { withReadMemo } from '../platform/read-memo';
-import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './project-approvals-routes';
+import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './rule-support';
 
 const TAGS = ['merge_request_approvals'];
 const RULE_TAGS = ['merge_request_approval_rules'];

@@ -11,7 +11,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import {
   approvalMergeRequestRules,
@@ -29,17 +29,14 @@ import {
   repoBranches,
   users,
 } from '../db/schema';
-import { approvalSettingsEntity, projectApprovalRuleEntity, type RuleExtras } from './approvals-entity';
-import { groupEntity } from '../projects/group-entity';
+import { approvalSettingsEntity, projectApprovalRuleEntity } from './approvals-entity';
 import { protectedBranchEntity } from '../repository/protected-branch-entity';
-import { userBasic } from '../users/user-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { ApiError, forbidden, recordNotFound, validationFailed } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { forbidden, recordNotFound, validationFailed } from '../platform/errors';
+import { linkParamsFrom, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
-import { isUniqueViolation } from '../platform/unique';
 import {
   createProjectRuleParams,
   listProjectRulesParams,
@@ -60,7 +57,6 @@ import {
   loadProjectRules,
   loadSettings,
   multipleRulesFeature,
-  projectMembersAmong,
   RULE_TYPES,
   SCANNERS,
   SEVERITY_LEVELS,
@@ -69,31 +65,15 @@ import {
   visibleProjectRules,
   VULNERABILITY_STATES,
 } from './rules';
-import { loadFullNames } from '../projects/groups';
+import { projectMembersAmong } from '../projects/members';
 import { attachLevels } from '../repository/protected-branches';
 import { findReadableProject } from '../projects/projects';
-import { mountApprovalMergeRequests } from './merge-request-approvals-routes';
+import { addError, type ErrorMap, prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './rule-support';
 
 const TAGS = ['project_approvals'];
 const RULE_TAGS = ['approval_rules'];
 
-/** ServiceResponse.error(message: %w[Prohibited], reason: :access_denied) (ApprovalRules::BaseService). */
-export const prohibited = () => new ApiError(403, { message: ['Prohibited'] });
-
 const isMaintainer = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.MAINTAINER;
-
-/** Presenters shared by the rule entities of a request: users, groups (full names loaded once) and hidden groups. */
-export async function ruleExtras(c: Context<AppEnv>, caller: Caller, rules: LoadedRule[], level: number): Promise<RuleExtras> {
-  const base = baseUrl(c);
-  const groups = [...new Map(rules.flatMap((r) => [...r.groups, ...(r.source?.groups ?? [])]).map((g) => [g.id, g])).values()];
-  const [fullNames, visible] = await Promise.all([loadFullNames(c.var.db, groups), visibleGroupIds(c.var.db, caller, groups.map((g) => g.id))]);
-  return {
-    user: (u: UserRow) => userBasic(u, { base }),
-    group: (g: NamespaceRow) => groupEntity(g, { base, fullName: fullNames.get(g.id) ?? g.name }),
-    visibleGroupIds: visible,
-    member: level >= ACCESS.GUEST,
-  };
-}
 
 async function presentProjectRules(c: Context<AppEnv>, caller: Caller, rules: LoadedRule[], level: number) {
   const x = await ruleExtras(c, caller, rules, level);
@@ -141,21 +121,6 @@ async function findProjectRule(db: Db, projectId: number, id: number): Promise<L
   const [rule] = Number.isSafeInteger(id) ? await loadProjectRules(db, projectId, [id]) : [];
   if (!rule) throw recordNotFound();
   return rule;
-}
-
-type ErrorMap = Record<string, string[]>;
-const addError = (e: ErrorMap, k: string, m: string) => {
-  (e[k] ??= []).push(m);
-};
-
-/** ApprovalRuleLike validations shared by project and merge request rules. */
-export function ruleLikeErrors(f: { name: string; approvalsRequired: number; ruleType: string; reportType: string | null }): ErrorMap {
-  const e: ErrorMap = {};
-  if (!f.name.trim()) addError(e, 'name', "can't be blank");
-  if (f.approvalsRequired > APPROVALS_REQUIRED_MAX) addError(e, 'approvals_required', `must be less than or equal to ${APPROVALS_REQUIRED_MAX}`);
-  if (f.approvalsRequired < 0) addError(e, 'approvals_required', 'must be greater than or equal to 0');
-  if (f.ruleType === 'report_approver' && !f.reportType) addError(e, 'report_type', "can't be blank");
-  return e;
 }
 
 interface ProjectRuleFields {
@@ -233,13 +198,6 @@ function linkStatements(db: Db, ruleId: number, userIds: number[] | undefined, g
   }
   return out;
 }
-
-const uniqueRuleError = (err: unknown, scope: 'project' | 'merge request') => {
-  if (isUniqueViolation(err, 'any_approver')) return validationFailed({ rule_type: [`any-approver for the ${scope} already exists`] });
-  if (isUniqueViolation(err)) return validationFailed({ name: ['has already been taken'] });
-  return null;
-};
-export { uniqueRuleError };
 
 const runBatch = (db: Db, stmts: BatchItem<'sqlite'>[]) => db.batch(stmts as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
 
@@ -497,7 +455,6 @@ export function mountApprovals(r: Router) {
     },
   );
 
-  mountApprovalMergeRequests(r);
 }
 
 const eqAnyApprover = () => eq(approvalProjectRules.ruleType, 'any_approver');

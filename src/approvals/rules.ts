@@ -25,7 +25,7 @@ import {
   protectedBranches,
   users,
 } from '../db/schema';
-import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { planAllows } from '../platform/plan';
 import { isMemoised, memo, peekMemo, primeMemo } from '../platform/read-memo';
 import { canUpdateMergeRequest as mrCanUpdate, repo } from '../merge-requests/merge-requests';
@@ -36,6 +36,7 @@ import { codeOwnersFileAt, ensureSystemRules } from './system-rules';
 import { type CodeOwnersFile, isOptionalSection } from './code-owners';
 import { mergeRequestPatchId } from '../repository/patch-id';
 import { settingsOf } from '../settings/settings';
+import { chunks } from '../platform/chunks';
 
 export type ProjectRuleRow = typeof approvalProjectRules.$inferSelect;
 export type MrRuleRow = typeof approvalMergeRequestRules.$inferSelect;
@@ -93,12 +94,6 @@ export async function effectiveSettings(c: Context<AppEnv>, s: SettingsRow) {
     requirePasswordToApprove: s.requirePasswordToApprove && settings.password_authentication_enabled_for_web !== false,
   };
 }
-
-const chunks = <T>(xs: T[], n = 90): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
-};
 
 async function usersByIds(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
   const out = new Map<number, UserRow>();
@@ -479,25 +474,6 @@ export async function canApproveMergeRequest(db: Db, caller: Caller, project: Pr
   return Boolean(hit);
 }
 
-/** Project#members_among: the given users who are members of the project (directly, through its groups, or its personal owner). */
-export async function projectMembersAmong(db: Db, project: ProjectRow, ns: NamespaceRow, ids: number[]): Promise<number[]> {
-  if (!ids.length) return [];
-  const groupIds = traversalIds(ns);
-  const out = new Set<number>();
-  if (ns.kind === 'User' && ns.ownerId != null && ids.includes(ns.ownerId)) out.add(ns.ownerId);
-  for (const part of chunks([...new Set(ids)], 80)) {
-    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-    if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
-    const rows = await db
-      .select({ userId: members.userId })
-      .from(members)
-      .where(and(inArray(members.userId, part), or(...sources), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
-      .all();
-    for (const r of rows) out.add(r.userId);
-  }
-  return ids.filter((id, i) => out.has(id) && ids.indexOf(id) === i);
-}
-
 /** User.by_ids_or_usernames: ids plus users named by username (case-insensitive). */
 export async function userIdsFrom(db: Db, ids: number[], usernames: string[]): Promise<number[]> {
   const out = new Set<number>();
@@ -580,4 +556,13 @@ export function approvalGroupDeletionStatements(db: Db, groupIds: unknown): Batc
     db.delete(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.groupId, groupIds as never)),
     db.delete(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.groupId, groupIds as never)),
   ];
+}
+
+/**
+ * For the merge service: true when the merge request's approval rules are satisfied
+ * (ApprovalState#approved?, what MergeRequest#mergeable_approval? checks). `mr` is a merge_requests row.
+ */
+export async function mergeRequestApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {
+  const loaded = await loadApprovalState(c, mr);
+  return loaded.state.approved;
 }

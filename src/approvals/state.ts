@@ -6,10 +6,7 @@
  * group members, active users only), the approvals valid at the current HEAD, the author, the
  * committers and the settings; this file only counts.
  */
-import type { Context } from 'hono';
-import type { AppEnv } from '../platform/context';
 import type { mergeRequests } from '../db/schema';
-import { loadApprovalState } from './rules';
 
 export type MergeRequestRow = typeof mergeRequests.$inferSelect;
 
@@ -220,13 +217,4 @@ export function eligibleForApproval(
   if (!input.authorApproval && input.authorId === userId) return false;
   if (input.disableCommittersApproval && input.committerIds.includes(userId)) return false;
   return true;
-}
-
-/**
- * For the merge service: true when the merge request's approval rules are satisfied
- * (ApprovalState#approved?, what MergeRequest#mergeable_approval? checks). `mr` is a merge_requests row.
- */
-export async function mergeRequestApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {
-  const loaded = await loadApprovalState(c, mr);
-  return loaded.state.approved;
 }

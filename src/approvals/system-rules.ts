@@ -28,7 +28,7 @@ import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForP
 import { forgetMemo } from '../platform/read-memo';
 import { diffManifests, fileAt, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
-import { projectMembersAmong } from './rules';
+import { projectMembersAmong } from '../projects/members';
 
 /** Licensed features `code_owners` and `report_approver_rules` (Premium: code owner approval, the coverage check). */
 export const systemRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');

@@ -49,7 +49,7 @@ import {
   projectMergeRequestsParams,
   updateMergeRequestParams,
 } from './merge-requests-params';
-import { mergeRequestApprovalsBeforeMergeStatement } from '../approvals/rules';
+import { mergeRequestApprovals } from './approvals-port';
 import { findReadableGroup } from '../projects/groups';
 import { presentIssues } from '../issues/issue-presenter';
 import { findOrBuildProjectLabels } from '../planning/labels';
@@ -198,7 +198,7 @@ export function mountMergeRequests(r: Router) {
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
         ...links,
         // DeprecatedApprovalsBeforeMerge (EE): the merge request's any_approver rule.
-        ...(premium && p.approvals_before_merge !== undefined ? [mergeRequestApprovalsBeforeMergeStatement(db, mrIdSql, p.approvals_before_merge, now)] : []),
+        ...(premium && p.approvals_before_merge !== undefined ? [mergeRequestApprovals.get().approvalsBeforeMerge(db, mrIdSql, p.approvals_before_merge, now)] : []),
         // TodoService#new_merge_request: assignees (assigned) and reviewers (review requested), not the author.
         ...assigneeIds
           .filter((id) => id !== user.id)
@@ -381,7 +381,7 @@ export function mountMergeRequests(r: Router) {
       }
       if (premium && p.approvals_before_merge !== undefined && p.approvals_before_merge !== mr.approvalsBeforeMerge) {
         set.approvalsBeforeMerge = p.approvals_before_merge;
-        statements.push(mergeRequestApprovalsBeforeMergeStatement(db, mr.id, p.approvals_before_merge, now));
+        statements.push(mergeRequestApprovals.get().approvalsBeforeMerge(db, mr.id, p.approvals_before_merge, now));
       }
       if (set.description !== undefined) statements.push(...(await issueLinkStatements(c, user, project, namespace, set.description, mr.id, now, true)));
 

@@ -21,7 +21,6 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import {
-  approvalMergeRequestRules,
   issueAssignees,
   issues,
   labelLinks,
@@ -51,8 +50,7 @@ import { findReadableProject } from '../projects/projects';
 import { canReadConfidentialIssue } from '../issues/issues';
 import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
 import { systemNoteInsert } from '../issuables/system-notes';
-import { mergeRequestApproved } from '../approvals/state';
-import { loadApprovalState, primeApprovalReads } from '../approvals/rules';
+import { mergeRequestApprovals } from './approvals-port';
 import {
   buildMerge,
   changedFiles,
@@ -265,7 +263,7 @@ export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, r
   return withReadMemo(c, async () => {
     const open = rows.filter((r) => r.state === 'opened' || r.state === 'locked');
     await primeBranchHeads(c, [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))]);
-    await primeApprovalReads(c, open);
+    await mergeRequestApprovals.get().primeReads(c, open);
     return presentRows(c, caller, rows, o);
   });
 }
@@ -668,7 +666,7 @@ export const repo = {
   },
   /** ApprovalState#approved? (services/approval-state.ts); the approvals area owns the arithmetic. */
   async mergeRequestApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {
-    return mergeRequestApproved(c, mr);
+    return mergeRequestApprovals.get().approved(c, mr);
   },
   /**
    * Writes the merge on the target branch (services/repository.ts buildMerge: a squash commit when
@@ -836,12 +834,8 @@ export async function mergeMergeRequest(
     (r) => r.issueId,
   );
   const closable = await closableIssues(c, user, project, closingIssueIds);
-  // MergeRequest#finalize_rules (ApprovalWrappedCodeOwnerRule#finalize!): code owner rules keep the
-  // approvals count they required when merged, whatever the CODEOWNERS file or branch rules say later.
-  const approval = await loadApprovalState(c, mr);
-  const finalizeRules = approval.state.rules
-    .filter((w) => w.rule.ruleType === 'code_owner' && w.source === 'merge_request')
-    .map((w) => db.update(approvalMergeRequestRules).set({ approvalsRequired: w.approvalsRequired }).where(eq(approvalMergeRequestRules.id, w.rule.id)));
+  // MergeRequest#finalize_rules: the approval rules as they were when merged, in the merge's batch.
+  const finalizeRules = await mergeRequestApprovals.get().finalizeRules(c, mr);
   // MergeRequest#squash_on_merge?: the project's `always`/`never` squash option wins.
   const squash = project.squashOption === 'always' ? true : project.squashOption === 'never' ? false : (input.squash ?? mr.squash);
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;

@@ -2,10 +2,13 @@
  * Membership rules (app/services/members/*, app/models/members/*): who may manage members,
  * the owner rules and inherited-level validation.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, gt, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { members } from '../db/schema';
-import { ACCESS, activeMember } from './abilities';
+import {
+  members,
+} from '../db/schema';
+import { chunks } from '../platform/chunks';
+import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from './abilities';
 
 export const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 15: 'Planner', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
@@ -18,4 +21,23 @@ export async function groupOwnerCount(db: Db, groupIds: number[], limit = 2): Pr
     .limit(limit)
     .all();
   return rows.length;
+}
+
+/** Project#members_among: the given users who are members of the project (directly, through its groups, or its personal owner). */
+export async function projectMembersAmong(db: Db, project: ProjectRow, ns: NamespaceRow, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const groupIds = traversalIds(ns);
+  const out = new Set<number>();
+  if (ns.kind === 'User' && ns.ownerId != null && ids.includes(ns.ownerId)) out.add(ns.ownerId);
+  for (const part of chunks([...new Set(ids)], 80)) {
+    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
+    if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+    const rows = await db
+      .select({ userId: members.userId })
+      .from(members)
+      .where(and(inArray(members.userId, part), or(...sources), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+      .all();
+    for (const r of rows) out.add(r.userId);
+  }
+  return ids.filter((id, i) => out.has(id) && ids.indexOf(id) === i);
 }

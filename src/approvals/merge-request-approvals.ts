@@ -1,0 +1,20 @@
+/** The approvals side of merge requests (merge-requests/approvals-port.ts), installed by src/app.ts. */
+import { eq } from 'drizzle-orm';
+import { approvalMergeRequestRules } from '../db/schema';
+import type { MergeRequestApprovals } from '../merge-requests/approvals-port';
+import { loadApprovalState, mergeRequestApprovalsBeforeMergeStatement, primeApprovalReads } from './rules';
+import { mergeRequestApproved } from './rules';
+
+export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
+  approved: mergeRequestApproved,
+  primeReads: primeApprovalReads,
+  // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
+  // when merged, whatever the CODEOWNERS file or branch rules say later.
+  async finalizeRules(c, mr) {
+    const approval = await loadApprovalState(c, mr);
+    return approval.state.rules
+      .filter((w) => w.rule.ruleType === 'code_owner' && w.source === 'merge_request')
+      .map((w) => c.var.db.update(approvalMergeRequestRules).set({ approvalsRequired: w.approvalsRequired }).where(eq(approvalMergeRequestRules.id, w.rule.id)));
+  },
+  approvalsBeforeMerge: mergeRequestApprovalsBeforeMergeStatement,
+};

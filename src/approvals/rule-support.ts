@@ -1,0 +1,55 @@
+/** What the project and merge request approval rule routes share: the refusal, validations and presenter extras. */
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import { type RuleExtras } from './approvals-entity';
+import { groupEntity } from '../projects/group-entity';
+import { userBasic } from '../users/user-entity';
+import { ACCESS, type NamespaceRow } from '../projects/abilities';
+import { ApiError, validationFailed } from '../platform/errors';
+import { baseUrl } from '../platform/pagination';
+import { isUniqueViolation } from '../platform/unique';
+import {
+  APPROVALS_REQUIRED_MAX,
+  type LoadedRule,
+  visibleGroupIds,
+} from './rules';
+import { loadFullNames } from '../projects/groups';
+
+/** ServiceResponse.error(message: %w[Prohibited], reason: :access_denied) (ApprovalRules::BaseService). */
+export const prohibited = () => new ApiError(403, { message: ['Prohibited'] });
+
+/** Presenters shared by the rule entities of a request: users, groups (full names loaded once) and hidden groups. */
+export async function ruleExtras(c: Context<AppEnv>, caller: Caller, rules: LoadedRule[], level: number): Promise<RuleExtras> {
+  const base = baseUrl(c);
+  const groups = [...new Map(rules.flatMap((r) => [...r.groups, ...(r.source?.groups ?? [])]).map((g) => [g.id, g])).values()];
+  const [fullNames, visible] = await Promise.all([loadFullNames(c.var.db, groups), visibleGroupIds(c.var.db, caller, groups.map((g) => g.id))]);
+  return {
+    user: (u: UserRow) => userBasic(u, { base }),
+    group: (g: NamespaceRow) => groupEntity(g, { base, fullName: fullNames.get(g.id) ?? g.name }),
+    visibleGroupIds: visible,
+    member: level >= ACCESS.GUEST,
+  };
+}
+
+export type ErrorMap = Record<string, string[]>;
+
+export const addError = (e: ErrorMap, k: string, m: string) => {
+  (e[k] ??= []).push(m);
+};
+
+/** ApprovalRuleLike validations shared by project and merge request rules. */
+export function ruleLikeErrors(f: { name: string; approvalsRequired: number; ruleType: string; reportType: string | null }): ErrorMap {
+  const e: ErrorMap = {};
+  if (!f.name.trim()) addError(e, 'name', "can't be blank");
+  if (f.approvalsRequired > APPROVALS_REQUIRED_MAX) addError(e, 'approvals_required', `must be less than or equal to ${APPROVALS_REQUIRED_MAX}`);
+  if (f.approvalsRequired < 0) addError(e, 'approvals_required', 'must be greater than or equal to 0');
+  if (f.ruleType === 'report_approver' && !f.reportType) addError(e, 'report_type', "can't be blank");
+  return e;
+}
+
+/** A duplicate rule (unique indexes on name and on the one any_approver rule) as GitLab's validation body. */
+export const uniqueRuleError = (err: unknown, scope: 'project' | 'merge request') => {
+  if (isUniqueViolation(err, 'any_approver')) return validationFailed({ rule_type: [`any-approver for the ${scope} already exists`] });
+  if (isUniqueViolation(err)) return validationFailed({ name: ['has already been taken'] });
+  return null;
+};

@@ -1,0 +1,25 @@
+/**
+ * What merge requests need from approvals, which sit above them: GitLab's EE approval modules
+ * prepend the same into MergeRequest (approved?, finalize_rules, approvals_before_merge).
+ * approvals/merge-request-approvals.ts implements it; src/app.ts installs it.
+ */
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { Db } from '../db/client';
+import type { AppEnv } from '../platform/context';
+import { extensionPoint } from '../platform/extension';
+import type { MergeRequestRow } from './merge-request-entity';
+
+export interface MergeRequestApprovals {
+  /** ApprovalState#approved?: the merge request has every approval its rules require. */
+  approved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean>;
+  /** Reads that presenting a page of open merge requests will need, done once for the page (platform/read-memo.ts). */
+  primeReads(c: Context<AppEnv>, mrs: MergeRequestRow[]): Promise<void>;
+  /** MergeRequest#finalize_rules: statements for the merge's batch that keep the rules as they were when merged. */
+  finalizeRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<BatchItem<'sqlite'>[]>;
+  /** DeprecatedApprovalsBeforeMerge: `approvals_before_merge` sets the merge request's any_approver rule (`mrId` may be a sub-select). */
+  approvalsBeforeMerge(db: Db, mrId: number | SQL, approvalsBeforeMerge: number, now: number): BatchItem<'sqlite'>;
+}
+
+export const mergeRequestApprovals = extensionPoint<MergeRequestApprovals>('merge request approvals');

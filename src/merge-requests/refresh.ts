@@ -1,0 +1,104 @@
+/**
+ * What a push to a branch does to the open merge requests whose source branch it is
+ * (MergeRequests::RefreshService), as statements for the push's own batch (repository/push.ts):
+ * the merge request is touched (updated_at), gets a new diff version (merge_request_diffs) and the
+ * "added N commits" system note linking to it. Approvals react through `mergeRequestPushHooks`
+ * (approvals/refresh.ts: Refresh::ApprovalService, ResetApprovalsService).
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
+import { mergeRequests, namespaces, notes, projects } from '../db/schema';
+import { hookList } from '../platform/extension';
+import type { NamespaceRow, ProjectRow } from '../projects/abilities';
+import type { Push } from '../repository/push';
+import { branchHead, diffManifests, type FileChange, manifestOf, mergeBase } from '../repository/repository';
+import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
+import type { MergeRequestRow } from './merge-request-entity';
+
+/** One open merge request a push refreshed, with the changes of its new diff version. */
+export interface RefreshedMergeRequest {
+  mr: MergeRequestRow;
+  project: ProjectRow;
+  namespace: NamespaceRow;
+  changes: FileChange[];
+}
+
+/** What else a push means for each refreshed merge request (approvals/refresh.ts), in the same batch. */
+export const mergeRequestPushHooks = hookList<(c: Context<AppEnv>, push: Push, refreshed: RefreshedMergeRequest) => Promise<BatchItem<'sqlite'>[]>>();
+
+const title = (message: string) => message.split('\n')[0];
+
+/** SystemNotes::CommitService#add_commits: "added 1 commit", the list (10 at most, earlier ones summed up), the comparison link. */
+function addCommitsBody(push: Push, mrPath: string): { head: string; tail: string } {
+  const commits = push.commits;
+  const lines: string[] = [];
+  const LIMIT = 10;
+  let shown = commits;
+  if (commits.length > LIMIT) {
+    const truncated = commits.slice(0, commits.length - LIMIT);
+    shown = commits.slice(commits.length - LIMIT);
+    const ids =
+      truncated.length === 1
+        ? truncated[0].sha.slice(0, 8)
+        : push.oldSha
+          ? `${push.oldSha.slice(0, 8)}...${truncated[truncated.length - 1].sha.slice(0, 8)}`
+          : `${truncated[0].sha.slice(0, 8)}..${truncated[truncated.length - 1].sha.slice(0, 8)}`;
+    lines.push(`<li>${ids} - ${truncated.length} earlier ${truncated.length === 1 ? 'commit' : 'commits'}</li>`);
+  }
+  for (const c of shown) lines.push(`<li>${c.sha.slice(0, 8)} - ${escapeHtml(title(c.message))}</li>`);
+  const n = commits.length;
+  // The comparison link names the merge request diff version (its id is filled in by the caller).
+  return {
+    head: `added ${n} ${n === 1 ? 'commit' : 'commits'}\n\n<ul>${lines.join('')}</ul>\n\n[Compare with previous version](${mrPath}/diffs?diff_id=`,
+    tail: `&start_sha=${push.oldSha ?? ''})`,
+  };
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** The push hook of this domain (src/app.ts registers it). */
+export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  const open = await db
+    .select({ mr: mergeRequests, project: projects, namespace: namespaces })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(eq(mergeRequests.sourceProjectId, push.projectId), eq(mergeRequests.sourceBranch, push.branch), eq(mergeRequests.state, 'opened')))
+    .all();
+  if (!open.length) return [];
+  const out: BatchItem<'sqlite'>[] = [];
+  const at = push.at;
+  const newHead = push.commits[push.commits.length - 1].sha;
+
+  for (const { mr, project, namespace } of open) {
+    const mrPath = `/${namespace.fullPath}/${project.path}/-/merge_requests/${mr.iid}`;
+    const body = addCommitsBody(push, mrPath);
+    // MergeRequest#reload_diff: a new diff version with head = the new commit, start = the target
+    // head and base = their merge base. The new commit is not stored yet, so the base is taken
+    // from the commit it builds on (the same merge base: the new commit is in no target's history).
+    const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
+    const base = targetHead && push.from ? await mergeBase(db, push.projectId, targetHead, push.from) : null;
+    const changes = diffManifests(await manifestOf(db, push.projectId, base), push.manifest);
+    const version: DiffVersion = { head: newHead, base, start: targetHead, changes };
+    out.push(
+      db.update(mergeRequests).set({ updatedAt: at }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+      versionInsert(db, mr.id, version, at),
+      // The comparison link names the version written just above (SystemNoteService#add_commits: merge_request_diff.id).
+      db.insert(notes).values({
+        noteableType: 'MergeRequest',
+        noteableId: mr.id,
+        projectId: mr.projectId,
+        authorId: push.user.id,
+        body: sql`${body.head} || ${newestVersionIdSql(mr.id)} || ${body.tail}` as unknown as string,
+        system: true,
+        createdAt: at,
+        updatedAt: at,
+      }),
+    );
+    for (const hook of mergeRequestPushHooks.all()) out.push(...(await hook(c, push, { mr, project, namespace, changes })));
+  }
+  return out;
+}
