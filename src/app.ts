@@ -25,6 +25,7 @@ export function createApp(deps: Deps): CreatedApp {
     c.set('jobs', deps.jobs);
     c.set('config', deps.config);
     c.set('rateLimiter', deps.rateLimiter);
+    c.set('assets', deps.assets);
     let settings: Promise<Settings> | undefined;
     c.set('settings', () => (settings ??= loadSettings(deps.db)));
     await next();

@@ -4,6 +4,7 @@ import type { users } from './db/schema';
 import type { Jobs } from './jobs/jobs';
 import type { RateLimiter } from './lib/rate-limiter';
 import type { Settings } from './services/settings';
+import type { StaticAssets } from './storage/assets';
 import type { BlobStore } from './storage/blobs';
 
 export type UserRow = typeof users.$inferSelect;
@@ -34,6 +35,8 @@ export interface Deps {
   jobs: Jobs;
   config: Config;
   rateLimiter: RateLimiter;
+  /** Files shipped from npm packages (the API reference bundle); without it they answer 404. */
+  assets?: StaticAssets;
 }
 
 export type AppEnv = {

@@ -11,6 +11,7 @@ import { handleJobBatch } from './jobs/consumer';
 import { queueJobs } from './jobs/jobs';
 import { memoryRateLimiter } from './lib/rate-limiter';
 import { bootstrap } from './services/bootstrap';
+import { workerAssets } from './storage/assets';
 import { r2Blobs } from './storage/blobs';
 import type { Db } from './db/client';
 import { durableRateLimiter } from './storage/rate-limiter-do';
@@ -44,6 +45,7 @@ function build(env: Env) {
     jobs: queueJobs(env.JOBS),
     config,
     rateLimiter: env.RATE_LIMITER ? durableRateLimiter(env.RATE_LIMITER) : memoryRateLimiter(),
+    assets: env.ASSETS ? workerAssets(env.ASSETS) : undefined,
   });
   built = { app, db, config };
   return built;

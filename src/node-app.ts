@@ -12,9 +12,11 @@ import { filePathOf, libsqlFileClient } from './db/libsql-file';
 import type { Env } from './env';
 import type { JobDeps } from './jobs/consumer';
 import { inProcessJobs } from './jobs/in-process';
+import { SCALAR_BUNDLE } from './lib/api-docs';
 import { memoryRateLimiter } from './lib/rate-limiter';
 import { bootstrap } from './services/bootstrap';
 import { fsBlobs } from './storage/fs-blobs';
+import { packageAssets } from './storage/package-assets';
 
 export interface NodeAppOptions {
   databaseUrl: string;
@@ -42,6 +44,7 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
   let deps: JobDeps;
   const jobs = inProcessJobs(() => deps);
   deps = { db, blobs, jobs, config };
-  const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter() });
+  const assets = packageAssets({ [SCALAR_BUNDLE.urlPath]: SCALAR_BUNDLE });
+  const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter(), assets });
   return { ...created, db, config, jobs };
 }
