@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     name: 'node',
     environment: 'node',
-    include: ['test/api/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/node/**/*.test.ts'],
+    include: ['test/api/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/node/**/*.test.ts', 'test/**/*.node.test.ts'],
     testTimeout: 30_000,
     pool: 'forks',
   },
