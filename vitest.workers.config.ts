@@ -1,9 +1,12 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // The HTTP suite inside workerd: real D1, R2, Queue and Durable Object bindings from wrangler.toml.
 export default defineConfig(async () => {
+  // wrangler's [build] step, which the plugin does not run: the [assets] directory must be filled.
+  execFileSync(process.execPath, [fileURLToPath(new URL('./scripts/api-docs-assets.mjs', import.meta.url))], { stdio: 'inherit' });
   const migrations = await readD1Migrations(fileURLToPath(new URL('./drizzle', import.meta.url)));
   return {
     plugins: [

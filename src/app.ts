@@ -49,6 +49,7 @@ export function createApp(deps: Deps): CreatedApp {
     c.set('jobs', deps.jobs);
     c.set('config', deps.config);
     c.set('rateLimiter', deps.rateLimiter);
+    c.set('assets', deps.assets);
     await next();
   });
 

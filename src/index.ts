@@ -12,6 +12,7 @@ import { queueJobs } from './platform/jobs';
 import { memoryRateLimiter } from './platform/rate-limiter';
 import { bootstrap } from './auth/bootstrap';
 import { r2Blobs } from './platform/blobs';
+import { workerAssets } from './platform/assets';
 import type { Db } from './db/client';
 import { durableRateLimiter } from './platform/rate-limiter-do';
 
@@ -44,6 +45,7 @@ function build(env: Env) {
     jobs: queueJobs(env.JOBS),
     config,
     rateLimiter: env.RATE_LIMITER ? durableRateLimiter(env.RATE_LIMITER) : memoryRateLimiter(),
+    assets: env.ASSETS ? workerAssets(env.ASSETS) : undefined,
   });
   built = { app, db, config };
   return built;

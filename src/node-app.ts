@@ -15,6 +15,8 @@ import { inProcessJobs } from './platform/jobs-in-process';
 import { memoryRateLimiter } from './platform/rate-limiter';
 import { bootstrap } from './auth/bootstrap';
 import { fsBlobs } from './platform/fs-blobs';
+import { SCALAR_BUNDLE } from './platform/api-docs';
+import { packageAssets } from './platform/package-assets';
 
 export interface NodeAppOptions {
   databaseUrl: string;
@@ -42,6 +44,7 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
   let deps: JobDeps;
   const jobs = inProcessJobs(() => deps);
   deps = { db, blobs, jobs, config };
-  const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter() });
+  const assets = packageAssets({ [SCALAR_BUNDLE.urlPath]: SCALAR_BUNDLE });
+  const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter(), assets });
   return { ...created, db, config, jobs };
 }

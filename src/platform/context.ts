@@ -4,6 +4,7 @@ import type { users } from '../db/schema';
 import type { Jobs } from './jobs';
 import type { RateLimiter } from './rate-limiter';
 import type { BlobStore } from './blobs';
+import type { StaticAssets } from './assets';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -33,6 +34,8 @@ export interface Deps {
   jobs: Jobs;
   config: Config;
   rateLimiter: RateLimiter;
+  /** Files shipped from npm packages (the API reference bundle); without it they answer 404. */
+  assets?: StaticAssets;
 }
 
 export type AppEnv = {

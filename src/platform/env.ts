@@ -7,6 +7,8 @@ export interface Env {
   BLOBS?: R2Bucket;
   JOBS?: Queue;
   RATE_LIMITER?: DurableObjectNamespace;
+  /** Workers static assets: dist/assets, the API reference's browser bundle (wrangler.toml [assets]). */
+  ASSETS?: Fetcher;
   /** Value of the root administrator's bootstrap personal access token (a secret in production). */
   ROOT_TOKEN?: string;
   ROOT_PASSWORD?: string;

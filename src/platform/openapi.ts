@@ -111,29 +111,3 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string) {
     paths,
   };
 }
-
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-/** A self-contained reference page (no CDN: it must work offline and under a strict CSP). */
-export function referencePage(doc: ReturnType<typeof openApiDocument>): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops) as [string, any][]) {
-      const params = [...(op.parameters ?? []).map((p: any) => ({ name: p.name, where: p.in, required: p.required, schema: p.schema })),
-        ...Object.entries(op.requestBody?.content?.['application/json']?.schema?.properties ?? {}).map(([name, schema]) => ({
-          name, where: 'body', required: (op.requestBody.content['application/json'].schema.required ?? []).includes(name), schema: schema as any,
-        }))];
-      const rows = params.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.where)}</td><td>${esc(p.schema['x-grape-type'] ?? p.schema.type)}${p.schema.enum ? ` (${esc(p.schema.enum.join(', '))})` : ''}</td><td>${p.required ? 'yes' : ''}</td></tr>`).join('');
-      const html = `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(op.summary)}</p>${rows ? `<table><tr><th>parameter</th><th>in</th><th>type</th><th>required</th></tr>${rows}</table>` : ''}</section>`;
-      for (const tag of op.tags ?? ['other']) byTag.set(tag, [...(byTag.get(tag) ?? []), html]);
-    }
-  }
-  const sections = [...byTag.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([tag, items]) => `<h2 id="${esc(tag)}">${esc(tag)}</h2>${items.join('')}`).join('');
-  const toc = [...byTag.keys()].sort().map((t) => `<a href="#${esc(t)}">${esc(t)}</a>`).join(' · ');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)}</title><style>
-body{font:14px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}code{font-size:13px}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
-.m{display:inline-block;min-width:4.5em;font-size:12px;color:#fff;border-radius:3px;text-align:center;background:#555}
-.get{background:#1f75cb}.post{background:#108548}.put,.patch{background:#c17d10}.delete{background:#dd2b0e}section{border-top:1px solid #eee}
-</style></head><body><h1>${esc(doc.info.title)}</h1><p>${esc(doc.info.description)} Machine-readable: <a href="/-/openapi.json">/-/openapi.json</a>.</p><nav>${toc}</nav>${sections}</body></html>`;
-}
