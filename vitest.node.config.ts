@@ -12,5 +12,8 @@ export default defineConfig({
     exclude: ['test/**/*.workers.test.ts'],
     testTimeout: 30_000,
     pool: 'forks',
+    // Every response of every test is checked against its route's declared schemas (platform/response-check.ts).
+    env: { VALIDATE_RESPONSES: 'true' },
+    setupFiles: ['./test/harness/node-setup.ts'],
   },
 });

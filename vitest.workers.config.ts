@@ -13,7 +13,8 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, PASSWORD_HASH_ITERATIONS: '1000', TEST_RUNTIME: 'workers' },
+          // VALIDATE_RESPONSES: every response is checked against its route's declared schemas (platform/response-check.ts).
+          bindings: { TEST_MIGRATIONS: migrations, PASSWORD_HASH_ITERATIONS: '1000', TEST_RUNTIME: 'workers', VALIDATE_RESPONSES: 'true' },
         },
       }),
     ],

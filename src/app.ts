@@ -8,6 +8,7 @@ import { methodNotAllowed } from './platform/errors';
 import { Router, type RouteRecord } from './platform/router';
 import { notFoundHandler, onError } from './platform/error-handler';
 import { requestBasics } from './platform/request';
+import { responseCheck } from './platform/response-check';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { todosCascade } from './todos/cascade';
@@ -42,6 +43,7 @@ mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();
+  if (deps.config.validateResponses) app.use('*', responseCheck());
   app.use('*', requestBasics());
   app.use('*', async function injectDeps(c, next) {
     c.set('db', deps.db);

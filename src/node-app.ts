@@ -26,7 +26,8 @@ export interface NodeAppOptions {
 }
 
 export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
-  const env = opts.env ?? (process.env as unknown as Env);
+  // The test suite turns response checking on for every app it builds (vitest.node.config.ts).
+  const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, ...opts.env } : (process.env as unknown as Env);
   const config = loadConfig(env);
   // A database file gets our cached-statement client (src/db/libsql-file.ts); a server URL or
   // :memory: gets @libsql/client.

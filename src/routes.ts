@@ -1,7 +1,9 @@
 /**
- * Every resource module, mounted in alphabetical order. Each module owns its routes; this list is
- * the only shared wiring.
+ * Every resource module, mounted in alphabetical order, each under its domain (the OpenAPI
+ * document groups its tags by domain). Each module owns its routes; this list is the only shared
+ * wiring of routes.
  */
+import type { DomainDoc } from './platform/openapi';
 import type { Router } from './platform/router';
 import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-routes';
 import { mountApprovals } from './approvals/project-approvals-routes';
@@ -41,6 +43,35 @@ import { mountUserPreferences } from './users/preferences-routes';
 import { mountUserStatus } from './users/status-routes';
 import { mountUsers } from './users/users-routes';
 
+/** The domains of src/, low to high: a domain imports only itself and the ones before it (README "Architecture"). */
+export const DOMAINS: DomainDoc[] = [
+  { name: 'platform', description: 'HTTP conventions: routing, parameters, errors, pagination, the OpenAPI document, ports and extension points' },
+  { name: 'settings', description: 'Application settings and the rate limits they configure' },
+  { name: 'users', description: 'Users, SSH and GPG keys, status, preferences, follows, avatars, audit events' },
+  { name: 'auth', description: 'Personal, impersonation and OAuth tokens, web sign-in, and who is calling' },
+  { name: 'projects', description: 'Namespaces, groups, projects, members, and who may see and do what' },
+  { name: 'repository', description: 'Commits, branches, files, protected branches and pushes' },
+  { name: 'issuables', description: 'What issues, epics and merge requests share: system notes, to-do writes, quick actions' },
+  { name: 'planning', description: 'Labels, milestones and epics' },
+  { name: 'issues', description: 'Issues, their lists, details, time tracking and metric images' },
+  { name: 'merge-requests', description: 'Merge requests, diffs and versions, merging, rebasing, pipelines' },
+  { name: 'approvals', description: 'Approval settings and rules (code owners too), approval state, approving' },
+  { name: 'notes', description: 'Comments and award emoji on issues, merge requests and epics' },
+  { name: 'todos', description: "To-do items and the current user's counts" },
+];
+
+const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
+const inUsers = (r: Router) => r.withDefaults(() => ({ domain: 'users' }));
+const inAuth = (r: Router) => r.withDefaults(() => ({ domain: 'auth' }));
+const inProjects = (r: Router) => r.withDefaults(() => ({ domain: 'projects' }));
+const inRepository = (r: Router) => r.withDefaults(() => ({ domain: 'repository' }));
+const inPlanning = (r: Router) => r.withDefaults(() => ({ domain: 'planning' }));
+const inIssues = (r: Router) => r.withDefaults(() => ({ domain: 'issues' }));
+const inMergeRequests = (r: Router) => r.withDefaults(() => ({ domain: 'merge-requests' }));
+const inApprovals = (r: Router) => r.withDefaults(() => ({ domain: 'approvals' }));
+const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
+const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
+
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
   // lib/api/users.rb: `read_user` (GET/HEAD only) is registered for every route of the Users API;
@@ -52,41 +83,41 @@ export function mountApi(api: Router, web: Router) {
   // groups.rb, projects.rb: `before { authenticate_non_get! }`; members.rb, namespaces.rb: `before { authenticate! }`.
   const groupsApi = api.withDefaults(() => ({ signedIn: 'nonGet' }));
   const signedInApi = api.withDefaults(() => ({ signedIn: true }));
-  mountApprovals(groupsApi);
-  mountApprovalMergeRequests(groupsApi);
-  mountAuditEvents(api);
-  mountAwardEmoji(groupsApi);
-  mountEpics(groupsApi);
-  mountGpgKeys(usersApi);
-  mountGroups(groupsApi);
-  mountImpersonationTokens(usersApi);
-  mountIssueDetails(groupsApi);
-  mountIssueLists(groupsApi);
-  mountIssueMetricImages(groupsApi);
-  mountIssues(groupsApi);
-  mountPlanningIssues(groupsApi);
-  mountIssueTimeTracking(groupsApi);
-  mountKeys(usersApi);
-  mountLabels(groupsApi);
-  mountMembers(signedInApi);
-  mountMergeRequests(groupsApi);
-  mountIssueMergeRequests(groupsApi);
-  mountMilestones(groupsApi);
-  mountNamespaces(signedInApi);
-  mountNotes(groupsApi);
-  mountPersonalAccessTokens(api);
-  mountProjects(groupsApi);
-  mountProtectedBranches(groupsApi);
-  mountRepository(groupsApi);
-  mountSettings(api);
-  mountTodos(signedInApi);
-  mountUserCounts(api);
-  mountUserFollows(usersApi);
-  mountUserPreferences(usersApi);
-  mountUsers(usersApi);
-  mountUserStatus(usersApi);
-  mountOauth(web);
-  mountSessions(web);
-  mountUploads(web);
-  mountOpenapi(web, api);
+  mountApprovals(inApprovals(groupsApi));
+  mountApprovalMergeRequests(inApprovals(groupsApi));
+  mountAuditEvents(inUsers(api));
+  mountAwardEmoji(inNotes(groupsApi));
+  mountEpics(inPlanning(groupsApi));
+  mountGpgKeys(inUsers(usersApi));
+  mountGroups(inProjects(groupsApi));
+  mountImpersonationTokens(inAuth(usersApi));
+  mountIssueDetails(inIssues(groupsApi));
+  mountIssueLists(inIssues(groupsApi));
+  mountIssueMetricImages(inIssues(groupsApi));
+  mountIssues(inIssues(groupsApi));
+  mountPlanningIssues(inIssues(groupsApi));
+  mountIssueTimeTracking(inIssues(groupsApi));
+  mountKeys(inUsers(usersApi));
+  mountLabels(inPlanning(groupsApi));
+  mountMembers(inProjects(signedInApi));
+  mountMergeRequests(inMergeRequests(groupsApi));
+  mountIssueMergeRequests(inMergeRequests(groupsApi));
+  mountMilestones(inPlanning(groupsApi));
+  mountNamespaces(inProjects(signedInApi));
+  mountNotes(inNotes(groupsApi));
+  mountPersonalAccessTokens(inAuth(api));
+  mountProjects(inProjects(groupsApi));
+  mountProtectedBranches(inRepository(groupsApi));
+  mountRepository(inRepository(groupsApi));
+  mountSettings(inSettings(api));
+  mountTodos(inTodos(signedInApi));
+  mountUserCounts(inTodos(api));
+  mountUserFollows(inUsers(usersApi));
+  mountUserPreferences(inUsers(usersApi));
+  mountUsers(inUsers(usersApi));
+  mountUserStatus(inUsers(usersApi));
+  mountOauth(inAuth(web));
+  mountSessions(inAuth(web));
+  mountUploads(inUsers(web));
+  mountOpenapi(web, api, DOMAINS);
 }

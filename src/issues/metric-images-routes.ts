@@ -228,6 +228,7 @@ export function mountIssueMetricImages(r: Router) {
     {
       method: 'GET',
       path: '/uploads/-/system/issuable_metric_image/file/:image_id/:filename',
+      domain: 'issues',
       summary: 'An incident metric image file',
       tags: ['uploads'],
       params: params({ image_id: g.int(), filename: g.string() }),

@@ -13,6 +13,8 @@ export interface Config {
   passwordIterations: number;
   rateLimits: Record<string, number>;
   oauthTokenTtl: number;
+  /** Check responses against their declared schemas (test suites only). */
+  validateResponses: boolean;
 }
 
 /** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
@@ -39,5 +41,6 @@ export function loadConfig(env: Env): Config {
     passwordIterations: Number(env.PASSWORD_HASH_ITERATIONS ?? 100_000),
     rateLimits,
     oauthTokenTtl: Number(env.OAUTH_TOKEN_TTL_SECONDS ?? 7200),
+    validateResponses: env.VALIDATE_RESPONSES === 'true',
   };
 }

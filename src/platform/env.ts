@@ -24,4 +24,6 @@ export interface Env {
   /** JSON object overriding rate-limit thresholds, e.g. {"users_get_by_id": 1}. */
   RATE_LIMITS?: string;
   OAUTH_TOKEN_TTL_SECONDS?: string;
+  /** "true" checks every response against its route's declared schemas (the test suites; platform/response-check.ts). */
+  VALIDATE_RESPONSES?: string;
 }

@@ -1,8 +1,13 @@
 /**
- * OpenAPI 3.1 document built from the route registry: the same zod param specs that validate
- * requests describe them here, so the document cannot drift from what the server accepts.
+ * The OpenAPI 3.1 document, generated from the route table: the zod parameter specs that validate
+ * requests and the response schemas that presenters are typed by (platform/response-schemas.ts)
+ * describe the operations, so the document cannot drift from what the server accepts and answers.
+ * Response schemas become JSON Schema through zod's own generator (`z.toJSONSchema`); named
+ * entities (`.meta({ id })`) become components. Tags are GitLab's resources, grouped by domain.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
+import type { RouteAuth } from './guards';
+import { isRaw, MessageError, OAuthError, ParameterError, type ResponseSpec } from './response-schemas';
 import type { RouteRecord } from './router';
 
 interface ParamDoc {
@@ -48,8 +53,110 @@ export function describeParam(schema: AnySchema): ParamDoc {
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
-export function openApiDocument(routes: RouteRecord[], serverUrl: string) {
+/** A domain of src/ (src/routes.ts): the OpenAPI document groups the tags of its routes under it. */
+export interface DomainDoc {
+  name: string;
+  description: string;
+}
+
+type Json = Record<string, unknown>;
+
+const operationId = (method: string, path: string) =>
+  `${method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ''))}`;
+
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 302: 'Found', 304: 'Not Modified' };
+
+/** Error responses every operation may give (GitLab's bodies, platform/errors.ts). */
+const ERROR_RESPONSES: Record<string, { name: string; description: string; example: Json }> = {
+  '400': { name: 'BadRequest', description: 'Invalid parameters (`{"error": "..."}`) or a validation failure (`{"message": {...}}`)', example: { error: 'title is missing' } },
+  '401': { name: 'Unauthorized', description: 'No or invalid credentials', example: { message: '401 Unauthorized' } },
+  '403': { name: 'Forbidden', description: 'Not allowed, or a token without the needed scope (OAuth shape)', example: { message: '403 Forbidden' } },
+  '404': { name: 'NotFound', description: 'Missing, or hidden from the caller', example: { message: '404 Project Not Found' } },
+};
+
+/** Security schemes: the ways a caller proves who they are (auth/authenticate.ts). */
+const SECURITY_SCHEMES = {
+  privateToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'PRIVATE-TOKEN',
+    description: 'A personal access token (`glpat-...`), an impersonation token or an OAuth access token',
+  },
+  privateTokenQuery: { type: 'apiKey', in: 'query', name: 'private_token', description: 'The same tokens as a query parameter' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token (or a personal access token) as `Authorization: Bearer`' },
+  oauth2: {
+    type: 'oauth2',
+    description: 'OAuth 2.0 password and refresh-token grants at `/oauth/token`',
+    flows: { password: { tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { api: 'Full API access', read_api: 'Read-only API access', read_user: 'Read the user', sudo: 'Act as another user (administrators)', admin_mode: 'Administrator actions when admin mode is on' } } },
+  },
+  session: { type: 'apiKey', in: 'cookie', name: '_service_session', description: 'The web sign-in session of `POST /users/sign_in` (writes also need its CSRF token)' },
+  jobToken: { type: 'apiKey', in: 'header', name: 'JOB-TOKEN', description: 'A CI job token, on the routes that accept one' },
+  basicPat: { type: 'http', scheme: 'basic', description: 'A personal access token as the HTTP Basic password, on the routes that accept it' },
+};
+
+const TOKENS = [{ privateToken: [] }, { privateTokenQuery: [] }, { bearer: [] }, { oauth2: [] }, { session: [] }];
+
+/** Who may call: anonymous callers too unless the route signs in (GitLab's `authenticate!`, `authenticate_non_get!`). */
+function security(auth: RouteAuth, method: string): Json[] {
+  if (auth.noAuth) return [];
+  const out: Json[] = [...TOKENS];
+  if (auth.jobToken) out.push({ jobToken: [] });
+  if (auth.basicAuthPat) out.push({ basicPat: [] });
+  const signedIn = auth.admin || auth.signedIn === true || (auth.signedIn === 'nonGet' && method !== 'GET');
+  if (!signedIn) out.push({});
+  return out;
+}
+
+/** Every schema a response schema reaches, by walking zod's definition tree. */
+function* reachable(schema: z.ZodType, seen = new Set<z.ZodType>()): Generator<z.ZodType> {
+  if (seen.has(schema)) return;
+  seen.add(schema);
+  yield schema;
+  const def = (schema as unknown as { _zod: { def: Json } })._zod.def;
+  const children: unknown[] = [];
+  for (const key of ['innerType', 'element', 'in', 'out', 'valueType', 'keyType', 'left', 'right', 'rest']) if (def[key]) children.push(def[key]);
+  if (def.type === 'object') children.push(...Object.values((schema as z.ZodObject).shape));
+  if (Array.isArray(def.options)) children.push(...def.options);
+  if (Array.isArray(def.items)) children.push(...def.items);
+  if (def.type === 'lazy') children.push((def.getter as () => unknown)());
+  for (const child of children) if (child && typeof child === 'object' && '_zod' in child) yield* reachable(child as z.ZodType, seen);
+}
+
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
+/** JSON Schema for OpenAPI: zod's output without the bounds every integer and timestamp carries. */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === '$schema' || k === '$id') continue;
+    if ((k === 'minimum' && v === -SAFE_MAX) || (k === 'maximum' && v === SAFE_MAX)) continue;
+    if (k === 'pattern' && ((node as Json).format === 'date-time' || (node as Json).format === 'date')) continue;
+    out[k] = tidy(v);
+  }
+  return out;
+}
+
+export function openApiDocument(routes: RouteRecord[], serverUrl: string, domains: DomainDoc[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
+  // Every response schema and every named entity it reaches go in one registry, converted at once:
+  // named entities become components, each operation's own schema is inlined into it afterwards.
+  const registry = z.registry<{ id: string }>();
+  const named = new Set<string>();
+  const inline: { op: Json; status: string; id: string }[] = [];
+  const own = new Map<z.ZodType, string>();
+  const addNamed = (schema: z.ZodType) => {
+    for (const s of reachable(schema)) {
+      const id = z.globalRegistry.get(s)?.id;
+      if (typeof id === 'string' && !named.has(id)) {
+        named.add(id);
+        registry.add(s, { id });
+      }
+    }
+  };
+  for (const e of [MessageError, ParameterError, OAuthError]) addNamed(e);
+
   for (const r of routes) {
     const path = toOpenApiPath(r.path);
     const pathParams = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
@@ -71,17 +178,31 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string) {
         if (d.required) bodyRequired.push(name);
       }
     }
-    const op: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ''))}`,
-      summary: r.summary,
-      tags: r.tags,
-      parameters,
-      responses: {
-        [String(r.status ?? (r.method === 'POST' ? 201 : r.method === 'DELETE' ? 204 : 200))]: { description: 'Success' },
-        '400': { description: 'Invalid parameters (`{"error": "..."}`) or validation failure (`{"message": {...}}`)' },
-        '401': { description: '`{"message":"401 Unauthorized"}`' },
-      },
-    };
+    const opId = operationId(r.method, path);
+    const responses: Json = {};
+    const declared: [string, ResponseSpec | undefined][] = r.responses
+      ? Object.entries(r.responses)
+      : [[String(r.status ?? (r.method === 'POST' ? 201 : r.method === 'DELETE' ? 204 : 200)), undefined]];
+    const op: Json = { operationId: opId, summary: r.summary, tags: r.tags, parameters, responses };
+    for (const [status, spec] of declared) {
+      const description = STATUS_TEXT[Number(status)] ?? 'Success';
+      if (spec === undefined || spec === null) responses[status] = { description };
+      else if (isRaw(spec)) responses[status] = { description: spec.description ?? description, content: { [spec.contentType]: { schema: { type: 'string' } } } };
+      else {
+        // A schema shared by several routes is converted once, under the first route's id.
+        let id = z.globalRegistry.get(spec)?.id ?? own.get(spec);
+        if (!id) {
+          id = `${opId}.${status}`;
+          own.set(spec, id);
+          registry.add(spec, { id });
+        }
+        addNamed(spec);
+        responses[status] = { description, content: { 'application/json': { schema: {} } } };
+        inline.push({ op, status, id });
+      }
+    }
+    for (const [status, e] of Object.entries(ERROR_RESPONSES)) responses[status] = { $ref: `#/components/responses/${e.name}` };
+    op.security = security(r.auth, r.method);
     if (r.scopes?.length) op['x-token-scopes'] = [...r.scopes, 'api', 'read_api'];
     if (Object.keys(bodyProps).length) {
       const schema = { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) };
@@ -92,6 +213,25 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string) {
     }
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
   }
+
+  const converted = tidy(z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any', io: 'output' }).schemas) as Record<string, Json>;
+  for (const { op, status, id } of inline) {
+    const content = ((op.responses as Json)[status] as { content: Record<string, { schema: unknown }> }).content['application/json'];
+    content.schema = named.has(id) ? { $ref: `#/components/schemas/${id}` } : converted[id];
+  }
+  const schemas: Record<string, Json> = {};
+  for (const id of [...named].sort()) schemas[id] = converted[id];
+  if (converted.__shared) schemas.__shared = converted.__shared;
+  const errorSchema = { oneOf: [MessageError, ParameterError, OAuthError].map((e) => ({ $ref: `#/components/schemas/${z.globalRegistry.get(e)!.id}` })) };
+
+  // Tags: GitLab's resources, grouped by the domain whose routes use them (Scalar and Redoc show `x-tagGroups`).
+  const tagDomain = new Map<string, string>();
+  for (const r of routes) for (const t of r.tags) if (!tagDomain.has(t)) tagDomain.set(t, r.domain ?? 'platform');
+  const order = domains.map((d) => d.name);
+  const rank = (d: string) => (order.includes(d) ? order.indexOf(d) : order.length);
+  const groups = [...new Set([...tagDomain.values()])].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const describe = (d: string) => domains.find((x) => x.name === d)?.description ?? '';
+
   return {
     openapi: '3.1.0',
     info: {
@@ -100,14 +240,16 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string) {
       description: 'Parameters may be sent in the query string or as JSON, form or multipart bodies; arrays as `a[]=`, hashes as `h[k]=`.',
     },
     servers: [{ url: serverUrl }],
+    tags: [...tagDomain.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, domain]) => ({ name, description: `${domain}: ${describe(domain)}`, 'x-domain': domain })),
+    'x-tagGroups': groups.map((d) => ({ name: d, description: describe(d), tags: [...tagDomain.entries()].filter(([, x]) => x === d).map(([t]) => t).sort() })),
     components: {
-      securitySchemes: {
-        privateToken: { type: 'apiKey', in: 'header', name: 'PRIVATE-TOKEN' },
-        bearer: { type: 'http', scheme: 'bearer' },
-        privateTokenQuery: { type: 'apiKey', in: 'query', name: 'private_token' },
-      },
+      schemas,
+      responses: Object.fromEntries(
+        Object.values(ERROR_RESPONSES).map((e) => [e.name, { description: e.description, content: { 'application/json': { schema: errorSchema, example: e.example } } }]),
+      ),
+      securitySchemes: SECURITY_SCHEMES,
     },
-    security: [{ privateToken: [] }, { bearer: [] }, { privateTokenQuery: [] }],
+    security: TOKENS,
     paths,
   };
 }

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { AppEnv, Caller } from './context';
 import type { RouteAuth } from './guards';
 import { requestParams } from './params';
+import type { Responses } from './response-schemas';
 import { type ParamSpec, validateParams } from './validate';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,8 +20,15 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
   summary: string;
   tags: string[];
   params?: ParamSpec<S>;
+  /**
+   * Success responses by status: the body's zod schema (shared with its presenter), `raw(type)` for
+   * a non-JSON body, `null` for none. Errors are GitLab's error bodies on every route.
+   */
+  responses?: Responses;
   /** Documented success status (OpenAPI only). */
   status?: number;
+  /** The domain (src/<domain>/) that serves the route; set by src/routes.ts for every module it mounts. */
+  domain?: string;
   /** Application rate-limit key of this endpoint (GitLab `check_rate_limit!`), e.g. `users_get_by_id`. */
   rateLimit?: string;
 }
@@ -39,7 +47,15 @@ export interface RouteRecord {
   params?: ParamSpec;
   scopes?: string[];
   status?: number;
+  responses?: Responses;
+  domain?: string;
+  /** Authentication options, for the OpenAPI document's security requirements. */
+  auth: RouteAuth;
 }
+
+const matched = new WeakMap<Context, RouteRecord>();
+/** The route that answered this request (undefined for the catch-all 404/405). */
+export const routeOf = (c: Context): RouteRecord | undefined => matched.get(c);
 
 /**
  * What runs before every handler, supplied by the app (src/app.ts) so the router stays below the
@@ -70,7 +86,7 @@ export class Router {
    * `allow_access_with_scope` and `before { authenticate! }` blocks of a GitLab API file.
    * Scopes are merged (the route's own first); other options apply unless the route sets them.
    */
-  withDefaults(defaults: (def: RouteDef<z.ZodRawShape>) => Partial<RouteAuth>): Router {
+  withDefaults(defaults: (def: RouteDef<z.ZodRawShape>) => Partial<RouteAuth> & { domain?: string }): Router {
     const child = Object.create(this) as Router;
     child.route = (def, handler) => {
       const d = defaults(def as RouteDef<z.ZodRawShape>);
@@ -82,9 +98,22 @@ export class Router {
 
   route<S extends z.ZodRawShape>(def: RouteDef<S>, handler: (ctx: RouteContext<S>) => Promise<Response> | Response) {
     const fullPath = this.prefix + def.path;
-    this.records.push({ method: def.method, path: fullPath, summary: def.summary, tags: def.tags, params: def.params as ParamSpec | undefined, scopes: def.scopes, status: def.status });
+    const record: RouteRecord = {
+      method: def.method,
+      path: fullPath,
+      summary: def.summary,
+      tags: def.tags,
+      params: def.params as ParamSpec | undefined,
+      scopes: def.scopes,
+      status: def.status,
+      responses: def.responses,
+      domain: def.domain,
+      auth: { signedIn: def.signedIn, admin: def.admin, noAuth: def.noAuth, jobToken: def.jobToken, basicAuthPat: def.basicAuthPat, anyScope: def.anyScope },
+    };
+    this.records.push(record);
     const methods = def.method === 'GET' ? ['GET', 'HEAD'] : [def.method];
     this.app.on(methods, [fullPath, `${fullPath}.json`], async (c) => {
+      matched.set(c, record);
       const caller = await this.guards.authenticate(c, def);
       c.set('caller', caller);
       await this.guards.enforceRateLimits(c, caller, def.rateLimit);

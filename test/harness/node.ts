@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import type { Env } from '../../src/platform/env';
 import { createNodeApp } from '../../src/node-app';
+import { failOnSchemaViolation } from './schema-violation';
+import { takeViolations, VIOLATION_HEADER } from '../../src/platform/response-check';
 
 export const runtime = 'node' as const;
 export const rootToken = DEV_ROOT_TOKEN;
@@ -21,5 +23,8 @@ const created = createNodeApp({
 export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
   const { app } = await created;
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
-  return app.fetch(new Request(url, init));
+  const res = await app.fetch(new Request(url, init));
+  // Reported here, at the request; node-setup.ts reports what other apps of a test recorded.
+  if (res.headers.has(VIOLATION_HEADER)) takeViolations();
+  return failOnSchemaViolation(res);
 }

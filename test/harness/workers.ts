@@ -1,11 +1,12 @@
 /** Harness for workerd: requests go to the Worker's own fetch handler with real bindings. */
 import { exports } from 'cloudflare:workers';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
+import { failOnSchemaViolation } from './schema-violation';
 
 export const runtime = 'workers' as const;
 export const rootToken = DEV_ROOT_TOKEN;
 
 export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
-  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init));
+  return failOnSchemaViolation(await (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init)));
 }

@@ -104,14 +104,25 @@ describe('GET /-/api-docs in Chromium', () => {
     await page.close();
   });
 
-  it('lists every tag of the OpenAPI document', async ({ skip }) => {
+  it('lists every tag of the OpenAPI document, grouped by domain', async ({ skip }) => {
     if (!browser) skip(skipReason);
     const tags = new Set<string>((doc.tags ?? []).map((t: { name: string }) => t.name));
     for (const ops of Object.values(doc.paths) as Record<string, { tags?: string[] }>[]) for (const op of Object.values(ops)) for (const t of op.tags ?? []) tags.add(t);
     expect(tags.size).toBeGreaterThan(5);
+    const groups: { name: string; tags: string[] }[] = doc['x-tagGroups'];
+    // Every tag belongs to a domain's group.
+    expect(groups.flatMap((g) => g.tags).sort()).toEqual([...tags].sort());
     const { page } = await openDocs();
-    // Each tag is an entry of the sidebar, by its name as written in the document.
+    // Each domain is a group of the sidebar; opened, it lists its tags by their names as written in the document.
     const missing: string[] = [];
+    for (const group of groups) {
+      const open = page.getByRole('button', { name: `Open Group - ${group.name}`, exact: true });
+      if ((await open.count()) === 0) {
+        missing.push(`group ${group.name}`);
+        continue;
+      }
+      if (await open.first().isVisible()) await open.first().click();
+    }
     for (const tag of tags) if ((await page.getByRole('link', { name: tag, exact: true }).count()) === 0) missing.push(tag);
     expect(missing).toEqual([]);
     await page.close();

@@ -1,0 +1,11 @@
+/**
+ * Node suite: after every test, no response may have broken its route's declared schemas
+ * (platform/response-check.ts), including responses of apps a test builds itself.
+ */
+import { afterEach } from 'vitest';
+import { takeViolations } from '../../src/platform/response-check';
+
+afterEach(() => {
+  const found = takeViolations();
+  if (found.length) throw new Error(`response schema violations:\n${found.join('\n')}`);
+});
