@@ -48,7 +48,8 @@ describe('checkRateLimit / applicationLimit (for callers outside the router)', (
     const row = undefined;
     const db = { select: () => ({ from: () => ({ where: () => ({ get: async () => row }) }) }) } as never;
     const rateLimiter = memoryRateLimiter();
-    return { var: { rateLimiter, settings: () => loadSettings(db), config: { rateLimits } } } as never;
+    // settingsOf(c) reads the (empty) settings row through `db`.
+    return { var: { rateLimiter, db, config: { rateLimits } } } as never;
   };
   const failure = async (p: Promise<void>) => p.then(() => null, (e: unknown) => e as ApiError);
 
