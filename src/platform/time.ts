@@ -1,7 +1,11 @@
 /** Wire formats for time, in one place. Storage keeps epoch milliseconds (integers sort and compare cheaply). */
 
 /** ISO 8601 with milliseconds and `Z`, as GitLab's entities render timestamps. */
-export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
+export function iso(ms: number): string;
+export function iso(ms: number | null | undefined): string | null;
+export function iso(ms: number | null | undefined): string | null {
+  return ms == null ? null : new Date(ms).toISOString();
+}
 
 /** `YYYY-MM-DD` in UTC. */
 export const isoDate = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString().slice(0, 10));

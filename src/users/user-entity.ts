@@ -4,7 +4,9 @@
  * Pure: handlers preload what a presenter needs into `UserExtras`.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { UserRow } from '../platform/context';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 
 export interface UserExtras {
@@ -33,10 +35,24 @@ export function avatarUrl(u: UserRow, base: string): string | null {
 
 const customAttributes = (x: UserExtras) => (x.customAttributes ? { custom_attributes: x.customAttributes.map((a) => ({ key: a.key, value: a.value })) } : {});
 
-export const userSafe = (u: UserRow) => ({ id: u.id, username: u.username, name: u.name });
+const CustomAttribute = obj({ key: z.string(), value: z.string() });
+
+export const UserSafeSchema = obj({ id, username: z.string(), name: z.string() }).meta({ id: 'UserSafe' });
+export type UserSafe = z.infer<typeof UserSafeSchema>;
+
+export const UserBasicSchema = UserSafeSchema.extend({
+  state: z.string(),
+  avatar_url: z.string().nullable(),
+  /** Administrators, with `with_custom_attributes` (users.rb). */
+  custom_attributes: z.array(CustomAttribute).optional(),
+  web_url: z.string(),
+}).meta({ id: 'UserBasic', description: 'The nested user object everywhere (UserBasic)', examples: [{ id: 1, username: 'root', name: 'Administrator', state: 'active', avatar_url: null, web_url: 'https://gitlab.example.com/root' }] });
+export type UserBasic = z.infer<typeof UserBasicSchema>;
+
+export const userSafe = (u: UserRow): UserSafe => ({ id: u.id, username: u.username, name: u.name });
 
 /** UserRef / UserBasic: the nested user object everywhere. */
-export const userBasic = (u: UserRow, x: UserExtras) => ({
+export const userBasic = (u: UserRow, x: UserExtras): UserBasic => ({
   ...userSafe(u),
   state: u.state,
   avatar_url: avatarUrl(u, x.base),
@@ -44,7 +60,30 @@ export const userBasic = (u: UserRow, x: UserExtras) => ({
   web_url: `${x.base}/${u.username}`,
 });
 
-export const userEntity = (u: UserRow, x: UserExtras) => {
+export const UserSchema = UserBasicSchema.extend({
+  /** Left out of a private profile the viewer may not read. */
+  created_at: timestamp.optional(),
+  bio: z.string(),
+  location: z.string().nullable(),
+  public_email: z.string(),
+  skype: z.string(),
+  linkedin: z.string(),
+  twitter: z.string(),
+  discord: z.string(),
+  website_url: z.string(),
+  organization: z.string(),
+  job_title: z.string(),
+  pronouns: z.string().nullable(),
+  bot: z.boolean(),
+  work_information: z.string().nullable(),
+  followers: int.optional(),
+  following: int.optional(),
+  is_followed: z.boolean().optional(),
+  local_time: z.string().nullable(),
+}).meta({ id: 'User' });
+export type User = z.infer<typeof UserSchema>;
+
+export const userEntity = (u: UserRow, x: UserExtras): User => {
   const readProfile = x.canReadProfile ?? !u.privateProfile;
   return {
     ...userBasic(u, x),
@@ -75,8 +114,29 @@ function workInformation(u: UserRow): string | null {
   return job || org || null;
 }
 
+const Identity = obj({ provider: z.string(), extern_uid: z.string(), saml_provider_id: int.nullable() });
+
+export const UserPublicSchema = UserSchema.extend({
+  last_sign_in_at: timestamp.nullable(),
+  confirmed_at: timestamp.nullable(),
+  last_activity_on: date.nullable(),
+  email: z.string(),
+  theme_id: int,
+  color_scheme_id: int,
+  projects_limit: int,
+  current_sign_in_at: timestamp.nullable(),
+  identities: z.array(Identity),
+  can_create_group: z.boolean(),
+  can_create_project: z.boolean(),
+  two_factor_enabled: z.boolean(),
+  external: z.boolean(),
+  private_profile: z.boolean(),
+  commit_email: z.string(),
+}).meta({ id: 'UserPublic', description: 'What a user sees of themself' });
+export type UserPublic = z.infer<typeof UserPublicSchema>;
+
 /** What a user sees of themself (GET /user for non-administrators). */
-export const userPublic = (u: UserRow, x: UserExtras) => ({
+export const userPublic = (u: UserRow, x: UserExtras): UserPublic => ({
   ...userEntity(u, { ...x, canReadProfile: true }),
   last_sign_in_at: iso(u.lastSignInAt),
   confirmed_at: iso(u.confirmedAt),
@@ -95,7 +155,21 @@ export const userPublic = (u: UserRow, x: UserExtras) => ({
   commit_email: u.commitEmail ?? u.email,
 });
 
-export const userWithAdmin = (u: UserRow, x: UserExtras) => ({
+export const UserWithAdminSchema = UserPublicSchema.extend({
+  is_admin: z.boolean(),
+  note: z.string().nullable(),
+  namespace_id: int.nullable(),
+  created_by: UserBasicSchema.nullable(),
+  // Premium attributes: left out on the free plan.
+  shared_runners_minutes_limit: int.nullable().optional(),
+  extra_shared_runners_minutes_limit: int.nullable().optional(),
+  is_auditor: z.boolean().optional(),
+  provisioned_by_group_id: int.nullable().optional(),
+  using_license_seat: z.boolean().optional(),
+}).meta({ id: 'UserWithAdmin', description: 'A user as administrators see it' });
+export type UserWithAdmin = z.infer<typeof UserWithAdminSchema>;
+
+export const userWithAdmin = (u: UserRow, x: UserExtras): UserWithAdmin => ({
   ...userPublic(u, x),
   is_admin: u.isAdmin,
   note: u.note,
@@ -113,7 +187,17 @@ export const userWithAdmin = (u: UserRow, x: UserExtras) => ({
       }),
 });
 
-export const userDetailsWithAdmin = (u: UserRow, x: UserExtras & { highestRole?: number }) => ({
+export const UserDetailsWithAdminSchema = UserWithAdminSchema.extend({
+  highest_role: int,
+  current_sign_in_ip: z.string().nullable(),
+  last_sign_in_ip: z.string().nullable(),
+  sign_in_count: int,
+  plan: z.string().nullable(),
+  trial: z.boolean(),
+}).meta({ id: 'UserDetailsWithAdmin', description: 'GET /users/:id and GET /user as an administrator' });
+export type UserDetailsWithAdmin = z.infer<typeof UserDetailsWithAdminSchema>;
+
+export const userDetailsWithAdmin = (u: UserRow, x: UserExtras & { highestRole?: number }): UserDetailsWithAdmin => ({
   ...userWithAdmin(u, x),
   highest_role: x.highestRole ?? 0,
   current_sign_in_ip: u.currentSignInIp,
