@@ -2,8 +2,10 @@
  * Label presenters (GitLab lib/api/entities/label_basic.rb, label.rb, project_label.rb,
  * group_label.rb). Pure: counts, subscription and priority are loaded by services/labels.ts.
  */
+import { z } from 'zod';
 import type { labels } from '../db/schema';
 import { renderEmojiMessage } from '../platform/emoji';
+import { id, int, obj } from '../platform/response-schemas';
 
 export type LabelRow = typeof labels.$inferSelect;
 
@@ -33,7 +35,17 @@ export const descriptionHtml = (s: string | null | undefined) => (s ? s.split('"
  * LabelBasic, newest field order: id, name, description, description_html, text_color, color.
  * (`archived` is exposed only behind the `labels_archive` feature flag, off by default.)
  */
-export const labelBasic = (l: LabelRow) => ({
+export const LabelBasicSchema = obj({
+  id,
+  name: z.string(),
+  description: z.string().nullable(),
+  description_html: z.string(),
+  text_color: z.string(),
+  color: z.string(),
+}).meta({ id: 'LabelBasic' });
+export type LabelBasic = z.infer<typeof LabelBasicSchema>;
+
+export const labelBasic = (l: LabelRow): LabelBasic => ({
   id: l.id,
   name: l.title,
   description: l.description ?? null,
@@ -48,8 +60,17 @@ export interface LabelExtras {
   subscribed: boolean;
 }
 
+export const LabelSchema = LabelBasicSchema.extend({
+  /** With `with_counts=true`. */
+  open_issues_count: int.optional(),
+  closed_issues_count: int.optional(),
+  open_merge_requests_count: int.optional(),
+  subscribed: z.boolean(),
+}).meta({ id: 'Label', description: 'A group label, or a label without its project fields' });
+export type Label = z.infer<typeof LabelSchema>;
+
 /** Entities::Label (= GroupLabel): LabelBasic, the optional counts, then `subscribed`. */
-export function labelEntity(l: LabelRow, x: LabelExtras) {
+export function labelEntity(l: LabelRow, x: LabelExtras): Label {
   return {
     ...labelBasic(l),
     ...(x.counts
@@ -59,7 +80,10 @@ export function labelEntity(l: LabelRow, x: LabelExtras) {
   };
 }
 
+export const ProjectLabelSchema = LabelSchema.extend({ priority: int.nullable(), is_project_label: z.boolean() }).meta({ id: 'ProjectLabel' });
+export type ProjectLabel = z.infer<typeof ProjectLabelSchema>;
+
 /** Entities::ProjectLabel: Label plus the project's `priority` and `is_project_label`. */
-export function projectLabelEntity(l: LabelRow, x: LabelExtras & { priority: number | null }) {
+export function projectLabelEntity(l: LabelRow, x: LabelExtras & { priority: number | null }): ProjectLabel {
   return { ...labelEntity(l, x), priority: x.priority, is_project_label: l.projectId != null };
 }

@@ -1,5 +1,7 @@
 /** Milestone presenter (GitLab lib/api/entities/milestone.rb). Pure. */
+import { z } from 'zod';
 import type { milestones } from '../db/schema';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso, today } from '../platform/time';
 
 export type MilestoneRow = typeof milestones.$inferSelect;
@@ -18,8 +20,25 @@ export function milestoneWebUrl(m: Pick<MilestoneRow, 'iid' | 'projectId'>, o: M
 /** Milestone#expired: a due date in the past (false without one). */
 export const milestoneExpired = (dueDate: string | null) => dueDate != null && dueDate < today();
 
+export const MilestoneSchema = obj({
+  id,
+  iid: int,
+  project_id: int.optional(),
+  group_id: int.optional(),
+  title: z.string(),
+  description: z.string().nullable(),
+  state: z.enum(['active', 'closed']),
+  created_at: timestamp,
+  updated_at: timestamp,
+  due_date: date.nullable(),
+  start_date: date.nullable(),
+  expired: z.boolean(),
+  web_url: z.string(),
+}).meta({ id: 'Milestone' });
+export type Milestone = z.infer<typeof MilestoneSchema>;
+
 /** Entities::Milestone: `project_id` or `group_id`, whichever is set, after id/iid. */
-export function milestoneEntity(m: MilestoneRow, o: MilestoneUrlOptions) {
+export function milestoneEntity(m: MilestoneRow, o: MilestoneUrlOptions): Milestone {
   return {
     id: m.id,
     iid: m.iid,
@@ -27,7 +46,7 @@ export function milestoneEntity(m: MilestoneRow, o: MilestoneUrlOptions) {
     ...(m.groupId != null ? { group_id: m.groupId } : {}),
     title: m.title,
     description: m.description ?? null,
-    state: m.state,
+    state: m.state as Milestone['state'],
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
     due_date: m.dueDate ?? null,

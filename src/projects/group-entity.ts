@@ -2,6 +2,8 @@
  * Group presenters. Field order: the spec's GroupRef, which is GitLab's Group entity as it was
  * ordered before BasicGroupDetails moved web_url forward (lib/api/entities/group.rb, EE ldap_*).
  */
+import { z } from 'zod';
+import { id, int, obj, timestamp } from '../platform/response-schemas';
 import type { NamespaceRow } from './abilities';
 import { iso } from '../platform/time';
 import { namespaceAvatarUrl, namespaceWebUrl } from './namespace-entity';
@@ -11,12 +13,43 @@ export interface GroupExtras {
   fullName: string;
 }
 
-export const groupEntity = (g: NamespaceRow, x: GroupExtras) => ({
+export const GroupSchema = obj({
+  id,
+  name: z.string(),
+  path: z.string(),
+  description: z.string(),
+  visibility: z.enum(['private', 'internal', 'public']),
+  share_with_group_lock: z.boolean(),
+  require_two_factor_authentication: z.boolean(),
+  two_factor_grace_period: int,
+  project_creation_level: z.string(),
+  auto_devops_enabled: z.boolean().nullable(),
+  subgroup_creation_level: z.string(),
+  emails_disabled: z.boolean(),
+  emails_enabled: z.boolean(),
+  mentions_disabled: z.boolean().nullable(),
+  lfs_enabled: z.boolean(),
+  default_branch: z.string().nullable(),
+  default_branch_protection: int,
+  avatar_url: z.string().nullable(),
+  web_url: z.string(),
+  request_access_enabled: z.boolean(),
+  full_name: z.string(),
+  full_path: z.string(),
+  created_at: timestamp,
+  parent_id: int.nullable(),
+  ldap_cn: z.string().nullable(),
+  ldap_access: int.nullable(),
+  marked_for_deletion_on: z.string().nullable(),
+}).meta({ id: 'Group' });
+export type Group = z.infer<typeof GroupSchema>;
+
+export const groupEntity = (g: NamespaceRow, x: GroupExtras): Group => ({
   id: g.id,
   name: g.name,
   path: g.path,
   description: g.description,
-  visibility: g.visibility,
+  visibility: g.visibility as Group['visibility'],
   share_with_group_lock: g.shareWithGroupLock,
   require_two_factor_authentication: g.requireTwoFactorAuthentication,
   two_factor_grace_period: g.twoFactorGracePeriod,
@@ -41,8 +74,17 @@ export const groupEntity = (g: NamespaceRow, x: GroupExtras) => ({
   marked_for_deletion_on: null,
 });
 
+export const GroupDetailSchema = GroupSchema.extend({
+  shared_with_groups: z.array(z.unknown()),
+  prevent_sharing_groups_outside_hierarchy: z.boolean(),
+  /** Left out with `with_projects=false`: the group's projects as the caller may see them. */
+  projects: z.array(z.unknown()).optional(),
+  shared_projects: z.array(z.unknown()).optional(),
+}).meta({ id: 'GroupDetail' });
+export type GroupDetail = z.infer<typeof GroupDetailSchema>;
+
 /** GroupDetail (GET /groups/:id, POST /groups): Group plus projects and sharing. */
-export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: unknown[] }) => ({
+export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: unknown[] }): GroupDetail => ({
   ...groupEntity(g, x),
   shared_with_groups: [],
   prevent_sharing_groups_outside_hierarchy: false,

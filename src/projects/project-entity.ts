@@ -4,11 +4,13 @@
  * container registry, CI/CD settings (runners, jobs, pipelines, auto devops), import, statistics,
  * license, forks (forks_count is 0, forked_from_project never present). Pure.
  */
+import { z } from 'zod';
 import type { UserRow } from '../platform/context';
+import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { FEATURES, type Feature, featureAvailable, featureLevel, type NamespaceRow, type ProjectRow } from './abilities';
 import { iso } from '../platform/time';
-import { avatarUrl, userBasic } from '../users/user-entity';
-import { namespaceBasic } from './namespace-entity';
+import { avatarUrl, userBasic, UserBasicSchema } from '../users/user-entity';
+import { namespaceBasic, NamespaceBasicSchema } from './namespace-entity';
 
 export interface ProjectExtras {
   base: string;
@@ -32,8 +34,19 @@ const topics = (p: ProjectRow) => (JSON.parse(p.topics || '[]') as string[]).sli
 
 export const fullPathOf = (p: ProjectRow, ns: NamespaceRow) => `${ns.fullPath}/${p.path}`;
 
+export const ProjectIdentitySchema = obj({
+  id,
+  description: z.string().nullable(),
+  name: z.string(),
+  name_with_namespace: z.string(),
+  path: z.string(),
+  path_with_namespace: z.string(),
+  created_at: timestamp,
+}).meta({ id: 'ProjectIdentity' });
+export type ProjectIdentity = z.infer<typeof ProjectIdentitySchema>;
+
 /** ProjectIdentity. */
-export const projectIdentity = (p: ProjectRow, ns: NamespaceRow, x: Pick<ProjectExtras, 'namespaceFullName'>) => ({
+export const projectIdentity = (p: ProjectRow, ns: NamespaceRow, x: Pick<ProjectExtras, 'namespaceFullName'>): ProjectIdentity => ({
   id: p.id,
   description: p.description ?? null,
   name: p.name,
@@ -43,8 +56,25 @@ export const projectIdentity = (p: ProjectRow, ns: NamespaceRow, x: Pick<Project
   created_at: iso(p.createdAt),
 });
 
+export const BasicProjectDetailsSchema = ProjectIdentitySchema.extend({
+  /** Only for callers who may read the repository (read_code). */
+  default_branch: z.string().optional(),
+  tag_list: z.array(z.string()),
+  topics: z.array(z.string()),
+  ssh_url_to_repo: z.string(),
+  http_url_to_repo: z.string(),
+  web_url: z.string(),
+  readme_url: z.string().nullable().optional(),
+  forks_count: int.optional(),
+  avatar_url: z.string().nullable(),
+  star_count: int,
+  last_activity_at: timestamp,
+  namespace: NamespaceBasicSchema,
+}).meta({ id: 'BasicProjectDetails' });
+export type BasicProjectDetails = z.infer<typeof BasicProjectDetailsSchema>;
+
 /** BasicProjectDetails (`simple=true` lists and nested projects). */
-export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras) {
+export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras): BasicProjectDetails {
   const fullPath = fullPathOf(p, ns);
   const host = new URL(x.base).host;
   return {
@@ -63,8 +93,70 @@ export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras) 
   };
 }
 
+const AccessLevel = z.string();
+
+export const ProjectSchema = BasicProjectDetailsSchema.extend({
+  _links: obj({
+    self: z.string(),
+    issues: z.string().optional(),
+    merge_requests: z.string().optional(),
+    repo_branches: z.string(),
+    labels: z.string(),
+    events: z.string(),
+    members: z.string(),
+    cluster_agents: z.string(),
+  }),
+  packages_enabled: z.boolean(),
+  empty_repo: z.boolean(),
+  archived: z.boolean(),
+  visibility: z.enum(['private', 'internal', 'public']),
+  /** Personal projects only. */
+  owner: UserBasicSchema.optional(),
+  resolve_outdated_diff_discussions: z.boolean(),
+  issues_enabled: z.boolean(),
+  merge_requests_enabled: z.boolean(),
+  wiki_enabled: z.boolean(),
+  jobs_enabled: z.boolean(),
+  snippets_enabled: z.boolean(),
+  container_registry_enabled: z.boolean(),
+  service_desk_enabled: z.boolean(),
+  service_desk_address: z.string().nullable(),
+  can_create_merge_request_in: z.boolean(),
+  issues_access_level: AccessLevel,
+  repository_access_level: AccessLevel,
+  merge_requests_access_level: AccessLevel,
+  forking_access_level: AccessLevel,
+  wiki_access_level: AccessLevel,
+  builds_access_level: AccessLevel,
+  snippets_access_level: AccessLevel,
+  pages_access_level: AccessLevel,
+  operations_access_level: AccessLevel,
+  analytics_access_level: AccessLevel,
+  container_registry_access_level: AccessLevel,
+  emails_disabled: z.boolean(),
+  emails_enabled: z.boolean(),
+  shared_runners_enabled: z.boolean(),
+  lfs_enabled: z.boolean(),
+  creator_id: int.nullable(),
+  import_status: z.string(),
+  /** Only when the caller may read issues. */
+  open_issues_count: int.optional(),
+  shared_with_groups: z.array(z.unknown()),
+  only_allow_merge_if_pipeline_succeeds: z.boolean(),
+  allow_merge_on_skipped_pipeline: z.boolean().nullable(),
+  request_access_enabled: z.boolean(),
+  only_allow_merge_if_all_discussions_are_resolved: z.boolean(),
+  remove_source_branch_after_merge: z.boolean(),
+  printing_merge_request_link_enabled: z.boolean(),
+  merge_method: z.enum(['merge', 'rebase_merge', 'ff']),
+  squash_option: z.enum(['never', 'always', 'default_on', 'default_off']),
+  suggestion_commit_message: z.string().nullable(),
+  autoclose_referenced_issues: z.boolean(),
+}).meta({ id: 'Project' });
+export type Project = z.infer<typeof ProjectSchema>;
+
 /** Project (lists without `simple`, create, update). */
-export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras) {
+export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras): Project {
   const api = `${x.base}/api/v4/projects/${p.id}`;
   const avail = (f: Feature) => featureAvailable(p, f, x);
   return {
@@ -82,7 +174,7 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     packages_enabled: true,
     empty_repo: x.emptyRepo ?? true,
     archived: p.archived,
-    visibility: p.visibility,
+    visibility: p.visibility as Project['visibility'],
     ...(ns.kind === 'User' && x.owner ? { owner: userBasic(x.owner, { base: x.base }) } : {}),
     resolve_outdated_diff_discussions: false,
     issues_enabled: avail('issues'),
@@ -119,15 +211,19 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     only_allow_merge_if_all_discussions_are_resolved: false,
     remove_source_branch_after_merge: true,
     printing_merge_request_link_enabled: true,
-    merge_method: p.mergeMethod,
-    squash_option: p.squashOption,
+    merge_method: p.mergeMethod as Project['merge_method'],
+    squash_option: p.squashOption as Project['squash_option'],
     suggestion_commit_message: null,
     autoclose_referenced_issues: true,
   };
 }
 
+const Access = obj({ access_level: int, notification_level: int }).nullable();
+export const ProjectWithAccessSchema = ProjectSchema.extend({ permissions: obj({ project_access: Access, group_access: Access }) }).meta({ id: 'ProjectWithAccess' });
+export type ProjectWithAccess = z.infer<typeof ProjectWithAccessSchema>;
+
 /** ProjectWithAccess (GET /projects/:id): Project plus the caller's own project and group access. */
-export function projectWithAccess(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras & { projectLevel: number | null; groupLevel: number | null }) {
+export function projectWithAccess(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras & { projectLevel: number | null; groupLevel: number | null }): ProjectWithAccess {
   const lv = (n: number | null) => (n ? { access_level: n, notification_level: 3 } : null);
   return { ...projectEntity(p, ns, x), permissions: { project_access: lv(x.projectLevel), group_access: lv(x.groupLevel) } };
 }
