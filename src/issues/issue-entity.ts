@@ -2,9 +2,14 @@
  * The Issue entity (GitLab lib/api/entities/issuable_entity.rb, issue_basic.rb, issue.rb and their
  * EE prepends): pure, from a row plus everything preloaded by services/issue-presenter.ts.
  */
+import { z } from 'zod';
 import type { issues } from '../db/schema';
-import { type LabelRow, labelBasic } from '../planning/label-entity';
+import { type LabelRow, labelBasic, LabelBasicSchema } from '../planning/label-entity';
+import { type Milestone, MilestoneSchema } from '../planning/milestone-entity';
+import { type TimeStats, TimeStatsSchema } from '../platform/duration';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
+import { type UserBasic, UserBasicSchema } from '../users/user-entity';
 
 export type IssueRow = typeof issues.$inferSelect;
 
@@ -31,15 +36,15 @@ export interface IssueExtras {
   projectFullPath: string;
   /** references.relative, computed by the presenter from the request's group or project. */
   relativeReference: string;
-  author: object;
-  closedBy: object | null;
-  assignees: object[];
+  author: UserBasic;
+  closedBy: UserBasic | null;
+  assignees: UserBasic[];
   labels: LabelRow[];
   withLabelsDetails: boolean;
-  milestone: object | null;
+  milestone: Milestone | null;
   userNotesCount: number;
   mergeRequestsCount: number;
-  timeStats: object;
+  timeStats: TimeStats;
   /** Present on single-issue responses only (`include_subscribed`). */
   subscribed?: boolean;
   /** Premium attributes: weight, blocking_issues_count, iteration; the epic only for projects in a group. */
@@ -52,7 +57,63 @@ export interface IssueExtras {
 export const issueWebUrl = (i: Pick<IssueRow, 'iid' | 'issueType'>, base: string, projectFullPath: string) =>
   `${base}/${projectFullPath}/-/issues/${i.issueType === 'incident' ? 'incident/' : ''}${i.iid}`;
 
-export function issueEntity(i: IssueRow, x: IssueExtras) {
+const IssueEpicSchema = obj({ id, iid: int, title: z.string(), url: z.string(), group_id: int });
+
+/** `labels`: titles, or LabelBasic objects with `with_labels_details=true`. */
+export const IssueLabelsSchema = z.union([z.array(z.string()), z.array(LabelBasicSchema)]);
+
+export const IssueSchema = obj({
+  id,
+  iid: int,
+  project_id: int,
+  title: z.string(),
+  description: z.string().nullable(),
+  state: z.enum(['opened', 'closed']),
+  created_at: timestamp,
+  updated_at: timestamp,
+  closed_at: timestamp.nullable(),
+  closed_by: UserBasicSchema.nullable(),
+  labels: IssueLabelsSchema,
+  milestone: MilestoneSchema.nullable(),
+  assignees: z.array(UserBasicSchema),
+  author: UserBasicSchema,
+  type: z.string(),
+  assignee: UserBasicSchema.nullable(),
+  user_notes_count: int,
+  merge_requests_count: int,
+  upvotes: int,
+  downvotes: int,
+  due_date: date.nullable(),
+  confidential: z.boolean(),
+  discussion_locked: z.boolean().nullable(),
+  issue_type: z.string(),
+  web_url: z.string(),
+  time_stats: TimeStatsSchema,
+  task_completion_status: obj({ count: int, completed_count: int }),
+  /** Premium. */
+  weight: int.nullable().optional(),
+  blocking_issues_count: int.optional(),
+  has_tasks: z.boolean(),
+  task_status: z.string().optional(),
+  _links: obj({ self: z.string(), notes: z.string(), award_emoji: z.string(), project: z.string(), closed_as_duplicate_of: z.string().nullable() }),
+  references: obj({ short: z.string(), relative: z.string(), full: z.string() }),
+  severity: z.string(),
+  /** Single-issue responses only. */
+  subscribed: z.boolean().optional(),
+  moved_to_id: int.nullable(),
+  imported: z.boolean(),
+  imported_from: z.string(),
+  service_desk_reply_to: z.string().nullable(),
+  /** Premium, for projects in a group. */
+  epic_iid: int.nullable().optional(),
+  epic: IssueEpicSchema.nullable().optional(),
+  iteration: z.null().optional(),
+  /** Ultimate. */
+  health_status: z.string().nullable().optional(),
+}).meta({ id: 'Issue' });
+export type Issue = z.infer<typeof IssueSchema>;
+
+export function issueEntity(i: IssueRow, x: IssueExtras): Issue {
   const api = `${x.base}/api/v4/projects/${i.projectId}`;
   const tasks = taskSummary(i.description);
   const labels = [...x.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
@@ -62,7 +123,7 @@ export function issueEntity(i: IssueRow, x: IssueExtras) {
     project_id: i.projectId,
     title: i.title,
     description: i.description ?? null,
-    state: i.state,
+    state: i.state as Issue['state'],
     created_at: iso(i.createdAt),
     updated_at: iso(i.updatedAt),
     closed_at: iso(i.closedAt),

@@ -3,12 +3,14 @@
  * GET /projects/:id/issues. Parameters in params/issue-lists.ts, the query in
  * services/issue-finder.ts, the entity from services/issue-presenter.ts.
  */
+import { z } from 'zod';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { grapeError, unauthorized } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, notRuleErrors, projectIssuesParams } from './issue-lists-params';
@@ -26,20 +28,22 @@ import {
 import { findReadableProject } from '../projects/projects';
 import { presentIssues } from './issue-presenter';
 
+const IssueListSchema = z.array(IssueSchema);
+
 export function mountIssueLists(r: Router) {
-  r.route({ method: 'GET', path: '/issues', summary: "List the caller's issues", tags: ['issues'], params: issuesParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/issues', summary: "List the caller's issues", tags: ['issues'], params: issuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
     const raw = await requestParams(c);
     // issues.rb: `authenticate! unless params[:scope] == 'all'`, after parameter validation.
     if (raw.scope !== 'all' && !caller.user) throw unauthorized();
     return listIssues(c, caller, p, { kind: 'issues' }, 'issues', {});
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/issues', summary: 'List group issues', tags: ['issues'], params: groupIssuesParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/issues', summary: 'List group issues', tags: ['issues'], params: groupIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
     const { group, level } = await findReadableGroup(c, caller, p.id);
     return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group });
   });
 
-  r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
     const { project, namespace, level } = await findReadableProject(c, caller, p.id);
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });

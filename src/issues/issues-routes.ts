@@ -12,6 +12,7 @@ import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAcc
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
 import { planAllows } from '../platform/plan';
+import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { requireAdmin, requireUser } from '../platform/guards';
@@ -126,7 +127,7 @@ export function mountIssues(r: Router) {
     },
   );
 
-  r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
     const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
     return c.json(await presentIssue(c, caller, found.issue, { project: found.project }));
   });

@@ -7,6 +7,8 @@
  * complete matcher: a word that is neither a number, a unit nor a joining word rejects the whole
  * value (`3 gobblygoos` is invalid here, where the lenient gem would read 3 hours).
  */
+import { z } from 'zod';
+import { int, obj } from './response-schemas';
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -159,8 +161,16 @@ export function formatDuration(value: number, limitToHours = false): string | nu
   return out === '' ? null : out;
 }
 
+export const TimeStatsSchema = obj({
+  time_estimate: int,
+  total_time_spent: int,
+  human_time_estimate: z.string().nullable(),
+  human_total_time_spent: z.string().nullable(),
+}).meta({ id: 'TimeStats' });
+export type TimeStats = z.infer<typeof TimeStatsSchema>;
+
 /** GitLab's TimeStats entity (lib/api/entities/issuable_time_stats.rb), in its field order. */
-export function timeStats(issue: { timeEstimate: number; totalTimeSpent: number }, limitToHours = false) {
+export function timeStats(issue: { timeEstimate: number; totalTimeSpent: number }, limitToHours = false): TimeStats {
   return {
     time_estimate: issue.timeEstimate,
     total_time_spent: issue.totalTimeSpent,
