@@ -3,10 +3,15 @@
  * merge_request_simple.rb, issuable_entity.rb and EE's merge_request_basic.rb prepend): pure, from a
  * row plus everything services/merge-requests.ts loads for a page.
  */
+import { z } from 'zod';
 import type { mergeRequests } from '../db/schema';
 import { iso } from '../platform/time';
 import { type LabelRow, labelBasic } from '../planning/label-entity';
-import { taskSummary } from '../issues/issue-entity';
+import { type Milestone, MilestoneSchema } from '../planning/milestone-entity';
+import { IssueLabelsSchema, taskSummary } from '../issues/issue-entity';
+import { type TimeStats, TimeStatsSchema } from '../platform/duration';
+import { id, int, obj, timestamp } from '../platform/response-schemas';
+import { type UserBasic, UserBasicSchema } from '../users/user-entity';
 
 export type MergeRequestRow = typeof mergeRequests.$inferSelect;
 
@@ -38,17 +43,17 @@ export interface MergeRequestExtras {
   projectFullPath: string;
   /** references.relative (and the deprecated `reference`), relative to the request's project or group. */
   relativeReference: string;
-  author: object | null;
-  mergedBy: object | null;
-  mergeUser: object | null;
-  closedBy: object | null;
-  assignees: object[];
-  reviewers: object[];
+  author: UserBasic | null;
+  mergedBy: UserBasic | null;
+  mergeUser: UserBasic | null;
+  closedBy: UserBasic | null;
+  assignees: UserBasic[];
+  reviewers: UserBasic[];
   labels: LabelRow[];
   withLabelsDetails: boolean;
-  milestone: object | null;
+  milestone: Milestone | null;
   userNotesCount: number;
-  timeStats: object;
+  timeStats: TimeStats;
   live: MergeRequestLive;
   blockingDiscussionsResolved: boolean;
   premium: boolean;
@@ -58,8 +63,67 @@ export interface MergeRequestExtras {
 
 export const mergeRequestWebUrl = (base: string, projectFullPath: string, iid: number) => `${base}/${projectFullPath}/-/merge_requests/${iid}`;
 
+const sha = z.string().nullable();
+const MergeRequestState = z.enum(['opened', 'closed', 'locked', 'merged']);
+
+export const MergeRequestBasicSchema = obj({
+  id,
+  iid: int,
+  project_id: int,
+  title: z.string(),
+  description: z.string().nullable(),
+  state: MergeRequestState,
+  created_at: timestamp,
+  updated_at: timestamp,
+  merged_by: UserBasicSchema.nullable(),
+  merge_user: UserBasicSchema.nullable(),
+  merged_at: timestamp.nullable(),
+  closed_by: UserBasicSchema.nullable(),
+  closed_at: timestamp.nullable(),
+  target_branch: z.string(),
+  source_branch: z.string(),
+  user_notes_count: int,
+  upvotes: int,
+  downvotes: int,
+  author: UserBasicSchema.nullable(),
+  assignees: z.array(UserBasicSchema),
+  assignee: UserBasicSchema.nullable(),
+  reviewers: z.array(UserBasicSchema),
+  source_project_id: int,
+  target_project_id: int,
+  labels: IssueLabelsSchema,
+  draft: z.boolean(),
+  imported: z.boolean(),
+  imported_from: z.string(),
+  work_in_progress: z.boolean(),
+  milestone: MilestoneSchema.nullable(),
+  merge_when_pipeline_succeeds: z.boolean(),
+  merge_status: z.string(),
+  detailed_merge_status: z.string(),
+  merge_after: timestamp.nullable(),
+  sha,
+  merge_commit_sha: sha,
+  squash_commit_sha: sha,
+  discussion_locked: z.boolean().nullable(),
+  should_remove_source_branch: z.boolean().nullable(),
+  force_remove_source_branch: z.boolean().nullable(),
+  prepared_at: timestamp,
+  reference: z.string(),
+  references: obj({ short: z.string(), relative: z.string(), full: z.string() }),
+  web_url: z.string(),
+  time_stats: TimeStatsSchema,
+  squash: z.boolean(),
+  squash_on_merge: z.boolean(),
+  task_completion_status: obj({ count: int, completed_count: int }),
+  has_conflicts: z.boolean(),
+  blocking_discussions_resolved: z.boolean(),
+  /** Premium. */
+  approvals_before_merge: int.nullable().optional(),
+}).meta({ id: 'MergeRequestBasic' });
+export type MergeRequestBasic = z.infer<typeof MergeRequestBasicSchema>;
+
 /** Entities::MergeRequestBasic, field for field in GitLab's order. */
-export function mergeRequestBasic(m: MergeRequestRow, x: MergeRequestExtras) {
+export function mergeRequestBasic(m: MergeRequestRow, x: MergeRequestExtras): MergeRequestBasic {
   const labels = [...x.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
   const tasks = taskSummary(m.description);
   return {
@@ -68,7 +132,7 @@ export function mergeRequestBasic(m: MergeRequestRow, x: MergeRequestExtras) {
     project_id: m.projectId,
     title: m.title,
     description: m.description ?? null,
-    state: m.state,
+    state: m.state as MergeRequestBasic['state'],
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
     merged_by: x.mergedBy,
@@ -130,8 +194,27 @@ export interface MergeRequestFullExtras extends MergeRequestExtras {
   divergedCommitsCount?: number;
 }
 
+export const MergeRequestSchema = MergeRequestBasicSchema.extend({
+  /** Single-merge-request responses only. */
+  subscribed: z.boolean().optional(),
+  changes_count: z.string().nullable(),
+  /** With the builds feature readable: always null, no CI runs here. */
+  latest_build_started_at: z.null().optional(),
+  latest_build_finished_at: z.null().optional(),
+  first_deployed_to_production_at: z.null().optional(),
+  pipeline: z.null().optional(),
+  head_pipeline: z.null().optional(),
+  diff_refs: obj({ base_sha: sha, head_sha: sha, start_sha: sha }),
+  merge_error: z.string().nullable(),
+  rebase_in_progress: z.boolean().optional(),
+  diverged_commits_count: int.optional(),
+  first_contribution: z.boolean().optional(),
+  user: obj({ can_merge: z.boolean() }),
+}).meta({ id: 'MergeRequest' });
+export type MergeRequest = z.infer<typeof MergeRequestSchema>;
+
 /** Entities::MergeRequest (single merge request, create, update, merge responses). */
-export function mergeRequestEntity(m: MergeRequestRow, x: MergeRequestFullExtras) {
+export function mergeRequestEntity(m: MergeRequestRow, x: MergeRequestFullExtras): MergeRequest {
   return {
     ...mergeRequestBasic(m, x),
     ...(x.subscribed !== undefined ? { subscribed: x.subscribed } : {}),
@@ -147,15 +230,28 @@ export function mergeRequestEntity(m: MergeRequestRow, x: MergeRequestFullExtras
   };
 }
 
+export const MergeRequestSimpleSchema = obj({
+  id,
+  iid: int,
+  project_id: int,
+  title: z.string(),
+  description: z.string().nullable(),
+  state: MergeRequestState,
+  created_at: timestamp,
+  updated_at: timestamp,
+  web_url: z.string(),
+}).meta({ id: 'MergeRequestSimple' });
+export type MergeRequestSimple = z.infer<typeof MergeRequestSimpleSchema>;
+
 /** Entities::MergeRequestSimple (`view=simple`). */
-export function mergeRequestSimple(m: MergeRequestRow, x: Pick<MergeRequestExtras, 'base' | 'projectFullPath'>) {
+export function mergeRequestSimple(m: MergeRequestRow, x: Pick<MergeRequestExtras, 'base' | 'projectFullPath'>): MergeRequestSimple {
   return {
     id: m.id,
     iid: m.iid,
     project_id: m.projectId,
     title: m.title,
     description: m.description ?? null,
-    state: m.state,
+    state: m.state as MergeRequestBasic['state'],
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
     web_url: mergeRequestWebUrl(x.base, x.projectFullPath, m.iid),

@@ -4,6 +4,7 @@
  * closes_issues). Abilities, live state and the presenter live in services/merge-requests.ts, the
  * list query in services/merge-request-finder.ts.
  */
+import { z } from 'zod';
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
@@ -68,7 +69,7 @@ import {
   repo,
 } from './merge-requests';
 import { canReadMergeRequests } from '../projects/abilities';
-import { mergeRequestSimple } from './merge-request-entity';
+import { MergeRequestBasicSchema, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
 import { computeVersion, versionInsert } from './diffs';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
@@ -87,22 +88,25 @@ const TAGS = ['merge_requests'];
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
 
+/** `view=simple` lists answer MergeRequestSimple. */
+const MergeRequestListSchema = z.union([z.array(MergeRequestBasicSchema), z.array(MergeRequestSimpleSchema)]);
+
 export function mountMergeRequests(r: Router) {
   // ------------------------------------------------------------------------------------------
   // Lists
 
-  r.route({ method: 'GET', path: '/merge_requests', summary: 'List merge requests', tags: TAGS, params: allMergeRequestsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/merge_requests', summary: 'List merge requests', tags: TAGS, params: allMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
     // `authenticate! unless params[:scope] == 'all'`.
     if (p.scope !== 'all' && !caller.user) throw unauthorized();
     return listMergeRequests(c, caller, p, { kind: 'all' }, 'all', {});
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/merge_requests', summary: 'List group merge requests', tags: TAGS, params: groupMergeRequestsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/merge_requests', summary: 'List group merge requests', tags: TAGS, params: groupMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     return listMergeRequests(c, caller, p, { kind: 'group', group }, 'group', { group });
   });
 
-  r.route({ method: 'GET', path: '/projects/:id/merge_requests', summary: 'List project merge requests', tags: TAGS, params: projectMergeRequestsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/projects/:id/merge_requests', summary: 'List project merge requests', tags: TAGS, params: projectMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
     const { project, level } = await findReadableProject(c, caller, p.id);
     // `authorize! :read_merge_request, user_project`.
     if (!canReadMergeRequests(caller, project, level)) throw forbidden();
@@ -229,7 +233,7 @@ export function mountMergeRequests(r: Router) {
   // ------------------------------------------------------------------------------------------
   // Single merge request
 
-  r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams, responses: { 200: MergeRequestSchema } }, async ({ c, p, caller }) => {
     const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
     // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
     // checks now pass (an approval arrived) completes no later than the next read.
