@@ -125,7 +125,6 @@ export async function loadSettings(db: Db): Promise<Settings> {
   return settings;
 }
 
-/** Secret settings are kept as a digest: presence is all this server needs (spec: never returned). */
 const perRequest = new WeakMap<Context, Promise<Settings>>();
 
 /** The settings of this request: read once per request (loadSettings caches them across requests). */
@@ -135,6 +134,7 @@ export function settingsOf(c: Context<AppEnv>): Promise<Settings> {
   return settings;
 }
 
+/** Secret settings are kept as a digest: presence is all this server needs (spec: never returned). */
 export async function secretDigest(value: string): Promise<string> {
   return `sha256:${toHex(await sha256(value))}`;
 }

@@ -16,6 +16,7 @@ import type { AppEnv, Caller } from '../../src/platform/context';
 import type { Db } from '../../src/db/client';
 import { protectedBranchAccessLevels, protectedBranches, users } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
+import { writeSettings } from '../../src/settings/settings';
 import {
   branchProtection,
   canMergeToBranch,
@@ -93,10 +94,15 @@ async function caller(name: string | null): Promise<Caller> {
   return { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
 }
 
-const ctx = (protection = 2) => ({ var: { db, settings: async () => ({ default_branch_protection: protection }) } }) as unknown as Context<AppEnv>;
+// The instance's default_branch_protection, as PUT /application/settings would store it (settingsOf reads it through db).
+let storedProtection: number | undefined;
+const ctx = async (protection = 2) => {
+  if (protection !== storedProtection) await writeSettings(db, { default_branch_protection: (storedProtection = protection) });
+  return { var: { db } } as unknown as Context<AppEnv>;
+};
 const level = (name: string | null) => (name ? people[name].level : 0);
-const push = async (name: string | null, branch: string, opts = {}, protection = 2) => canPushToBranch(ctx(protection), await caller(name), level(name), projectId, branch, opts);
-const merge = async (name: string | null, branch: string) => canMergeToBranch(ctx(), await caller(name), level(name), projectId, branch);
+const push = async (name: string | null, branch: string, opts = {}, protection = 2) => canPushToBranch(await ctx(protection), await caller(name), level(name), projectId, branch, opts);
+const merge = async (name: string | null, branch: string) => canMergeToBranch(await ctx(), await caller(name), level(name), projectId, branch);
 
 describe('refMatches', () => {
   it('matches exact names and wildcards anchored at both ends, everything but * literal', () => {
@@ -192,7 +198,7 @@ describe('canPushToBranches', () => {
         [{ emptyRepo: true }, 4],
         [{ archived: true }, 2],
       ] as const) {
-        const many = await canPushToBranches(ctx(protection), await caller(who), level(who), projectId, names, opts);
+        const many = await canPushToBranches(await ctx(protection), await caller(who), level(who), projectId, names, opts);
         const one = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await push(who, n, opts, protection)])));
         expect([who, opts, Object.fromEntries(many)]).toEqual([who, opts, one]);
       }
