@@ -186,7 +186,8 @@ async function main() {
     'npx',
     [
       '--no-install', 'wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
-      '--var', `ROOT_TOKEN:${rootToken}`, '--log-level', process.env.CLIENTS_LOG_LEVEL || 'warn', '--show-interactive-dev-session=false', '--inspector-port', String(inspectorPort),
+      // Every response the clients get is checked against its route's declared schema (platform/response-check.ts).
+      '--var', `ROOT_TOKEN:${rootToken}`, '--var', 'VALIDATE_RESPONSES:true', '--log-level', process.env.CLIENTS_LOG_LEVEL || 'warn', '--show-interactive-dev-session=false', '--inspector-port', String(inspectorPort),
     ],
     { cwd: root, env, stdio: ['ignore', logFd, logFd], detached: true },
   );
@@ -243,6 +244,15 @@ async function main() {
     CLIENT_SSH_KEYS: keys.slice(4, 8).join('\n'),
   });
   await runClient('gitbeaker mr', process.execPath, [join(clientsDir, 'gitbeaker-mr-check.mjs')], common);
+
+  // A response that broke its route's declared schema fails the stage, once per route and problem.
+  const violations = new Set(
+    readFileSync(serverLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('response schema violation'))
+      .map((l) => l.slice(l.indexOf('{'))),
+  );
+  for (const v of violations) failCase('server', 'response schema', v);
 
   const errors = readFileSync(serverLog, 'utf8')
     .split('\n')
