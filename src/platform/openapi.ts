@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { RouteAuth } from './guards';
 import { isRaw, MessageError, OAuthError, ParameterError, type ResponseSpec } from './response-schemas';
+import { exampleOf } from './openapi-examples';
 import type { RouteRecord } from './router';
 
 interface ParamDoc {
@@ -216,8 +217,9 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string, domain
 
   const converted = tidy(z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any', io: 'output' }).schemas) as Record<string, Json>;
   for (const { op, status, id } of inline) {
-    const content = ((op.responses as Json)[status] as { content: Record<string, { schema: unknown }> }).content['application/json'];
+    const content = ((op.responses as Json)[status] as { content: Record<string, { schema: unknown; example?: unknown }> }).content['application/json'];
     content.schema = named.has(id) ? { $ref: `#/components/schemas/${id}` } : converted[id];
+    content.example = exampleOf(content.schema, converted);
   }
   const schemas: Record<string, Json> = {};
   for (const id of [...named].sort()) schemas[id] = converted[id];
