@@ -3,10 +3,11 @@
  * ordered before BasicGroupDetails moved web_url forward (lib/api/entities/group.rb, EE ldap_*).
  */
 import { z } from 'zod';
-import { id, int, obj, timestamp } from '../platform/response-schemas';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import type { NamespaceRow } from './abilities';
 import { iso } from '../platform/time';
 import { namespaceAvatarUrl, namespaceWebUrl } from './namespace-entity';
+import { type Project, ProjectSchema } from './project-entity';
 
 export interface GroupExtras {
   base: string;
@@ -74,17 +75,27 @@ export const groupEntity = (g: NamespaceRow, x: GroupExtras): Group => ({
   marked_for_deletion_on: null,
 });
 
+/** Entities::SharedGroupWithGroup: a group this group is shared with (group sharing is not served, so the list is empty). */
+export const SharedGroupWithGroupSchema = obj({
+  group_id: id,
+  group_name: z.string(),
+  group_full_path: z.string(),
+  group_access_level: int,
+  expires_at: date.nullable(),
+}).meta({ id: 'SharedGroupWithGroup' });
+
 export const GroupDetailSchema = GroupSchema.extend({
-  shared_with_groups: z.array(z.unknown()),
+  shared_with_groups: z.array(SharedGroupWithGroupSchema),
   prevent_sharing_groups_outside_hierarchy: z.boolean(),
   /** Left out with `with_projects=false`: the group's projects as the caller may see them. */
-  projects: z.array(z.unknown()).optional(),
-  shared_projects: z.array(z.unknown()).optional(),
+  projects: z.array(ProjectSchema).optional(),
+  /** Projects shared with the group: none, since sharing is not served. */
+  shared_projects: z.array(ProjectSchema).optional(),
 }).meta({ id: 'GroupDetail' });
 export type GroupDetail = z.infer<typeof GroupDetailSchema>;
 
 /** GroupDetail (GET /groups/:id, POST /groups): Group plus projects and sharing. */
-export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: unknown[] }): GroupDetail => ({
+export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: Project[] }): GroupDetail => ({
   ...groupEntity(g, x),
   shared_with_groups: [],
   prevent_sharing_groups_outside_hierarchy: false,

@@ -1,10 +1,12 @@
 /** Groups API (GitLab lib/api/groups.rb; spec: GroupRef, Access, Pagination). */
 import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { findGroup } from './group-queries';
 import { namespaces, projects } from '../db/schema';
-import { groupDetail, groupEntity } from './group-entity';
+import { groupDetail, GroupDetailSchema, groupEntity, GroupSchema } from './group-entity';
+import { accepted, AcceptedSchema, type Project } from './project-entity';
 import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
@@ -24,6 +26,9 @@ import {
   visibilityAllowedByParent,
 } from './groups';
 import { presentProjects, projectListQuery } from './projects';
+import { settingsOf } from '../settings/settings';
+import { asBatch, deleteBlobs } from '../platform/cascade';
+import { groupDeletion } from './cascade';
 
 export { findReadableGroup };
 
@@ -39,7 +44,7 @@ function failedToSave(errors: Record<string, string[]>) {
 /** GroupDetail; `projects` are the group's own projects the caller may read, at most 100 (GroupDetail#projects). */
 async function presentDetail(c: Context<AppEnv>, caller: Caller, group: NamespaceRow, withProjects: boolean) {
   const names = await loadFullNames(c.var.db, [group]);
-  let projectsOut: unknown[] | undefined;
+  let projectsOut: Project[] | undefined;
   if (withProjects) {
     const rows = await projectListQuery(c.var.db, caller, [eq(sql`${namespaces.id}`, group.id)]).limit(100).all();
     projectsOut = await presentProjects(c, caller, rows, false);
@@ -53,10 +58,6 @@ async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
   return rows.map((g) => groupEntity(g, { base, fullName: names.get(g.id)! }));
 }
 
-import type { z } from 'zod';
-import { settingsOf } from '../settings/settings';
-import { asBatch, deleteBlobs } from '../platform/cascade';
-import { groupDeletion } from './cascade';
 type ListP = z.output<z.ZodObject<(typeof listGroupsParams)['shape']>>;
 
 async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: { parent?: NamespaceRow; descendants?: NamespaceRow }) {
@@ -130,9 +131,9 @@ async function keysetGroups(c: Context<AppEnv>, raw: Record<string, unknown>, wh
 }
 
 export function mountGroups(r: Router) {
-  r.route({ method: 'GET', path: '/groups', summary: 'List groups', tags: ['groups'], params: listGroupsParams }, async ({ c, p, caller }) => listGroups(c, caller, p));
+  r.route({ method: 'GET', path: '/groups', summary: 'List groups', tags: ['groups'], params: listGroupsParams, responses: { 200: z.array(GroupSchema) } }, async ({ c, p, caller }) => listGroups(c, caller, p));
 
-  r.route({ method: 'POST', path: '/groups', summary: 'Create a group', tags: ['groups'], params: createGroupParams, status: 201 }, async ({ c, p, caller }) => {
+  r.route({ method: 'POST', path: '/groups', summary: 'Create a group', tags: ['groups'], params: createGroupParams, responses: { 201: GroupDetailSchema } }, async ({ c, p, caller }) => {
     const user = requireUser(caller);
     const db = c.var.db;
     let parent: NamespaceRow | null = null;
@@ -198,12 +199,12 @@ export function mountGroups(r: Router) {
     return c.json(groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: [] }), 201);
   });
 
-  r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     return c.json(await presentDetail(c, caller, group, p.with_projects));
   });
 
-  r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const db = c.var.db;
     const { group, level } = await findReadableGroup(c, caller, p.id);
@@ -252,7 +253,7 @@ export function mountGroups(r: Router) {
     return c.json(await presentDetail(c, caller, updated, true));
   });
 
-  r.route({ method: 'DELETE', path: '/groups/:id', summary: 'Delete a group', tags: ['groups'], params: deleteGroupParams, status: 202 }, async ({ c, p, caller }) => {
+  r.route({ method: 'DELETE', path: '/groups/:id', summary: 'Delete a group', tags: ['groups'], params: deleteGroupParams, responses: { 202: AcceptedSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const { group, level } = await findReadableGroup(c, caller, p.id);
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
@@ -261,15 +262,15 @@ export function mountGroups(r: Router) {
     const { statements, blobKeys } = await groupDeletion(c.var.db, group);
     await c.var.db.batch(asBatch(statements));
     await deleteBlobs(c.var.blobs, blobKeys);
-    return c.json({ message: '202 Accepted' }, 202);
+    return c.json(accepted(), 202);
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/subgroups', summary: 'List subgroups', tags: ['groups'], params: listSubgroupsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/subgroups', summary: 'List subgroups', tags: ['groups'], params: listSubgroupsParams, responses: { 200: z.array(GroupSchema) } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     return listGroups(c, caller, p, { parent: group });
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/descendant_groups', summary: 'List descendant groups', tags: ['groups'], params: listSubgroupsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/descendant_groups', summary: 'List descendant groups', tags: ['groups'], params: listSubgroupsParams, responses: { 200: z.array(GroupSchema) } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     return listGroups(c, caller, p, { descendants: group });
   });

@@ -1,11 +1,12 @@
 /** Project and group members (GitLab lib/api/members.rb, helpers/members_helpers.rb). */
 import { and, asc, eq, inArray, not, or, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { findMember, type SourceType } from './member-queries';
 import { findUserById, findUserByUsername } from '../users/user-queries';
 import { members, namespaces, users } from '../db/schema';
-import { memberEntity } from './member-entity';
+import { memberEntity, MemberSchema } from './member-entity';
 import { ACCESS, activeMember, MEMBER_LEVELS, traversalIds } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, recordNotFound, validationFailed } from '../platform/errors';
@@ -87,7 +88,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
   const tags = [kind];
   const noun = kind === 'projects' ? 'project' : 'group';
 
-  r.route({ method: 'GET', path: `/${kind}/:id/members`, summary: `List members of a ${noun}`, tags, params: listMembersParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: `/${kind}/:id/members`, summary: `List members of a ${noun}`, tags, params: listMembersParams, responses: { 200: z.array(MemberSchema) } }, async ({ c, p, caller }) => {
     const s = await loadSource(c, caller, kind, p.id);
     const raw = await requestParams(c);
     const db = c.var.db;
@@ -105,7 +106,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     return c.json(await present(c, rows));
   });
 
-  r.route({ method: 'GET', path: `/${kind}/:id/members/all`, summary: `List members of a ${noun}, inherited included`, tags, params: listMembersParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: `/${kind}/:id/members/all`, summary: `List members of a ${noun}, inherited included`, tags, params: listMembersParams, responses: { 200: z.array(MemberSchema) } }, async ({ c, p, caller }) => {
     const s = await loadSource(c, caller, kind, p.id);
     const raw = await requestParams(c);
     const db = c.var.db;
@@ -128,14 +129,14 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     return c.json(await present(c, rows));
   });
 
-  r.route({ method: 'GET', path: `/${kind}/:id/members/:user_id`, summary: `Get a member of a ${noun}`, tags, params: memberParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: `/${kind}/:id/members/:user_id`, summary: `Get a member of a ${noun}`, tags, params: memberParams, responses: { 200: MemberSchema } }, async ({ c, p, caller }) => {
     const s = await loadSource(c, caller, kind, p.id);
     const row = await findMember(c.var.db, s.type, s.id, p.user_id);
     if (!row) throw recordNotFound();
     return c.json((await present(c, [row]))[0]);
   });
 
-  r.route({ method: 'GET', path: `/${kind}/:id/members/all/:user_id`, summary: `Get a member of a ${noun}, inherited included`, tags, params: memberParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: `/${kind}/:id/members/all/:user_id`, summary: `Get a member of a ${noun}, inherited included`, tags, params: memberParams, responses: { 200: MemberSchema } }, async ({ c, p, caller }) => {
     const s = await loadSource(c, caller, kind, p.id);
     const row = await c.var.db
       .select({ member: members, user: users })
@@ -154,7 +155,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     return c.json((await present(c, [row]))[0]);
   });
 
-  r.route({ method: 'POST', path: `/${kind}/:id/members`, summary: `Add a member to a ${noun}`, tags, params: addMemberParams, status: 201 }, async ({ c, p, caller }) => {
+  r.route({ method: 'POST', path: `/${kind}/:id/members`, summary: `Add a member to a ${noun}`, tags, params: addMemberParams, responses: { 201: MemberSchema } }, async ({ c, p, caller }) => {
     const actor = requireUser(caller);
     const s = await loadSource(c, caller, kind, p.id);
     if (!canManage(caller, s)) throw forbidden();
@@ -185,7 +186,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     return c.json((await present(c, [row]))[0], 201);
   });
 
-  r.route({ method: 'PUT', path: `/${kind}/:id/members/:user_id`, summary: `Edit a member of a ${noun}`, tags, params: updateMemberParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'PUT', path: `/${kind}/:id/members/:user_id`, summary: `Edit a member of a ${noun}`, tags, params: updateMemberParams, responses: { 200: MemberSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const s = await loadSource(c, caller, kind, p.id);
     if (!canManage(caller, s)) throw forbidden();
@@ -210,7 +211,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     return c.json((await present(c, [updated]))[0]);
   });
 
-  r.route({ method: 'DELETE', path: `/${kind}/:id/members/:user_id`, summary: `Remove a member from a ${noun}`, tags, params: deleteMemberParams, status: 204 }, async ({ c, p, caller }) => {
+  r.route({ method: 'DELETE', path: `/${kind}/:id/members/:user_id`, summary: `Remove a member from a ${noun}`, tags, params: deleteMemberParams, responses: { 204: null } }, async ({ c, p, caller }) => {
     const actor = requireUser(caller);
     const s = await loadSource(c, caller, kind, p.id);
     const db = c.var.db;

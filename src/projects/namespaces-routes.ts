@@ -1,10 +1,11 @@
 /** Namespaces API (GitLab lib/api/namespaces.rb): the caller's own and their groups' namespaces; all for administrators. */
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { findNamespaceById, findNamespaceByPath } from './group-queries';
 import { namespaces, users } from '../db/schema';
-import { namespaceEntity } from './namespace-entity';
+import { type Namespace, namespaceEntity, NamespaceSchema } from './namespace-entity';
 import { avatarUrl } from '../users/user-entity';
 import { ACCESS, groupAccess, groupLevelSql, type NamespaceRow } from './abilities';
 import { notFound } from '../platform/errors';
@@ -19,7 +20,7 @@ const idParams = params({ id: g.string() });
 
 async function present(c: Context<AppEnv>, caller: Caller, rows: NamespaceRow[]) {
   const base = baseUrl(c);
-  const out = [];
+  const out: Namespace[] = [];
   for (const ns of rows) {
     let userAvatar: string | null = null;
     if (ns.kind === 'User' && ns.ownerId) {
@@ -46,7 +47,7 @@ function visibleSql(caller: Caller): SQL | undefined {
 }
 
 export function mountNamespaces(r: Router) {
-  r.route({ method: 'GET', path: '/namespaces', summary: 'List namespaces', tags: ['namespaces'], params: listParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/namespaces', summary: 'List namespaces', tags: ['namespaces'], params: listParams, responses: { 200: z.array(NamespaceSchema) } }, async ({ c, p, caller }) => {
     const raw = await requestParams(c);
     const conds: (SQL | undefined)[] = [visibleSql(caller)];
     if (p.search) {
@@ -68,7 +69,7 @@ export function mountNamespaces(r: Router) {
     return c.json(await present(c, caller, rows));
   });
 
-  r.route({ method: 'GET', path: '/namespaces/:id', summary: 'Get a namespace', tags: ['namespaces'], params: idParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/namespaces/:id', summary: 'Get a namespace', tags: ['namespaces'], params: idParams, responses: { 200: NamespaceSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
     const ns = /^\d+$/.test(p.id) ? await findNamespaceById(db, Number(p.id)) : await findNamespaceByPath(db, p.id);
     if (!ns) throw notFound('Namespace');

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { UserRow } from '../platform/context';
-import { id, int, obj, timestamp } from '../platform/response-schemas';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { FEATURES, type Feature, featureAvailable, featureLevel, type NamespaceRow, type ProjectRow } from './abilities';
 import { iso } from '../platform/time';
 import { avatarUrl, userBasic, UserBasicSchema } from '../users/user-entity';
@@ -95,6 +95,15 @@ export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras):
 
 const AccessLevel = z.string();
 
+/** Entities::SharedGroupWithProject: a group the project is shared with (sharing is not served, so the list is empty). */
+export const SharedGroupWithProjectSchema = obj({
+  group_id: id,
+  group_name: z.string(),
+  group_full_path: z.string(),
+  group_access_level: int,
+  expires_at: date.nullable(),
+}).meta({ id: 'SharedGroupWithProject' });
+
 export const ProjectSchema = BasicProjectDetailsSchema.extend({
   _links: obj({
     self: z.string(),
@@ -141,7 +150,7 @@ export const ProjectSchema = BasicProjectDetailsSchema.extend({
   import_status: z.string(),
   /** Only when the caller may read issues. */
   open_issues_count: int.optional(),
-  shared_with_groups: z.array(z.unknown()),
+  shared_with_groups: z.array(SharedGroupWithProjectSchema),
   only_allow_merge_if_pipeline_succeeds: z.boolean(),
   allow_merge_on_skipped_pipeline: z.boolean().nullable(),
   request_access_enabled: z.boolean(),
@@ -227,3 +236,7 @@ export function projectWithAccess(p: ProjectRow, ns: NamespaceRow, x: ProjectExt
   const lv = (n: number | null) => (n ? { access_level: n, notification_level: 3 } : null);
   return { ...projectEntity(p, ns, x), permissions: { project_access: lv(x.projectLevel), group_access: lv(x.groupLevel) } };
 }
+
+/** `accepted!` (lib/api/helpers.rb): the body of a deletion that GitLab finishes in a worker. */
+export const AcceptedSchema = obj({ message: z.literal('202 Accepted') });
+export const accepted = (): z.infer<typeof AcceptedSchema> => ({ message: '202 Accepted' });

@@ -1,13 +1,13 @@
 /** Projects API (GitLab lib/api/projects.rb; spec: Access, Pagination). */
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { findNamespaceById, findNamespaceByPath, personalNamespace } from './group-queries';
 import { findProject, type ProjectWithNamespace } from './project-queries';
 import { findUserById, findUserByIdOrUsername } from '../users/user-queries';
 import { members, namespaces, projects } from '../db/schema';
-import { FEATURES, projectWithAccess } from './project-entity';
+import { accepted, AcceptedSchema, BasicProjectDetailsSchema, FEATURES, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
 import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
@@ -48,6 +48,9 @@ import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 export { findReadableProject };
 
 type ListP = z.output<z.ZodObject<typeof listShape>>;
+
+/** A page of projects: Project, or BasicProjectDetails with `simple=true`. */
+const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]));
 
 /** Plan limit `offset_pagination_limit` (reference 1 §1.3: 50,000 by default). */
 const OFFSET_PAGINATION_LIMIT = 50_000;
@@ -222,15 +225,15 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
 }
 
 export function mountProjects(r: Router) {
-  r.route({ method: 'GET', path: '/projects', summary: 'List projects', tags: ['projects'], params: listProjectsParams }, async ({ c, p, caller }) => listProjects(c, caller, p, []));
+  r.route({ method: 'GET', path: '/projects', summary: 'List projects', tags: ['projects'], params: listProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => listProjects(c, caller, p, []));
 
-  r.route({ method: 'POST', path: '/projects', summary: 'Create a project', tags: ['projects'], params: createProjectParams, status: 201 }, async ({ c, p, caller }) => {
+  r.route({ method: 'POST', path: '/projects', summary: 'Create a project', tags: ['projects'], params: createProjectParams, responses: { 201: ProjectSchema } }, async ({ c, p, caller }) => {
     const user = requireUser(caller);
     return createProject(c, caller, user, p);
   });
 
   r.route(
-    { method: 'POST', path: '/projects/user/:user_id', summary: 'Create a project for a user (administrators)', tags: ['projects'], params: createUserProjectParams, status: 201, admin: true },
+    { method: 'POST', path: '/projects/user/:user_id', summary: 'Create a project for a user (administrators)', tags: ['projects'], params: createUserProjectParams, responses: { 201: ProjectSchema }, admin: true },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const owner = await findUserById(c.var.db, p.user_id);
@@ -239,7 +242,7 @@ export function mountProjects(r: Router) {
     },
   );
 
-  r.route({ method: 'GET', path: '/projects/:id', summary: 'Get a project', tags: ['projects'], params: getProjectParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/projects/:id', summary: 'Get a project', tags: ['projects'], params: getProjectParams, responses: { 200: ProjectWithAccessSchema } }, async ({ c, p, caller }) => {
     const pr = await findReadableProject(c, caller, p.id);
     const db = c.var.db;
     const names = await loadFullNames(db, [pr.namespace]);
@@ -272,7 +275,7 @@ export function mountProjects(r: Router) {
     );
   });
 
-  r.route({ method: 'PUT', path: '/projects/:id', summary: 'Edit a project', tags: ['projects'], params: updateProjectParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'PUT', path: '/projects/:id', summary: 'Edit a project', tags: ['projects'], params: updateProjectParams, responses: { 200: ProjectSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const db = c.var.db;
     const pr = await findReadableProject(c, caller, p.id);
@@ -311,7 +314,7 @@ export function mountProjects(r: Router) {
     return presentOne(c, caller, updated);
   });
 
-  r.route({ method: 'DELETE', path: '/projects/:id', summary: 'Delete a project', tags: ['projects'], params: projectIdParams, status: 202 }, async ({ c, p, caller }) => {
+  r.route({ method: 'DELETE', path: '/projects/:id', summary: 'Delete a project', tags: ['projects'], params: projectIdParams, responses: { 202: AcceptedSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const pr = await findReadableProject(c, caller, p.id);
     if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
@@ -319,10 +322,10 @@ export function mountProjects(r: Router) {
     const { statements, blobKeys } = await cascade(c.var.db, 'project', sql`(${pr.project.id})`);
     await c.var.db.batch(asBatch(statements));
     await deleteBlobs(c.var.blobs, blobKeys);
-    return c.json({ message: '202 Accepted' }, 202);
+    return c.json(accepted(), 202);
   });
 
-  r.route({ method: 'GET', path: '/users/:user_id/projects', summary: "List a user's projects", tags: ['projects'], params: listUserProjectsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/users/:user_id/projects', summary: "List a user's projects", tags: ['projects'], params: listUserProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const user = await findUserByIdOrUsername(c.var.db, p.user_id);
     if (!user) throw notFound('User');
     const ns = await personalNamespace(c.var.db, user.id);
@@ -330,7 +333,7 @@ export function mountProjects(r: Router) {
     return listProjects(c, caller, p, [eq(projects.namespaceId, ns.id)], { user_id: p.user_id });
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
     return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true });

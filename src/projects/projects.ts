@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { issues, members, namespaces, projects, repoBranches, users } from '../db/schema';
-import { projectBasic, projectEntity } from './project-entity';
+import { type BasicProjectDetails, type Project, projectBasic, projectEntity } from './project-entity';
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
 import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
@@ -79,7 +79,9 @@ export const openIssuesFor = (counts: { all: number; public: number } | undefine
 
 
 /** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
-export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean) {
+export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: false): Promise<Project[]>;
+export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean): Promise<(Project | BasicProjectDetails)[]>;
+export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean): Promise<(Project | BasicProjectDetails)[]> {
   const db = c.var.db;
   const openIssues = simple || !rows.length ? new Map<number, { all: number; public: number }>() : await openIssueCounts(db, rows.map((r) => r.project.id));
   const withCode = simple || !rows.length ? new Set<number>() : await projectsWithBranches(db, rows.map((r) => r.project.id));

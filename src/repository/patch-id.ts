@@ -9,7 +9,9 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { mergeRequests } from '../db/schema';
 import { blobId } from './git-objects';
-import { diffManifests, type FileChange, memoBranchHead, memoManifest, memoMergeBase } from './repository';
+import { diffManifests, type FileChange } from './diffs';
+import { memoMergeBase } from './history';
+import { memoBranchHead, memoManifest } from './repository-store';
 
 const encoder = new TextEncoder();
 

@@ -5,6 +5,8 @@
  * then `unprotect_access_levels`, `code_owner_approval_required` and `inherited` after
  * `allow_force_push` (EE exposures are prepended after the CE ones).
  */
+import { z } from 'zod';
+import { id, int, obj } from '../platform/response-schemas';
 import type { AccessLevelRow, ProtectedBranchWithLevels } from './protected-branches';
 import { HUMAN_ACCESS_LEVELS } from './protected-branches';
 
@@ -23,7 +25,19 @@ export function accessLevelDescription(l: AccessLevelRow, x: Pick<ProtectedBranc
   return l.accessLevel == null ? null : (HUMAN_ACCESS_LEVELS[l.accessLevel] ?? null);
 }
 
-export function protectedRefAccessEntity(l: AccessLevelRow, x: ProtectedBranchExtras) {
+export const ProtectedRefAccessSchema = obj({
+  id,
+  /** Null for a user, group or deploy-key entry. */
+  access_level: int.nullable(),
+  access_level_description: z.string().nullable(),
+  deploy_key_id: id.optional(),
+  /** Premium and above. */
+  user_id: id.nullable().optional(),
+  group_id: id.nullable().optional(),
+}).meta({ id: 'ProtectedRefAccess' });
+export type ProtectedRefAccess = z.infer<typeof ProtectedRefAccessSchema>;
+
+export function protectedRefAccessEntity(l: AccessLevelRow, x: ProtectedBranchExtras): ProtectedRefAccess {
   return {
     id: l.id,
     access_level: l.accessLevel,
@@ -34,7 +48,20 @@ export function protectedRefAccessEntity(l: AccessLevelRow, x: ProtectedBranchEx
   };
 }
 
-export function protectedBranchEntity(pb: ProtectedBranchWithLevels, x: ProtectedBranchExtras) {
+export const ProtectedBranchSchema = obj({
+  id,
+  name: z.string(),
+  push_access_levels: z.array(ProtectedRefAccessSchema),
+  merge_access_levels: z.array(ProtectedRefAccessSchema),
+  allow_force_push: z.boolean(),
+  /** Premium and above, like the two fields after it. */
+  unprotect_access_levels: z.array(ProtectedRefAccessSchema).optional(),
+  code_owner_approval_required: z.boolean().optional(),
+  inherited: z.boolean().optional(),
+}).meta({ id: 'ProtectedBranch' });
+export type ProtectedBranch = z.infer<typeof ProtectedBranchSchema>;
+
+export function protectedBranchEntity(pb: ProtectedBranchWithLevels, x: ProtectedBranchExtras): ProtectedBranch {
   return {
     id: pb.id,
     name: pb.name,

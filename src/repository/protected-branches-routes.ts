@@ -8,20 +8,20 @@
  * caller must also pass the branch's unprotect access levels (a rule they could not remove later
  * cannot be created either). A project the caller cannot read answers 404 Project Not Found.
  */
-import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
-import { approvalProjectRulesProtectedBranches, members, namespaces, protectedBranchAccessLevels, protectedBranches, users } from '../db/schema';
-import { protectedBranchEntity } from './protected-branch-entity';
-import { ACCESS, activeMember, hasProjectLevel, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { approvalProjectRulesProtectedBranches, namespaces, protectedBranchAccessLevels, protectedBranches, users } from '../db/schema';
+import { protectedBranchEntity, ProtectedBranchSchema } from './protected-branch-entity';
+import { ACCESS, hasProjectLevel } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { ApiError, conflict, forbidden, grapeError, recordNotFound } from '../platform/errors';
+import { conflict, forbidden, grapeError, recordNotFound } from '../platform/errors';
 import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
-import { isUniqueViolation } from '../platform/unique';
 import {
   type AccessEntry,
   createProtectedBranchParams,
@@ -31,23 +31,14 @@ import {
   updateProtectedBranchParams,
 } from './protected-branches-params';
 import { findReadableProject, readCode } from '../projects/projects';
-import {
-  type AccessKind,
-  type AccessLevelRow,
-  attachLevels,
-  canUnprotect,
-  findProtectedBranch,
-  type ProtectedBranchWithLevels,
-} from './protected-branches';
+import { type AccessKind, attachLevels, canUnprotect, findProtectedBranch, type ProtectedBranchWithLevels } from './protected-branches';
+import { applyEntry, createEntries, entryErrors, insertLevels, levelRow, lookupIds, type Planned, raceError, unprocessable } from './protected-branch-entries';
 
 const TAGS = ['protected_branches'];
 const KINDS: AccessKind[] = ['merge', 'push', 'unprotect'];
-/** ActiveModel's humanized association names, the prefix of nested records' full messages. */
-const HUMAN_KIND: Record<AccessKind, string> = { push: 'Push access levels', merge: 'Merge access levels', unprotect: 'Unprotect access levels' };
 
 const MAX_NAME = 1024;
 const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
-const unprocessable = (messages: string[]) => new ApiError(422, { message: messages });
 
 /**
  * Gitlab::SQL::Pattern#fuzzy_arel_match on `name` (ProtectedBranch.by_name, query downcased): every
@@ -101,154 +92,10 @@ async function findOr404(c: Context<AppEnv>, projectId: number, name: string): P
 }
 
 // ---------------------------------------------------------------------------------------------
-// Access-level entries (nested attributes) and their validations
-
-/** An entry as it will be stored: `id` for an existing row, `destroy` to remove it. */
-interface Planned {
-  id?: number;
-  destroy?: boolean;
-  changed: boolean;
-  accessLevel: number | null;
-  userId: number | null;
-  groupId: number | null;
-  deployKeyId: number | null;
-}
-
-const isRole = (e: Pick<Planned, 'userId' | 'groupId' | 'deployKeyId'>) => e.userId == null && e.groupId == null && e.deployKeyId == null;
-
-/**
- * ProtectedRefs::AccessLevelParams (CE + EE) for one kind on create: the role level (given, or
- * Maintainer when `allowed_to_<kind>` has no entries), then deploy-key entries, then (Premium) the
- * user/group/role entries. Free instances take only deploy-key entries from `allowed_to_push`.
- */
-function createEntries(kind: AccessKind, roleLevel: number | undefined, allowed: AccessEntry[] | undefined, isPremium: boolean): AccessEntry[] {
-  const list = allowed ?? [];
-  const deployKeys = kind === 'push' ? list.filter((e) => e.deploy_key_id != null) : [];
-  const granular = isPremium ? list.filter((e) => e.deploy_key_id == null) : [];
-  const useDefault = deployKeys.length === 0 && granular.length === 0;
-  const level = roleLevel ?? (useDefault ? ACCESS.MAINTAINER : undefined);
-  return [...(level !== undefined ? [{ access_level: level }] : []), ...deployKeys, ...granular];
-}
-
-/** The nested-attributes hash of one entry applied to a new or existing row (`access_level` defaults to 40, the column default). */
-function applyEntry(base: AccessLevelRow | null, e: AccessEntry): Planned {
-  const pick = <K extends keyof AccessEntry>(k: K, cur: number | null) => (e[k] !== undefined ? (e[k] as number) : cur);
-  return {
-    id: base?.id,
-    destroy: Boolean(base && e._destroy),
-    changed: !base || ['access_level', 'user_id', 'group_id', 'deploy_key_id'].some((k) => e[k as keyof AccessEntry] !== undefined),
-    accessLevel: pick('access_level', base ? base.accessLevel : ACCESS.MAINTAINER),
-    userId: pick('user_id', base?.userId ?? null),
-    groupId: pick('group_id', base?.groupId ?? null),
-    deployKeyId: pick('deploy_key_id', base?.deployKeyId ?? null),
-  };
-}
-
-interface KnownIds {
-  /** Users named by entries that exist, with their level in the project (0 for non-members). */
-  userLevels: Map<number, number>;
-  /** Groups named by entries that exist. */
-  groups: Set<number>;
-}
-
-/**
- * Looks up every user and group the entries name in a fixed number of queries, however long the
- * arrays (a request naming a thousand users must not make a thousand queries).
- */
-async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, planned: Planned[]): Promise<KnownIds> {
-  const db = c.var.db;
-  const touched = planned.filter((p) => p.changed && !p.destroy);
-  const userIds = [...new Set(touched.map((p) => p.userId).filter((x): x is number => x != null))];
-  const groupIds = [...new Set(touched.map((p) => p.groupId).filter((x): x is number => x != null))];
-  const userLevels = new Map<number, number>();
-  const groups = new Set<number>();
-  const ancestors = traversalIds(ns);
-  // 60 ids + the project, the ancestors (20 levels at most) and the date stay under D1's 100 parameters.
-  for (let i = 0; i < userIds.length; i += 60) {
-    const chunk = userIds.slice(i, i + 60);
-    for (const u of await db.select({ id: users.id }).from(users).where(inArray(users.id, chunk)).all()) userLevels.set(u.id, 0);
-    const found = chunk.filter((id) => userLevels.has(id));
-    if (!found.length) continue;
-    // lib/abilities.ts projectAccess for many users: project membership, inherited group membership, personal owner.
-    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-    if (ancestors.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, ancestors)));
-    const rows = await db
-      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
-      .from(members)
-      .where(and(inArray(members.userId, found), or(...sources), activeMember()))
-      .groupBy(members.userId)
-      .all();
-    for (const r of rows) userLevels.set(r.userId, Number(r.level));
-    if (ns.kind === 'User' && ns.ownerId != null && userLevels.has(ns.ownerId)) userLevels.set(ns.ownerId, ACCESS.OWNER);
-  }
-  for (let i = 0; i < groupIds.length; i += 90)
-    for (const g of await db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds.slice(i, i + 90)), eq(namespaces.kind, 'Group'))).all()) groups.add(g.id);
-  return { userLevels, groups };
-}
-
-/**
- * Validations of ProtectedRefAccess / EE::ProtectedRefAccess / PushAccessLevel for the new or
- * changed entries of one kind: role level unique per branch, user and group unique, the user a
- * project member, the group one the project is shared with (project sharing is not served, so
- * none is), deploy keys enabled for the project (none are).
- */
-function entryErrors(kind: AccessKind, planned: Planned[], existing: AccessLevelRow[], known: KnownIds): string[] {
-  const errors: string[] = [];
-  const add = (attr: string, msg: string) => {
-    const line = `${HUMAN_KIND[kind]} ${attr} ${msg}`;
-    if (!errors.includes(line)) errors.push(line);
-  };
-  const touched = planned.filter((p) => p.changed && !p.destroy);
-  for (const p of touched) {
-    // Uniqueness is checked against every other entry (stored or new), like the unique indexes.
-    const others = [...existing.filter((r) => r.id !== p.id), ...touched.filter((q) => q !== p && q.id === undefined)];
-    if (isRole(p)) {
-      if (others.some((o) => isRole(o) && o.accessLevel === p.accessLevel)) add('access level', 'has already been taken');
-    }
-    if (p.userId != null) {
-      if (others.some((o) => o.userId === p.userId)) add('user', 'has already been taken');
-      const lv = known.userLevels.get(p.userId);
-      if (lv == null) add('user', "can't be blank");
-      else if (lv < ACCESS.GUEST) add('user', 'is not a member of the project');
-    }
-    if (p.groupId != null) {
-      if (others.some((o) => o.groupId === p.groupId)) add('group', 'has already been taken');
-      add('group', known.groups.has(p.groupId) ? 'does not have access to the project' : "can't be blank");
-    }
-    if (p.deployKeyId != null) add('deploy key', 'is not enabled for this project');
-  }
-  return errors;
-}
-
-const levelRow = (p: Planned) => ({ accessLevel: p.accessLevel, userId: p.userId, groupId: p.groupId, deployKeyId: p.deployKeyId });
-
-/**
- * New access-level rows as multi-row inserts of at most 9 rows (9 x 10 bound values stays under D1's
- * 100), so a long entry list is a few statements of the batch, not one per entry.
- */
-function insertLevels(c: Context<AppEnv>, pbId: number | SQL, rows: { kind: AccessKind; p: Planned }[], now: number): BatchItem<'sqlite'>[] {
-  const out: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < rows.length; i += 9)
-    out.push(
-      c.var.db
-        .insert(protectedBranchAccessLevels)
-        .values(rows.slice(i, i + 9).map(({ kind, p }) => ({ protectedBranchId: pbId as number, kind, ...levelRow(p), createdAt: now, updatedAt: now }))),
-    );
-  return out;
-}
-
-/** A lost race on a unique index: the branch name (409) or an entry (422, as the validation would have said). */
-function raceError(err: unknown, name: string): ApiError | null {
-  if (!isUniqueViolation(err)) return null;
-  if (isUniqueViolation(err, 'protected_branches')) return conflict(`Protected branch '${name}' already exists`);
-  return unprocessable(['Access levels access level has already been taken']);
-}
-
-// ---------------------------------------------------------------------------------------------
 
 export function mountProtectedBranches(r: Router) {
   r.route(
-    { method: 'GET', path: '/projects/:id/protected_branches', summary: "Get a project's protected branches", tags: TAGS, params: listProtectedBranchesParams },
+    { method: 'GET', path: '/projects/:id/protected_branches', summary: "Get a project's protected branches", tags: TAGS, params: listProtectedBranchesParams, responses: { 200: z.array(ProtectedBranchSchema) } },
     async ({ c, p, caller }) => {
       const { project } = await readableProject(c, caller, p.id);
       const db = c.var.db;
@@ -286,7 +133,7 @@ export function mountProtectedBranches(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'Get a single protected branch', tags: TAGS, params: getProtectedBranchParams },
+    { method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'Get a single protected branch', tags: TAGS, params: getProtectedBranchParams, responses: { 200: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
       const { project } = await readableProject(c, caller, p.id);
       const pb = await findOr404(c, project.id, p.name);
@@ -295,7 +142,7 @@ export function mountProtectedBranches(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a single branch', tags: TAGS, params: createProtectedBranchParams, status: 201 },
+    { method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a single branch', tags: TAGS, params: createProtectedBranchParams, responses: { 201: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
       const { project, namespace, level } = await findReadableProject(c, caller, p.id);
       authorizeAdmin(c, caller, level);
@@ -360,7 +207,7 @@ export function mountProtectedBranches(r: Router) {
   );
 
   r.route(
-    { method: 'PATCH', path: '/projects/:id/protected_branches/:name', summary: 'Update a protected branch', tags: TAGS, params: updateProtectedBranchParams },
+    { method: 'PATCH', path: '/projects/:id/protected_branches/:name', summary: 'Update a protected branch', tags: TAGS, params: updateProtectedBranchParams, responses: { 200: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
       const { project, namespace, level } = await findReadableProject(c, caller, p.id);
       const raw = await requestParams(c);
@@ -421,7 +268,7 @@ export function mountProtectedBranches(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Unprotect a single branch', tags: TAGS, params: deleteProtectedBranchParams, status: 204 },
+    { method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Unprotect a single branch', tags: TAGS, params: deleteProtectedBranchParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const { project, level } = await findReadableProject(c, caller, p.id);
       const pb = await findOr404(c, project.id, p.name);

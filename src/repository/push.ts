@@ -8,7 +8,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import { hookList } from '../platform/extension';
-import type { CommitRow, Manifest } from './repository';
+import type { CommitRow, Manifest } from './repository-store';
 
 export interface Push {
   projectId: number;

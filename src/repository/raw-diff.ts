@@ -6,7 +6,8 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { changedFiles, type FileChange, readBlob, unifiedDiff } from './repository';
+import { changedFiles, type FileChange, unifiedDiff } from './diffs';
+import { readBlob } from './repository-store';
 
 const ZERO = '0'.repeat(40);
 const decoder = new TextDecoder();

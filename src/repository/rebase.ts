@@ -9,7 +9,10 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { buildCommit, type CommitRow, commitsBetween, fastForward, findCommit, isObjectInsert, type Manifest, manifestOf, mergeBase, mergeManifests } from './repository';
+import { buildCommit } from './commit-writer';
+import { commitsBetween, mergeBase } from './history';
+import { fastForward, isObjectInsert, mergeManifests } from './merge';
+import { type CommitRow, findCommit, type Manifest, manifestOf } from './repository-store';
 
 export interface RebaseInput {
   projectId: number;

@@ -1,0 +1,251 @@
+/** Commits and comparisons (lib/api/commits.rb, repositories.rb compare): commits written through the API and read back. */
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { repoBranches } from '../db/schema';
+import { commitDetail, CommitDetailSchema, commitEntity, CommitSchema, compareEntity, CompareSchema, DiffSchema } from './commit-entity';
+import { forbidden, grapeError, notFound } from '../platform/errors';
+import { linkParamsFrom, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { g, params } from '../platform/validate';
+import { requireUser } from '../platform/guards';
+import { defaultBranchProtectionStatements, canPushToBranch } from './protected-branches';
+import { pushStatements } from './push';
+import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
+import { diffsBetween } from './diffs';
+import { commitsBetween, history, mergeBase } from './history';
+import { type CommitRow, findBranch, findCommit, hasCommits, resolveRef } from './repository-store';
+import { apiMessage, readableRepo, TAGS, x } from './repository-support';
+import { settingsOf } from '../settings/settings';
+
+/** Grape's messages for the nested `actions` hashes (commits.rb `requires :actions, type: Array do ... end`). */
+function parseActions(raw: unknown): CommitAction[] {
+  const items = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw as Record<string, unknown>) : null;
+  if (!items) throw grapeError('actions is invalid');
+  if (!items.length) throw grapeError('actions is empty');
+  return items.map((item, i) => {
+    const at = (k: string) => `actions[${i}][${k}]`;
+    if (!item || typeof item !== 'object') throw grapeError(`${at('action')} is missing, ${at('file_path')} is missing`);
+    const a = item as Record<string, unknown>;
+    const str = (k: string) => (a[k] === undefined || a[k] === null ? undefined : typeof a[k] === 'string' || typeof a[k] === 'number' ? String(a[k]) : undefined);
+    const action = str('action');
+    const missing: string[] = [];
+    if (action === undefined) missing.push(`${at('action')} is missing`);
+    if (str('file_path') === undefined) missing.push(`${at('file_path')} is missing`);
+    if (missing.length) throw grapeError(missing.join(', '));
+    if (!['create', 'update', 'move', 'delete', 'chmod'].includes(action!)) throw grapeError(`${at('action')} does not have a valid value`);
+    const encoding = str('encoding') ?? 'text';
+    if (encoding !== 'text' && encoding !== 'base64') throw grapeError(`${at('encoding')} does not have a valid value`);
+    if (action === 'update' && str('content') === undefined) throw grapeError(`${at('content')} is missing`);
+    if (action === 'move' && str('previous_path') === undefined) throw grapeError(`${at('previous_path')} is missing`);
+    const mode = a.execute_filemode;
+    const execute = mode === true || mode === 'true' || mode === 1 || mode === '1' ? true : mode === false || mode === 'false' || mode === 0 || mode === '0' ? false : undefined;
+    if (action === 'chmod' && execute === undefined) throw grapeError(`${at('execute_filemode')} ${mode === undefined ? 'is missing' : 'is invalid'}`);
+    return {
+      action,
+      file_path: str('file_path')!,
+      previous_path: str('previous_path'),
+      content: str('content'),
+      encoding,
+      last_commit_id: str('last_commit_id'),
+      execute_filemode: execute,
+    } as CommitAction;
+  });
+}
+
+const createCommitParams = params(
+  {
+    id: g.string(),
+    branch: g.string(),
+    commit_message: g.string(),
+    actions: z.unknown(),
+    start_branch: g.string().optional(),
+    start_sha: g.string().optional(),
+    start_project: g.string().optional(),
+    author_email: g.string().optional(),
+    author_name: g.string().optional(),
+    stats: g.bool().default(true),
+    force: g.bool().default(false),
+  },
+  [{ mutuallyExclusive: ['start_branch', 'start_sha'] }],
+);
+
+/** The commits list: Commit, or CommitDetail with `with_stats`. */
+const CommitList = z.array(z.union([CommitSchema, CommitDetailSchema]));
+
+export function mountCommits(r: Router) {
+  r.route(
+    { method: 'POST', path: '/projects/:id/repository/commits', summary: 'Create a commit with multiple files and actions', tags: TAGS, params: createCommitParams, responses: { 201: CommitDetailSchema } },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      if (p.actions === undefined) throw grapeError('actions is missing');
+      if (!p.branch) throw grapeError('branch is empty');
+      const actions = parseActions(p.actions);
+      const found = await readableRepo(c, caller, p.id);
+      const db = c.var.db;
+      const pid = found.project.id;
+      if (p.start_project !== undefined && p.start_project !== String(pid) && p.start_project !== found.fullPath)
+        throw grapeError('start_project is not supported: commits start from the same project', 400);
+      const empty = !(await hasCommits(db, pid));
+      // commits.rb: authorize_push_to_branch!(params[:branch]).
+      if (!(await canPushToBranch(c, caller, found.level, pid, p.branch, { emptyRepo: empty, archived: found.project.archived })))
+        throw forbidden('You are not allowed to push into this branch');
+      if (!isValidBranchName(p.branch)) throw apiMessage(400, `Branch name is invalid`);
+
+      const target = await findBranch(db, pid, p.branch);
+      // attrs[:start_branch] ||= attrs[:branch_name] unless attrs[:start_sha]
+      let parent: string | null = null;
+      if (p.start_sha !== undefined) {
+        const start = await resolveRef(db, pid, p.start_sha);
+        if (!start || start.sha !== p.start_sha.toLowerCase().padEnd(40, start.sha.slice(p.start_sha.length))) throw apiMessage(400, `Invalid start sha: ${p.start_sha}`);
+        parent = start.sha;
+      } else {
+        const startBranch = p.start_branch ?? p.branch;
+        const start = await findBranch(db, pid, startBranch);
+        // Files::BaseService#validate_on_branch!: a non-empty repository needs an existing start branch.
+        if (!start && !empty) throw apiMessage(400, 'You can only create or edit files when you are on a branch');
+        parent = start?.commitSha ?? null;
+      }
+      const startsElsewhere = p.start_sha !== undefined || (p.start_branch !== undefined && p.start_branch !== p.branch);
+      // validate_branch_existence!: another start than the branch itself needs `force` to overwrite it.
+      if (target && startsElsewhere && !p.force) throw apiMessage(400, `A branch called '${p.branch}' already exists. Switch to that branch in order to make changes`);
+
+      const name = p.author_name ?? user.name;
+      const email = p.author_email ?? user.email;
+      let written;
+      try {
+        written = await buildCommit(c, {
+          projectId: pid,
+          branch: p.branch,
+          parent,
+          expectedHead: target?.commitSha ?? null,
+          message: p.commit_message,
+          author: { name, email },
+          // Gitaly writes the API user as the committer.
+          committer: { name: user.name, email: user.email },
+          userId: user.id,
+          actions,
+        });
+      } catch (err) {
+        if (err instanceof CommitError) throw apiMessage(400, err.message);
+        throw err;
+      }
+      const settings = (await settingsOf(c)) as Record<string, unknown>;
+      const defaultBranch = found.project.defaultBranch ?? p.branch;
+      const protect = empty && p.branch === defaultBranch ? defaultBranchProtectionStatements(db, found.project, p.branch, settings, { now: written.commit.committedAt }) : [];
+      // MergeRequests::RefreshService for the open merge requests from this branch, in the push's batch.
+      const oldSha = target?.commitSha ?? null;
+      // A push starting elsewhere (start_branch, start_sha with force) also brings the start's commits the branch lacked.
+      const between = oldSha && parent && parent !== oldSha ? (await commitsBetween(db, pid, oldSha, parent)).reverse() : [];
+      const refresh = await pushStatements(c, { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now() });
+      const ok = await storeCommit(c, written, [...protect, ...refresh]);
+      // Lost a race with another push to the same branch: Gitaly's answer for a moved ref.
+      if (!ok) throw apiMessage(400, `Could not update refs/heads/${p.branch}. Please refresh and try again.`);
+      const commit = (await findCommit(db, pid, written.commit.sha)) ?? written.commit;
+      return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }), 201);
+    },
+  );
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/repository/commits',
+      summary: 'List repository commits',
+      tags: TAGS,
+      params: params({
+        id: g.string(),
+        ref_name: g.string().optional(),
+        since: g.datetime().optional(),
+        until: g.datetime().optional(),
+        path: g.string().optional(),
+        author: g.string().optional(),
+        all: g.bool().optional(),
+        with_stats: g.bool().optional(),
+        first_parent: g.bool().optional(),
+        order: g.enum(['default', 'topo']).default('default'),
+        trailers: g.bool().optional(),
+        ...paginationParams,
+      }),
+      responses: { 200: CommitList },
+    },
+    async ({ c, p, caller }) => {
+      const found = await readableRepo(c, caller, p.id);
+      const db = c.var.db;
+      const pid = found.project.id;
+      const raw = await requestParams(c);
+      const req = pageRequest(p, raw.per_page);
+      let rows: CommitRow[] = [];
+      if (p.all) {
+        const heads = await db.select({ sha: repoBranches.commitSha }).from(repoBranches).where(eq(repoBranches.projectId, pid)).all();
+        const seen = new Map<string, CommitRow>();
+        for (const h of heads) for (const r of await history(db, pid, h.sha, { since: p.since, until: p.until, path: p.path })) seen.set(r.sha, r);
+        rows = [...seen.values()].sort((a, b) => b.committedAt - a.committedAt || b.generation - a.generation);
+      } else {
+        const ref = p.ref_name ?? found.project.defaultBranch ?? null;
+        const head = ref ? await resolveRef(db, pid, ref) : null;
+        // An unknown ref (or an empty repository) lists nothing, as Gitaly's FindCommits does.
+        if (head) rows = await history(db, pid, head.sha, { since: p.since, until: p.until, path: p.path, firstParent: p.first_parent });
+      }
+      if (p.author) {
+        const a = p.author.toLowerCase();
+        rows = rows.filter((r) => r.authorName.toLowerCase().includes(a) || r.authorEmail.toLowerCase().includes(a));
+      }
+      const page = rows.slice(req.offset, req.offset + req.perPage);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), rows.length, page.length);
+      return c.json(page.map((r) => (p.with_stats ? commitDetail(r, { ...x(c, found), stats: true }) : commitEntity(r, x(c, found)))));
+    },
+  );
+
+  const commitRef = params({ id: g.string(), sha: g.string(), stats: g.bool().default(true) });
+  r.route({ method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'Get a single commit', tags: TAGS, params: commitRef, responses: { 200: CommitDetailSchema } }, async ({ c, p, caller }) => {
+    const found = await readableRepo(c, caller, p.id);
+    const commit = await resolveRef(c.var.db, found.project.id, p.sha);
+    if (!commit) throw notFound('Commit');
+    return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }));
+  });
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/repository/commits/:sha/diff',
+      summary: 'Get the diff of a commit',
+      tags: TAGS,
+      params: params({ id: g.string(), sha: g.string(), unidiff: g.bool().optional(), ...paginationParams }),
+      responses: { 200: z.array(DiffSchema) },
+    },
+    async ({ c, p, caller }) => {
+      const found = await readableRepo(c, caller, p.id);
+      const commit = await resolveRef(c.var.db, found.project.id, p.sha);
+      if (!commit) throw notFound('Commit');
+      const diffs = await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha);
+      const raw = await requestParams(c);
+      const req = pageRequest(p, raw.per_page);
+      const page = diffs.slice(req.offset, req.offset + req.perPage);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), diffs.length, page.length);
+      return c.json(page);
+    },
+  );
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/repository/compare',
+      summary: 'Compare branches, tags or commits',
+      tags: TAGS,
+      params: params({ id: g.string(), from: g.string(), to: g.string(), from_project_id: g.int().optional(), straight: g.bool().default(false), unidiff: g.bool().optional() }),
+      responses: { 200: CompareSchema },
+    },
+    async ({ c, p, caller }) => {
+      const found = await readableRepo(c, caller, p.id);
+      const db = c.var.db;
+      const pid = found.project.id;
+      const [from, to] = await Promise.all([resolveRef(db, pid, p.from), resolveRef(db, pid, p.to)]);
+      if (!from || !to) throw notFound('Ref');
+      // straight=false compares from the merge base (git diff from...to); straight=true from `from` itself.
+      const base = p.straight ? from.sha : ((await mergeBase(db, pid, from.sha, to.sha)) ?? null);
+      const commits = (await commitsBetween(db, pid, from.sha, to.sha)).reverse();
+      const diffs = await diffsBetween(c, pid, base, to.sha);
+      return c.json(compareEntity(commits, diffs, { ...x(c, found), fromSha: from.sha, toSha: to.sha }));
+    },
+  );
+}

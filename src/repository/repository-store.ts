@@ -1,0 +1,145 @@
+/**
+ * The stored repository: branches, commits, their file manifests and the blobs (in the blob store at
+ * `repositories/<project id>/<blob id>`), read by name or id; branch listing; what goes with a
+ * deleted project.
+ */
+import { and, asc, eq, inArray, like, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
+import type { Db } from '../db/client';
+import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import { memo, primeMemo } from '../platform/read-memo';
+import type { ManifestEntry } from './git-objects';
+
+export type CommitRow = typeof repoCommits.$inferSelect;
+export type BranchRow = typeof repoBranches.$inferSelect;
+
+export interface FileEntry extends ManifestEntry {
+  size: number;
+}
+export type Manifest = Map<string, FileEntry>;
+
+export const blobKey = (projectId: number, sha: string) => `repositories/${projectId}/${sha}`;
+
+export async function findBranch(db: Db, projectId: number, name: string): Promise<BranchRow | undefined> {
+  return db.select().from(repoBranches).where(and(eq(repoBranches.projectId, projectId), eq(repoBranches.name, name))).get();
+}
+
+export async function branchHead(db: Db, projectId: number, name: string): Promise<string | null> {
+  return (await findBranch(db, projectId, name))?.commitSha ?? null;
+}
+
+/**
+ * Reads shared by many merge requests of one page (lib/read-memo.ts): the same branch head or
+ * manifest is read once while a memo is open, as usual otherwise (the merge base: history.ts).
+ */
+export const memoBranchHead = (c: Context<AppEnv>, projectId: number, name: string) => memo(c, `head:${projectId}:${name}`, () => branchHead(c.var.db, projectId, name));
+export const memoManifest = (c: Context<AppEnv>, projectId: number, sha: string | null) => memo(c, `manifest:${projectId}:${sha}`, () => manifestOf(c.var.db, projectId, sha));
+
+/** Seeds the branch-head memo for many branches with one query (a missing branch is remembered as null). */
+export async function primeBranchHeads(c: Context<AppEnv>, refs: { projectId: number; name: string }[]): Promise<void> {
+  const byProject = new Map<number, Set<string>>();
+  for (const r of refs) (byProject.get(r.projectId) ?? byProject.set(r.projectId, new Set()).get(r.projectId)!).add(r.name);
+  const entries: [string, unknown][] = [];
+  for (const [projectId, names] of byProject) {
+    const list = [...names];
+    for (let i = 0; i < list.length; i += 90) {
+      const part = list.slice(i, i + 90);
+      const rows = await c.var.db
+        .select({ name: repoBranches.name, sha: repoBranches.commitSha })
+        .from(repoBranches)
+        .where(and(eq(repoBranches.projectId, projectId), inArray(repoBranches.name, part)))
+        .all();
+      const found = new Map(rows.map((r) => [r.name, r.sha]));
+      for (const n of part) entries.push([`head:${projectId}:${n}`, found.get(n) ?? null]);
+    }
+  }
+  primeMemo(c, entries);
+}
+
+export async function hasCommits(db: Db, projectId: number): Promise<boolean> {
+  return (await db.select({ one: sql`1` }).from(repoBranches).where(eq(repoBranches.projectId, projectId)).limit(1).get()) != null;
+}
+
+export async function findCommit(db: Db, projectId: number, sha: string): Promise<CommitRow | undefined> {
+  return db.select().from(repoCommits).where(and(eq(repoCommits.projectId, projectId), eq(repoCommits.sha, sha))).get();
+}
+
+/** A branch name first (as git resolves refs/heads), else a full or abbreviated (4+ hex) commit id. */
+export async function resolveRef(db: Db, projectId: number, ref: string): Promise<CommitRow | null> {
+  const branch = await findBranch(db, projectId, ref);
+  if (branch) return (await findCommit(db, projectId, branch.commitSha)) ?? null;
+  const hex = ref.toLowerCase();
+  if (!/^[0-9a-f]{4,40}$/.test(hex)) return null;
+  if (hex.length === 40) return (await findCommit(db, projectId, hex)) ?? null;
+  const rows = await db
+    .select()
+    .from(repoCommits)
+    .where(and(eq(repoCommits.projectId, projectId), like(repoCommits.sha, `${hex}%`)))
+    .limit(2)
+    .all();
+  // An ambiguous abbreviation names nothing, as in git.
+  return rows.length === 1 ? rows[0] : null;
+}
+
+export async function manifestOf(db: Db, projectId: number, sha: string | null): Promise<Manifest> {
+  const out: Manifest = new Map();
+  if (!sha) return out;
+  const rows = await db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha))).all();
+  for (const r of rows) out.set(r.path, { blobSha: r.blobSha, mode: r.mode, size: r.size });
+  return out;
+}
+
+export async function fileAt(db: Db, projectId: number, sha: string, path: string): Promise<FileEntry | null> {
+  const r = await db
+    .select()
+    .from(repoCommitFiles)
+    .where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha), eq(repoCommitFiles.path, path)))
+    .get();
+  return r ? { blobSha: r.blobSha, mode: r.mode, size: r.size } : null;
+}
+
+export async function readBlob(c: Context<AppEnv>, projectId: number, sha: string): Promise<Uint8Array | null> {
+  const obj = await c.var.blobs.get(blobKey(projectId, sha));
+  if (!obj) return null;
+  return new Uint8Array(await new Response(obj.body).arrayBuffer());
+}
+
+/** Branch names of a project, for listing (search is a case-insensitive substring, as Gitaly's). */
+export async function listBranches(db: Db, projectId: number, o: { search?: string; limit: number; offset: number }) {
+  const conds = [eq(repoBranches.projectId, projectId)];
+  if (o.search) {
+    const s = o.search;
+    // BranchesFinder: ^prefix, suffix$, else a substring; case-insensitive.
+    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
+    conds.push(sql`${repoBranches.name} LIKE ${pattern} ESCAPE '\\'`);
+  }
+  const where = and(...conds);
+  const rows = await db.select().from(repoBranches).where(where).orderBy(asc(repoBranches.name)).limit(o.limit).offset(o.offset).all();
+  return { rows, where };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
+/** Rows removed with a project (blob files: `repositoryBlobKeys` before the batch). */
+export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(): SQL }): BatchItem<'sqlite'>[] {
+  const within = (col: Parameters<typeof inArray>[0]) => inArray(col, projectIds as never);
+  return [
+    db.delete(repoBranchUpdates).where(within(repoBranchUpdates.projectId)),
+    db.delete(repoBranches).where(within(repoBranches.projectId)),
+    db.delete(repoCommitFiles).where(within(repoCommitFiles.projectId)),
+    db.delete(repoCommitParents).where(within(repoCommitParents.projectId)),
+    db.delete(repoCommits).where(within(repoCommits.projectId)),
+  ];
+}
+
+/** Blob-store keys of the projects' repository contents. */
+export async function repositoryBlobKeys(db: Db, projectIds: SQL | { getSQL(): SQL }): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ projectId: repoCommitFiles.projectId, blob: repoCommitFiles.blobSha })
+    .from(repoCommitFiles)
+    .where(inArray(repoCommitFiles.projectId, projectIds as never))
+    .all();
+  return rows.map((r) => blobKey(r.projectId, r.blob));
+}
