@@ -4,48 +4,29 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
+import { z } from 'zod';
+import type { AppEnv } from '../platform/context';
 import { mergeRequests, subscriptions } from '../db/schema';
-import { ApiError, conflict, notModified, recordNotFound, unauthorized } from '../platform/errors';
+import { ApiError, conflict, notModified, unauthorized } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
 import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
-import {
-  canBeMergedBy,
-  findReadableMergeRequest,
-  isApproved,
-  liveState,
-  mergeMergeRequest,
-  mergeRequestAssigneeIds,
-  mergeRequestReviewerIds,
-  notAllowed,
-  presentMergeRequest,
-  repo,
-  subscribedToMergeRequest,
-} from './merge-requests';
-import { canReadMergeRequests } from '../projects/abilities';
-import { findReadableProject } from '../projects/projects';
+import { CommitSchema, DiffSchema } from './diff-entity';
+import { isApproved, liveState } from './live-state';
+import { mergeMergeRequest } from './merge';
+import { canBeMergedBy, findProjectMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds, notAllowed } from './merge-request-access';
+import { mergeRequestChanges, MergeRequestChangesSchema, MergeRequestSchema } from './merge-request-entity';
+import { presentMergeRequest, subscribedToMergeRequest } from './merge-request-presenter';
+import { repo } from './merge-request-repo';
 import { systemNoteInsert } from '../issuables/system-notes';
 
 const TAGS = ['merge_requests'];
 
-/**
- * `find_project_merge_request`: MergeRequestsFinder scoped to what the caller may read, so a merge
- * request the caller cannot read is the same 404 as a missing one.
- */
-async function findProjectMergeRequest(c: Context<AppEnv>, caller: Caller, id: string, iid: number) {
-  const pr = await findReadableProject(c, caller, id);
-  if (!canReadMergeRequests(caller, pr.project, pr.level) || !Number.isSafeInteger(iid)) throw recordNotFound();
-  const mr = await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
-  if (!mr) throw recordNotFound();
-  return { ...pr, mr };
-}
-
 export function mountMergeRequestActions(r: Router) {
   r.route(
-    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/merge', summary: 'Merge a merge request', tags: TAGS, params: mergeParams },
+    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/merge', summary: 'Merge a merge request', tags: TAGS, params: mergeParams, responses: { 200: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
@@ -111,7 +92,7 @@ export function mountMergeRequestActions(r: Router) {
       summary: 'Cancel merge when pipeline succeeds',
       tags: TAGS,
       params: mergeRequestRefParams,
-      status: 201,
+      responses: { 201: MergeRequestSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -140,7 +121,7 @@ export function mountMergeRequestActions(r: Router) {
         summary: action === 'subscribe' ? 'Subscribe to a merge request' : 'Unsubscribe from a merge request',
         tags: TAGS,
         params: mergeRequestRefParams,
-        status: 201,
+        responses: { 201: MergeRequestSchema, 304: null },
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
@@ -162,7 +143,7 @@ export function mountMergeRequestActions(r: Router) {
   }
 
   r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams },
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(CommitSchema) } },
     async ({ c, p, caller }) => {
       const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
       const live = await liveState(c, found.mr);
@@ -172,19 +153,18 @@ export function mountMergeRequestActions(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams },
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams, responses: { 200: MergeRequestChangesSchema } },
     async ({ c, p, caller }) => {
       const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
       const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project });
-      const refs = (entity as unknown as { diff_refs: { base_sha: string | null; head_sha: string | null } }).diff_refs;
+      const refs = entity.diff_refs;
       const changes = refs.head_sha ? await repo.diffEntities(c, found.project.id, refs.base_sha, refs.head_sha, { unidiff: p.unidiff }) : [];
-      // Entities::MergeRequestChanges: the MergeRequest entity plus `changes` and `overflow`.
-      return c.json({ ...entity, changes, overflow: false });
+      return c.json(mergeRequestChanges(entity, changes));
     },
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams },
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
     async ({ c, p, caller }) => {
       const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
       const live = await liveState(c, found.mr);

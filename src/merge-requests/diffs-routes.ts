@@ -1,18 +1,22 @@
 /**
  * Merge request diff versions (GitLab lib/api/merge_request_diffs.rb: `before { authenticate! }`)
  * and the raw diff (lib/api/merge_requests.rb raw_diffs). Versions are written by
- * services/merge-request-diffs.ts; their commits and files are computed from base..head.
+ * diffs.ts; their commits and files are computed from base..head.
  */
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { mergeRequestDiffs } from '../db/schema';
-import { mergeRequestDiffEntity, mergeRequestDiffFullEntity } from './diff-entity';
+import { mergeRequestDiffEntity, mergeRequestDiffFullEntity, MergeRequestDiffFullSchema, MergeRequestDiffSchema } from './diff-entity';
 import { recordNotFound } from '../platform/errors';
 import { countUpTo, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { raw } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { findVersion, latestVersion, listVersions } from './diffs';
-import { findReadableMergeRequest, liveState, repo } from './merge-requests';
+import { liveState } from './live-state';
+import { findReadableMergeRequest } from './merge-request-access';
+import { repo } from './merge-request-repo';
 import { gitDiffText } from '../repository/raw-diff';
 
 const TAGS = ['merge_requests'];
@@ -30,6 +34,7 @@ export function mountMergeRequestDiffs(r: Router) {
       tags: TAGS,
       signedIn: true,
       params: params({ ...mrRef, ...paginationParams }),
+      responses: { 200: z.array(MergeRequestDiffSchema) },
     },
     async ({ c, p, caller }) => {
       const { mr } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
@@ -55,6 +60,7 @@ export function mountMergeRequestDiffs(r: Router) {
       tags: TAGS,
       signedIn: true,
       params: params({ ...mrRef, version_id: g.int(), unidiff: g.bool().default(false) }),
+      responses: { 200: MergeRequestDiffFullSchema },
     },
     async ({ c, p, caller }) => {
       const { mr, project } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
@@ -77,6 +83,7 @@ export function mountMergeRequestDiffs(r: Router) {
       summary: 'Get the merge request raw diffs',
       tags: TAGS,
       params: params(mrRef),
+      responses: { 200: raw('text/plain', 'The diff of the newest version, as `git diff` writes it') },
     },
     async ({ c, p, caller }) => {
       const { mr, project } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);

@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import { mergeRequests, namespaces, projects, users } from '../db/schema';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { MergeRequestListParams, MergeRequestNotParams } from './merge-requests-params';
-import { type MergeRequestRow } from './merge-requests';
+import type { MergeRequestRow } from './merge-request-entity';
 import { mergeRequestVisibleSql } from '../projects/abilities';
 
 export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };

@@ -2,11 +2,14 @@
  * Merge requests of an issue (GitLab lib/api/issues.rb `related_merge_requests` and `closed_by`).
  * Issue routes by path, but they present merge requests, so they live in this domain.
  */
+import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { findReadableIssue } from '../issues/issues';
-import { closedByMergeRequests, presentMergeRequests, relatedMergeRequestsForIssue } from './merge-requests';
+import { closedByMergeRequests, relatedMergeRequestsForIssue } from './issue-merge-requests';
+import { MergeRequestBasicSchema, MergeRequestSchema } from './merge-request-entity';
+import { presentMergeRequests } from './merge-request-presenter';
 import { arrayPage } from '../issues/issue-details-routes';
 
 const TAGS = ['issues'];
@@ -22,6 +25,7 @@ export function mountIssueMergeRequests(r: Router) {
       summary: 'List merge requests related to an issue',
       tags: TAGS,
       params: params({ ...issueParams, ...paginationParams }),
+      responses: { 200: z.array(MergeRequestSchema) },
     },
     async ({ c, p, caller }) => {
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -39,6 +43,7 @@ export function mountIssueMergeRequests(r: Router) {
       summary: 'List merge requests that close an issue when merged',
       tags: TAGS,
       params: params({ ...issueParams, ...paginationParams }),
+      responses: { 200: z.array(MergeRequestBasicSchema) },
     },
     async ({ c, p, caller }) => {
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);

@@ -1,10 +1,10 @@
 /**
  * The merge request entities (GitLab lib/api/entities/merge_request_basic.rb, merge_request.rb,
  * merge_request_simple.rb, issuable_entity.rb and EE's merge_request_basic.rb prepend): pure, from a
- * row plus everything services/merge-requests.ts loads for a page.
+ * row plus everything merge-request-presenter.ts loads for a page.
  */
 import { z } from 'zod';
-import type { mergeRequests } from '../db/schema';
+import type { mergeRequestReviewers, mergeRequests } from '../db/schema';
 import { iso } from '../platform/time';
 import { type LabelRow, labelBasic } from '../planning/label-entity';
 import { type Milestone, MilestoneSchema } from '../planning/milestone-entity';
@@ -12,6 +12,7 @@ import { IssueLabelsSchema, taskSummary } from '../issues/issue-entity';
 import { type TimeStats, TimeStatsSchema } from '../platform/duration';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { type UserBasic, UserBasicSchema } from '../users/user-entity';
+import { type Diff, DiffSchema } from './diff-entity';
 
 export type MergeRequestRow = typeof mergeRequests.$inferSelect;
 
@@ -257,3 +258,28 @@ export function mergeRequestSimple(m: MergeRequestRow, x: Pick<MergeRequestExtra
     web_url: mergeRequestWebUrl(x.base, x.projectFullPath, m.iid),
   };
 }
+
+export const MergeRequestChangesSchema = MergeRequestSchema.extend({
+  changes: z.array(DiffSchema),
+  overflow: z.boolean(),
+}).meta({ id: 'MergeRequestChanges' });
+export type MergeRequestChanges = z.infer<typeof MergeRequestChangesSchema>;
+
+/** Entities::MergeRequestChanges: the MergeRequest entity plus the files of its diff. */
+export const mergeRequestChanges = (entity: MergeRequest, changes: Diff[]): MergeRequestChanges => ({ ...entity, changes, overflow: false });
+
+export type MergeRequestReviewerRow = typeof mergeRequestReviewers.$inferSelect;
+
+export const MergeRequestReviewerSchema = obj({
+  user: UserBasicSchema,
+  state: z.enum(['unreviewed', 'review_started', 'reviewed', 'requested_changes', 'approved', 'unapproved']),
+  created_at: timestamp,
+}).meta({ id: 'MergeRequestReviewer' });
+export type MergeRequestReviewer = z.infer<typeof MergeRequestReviewerSchema>;
+
+/** Entities::MergeRequestReviewer. */
+export const mergeRequestReviewerEntity = (r: MergeRequestReviewerRow, user: UserBasic): MergeRequestReviewer => ({
+  user,
+  state: r.state as MergeRequestReviewer['state'],
+  created_at: iso(r.createdAt),
+});

@@ -5,21 +5,20 @@
  * already `false` and a failure shows as the merge request's `merge_error`, where clients polling
  * with `include_rebase_in_progress` look for it.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
+import { z } from 'zod';
 import { mergeRequests } from '../db/schema';
-import { ApiError, forbidden, recordNotFound } from '../platform/errors';
+import { ApiError, forbidden } from '../platform/errors';
+import { obj } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { canReadMergeRequests } from '../projects/abilities';
-import { findReadableProject } from '../projects/projects';
 import { allowForcePush, canPushToBranch, isProtectedBranch } from '../repository/protected-branches';
 import { pushStatements } from '../repository/push';
 import { buildRebase } from '../repository/rebase';
 import { blobKey, branchHead } from '../repository/repository';
+import { findProjectMergeRequest } from './merge-request-access';
 
 /** MergeRequests::RebaseService::REBASE_ERROR. */
 export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
@@ -28,17 +27,12 @@ const REBASE_LOCK_MESSAGE = 'Failed to enqueue the rebase operation, possibly du
 
 const rebaseParams = params({ id: g.string(), merge_request_iid: g.int(), skip_ci: g.bool().optional() });
 
-async function findProjectMergeRequest(c: Context<AppEnv>, caller: Caller, id: string, iid: number) {
-  const pr = await findReadableProject(c, caller, id);
-  if (!canReadMergeRequests(caller, pr.project, pr.level) || !Number.isSafeInteger(iid)) throw recordNotFound();
-  const mr = await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
-  if (!mr) throw recordNotFound();
-  return { ...pr, mr };
-}
+/** `present rebase_in_progress: merge_request.rebase_in_progress?` with `status :accepted`. */
+const RebaseAccepted = obj({ rebase_in_progress: z.boolean() });
 
 export function mountMergeRequestRebase(r: Router) {
   r.route(
-    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/rebase', summary: 'Rebase a merge request', tags: ['merge_requests'], params: rebaseParams, status: 202 },
+    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/rebase', summary: 'Rebase a merge request', tags: ['merge_requests'], params: rebaseParams, responses: { 202: RebaseAccepted } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { mr, project, level } = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);

@@ -12,12 +12,12 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { mergeRequests } from '../db/schema';
 import type { MergeRequestRow } from './merge-request-entity';
-import { formatDuration, parseDuration, timeStats } from '../platform/duration';
+import { formatDuration, parseDuration, timeStats, TimeStatsSchema } from '../platform/duration';
 import { forbidden, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { canAdminMergeRequest, findReadableMergeRequest } from './merge-requests';
+import { canAdminMergeRequest, findReadableMergeRequest } from './merge-request-access';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { settingsOf } from '../settings/settings';
 
@@ -59,7 +59,7 @@ async function setEstimate(c: Context<AppEnv>, mr: MergeRequestRow, userId: numb
 
 export function mountMergeRequestTimeTracking(r: Router) {
   r.route(
-    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/time_estimate', summary: 'Set a time estimate for a merge request', tags: TAGS, status: 200, params: params({ ...mrParams, duration: g.string() }) },
+    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/time_estimate', summary: 'Set a time estimate for a merge request', tags: TAGS, params: params({ ...mrParams, duration: g.string() }), responses: { 200: TimeStatsSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { mr } = await loadForWrite(c, caller, p);
@@ -70,7 +70,7 @@ export function mountMergeRequestTimeTracking(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate', summary: 'Reset the time estimate for a merge request', tags: TAGS, status: 200, params: params(mrParams) },
+    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate', summary: 'Reset the time estimate for a merge request', tags: TAGS, params: params(mrParams), responses: { 200: TimeStatsSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { mr } = await loadForWrite(c, caller, p);
@@ -84,8 +84,8 @@ export function mountMergeRequestTimeTracking(r: Router) {
       path: '/projects/:id/merge_requests/:merge_request_iid/add_spent_time',
       summary: 'Add spent time for a merge request',
       tags: TAGS,
-      status: 201,
       params: params({ ...mrParams, duration: g.string(), summary: g.string().optional() }),
+      responses: { 201: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -120,7 +120,7 @@ export function mountMergeRequestTimeTracking(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/reset_spent_time', summary: 'Reset spent time for a merge request', tags: TAGS, status: 200, params: params(mrParams) },
+    { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/reset_spent_time', summary: 'Reset spent time for a merge request', tags: TAGS, params: params(mrParams), responses: { 200: TimeStatsSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { mr } = await loadForWrite(c, caller, p);
@@ -135,7 +135,7 @@ export function mountMergeRequestTimeTracking(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/time_stats', summary: 'Get time tracking stats of a merge request', tags: TAGS, params: params(mrParams) },
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/time_stats', summary: 'Get time tracking stats of a merge request', tags: TAGS, params: params(mrParams), responses: { 200: TimeStatsSchema } },
     async ({ c, p, caller }) => {
       const { mr } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
       return c.json(timeStats(mr, await limitToHours(c)));

@@ -1,0 +1,74 @@
+/**
+ * Who may read, update and merge merge requests (app/policies/merge_request_policy.rb,
+ * project_policy.rb), and finding one by iid the way lib/api/merge_requests.rb does.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { Db } from '../db/client';
+import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests } from '../db/schema';
+import type { AppEnv, Caller } from '../platform/context';
+import { ApiError, forbidden, recordNotFound } from '../platform/errors';
+import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abilities';
+import { findReadableProject } from '../projects/projects';
+import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
+import type { MergeRequestRow } from './merge-request-entity';
+
+/** `not_allowed!` (lib/api/helpers.rb). */
+export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
+
+/**
+ * create_merge_request_from (same project): Developer and above, who may push to the project. An
+ * archived project is read-only (ProjectPolicy `archived` prevents the merge request write abilities).
+ */
+export const canCreateMergeRequest = (caller: Caller, project: ProjectRow, level: number) =>
+  !project.archived && canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+
+/** admin_merge_request / set_merge_request_metadata: Developer and above. */
+export const canAdminMergeRequest = (caller: Caller, project: ProjectRow, level: number) =>
+  !project.archived && canReadMergeRequests(caller, project, level) && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+
+/** update_merge_request: Developer and above, the author, or an assignee (IssuablePolicy). */
+export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level: number, mr: Pick<MergeRequestRow, 'authorId'>, assigneeIds: number[]): boolean {
+  if (project.archived || !canReadMergeRequests(caller, project, level)) return false;
+  if (caller.isAdmin || level >= ACCESS.DEVELOPER) return true;
+  const uid = caller.user?.id;
+  return uid != null && (mr.authorId === uid || assigneeIds.includes(uid));
+}
+
+/** MergeRequest#can_be_merged_by?: Gitlab::UserAccess#can_update_branch? (push or merge access to the target branch). */
+export async function canBeMergedBy(c: Context<AppEnv>, caller: Caller, project: ProjectRow, level: number, targetBranch: string): Promise<boolean> {
+  if (!caller.user) return false;
+  const opts = { archived: project.archived };
+  return (await canPushToBranch(c, caller, level, project.id, targetBranch, opts)) || (await canMergeToBranch(c, caller, level, project.id, targetBranch, opts));
+}
+
+export const mergeRequestAssigneeIds = async (db: Db, mrId: number): Promise<number[]> =>
+  (await db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId)).orderBy(mergeRequestAssignees.position).all()).map((r) => r.userId);
+
+export const mergeRequestReviewerIds = async (db: Db, mrId: number): Promise<number[]> =>
+  (await db.select({ userId: mergeRequestReviewers.userId }).from(mergeRequestReviewers).where(eq(mergeRequestReviewers.mergeRequestId, mrId)).orderBy(mergeRequestReviewers.position).all()).map((r) => r.userId);
+
+/**
+ * `find_merge_request_with_access`: the project must be readable (404 Project Not Found), the
+ * merge request found by iid (`find_by!`: 404 Not found), then `authorize! :read_merge_request`
+ * (403 for a guest of a private project, who can see the project but not its code).
+ */
+export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
+  const pr = await findReadableProject(c, caller, projectId);
+  const mr = Number.isSafeInteger(iid) ? await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get() : undefined;
+  if (!mr) throw recordNotFound();
+  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+  return { ...pr, mr };
+}
+
+/**
+ * `find_project_merge_request`: MergeRequestsFinder scoped to what the caller may read, so a merge
+ * request the caller cannot read is the same 404 as a missing one.
+ */
+export async function findProjectMergeRequest(c: Context<AppEnv>, caller: Caller, id: string, iid: number) {
+  const pr = await findReadableProject(c, caller, id);
+  if (!canReadMergeRequests(caller, pr.project, pr.level) || !Number.isSafeInteger(iid)) throw recordNotFound();
+  const mr = await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
+  if (!mr) throw recordNotFound();
+  return { ...pr, mr };
+}

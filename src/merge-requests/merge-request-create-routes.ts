@@ -1,0 +1,145 @@
+/**
+ * `POST /projects/:id/merge_requests` (lib/api/merge_requests.rb, MergeRequests::CreateService):
+ * the merge request, its first diff version, assignees, reviewers, labels, issue links, approval
+ * rule and to-dos in one batch.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, todos } from '../db/schema';
+import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
+import { ApiError, conflict, forbidden, recordNotFound, validationFailed } from '../platform/errors';
+import { requireUser } from '../platform/guards';
+import { planAllows } from '../platform/plan';
+import type { Router } from '../platform/router';
+import { isUniqueViolation } from '../platform/unique';
+import { findOrBuildProjectLabels } from '../planning/labels';
+import { findProjectAssignableMilestone } from '../planning/milestones';
+import { canReadMergeRequests, canReadProject, projectAccess } from '../projects/abilities';
+import { findReadableProject } from '../projects/projects';
+import { mergeRequestApprovals } from './approvals-port';
+import { computeVersion, versionInsert } from './diffs';
+import { issueLinkStatements } from './issue-references';
+import { canCreateMergeRequest } from './merge-request-access';
+import { isDraftTitle, MergeRequestSchema } from './merge-request-entity';
+import { presentMergeRequest } from './merge-request-presenter';
+import { repo } from './merge-request-repo';
+import { assertNoOpenMergeRequest, assignableUsers, requestedAssignees, textErrors, validBranchName } from './merge-request-writes';
+import { createMergeRequestParams } from './merge-requests-params';
+
+const TAGS = ['merge_requests'];
+
+export function mountMergeRequestCreate(r: Router) {
+  r.route(
+    { method: 'POST', path: '/projects/:id/merge_requests', summary: 'Create a merge request', tags: TAGS, params: createMergeRequestParams, responses: { 201: MergeRequestSchema } },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const pr = await findReadableProject(c, caller, p.id);
+      // `authorize! :create_merge_request_from, user_project`.
+      if (!canCreateMergeRequest(caller, pr.project, pr.level)) throw forbidden();
+      const db = c.var.db;
+      const { project, namespace } = pr;
+
+      // CreateService#set_projects!: another target project must be a fork of this one (no forks here).
+      if (p.target_project_id !== undefined && p.target_project_id !== project.id) {
+        const target = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, p.target_project_id)).get();
+        if (!target) throw recordNotFound();
+        const level = await projectAccess(db, user, target.project, target.namespace);
+        if (canReadProject(caller, target.project, level) && canReadMergeRequests(caller, target.project, level))
+          throw new ApiError(422, { message: ['Source project is not a fork of the target project'] });
+      }
+
+      const errors = textErrors({ title: p.title, description: p.description });
+      if (Object.keys(errors).length) throw validationFailed(errors);
+      // MergeRequest#validate_branches.
+      if (p.source_branch === p.target_branch) throw new ApiError(422, { message: ["You can't use same project/branch for source and target"] });
+      const branchErrors: Record<string, string[]> = {};
+      if (!validBranchName(p.source_branch)) branchErrors.source_branch = ['is invalid'];
+      if (!validBranchName(p.target_branch)) branchErrors.target_branch = ['is invalid'];
+      if (Object.keys(branchErrors).length) throw validationFailed(branchErrors);
+      await assertNoOpenMergeRequest(c, project.id, p.source_branch, p.target_branch);
+      // MergeRequests::BuildService#validate_branches: both branches must exist.
+      const [head, targetHead] = await Promise.all([repo.branchHead(c, project.id, p.source_branch), repo.branchHead(c, project.id, p.target_branch)]);
+      const missing: string[] = [];
+      if (!head) missing.push(`Source branch "${p.source_branch}" does not exist`);
+      if (!targetHead) missing.push(`Target branch "${p.target_branch}" does not exist`);
+      if (missing.length) throw new ApiError(422, { message: missing });
+      const base = await repo.mergeBase(c, project.id, targetHead!, head!);
+      const version = await computeVersion(db, project.id, head, targetHead, base);
+
+      const now = Date.now();
+      const premium = planAllows(c.var.config, 'premium');
+      const assigneeIds = (await assignableUsers(c, project, namespace, requestedAssignees(p, premium))) ?? [];
+      const reviewerIds = (await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1))) ?? [];
+      const milestoneId = p.milestone_id ? ((await findProjectAssignableMilestone(db, project, namespace, p.milestone_id))?.id ?? null) : null;
+      const labelTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
+      const labels = labelTitles.length ? await findOrBuildProjectLabels(db, project, namespace, labelTitles, now) : null;
+
+      const P = project.id;
+      const iidSql = sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'merge_requests' and ${internalIds.scopeId} = ${P})`;
+      const mrIdSql = sql<number>`(select ${mergeRequests.id} from ${mergeRequests} where ${mergeRequests.projectId} = ${P} and ${mergeRequests.iid} = ${iidSql})`;
+      const links = await issueLinkStatements(c, user, project, namespace, p.description, mrIdSql, now, false);
+      const allowCollaboration = p.allow_collaboration ?? p.allow_maintainer_to_push ?? false;
+
+      const statements: BatchItem<'sqlite'>[] = [
+        ...(labels?.inserts ?? []),
+        db
+          .insert(internalIds)
+          .values({ usage: 'merge_requests', scopeId: P, lastValue: 1 })
+          .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`${internalIds.lastValue} + 1` } }),
+        db.insert(mergeRequests).values({
+          projectId: P,
+          iid: iidSql,
+          sourceProjectId: P,
+          sourceBranch: p.source_branch,
+          targetBranch: p.target_branch,
+          title: p.title,
+          description: p.description ?? null,
+          draft: isDraftTitle(p.title),
+          authorId: user.id,
+          milestoneId,
+          squash: p.squash ?? false,
+          forceRemoveSourceBranch: p.remove_source_branch ?? null,
+          allowCollaboration,
+          approvalsBeforeMerge: premium ? (p.approvals_before_merge ?? null) : null,
+          mergeStatus: 'unchecked',
+          headSha: head,
+          baseSha: base,
+          startSha: targetHead,
+          createdAt: now,
+          updatedAt: now,
+        }),
+        // MergeRequest after_create: the first diff version (ensure_merge_request_diff).
+        versionInsert(db, mrIdSql, version, now),
+        ...assigneeIds.map((userId, position) => db.insert(mergeRequestAssignees).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
+        ...reviewerIds.map((userId, position) => db.insert(mergeRequestReviewers).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
+        ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
+        ...links,
+        // DeprecatedApprovalsBeforeMerge (EE): the merge request's any_approver rule.
+        ...(premium && p.approvals_before_merge !== undefined ? [mergeRequestApprovals.get().approvalsBeforeMerge(db, mrIdSql, p.approvals_before_merge, now)] : []),
+        // TodoService#new_merge_request: assignees (assigned) and reviewers (review requested), not the author.
+        ...assigneeIds
+          .filter((id) => id !== user.id)
+          .map((userId) => db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'MergeRequest', targetId: mrIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now })),
+        ...reviewerIds
+          .filter((id) => id !== user.id)
+          .map((userId) => db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'MergeRequest', targetId: mrIdSql, action: TODO_REVIEW_REQUESTED, state: 'pending', createdAt: now, updatedAt: now })),
+      ];
+      try {
+        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      } catch (err) {
+        // A create racing another for the same branches loses on merge_requests_open_branches.
+        if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
+          await assertNoOpenMergeRequest(c, project.id, p.source_branch, p.target_branch);
+          throw conflict('Another open merge request already exists for this source branch');
+        }
+        throw err;
+      }
+      const created = await db
+        .select()
+        .from(mergeRequests)
+        .where(and(eq(mergeRequests.projectId, P), eq(mergeRequests.sourceBranch, p.source_branch), eq(mergeRequests.targetBranch, p.target_branch), eq(mergeRequests.state, 'opened')))
+        .get();
+      return c.json(await presentMergeRequest(c, caller, created!, { project }), 201);
+    },
+  );
+}

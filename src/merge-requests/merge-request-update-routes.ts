@@ -1,0 +1,234 @@
+/**
+ * `PUT /projects/:id/merge_requests/:merge_request_iid` (lib/api/merge_requests.rb,
+ * MergeRequests::UpdateService): attributes, state events, metadata (assignees, reviewers, labels,
+ * milestone, discussion lock) for who may set it, with the system notes, to-dos and diff versions
+ * the changes make, in one batch.
+ */
+import { and, eq, inArray, notInArray } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import { labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, todos, users } from '../db/schema';
+import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../issuables/system-notes';
+import { resolveTodosForTarget, TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
+import type { AppEnv } from '../platform/context';
+import { ApiError, conflict, forbidden, validationFailed } from '../platform/errors';
+import { requireUser } from '../platform/guards';
+import { requestParams } from '../platform/params';
+import { planAllows } from '../platform/plan';
+import type { Router } from '../platform/router';
+import { isUniqueViolation } from '../platform/unique';
+import { findOrBuildProjectLabels } from '../planning/labels';
+import { findProjectAssignableMilestone } from '../planning/milestones';
+import { mergeRequestApprovals } from './approvals-port';
+import { computeVersion, versionInsert } from './diffs';
+import { issueLinkStatements } from './issue-references';
+import { autoMergeIfReady } from './merge';
+import { canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds } from './merge-request-access';
+import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
+import { presentMergeRequest } from './merge-request-presenter';
+import { repo } from './merge-request-repo';
+import { assertNoOpenMergeRequest, assignableUsers, requestedAssignees, textErrors, validBranchName } from './merge-request-writes';
+import { updateMergeRequestParams } from './merge-requests-params';
+
+const TAGS = ['merge_requests'];
+
+export function mountMergeRequestUpdate(r: Router) {
+  r.route(
+    { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Update a merge request', tags: TAGS, params: updateMergeRequestParams, responses: { 200: MergeRequestSchema } },
+    async ({ c, p, caller }) => {
+      const user = requireUser(caller);
+      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const { mr, project, namespace, level } = found;
+      const db = c.var.db;
+      const assigneesBefore = await mergeRequestAssigneeIds(db, mr.id);
+      if (!canUpdateMergeRequest(caller, project, level, mr, assigneesBefore)) throw forbidden();
+      const now = Date.now();
+      const premium = planAllows(c.var.config, 'premium');
+      const admin = canAdminMergeRequest(caller, project, level);
+      const open = mr.state === 'opened' || mr.state === 'locked';
+
+      const errors = textErrors({ title: p.title, description: p.description });
+      if (Object.keys(errors).length) throw validationFailed(errors);
+
+      const set: Partial<typeof mergeRequests.$inferInsert> = {};
+      const noteBodies: string[] = [];
+      if (p.title !== undefined && p.title !== mr.title) {
+        set.title = p.title;
+        set.draft = isDraftTitle(p.title);
+        // SystemNoteService.change_title on the draftless titles, then handle_merge_request_draft.
+        if (draftlessTitle(mr.title) !== draftlessTitle(p.title)) noteBodies.push(titleNote(draftlessTitle(mr.title), draftlessTitle(p.title)));
+        if (set.draft !== mr.draft) noteBodies.push(`marked this merge request as **${set.draft ? 'draft' : 'ready'}**`);
+      }
+      if (p.description !== undefined && p.description !== (mr.description ?? '')) {
+        set.description = p.description;
+        noteBodies.push(DESCRIPTION_NOTE);
+      }
+      if (p.target_branch !== undefined && p.target_branch !== mr.targetBranch) {
+        // MergeRequests::UpdateService: the target branch of a merged request cannot change.
+        if (mr.state === 'merged') throw new ApiError(422, { message: ['Cannot change target branch of a merged merge request'] });
+        if (p.target_branch === mr.sourceBranch) throw new ApiError(422, { message: ["You can't use same project/branch for source and target"] });
+        if (!validBranchName(p.target_branch)) throw validationFailed({ target_branch: ['is invalid'] });
+        set.targetBranch = p.target_branch;
+        noteBodies.push(`changed target branch from \`${mr.targetBranch}\` to \`${p.target_branch}\``);
+      }
+      if (p.squash !== undefined && p.squash !== mr.squash) set.squash = p.squash;
+      if (p.remove_source_branch !== undefined && p.remove_source_branch !== mr.forceRemoveSourceBranch) set.forceRemoveSourceBranch = p.remove_source_branch;
+      const collab = p.allow_collaboration ?? p.allow_maintainer_to_push;
+      if (collab !== undefined && collab !== mr.allowCollaboration) set.allowCollaboration = collab;
+
+      const closing = p.state_event === 'close' && open;
+      // MergeRequest#reopenable?: the source branch must still exist; otherwise the event does nothing.
+      const reopening = p.state_event === 'reopen' && mr.state === 'closed' && (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) != null;
+      if (closing) {
+        const live = await liveRefs(c, mr);
+        Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id, headSha: live.head ?? mr.headSha, baseSha: live.base ?? mr.baseSha, startSha: live.target ?? mr.startSha });
+      }
+      if (reopening) {
+        // No other open request for the same branches (MergeRequest#validate_branches).
+        await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
+        Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
+      }
+      if (set.targetBranch !== undefined && (open || reopening)) await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch, mr.id);
+
+      // Metadata needs admin_merge_request (IssuableBaseService#filter_params drops it for others).
+      if (admin) {
+        if (p.discussion_locked !== undefined && p.discussion_locked !== Boolean(mr.discussionLocked)) {
+          set.discussionLocked = p.discussion_locked;
+          noteBodies.push(`${p.discussion_locked ? 'locked' : 'unlocked'} the discussion in this merge request`);
+        } else if (p.discussion_locked !== undefined && mr.discussionLocked == null) set.discussionLocked = p.discussion_locked;
+        if (p.milestone_id !== undefined) {
+          const m = p.milestone_id ? await findProjectAssignableMilestone(db, project, namespace, p.milestone_id) : undefined;
+          const id = m?.id ?? null;
+          if (id !== mr.milestoneId && (m || !p.milestone_id)) set.milestoneId = id;
+        }
+      }
+
+      const statements: BatchItem<'sqlite'>[] = [];
+      // "Set to 0 or provide an empty value to unassign all": CommaSeparatedToIntegerArray turns ''
+      // into [] (the shared validator drops blank optionals before coercion).
+      const raw = await requestParams(c);
+      if (raw.assignee_ids === '' && p.assignee_ids === undefined && p.assignee_id === undefined) p.assignee_ids = [];
+      if (raw.reviewer_ids === '' && p.reviewer_ids === undefined) p.reviewer_ids = [];
+      if (admin) {
+        // Assignees.
+        const next = await assignableUsers(c, project, namespace, requestedAssignees(p, premium));
+        if (next !== undefined && next.join() !== assigneesBefore.join()) {
+          const added = next.filter((id) => !assigneesBefore.includes(id));
+          const removed = assigneesBefore.filter((id) => !next.includes(id));
+          statements.push(db.delete(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mr.id)));
+          next.forEach((userId, position) => statements.push(db.insert(mergeRequestAssignees).values({ mergeRequestId: mr.id, userId, position, createdAt: now })));
+          const names = await usernames(c, [...added, ...removed]);
+          const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
+          if (body) noteBodies.push(body);
+          for (const userId of added.filter((id) => id !== user.id))
+            statements.push(db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: mr.id, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }));
+        }
+        // Reviewers.
+        const reviewersBefore = await mergeRequestReviewerIds(db, mr.id);
+        const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1));
+        if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
+          const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
+          const removed = reviewersBefore.filter((id) => !nextReviewers.includes(id));
+          if (removed.length) statements.push(db.delete(mergeRequestReviewers).where(and(eq(mergeRequestReviewers.mergeRequestId, mr.id), inArray(mergeRequestReviewers.userId, removed))));
+          nextReviewers.forEach((userId, position) =>
+            statements.push(
+              db
+                .insert(mergeRequestReviewers)
+                .values({ mergeRequestId: mr.id, userId, position, createdAt: now })
+                .onConflictDoUpdate({ target: [mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.userId], set: { position } }),
+            ),
+          );
+          const names = await usernames(c, [...added, ...removed]);
+          const body = reviewersNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
+          if (body) noteBodies.push(body);
+          for (const userId of added.filter((id) => id !== user.id))
+            statements.push(
+              db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: mr.id, action: TODO_REVIEW_REQUESTED, state: 'pending', createdAt: now, updatedAt: now }),
+            );
+        }
+        // Labels: `labels` replaces, then add_labels / remove_labels.
+        if (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined) {
+          const current = await db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id))).all();
+          const currentIds = current.map((l) => l.labelId);
+          const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
+          const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
+          const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
+          const keep = p.labels !== undefined ? [] : currentIds.filter((id) => !removeIds.has(id));
+          const addIds = toAdd.ids.filter((l) => typeof l.id !== 'number' || !removeIds.has(l.id));
+          const finalKnown = new Set([...keep, ...addIds.map((l) => l.id).filter((id): id is number => typeof id === 'number')]);
+          const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
+          if (changed) {
+            statements.push(...toAdd.inserts);
+            if (currentIds.length)
+              statements.push(
+                db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id), finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined)),
+              );
+            for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mr.id, createdAt: now }).onConflictDoNothing());
+          }
+        }
+      }
+      if (premium && p.approvals_before_merge !== undefined && p.approvals_before_merge !== mr.approvalsBeforeMerge) {
+        set.approvalsBeforeMerge = p.approvals_before_merge;
+        statements.push(mergeRequestApprovals.get().approvalsBeforeMerge(db, mr.id, p.approvals_before_merge, now));
+      }
+      if (set.description !== undefined) statements.push(...(await issueLinkStatements(c, user, project, namespace, set.description, mr.id, now, true)));
+
+      const changedSomething = Object.keys(set).length > 0 || statements.length > 0;
+      if (changedSomething) {
+        set.updatedAt = now;
+        if (set.title !== undefined || set.description !== undefined) Object.assign(set, { lastEditedAt: now, lastEditedById: user.id });
+        // The state transition is conditional on the state read, so a racing merge or close wins once.
+        const stateGuard = set.state !== undefined ? eq(mergeRequests.state, mr.state) : undefined;
+        statements.unshift(db.update(mergeRequests).set(set).where(and(eq(mergeRequests.id, mr.id), stateGuard)));
+        // TodoService#close_merge_request: the closer's pending to-dos on it are done.
+        if (closing) statements.push(resolveTodosForTarget(db, 'MergeRequest', mr.id, now, user.id));
+        // MergeRequest#reload_diff: a new diff version when an open request gets another target
+        // branch (reload_diff_if_branch_changed, both heads existing) and when it is reopened.
+        if ((set.targetBranch !== undefined && open && !closing) || reopening) {
+          const target = set.targetBranch ?? mr.targetBranch;
+          const [head, start] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, target)]);
+          if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
+        }
+        for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
+        try {
+          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        } catch (err) {
+          if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
+            await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
+            throw conflict('Another open merge request already exists for this source branch');
+          }
+          throw err;
+        }
+      }
+      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker).
+      if (changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false) await autoMergeIfReady(c, mr.id);
+      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
+      return c.json(await presentMergeRequest(c, caller, row!, { project }));
+    },
+  );
+}
+
+/** Live HEAD, target and merge base of an open merge request (recorded when it closes). */
+async function liveRefs(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ head: string | null; target: string | null; base: string | null }> {
+  const [head, target] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
+  const base = head && target ? await repo.mergeBase(c, mr.projectId, target, head) : null;
+  return { head, target, base };
+}
+
+/** Usernames by id, for the system notes. */
+async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(i, i + 90))).all();
+    for (const u of rows) out.set(u.id, u.username);
+  }
+  return out;
+}
+
+/** SystemNotes::IssuablesService#change_issuable_reviewers. */
+function reviewersNote(added: string[], removed: string[]): string | null {
+  const parts: string[] = [];
+  if (added.length) parts.push(`requested review from ${toSentence(added.map((u) => `@${u}`))}`);
+  if (removed.length) parts.push(`removed review request for ${toSentence(removed.map((u) => `@${u}`))}`);
+  return parts.length ? parts.join(' and ') : null;
+}
