@@ -13,7 +13,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
 import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
-import { CommitSchema, DiffSchema } from './diff-entity';
+import { CommitSchema, DiffSchema } from '../repository/commit-entity';
 import { isApproved, liveState } from './live-state';
 import { mergeMergeRequest } from './merge';
 import { canBeMergedBy, findProjectMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds, notAllowed } from './merge-request-access';

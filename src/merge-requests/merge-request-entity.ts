@@ -12,7 +12,7 @@ import { IssueLabelsSchema, taskSummary } from '../issues/issue-entity';
 import { type TimeStats, TimeStatsSchema } from '../platform/duration';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { type UserBasic, UserBasicSchema } from '../users/user-entity';
-import { type Diff, DiffSchema } from './diff-entity';
+import { type Diff, DiffSchema } from '../repository/commit-entity';
 
 export type MergeRequestRow = typeof mergeRequests.$inferSelect;
 

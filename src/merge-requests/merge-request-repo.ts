@@ -12,7 +12,7 @@ import { baseUrl } from '../platform/pagination';
 import { commitEntity } from '../repository/commit-entity';
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffsBetween, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
 import { mergeRequestApprovals } from './approvals-port';
-import type { Commit, Diff } from './diff-entity';
+import type { Commit, Diff } from '../repository/commit-entity';
 import type { MergeRequestRow } from './merge-request-entity';
 
 export interface ChangedFile {
