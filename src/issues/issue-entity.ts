@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { issues } from '../db/schema';
-import { type LabelRow, labelBasic, LabelBasicSchema } from '../planning/label-entity';
+import { IssuableLabelsSchema, type LabelRow, labelBasic } from '../planning/label-entity';
 import { type Milestone, MilestoneSchema } from '../planning/milestone-entity';
 import { type TimeStats, TimeStatsSchema } from '../platform/duration';
 import { date, id, int, obj, timestamp } from '../platform/response-schemas';
@@ -59,8 +59,7 @@ export const issueWebUrl = (i: Pick<IssueRow, 'iid' | 'issueType'>, base: string
 
 const IssueEpicSchema = obj({ id, iid: int, title: z.string(), url: z.string(), group_id: int });
 
-/** `labels`: titles, or LabelBasic objects with `with_labels_details=true`. */
-export const IssueLabelsSchema = z.union([z.array(z.string()), z.array(LabelBasicSchema)]);
+export const IssueLabelsSchema = IssuableLabelsSchema;
 
 export const IssueSchema = obj({
   id,
