@@ -166,3 +166,29 @@ export function issueEntity(i: IssueRow, x: IssueExtras): Issue {
     ...(x.ultimate ? { health_status: i.healthStatus ?? null } : {}),
   };
 }
+
+/** The fields Entities::Issue adds to Entities::IssueBasic. */
+const ISSUE_ONLY = {
+  has_tasks: true,
+  task_status: true,
+  _links: true,
+  references: true,
+  severity: true,
+  subscribed: true,
+  moved_to_id: true,
+  service_desk_reply_to: true,
+  epic_iid: true,
+  epic: true,
+  iteration: true,
+  health_status: true,
+} as const;
+
+export const IssueBasicSchema = IssueSchema.omit(ISSUE_ONLY).meta({ id: 'IssueBasic', description: 'The issue entity of the milestone issue lists' });
+export type IssueBasic = z.infer<typeof IssueBasicSchema>;
+
+/** Entities::IssueBasic of a presented issue. */
+export function issueBasic(i: Issue): IssueBasic {
+  const out: Partial<Issue> = { ...i };
+  for (const k of Object.keys(ISSUE_ONLY) as (keyof typeof ISSUE_ONLY)[]) delete out[k];
+  return out as IssueBasic;
+}
