@@ -330,7 +330,7 @@ async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: Proj
   return c.json(200, 200);
 }
 
-/** GET …/milestones/:milestone_id/merge_requests: merge requests do not exist on this server, so the page is always empty. */
+/** GET …/milestones/:milestone_id/merge_requests: not looked up by milestone here, so the page is always empty (GitLab lists them). */
 async function emptyMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   await findMilestone(c, parent, p.milestone_id);
   const raw = await requestParams(c);
