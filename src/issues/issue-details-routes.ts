@@ -4,17 +4,21 @@
  */
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { members, notes, userAgentDetails, users } from '../db/schema';
-import { userBasic } from '../users/user-entity';
+import { userBasic, UserBasicSchema } from '../users/user-entity';
 import { ACCESS, activeMember, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { notFound } from '../platform/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { obj } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireAdmin } from '../platform/guards';
 import { findReadableIssue } from './issues';
+
+type UserAgentDetailRow = typeof userAgentDetails.$inferSelect;
 
 const TAGS = ['issues'];
 const issueParams = { id: g.string(), issue_iid: g.int() };
@@ -22,6 +26,10 @@ const issueParams = { id: g.string(), issue_iid: g.int() };
 const MAX_MENTIONS = 200;
 // Gitlab::PathRegex user names after `@`, not inside a word or an email address.
 const MENTION = /(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]*)/g;
+
+/** Spec UserAgentDetail: the vendor-named flag carries the neutral name `spamsvc_submitted`. */
+const UserAgentDetailSchema = obj({ user_agent: z.string(), ip_address: z.string(), spamsvc_submitted: z.boolean() }).meta({ id: 'UserAgentDetail' });
+const userAgentDetail = (d: UserAgentDetailRow): z.infer<typeof UserAgentDetailSchema> => ({ user_agent: d.userAgent, ip_address: d.ipAddress, spamsvc_submitted: d.submitted });
 
 /** `@username` mentions of a text, in order of appearance (trailing dots are punctuation). */
 function mentions(text: string | null | undefined): string[] {
@@ -45,6 +53,7 @@ export function mountIssueDetails(r: Router) {
       summary: 'List participants for an issue',
       tags: TAGS,
       params: params({ ...issueParams, ...paginationParams }),
+      responses: { 200: z.array(UserBasicSchema) },
     },
     async ({ c, p, caller }) => {
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -70,6 +79,7 @@ export function mountIssueDetails(r: Router) {
       summary: 'Get the user agent details of an issue (administrators)',
       tags: TAGS,
       params: params(issueParams),
+      responses: { 200: UserAgentDetailSchema },
     },
     async ({ c, p, caller }) => {
       // issues.rb: `authenticated_as_admin!` before the issue lookup (reference 1 §5.4).
@@ -81,8 +91,7 @@ export function mountIssueDetails(r: Router) {
         .where(and(eq(userAgentDetails.subjectType, 'Issue'), eq(userAgentDetails.subjectId, issue.id)))
         .get();
       if (!detail) throw notFound('UserAgentDetail');
-      // Spec UserAgentDetail: the vendor-named flag carries the neutral name `spamsvc_submitted`.
-      return c.json({ user_agent: detail.userAgent, ip_address: detail.ipAddress, spamsvc_submitted: detail.submitted });
+      return c.json(userAgentDetail(detail));
     },
   );
 }

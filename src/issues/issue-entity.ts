@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { issues } from '../db/schema';
-import { type LabelRow, labelBasic, LabelBasicSchema } from '../planning/label-entity';
+import { IssuableLabelsSchema, type LabelRow, labelBasic } from '../planning/label-entity';
 import { type Milestone, MilestoneSchema } from '../planning/milestone-entity';
 import { type TimeStats, TimeStatsSchema } from '../platform/duration';
 import { date, id, int, obj, timestamp } from '../platform/response-schemas';
@@ -59,8 +59,7 @@ export const issueWebUrl = (i: Pick<IssueRow, 'iid' | 'issueType'>, base: string
 
 const IssueEpicSchema = obj({ id, iid: int, title: z.string(), url: z.string(), group_id: int });
 
-/** `labels`: titles, or LabelBasic objects with `with_labels_details=true`. */
-export const IssueLabelsSchema = z.union([z.array(z.string()), z.array(LabelBasicSchema)]);
+export const IssueLabelsSchema = IssuableLabelsSchema;
 
 export const IssueSchema = obj({
   id,
@@ -166,4 +165,30 @@ export function issueEntity(i: IssueRow, x: IssueExtras): Issue {
     ...(x.premium ? { iteration: null } : {}),
     ...(x.ultimate ? { health_status: i.healthStatus ?? null } : {}),
   };
+}
+
+/** The fields Entities::Issue adds to Entities::IssueBasic. */
+const ISSUE_ONLY = {
+  has_tasks: true,
+  task_status: true,
+  _links: true,
+  references: true,
+  severity: true,
+  subscribed: true,
+  moved_to_id: true,
+  service_desk_reply_to: true,
+  epic_iid: true,
+  epic: true,
+  iteration: true,
+  health_status: true,
+} as const;
+
+export const IssueBasicSchema = IssueSchema.omit(ISSUE_ONLY).meta({ id: 'IssueBasic', description: 'The issue entity of the milestone issue lists' });
+export type IssueBasic = z.infer<typeof IssueBasicSchema>;
+
+/** Entities::IssueBasic of a presented issue. */
+export function issueBasic(i: Issue): IssueBasic {
+  const out: Partial<Issue> = { ...i };
+  for (const k of Object.keys(ISSUE_ONLY) as (keyof typeof ISSUE_ONLY)[]) delete out[k];
+  return out as IssueBasic;
 }

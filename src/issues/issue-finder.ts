@@ -12,19 +12,32 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { SQLiteAsyncDialect, type SQLiteSelect } from 'drizzle-orm/sqlite-core';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { issues, namespaces, projects, users } from '../db/schema';
-import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, subtreeOf } from '../projects/abilities';
+import { issues, projects } from '../db/schema';
+import { ACCESS, subtreeOf } from '../projects/abilities';
 import { type Plan } from '../platform/config';
 import { planAllows } from '../platform/plan';
-import { addDays, today } from '../platform/time';
 import type { IssueListParams, NotParams } from './issue-lists-params';
+import {
+  assignedToDriver,
+  confidentialitySql,
+  dueDateSql,
+  type FinderParent,
+  int,
+  ints,
+  labelsSql,
+  milestoneSql,
+  noneAnyColumn,
+  notLabelsSql,
+  notMilestoneSql,
+  orderSql,
+  readableProjectsSql,
+  userIdsByUsername,
+} from './issue-filters';
+import { searchCondition } from './issue-search';
+
+export type { FinderParent };
 
 export type IssueRow = typeof issues.$inferSelect;
-
-export type FinderParent =
-  | { kind: 'issues' }
-  | { kind: 'group'; group: NamespaceRow; level: number }
-  | { kind: 'project'; project: ProjectRow; level: number; namespace?: NamespaceRow };
 
 export interface FinderInput {
   caller: Caller;
@@ -52,311 +65,6 @@ export interface IssueQuery {
    */
   perProject: { where: SQL; column: 'created_at' | 'updated_at'; dir: 'ASC' | 'DESC' } | null;
   orderBy: SQL[];
-}
-
-const int = (n: number) => sql.raw(String(Math.trunc(Number(n))));
-const ints = (list: number[]) => sql.raw(`(${list.length ? list.map((n) => String(Math.trunc(Number(n)))).join(',') : 'NULL'})`);
-const json = (list: string[]) => JSON.stringify(list);
-/**
- * A server-made `YYYY-MM-DD` inlined as a literal rather than bound: the per-project union
- * (issueUnionPageQuery) repeats the condition once per project, and D1 binds at most 100 values.
- */
-const dateLiteral = (d: string) => sql.raw(/^\d{4}-\d{2}-\d{2}$/.test(d) ? `'${d}'` : 'NULL');
-
-/** `read_confidential_issues` through any source: the projects where the user is Planner or above. */
-function plannerProjectsSql(uid: number) {
-  const t = dateLiteral(today());
-  return sql`(SELECT m.source_id FROM members m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
-    UNION ALL SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'User' AND n.owner_id = ${int(uid)}
-    UNION ALL SELECT p.id FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
-      WHERE m.user_id = ${int(uid)} AND m.source_type = 'Namespace' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t}))`;
-}
-
-const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} AND ia.user_id = ${int(uid)})`;
-/** The same test driven from `issue_assignees_user`: the user's assignments are looked up, not every issue tested. */
-const assignedToDriver = (uid: number) => sql`${issues.id} IN (SELECT ia.issue_id FROM issue_assignees ia WHERE ia.user_id = ${int(uid)})`;
-
-/**
- * Labels and milestones a project's issues can carry: its own and its ancestor groups'
- * (Issuables::LabelFilter scopes names to the hierarchy the same way).
- */
-function ownerScope(alias: string, parent: FinderParent): SQL {
-  if (parent.kind === 'group' && parent.group.traversalPath) {
-    // The group's ancestors and subtree, and the projects below it.
-    const path = parent.group.traversalPath;
-    const ancestors = path.split('/').filter(Boolean).map((g) => Math.trunc(Number(g)));
-    const tree = sql`(SELECT n.id FROM namespaces n WHERE n.traversal_path >= ${path} AND n.traversal_path < ${path + ':'})`;
-    return sql` AND (${sql.raw(`${alias}.group_id IN (${ancestors.join(',')})`)} OR ${sql.raw(`${alias}.group_id`)} IN ${tree} OR ${sql.raw(`${alias}.project_id`)} IN (SELECT p.id FROM projects p WHERE p.namespace_id IN ${tree}))`;
-  }
-  if (parent.kind !== 'project') return sql``;
-  const groups = parent.namespace?.traversalPath ? parent.namespace.traversalPath.split('/').filter(Boolean).map(Number) : [];
-  return sql.raw(` AND (${alias}.project_id = ${Math.trunc(parent.project.id)}${groups.length ? ` OR ${alias}.group_id IN (${groups.map((g) => Math.trunc(g)).join(',')})` : ''})`);
-}
-
-/**
- * Issues::ConfidentialityFilter: public issues, plus confidential ones the caller authored, is
- * assigned to, or may read through Planner+ access to the project. `allConfidential` is the
- * parent-level shortcut (administrator, or Planner+ on the project or group of the list).
- */
-function confidentialitySql(caller: Caller, allConfidential: boolean): SQL | undefined {
-  if (!caller.user) return sql`${issues.confidential} = 0`;
-  if (caller.isAdmin || allConfidential) return undefined;
-  const uid = caller.user.id;
-  return sql`(${issues.confidential} = 0 OR ${issues.authorId} = ${int(uid)} OR ${assignedTo(uid)} OR ${issues.projectId} IN ${plannerProjectsSql(uid)})`;
-}
-
-/**
- * The projects whose issues a multi-project list may show: visible to the caller
- * (ProjectsFinder#public_or_visible_to_user), issues feature available
- * (with_feature_available_for_user: `private` for members, `disabled` for nobody).
- */
-function readableProjectsSql(db: Db, caller: Caller, extra: (SQL | undefined)[]) {
-  const feature = sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled')`;
-  const featureOk = caller.isAdmin
-    ? sql`${feature} != 'disabled'`
-    : caller.user
-      ? sql`(${feature} = 'enabled' OR (${feature} = 'private' AND ${projectLevelSql(caller.user.id)} >= ${int(ACCESS.GUEST)}))`
-      : sql`${feature} = 'enabled'`;
-  return db
-    .select({ id: projects.id })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(projectVisibleSql(caller), featureOk, ...extra))
-    .$dynamic();
-}
-
-/** Split like Gitlab::SQL::Pattern.split_query_to_search_terms: quoted phrases stay together. */
-export function searchTerms(query: string): string[] {
-  const quoted: string[] = [];
-  const rest = query.replace(/(?<=^| )"[^"]+"(?= |$)/g, (q) => {
-    quoted.push(q.slice(1, -1));
-    return '';
-  });
-  return [...rest.split(/\s+/).filter(Boolean), ...quoted];
-}
-
-/** An FTS5 string literal: everything inside double quotes is literal, `"` is doubled. */
-const ftsString = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
-/** Rows of the trigram index `issues_search` (drizzle/0009_issues_search.sql) matching an FTS5 expression. */
-const searchIndexMatch = (expr: string) => sql`${issues.id} IN (SELECT rowid FROM issues_search WHERE issues_search MATCH ${expr})`;
-
-export interface SearchCondition {
-  where: SQL;
-  /**
-   * How a list uses it. `driven`: few index matches, they drive page and count (rowid lookups).
-   * `count`: they drive the count, while the page walks the list's own order testing membership
-   * in the (bounded) match set, stopping at LIMIT. `rows`: compared row by row, no index.
-   */
-  plan: 'driven' | 'count' | 'rows';
-}
-
-/** Index matches up to which they drive the page too. */
-const SEARCH_DRIVE_MAX = 1000;
-/**
- * Index matches (instance-wide) above which a search of ASCII words is compared row by row
- * instead: the index then has to produce more rowids than the list's own walk reads (on the
- * benchmark's 20,000-issue project a word in 90% of 100,000 issues took ~55 ms from the index,
- * while the walk finds a page in 1 ms and the bounded count scans ~10 ms).
- */
-const SEARCH_INDEX_MAX = 5000;
-
-/** `instr(lower(col), lower(word))` for every word: the row-by-row form (ASCII case folding). */
-function rowSearchSql(query: string, words: string[], columns: string[]): SQL {
-  const parts = columns.map((name) => {
-    const col = name === 'title' ? issues.title : issues.description;
-    if (!words.length) return sql`lower(${col}) = lower(${query})`;
-    return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json(words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
-  });
-  return sql`(${sql.join(parts, sql` OR `)})`;
-}
-
-/**
- * Issuable.full_search (Gitlab::SQL::Pattern#fuzzy_arel_match): words of 3+ characters must all
- * appear in one column (ILIKE '%word%'), columns are ORed; with no such word the whole query
- * must equal the column case-insensitively (`lower_exact_match`).
- *
- * Words of 3+ characters are looked up in `issues_search`, an FTS5 table with the trigram
- * tokenizer kept in step with `issues` by triggers: a quoted FTS5 string of 3+ characters
- * matches exactly the rows containing it as a substring, so `{title} : ("a" AND "b")` is
- * `title ILIKE '%a%' AND title ILIKE '%b%'` answered from the index, and a search costs its
- * matches instead of every issue of the project. A bounded probe of the index (it stops at
- * SEARCH_INDEX_MAX + 1 matches) picks the plan (SearchCondition.plan).
- *
- * Case-insensitivity: the trigram tokenizer folds case with SQLite's Unicode tables (ASCII and
- * non-ASCII letters alike, Ä = ä, Σ = σ), one code point to one code point, like PostgreSQL
- * ILIKE's lower() in a UTF-8 locale; they differ only where a locale lowercases differently
- * (Turkish dotted İ). The row-by-row forms fold ASCII only (SQLite lower()), so they serve only
- * ASCII queries (where the two agree, but for compatibility letters such as the Kelvin sign K),
- * and queries of 1-2 characters, which trigrams cannot index (compared with lower(), as before).
- */
-export async function searchCondition(db: Db, search: string, inParam: string | undefined): Promise<SearchCondition | undefined> {
-  const query = search.trim().replace(/\s+/g, ' ');
-  if (!query) return undefined;
-  let columns = (inParam ?? '').split(',').map((s) => s.trim()).filter((s) => s === 'title' || s === 'description');
-  if (!columns.length) columns = ['title', 'description'];
-  columns = [...new Set(columns)];
-  const words = searchTerms(query).filter((w) => [...w].length >= 3);
-  // An FTS5 query ends at a NUL. GitLab answers 400 before any finder runs (HandleNullBytes,
-  // mirrored by the list routes); the row form only keeps other callers from failing.
-  if (query.includes('\u0000')) return { where: rowSearchSql(query, words, columns), plan: 'rows' };
-  const colOf = (name: string) => (name === 'title' ? issues.title : issues.description);
-  const length = [...query].length;
-  // Too short for trigrams: compared row by row (GitLab does the same, LOWER(col) = 'ab').
-  if (!words.length && length < 3) return { where: rowSearchSql(query, [], columns), plan: 'rows' };
-
-  const terms = words.length ? words : [query];
-  const all = terms.map(ftsString).join(' AND ');
-  // One word in either column is the plain query (about half the work of two column filters).
-  const expr = columns.length === 2 && terms.length === 1 ? all : columns.map((c) => `{${c}} : (${all})`).join(' OR ');
-  const probe = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM issues_search WHERE issues_search MATCH ${expr} LIMIT ${int(SEARCH_INDEX_MAX + 1)})`);
-  const matches = Number(probe?.n ?? 0);
-  if (matches > SEARCH_INDEX_MAX && /^[\x00-\x7f]*$/.test(query)) return { where: rowSearchSql(query, words, columns), plan: 'rows' };
-  const plan = matches <= SEARCH_DRIVE_MAX ? 'driven' : 'count';
-  if (words.length) return { where: searchIndexMatch(expr), plan };
-  // The whole query (only short words, e.g. `ab cd`) must equal a column: the column contains it
-  // (index) and is exactly as long, so the two are equal up to case folding.
-  const exact = columns.map((c) => sql`(length(${colOf(c)}) = ${int(length)} AND ${searchIndexMatch(`{${c}} : ${all}`)})`);
-  return { where: sql`(${searchIndexMatch(expr)} AND (${sql.join(exact, sql` OR `)}))`, plan };
-}
-
-const labelLinkOf = sql`ll.target_type = 'Issue' AND ll.target_id = ${issues.id}`;
-
-/** Issuables::LabelFilter: None/Any (case-insensitive), else every title must be on the issue. */
-function labelsSql(names: string[], parent: FinderParent): SQL | undefined {
-  if (!names.length) return undefined;
-  const lower = names.map((n) => n.toLowerCase());
-  // `No+Label` arrives as `No Label` (Label::None.title, deprecated).
-  if (lower.includes('none') || lower.includes('no label')) return sql`NOT EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
-  if (lower.includes('any')) return sql`EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
-  const unique = [...new Set(names)];
-  // Driven from the first label's links (label_links_label_target), then every title checked on the issue.
-  const driver = sql`${issues.id} IN (SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT l.id FROM labels l WHERE l.title = ${unique[0]}${ownerScope('l', parent)}))`;
-  if (unique.length === 1) return driver;
-  return sql`${driver} AND (SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))) = ${int(unique.length)}`;
-}
-
-function notLabelsSql(names: string[]): SQL | undefined {
-  if (!names.length) return undefined;
-  return sql`NOT EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json([...new Set(names)])})))`;
-}
-
-/** Milestone.upcoming_ids: per project or group, the active milestone due soonest after today. */
-function upcomingMilestoneIds() {
-  const t = today();
-  return sql`(SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > ${t} AND m.due_date = (SELECT min(m2.due_date) FROM milestones m2 WHERE m2.state = 'active' AND m2.due_date > ${t} AND m2.project_id IS m.project_id AND m2.group_id IS m.group_id))`;
-}
-
-/** IssuableFinder#by_milestone with `use_legacy_milestone_filtering` (the API's mode). */
-function milestoneSql(title: string | undefined, wildcard: string | undefined, parent: FinderParent): SQL | undefined {
-  const t = today();
-  const lowerTitle = title?.toLowerCase();
-  const w = wildcard?.toLowerCase();
-  if ((title === undefined || title === '') && !w) return undefined;
-  if (lowerTitle === 'none' || title === 'No Milestone' || w === 'none') return sql`${issues.milestoneId} IS NULL`;
-  if (lowerTitle === 'any' || title === 'Any Milestone' || w === 'any') return sql`${issues.milestoneId} IS NOT NULL`;
-  if (title === '#upcoming' || w === 'upcoming') return sql`${issues.milestoneId} IN ${upcomingMilestoneIds()}`;
-  if (title === '#started' || w === 'started')
-    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= ${t})`;
-  return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title}${ownerScope('m', parent)})`;
-}
-
-/** IssuableFinder#by_negated_milestone: Upcoming/Started negate the timebox, anything else a title (NULL title: no milestone). */
-function notMilestoneSql(title: string | undefined, wildcard: string | undefined): SQL | undefined {
-  const t = today();
-  const w = wildcard?.toLowerCase();
-  if ((title === undefined || title === '') && !w) return undefined;
-  if (title === '#upcoming' || w === 'upcoming')
-    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date <= ${t})`;
-  if (title === '#started' || w === 'started')
-    return sql`${issues.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date > ${t})`;
-  // without_particular_milestones: `milestones.title != ? OR milestone_id IS NULL`; a wildcard title is nil there.
-  if (title === undefined || title === '') return sql`${issues.milestoneId} IS NULL`;
-  return sql`(${issues.milestoneId} IS NULL OR NOT EXISTS (SELECT 1 FROM milestones m WHERE m.id = ${issues.milestoneId} AND m.title = ${title}))`;
-}
-
-/** User.by_username: case-insensitive, unknown names dropped. */
-async function userIdsByUsername(db: Db, names: string[]): Promise<number[]> {
-  const list = [...new Set(names.filter((n) => typeof n === 'string' && n !== '').map((n) => n.toLowerCase()))];
-  const ids: number[] = [];
-  for (let i = 0; i < list.length; i += 90) {
-    const rows = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(sql`lower(${users.username}) IN (SELECT value FROM json_each(${json(list.slice(i, i + 90))}))`)
-      .all();
-    ids.push(...rows.map((r) => r.id));
-  }
-  return ids;
-}
-
-/** IssuesFinder#by_due_date (Date.today in UTC; Rails' week starts on Monday). */
-function dueDateSql(v: string | undefined): SQL | undefined {
-  if (!v) return undefined;
-  const t = today();
-  const d = new Date(`${t}T00:00:00Z`);
-  const dow = (d.getUTCDay() + 6) % 7;
-  const monthStart = `${t.slice(0, 7)}-01`;
-  const endOfMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).toISOString().slice(0, 10);
-  switch (v) {
-    case '0':
-      return sql`${issues.dueDate} IS NULL`;
-    case 'any':
-      return sql`${issues.dueDate} IS NOT NULL`;
-    case 'overdue':
-      return sql`${issues.dueDate} < ${t}`;
-    case 'today':
-      return sql`${issues.dueDate} = ${t}`;
-    case 'tomorrow':
-      return sql`${issues.dueDate} = ${addDays(t, 1)}`;
-    case 'week':
-      return sql`${issues.dueDate} BETWEEN ${addDays(t, -dow)} AND ${addDays(t, 6 - dow)}`;
-    case 'month':
-      return sql`${issues.dueDate} BETWEEN ${monthStart} AND ${endOfMonth(d.getUTCFullYear(), d.getUTCMonth())}`;
-    case 'next_month_and_previous_two_weeks':
-      return sql`${issues.dueDate} BETWEEN ${addDays(t, -14)} AND ${endOfMonth(d.getUTCFullYear(), d.getUTCMonth() + 1)}`;
-    default:
-      return sql`0`;
-  }
-}
-
-function noneAnyColumn(col: typeof issues.weight | typeof issues.epicId, v: number | string | undefined): SQL | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'none') return sql`${col} IS NULL`;
-  if (v === 'any') return sql`${col} IS NOT NULL`;
-  return sql`${col} = ${int(Number(v))}`;
-}
-
-/** Issuable.sort_by_attribute plus Issue/EE overrides; ties always broken by `id DESC`. */
-function orderSql(p: IssueListParams): SQL[] {
-  const dir = p.sort === 'asc' ? sql.raw('ASC') : sql.raw('DESC');
-  const idDesc = sql`${issues.id} DESC`;
-  const excluded = (p.labels ?? []).length ? sql` AND l.title NOT IN (SELECT value FROM json_each(${json(p.labels ?? [])}))` : sql``;
-  const highestPriority = sql`(SELECT min(lp.priority) FROM label_links ll JOIN label_priorities lp ON lp.label_id = ll.label_id AND lp.project_id = ${issues.projectId} JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf}${excluded})`;
-  const milestoneDue = sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${issues.milestoneId})`;
-  switch (p.order_by) {
-    case 'updated_at':
-      return [sql`${issues.updatedAt} ${dir}`, idDesc];
-    case 'due_date':
-      return [sql`${issues.dueDate} IS NULL`, sql`${issues.dueDate} ${dir}`, idDesc];
-    case 'relative_position':
-      // Only the ascending form is a sort (Issue.sort_by_attribute); `desc` falls through to id DESC.
-      return p.sort === 'asc' ? [sql`${issues.relativePosition} IS NULL`, sql`${issues.relativePosition} ASC`, idDesc] : [idDesc];
-    case 'title':
-      return [sql`${issues.title} ${dir}`, idDesc];
-    case 'popularity':
-      return [sql`${issues.upvotes} ${dir}`, idDesc];
-    case 'weight':
-      return [sql`${issues.weight} IS NULL`, sql`${issues.weight} ${dir}`, idDesc];
-    case 'milestone_due':
-      return [sql`${milestoneDue} IS NULL`, sql`${issues.milestoneId} IS NULL`, sql`${milestoneDue} ${dir}`, idDesc];
-    case 'label_priority':
-      return [sql`${highestPriority} IS NULL`, sql`${highestPriority} ${dir}`, idDesc];
-    case 'priority':
-      return [sql`${milestoneDue} IS NULL`, sql`${milestoneDue} ${dir}`, sql`${highestPriority} IS NULL`, sql`${highestPriority} ${dir}`, idDesc];
-    default:
-      return [sql`${issues.createdAt} ${dir}`, idDesc];
-  }
 }
 
 /** Builds the WHERE and ORDER BY of a list; `possible: false` short-circuits to an empty page. */

@@ -43,7 +43,7 @@ const DESCRIPTION_MAX = 1_048_576;
 
 export function mountIssues(r: Router) {
   r.route(
-    { method: 'POST', path: '/projects/:id/issues', summary: 'Create an issue', tags: ['issues'], params: createIssueParams, status: 201 },
+    { method: 'POST', path: '/projects/:id/issues', summary: 'Create an issue', tags: ['issues'], params: createIssueParams, responses: { 201: IssueSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const pr = await findReadableProject(c, caller, p.id);
@@ -133,7 +133,7 @@ export function mountIssues(r: Router) {
   });
 
   r.route(
-    { method: 'PUT', path: '/projects/:id/issues/:issue_iid', summary: 'Update an issue', tags: ['issues'], params: updateIssueParams },
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid', summary: 'Update an issue', tags: ['issues'], params: updateIssueParams, responses: { 200: IssueSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -251,7 +251,7 @@ export function mountIssues(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, status: 204 },
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const found = await findReadableProject(c, caller, p.id);
@@ -281,7 +281,7 @@ export function mountIssues(r: Router) {
         summary: action === 'subscribe' ? 'Subscribe to an issue' : 'Unsubscribe from an issue',
         tags: ['issues'],
         params: issueRefParams,
-        status: 201,
+        responses: { 201: IssueSchema, 304: null },
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
@@ -300,7 +300,7 @@ export function mountIssues(r: Router) {
     );
   }
 
-  r.route({ method: 'GET', path: '/issues/:id', summary: 'Get any issue by its global id (administrators)', tags: ['issues'], params: issueByIdParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/issues/:id', summary: 'Get any issue by its global id (administrators)', tags: ['issues'], params: issueByIdParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
     requireAdmin(caller);
     // `requires :id, type: String` then `Issue.find(params['id'])`: the id casts like String#to_i,
     // so a non-numeric id is find's "404 Not found", not a 400.

@@ -16,6 +16,7 @@
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import type { BlobStore } from '../platform/blobs';
@@ -26,7 +27,8 @@ import { randomHex } from '../platform/crypto';
 import { ApiError, badRequest, forbidden, notFound } from '../platform/errors';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
-import { Router } from '../platform/router';
+import { id, obj, raw, timestamp } from '../platform/response-schemas';
+import type { Router } from '../platform/router';
 import { iso } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
@@ -46,7 +48,20 @@ type IssueRow = typeof issues.$inferSelect;
 
 const messageError = (status: number, message: string) => new ApiError(status, { message });
 
-export const metricImageEntity = (m: ImageRow, base: string) => ({
+export const IssuableMetricImageSchema = obj({
+  id,
+  created_at: timestamp,
+  filename: z.string(),
+  file_path: z.string(),
+  url: z.string().nullable(),
+  url_text: z.string().nullable(),
+}).meta({ id: 'IssuableMetricImage' });
+export type IssuableMetricImage = z.infer<typeof IssuableMetricImageSchema>;
+
+/** The file, served as the type of its extension (every one of IMAGE_TYPES is an image type). */
+const ImageFile = raw('image/', 'The image file (png, jpeg, gif, bmp, tiff, x-icon or webp)');
+
+export const metricImageEntity = (m: ImageRow, base: string): IssuableMetricImage => ({
   id: m.id,
   created_at: iso(m.createdAt),
   filename: m.filename,
@@ -119,8 +134,8 @@ export function mountIssueMetricImages(r: Router) {
       path,
       summary: 'Upload a metric image for an incident',
       tags: TAGS,
-      status: 201,
       params: params({ id: g.string(), issue_iid: g.int(), file: g.file(), url: g.string().optional(), url_text: g.string().optional() }),
+      responses: { 201: IssuableMetricImageSchema },
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
@@ -162,6 +177,7 @@ export function mountIssueMetricImages(r: Router) {
       summary: 'List the metric images of an incident',
       tags: TAGS,
       params: params({ id: g.string(), issue_iid: g.int() }),
+      responses: { 200: z.array(IssuableMetricImageSchema) },
     },
     async ({ c, p, caller }) => {
       const { issue } = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -180,6 +196,7 @@ export function mountIssueMetricImages(r: Router) {
       summary: 'Update a metric image of an incident',
       tags: TAGS,
       params: params({ id: g.string(), issue_iid: g.int(), metric_image_id: g.int(), url: g.string().optional(), url_text: g.string().optional() }),
+      responses: { 200: IssuableMetricImageSchema },
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
@@ -206,8 +223,8 @@ export function mountIssueMetricImages(r: Router) {
       path: `${path}/:metric_image_id`,
       summary: 'Delete a metric image of an incident',
       tags: TAGS,
-      status: 204,
       params: params({ id: g.string(), issue_iid: g.int(), metric_image_id: g.int() }),
+      responses: { 204: null },
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
@@ -222,7 +239,8 @@ export function mountIssueMetricImages(r: Router) {
     },
   );
 
-  // The file itself, outside /api/v4 where GitLab's UploadsController serves it.
+  // The file itself, outside /api/v4 where GitLab's UploadsController serves it. `at` records it with
+  // the API's routes: the OpenAPI document shows it and other methods answer 405.
   const web = r.at('');
   web.route(
     {
@@ -232,6 +250,7 @@ export function mountIssueMetricImages(r: Router) {
       summary: 'An incident metric image file',
       tags: ['uploads'],
       params: params({ image_id: g.int(), filename: g.string() }),
+      responses: { 200: ImageFile },
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
@@ -259,8 +278,6 @@ export function mountIssueMetricImages(r: Router) {
       });
     },
   );
-  // Listed with the API's routes: the OpenAPI document shows it and other methods answer 405.
-  r.records.push(...web.records);
 }
 
 const badRequestMessage = (message: string) => messageError(400, message);

@@ -4,6 +4,7 @@
  * milestones and epics; the lists present issues, so they live in the issues domain.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { issues, labelLinks, labelPriorities, namespaces, projects } from '../db/schema';
 import { canReadProject, featureAvailable, projectAccess, subtreeOf } from '../projects/abilities';
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
@@ -17,6 +18,7 @@ import { epicIssuesParams } from '../planning/epics-params';
 import { findReadableEpic } from '../planning/epics';
 import { findProject } from '../projects/project-queries';
 import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
+import { IssueBasicSchema, issueBasic, IssueSchema } from './issue-entity';
 import { presentIssues } from './issue-presenter';
 import { canReadConfidentialIssue, issueAssigneeIds } from './issues';
 
@@ -26,11 +28,11 @@ export function mountPlanningIssues(r: Router) {
     const base = kind === 'project' ? '/projects/:id/milestones' : '/groups/:id/milestones';
     const noun = kind === 'project' ? 'project' : 'group';
     r.route(
-      { ...auth, method: 'GET', path: `${base}/:milestone_id/issues`, summary: `List issues of a ${noun} milestone`, tags: ['milestones'], params: milestoneItemsParams },
+      { ...auth, method: 'GET', path: `${base}/:milestone_id/issues`, summary: `List issues of a ${noun} milestone`, tags: ['milestones'], params: milestoneItemsParams, responses: { 200: z.array(IssueBasicSchema) } },
       async ({ c, p, caller }) => milestoneIssues(c, caller, await loadParent(c, caller, kind, p.id), p),
     );
   }
-  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams, responses: { 200: z.array(IssueSchema) } }, async ({ c, p, caller }) => {
     const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
     const rows = await readableEpicIssues(c, caller, epic.id);
     const raw = await requestParams(c);
@@ -44,8 +46,6 @@ export function mountPlanningIssues(r: Router) {
     return c.json(await presentIssues(c, caller, page, { group }));
   });
 }
-
-const ISSUE_ONLY_KEYS = ['has_tasks', 'task_status', '_links', 'references', 'severity', 'subscribed', 'moved_to_id', 'service_desk_reply_to', 'epic_iid', 'epic', 'iteration', 'health_status'];
 
 /**
  * GET …/milestones/:milestone_id/issues (milestone_issuables_for): the milestone's issues the caller
@@ -73,13 +73,7 @@ async function milestoneIssues(c: Context<AppEnv>, caller: Caller, parent: Paren
     },
   );
   const presented = await presentIssues(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group });
-  return c.json(
-    presented.map((i) => {
-      const out: Record<string, unknown> = { ...(i as Record<string, unknown>) };
-      for (const k of ISSUE_ONLY_KEYS) delete out[k];
-      return out;
-    }),
-  );
+  return c.json(presented.map(issueBasic));
 }
 
 /** EpicIssues: issues of the epic the caller may read (project readable, issues feature, confidentiality). */

@@ -16,7 +16,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { issues, timelogs } from '../db/schema';
-import { formatDuration, parseDuration, timeStats } from '../platform/duration';
+import { formatDuration, parseDuration, timeStats, TimeStatsSchema } from '../platform/duration';
 import { forbidden, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
@@ -57,8 +57,8 @@ export function mountIssueTimeTracking(r: Router) {
       path: '/projects/:id/issues/:issue_iid/time_estimate',
       summary: 'Set a time estimate for an issue',
       tags: TAGS,
-      status: 200,
       params: params({ ...issueParams, duration: g.string() }),
+      responses: { 200: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -77,8 +77,8 @@ export function mountIssueTimeTracking(r: Router) {
       path: '/projects/:id/issues/:issue_iid/reset_time_estimate',
       summary: 'Reset the time estimate for an issue',
       tags: TAGS,
-      status: 200,
       params: params(issueParams),
+      responses: { 200: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -93,8 +93,8 @@ export function mountIssueTimeTracking(r: Router) {
       path: '/projects/:id/issues/:issue_iid/add_spent_time',
       summary: 'Add spent time for an issue',
       tags: TAGS,
-      status: 201,
       params: params({ ...issueParams, duration: g.string(), summary: g.string().optional() }),
+      responses: { 201: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -138,8 +138,8 @@ export function mountIssueTimeTracking(r: Router) {
       path: '/projects/:id/issues/:issue_iid/reset_spent_time',
       summary: 'Reset spent time for an issue',
       tags: TAGS,
-      status: 200,
       params: params(issueParams),
+      responses: { 200: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -171,6 +171,7 @@ export function mountIssueTimeTracking(r: Router) {
       summary: 'Get time tracking stats',
       tags: TAGS,
       params: params(issueParams),
+      responses: { 200: TimeStatsSchema },
     },
     async ({ c, p, caller }) => {
       const { issue } = await findReadableIssue(c, caller, p.id, p.issue_iid);

@@ -1,7 +1,10 @@
 /** The Epic entity (GitLab ee/lib/ee/api/entities/epic.rb). Pure: preloaded extras come from services/epics.ts. */
+import { z } from 'zod';
 import type { epics } from '../db/schema';
+import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
-import { type LabelRow, labelBasic, textColorFor } from './label-entity';
+import { type UserBasic, UserBasicSchema } from '../users/user-entity';
+import { IssuableLabelsSchema, type LabelRow, labelBasic, textColorFor } from './label-entity';
 
 export type EpicRow = typeof epics.$inferSelect;
 
@@ -10,7 +13,7 @@ export interface EpicExtras {
   groupFullPath: string;
   /** The request's group: references.relative is `&iid` from the epic's own group, else the full form. */
   contextGroupId?: number;
-  author: object | null;
+  author: UserBasic | null;
   parentIid: number | null;
   parentGroupId: number | null;
   labels: LabelRow[];
@@ -20,7 +23,46 @@ export interface EpicExtras {
   subscribed?: boolean;
 }
 
-export function epicEntity(e: EpicRow, x: EpicExtras) {
+export const EpicSchema = obj({
+  id,
+  iid: int,
+  color: z.string(),
+  text_color: z.string(),
+  group_id: int,
+  parent_id: int.nullable(),
+  parent_iid: int.nullable(),
+  title: z.string(),
+  description: z.string().nullable(),
+  confidential: z.boolean(),
+  author: UserBasicSchema.nullable(),
+  start_date: date.nullable(),
+  start_date_is_fixed: z.boolean(),
+  start_date_fixed: date.nullable(),
+  start_date_from_inherited_source: date.nullable(),
+  start_date_from_milestones: date.nullable(),
+  end_date: date.nullable(),
+  due_date: date.nullable(),
+  due_date_is_fixed: z.boolean(),
+  due_date_fixed: date.nullable(),
+  due_date_from_inherited_source: date.nullable(),
+  due_date_from_milestones: date.nullable(),
+  state: z.enum(['opened', 'closed']),
+  web_edit_url: z.string(),
+  web_url: z.string(),
+  references: obj({ short: z.string(), relative: z.string(), full: z.string() }),
+  created_at: timestamp,
+  updated_at: timestamp,
+  closed_at: timestamp.nullable(),
+  labels: IssuableLabelsSchema,
+  upvotes: int,
+  downvotes: int,
+  /** Single-epic responses only. */
+  subscribed: z.boolean().optional(),
+  _links: obj({ self: z.string(), epic_issues: z.string(), group: z.string(), parent: z.string().nullable() }),
+}).meta({ id: 'Epic' });
+export type Epic = z.infer<typeof EpicSchema>;
+
+export function epicEntity(e: EpicRow, x: EpicExtras): Epic {
   const api = `${x.base}/api/v4/groups/${e.groupId}`;
   const labels = [...x.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
   const full = `${x.groupFullPath}&${e.iid}`;
@@ -48,7 +90,7 @@ export function epicEntity(e: EpicRow, x: EpicExtras) {
     due_date_fixed: e.dueDate ?? null,
     due_date_from_inherited_source: null,
     due_date_from_milestones: null,
-    state: e.state,
+    state: e.state as Epic['state'],
     web_edit_url: `/groups/${x.groupFullPath}/-/epics/${e.iid}`,
     web_url: `${x.base}/groups/${x.groupFullPath}/-/epics/${e.iid}`,
     references: { short: `&${e.iid}`, relative: x.contextGroupId === e.groupId ? `&${e.iid}` : full, full },

@@ -5,6 +5,7 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, subscriptions, users } from '../db/schema';
 import { subtreeOf, traversalIds } from '../projects/abilities';
@@ -27,6 +28,7 @@ import {
   newEpicIdSql,
   presentEpics,
 } from './epics';
+import { EpicSchema } from './epic-entity';
 import { COLOR_PATTERN } from './label-entity';
 import { dueDate } from '../platform/time';
 
@@ -43,7 +45,7 @@ function epicErrors(f: { title?: string; color?: string }): Record<string, strin
 }
 
 export function mountEpics(r: Router) {
-  r.route({ method: 'GET', path: '/groups/:id/epics', summary: 'List epics of a group', tags: ['epics'], params: listEpicsParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/epics', summary: 'List epics of a group', tags: ['epics'], params: listEpicsParams, responses: { 200: z.array(EpicSchema) } }, async ({ c, p, caller }) => {
     const { group, level } = await findEpicsGroup(c, caller, p.id);
     const db = c.var.db;
     const conds: (SQL | undefined)[] = [epicVisibleSql(caller, level)];
@@ -84,12 +86,12 @@ export function mountEpics(r: Router) {
     return c.json(await presentEpics(c, caller, rows, { withLabelsDetails: p.with_labels_details, contextGroupId: group.id }));
   });
 
-  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid', summary: 'Get an epic', tags: ['epics'], params: epicRefParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid', summary: 'Get an epic', tags: ['epics'], params: epicRefParams, responses: { 200: EpicSchema } }, async ({ c, p, caller }) => {
     const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
     return c.json((await presentEpics(c, caller, [epic], { contextGroupId: group.id, includeSubscribed: true }))[0]);
   });
 
-  r.route({ method: 'POST', path: '/groups/:id/epics', summary: 'Create an epic', tags: ['epics'], params: createEpicParams, status: 201 }, async ({ c, p, caller }) => {
+  r.route({ method: 'POST', path: '/groups/:id/epics', summary: 'Create an epic', tags: ['epics'], params: createEpicParams, responses: { 201: EpicSchema } }, async ({ c, p, caller }) => {
     const user = requireUser(caller);
     const { group, level } = await findEpicsGroup(c, caller, p.id);
     if (!canCreateEpic(caller, level)) throw forbidden();
@@ -123,7 +125,7 @@ export function mountEpics(r: Router) {
     return c.json((await presentEpics(c, caller, [epic!], { contextGroupId: group.id, includeSubscribed: true }))[0], 201);
   });
 
-  r.route({ method: 'PUT', path: '/groups/:id/epics/:epic_iid', summary: 'Update an epic', tags: ['epics'], params: updateEpicParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'PUT', path: '/groups/:id/epics/:epic_iid', summary: 'Update an epic', tags: ['epics'], params: updateEpicParams, responses: { 200: EpicSchema } }, async ({ c, p, caller }) => {
     const user = requireUser(caller);
     const { group, level, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
     if (!canUpdateEpic(caller, level, epic)) throw forbidden();
@@ -161,7 +163,7 @@ export function mountEpics(r: Router) {
     return c.json((await presentEpics(c, caller, [row!], { contextGroupId: group.id, includeSubscribed: true }))[0]);
   });
 
-  r.route({ method: 'DELETE', path: '/groups/:id/epics/:epic_iid', summary: 'Delete an epic', tags: ['epics'], params: epicRefParams, status: 204 }, async ({ c, p, caller }) => {
+  r.route({ method: 'DELETE', path: '/groups/:id/epics/:epic_iid', summary: 'Delete an epic', tags: ['epics'], params: epicRefParams, responses: { 204: null } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const { level, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
     if (!canDestroyEpic(caller, level)) throw forbidden();

@@ -54,6 +54,9 @@ export const labelBasic = (l: LabelRow): LabelBasic => ({
   color: l.color,
 });
 
+/** An issuable's `labels`: titles, or LabelBasic objects with `with_labels_details=true`. */
+export const IssuableLabelsSchema = z.union([z.array(z.string()), z.array(LabelBasicSchema)]);
+
 export interface LabelExtras {
   /** Present only with `with_counts=true` (Entities::Label `with_options if: with_counts`). */
   counts?: { openIssues: number; closedIssues: number; openMergeRequests: number } | null;

@@ -8,9 +8,10 @@
  */
 import { and, asc, desc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { issues, milestones, namespaces, projects } from '../db/schema';
-import type { MilestoneRow } from './milestone-entity';
+import { type MilestoneRow, MilestoneSchema } from './milestone-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../platform/errors';
@@ -33,6 +34,10 @@ import { bumpIid, iidSql, presentMilestones } from './milestones';
 import { findReadableProject } from '../projects/projects';
 
 const TAGS = ['milestones'];
+/** The body of a promotion: the number 200 (see promoteMilestone). */
+const PromotedSchema = z.literal(200);
+/** GitLab lists MergeRequestBasic here; this server answers an empty page (see emptyMergeRequests). */
+const NoMergeRequestsSchema = z.array(z.never());
 
 type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number };
 type GroupParent = { kind: 'group'; group: NamespaceRow; level: number };
@@ -325,8 +330,7 @@ async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: Proj
   return c.json(200, 200);
 }
 
-/** Entities::Issue fields that Entities::IssueBasic (the milestone issue lists' entity) does not carry. */
-/** GET …/milestones/:milestone_id/merge_requests: merge requests do not exist on this server, so the page is always empty. */
+/** GET …/milestones/:milestone_id/merge_requests: not looked up by milestone here, so the page is always empty (GitLab lists them). */
 async function emptyMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   await findMilestone(c, parent, p.milestone_id);
   const raw = await requestParams(c);
@@ -341,30 +345,30 @@ export function mountMilestones(r: Router) {
     const base = kind === 'project' ? '/projects/:id/milestones' : '/groups/:id/milestones';
     const noun = kind === 'project' ? 'project' : 'group';
     r.route(
-      { ...auth, method: 'GET', path: base, summary: `List ${noun} milestones`, tags: TAGS, params: kind === 'project' ? listProjectMilestonesParams : listGroupMilestonesParams },
+      { ...auth, method: 'GET', path: base, summary: `List ${noun} milestones`, tags: TAGS, params: kind === 'project' ? listProjectMilestonesParams : listGroupMilestonesParams, responses: { 200: z.array(MilestoneSchema) } },
       async ({ c, p, caller }) => list(c, caller, await loadParent(c, caller, kind, p.id), p),
     );
-    r.route({ ...auth, method: 'POST', path: base, summary: `Create a ${noun} milestone`, tags: TAGS, params: createMilestoneParams, status: 201 }, async ({ c, p, caller }) =>
+    r.route({ ...auth, method: 'POST', path: base, summary: `Create a ${noun} milestone`, tags: TAGS, params: createMilestoneParams, responses: { 201: MilestoneSchema } }, async ({ c, p, caller }) =>
       createMilestone(c, caller, await loadParent(c, caller, kind, p.id), p),
     );
-    r.route({ ...auth, method: 'GET', path: `${base}/:milestone_id`, summary: `Get a ${noun} milestone`, tags: TAGS, params: milestoneIdParams }, async ({ c, p, caller }) => {
+    r.route({ ...auth, method: 'GET', path: `${base}/:milestone_id`, summary: `Get a ${noun} milestone`, tags: TAGS, params: milestoneIdParams, responses: { 200: MilestoneSchema } }, async ({ c, p, caller }) => {
       const parent = await loadParent(c, caller, kind, p.id);
       const m = await findMilestone(c, parent, p.milestone_id);
       return c.json((await presentMilestones(c.var.db, baseUrl(c), [m]))[0]);
     });
-    r.route({ ...auth, method: 'PUT', path: `${base}/:milestone_id`, summary: `Update a ${noun} milestone`, tags: TAGS, params: updateMilestoneParams }, async ({ c, p, caller }) => {
+    r.route({ ...auth, method: 'PUT', path: `${base}/:milestone_id`, summary: `Update a ${noun} milestone`, tags: TAGS, params: updateMilestoneParams, responses: { 200: MilestoneSchema } }, async ({ c, p, caller }) => {
       await requireSomeUpdate(c);
       return updateMilestone(c, caller, await loadParent(c, caller, kind, p.id), p);
     });
-    r.route({ ...auth, method: 'DELETE', path: `${base}/:milestone_id`, summary: `Delete a ${noun} milestone`, tags: TAGS, params: milestoneIdParams, status: 204 }, async ({ c, p, caller }) =>
+    r.route({ ...auth, method: 'DELETE', path: `${base}/:milestone_id`, summary: `Delete a ${noun} milestone`, tags: TAGS, params: milestoneIdParams, responses: { 204: null } }, async ({ c, p, caller }) =>
       deleteMilestone(c, caller, await loadParent(c, caller, kind, p.id), p.milestone_id),
     );
     if (kind === 'project')
-      r.route({ ...auth, method: 'POST', path: `${base}/:milestone_id/promote`, summary: 'Promote a project milestone to a group milestone', tags: TAGS, params: milestoneIdParams, status: 200 }, async ({ c, p, caller }) =>
+      r.route({ ...auth, method: 'POST', path: `${base}/:milestone_id/promote`, summary: 'Promote a project milestone to a group milestone', tags: TAGS, params: milestoneIdParams, responses: { 200: PromotedSchema } }, async ({ c, p, caller }) =>
         promoteMilestone(c, caller, (await loadParent(c, caller, 'project', p.id)) as ProjectParent, p.milestone_id),
       );
     r.route(
-      { ...auth, method: 'GET', path: `${base}/:milestone_id/merge_requests`, summary: `List merge requests of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams },
+      { ...auth, method: 'GET', path: `${base}/:milestone_id/merge_requests`, summary: `List merge requests of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams, responses: { 200: NoMergeRequestsSchema } },
       async ({ c, p, caller }) => emptyMergeRequests(c, caller, await loadParent(c, caller, kind, p.id), p),
     );
   }

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assigneesNote, charDiffRanges, titleNote, toSentence } from '../../src/issuables/system-notes';
+import { charDiffRanges } from '../../src/issuables/char-diff';
+import { assigneesNote, titleNote, toSentence } from '../../src/issuables/system-notes';
 
 type Case = [[string, string], [Array<[number, number]>, Array<[number, number]>]];
 const cases = JSON.parse(readFileSync(new URL('../fixtures/char-diff-ruby.json', import.meta.url), 'utf8')) as Case[];

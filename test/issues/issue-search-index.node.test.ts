@@ -14,7 +14,7 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describe, expect, it } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import { createNodeApp } from '../../src/node-app';
-import { searchCondition } from '../../src/issues/issue-finder';
+import { searchCondition } from '../../src/issues/issue-search';
 
 describe('migration', () => {
   it('backfills issues created before the index existed', async () => {

@@ -1,0 +1,145 @@
+/**
+ * What a label request covers (GitLab helpers/label_helpers.rb, app/finders/labels_finder.rb): the
+ * project or group it is addressed to, the labels in its scope, finding one by id or title, who may
+ * change it, and presenting a page as ProjectLabel or Label.
+ */
+import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { labels, namespaces, projects } from '../db/schema';
+import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
+import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
+import { forbidden, notFound } from '../platform/errors';
+import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import { findReadableGroup } from '../projects/groups';
+import { availableProjectLabelsSql, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
+import { findReadableProject } from '../projects/projects';
+
+/** `planning`: the issues or merge requests feature is available to the caller (ProjectPolicy prevents every label ability otherwise). */
+export type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number; planning: boolean };
+export type GroupParent = { kind: 'group'; group: NamespaceRow; level: number };
+export type Parent = ProjectParent | GroupParent;
+
+export const canAdminLabels = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.PLANNER;
+
+/** Label.search (fuzzy_search on title and description): every word in one column, case-insensitive; instr has no LIKE length limit. */
+function searchSql(q: string): SQL | undefined {
+  const words = q.split(/\s+/).filter(Boolean);
+  if (!words.length) return undefined;
+  const inCol = (col: SQL) => and(...words.map((w) => sql`instr(lower(${col}), lower(${w})) > 0`));
+  return or(inCol(sql`${labels.title}`), inCol(sql`coalesce(${labels.description}, '')`));
+}
+
+/** Group ids whose labels a group request covers (LabelsFinder#group_ids_for), readable ones only. */
+async function groupIdsFor(c: Context<AppEnv>, caller: Caller, group: NamespaceRow, o: { ancestors: boolean; descendants: boolean }): Promise<number[]> {
+  const ids = new Set<number>([group.id]);
+  if (o.ancestors) for (const id of traversalIds(group)) ids.add(id);
+  if (o.descendants && group.traversalPath) {
+    const rows = await c.var.db
+      .select({ id: namespaces.id })
+      .from(namespaces)
+      .where(and(subtreeOf(group.traversalPath), eq(namespaces.kind, 'Group'), groupVisibleSql(caller)))
+      .all();
+    for (const r of rows) ids.add(r.id);
+  }
+  return [...ids];
+}
+
+/** SQL on `labels` for a group request; `only_group_labels=false` adds labels of the group's readable projects. */
+export async function groupLabelsSql(c: Context<AppEnv>, caller: Caller, group: NamespaceRow, o: { ancestors: boolean; descendants: boolean; onlyGroupLabels: boolean }): Promise<SQL> {
+  const groupIds = await groupIdsFor(c, caller, group, o);
+  const own = inArray(labels.groupId, groupIds);
+  if (o.onlyGroupLabels) return own;
+  const visibleProjects = c.var.db
+    .select({ id: projects.id })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(eq(projects.namespaceId, group.id), projectVisibleSql(caller)));
+  return or(own, inArray(labels.projectId, visibleProjects))!;
+}
+
+/** `find_label`: by id when the parameter is an integer, else (or when no such id) by title. */
+export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow> {
+  const db = c.var.db;
+  if (/^\d+$/.test(idOrTitle)) {
+    const byId = await db.select().from(labels).where(and(scope, eq(labels.id, Number(idOrTitle)))).get();
+    if (byId) return byId;
+  }
+  // A project label wins over a group label of the same title.
+  const byTitle = await db.select().from(labels).where(and(scope, eq(labels.title, idOrTitle))).orderBy(sql`${labels.projectId} is null`, asc(labels.id)).get();
+  if (!byTitle) throw notFound('Label');
+  return byTitle;
+}
+
+export async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
+  if (kind === 'project') {
+    const { project, namespace, level } = await findReadableProject(c, caller, id);
+    return { kind, project, namespace, level, planning: planningAvailable(caller, project, level) };
+  }
+  const { group, level } = await findReadableGroup(c, caller, id);
+  return { kind, group, level };
+}
+
+/** Labels a project request covers; none when the caller may not read labels there (LabelsFinder drops the project). */
+export function projectScope(parent: ProjectParent, includeAncestorGroups = true): SQL {
+  return parent.planning ? availableProjectLabelsSql(parent.project, parent.namespace, includeAncestorGroups) : sql`0 = 1`;
+}
+
+/** The scope of `find_label` for writes (`include_ancestor_groups: false`): own labels, and a project's direct group. */
+export function ownScope(parent: Parent): SQL {
+  return parent.kind === 'project' ? projectScope(parent, false) : eq(labels.groupId, parent.group.id);
+}
+
+/** `authorize! :update_label/:delete_label, label`: a group label is governed by its group. */
+export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, parent: Parent, label: LabelRow): Promise<void> {
+  if (caller.isAdmin) return;
+  if (parent.kind === 'project' && label.projectId === parent.project.id) {
+    if (!canAdminLabels(caller, parent.level)) throw forbidden();
+    return;
+  }
+  if (parent.kind === 'group' && label.groupId === parent.group.id) {
+    if (!canAdminLabels(caller, parent.level)) throw forbidden();
+    return;
+  }
+  const group = label.groupId != null ? await c.var.db.select().from(namespaces).where(eq(namespaces.id, label.groupId)).get() : undefined;
+  const level = group ? await groupAccess(c.var.db, caller.user, group) : 0;
+  if (!canAdminLabels(caller, level)) throw forbidden();
+}
+
+/** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel. */
+export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: LabelRow[], withCounts = false) {
+  const db = c.var.db;
+  const ids = rows.map((l) => l.id);
+  const projectId = parent.kind === 'project' ? parent.project.id : null;
+  const [subscribed, priorities, counts] = await Promise.all([
+    loadLabelSubscriptions(db, caller.user?.id ?? null, ids, projectId),
+    projectId != null ? loadLabelPriorities(db, projectId, ids) : Promise.resolve(new Map<number, number>()),
+    withCounts ? loadLabelCounts(db, caller, rows) : Promise.resolve(null),
+  ]);
+  return rows.map((l) => {
+    const x = { subscribed: subscribed.has(l.id), counts: counts?.get(l.id) ?? null };
+    return parent.kind === 'project' ? projectLabelEntity(l, { ...x, priority: priorities.get(l.id) ?? null }) : labelEntity(l, x);
+  });
+}
+
+export async function list(
+  c: Context<AppEnv>,
+  caller: Caller,
+  parent: Parent,
+  scope: SQL,
+  p: { search?: string; archived?: boolean; with_counts: boolean; page?: number; per_page?: number },
+  defaults: Record<string, unknown>,
+) {
+  const db = c.var.db;
+  const where = and(scope, p.search ? searchSql(p.search) : undefined, p.archived !== undefined ? eq(labels.archived, p.archived) : undefined);
+  const raw = await requestParams(c);
+  const rows = await paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, defaults),
+    (limit, offset) => db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).limit(limit).offset(offset).all(),
+    (limit) => countUpTo(db, labels, where, limit),
+  );
+  return c.json(await present(c, caller, parent, rows, p.with_counts));
+}
