@@ -59,7 +59,7 @@ export const IssuableMetricImageSchema = obj({
 export type IssuableMetricImage = z.infer<typeof IssuableMetricImageSchema>;
 
 /** The file, served as the type of its extension (every one of IMAGE_TYPES is an image type). */
-const ImageFile = raw('image/', 'The image file (png, jpeg, gif, bmp, tiff, x-icon or webp)');
+const ImageFile = raw('image/*', 'The image file (png, jpeg, gif, bmp, tiff, x-icon or webp)');
 
 export const metricImageEntity = (m: ImageRow, base: string): IssuableMetricImage => ({
   id: m.id,
