@@ -46,7 +46,8 @@ export function exampleOf(schema: unknown, components: Record<string, unknown>, 
       return out;
     }
     case 'array':
-      return s.items ? [exampleOf(s.items, components, name, depth + 1)] : [];
+      // `items: { not: {} }` (z.never()): a list that is always empty.
+      return s.items && (s.items as Json).not === undefined ? [exampleOf(s.items, components, name, depth + 1)] : [];
     case 'integer':
       return /count|_level|limit|weight/.test(name) ? 0 : 1;
     case 'number':
