@@ -204,6 +204,7 @@ const IssuableSchema = obj({
   project_id: int,
   title: z.string(),
   description: z.string().nullable(),
+  // TODO(merge-requests): export MergeRequestBasic's state enum (merge-request-entity.ts) and use it here.
   state: z.enum(['opened', 'closed', 'locked', 'merged']),
   created_at: timestamp,
   updated_at: timestamp,
