@@ -1,6 +1,6 @@
 /** Approval rows that go with deleted users, groups, projects and merge requests (platform/cascade.ts). */
 import type { Cascade } from '../platform/cascade';
-import { approvalDeletionForMergeRequests, approvalDeletionForProjects, approvalGroupDeletionStatements, approvalUserDeletionStatements } from './rules';
+import { approvalDeletionForMergeRequests, approvalDeletionForProjects, approvalGroupDeletionStatements, approvalUserDeletionStatements } from './approval-deletion';
 
 export const approvalsCascade: Cascade = {
   user: (db, ids) => ({ statements: approvalUserDeletionStatements(db, ids) }),

@@ -3,7 +3,7 @@
  * section_parser.rb, section.rb, entry.rb, reference_extractor.rb): sections with optional `^`,
  * an approvals count `[n]` and default owners; entries whose last matching pattern in each section
  * owns a path (`File.fnmatch?` with FNM_PATHNAME | FNM_DOTMATCH); `!pattern` exclusions. Pure: the
- * rules built from it live in services/system-approval-rules.ts.
+ * rules built from it live in system-rules.ts.
  */
 
 /** Gitlab::CodeOwners::FILE_PATHS, in the order Repository#code_owners_blob tries them (the first found is used). */

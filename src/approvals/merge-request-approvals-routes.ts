@@ -1,312 +1,56 @@
 /**
  * Merge-request-level approvals (GitLab lib/api/merge_request_approvals.rb with its EE prepend,
- * ee/lib/api/merge_request_approval_rules.rb, app/services/merge_requests/approval_service.rb and
- * remove_approval_service.rb, ee/app/services/approval_rules/*). Every route runs `authenticate!`
+ * app/services/merge_requests/approval_service.rb and remove_approval_service.rb). Every route runs `authenticate!`
  * (spec: all approvals endpoints require authentication).
  *
  * An approval row keeps the HEAD sha it was given at; with reset_approvals_on_push only approvals
  * at the current HEAD count or show, so a push removes them and an approval racing a push never
  * counts at the new HEAD. One row per (merge request, user): concurrent approvals make one row.
+ * The approval rules of a merge request live in merge-request-approval-rules-routes.ts.
  */
-import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
+import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import type { Db } from '../db/client';
+import { approvalMergeRequestRules, approvals, mergeRequestReviewers } from '../db/schema';
 import {
-  approvalMergeRequestRules,
-  approvalMergeRequestRulesGroups,
-  approvalMergeRequestRulesUsers,
-  approvalProjectRules,
-  approvals,
-  mergeRequestReviewers,
-} from '../db/schema';
-import { approvalRuleShort, approvalStateEntity, approvalStateRuleEntity, mergeRequestApprovalRuleEntity } from './approvals-entity';
+  approvalEntity,
+  approvalRuleShort,
+  type ApprovalState,
+  approvalStateEntity,
+  ApprovalStateSchema,
+  approvalStateRuleEntity,
+  mergeRequestApprovalStateEntity,
+  MergeRequestApprovalStateSchema,
+} from './approvals-entity';
 import { userBasic } from '../users/user-entity';
-import type { NamespaceRow, ProjectRow } from '../projects/abilities';
-import { checkUnmodifiedSince } from '../platform/conditional';
-import { iso } from '../platform/time';
 import { verifyPassword } from '../platform/crypto';
-import { ApiError, conflict, forbidden, grapeError, notFound, recordNotFound, unauthorized, validationFailed } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, setPaginationHeaders } from '../platform/pagination';
-import { requestParams } from '../platform/params';
+import { conflict, grapeError, notFound, unauthorized } from '../platform/errors';
+import { baseUrl } from '../platform/pagination';
 import type { Router } from '../platform/router';
-import {
-  approveParams,
-  createMrRuleParams,
-  listMrRulesParams,
-  mergeRequestParams,
-  mrRuleParams,
-  setApprovalsRequiredParams,
-  updateMrRuleParams,
-} from './approvals-params';
-import {
-  ALL_MEMBERS,
-  accessibleGroupIds,
-  approvalsFeature,
-  assigneeIds,
-  canApproveMergeRequest,
-  canUpdateMergeRequest,
-  isUserDefined,
-  type LoadedRule,
-  type LoadedState,
-  loadApprovalState,
-  loadMergeRequestRules,
-  loadProjectRules,
-  loadSettings,
-  mergeRequestHead,
-  multipleRulesFeature,
-  overridden,
-  userIdsFrom,
-  visibleGroupIds,
-  withApprovals,
-} from './rules';
-import { projectMembersAmong } from '../projects/members';
-import { eligibleForApproval, type MergeRequestRow } from './state';
-import { autoMergeIfReady, findReadableMergeRequest, liveState } from '../merge-requests/merge-requests';
+import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from './approvals-params';
+import { ALL_MEMBERS, approvalsFeature, type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
+import { type LoadedState, loadApprovalState, mergeRequestHead, withApprovals } from './state-loader';
+import { canApproveMergeRequest } from './approval-access';
+import { eligibleForApproval } from './state';
+import { liveState } from '../merge-requests/live-state';
+import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
-import { ensureSystemRules } from './system-rules';
 import { mergeRequestPatchId } from '../repository/patch-id';
 import { withReadMemo } from '../platform/read-memo';
-import { prohibited, ruleExtras, ruleLikeErrors, uniqueRuleError } from './rule-support';
+import { ruleExtras, runBatch } from './rule-support';
+import { createMrRule, type Found, findMergeRequest, updateMrRule } from './merge-request-rules';
+import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
 
 const TAGS = ['merge_request_approvals'];
-const RULE_TAGS = ['merge_request_approval_rules'];
-
-const runBatch = (db: Db, stmts: BatchItem<'sqlite'>[]) => db.batch(stmts as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-
-interface Found {
-  project: ProjectRow;
-  namespace: NamespaceRow;
-  level: number;
-  mr: MergeRequestRow;
-  /** approve_merge_request, when already decided. */
-  canApprove?: boolean;
-}
-
-/** `find_merge_request_with_access(iid, ability)`: 404 Project Not Found, 404 Not found (find_by!), then 403. */
-async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, ability: 'read' | 'update' | 'approve' | 'update_approvers'): Promise<Found> {
-  const { project, namespace, level, mr } = await findReadableMergeRequest(c, caller, projectId, iid);
-  const db = c.var.db;
-  // Code owner rules follow the branches: rebuilt here when a push or retargeting made them stale.
-  await ensureSystemRules(c, mr);
-  if (ability === 'update' || ability === 'update_approvers') {
-    if (!canUpdateMergeRequest(caller, project, level, mr, await assigneeIds(db, mr.id))) throw forbidden();
-    // EE MergeRequestPolicy: `~can_override_approvers` prevents update_approvers.
-    if (ability === 'update_approvers' && (await loadSettings(db, project.id)).disableOverridingApproversPerMergeRequest) throw forbidden();
-  }
-  if (ability === 'approve') {
-    if (!(await canApproveMergeRequest(db, caller, project, level, mr))) throw forbidden();
-    return { project, namespace, level, mr, canApprove: true };
-  }
-  return { project, namespace, level, mr };
-}
-
-/** ApprovalState entity of a merge request for the caller. */
-async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found, loaded?: LoadedState) {
-  const s = loaded ?? (await loadApprovalState(c, f.mr));
-  const base = baseUrl(c);
-  const user = (u: UserRow) => userBasic(u, { base });
-  const allRules = [...s.projectRules, ...s.mergeRequestRules];
-  const x = await ruleExtras(c, caller, allRules, f.level);
-  const uid = caller.user?.id ?? null;
-  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr)));
-  const users = await usersOf(c, s);
-  const first = s.state.userDefinedRules[0];
-  const firstRule = first ? findLoaded(s, first.source, first.rule.id) : undefined;
-  // suggested_approvers: approvers of rules without hidden groups, minus those who approved.
-  const suggestedIds = new Set<number>();
-  for (const w of s.state.rules) {
-    const r = findLoaded(s, w.source, w.rule.id);
-    if (r && r.groups.some((g) => !x.visibleGroupIds.has(g.id))) continue;
-    for (const id of w.approverIds) if (!s.input.approvedUserIds.includes(id)) suggestedIds.add(id);
-  }
-  const short = (w: (typeof s.state.rules)[number]) => approvalRuleShort({ id: w.rule.id, name: w.rule.ruleType === 'any_approver' ? ALL_MEMBERS : w.rule.name, ruleType: w.rule.ruleType });
-  // merge_status as the merge request entity shows it (read live for open merge requests).
-  const live = await liveState(c, f.mr);
-  return approvalStateEntity(
-    { ...f.mr, mergeStatus: live.mergeStatus },
-    {
-      approved: s.state.approved,
-      approvalsRequired: s.state.approvalsRequired,
-      approvalsLeft: s.state.approvalsLeft,
-      requirePasswordToApprove: s.requirePasswordToApprove,
-      approvedBy: s.approvals.map((a) => ({ user: user(s.approvalUsers.get(a.userId)!), approved_at: iso(a.createdAt) })).filter((a) => a.user),
-      suggestedApprovers: [...suggestedIds].map((id) => users.get(id)).filter((u): u is UserRow => !!u).map(user),
-      approvers: firstRule ? firstRule.users.map((u) => ({ user: user(u) })) : [],
-      approverGroups: firstRule ? firstRule.groups.filter((g) => x.visibleGroupIds.has(g.id)).map((g) => ({ group: x.group(g) })) : [],
-      userHasApproved: uid != null && s.input.approvedUserIds.includes(uid),
-      userCanApprove: eligibleForApproval(s.input, uid, canApprove),
-      approvalRulesLeft: s.state.approvalRulesLeft.map(short),
-      hasApprovalRules: s.state.userDefinedRules.length > 0,
-      mergeRequestApproversAvailable: approvalsFeature(c),
-      multipleApprovalRulesAvailable: multipleRulesFeature(c),
-      invalidApproversRules: s.state.invalidApproversRules.map(short),
-    },
-  );
-}
-
-function findLoaded(s: LoadedState, source: 'project' | 'merge_request', id: number): LoadedRule | undefined {
-  return (source === 'project' ? s.projectRules : s.mergeRequestRules).find((r) => r.id === id);
-}
-
-async function usersOf(_c: Context<AppEnv>, s: LoadedState): Promise<Map<number, UserRow>> {
-  const out = new Map<number, UserRow>(s.approvalUsers);
-  for (const r of [...s.projectRules, ...s.mergeRequestRules]) for (const u of [...r.users, ...r.approvers]) out.set(u.id, u);
-  return out;
-}
-
-/** ApprovalMergeRequestRule#approvers: the author is not eligible unless authors may approve. */
-function mrRuleApprovers(rule: LoadedRule, mr: MergeRequestRow, authorApproval: boolean): UserRow[] {
-  return authorApproval ? rule.approvers : rule.approvers.filter((u) => u.id !== mr.authorId);
-}
-
-async function presentMrRules(c: Context<AppEnv>, caller: Caller, f: Found, rules: LoadedRule[]) {
-  const x = await ruleExtras(c, caller, rules, f.level);
-  const settings = await loadSettings(c.var.db, f.project.id);
-  return rules.map((r) => mergeRequestApprovalRuleEntity(r, x, { approvers: mrRuleApprovers(r, f.mr, settings.mergeRequestsAuthorApproval), overridden: overridden(r) }));
-}
-
-async function findMrRule(db: Db, mr: MergeRequestRow, id: number): Promise<LoadedRule> {
-  const [rule] = Number.isSafeInteger(id) ? await loadMergeRequestRules(db, mr, [id]) : [];
-  if (!rule) throw recordNotFound();
-  return rule;
-}
-
-function mrLinkStatements(db: Db, ruleId: number, userIds: number[] | undefined, groupIds: number[] | undefined): BatchItem<'sqlite'>[] {
-  const out: BatchItem<'sqlite'>[] = [];
-  if (userIds !== undefined) {
-    out.push(db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)));
-    for (let i = 0; i < userIds.length; i += 40) out.push(db.insert(approvalMergeRequestRulesUsers).values(userIds.slice(i, i + 40).map((userId) => ({ ruleId, userId }))).onConflictDoNothing());
-  }
-  if (groupIds !== undefined) {
-    out.push(db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)));
-    for (let i = 0; i < groupIds.length; i += 40) out.push(db.insert(approvalMergeRequestRulesGroups).values(groupIds.slice(i, i + 40).map((groupId) => ({ ruleId, groupId }))).onConflictDoNothing());
-  }
-  return out;
-}
-
-function deleteMrRules(db: Db, where: NonNullable<ReturnType<typeof and>>): BatchItem<'sqlite'>[] {
-  const ids = db.select({ id: approvalMergeRequestRules.id }).from(approvalMergeRequestRules).where(where);
-  return [
-    db.delete(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, ids)),
-    db.delete(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, ids)),
-    db.delete(approvalMergeRequestRules).where(where),
-  ];
-}
-
-type ErrorMap = Record<string, string[]>;
-
-/** ApprovalMergeRequestRule validations (the indexes settle races with the same messages). */
-async function mrRuleErrors(db: Db, mr: MergeRequestRow, f: { name: string; approvalsRequired: number; ruleType: string }, selfId: number | null): Promise<ErrorMap> {
-  const e = ruleLikeErrors({ ...f, reportType: null });
-  const others = (await db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mr.id)).all()).filter((r) => r.id !== selfId);
-  if (others.some((r) => r.ruleType === f.ruleType && r.name === f.name && r.section == null)) (e.name ??= []).push('has already been taken');
-  if (f.ruleType === 'any_approver' && others.some((r) => r.ruleType === 'any_approver')) (e.rule_type ??= []).push('any-approver for the merge request already exists');
-  if (mr.state === 'merged') (e.merge_request ??= []).push('must not be merged');
-  return e;
-}
-
-/** ApprovalRules::CreateService for a merge request (also the deprecated POST .../approvals). */
-async function createMrRule(
-  c: Context<AppEnv>,
-  caller: Caller,
-  f: Found,
-  p: { name: string; approvals_required: number; approval_project_rule_id?: number; user_ids?: number[]; group_ids?: number[]; usernames?: string[] },
-): Promise<number> {
-  const db = c.var.db;
-  let name = p.name;
-  let userIds: number[] | undefined;
-  let groupIds: number[] | undefined;
-  let sourceId: number | null = null;
-  const approversSet = p.user_ids !== undefined || p.group_ids !== undefined || p.usernames !== undefined;
-  if (p.approval_project_rule_id !== undefined) {
-    // copy_approval_project_rule_properties: the project rule's name, and its users and groups unless approvers were sent.
-    const source = Number.isSafeInteger(p.approval_project_rule_id)
-      ? await db.select().from(approvalProjectRules).where(eq(approvalProjectRules.id, p.approval_project_rule_id)).get()
-      : undefined;
-    if (!source || source.projectId !== f.project.id) throw validationFailed({ approval_project_rule: ['must be for the same project'] });
-    sourceId = source.id;
-    name = source.name;
-    if (!approversSet) {
-      const [loaded] = await loadProjectRules(db, f.project.id, [source.id]);
-      userIds = loaded.users.map((u) => u.id);
-      groupIds = loaded.groups.map((g) => g.id);
-    }
-  }
-  if (approversSet) {
-    if (p.user_ids !== undefined || p.usernames !== undefined) userIds = await projectMembersAmong(db, f.project, f.namespace, await userIdsFrom(db, p.user_ids ?? [], p.usernames ?? []));
-    if (p.group_ids !== undefined) groupIds = await accessibleGroupIds(db, caller, p.group_ids);
-  }
-  const approversPresent = [p.user_ids, p.group_ids, p.usernames].some((v) => v !== undefined && v.length > 0) || Boolean(userIds?.length || groupIds?.length);
-  const ruleType = approversPresent ? 'regular' : 'any_approver';
-  const pre: BatchItem<'sqlite'>[] = [];
-  if (approversPresent && !multipleRulesFeature(c)) pre.push(...deleteMrRules(db, and(eq(approvalMergeRequestRules.mergeRequestId, f.mr.id), eq(approvalMergeRequestRules.ruleType, 'any_approver'))!));
-  const errors = await mrRuleErrors(db, f.mr, { name, approvalsRequired: p.approvals_required, ruleType }, null);
-  if (pre.length) delete errors.rule_type;
-  if (Object.keys(errors).length) throw validationFailed(errors);
-  const now = Date.now();
-  try {
-    if (pre.length) await runBatch(db, pre);
-    const row = await db
-      .insert(approvalMergeRequestRules)
-      .values({ mergeRequestId: f.mr.id, name, approvalsRequired: p.approvals_required, ruleType, approvalProjectRuleId: sourceId, createdAt: now, updatedAt: now })
-      .returning({ id: approvalMergeRequestRules.id })
-      .get();
-    const links = mrLinkStatements(db, row.id, userIds ?? [], groupIds ?? []);
-    if (links.length) await runBatch(db, links);
-    return row.id;
-  } catch (err) {
-    throw uniqueRuleError(err, 'merge request') ?? err;
-  }
-}
-
-/** ApprovalRules::UpdateService for a merge request rule; records modified_from_project_rule. */
-async function updateMrRule(
-  c: Context<AppEnv>,
-  caller: Caller,
-  f: Found,
-  rule: LoadedRule,
-  p: { name?: string; approvals_required?: number; user_ids?: number[]; group_ids?: number[]; usernames?: string[]; remove_hidden_groups?: boolean },
-) {
-  const db = c.var.db;
-  const name = p.name ?? rule.name;
-  const approvalsRequired = p.approvals_required ?? rule.approvalsRequired;
-  const errors = await mrRuleErrors(db, f.mr, { name, approvalsRequired, ruleType: rule.ruleType }, rule.id);
-  if (Object.keys(errors).length) throw validationFailed(errors);
-  const userIds = p.user_ids !== undefined || p.usernames !== undefined ? await projectMembersAmong(db, f.project, f.namespace, await userIdsFrom(db, p.user_ids ?? [], p.usernames ?? [])) : undefined;
-  let groupIds = p.group_ids !== undefined ? await accessibleGroupIds(db, caller, p.group_ids) : undefined;
-  if (groupIds !== undefined && !p.remove_hidden_groups) {
-    const visible = await visibleGroupIds(db, caller, rule.groups.map((g) => g.id));
-    groupIds = [...new Set([...groupIds, ...rule.groups.filter((g) => !visible.has(g.id)).map((g) => g.id)])];
-  }
-  // compare_with_project_rule (before_update): overridden? after the change.
-  const after: LoadedRule = {
-    ...rule,
-    name,
-    approvalsRequired,
-    users: userIds !== undefined ? userIds.map((id) => ({ id }) as UserRow) : rule.users,
-    groups: groupIds !== undefined ? groupIds.map((id) => ({ id }) as NamespaceRow) : rule.groups,
-  };
-  const now = Date.now();
-  try {
-    await runBatch(db, [
-      db.update(approvalMergeRequestRules).set({ name, approvalsRequired, modifiedFromProjectRule: overridden(after), updatedAt: now }).where(eq(approvalMergeRequestRules.id, rule.id)),
-      ...mrLinkStatements(db, rule.id, userIds, groupIds),
-    ]);
-  } catch (err) {
-    throw uniqueRuleError(err, 'merge request') ?? err;
-  }
-}
 
 export function mountApprovalMergeRequests(r: Router) {
   const api = r.withDefaults(() => ({ signedIn: true }));
   const base = '/projects/:id/merge_requests/:merge_request_iid';
 
   // The read-only routes and the read phase of approve and unapprove run inside a read memo
-  // (lib/read-memo.ts): the access check, the system rules, the approval state, the patch id and the
+  // (platform/read-memo.ts): the access check, the system rules, the approval state, the patch id and the
   // merge status all ask for the same branch heads, merge base and manifests.
-  api.route({ method: 'GET', path: `${base}/approvals`, summary: 'List approvals for merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) =>
+  api.route({ method: 'GET', path: `${base}/approvals`, summary: 'List approvals for merge request', tags: TAGS, params: mergeRequestParams, responses: { 200: ApprovalStateSchema } }, async ({ c, p, caller }) =>
     withReadMemo(c, async () => {
       const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
       return c.json(await presentApprovalState(c, caller, f));
@@ -314,7 +58,7 @@ export function mountApprovalMergeRequests(r: Router) {
   );
 
   api.route(
-    { method: 'POST', path: `${base}/approvals`, summary: 'Change approval-related configuration (deprecated)', tags: TAGS, params: setApprovalsRequiredParams, status: 201 },
+    { method: 'POST', path: `${base}/approvals`, summary: 'Change approval-related configuration (deprecated)', tags: TAGS, params: setApprovalsRequiredParams, responses: { 201: ApprovalStateSchema } },
     async ({ c, p, caller }) => {
       const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
       const db = c.var.db;
@@ -335,22 +79,24 @@ export function mountApprovalMergeRequests(r: Router) {
     },
   );
 
-  api.route({ method: 'GET', path: `${base}/approval_state`, summary: 'Get approval state of merge request', tags: TAGS, params: mergeRequestParams }, async ({ c, p, caller }) => withReadMemo(c, async () => {
+  api.route({ method: 'GET', path: `${base}/approval_state`, summary: 'Get approval state of merge request', tags: TAGS, params: mergeRequestParams, responses: { 200: MergeRequestApprovalStateSchema } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
     const s = await loadApprovalState(c, f.mr);
     const x = await ruleExtras(c, caller, [...s.projectRules, ...s.mergeRequestRules], f.level);
     const users = await usersOf(c, s);
-    return c.json({
-      approval_rules_overwritten: s.state.approvalRulesOverwritten,
-      rules: s.state.rules.map((w) => {
-        const rule = findLoaded(s, w.source, w.rule.id)!;
-        return approvalStateRuleEntity(w, rule, { ...x, usersById: users, overridden: overridden(rule) });
-      }),
-    });
+    return c.json(
+      mergeRequestApprovalStateEntity(
+        s.state.approvalRulesOverwritten,
+        s.state.rules.map((w) => {
+          const rule = findLoaded(s, w.source, w.rule.id)!;
+          return approvalStateRuleEntity(w, rule, { ...x, usersById: users, overridden: overridden(rule) });
+        }),
+      ),
+    );
   }));
 
   api.route(
-    { method: 'POST', path: `${base}/approve`, summary: 'Approve a merge request', tags: TAGS, params: approveParams, status: 201 },
+    { method: 'POST', path: `${base}/approve`, summary: 'Approve a merge request', tags: TAGS, params: approveParams, responses: { 201: ApprovalStateSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const user = caller.user!;
@@ -401,7 +147,7 @@ export function mountApprovalMergeRequests(r: Router) {
     },
   );
 
-  api.route({ method: 'POST', path: `${base}/unapprove`, summary: 'Remove an approval from a merge request', tags: TAGS, params: mergeRequestParams, status: 201 }, async ({ c, p, caller }) => {
+  api.route({ method: 'POST', path: `${base}/unapprove`, summary: 'Remove an approval from a merge request', tags: TAGS, params: mergeRequestParams, responses: { 201: ApprovalStateSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
     const user = caller.user!;
     const { f, s } = await withReadMemo(c, async () => {
@@ -420,7 +166,7 @@ export function mountApprovalMergeRequests(r: Router) {
   });
 
   api.route(
-    { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, status: 202 },
+    { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, responses: { 202: null } },
     async ({ c, p, caller }) => {
       const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
       // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
@@ -432,55 +178,59 @@ export function mountApprovalMergeRequests(r: Router) {
     },
   );
 
-  api.route({ method: 'GET', path: `${base}/approval_rules`, summary: 'Get all merge request approval rules', tags: RULE_TAGS, params: listMrRulesParams }, async ({ c, p, caller }) => {
-    const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rules = await loadMergeRequestRules(c.var.db, f.mr);
-    const raw = await requestParams(c);
-    const req = pageRequest(p, raw.per_page);
-    const page = rules.slice(req.offset, req.offset + req.perPage);
-    setPaginationHeaders(c, req, linkParamsFrom(raw, {}), rules.length, page.length);
-    return c.json(await presentMrRules(c, caller, f, page));
-  });
+  mountMergeRequestApprovalRules(r);
+}
 
-  api.route(
-    { method: 'POST', path: `${base}/approval_rules`, summary: 'Create new merge request approval rules', tags: RULE_TAGS, params: createMrRuleParams, status: 201 },
-    async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const id = await createMrRule(c, caller, f, p);
-      return c.json((await presentMrRules(c, caller, f, [await findMrRule(c.var.db, f.mr, id)]))[0], 201);
-    },
-  );
-
-  api.route({ method: 'GET', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Get merge request approval rule', tags: RULE_TAGS, params: mrRuleParams }, async ({ c, p, caller }) => {
-    const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rule = await findMrRule(c.var.db, f.mr, p.approval_rule_id);
-    return c.json((await presentMrRules(c, caller, f, [rule]))[0]);
-  });
-
-  api.route(
-    { method: 'PUT', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Update merge request approval rule', tags: RULE_TAGS, params: updateMrRuleParams },
-    async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const rule = await findMrRule(c.var.db, f.mr, p.approval_rule_id);
-      // ApprovalMergeRequestRulePolicy: only user-defined rules are editable.
-      if (!isUserDefined(rule.ruleType)) throw prohibited();
-      await updateMrRule(c, caller, f, rule, p);
-      return c.json((await presentMrRules(c, caller, f, [await findMrRule(c.var.db, f.mr, rule.id)]))[0]);
-    },
-  );
-
-  api.route(
-    { method: 'DELETE', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Destroy merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, status: 204 },
-    async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const db = c.var.db;
-      const rule = await findMrRule(db, f.mr, p.approval_rule_id);
-      checkUnmodifiedSince(c, rule.updatedAt);
-      if (!isUserDefined(rule.ruleType)) throw prohibited();
-      if (f.mr.state === 'merged') throw new ApiError(400, { message: 'Merge request already merged' });
-      await runBatch(db, deleteMrRules(db, eq(approvalMergeRequestRules.id, rule.id)));
-      return c.body(null, 204);
+/** ApprovalState entity of a merge request for the caller. */
+async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found, loaded?: LoadedState): Promise<ApprovalState> {
+  const s = loaded ?? (await loadApprovalState(c, f.mr));
+  const base = baseUrl(c);
+  const user = (u: UserRow) => userBasic(u, { base });
+  const allRules = [...s.projectRules, ...s.mergeRequestRules];
+  const x = await ruleExtras(c, caller, allRules, f.level);
+  const uid = caller.user?.id ?? null;
+  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr)));
+  const users = await usersOf(c, s);
+  const first = s.state.userDefinedRules[0];
+  const firstRule = first ? findLoaded(s, first.source, first.rule.id) : undefined;
+  // suggested_approvers: approvers of rules without hidden groups, minus those who approved.
+  const suggestedIds = new Set<number>();
+  for (const w of s.state.rules) {
+    const r = findLoaded(s, w.source, w.rule.id);
+    if (r && r.groups.some((g) => !x.visibleGroupIds.has(g.id))) continue;
+    for (const id of w.approverIds) if (!s.input.approvedUserIds.includes(id)) suggestedIds.add(id);
+  }
+  const short = (w: (typeof s.state.rules)[number]) => approvalRuleShort({ id: w.rule.id, name: w.rule.ruleType === 'any_approver' ? ALL_MEMBERS : w.rule.name, ruleType: w.rule.ruleType });
+  // merge_status as the merge request entity shows it (read live for open merge requests).
+  const live = await liveState(c, f.mr);
+  return approvalStateEntity(
+    { ...f.mr, mergeStatus: live.mergeStatus },
+    {
+      approved: s.state.approved,
+      approvalsRequired: s.state.approvalsRequired,
+      approvalsLeft: s.state.approvalsLeft,
+      requirePasswordToApprove: s.requirePasswordToApprove,
+      approvedBy: s.approvals.map((a) => approvalEntity(a, user(s.approvalUsers.get(a.userId)!))).filter((a) => a.user),
+      suggestedApprovers: [...suggestedIds].map((id) => users.get(id)).filter((u): u is UserRow => !!u).map(user),
+      approvers: firstRule ? firstRule.users.map((u) => ({ user: user(u) })) : [],
+      approverGroups: firstRule ? firstRule.groups.filter((g) => x.visibleGroupIds.has(g.id)).map((g) => ({ group: x.group(g) })) : [],
+      userHasApproved: uid != null && s.input.approvedUserIds.includes(uid),
+      userCanApprove: eligibleForApproval(s.input, uid, canApprove),
+      approvalRulesLeft: s.state.approvalRulesLeft.map(short),
+      hasApprovalRules: s.state.userDefinedRules.length > 0,
+      mergeRequestApproversAvailable: approvalsFeature(c),
+      multipleApprovalRulesAvailable: multipleRulesFeature(c),
+      invalidApproversRules: s.state.invalidApproversRules.map(short),
     },
   );
 }
 
+function findLoaded(s: LoadedState, source: 'project' | 'merge_request', id: number): LoadedRule | undefined {
+  return (source === 'project' ? s.projectRules : s.mergeRequestRules).find((r) => r.id === id);
+}
+
+async function usersOf(_c: Context<AppEnv>, s: LoadedState): Promise<Map<number, UserRow>> {
+  const out = new Map<number, UserRow>(s.approvalUsers);
+  for (const r of [...s.projectRules, ...s.mergeRequestRules]) for (const u of [...r.users, ...r.approvers]) out.set(u.id, u);
+  return out;
+}

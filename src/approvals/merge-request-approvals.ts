@@ -2,8 +2,8 @@
 import { eq } from 'drizzle-orm';
 import { approvalMergeRequestRules } from '../db/schema';
 import type { MergeRequestApprovals } from '../merge-requests/approvals-port';
-import { loadApprovalState, mergeRequestApprovalsBeforeMergeStatement, primeApprovalReads } from './rules';
-import { mergeRequestApproved } from './rules';
+import { mergeRequestApprovalsBeforeMergeStatement } from './rules';
+import { loadApprovalState, mergeRequestApproved, primeApprovalReads } from './state-loader';
 
 export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,

@@ -1,5 +1,7 @@
-/** What the project and merge request approval rule routes share: the refusal, validations and presenter extras. */
+/** What the project and merge request approval rule routes share: the refusal, validations, presenter extras and batches. */
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
+import type { Db } from '../db/client';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { type RuleExtras } from './approvals-entity';
 import { groupEntity } from '../projects/group-entity';
@@ -53,3 +55,5 @@ export const uniqueRuleError = (err: unknown, scope: 'project' | 'merge request'
   if (isUniqueViolation(err)) return validationFailed({ name: ['has already been taken'] });
   return null;
 };
+
+export const runBatch = (db: Db, stmts: BatchItem<'sqlite'>[]) => db.batch(stmts as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);

@@ -2,7 +2,7 @@
  * Approval arithmetic of a merge request, as GitLab computes it (ee/app/models/approval_state.rb,
  * approval_wrapped_rule.rb, approval_wrapped_any_approver_rule.rb, approval_wrapped_code_owner_rule.rb;
  * reference gitlab-behaviour-1.md §4.3). `computeApprovalState` is pure: the loader
- * (services/approval-rules.ts `loadApprovalState`) gathers rules, eligible approvers (users plus
+ * (state-loader.ts `loadApprovalState`) gathers rules, eligible approvers (users plus
  * group members, active users only), the approvals valid at the current HEAD, the author, the
  * committers and the settings; this file only counts.
  */

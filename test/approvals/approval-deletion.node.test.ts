@@ -20,7 +20,7 @@ import {
   projectApprovalSettings,
 } from '../../src/db/schema';
 import { createNodeApp } from '../../src/node-app';
-import { approvalDeletionForProjects, approvalGroupDeletionStatements, approvalUserDeletionStatements } from '../../src/approvals/rules';
+import { approvalDeletionForProjects, approvalGroupDeletionStatements, approvalUserDeletionStatements } from '../../src/approvals/approval-deletion';
 
 let dir: string;
 let created: Awaited<ReturnType<typeof createNodeApp>>;
