@@ -24,7 +24,7 @@ function stringFor(name: string, format?: unknown): string {
 }
 
 export function exampleOf(schema: unknown, components: Record<string, unknown>, name = '', depth = 0): unknown {
-  if (!schema || typeof schema !== 'object' || depth > 8) return null;
+  if (!schema || typeof schema !== 'object' || depth > 20) return null;
   const s = schema as Json;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if (typeof s.$ref === 'string') {
