@@ -39,7 +39,15 @@ const oneParams = params({ user_id: g.int(), impersonation_token_id: g.int() });
 
 export function mountImpersonationTokens(r: Router) {
   r.route(
-    { method: 'GET', path: '/users/:user_id/impersonation_tokens', summary: 'List impersonation tokens of a user (administrators)', tags: TAGS, params: listParams, admin: true, responses: { 200: z.array(ImpersonationTokenSchema) } },
+    {
+      method: 'GET',
+      path: '/users/:user_id/impersonation_tokens',
+      summary: 'List impersonation tokens of a user (administrators)',
+      tags: TAGS,
+      params: listParams,
+      admin: true,
+      responses: { 200: z.array(ImpersonationTokenSchema) },
+    },
     async ({ c, p }) => {
       const user = await findUserById(c.var.db, p.user_id);
       if (!user) throw notFound('User');
@@ -66,7 +74,15 @@ export function mountImpersonationTokens(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:user_id/impersonation_tokens', summary: 'Create an impersonation token (administrators)', tags: TAGS, params: createParams, admin: true, responses: { 201: ImpersonationTokenWithTokenSchema } },
+    {
+      method: 'POST',
+      path: '/users/:user_id/impersonation_tokens',
+      summary: 'Create an impersonation token (administrators)',
+      tags: TAGS,
+      params: createParams,
+      admin: true,
+      responses: { 201: ImpersonationTokenWithTokenSchema },
+    },
     async ({ c, p }) => {
       const user = await findUserById(c.var.db, p.user_id);
       if (!user) throw notFound('User');

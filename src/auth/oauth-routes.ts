@@ -35,7 +35,14 @@ const Revoked = obj({});
 
 export function mountOauth(r: Router) {
   r.route(
-    { method: 'POST', path: '/oauth/token', summary: 'Issue an OAuth access token (password or refresh_token grant)', tags: TAGS, noAuth: true, responses: { 200: OAuthTokenResponseSchema } },
+    {
+      method: 'POST',
+      path: '/oauth/token',
+      summary: 'Issue an OAuth access token (password or refresh_token grant)',
+      tags: TAGS,
+      noAuth: true,
+      responses: { 200: OAuthTokenResponseSchema },
+    },
     async ({ c }) => {
       const body = await tokenRequest(c, await requestParams(c));
       c.header('Cache-Control', 'no-store, no-cache');
@@ -53,7 +60,15 @@ export function mountOauth(r: Router) {
   });
 
   r.route(
-    { method: 'POST', path: '/api/v4/applications', summary: 'Create an instance-wide OAuth application (administrators)', tags: ['applications'], params: createApplicationParams, admin: true, responses: { 201: ApplicationWithSecretSchema } },
+    {
+      method: 'POST',
+      path: '/api/v4/applications',
+      summary: 'Create an instance-wide OAuth application (administrators)',
+      tags: ['applications'],
+      params: createApplicationParams,
+      admin: true,
+      responses: { 201: ApplicationWithSecretSchema },
+    },
     async ({ c, p }) => {
       const errors = applicationErrors(p);
       // `render_validation_error! application` (applications.rb).
@@ -84,7 +99,15 @@ export function mountOauth(r: Router) {
   });
 
   r.route(
-    { method: 'DELETE', path: '/api/v4/applications/:id', summary: 'Delete an OAuth application and its tokens (administrators)', tags: ['applications'], params: applicationIdParams, admin: true, responses: { 204: null } },
+    {
+      method: 'DELETE',
+      path: '/api/v4/applications/:id',
+      summary: 'Delete an OAuth application and its tokens (administrators)',
+      tags: ['applications'],
+      params: applicationIdParams,
+      admin: true,
+      responses: { 204: null },
+    },
     async ({ c, p }) => {
       const app = await findInstanceApplication(c.var.db, p.id);
       const db = c.var.db;
@@ -95,7 +118,15 @@ export function mountOauth(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/api/v4/applications/:id/renew-secret', summary: 'Renew the secret of an OAuth application (administrators)', tags: ['applications'], params: applicationIdParams, admin: true, responses: { 201: ApplicationWithSecretSchema } },
+    {
+      method: 'POST',
+      path: '/api/v4/applications/:id/renew-secret',
+      summary: 'Renew the secret of an OAuth application (administrators)',
+      tags: ['applications'],
+      params: applicationIdParams,
+      admin: true,
+      responses: { 201: ApplicationWithSecretSchema },
+    },
     async ({ c, p }) => {
       const app = await findInstanceApplication(c.var.db, p.id);
       const secret = randomHex(32);

@@ -98,12 +98,26 @@ async function ownToken(c: Context<AppEnv>, caller: Caller): Promise<TokenRow> {
 export function mountPersonalAccessTokens(r: Router) {
   // The /self routes are mounted first, like GitLab's SelfInformation and SelfRotation classes.
   r.route(
-    { method: 'GET', path: '/personal_access_tokens/self', summary: 'Get the personal access token used for this request', tags: TAGS, anyScope: true, responses: { 200: PersonalAccessTokenSchema } },
+    {
+      method: 'GET',
+      path: '/personal_access_tokens/self',
+      summary: 'Get the personal access token used for this request',
+      tags: TAGS,
+      anyScope: true,
+      responses: { 200: PersonalAccessTokenSchema },
+    },
     async ({ c, caller }) => c.json(personalAccessToken(await ownToken(c, caller))),
   );
 
   r.route(
-    { method: 'DELETE', path: '/personal_access_tokens/self', summary: 'Revoke the personal access token used for this request', tags: TAGS, anyScope: true, responses: { 204: null } },
+    {
+      method: 'DELETE',
+      path: '/personal_access_tokens/self',
+      summary: 'Revoke the personal access token used for this request',
+      tags: TAGS,
+      anyScope: true,
+      responses: { 204: null },
+    },
     async ({ c, caller }) => {
       const token = await ownToken(c, caller);
       if (!mayRevoke(caller, token)) throw badRequest();
@@ -113,7 +127,14 @@ export function mountPersonalAccessTokens(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/personal_access_tokens/self/rotate', summary: 'Rotate the personal access token used for this request', tags: TAGS, params: selfRotateParams, responses: { 200: PersonalAccessTokenWithTokenSchema } },
+    {
+      method: 'POST',
+      path: '/personal_access_tokens/self/rotate',
+      summary: 'Rotate the personal access token used for this request',
+      tags: TAGS,
+      params: selfRotateParams,
+      responses: { 200: PersonalAccessTokenWithTokenSchema },
+    },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const cred = caller.credential!;
@@ -165,7 +186,14 @@ export function mountPersonalAccessTokens(r: Router) {
   });
 
   r.route(
-    { method: 'POST', path: '/personal_access_tokens/:id/rotate', summary: 'Rotate a personal access token', tags: TAGS, params: rotateParams, responses: { 200: PersonalAccessTokenWithTokenSchema } },
+    {
+      method: 'POST',
+      path: '/personal_access_tokens/:id/rotate',
+      summary: 'Rotate a personal access token',
+      tags: TAGS,
+      params: rotateParams,
+      responses: { 200: PersonalAccessTokenWithTokenSchema },
+    },
     async ({ c, p, caller }) => {
       restrictNonAdmins(caller, p.user_id);
       const token = await findToken(c.var.db, p.id);

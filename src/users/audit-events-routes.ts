@@ -35,7 +35,15 @@ function guard(caller: Caller, config: Config) {
 
 export function mountAuditEvents(r: Router) {
   r.route(
-    { method: 'GET', path: '/audit_events', summary: 'List instance audit events (administrators, premium)', tags: ['audit_events'], params: listParams, admin: true, responses: { 200: z.array(AuditEventSchema) } },
+    {
+      method: 'GET',
+      path: '/audit_events',
+      summary: 'List instance audit events (administrators, premium)',
+      tags: ['audit_events'],
+      params: listParams,
+      admin: true,
+      responses: { 200: z.array(AuditEventSchema) },
+    },
     async ({ c, p, caller }) => {
       guard(caller, c.var.config);
       // `given :entity_id do requires :entity_type end`
@@ -54,7 +62,15 @@ export function mountAuditEvents(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/audit_events/:id', summary: 'Get one instance audit event (administrators, premium)', tags: ['audit_events'], params: showParams, admin: true, responses: { 200: AuditEventSchema } },
+    {
+      method: 'GET',
+      path: '/audit_events/:id',
+      summary: 'Get one instance audit event (administrators, premium)',
+      tags: ['audit_events'],
+      params: showParams,
+      admin: true,
+      responses: { 200: AuditEventSchema },
+    },
     async ({ c, p, caller }) => {
       guard(caller, c.var.config);
       const row = await c.var.db.select().from(auditEvents).where(eq(auditEvents.id, p.id)).get();

@@ -13,8 +13,8 @@ import { requireUser } from '../platform/guards';
 import { customAttributeKeyParams, putCustomAttributeParams, userIdParams } from './users-params';
 import { upsertCustomAttribute } from './users';
 
-export /** lib/api/custom_attributes_endpoints.rb for users: entity `{key, value}`, administrators only. */
-function mountUserCustomAttributes(r: Router) {
+/** Entity `{key, value}`, administrators only. */
+export function mountUserCustomAttributes(r: Router) {
   const load = async (c: Context<AppEnv>, caller: Caller, id: number) => {
     // Non-GET requests authenticate first (users.rb `authenticate_non_get!`); the user is found before authorizing.
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') requireUser(caller);
@@ -23,8 +23,17 @@ function mountUserCustomAttributes(r: Router) {
     if (!caller.isAdmin) throw forbidden();
     return user;
   };
+
   r.route(
-    { method: 'GET', path: '/users/:id/custom_attributes', summary: 'List custom attributes of a user', tags: ['custom_attributes'], params: userIdParams, scopes: ['read_user'], responses: { 200: z.array(CustomAttributeSchema) } },
+    {
+      method: 'GET',
+      path: '/users/:id/custom_attributes',
+      summary: 'List custom attributes of a user',
+      tags: ['custom_attributes'],
+      params: userIdParams,
+      scopes: ['read_user'],
+      responses: { 200: z.array(CustomAttributeSchema) },
+    },
     async ({ c, p, caller }) => {
       const user = await load(c, caller, p.id);
       // Creation order, like GitLab's ids (rowid survives upserts).
@@ -34,7 +43,15 @@ function mountUserCustomAttributes(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/custom_attributes/:key', summary: 'Get a custom attribute of a user', tags: ['custom_attributes'], params: customAttributeKeyParams, scopes: ['read_user'], responses: { 200: CustomAttributeSchema } },
+    {
+      method: 'GET',
+      path: '/users/:id/custom_attributes/:key',
+      summary: 'Get a custom attribute of a user',
+      tags: ['custom_attributes'],
+      params: customAttributeKeyParams,
+      scopes: ['read_user'],
+      responses: { 200: CustomAttributeSchema },
+    },
     async ({ c, p, caller }) => {
       const user = await load(c, caller, p.id);
       const row = await findCustomAttribute(c.var.db, user.id, p.key);
@@ -44,7 +61,14 @@ function mountUserCustomAttributes(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/users/:id/custom_attributes/:key', summary: 'Set a custom attribute of a user', tags: ['custom_attributes'], params: putCustomAttributeParams, responses: { 200: CustomAttributeSchema } },
+    {
+      method: 'PUT',
+      path: '/users/:id/custom_attributes/:key',
+      summary: 'Set a custom attribute of a user',
+      tags: ['custom_attributes'],
+      params: putCustomAttributeParams,
+      responses: { 200: CustomAttributeSchema },
+    },
     async ({ c, p, caller }) => {
       const user = await load(c, caller, p.id);
       const errors: Record<string, string[]> = {};
@@ -59,7 +83,14 @@ function mountUserCustomAttributes(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/custom_attributes/:key', summary: 'Delete a custom attribute of a user', tags: ['custom_attributes'], params: customAttributeKeyParams, responses: { 204: null } },
+    {
+      method: 'DELETE',
+      path: '/users/:id/custom_attributes/:key',
+      summary: 'Delete a custom attribute of a user',
+      tags: ['custom_attributes'],
+      params: customAttributeKeyParams,
+      responses: { 204: null },
+    },
     async ({ c, p, caller }) => {
       const user = await load(c, caller, p.id);
       const row = await findCustomAttribute(c.var.db, user.id, p.key);

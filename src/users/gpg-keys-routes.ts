@@ -27,12 +27,28 @@ const createUserParams = params({ id: routeId(), key: g.string() });
 export function mountGpgKeys(r: Router) {
 
   r.route(
-    { method: 'GET', path: '/user/gpg_keys', summary: "List the current user's GPG keys", tags: ['gpg_keys'], params: listOwnParams, scopes: ['read_user'], responses: { 200: z.array(GpgKeySchema) } },
+    {
+      method: 'GET',
+      path: '/user/gpg_keys',
+      summary: "List the current user's GPG keys",
+      tags: ['gpg_keys'],
+      params: listOwnParams,
+      scopes: ['read_user'],
+      responses: { 200: z.array(GpgKeySchema) },
+    },
     async ({ c, p, caller }) => listGpgKeys(c, p, requireUser(caller)),
   );
 
   r.route(
-    { method: 'GET', path: '/user/gpg_keys/:key_id', summary: 'Get one GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, scopes: ['read_user'], responses: { 200: GpgKeySchema } },
+    {
+      method: 'GET',
+      path: '/user/gpg_keys/:key_id',
+      summary: 'Get one GPG key of the current user',
+      tags: ['gpg_keys'],
+      params: ownKeyParams,
+      scopes: ['read_user'],
+      responses: { 200: GpgKeySchema },
+    },
     async ({ c, p, caller }) => c.json(gpgKeyEntity(await findGpgKeyOrFail(c.var.db, requireUser(caller).id, p.key_id))),
   );
 
@@ -50,7 +66,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/user/gpg_keys/:key_id/revoke', summary: 'Revoke a GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, responses: { 202: Accepted } },
+    {
+      method: 'POST',
+      path: '/user/gpg_keys/:key_id/revoke',
+      summary: 'Revoke a GPG key of the current user',
+      tags: ['gpg_keys'],
+      params: ownKeyParams,
+      responses: { 202: Accepted },
+    },
     async ({ c, p, caller }) => {
       await destroyGpgKey(c, requireUser(caller).id, p.key_id, false);
       return accepted(c);
@@ -58,7 +81,16 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys', summary: "List a user's GPG keys (signed in)", tags: ['gpg_keys'], params: listUserParams, scopes: ['read_user'], rateLimit: 'user_gpg_keys', responses: { 200: z.array(GpgKeySchema) } },
+    {
+      method: 'GET',
+      path: '/users/:id/gpg_keys',
+      summary: "List a user's GPG keys (signed in)",
+      tags: ['gpg_keys'],
+      params: listUserParams,
+      scopes: ['read_user'],
+      rateLimit: 'user_gpg_keys',
+      responses: { 200: z.array(GpgKeySchema) },
+    },
     // Authenticated like every Users endpoint but status (spec document 2, Authentication 1).
     async ({ c, p, caller }) => {
       requireUser(caller);
@@ -67,7 +99,16 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "Get one of a user's GPG keys (signed in)", tags: ['gpg_keys'], params: userKeyParams, scopes: ['read_user'], rateLimit: 'user_gpg_key', responses: { 200: GpgKeySchema } },
+    {
+      method: 'GET',
+      path: '/users/:id/gpg_keys/:key_id',
+      summary: "Get one of a user's GPG keys (signed in)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      scopes: ['read_user'],
+      rateLimit: 'user_gpg_key',
+      responses: { 200: GpgKeySchema },
+    },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -76,7 +117,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (administrators)', tags: ['gpg_keys'], params: createUserParams, responses: { 201: GpgKeySchema } },
+    {
+      method: 'POST',
+      path: '/users/:id/gpg_keys',
+      summary: 'Add a GPG key to a user (administrators)',
+      tags: ['gpg_keys'],
+      params: createUserParams,
+      responses: { 201: GpgKeySchema },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -85,7 +133,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/gpg_keys/:key_id', summary: "Delete a user's GPG key (administrators)", tags: ['gpg_keys'], params: userKeyParams, responses: { 204: null } },
+    {
+      method: 'DELETE',
+      path: '/users/:id/gpg_keys/:key_id',
+      summary: "Delete a user's GPG key (administrators)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      responses: { 204: null },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -95,7 +150,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/gpg_keys/:key_id/revoke', summary: "Revoke a user's GPG key (administrators)", tags: ['gpg_keys'], params: userKeyParams, responses: { 202: Accepted } },
+    {
+      method: 'POST',
+      path: '/users/:id/gpg_keys/:key_id/revoke',
+      summary: "Revoke a user's GPG key (administrators)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      responses: { 202: Accepted },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);

@@ -40,7 +40,15 @@ const createUserKeyParams = params({ id: routeId(), ...keyAttributes });
 export function mountKeys(r: Router) {
 
   r.route(
-    { method: 'GET', path: '/user/keys', summary: "List the current user's SSH keys", tags: ['keys'], params: listOwnParams, scopes: ['read_user'], responses: { 200: z.array(SSHKeySchema) } },
+    {
+      method: 'GET',
+      path: '/user/keys',
+      summary: "List the current user's SSH keys",
+      tags: ['keys'],
+      params: listOwnParams,
+      scopes: ['read_user'],
+      responses: { 200: z.array(SSHKeySchema) },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       return listKeys(c, p, user);
@@ -48,7 +56,15 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/user/keys/:key_id', summary: 'Get one SSH key of the current user', tags: ['keys'], params: ownKeyParams, scopes: ['read_user'], responses: { 200: SSHKeySchema } },
+    {
+      method: 'GET',
+      path: '/user/keys/:key_id',
+      summary: 'Get one SSH key of the current user',
+      tags: ['keys'],
+      params: ownKeyParams,
+      scopes: ['read_user'],
+      responses: { 200: SSHKeySchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // Another user's key is "not found" even for administrators (users_spec.rb).
@@ -113,7 +129,14 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user (administrators)', tags: ['keys'], params: createUserKeyParams, responses: { 201: SSHKeySchema } },
+    {
+      method: 'POST',
+      path: '/users/:id/keys',
+      summary: 'Add an SSH key to a user (administrators)',
+      tags: ['keys'],
+      params: createUserKeyParams,
+      responses: { 201: SSHKeySchema },
+    },
     async ({ c, p, caller }) => {
       const admin = requireAdmin(caller);
       const user = await findUserById(c.var.db, p.id);

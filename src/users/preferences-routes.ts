@@ -25,7 +25,14 @@ export function mountUserPreferences(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/user/preferences', summary: "Update the current user's preferences", tags: ['users'], params: updatePreferencesParams, responses: { 200: UserPreferencesSchema } },
+    {
+      method: 'PUT',
+      path: '/user/preferences',
+      summary: "Update the current user's preferences",
+      tags: ['users'],
+      params: updatePreferencesParams,
+      responses: { 200: UserPreferencesSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const db = c.var.db;

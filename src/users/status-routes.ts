@@ -78,7 +78,14 @@ export function mountUserStatus(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/user/status', summary: 'Set the status of the current user (parameters not passed are nullified)', tags: ['users'], params: setStatusParams, responses: { 200: UserStatusSchema } },
+    {
+      method: 'PUT',
+      path: '/user/status',
+      summary: 'Set the status of the current user (parameters not passed are nullified)',
+      tags: ['users'],
+      params: setStatusParams,
+      responses: { 200: UserStatusSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // declared_params(include_missing: true): every parameter is present, missing ones as nil.
@@ -88,7 +95,14 @@ export function mountUserStatus(r: Router) {
   );
 
   r.route(
-    { method: 'PATCH', path: '/user/status', summary: 'Set the status of the current user (parameters not passed are ignored)', tags: ['users'], params: setStatusParams, responses: { 200: UserStatusSchema } },
+    {
+      method: 'PATCH',
+      path: '/user/status',
+      summary: 'Set the status of the current user (parameters not passed are ignored)',
+      tags: ['users'],
+      params: setStatusParams,
+      responses: { 200: UserStatusSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // declared_params(include_missing: false): only the keys the client sent, an explicit null included.
