@@ -4,9 +4,10 @@
  * are administrator-only, checked before the parameters (`before { authenticated_as_admin! }`).
  */
 import { and, asc, eq, lte, or, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { personalAccessTokens } from '../db/schema';
 import { findUserById } from '../users/user-queries';
-import { impersonationToken, impersonationTokenWithToken } from './personal-access-token-entity';
+import { impersonationToken, ImpersonationTokenSchema, impersonationTokenWithToken, ImpersonationTokenWithTokenSchema } from './personal-access-token-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { notFound, validationFailed } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
@@ -38,7 +39,15 @@ const oneParams = params({ user_id: g.int(), impersonation_token_id: g.int() });
 
 export function mountImpersonationTokens(r: Router) {
   r.route(
-    { method: 'GET', path: '/users/:user_id/impersonation_tokens', summary: 'List impersonation tokens of a user (administrators)', tags: TAGS, params: listParams, admin: true },
+    {
+      method: 'GET',
+      path: '/users/:user_id/impersonation_tokens',
+      summary: 'List impersonation tokens of a user (administrators)',
+      tags: TAGS,
+      params: listParams,
+      admin: true,
+      responses: { 200: z.array(ImpersonationTokenSchema) },
+    },
     async ({ c, p }) => {
       const user = await findUserById(c.var.db, p.user_id);
       if (!user) throw notFound('User');
@@ -65,7 +74,15 @@ export function mountImpersonationTokens(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:user_id/impersonation_tokens', summary: 'Create an impersonation token (administrators)', tags: TAGS, params: createParams, admin: true, status: 201 },
+    {
+      method: 'POST',
+      path: '/users/:user_id/impersonation_tokens',
+      summary: 'Create an impersonation token (administrators)',
+      tags: TAGS,
+      params: createParams,
+      admin: true,
+      responses: { 201: ImpersonationTokenWithTokenSchema },
+    },
     async ({ c, p }) => {
       const user = await findUserById(c.var.db, p.user_id);
       if (!user) throw notFound('User');
@@ -98,6 +115,7 @@ export function mountImpersonationTokens(r: Router) {
       tags: TAGS,
       params: oneParams,
       admin: true,
+      responses: { 200: ImpersonationTokenSchema },
     },
     async ({ c, p }) => c.json(impersonationToken(await findImpersonationToken(c.var.db, p.user_id, p.impersonation_token_id))),
   );
@@ -110,7 +128,7 @@ export function mountImpersonationTokens(r: Router) {
       tags: TAGS,
       params: oneParams,
       admin: true,
-      status: 204,
+      responses: { 204: null },
     },
     async ({ c, p }) => {
       const token = await findImpersonationToken(c.var.db, p.user_id, p.impersonation_token_id);

@@ -8,11 +8,13 @@
  * the root router.
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../db/client';
 import { oauthAccessTokens, oauthApplications } from '../db/schema';
-import { application, applicationWithSecret } from './oauth-entity';
+import { application, ApplicationSchema, applicationWithSecret, ApplicationWithSecretSchema, OAuthTokenInfoSchema, OAuthTokenResponseSchema } from './oauth-entity';
 import { randomHex, tokenDigest } from '../platform/crypto';
 import { notFound, validationFailed } from '../platform/errors';
+import { obj } from '../platform/response-schemas';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { oauthServerScopes } from './scopes';
@@ -28,10 +30,19 @@ const createApplicationParams = params({
   confidential: g.bool().default(true),
 });
 const applicationIdParams = params({ id: g.int() });
+/** RFC 7009: the revocation answer is an empty JSON object, whatever the token was. */
+const Revoked = obj({});
 
 export function mountOauth(r: Router) {
   r.route(
-    { method: 'POST', path: '/oauth/token', summary: 'Issue an OAuth access token (password or refresh_token grant)', tags: TAGS, noAuth: true, status: 200 },
+    {
+      method: 'POST',
+      path: '/oauth/token',
+      summary: 'Issue an OAuth access token (password or refresh_token grant)',
+      tags: TAGS,
+      noAuth: true,
+      responses: { 200: OAuthTokenResponseSchema },
+    },
     async ({ c }) => {
       const body = await tokenRequest(c, await requestParams(c));
       c.header('Cache-Control', 'no-store, no-cache');
@@ -39,17 +50,25 @@ export function mountOauth(r: Router) {
     },
   );
 
-  r.route({ method: 'GET', path: '/oauth/token/info', summary: 'Describe the OAuth access token sent with the request', tags: TAGS, noAuth: true }, async ({ c }) =>
+  r.route({ method: 'GET', path: '/oauth/token/info', summary: 'Describe the OAuth access token sent with the request', tags: TAGS, noAuth: true, responses: { 200: OAuthTokenInfoSchema } }, async ({ c }) =>
     c.json(await tokenInfo(c, await requestParams(c))),
   );
 
-  r.route({ method: 'POST', path: '/oauth/revoke', summary: 'Revoke an OAuth access or refresh token (RFC 7009)', tags: TAGS, noAuth: true, status: 200 }, async ({ c }) => {
+  r.route({ method: 'POST', path: '/oauth/revoke', summary: 'Revoke an OAuth access or refresh token (RFC 7009)', tags: TAGS, noAuth: true, responses: { 200: Revoked } }, async ({ c }) => {
     await revokeRequest(c, await requestParams(c));
-    return c.json({}, 200);
+    return c.json({} satisfies z.infer<typeof Revoked>, 200);
   });
 
   r.route(
-    { method: 'POST', path: '/api/v4/applications', summary: 'Create an instance-wide OAuth application (administrators)', tags: ['applications'], params: createApplicationParams, admin: true, status: 201 },
+    {
+      method: 'POST',
+      path: '/api/v4/applications',
+      summary: 'Create an instance-wide OAuth application (administrators)',
+      tags: ['applications'],
+      params: createApplicationParams,
+      admin: true,
+      responses: { 201: ApplicationWithSecretSchema },
+    },
     async ({ c, p }) => {
       const errors = applicationErrors(p);
       // `render_validation_error! application` (applications.rb).
@@ -73,14 +92,22 @@ export function mountOauth(r: Router) {
     },
   );
 
-  r.route({ method: 'GET', path: '/api/v4/applications', summary: 'List instance-wide OAuth applications (administrators)', tags: ['applications'], admin: true }, async ({ c }) => {
+  r.route({ method: 'GET', path: '/api/v4/applications', summary: 'List instance-wide OAuth applications (administrators)', tags: ['applications'], admin: true, responses: { 200: z.array(ApplicationSchema) } }, async ({ c }) => {
     // ApplicationsFinder: applications without an owner, i.e. instance-wide ones.
     const rows = await c.var.db.select().from(oauthApplications).where(isNull(oauthApplications.ownerId)).orderBy(asc(oauthApplications.id)).all();
     return c.json(rows.map(application));
   });
 
   r.route(
-    { method: 'DELETE', path: '/api/v4/applications/:id', summary: 'Delete an OAuth application and its tokens (administrators)', tags: ['applications'], params: applicationIdParams, admin: true, status: 204 },
+    {
+      method: 'DELETE',
+      path: '/api/v4/applications/:id',
+      summary: 'Delete an OAuth application and its tokens (administrators)',
+      tags: ['applications'],
+      params: applicationIdParams,
+      admin: true,
+      responses: { 204: null },
+    },
     async ({ c, p }) => {
       const app = await findInstanceApplication(c.var.db, p.id);
       const db = c.var.db;
@@ -91,7 +118,15 @@ export function mountOauth(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/api/v4/applications/:id/renew-secret', summary: 'Renew the secret of an OAuth application (administrators)', tags: ['applications'], params: applicationIdParams, admin: true, status: 201 },
+    {
+      method: 'POST',
+      path: '/api/v4/applications/:id/renew-secret',
+      summary: 'Renew the secret of an OAuth application (administrators)',
+      tags: ['applications'],
+      params: applicationIdParams,
+      admin: true,
+      responses: { 201: ApplicationWithSecretSchema },
+    },
     async ({ c, p }) => {
       const app = await findInstanceApplication(c.var.db, p.id);
       const secret = randomHex(32);

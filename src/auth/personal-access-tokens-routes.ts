@@ -4,11 +4,12 @@
  * create routes in lib/api/users.rb). Token values appear only in the response that mints them.
  */
 import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { personalAccessTokens } from '../db/schema';
 import { findUserById } from '../users/user-queries';
-import { personalAccessToken, personalAccessTokenWithToken } from './personal-access-token-entity';
+import { personalAccessToken, PersonalAccessTokenSchema, personalAccessTokenWithToken, PersonalAccessTokenWithTokenSchema } from './personal-access-token-entity';
 import { ApiError, badRequest, notFound, unauthorized } from '../platform/errors';
 import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -97,12 +98,26 @@ async function ownToken(c: Context<AppEnv>, caller: Caller): Promise<TokenRow> {
 export function mountPersonalAccessTokens(r: Router) {
   // The /self routes are mounted first, like GitLab's SelfInformation and SelfRotation classes.
   r.route(
-    { method: 'GET', path: '/personal_access_tokens/self', summary: 'Get the personal access token used for this request', tags: TAGS, anyScope: true },
+    {
+      method: 'GET',
+      path: '/personal_access_tokens/self',
+      summary: 'Get the personal access token used for this request',
+      tags: TAGS,
+      anyScope: true,
+      responses: { 200: PersonalAccessTokenSchema },
+    },
     async ({ c, caller }) => c.json(personalAccessToken(await ownToken(c, caller))),
   );
 
   r.route(
-    { method: 'DELETE', path: '/personal_access_tokens/self', summary: 'Revoke the personal access token used for this request', tags: TAGS, anyScope: true, status: 204 },
+    {
+      method: 'DELETE',
+      path: '/personal_access_tokens/self',
+      summary: 'Revoke the personal access token used for this request',
+      tags: TAGS,
+      anyScope: true,
+      responses: { 204: null },
+    },
     async ({ c, caller }) => {
       const token = await ownToken(c, caller);
       if (!mayRevoke(caller, token)) throw badRequest();
@@ -112,7 +127,14 @@ export function mountPersonalAccessTokens(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/personal_access_tokens/self/rotate', summary: 'Rotate the personal access token used for this request', tags: TAGS, params: selfRotateParams, status: 200 },
+    {
+      method: 'POST',
+      path: '/personal_access_tokens/self/rotate',
+      summary: 'Rotate the personal access token used for this request',
+      tags: TAGS,
+      params: selfRotateParams,
+      responses: { 200: PersonalAccessTokenWithTokenSchema },
+    },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const cred = caller.credential!;
@@ -124,7 +146,7 @@ export function mountPersonalAccessTokens(r: Router) {
     },
   );
 
-  r.route({ method: 'GET', path: '/personal_access_tokens', summary: 'List personal access tokens', tags: TAGS, params: listParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/personal_access_tokens', summary: 'List personal access tokens', tags: TAGS, params: listParams, responses: { 200: z.array(PersonalAccessTokenSchema) } }, async ({ c, p, caller }) => {
     restrictNonAdmins(caller, p.user_id);
     const raw = await requestParams(c);
     const conds: (SQL | undefined)[] = [];
@@ -156,7 +178,7 @@ export function mountPersonalAccessTokens(r: Router) {
     return c.json(rows.map(personalAccessToken));
   });
 
-  r.route({ method: 'GET', path: '/personal_access_tokens/:id', summary: 'Get a personal access token', tags: TAGS, params: idParams }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/personal_access_tokens/:id', summary: 'Get a personal access token', tags: TAGS, params: idParams, responses: { 200: PersonalAccessTokenSchema } }, async ({ c, p, caller }) => {
     restrictNonAdmins(caller, p.user_id);
     const token = await findToken(c.var.db, p.id);
     if (!mayManage(caller, token)) hiddenToken(caller);
@@ -164,7 +186,14 @@ export function mountPersonalAccessTokens(r: Router) {
   });
 
   r.route(
-    { method: 'POST', path: '/personal_access_tokens/:id/rotate', summary: 'Rotate a personal access token', tags: TAGS, params: rotateParams, status: 200 },
+    {
+      method: 'POST',
+      path: '/personal_access_tokens/:id/rotate',
+      summary: 'Rotate a personal access token',
+      tags: TAGS,
+      params: rotateParams,
+      responses: { 200: PersonalAccessTokenWithTokenSchema },
+    },
     async ({ c, p, caller }) => {
       restrictNonAdmins(caller, p.user_id);
       const token = await findToken(c.var.db, p.id);
@@ -174,7 +203,7 @@ export function mountPersonalAccessTokens(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/personal_access_tokens/:id', summary: 'Revoke a personal access token', tags: TAGS, params: idParams, status: 204 },
+    { method: 'DELETE', path: '/personal_access_tokens/:id', summary: 'Revoke a personal access token', tags: TAGS, params: idParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       restrictNonAdmins(caller, p.user_id);
       // `PersonalAccessToken.find(id)`: ActiveRecord's lower-case "404 Not found".
@@ -195,7 +224,7 @@ export function mountPersonalAccessTokens(r: Router) {
       tags: TAGS,
       params: createTokenParams,
       admin: true,
-      status: 201,
+      responses: { 201: PersonalAccessTokenWithTokenSchema },
     },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
@@ -212,7 +241,7 @@ export function mountPersonalAccessTokens(r: Router) {
       summary: 'Create a personal access token with limited scopes for the current user',
       tags: TAGS,
       params: createOwnTokenParams,
-      status: 201,
+      responses: { 201: PersonalAccessTokenWithTokenSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);

@@ -21,7 +21,7 @@ export const INVALID_LOGIN = 'Invalid login or password.';
 const secure = (c: Context) => new URL(c.req.url).protocol === 'https:';
 
 export function mountSessions(r: Router) {
-  r.route({ method: 'POST', path: '/users/sign_in', summary: 'Sign in with login (username or email) and password; sets the session cookie', tags: TAGS, noAuth: true, status: 302 }, async ({ c }) => {
+  r.route({ method: 'POST', path: '/users/sign_in', summary: 'Sign in with login (username or email) and password; sets the session cookie', tags: TAGS, noAuth: true, responses: { 302: null } }, async ({ c }) => {
     const params = await requestParams(c);
     const form = (params.user && typeof params.user === 'object' ? params.user : params) as Record<string, unknown>;
     const login = typeof form.login === 'string' ? form.login : typeof form.username === 'string' ? form.username : undefined;
@@ -39,7 +39,7 @@ export function mountSessions(r: Router) {
     return c.redirect('/', 302);
   });
 
-  r.route({ method: 'DELETE', path: '/users/sign_out', summary: 'Sign out: ends the session of the cookie', tags: TAGS, noAuth: true, status: 302 }, async ({ c }) => {
+  r.route({ method: 'DELETE', path: '/users/sign_out', summary: 'Sign out: ends the session of the cookie', tags: TAGS, noAuth: true, responses: { 302: null } }, async ({ c }) => {
     const params = await requestParams(c);
     const cookie = getCookie(c, SESSION_COOKIE);
     const session = cookie ? await findSessionByCookie(c, cookie) : undefined;

@@ -1,23 +1,24 @@
 /** Application settings (GitLab lib/api/settings.rb), administrators only. */
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { applicationSetting } from './settings-entity';
+import { applicationSetting, ApplicationSettingSchema } from './settings-entity';
 import { ApiError, grapeError, validationFailed } from '../platform/errors';
 import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { validateParams } from '../platform/validate';
 import { requireAdmin } from '../platform/guards';
-import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, RAW_INPUTS, SETTINGS_BY_NAME, settingsPutShape } from './settings-params';
+import { RAW_INPUTS, SETTINGS_BY_NAME } from './settings-catalogue';
+import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, settingsPutShape } from './settings-params';
 import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from './settings';
 
 export function mountSettings(r: Router) {
-  r.route({ method: 'GET', path: '/application/settings', summary: 'Get the current application settings', tags: ['settings'] }, async ({ c, caller }) => {
+  r.route({ method: 'GET', path: '/application/settings', summary: 'Get the current application settings', tags: ['settings'], responses: { 200: ApplicationSettingSchema } }, async ({ c, caller }) => {
     requireAdmin(caller);
     return c.json(await present(c));
   });
 
-  r.route({ method: 'PUT', path: '/application/settings', summary: 'Modify application settings', tags: ['settings'] }, async ({ c, caller }) => {
+  r.route({ method: 'PUT', path: '/application/settings', summary: 'Modify application settings', tags: ['settings'], responses: { 200: ApplicationSettingSchema } }, async ({ c, caller }) => {
     // `before { authenticated_as_admin! }` runs before Grape validates parameters, so the
     // parameters are checked here, after the admin check, not by the router.
     requireAdmin(caller);

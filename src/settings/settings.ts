@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import type { AppEnv } from '../platform/context';
 import { applicationSettings } from '../db/schema';
 import { sha256, toHex } from '../platform/crypto';
-import { SETTINGS } from './settings-params';
+import { SETTINGS } from './settings-catalogue';
 
 export const SETTINGS_DEFAULTS = {
   admin_mode: false,

@@ -1,7 +1,8 @@
 /** Instance audit events (GitLab ee/lib/api/audit_events.rb; spec document 2, Events). */
 import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { auditEvents } from '../db/schema';
-import { auditEventEntity } from './audit-event-entity';
+import { auditEventEntity, AuditEventSchema } from './audit-event-entity';
 import { grapeError, recordNotFound } from '../platform/errors';
 import { paginateSelect, paginationParams } from '../platform/pagination';
 import { requirePlan } from '../platform/plan';
@@ -34,7 +35,15 @@ function guard(caller: Caller, config: Config) {
 
 export function mountAuditEvents(r: Router) {
   r.route(
-    { method: 'GET', path: '/audit_events', summary: 'List instance audit events (administrators, premium)', tags: ['audit_events'], params: listParams, admin: true },
+    {
+      method: 'GET',
+      path: '/audit_events',
+      summary: 'List instance audit events (administrators, premium)',
+      tags: ['audit_events'],
+      params: listParams,
+      admin: true,
+      responses: { 200: z.array(AuditEventSchema) },
+    },
     async ({ c, p, caller }) => {
       guard(caller, c.var.config);
       // `given :entity_id do requires :entity_type end`
@@ -53,7 +62,15 @@ export function mountAuditEvents(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/audit_events/:id', summary: 'Get one instance audit event (administrators, premium)', tags: ['audit_events'], params: showParams, admin: true },
+    {
+      method: 'GET',
+      path: '/audit_events/:id',
+      summary: 'Get one instance audit event (administrators, premium)',
+      tags: ['audit_events'],
+      params: showParams,
+      admin: true,
+      responses: { 200: AuditEventSchema },
+    },
     async ({ c, p, caller }) => {
       guard(caller, c.var.config);
       const row = await c.var.db.select().from(auditEvents).where(eq(auditEvents.id, p.id)).get();

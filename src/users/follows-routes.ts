@@ -4,11 +4,12 @@
  */
 import type { Context } from 'hono';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserById } from './user-queries';
 import { userFollows, users } from '../db/schema';
-import { userBasic } from './user-entity';
+import { userBasic, UserBasicSchema } from './user-entity';
 import { ApiError, forbidden, notFound, notModified } from '../platform/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -30,7 +31,7 @@ const listParams = params({ id: routeId(), ...paginationParams });
 
 export function mountUserFollows(r: Router) {
   r.route(
-    { method: 'POST', path: '/users/:id/follow', summary: 'Follow a user', tags: ['users'], params: userIdParams, status: 201 },
+    { method: 'POST', path: '/users/:id/follow', summary: 'Follow a user', tags: ['users'], params: userIdParams, responses: { 201: UserBasicSchema, 304: null } },
     async ({ c, p, caller }) => {
       const me = requireUser(caller);
       const db = c.var.db;
@@ -57,7 +58,7 @@ export function mountUserFollows(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/unfollow', summary: 'Unfollow a user', tags: ['users'], params: userIdParams, status: 201 },
+    { method: 'POST', path: '/users/:id/unfollow', summary: 'Unfollow a user', tags: ['users'], params: userIdParams, responses: { 201: UserBasicSchema, 304: null } },
     async ({ c, p, caller }) => {
       const me = requireUser(caller);
       const db = c.var.db;
@@ -82,6 +83,7 @@ export function mountUserFollows(r: Router) {
       params: listParams,
       scopes: ['read_user'],
       rateLimit: 'user_followers',
+      responses: { 200: z.array(UserBasicSchema) },
     },
     async ({ c, p, caller }) => listRelated(c, p, caller, 'followers'),
   );
@@ -95,6 +97,7 @@ export function mountUserFollows(r: Router) {
       params: listParams,
       scopes: ['read_user'],
       rateLimit: 'user_following',
+      responses: { 200: z.array(UserBasicSchema) },
     },
     async ({ c, p, caller }) => listRelated(c, p, caller, 'following'),
   );

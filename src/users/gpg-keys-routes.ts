@@ -1,11 +1,12 @@
 /** GPG keys (GitLab lib/api/users.rb gpg_keys routes; app/models/gpg_key.rb). */
 import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserById } from './user-queries';
 import { gpgKeys } from '../db/schema';
-import { type GpgKeyRow, gpgKeyEntity } from './keys-entity';
+import { type GpgKeyRow, gpgKeyEntity, GpgKeySchema } from './keys-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { notFound, validationFailed } from '../platform/errors';
 import { GPG_KEY_FORMAT_MESSAGE, hasGpgKeyFormat, parseGpgPublicKey } from './gpg-key';
@@ -26,22 +27,38 @@ const createUserParams = params({ id: routeId(), key: g.string() });
 export function mountGpgKeys(r: Router) {
 
   r.route(
-    { method: 'GET', path: '/user/gpg_keys', summary: "List the current user's GPG keys", tags: ['gpg_keys'], params: listOwnParams, scopes: ['read_user'] },
+    {
+      method: 'GET',
+      path: '/user/gpg_keys',
+      summary: "List the current user's GPG keys",
+      tags: ['gpg_keys'],
+      params: listOwnParams,
+      scopes: ['read_user'],
+      responses: { 200: z.array(GpgKeySchema) },
+    },
     async ({ c, p, caller }) => listGpgKeys(c, p, requireUser(caller)),
   );
 
   r.route(
-    { method: 'GET', path: '/user/gpg_keys/:key_id', summary: 'Get one GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, scopes: ['read_user'] },
+    {
+      method: 'GET',
+      path: '/user/gpg_keys/:key_id',
+      summary: 'Get one GPG key of the current user',
+      tags: ['gpg_keys'],
+      params: ownKeyParams,
+      scopes: ['read_user'],
+      responses: { 200: GpgKeySchema },
+    },
     async ({ c, p, caller }) => c.json(gpgKeyEntity(await findGpgKeyOrFail(c.var.db, requireUser(caller).id, p.key_id))),
   );
 
   r.route(
-    { method: 'POST', path: '/user/gpg_keys', summary: 'Add a GPG key to the current user', tags: ['gpg_keys'], params: createOwnParams, status: 201 },
+    { method: 'POST', path: '/user/gpg_keys', summary: 'Add a GPG key to the current user', tags: ['gpg_keys'], params: createOwnParams, responses: { 201: GpgKeySchema } },
     async ({ c, p, caller }) => c.json(gpgKeyEntity(await createGpgKey(c.var.db, requireUser(caller), p.key)), 201),
   );
 
   r.route(
-    { method: 'DELETE', path: '/user/gpg_keys/:key_id', summary: 'Delete a GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, status: 204 },
+    { method: 'DELETE', path: '/user/gpg_keys/:key_id', summary: 'Delete a GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       await destroyGpgKey(c, requireUser(caller).id, p.key_id, true);
       return c.body(null, 204);
@@ -49,7 +66,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/user/gpg_keys/:key_id/revoke', summary: 'Revoke a GPG key of the current user', tags: ['gpg_keys'], params: ownKeyParams, status: 202 },
+    {
+      method: 'POST',
+      path: '/user/gpg_keys/:key_id/revoke',
+      summary: 'Revoke a GPG key of the current user',
+      tags: ['gpg_keys'],
+      params: ownKeyParams,
+      responses: { 202: Accepted },
+    },
     async ({ c, p, caller }) => {
       await destroyGpgKey(c, requireUser(caller).id, p.key_id, false);
       return accepted(c);
@@ -57,7 +81,16 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys', summary: "List a user's GPG keys (signed in)", tags: ['gpg_keys'], params: listUserParams, scopes: ['read_user'], rateLimit: 'user_gpg_keys' },
+    {
+      method: 'GET',
+      path: '/users/:id/gpg_keys',
+      summary: "List a user's GPG keys (signed in)",
+      tags: ['gpg_keys'],
+      params: listUserParams,
+      scopes: ['read_user'],
+      rateLimit: 'user_gpg_keys',
+      responses: { 200: z.array(GpgKeySchema) },
+    },
     // Authenticated like every Users endpoint but status (spec document 2, Authentication 1).
     async ({ c, p, caller }) => {
       requireUser(caller);
@@ -66,7 +99,16 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "Get one of a user's GPG keys (signed in)", tags: ['gpg_keys'], params: userKeyParams, scopes: ['read_user'], rateLimit: 'user_gpg_key' },
+    {
+      method: 'GET',
+      path: '/users/:id/gpg_keys/:key_id',
+      summary: "Get one of a user's GPG keys (signed in)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      scopes: ['read_user'],
+      rateLimit: 'user_gpg_key',
+      responses: { 200: GpgKeySchema },
+    },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -75,7 +117,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (administrators)', tags: ['gpg_keys'], params: createUserParams, status: 201 },
+    {
+      method: 'POST',
+      path: '/users/:id/gpg_keys',
+      summary: 'Add a GPG key to a user (administrators)',
+      tags: ['gpg_keys'],
+      params: createUserParams,
+      responses: { 201: GpgKeySchema },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -84,7 +133,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/gpg_keys/:key_id', summary: "Delete a user's GPG key (administrators)", tags: ['gpg_keys'], params: userKeyParams, status: 204 },
+    {
+      method: 'DELETE',
+      path: '/users/:id/gpg_keys/:key_id',
+      summary: "Delete a user's GPG key (administrators)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      responses: { 204: null },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -94,7 +150,14 @@ export function mountGpgKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/gpg_keys/:key_id/revoke', summary: "Revoke a user's GPG key (administrators)", tags: ['gpg_keys'], params: userKeyParams, status: 202 },
+    {
+      method: 'POST',
+      path: '/users/:id/gpg_keys/:key_id/revoke',
+      summary: "Revoke a user's GPG key (administrators)",
+      tags: ['gpg_keys'],
+      params: userKeyParams,
+      responses: { 202: Accepted },
+    },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserOrFail(c.var.db, p.id);
@@ -108,7 +171,8 @@ export function mountGpgKeys(r: Router) {
  * users.rb revoke ends with `status :accepted`, whose value (202) Grape renders as the JSON body.
  * Revoking destroys the key (GpgKey#revoke: signatures become unverified, then `destroy`).
  */
-const accepted = (c: Context<AppEnv>) => c.json(202, 202);
+const Accepted = z.literal(202);
+const accepted = (c: Context<AppEnv>) => c.json(202 satisfies z.infer<typeof Accepted>, 202);
 
 async function findUserOrFail(db: Db, id: number): Promise<UserRow> {
   const user = await findUserById(db, id);

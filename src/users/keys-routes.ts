@@ -1,11 +1,12 @@
 /** SSH keys (GitLab lib/api/users.rb key routes; spec document 2, Users; reference B §1.6). */
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserById, findUserByIdOrUsername } from './user-queries';
 import { keys } from '../db/schema';
-import { type KeyRow, sshKeyEntity } from './keys-entity';
+import { type KeyRow, sshKeyEntity, SSHKeySchema, USAGE_TYPES } from './keys-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { notFound, validationFailed } from '../platform/errors';
 import { baseUrl, paginateSelect, paginationParams } from '../platform/pagination';
@@ -18,8 +19,6 @@ import { requireAdmin, requireUser } from '../platform/guards';
 import { routeId } from './users-params';
 import { auditEvent, clientIp } from './audit';
 import { settingsOf } from '../settings/settings';
-
-const USAGE_TYPES = ['auth_and_signing', 'auth', 'signing'] as const;
 
 /** users.rb `post "keys"`: key, title required (declared in that order, so "key is missing" comes first). */
 const keyAttributes = {
@@ -41,7 +40,15 @@ const createUserKeyParams = params({ id: routeId(), ...keyAttributes });
 export function mountKeys(r: Router) {
 
   r.route(
-    { method: 'GET', path: '/user/keys', summary: "List the current user's SSH keys", tags: ['keys'], params: listOwnParams, scopes: ['read_user'] },
+    {
+      method: 'GET',
+      path: '/user/keys',
+      summary: "List the current user's SSH keys",
+      tags: ['keys'],
+      params: listOwnParams,
+      scopes: ['read_user'],
+      responses: { 200: z.array(SSHKeySchema) },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       return listKeys(c, p, user);
@@ -49,7 +56,15 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/user/keys/:key_id', summary: 'Get one SSH key of the current user', tags: ['keys'], params: ownKeyParams, scopes: ['read_user'] },
+    {
+      method: 'GET',
+      path: '/user/keys/:key_id',
+      summary: 'Get one SSH key of the current user',
+      tags: ['keys'],
+      params: ownKeyParams,
+      scopes: ['read_user'],
+      responses: { 200: SSHKeySchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // Another user's key is "not found" even for administrators (users_spec.rb).
@@ -60,7 +75,7 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/user/keys', summary: 'Add an SSH key to the current user', tags: ['keys'], params: createOwnParams, status: 201 },
+    { method: 'POST', path: '/user/keys', summary: 'Add an SSH key to the current user', tags: ['keys'], params: createOwnParams, responses: { 201: SSHKeySchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const key = await createKey(c, user, p, null);
@@ -69,7 +84,7 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/user/keys/:key_id', summary: 'Delete an SSH key of the current user', tags: ['keys'], params: deleteOwnKeyParams, status: 204 },
+    { method: 'DELETE', path: '/user/keys/:key_id', summary: 'Delete an SSH key of the current user', tags: ['keys'], params: deleteOwnKeyParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       await destroyKey(c, user.id, p.key_id);
@@ -86,6 +101,7 @@ export function mountKeys(r: Router) {
       params: listUserKeysParams,
       scopes: ['read_user'],
       rateLimit: 'user_ssh_keys',
+      responses: { 200: z.array(SSHKeySchema) },
     },
     async ({ c, p, caller }) => {
       const user = await readableUser(c, caller, await findUserByIdOrUsername(c.var.db, p.id_or_username));
@@ -102,6 +118,7 @@ export function mountKeys(r: Router) {
       params: userKeyParams,
       scopes: ['read_user'],
       rateLimit: 'user_ssh_key',
+      responses: { 200: SSHKeySchema },
     },
     async ({ c, p, caller }) => {
       const user = await readableUser(c, caller, await findUserById(c.var.db, p.id));
@@ -112,7 +129,14 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user (administrators)', tags: ['keys'], params: createUserKeyParams, status: 201 },
+    {
+      method: 'POST',
+      path: '/users/:id/keys',
+      summary: 'Add an SSH key to a user (administrators)',
+      tags: ['keys'],
+      params: createUserKeyParams,
+      responses: { 201: SSHKeySchema },
+    },
     async ({ c, p, caller }) => {
       const admin = requireAdmin(caller);
       const user = await findUserById(c.var.db, p.id);
@@ -123,7 +147,7 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], params: userKeyParams, status: 204 },
+    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], params: userKeyParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserById(c.var.db, p.id);

@@ -1,13 +1,11 @@
 /** User preferences (GET/PUT /user/preferences; GitLab lib/api/users.rb, lib/api/entities/user_preferences.rb). */
 import { eq } from 'drizzle-orm';
-import type { UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { userPreferences, users } from '../db/schema';
+import { type PreferencesRow, preferencesEntity, UserPreferencesSchema } from './preferences-entity';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-
-type PreferencesRow = typeof userPreferences.$inferSelect;
 
 // Spec document 2: both booleans are required on PUT (GitLab 14.x); the newer third flag stays optional.
 const updatePreferencesParams = params({
@@ -18,7 +16,7 @@ const updatePreferencesParams = params({
 
 export function mountUserPreferences(r: Router) {
   r.route(
-    { method: 'GET', path: '/user/preferences', summary: "Get the current user's preferences", tags: ['users'], scopes: ['read_user'] },
+    { method: 'GET', path: '/user/preferences', summary: "Get the current user's preferences", tags: ['users'], scopes: ['read_user'], responses: { 200: UserPreferencesSchema } },
     async ({ c, caller }) => {
       const user = requireUser(caller);
       const prefs = await ensurePreferences(c.var.db, user.id);
@@ -27,7 +25,14 @@ export function mountUserPreferences(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/user/preferences', summary: "Update the current user's preferences", tags: ['users'], params: updatePreferencesParams },
+    {
+      method: 'PUT',
+      path: '/user/preferences',
+      summary: "Update the current user's preferences",
+      tags: ['users'],
+      params: updatePreferencesParams,
+      responses: { 200: UserPreferencesSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const db = c.var.db;
@@ -47,15 +52,6 @@ export function mountUserPreferences(r: Router) {
     },
   );
 }
-
-/** Entities::UserPreferences: id, user_id, view_diffs_file_by_file, show_whitespace_in_diffs, pass_user_identities_to_ci_jwt. */
-const preferencesEntity = (prefs: PreferencesRow, user: Pick<UserRow, 'id' | 'viewDiffsFileByFile' | 'showWhitespaceInDiffs'>) => ({
-  id: prefs.id,
-  user_id: user.id,
-  view_diffs_file_by_file: user.viewDiffsFileByFile,
-  show_whitespace_in_diffs: user.showWhitespaceInDiffs,
-  pass_user_identities_to_ci_jwt: prefs.passUserIdentitiesToCiJwt,
-});
 
 /**
  * GitLab builds a user's preference row on first use (User#user_preference). Insert-if-absent on the unique

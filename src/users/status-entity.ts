@@ -2,8 +2,10 @@
  * UserStatus presenter (GitLab lib/api/entities/user_status.rb, app/models/user_status.rb).
  * Key order follows spec document 2 (UserStatus: emoji, availability, message, message_html, clear_status_at).
  */
+import { z } from 'zod';
 import type { userStatuses } from '../db/schema';
 import { renderEmojiMessage } from '../platform/emoji';
+import { obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 
 export type UserStatusRow = typeof userStatuses.$inferSelect;
@@ -32,12 +34,22 @@ export const MESSAGE_MAX_LENGTH = 100;
 export const isStatusExpired = (s: Pick<UserStatusRow, 'clearStatusAt'>, nowMs: number): boolean =>
   s.clearStatusAt != null && s.clearStatusAt <= nowMs;
 
+/** Every field is null when the user has no status. */
+export const UserStatusSchema = obj({
+  emoji: z.string().nullable(),
+  availability: z.enum(AVAILABILITIES).nullable(),
+  message: z.string().nullable(),
+  message_html: z.string().nullable(),
+  clear_status_at: timestamp.nullable(),
+}).meta({ id: 'UserStatus' });
+export type UserStatus = z.infer<typeof UserStatusSchema>;
+
 /** `present user.status || {}`: no status (or an expired one) renders every field as null. */
-export function userStatusEntity(s: UserStatusRow | null | undefined) {
+export function userStatusEntity(s: UserStatusRow | null | undefined): UserStatus {
   if (!s) return { emoji: null, availability: null, message: null, message_html: null, clear_status_at: null };
   return {
     emoji: s.emoji,
-    availability: s.availability,
+    availability: s.availability as UserStatus['availability'],
     message: s.message,
     // MarkupHelper.markdown_field answers '' for a blank message.
     message_html: s.message ? renderEmojiMessage(s.message) : '',

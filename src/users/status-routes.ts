@@ -13,6 +13,7 @@ import {
   isStatusExpired,
   MESSAGE_MAX_LENGTH,
   userStatusEntity,
+  UserStatusSchema,
   type ClearStatusAfter,
   type UserStatusRow,
 } from './status-entity';
@@ -52,7 +53,7 @@ type SetStatusInput = { emoji?: string | null; message?: string | null; availabi
 
 export function mountUserStatus(r: Router) {
   r.route(
-    { method: 'GET', path: '/user/status', summary: 'Get the status of the current user', tags: ['users'], scopes: ['read_user'] },
+    { method: 'GET', path: '/user/status', summary: 'Get the status of the current user', tags: ['users'], scopes: ['read_user'], responses: { 200: UserStatusSchema } },
     async ({ c, caller }) => {
       const user = requireUser(caller);
       return c.json(userStatusEntity(await currentStatus(c.var.db, user.id, now())));
@@ -68,6 +69,7 @@ export function mountUserStatus(r: Router) {
       params: userStatusParams,
       scopes: ['read_user'],
       rateLimit: 'user_status',
+      responses: { 200: UserStatusSchema },
     },
     async ({ c, p, caller }) => {
       const user = await readableUser(c, caller, await findUserByIdOrUsername(c.var.db, p.id_or_username));
@@ -76,7 +78,14 @@ export function mountUserStatus(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/user/status', summary: 'Set the status of the current user (parameters not passed are nullified)', tags: ['users'], params: setStatusParams },
+    {
+      method: 'PUT',
+      path: '/user/status',
+      summary: 'Set the status of the current user (parameters not passed are nullified)',
+      tags: ['users'],
+      params: setStatusParams,
+      responses: { 200: UserStatusSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // declared_params(include_missing: true): every parameter is present, missing ones as nil.
@@ -86,7 +95,14 @@ export function mountUserStatus(r: Router) {
   );
 
   r.route(
-    { method: 'PATCH', path: '/user/status', summary: 'Set the status of the current user (parameters not passed are ignored)', tags: ['users'], params: setStatusParams },
+    {
+      method: 'PATCH',
+      path: '/user/status',
+      summary: 'Set the status of the current user (parameters not passed are ignored)',
+      tags: ['users'],
+      params: setStatusParams,
+      responses: { 200: UserStatusSchema },
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // declared_params(include_missing: false): only the keys the client sent, an explicit null included.

@@ -3,6 +3,7 @@
  * avatars at /uploads/-/system/user/avatar/:id/:filename. Avatars are public in GitLab.
  */
 import { notFound } from '../platform/errors';
+import { raw } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 
@@ -19,6 +20,7 @@ export function mountUploads(web: Router) {
       summary: "A user's uploaded avatar",
       tags: ['uploads'],
       params: params({ id: g.int(), filename: g.string() }),
+      responses: { 200: raw('image/', 'The image, with the type its extension names') },
     },
     async ({ c, p }) => {
       const ext = p.filename.split('.').pop()?.toLowerCase() ?? '';

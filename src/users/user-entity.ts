@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { UserRow } from '../platform/context';
 import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
+import { customAttributeEntity, CustomAttributeSchema } from './custom-attribute-entity';
 
 export interface UserExtras {
   base: string;
@@ -33,9 +34,7 @@ export function avatarUrl(u: UserRow, base: string): string | null {
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
 }
 
-const customAttributes = (x: UserExtras) => (x.customAttributes ? { custom_attributes: x.customAttributes.map((a) => ({ key: a.key, value: a.value })) } : {});
-
-const CustomAttribute = obj({ key: z.string(), value: z.string() });
+const customAttributes = (x: UserExtras) => (x.customAttributes ? { custom_attributes: x.customAttributes.map(customAttributeEntity) } : {});
 
 export const UserSafeSchema = obj({ id, username: z.string(), name: z.string() }).meta({ id: 'UserSafe' });
 export type UserSafe = z.infer<typeof UserSafeSchema>;
@@ -44,7 +43,7 @@ export const UserBasicSchema = UserSafeSchema.extend({
   state: z.string(),
   avatar_url: z.string().nullable(),
   /** Administrators, with `with_custom_attributes` (users.rb). */
-  custom_attributes: z.array(CustomAttribute).optional(),
+  custom_attributes: z.array(CustomAttributeSchema).optional(),
   web_url: z.string(),
 }).meta({ id: 'UserBasic', description: 'The nested user object everywhere (UserBasic)', examples: [{ id: 1, username: 'root', name: 'Administrator', state: 'active', avatar_url: null, web_url: 'https://gitlab.example.com/root' }] });
 export type UserBasic = z.infer<typeof UserBasicSchema>;

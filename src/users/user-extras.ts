@@ -1,8 +1,13 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
-import type { UserRow } from '../platform/context';
+import type { Context } from 'hono';
+import type { AppEnv, UserRow } from '../platform/context';
+import { planAllows } from '../platform/plan';
 import type { UserExtras } from './user-entity';
 import type { Db } from '../db/client';
 import { identities, namespaces, userCustomAttributes, userFollows, users } from '../db/schema';
+
+/** Premium attributes of the administrator view exist only on Premium and Ultimate instances. */
+export const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 
 /** Everything the detailed user presenters need, in one round of parallel queries. */
 export async function loadUserExtras(
