@@ -20,7 +20,7 @@ export function mountUploads(web: Router) {
       summary: "A user's uploaded avatar",
       tags: ['uploads'],
       params: params({ id: g.int(), filename: g.string() }),
-      responses: { 200: raw('image/', 'The image, with the type its extension names') },
+      responses: { 200: raw('image/*', 'The image, with the type its extension names') },
     },
     async ({ c, p }) => {
       const ext = p.filename.split('.').pop()?.toLowerCase() ?? '';
