@@ -7,7 +7,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { awardEmoji, issues, mergeRequests, notes, users } from '../db/schema';
-import { type AwardRow, awardEmojiEntity } from './award-emoji-entity';
+import { type AwardRow, awardEmojiEntity, AwardEmojiSchema } from './award-emoji-entity';
 import { userBasic } from '../users/user-entity';
 import { isEmojiName } from '../platform/emoji';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -39,6 +39,7 @@ import { canReadMergeRequests } from '../projects/abilities';
 import { canReadNote, findIssueNote, lockedOut } from './notes';
 import { findReadableIssue } from '../issues/issues';
 import { findReadableProject } from '../projects/projects';
+import { z } from 'zod';
 
 interface Awardable {
   type: 'Issue' | 'MergeRequest' | 'Note' | 'Epic';
@@ -138,7 +139,7 @@ export function mountAwardEmoji(r: Router) {
     const owner = suffix.includes('merge_requests') ? 'merge request' : suffix.includes('epics') ? 'epic' : 'issue';
     const what = `${owner === 'issue' || owner === 'epic' ? 'an' : 'a'} ${owner}${suffix.includes(':note_id') ? ' note' : ''}`;
 
-    r.route({ method: 'GET', path: suffix, summary: `List the award emoji of ${what}`, tags: ['award_emoji'], params: listP, signedIn: true }, async ({ c, p, caller }) => {
+    r.route({ method: 'GET', path: suffix, summary: `List the award emoji of ${what}`, tags: ['award_emoji'], params: listP, signedIn: true, responses: { 200: z.array(AwardEmojiSchema) } }, async ({ c, p, caller }) => {
       const a = await findAwardable(c, caller, p as never);
       if (!a.readable) throw notFound('Award Emoji');
       const db = c.var.db;
@@ -154,7 +155,7 @@ export function mountAwardEmoji(r: Router) {
       return c.json(await present(c, rows));
     });
 
-    r.route({ method: 'GET', path: `${suffix}/:award_id`, summary: `Get an award emoji of ${what}`, tags: ['award_emoji'], params: refP, signedIn: true }, async ({ c, p, caller }) => {
+    r.route({ method: 'GET', path: `${suffix}/:award_id`, summary: `Get an award emoji of ${what}`, tags: ['award_emoji'], params: refP, signedIn: true, responses: { 200: AwardEmojiSchema } }, async ({ c, p, caller }) => {
       const a = await findAwardable(c, caller, p as never);
       if (!a.readable) throw notFound('Award Emoji');
       const row = await findAward(c, a, (p as { award_id: number }).award_id);
@@ -162,7 +163,7 @@ export function mountAwardEmoji(r: Router) {
     });
 
     r.route(
-      { method: 'POST', path: suffix, summary: `Award an emoji to ${what}`, tags: ['award_emoji'], params: createP, signedIn: true, status: 201 },
+      { method: 'POST', path: suffix, summary: `Award an emoji to ${what}`, tags: ['award_emoji'], params: createP, signedIn: true, responses: { 201: AwardEmojiSchema } },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
         const a = await findAwardable(c, caller, p as never);
@@ -195,7 +196,7 @@ export function mountAwardEmoji(r: Router) {
     );
 
     r.route(
-      { method: 'DELETE', path: `${suffix}/:award_id`, summary: `Remove an award emoji from ${what}`, tags: ['award_emoji'], params: refP, signedIn: true, status: 204 },
+      { method: 'DELETE', path: `${suffix}/:award_id`, summary: `Remove an award emoji from ${what}`, tags: ['award_emoji'], params: refP, signedIn: true, responses: { 204: null } },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
         const a = await findAwardable(c, caller, p as never);

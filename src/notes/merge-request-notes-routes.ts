@@ -29,6 +29,8 @@ import {
   saveNoteBody,
   touchNoteable,
 } from './notes';
+import { NoteSchema } from './note-entity';
+import { z } from 'zod';
 
 /**
  * create_note and admin_note on a merge request note: ProjectPolicy `archived` prevents the note
@@ -54,6 +56,7 @@ export function mountMergeRequestNotes(r: Router) {
       tags: ['notes'],
       params: listMergeRequestNotesParams,
       signedIn: true,
+      responses: { 200: z.array(NoteSchema) },
     },
     async ({ c, p, caller }) => {
       const { mr, level } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
@@ -70,6 +73,7 @@ export function mountMergeRequestNotes(r: Router) {
       tags: ['notes'],
       params: mergeRequestNoteRefParams,
       signedIn: true,
+      responses: { 200: NoteSchema },
     },
     async ({ c, p, caller }) => {
       const { mr, note } = await findMergeRequestNote(c, caller, p);
@@ -86,7 +90,7 @@ export function mountMergeRequestNotes(r: Router) {
       params: createMergeRequestNoteParams,
       signedIn: true,
       rateLimit: 'notes_create',
-      status: 201,
+      responses: { 201: NoteSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -116,6 +120,7 @@ export function mountMergeRequestNotes(r: Router) {
       tags: ['notes'],
       params: updateMergeRequestNoteParams,
       signedIn: true,
+      responses: { 200: NoteSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -135,7 +140,7 @@ export function mountMergeRequestNotes(r: Router) {
       tags: ['notes'],
       params: mergeRequestNoteRefParams,
       signedIn: true,
-      status: 204,
+      responses: { 204: null },
     },
     async ({ c, p, caller }) => {
       requireUser(caller);

@@ -32,12 +32,14 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { extractQuickActions } from '../issuables/quick-actions';
 import { mountMergeRequestNotes } from './merge-request-notes-routes';
+import { NoteCommandsSchema, NoteSchema } from './note-entity';
+import { z } from 'zod';
 
 export function mountNotes(r: Router) {
   mountEpicNotes(r);
   mountMergeRequestNotes(r);
   r.route(
-    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true },
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
       const rows = await listNotesOf(c, caller, 'Issue', found.issue.id, found.level, p);
@@ -46,7 +48,7 @@ export function mountNotes(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true },
+    { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
       const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
@@ -63,7 +65,7 @@ export function mountNotes(r: Router) {
       params: createNoteParams,
       signedIn: true,
       rateLimit: 'notes_create',
-      status: 201,
+      responses: { 201: NoteSchema, 202: NoteCommandsSchema },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -108,7 +110,7 @@ export function mountNotes(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true },
+    { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
@@ -121,7 +123,7 @@ export function mountNotes(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, status: 204 },
+    { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
@@ -144,7 +146,7 @@ async function findNoteableEpic(c: Context<AppEnv>, caller: Caller, groupId: str
 
 export function mountEpicNotes(r: Router) {
   r.route(
-    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true },
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {
       const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
       const rows = await listNotesOf(c, caller, 'Epic', epic.id, level, p);
@@ -160,7 +162,7 @@ export function mountEpicNotes(r: Router) {
   }
 
   r.route(
-    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true },
+    { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const { note } = await findEpicNote(c, caller, p);
       return c.json((await presentNotes(c, [note], null))[0]);
@@ -169,7 +171,7 @@ export function mountEpicNotes(r: Router) {
 
   // lib/api/notes.rb is generic over noteables: the same edit and delete rules as issue notes (admin_note).
   r.route(
-    { method: 'PUT', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Edit a note of an epic', tags: ['notes'], params: updateEpicNoteParams, signedIn: true },
+    { method: 'PUT', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Edit a note of an epic', tags: ['notes'], params: updateEpicNoteParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { level, note } = await findEpicNote(c, caller, p);
@@ -181,7 +183,7 @@ export function mountEpicNotes(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Delete a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, status: 204 },
+    { method: 'DELETE', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Delete a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
       const { level, note } = await findEpicNote(c, caller, p);
@@ -193,7 +195,7 @@ export function mountEpicNotes(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/groups/:id/epics/:epic_id/notes', summary: 'Comment on an epic', tags: ['notes'], params: createEpicNoteParams, signedIn: true, rateLimit: 'notes_create', status: 201 },
+    { method: 'POST', path: '/groups/:id/epics/:epic_id/notes', summary: 'Comment on an epic', tags: ['notes'], params: createEpicNoteParams, signedIn: true, rateLimit: 'notes_create', responses: { 201: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);

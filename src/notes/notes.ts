@@ -9,11 +9,10 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { awardEmoji, epics, issues, mergeRequests, notes, users } from '../db/schema';
 import { type NoteRow, noteEntity } from './note-entity';
 import { userBasic } from '../users/user-entity';
-import { ACCESS } from '../projects/abilities';
+import { ACCESS, canReadMergeRequests } from '../projects/abilities';
 import { ApiError, notFound, recordNotFound } from '../platform/errors';
 import { baseUrl, paginateSelect } from '../platform/pagination';
 import { findReadableIssue, type IssueRow } from '../issues/issues';
-import { canReadMergeRequests } from '../projects/abilities';
 import { findReadableProject } from '../projects/projects';
 
 export type { NoteRow };

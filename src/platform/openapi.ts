@@ -181,9 +181,7 @@ export function openApiDocument(routes: RouteRecord[], serverUrl: string, domain
     }
     const opId = operationId(r.method, path);
     const responses: Json = {};
-    const declared: [string, ResponseSpec | undefined][] = r.responses
-      ? Object.entries(r.responses)
-      : [[String(r.status ?? (r.method === 'POST' ? 201 : r.method === 'DELETE' ? 204 : 200)), undefined]];
+    const declared = Object.entries(r.responses ?? {}) as [string, ResponseSpec | undefined][];
     const op: Json = { operationId: opId, summary: r.summary, tags: r.tags, parameters, responses };
     for (const [status, spec] of declared) {
       const description = STATUS_TEXT[Number(status)] ?? 'Success';

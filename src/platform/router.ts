@@ -24,9 +24,7 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
    * Success responses by status: the body's zod schema (shared with its presenter), `raw(type)` for
    * a non-JSON body, `null` for none. Errors are GitLab's error bodies on every route.
    */
-  responses?: Responses;
-  /** Documented success status (OpenAPI only). */
-  status?: number;
+  responses: Responses;
   /** The domain (src/<domain>/) that serves the route; set by src/routes.ts for every module it mounts. */
   domain?: string;
   /** Application rate-limit key of this endpoint (GitLab `check_rate_limit!`), e.g. `users_get_by_id`. */
@@ -46,8 +44,7 @@ export interface RouteRecord {
   tags: string[];
   params?: ParamSpec;
   scopes?: string[];
-  status?: number;
-  responses?: Responses;
+  responses: Responses;
   domain?: string;
   /** Authentication options, for the OpenAPI document's security requirements. */
   auth: RouteAuth;
@@ -105,7 +102,6 @@ export class Router {
       tags: def.tags,
       params: def.params as ParamSpec | undefined,
       scopes: def.scopes,
-      status: def.status,
       responses: def.responses,
       domain: def.domain,
       auth: { signedIn: def.signedIn, admin: def.admin, noAuth: def.noAuth, jobToken: def.jobToken, basicAuthPat: def.basicAuthPat, anyScope: def.anyScope },

@@ -16,6 +16,8 @@ import { requireUser } from '../platform/guards';
 import { findReadableIssue } from '../issues/issues';
 import { findReadableMergeRequest } from '../merge-requests/merge-requests';
 import { markTodo, presentTodos, todoTargetVisibleSql } from './todos';
+import { TodoSchema } from './todo-entity';
+import { z } from 'zod';
 
 const TAGS = ['todos'];
 const ACTION_NAMES = Object.values(TODO_ACTIONS) as [string, ...string[]];
@@ -29,8 +31,8 @@ export function mountTodos(r: Router) {
       path: '/projects/:id/issues/:issue_iid/todo',
       summary: 'Create a to-do item on an issue',
       tags: TAGS,
-      status: 201,
       params: params({ id: g.string(), issue_iid: g.int() }),
+      responses: { 201: TodoSchema, 304: null },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -50,8 +52,8 @@ export function mountTodos(r: Router) {
       path: '/projects/:id/merge_requests/:merge_request_iid/todo',
       summary: 'Create a to-do item on a merge request',
       tags: TAGS,
-      status: 201,
       params: params({ id: g.string(), merge_request_iid: g.int() }),
+      responses: { 201: TodoSchema, 304: null },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -84,6 +86,7 @@ export function mountTodos(r: Router) {
         state: g.enum(['pending', 'done']).optional(),
         type: g.enum(TODO_TYPES).optional(),
       }),
+      responses: { 200: z.array(TodoSchema) },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -126,8 +129,8 @@ export function mountTodos(r: Router) {
       path: '/todos/:id/mark_as_done',
       summary: 'Mark a to-do item as done',
       tags: TAGS,
-      status: 201,
       params: params({ id: g.int() }),
+      responses: { 201: TodoSchema.nullable() },
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
@@ -153,7 +156,7 @@ export function mountTodos(r: Router) {
       path: '/todos/mark_as_done',
       summary: 'Mark all to-do items as done',
       tags: TAGS,
-      status: 204,
+      responses: { 204: null },
     },
     async ({ c, caller }) => {
       const user = requireUser(caller);

@@ -11,12 +11,11 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, mergeRequests, namespaces, notes, projects, todos, users } from '../db/schema';
-import { type TodoRow, todoEntity } from './todo-entity';
+import { type Todo, type TodoRow, todoEntity } from './todo-entity';
 import { TODO_MARKED } from '../issuables/todos';
-import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../projects/abilities';
+import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, mergeRequestVisibleSql } from '../projects/abilities';
 import { type PresentOptions, presentIssues } from '../issues/issue-presenter';
 import { presentMergeRequests } from '../merge-requests/merge-requests';
-import { mergeRequestVisibleSql } from '../projects/abilities';
 import { baseUrl } from '../platform/pagination';
 import { loadFullNames } from '../projects/groups';
 
@@ -118,7 +117,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
 
   const targets = [...issueRows.values()];
   const presented = await presentIssues(c, caller, targets, issueOpts);
-  const targetJson = new Map<number, unknown>(targets.map((row, i) => [row.id, presented[i]]));
+  const targetJson = new Map<number, Todo['target']>(targets.map((row, i) => [row.id, presented[i]]));
   // Merge request targets: Entities::MergeRequest (todo.rb presents the full entity).
   const mrRows = await byIds(
     rows.filter((t) => t.targetType === 'MergeRequest').map((t) => t.targetId),
@@ -126,7 +125,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   );
   const mrTargets = [...mrRows.values()];
   const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: mrOpts.withoutSubscribed });
-  const mrTargetJson = new Map<number, unknown>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
+  const mrTargetJson = new Map<number, Todo['target']>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
 
   const out = [];
   for (const t of rows) {
@@ -142,7 +141,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
           author,
           project: { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name },
           group: null,
-          target: mrTargetJson.get(mr.id),
+          target: mrTargetJson.get(mr.id)!,
           targetUrl: `${base}/${fullPath}/-/merge_requests/${mr.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
           body: t.noteId ? noteBodies.get(t.noteId)?.body ?? mr.title : mr.title,
         }),
@@ -160,7 +159,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
         author,
         project,
         group: t.groupId ? groupRows.get(t.groupId) ?? null : null,
-        target: targetJson.get(issue.id),
+        target: targetJson.get(issue.id)!,
         // Gitlab::Routing project_issue_url, with the note anchor of note to-dos (entities/todo.rb).
         targetUrl: `${base}/${fullPath}/-/issues/${issue.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
         body: t.noteId ? noteBodies.get(t.noteId)?.body ?? issue.title : issue.title,

@@ -6,9 +6,10 @@ import { issueAssignees, issues, todos } from '../db/schema';
 import { unauthorized } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { userMergeRequestCounts } from '../merge-requests/merge-requests';
+import { UserCountsSchema } from './todo-entity';
 
 export function mountUserCounts(r: Router) {
-  r.route({ method: 'GET', path: '/user_counts', summary: 'Counts of the current user (assigned issues and merge requests, review requests, to-dos)', tags: ['users'] }, async ({ c, caller }) => {
+  r.route({ method: 'GET', path: '/user_counts', summary: 'Counts of the current user (assigned issues and merge requests, review requests, to-dos)', tags: ['users'], responses: { 200: UserCountsSchema } }, async ({ c, caller }) => {
     // user_counts.rb: `unauthorized! unless current_user`.
     if (!caller.user) throw unauthorized();
     const db = c.var.db;

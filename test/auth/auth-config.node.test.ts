@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import type { AppEnv, UserRow } from '../../src/platform/context';
@@ -177,6 +178,9 @@ describe('HTTP Basic personal access tokens', () => {
   });
 });
 
+/** What the probe routes answer: who called, and how. */
+const PROBE = { 200: z.object({ user: z.number().nullable(), kind: z.string().nullable().optional() }) };
+
 /** A small app with probe routes (`jobToken: true`, `basicAuthPat: true`, plain) on the real database and configuration. */
 async function jobAppFactory() {
   const s = await server();
@@ -195,13 +199,13 @@ async function jobAppFactory() {
     await next();
   });
   const r = new Router(hono, '/api/v4', { authenticate, enforceRateLimits: async () => {} });
-  r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true }, ({ c, caller }) =>
+  r.route({ method: 'GET', path: '/job-probe', summary: 'probe', tags: ['test'], jobToken: true, responses: PROBE }, ({ c, caller }) =>
     c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
   );
-  r.route({ method: 'GET', path: '/basic-probe', summary: 'probe', tags: ['test'], basicAuthPat: true }, ({ c, caller }) =>
+  r.route({ method: 'GET', path: '/basic-probe', summary: 'probe', tags: ['test'], basicAuthPat: true, responses: PROBE }, ({ c, caller }) =>
     c.json({ user: caller.user?.id ?? null, kind: caller.credential?.kind ?? null }),
   );
-  r.route({ method: 'GET', path: '/no-job-probe', summary: 'probe', tags: ['test'] }, ({ c, caller }) => c.json({ user: caller.user?.id ?? null }));
+  r.route({ method: 'GET', path: '/no-job-probe', summary: 'probe', tags: ['test'], responses: PROBE }, ({ c, caller }) => c.json({ user: caller.user?.id ?? null }));
   hono.onError(onError);
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const res = await hono.fetch(new Request(`http://localhost/api/v4${path}`, { headers }));

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config';
 import type { AppEnv } from '../../src/platform/context';
@@ -15,7 +16,7 @@ function appWith(path: string) {
   });
   // Every caller is anonymous here: these tests are about routing, not authentication.
   const r = new Router(app, '/api/v4', { authenticate: async () => ({ user: null, sudoer: null, credential: null, isAdmin: false }), enforceRateLimits: async () => {} });
-  r.route({ method: 'GET', path, summary: 't', tags: ['t'], params: params({ id: g.string(), file_path: g.string().optional() }) }, ({ c, p }) => c.json(p));
+  r.route({ method: 'GET', path, summary: 't', tags: ['t'], params: params({ id: g.string(), file_path: g.string().optional() }), responses: { 200: z.record(z.string(), z.string()) } }, ({ c, p }) => c.json(p));
   app.onError(onError);
   return app;
 }
