@@ -1,10 +1,11 @@
 /**
- * To-do items: marking an issue (TodoService#mark_todo), the caller's list (TodosFinder) and the
- * presenter loader (authors, parents, targets for a page in a fixed number of queries).
+ * To-do items: marking an issue or a merge request (TodoService#mark_todo), the caller's list
+ * (TodosFinder) and the presenter loader (authors, parents, targets for a page in a fixed number of
+ * queries).
  *
- * Only issue to-dos are listed: they are the only targets this service can present. A to-do whose
- * issue the caller can no longer read (project access lost, confidential) stays in the table but is
- * hidden from the list, as Todos::AllowedTargetFilterService hides it.
+ * Issue and merge request to-dos are listed. A to-do whose target the caller can no longer read
+ * (project access lost, confidential) stays in the table but is hidden from the list, as
+ * Todos::AllowedTargetFilterService hides it.
  */
 import { and, eq, inArray, notExists, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
