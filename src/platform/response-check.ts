@@ -69,8 +69,20 @@ async function checkJson(schema: z.ZodType, res: Response, type: string): Promis
   }
   const parsed = schema.safeParse(body);
   if (parsed.success) return null;
-  return parsed.error.issues
+  return explain(parsed.error.issues)
     .slice(0, 8)
     .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
     .join('; ');
+}
+
+type Issue = { code: string; path: PropertyKey[]; message: string; errors?: Issue[][] };
+
+/** A union's failure is explained by the branch that came closest (fewest problems), not "Invalid input". */
+function explain(issues: readonly Issue[], prefix: PropertyKey[] = []): { path: PropertyKey[]; message: string }[] {
+  return issues.flatMap((i) => {
+    const path = [...prefix, ...i.path];
+    if (i.code !== 'invalid_union' || !i.errors?.length) return [{ path, message: i.message }];
+    const closest = i.errors.reduce((best, e) => (e.length < best.length ? e : best));
+    return explain(closest, path);
+  });
 }
