@@ -14,6 +14,7 @@ import { type ProtectedBranch, ProtectedBranchSchema } from '../repository/prote
 import { type UserBasic, UserBasicSchema } from '../users/user-entity';
 import { type LoadedRule, REPORT_TYPES, RULE_TYPES, type SettingsRow } from './rules';
 import type { WrappedRule } from './state';
+import { MergeRequestState } from '../merge-requests/merge-request-entity';
 
 /** EE::API::Entities::Approver: `{user}`. */
 export const ApproverSchema = obj({ user: UserBasicSchema }).meta({ id: 'Approver' });
@@ -204,8 +205,7 @@ const IssuableSchema = obj({
   project_id: int,
   title: z.string(),
   description: z.string().nullable(),
-  // TODO(merge-requests): export MergeRequestBasic's state enum (merge-request-entity.ts) and use it here.
-  state: z.enum(['opened', 'closed', 'locked', 'merged']),
+  state: MergeRequestState,
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -29,6 +29,7 @@ import { forgetMemo } from '../platform/read-memo';
 import { diffManifests, fileAt, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
 import { projectMembersAmong } from '../projects/members';
+import { chunks } from '../platform/chunks';
 
 /** Licensed features `code_owners` and `report_approver_rules` (Premium: code owner approval, the coverage check). */
 export const systemRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
@@ -55,11 +56,6 @@ export interface DesiredCodeOwnerRule {
   groupIds: number[];
 }
 
-const chunks = <T>(xs: T[], n = 80): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
-};
 
 /**
  * Loader#entries with UsersLoader and GroupsLoader: users found by username or (confirmed primary)
@@ -71,7 +67,7 @@ export async function resolveOwners(db: Db, project: ProjectRow, ns: NamespaceRo
   const names = [...new Set(refs.flatMap((r) => r.names))];
   const emails = [...new Set(refs.flatMap((r) => r.emails))];
   const found: { id: number; username: string; email: string; confirmed: boolean }[] = [];
-  for (const part of chunks(names)) {
+  for (const part of chunks(names, 80)) {
     found.push(
       ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.username})`, part)).all()).map((u) => ({
         ...u,
@@ -79,7 +75,7 @@ export async function resolveOwners(db: Db, project: ProjectRow, ns: NamespaceRo
       })),
     );
   }
-  for (const part of chunks(emails)) {
+  for (const part of chunks(emails, 80)) {
     found.push(
       ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.email})`, part)).all()).map((u) => ({
         ...u,

@@ -30,6 +30,9 @@ import { planAllows } from '../platform/plan';
 import { presentMilestonesById } from '../planning/milestones';
 import { projectLoadedByRequest } from '../projects/projects';
 import { settingsOf } from '../settings/settings';
+import { inChunks } from '../platform/chunks';
+
+const CHUNK = 90;
 
 export interface PresentOptions {
   withLabelsDetails?: boolean;
@@ -44,13 +47,6 @@ export interface PresentOptions {
   withoutSubscribed?: boolean;
 }
 
-const CHUNK = 90;
-async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
-  const unique = [...new Set(ids)];
-  const out: T[] = [];
-  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))));
-  return out;
-}
 
 /** Project#to_reference_base relative to the request's group or project (reference §5.2). */
 function relativeReference(i: IssueRow, p: ProjectRow, ns: NamespaceRow, fullPath: string, o: PresentOptions): string {

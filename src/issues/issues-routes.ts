@@ -6,9 +6,9 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import { epics, internalIds, issueAssignees, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
-import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow, traversalIds } from '../projects/abilities';
+import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
 import { planAllows } from '../platform/plan';
@@ -37,9 +37,8 @@ import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 import { dueDate } from '../platform/time';
+import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_048_576;
 
 export function mountIssues(r: Router) {
   r.route(
@@ -64,7 +63,7 @@ export function mountIssues(r: Router) {
       const createdAt = owner && p.created_at ? p.created_at : now;
       const explicitIid = owner && p.iid != null ? p.iid : null;
 
-      const assigneeIds = (admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p, premium)) : undefined) ?? [];
+      const assigneeIds = (admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p, premium), mayReadIssues(pr.project)) : undefined) ?? [];
       const milestoneId = admin && p.milestone_id ? ((await findProjectAssignableMilestone(db, pr.project, pr.namespace, p.milestone_id))?.id ?? null) : null;
       const labels = admin && p.labels?.length ? await findOrBuildProjectLabels(db, pr.project, pr.namespace, p.labels, now) : null;
       const epicId = premium && admin ? await resolveEpic(c, pr.namespace, p.epic_id, p.epic_iid) : null;
@@ -198,7 +197,7 @@ export function mountIssues(r: Router) {
 
       const statements: BatchItem<'sqlite'>[] = [];
       // Assignees.
-      const next = admin ? await assignableUsers(c, project, namespace, requestedAssignees(p, premium)) : undefined;
+      const next = admin ? await assignableUsers(c, project, namespace, requestedAssignees(p, premium), mayReadIssues(project)) : undefined;
       if (next !== undefined) {
         const before = found.assigneeIds;
         const added = next.filter((id) => !before.includes(id));
@@ -321,52 +320,8 @@ async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number,
   return out;
 }
 
-/** Issue model validations (title presence and length, description length). */
-export function textErrors(f: { title?: string; description?: string | null }): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  if (f.title !== undefined) {
-    if (f.title.trim() === '') errors.title = ["can't be blank"];
-    else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
-  }
-  if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
-  return errors;
-}
 
-/**
- * The assignee ids a request asks for, before the readability filter: `assignee_id` replaces
- * `assignee_ids` when given (CommonHelpers#convert_parameters_from_legacy_format; 0 is `present?`
- * in Ruby), and the free edition keeps only the first id (Issue#allows_multiple_assignees?).
- * undefined: the request names no assignees.
- */
-export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: number }, premium: boolean): number[] | undefined {
-  const ids = p.assignee_id !== undefined ? [p.assignee_id] : p.assignee_ids;
-  if (ids === undefined) return undefined;
-  return premium ? ids : ids.slice(0, 1);
-}
 
-/**
- * IssuableBaseService#filter_assignees_using_checks: an empty list or exactly `[0]`
- * (IssuableFinder::Params::NONE) unassigns everybody; otherwise only users who exist and may read
- * the project's issues are kept, and when none is left the parameter is dropped (undefined: on
- * create nobody is assigned, on update the assignees stay as they are).
- */
-export async function assignableUsers(c: Context<AppEnv>, project: ProjectRow, ns: NamespaceRow, ids: number[] | undefined): Promise<number[] | undefined> {
-  if (ids === undefined) return undefined;
-  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
-  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, 100);
-  const rows: UserRow[] = [];
-  for (let i = 0; i < wanted.length; i += 90) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, wanted.slice(i, i + 90))).all()));
-  const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));
-  const out: number[] = [];
-  for (const id of wanted) {
-    const u = byId.get(id);
-    if (!u || u.state !== 'active') continue;
-    const level = await projectAccess(c.var.db, u, project, ns);
-    const asCaller: Caller = { user: u, sudoer: null, credential: null, isAdmin: u.isAdmin };
-    if (canReadProject(asCaller, project, level) && featureAvailable(project, 'issues', { level, isAdmin: u.isAdmin })) out.push(id);
-  }
-  return out.length ? out : undefined;
-}
 
 /** EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors. */
 export async function resolveEpic(c: Context<AppEnv>, ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined): Promise<number | null> {
@@ -383,3 +338,6 @@ export async function resolveEpic(c: Context<AppEnv>, ns: NamespaceRow, epicId: 
 }
 
 export type { IssueRow };
+
+/** Assignees of an issue must be able to read the project's issues. */
+const mayReadIssues = (project: ProjectRow) => (user: Caller, level: number) => canReadProject(user, project, level) && featureAvailable(project, 'issues', { level, isAdmin: user.isAdmin });

@@ -3,6 +3,7 @@
  * the merge request, its first diff version, assignees, reviewers, labels, issue links, approval
  * rule and to-dos in one batch.
  */
+import type { Caller } from '../platform/context';
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, todos } from '../db/schema';
@@ -23,7 +24,8 @@ import { canCreateMergeRequest } from './merge-request-access';
 import { isDraftTitle, MergeRequestSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
-import { assertNoOpenMergeRequest, assignableUsers, requestedAssignees, textErrors, validBranchName } from './merge-request-writes';
+import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
+import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { createMergeRequestParams } from './merge-requests-params';
 
 const TAGS = ['merge_requests'];
@@ -68,8 +70,10 @@ export function mountMergeRequestCreate(r: Router) {
 
       const now = Date.now();
       const premium = planAllows(c.var.config, 'premium');
-      const assigneeIds = (await assignableUsers(c, project, namespace, requestedAssignees(p, premium))) ?? [];
-      const reviewerIds = (await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1))) ?? [];
+      // Assignees and reviewers must be able to read the project's merge requests.
+      const mayReadMergeRequests = (u: Caller, level: number) => canReadMergeRequests(u, project, level);
+      const assigneeIds = (await assignableUsers(c, project, namespace, requestedAssignees(p, premium), mayReadMergeRequests)) ?? [];
+      const reviewerIds = (await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), mayReadMergeRequests)) ?? [];
       const milestoneId = p.milestone_id ? ((await findProjectAssignableMilestone(db, project, namespace, p.milestone_id))?.id ?? null) : null;
       const labelTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
       const labels = labelTitles.length ? await findOrBuildProjectLabels(db, project, namespace, labelTitles, now) : null;

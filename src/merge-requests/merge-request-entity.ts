@@ -65,7 +65,7 @@ export interface MergeRequestExtras {
 export const mergeRequestWebUrl = (base: string, projectFullPath: string, iid: number) => `${base}/${projectFullPath}/-/merge_requests/${iid}`;
 
 const sha = z.string().nullable();
-const MergeRequestState = z.enum(['opened', 'closed', 'locked', 'merged']);
+export const MergeRequestState = z.enum(['opened', 'closed', 'locked', 'merged']);
 
 export const MergeRequestBasicSchema = obj({
   id,

@@ -22,6 +22,7 @@ import { mergeRequestApprovals } from './approvals-port';
 import { isApproved, liveState } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import { type MergeRequest, type MergeRequestBasic, mergeRequestBasic, mergeRequestEntity, type MergeRequestRow } from './merge-request-entity';
+import { inChunks } from '../platform/chunks';
 
 export interface PresentMrOptions {
   project?: ProjectRow;
@@ -38,13 +39,6 @@ export interface PresentMrOptions {
   approved?: boolean;
 }
 
-const CHUNK = 90;
-async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
-  const unique = [...new Set(ids)];
-  const out: T[] = [];
-  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))));
-  return out;
-}
 
 function relativeReference(m: MergeRequestRow, p: ProjectRow, ns: NamespaceRow, fullPath: string, o: PresentMrOptions): string {
   if (o.project) return o.project.id === p.id ? `!${m.iid}` : o.project.namespaceId === p.namespaceId ? `${p.path}!${m.iid}` : `${fullPath}!${m.iid}`;

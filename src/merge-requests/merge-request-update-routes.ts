@@ -27,7 +27,9 @@ import { canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequest, 
 import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
-import { assertNoOpenMergeRequest, assignableUsers, requestedAssignees, textErrors, validBranchName } from './merge-request-writes';
+import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
+import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { canReadMergeRequests } from '../projects/abilities';
 import { updateMergeRequestParams } from './merge-requests-params';
 
 const TAGS = ['merge_requests'];
@@ -111,7 +113,7 @@ export function mountMergeRequestUpdate(r: Router) {
       if (raw.reviewer_ids === '' && p.reviewer_ids === undefined) p.reviewer_ids = [];
       if (admin) {
         // Assignees.
-        const next = await assignableUsers(c, project, namespace, requestedAssignees(p, premium));
+        const next = await assignableUsers(c, project, namespace, requestedAssignees(p, premium), (u, level) => canReadMergeRequests(u, project, level));
         if (next !== undefined && next.join() !== assigneesBefore.join()) {
           const added = next.filter((id) => !assigneesBefore.includes(id));
           const removed = assigneesBefore.filter((id) => !next.includes(id));
@@ -125,7 +127,7 @@ export function mountMergeRequestUpdate(r: Router) {
         }
         // Reviewers.
         const reviewersBefore = await mergeRequestReviewerIds(db, mr.id);
-        const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1));
+        const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), (u, level) => canReadMergeRequests(u, project, level));
         if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
           const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
           const removed = reviewersBefore.filter((id) => !nextReviewers.includes(id));

@@ -31,15 +31,11 @@ import {
 import { EpicSchema } from './epic-entity';
 import { COLOR_PATTERN } from './label-entity';
 import { dueDate } from '../platform/time';
+import { textErrors } from '../issuables/issuable-fields';
 
-const TITLE_MAX = 255;
-
+/** Issuable's title validations, and the epic's colour. */
 function epicErrors(f: { title?: string; color?: string }): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  if (f.title !== undefined) {
-    if (f.title.trim() === '') errors.title = ["can't be blank"];
-    else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
-  }
+  const errors = textErrors({ title: f.title });
   if (f.color !== undefined && !COLOR_PATTERN.test(f.color.trim())) errors.color = ['must be a valid color code'];
   return errors;
 }

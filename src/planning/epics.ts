@@ -18,6 +18,7 @@ import { requirePlan } from '../platform/plan';
 import { findReadableGroup } from '../projects/groups';
 import { DEFAULT_LABEL_COLOR, normalizeLabelTitles, titleIn } from './labels';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { inChunks } from '../platform/chunks';
 
 export type { EpicRow };
 
@@ -54,13 +55,6 @@ export function epicVisibleSql(caller: Caller, level: number): SQL | undefined {
   return caller.user ? sql`(${epics.confidential} = 0 OR ${epics.authorId} = ${caller.user.id})` : sql`${epics.confidential} = 0`;
 }
 
-const CHUNK = 90;
-async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
-  const unique = [...new Set(ids)];
-  const out: T[] = [];
-  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))));
-  return out;
-}
 
 export async function presentEpics(
   c: Context<AppEnv>,

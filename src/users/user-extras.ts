@@ -5,6 +5,7 @@ import { planAllows } from '../platform/plan';
 import type { UserExtras } from './user-entity';
 import type { Db } from '../db/client';
 import { identities, namespaces, userCustomAttributes, userFollows, users } from '../db/schema';
+import { inChunks } from '../platform/chunks';
 
 /** Premium attributes of the administrator view exist only on Premium and Ultimate instances. */
 export const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
@@ -40,18 +41,6 @@ export async function loadUserExtras(
   };
 }
 
-/** D1 binds at most 100 parameters per statement. */
-const CHUNK = 90;
-function chunks<T>(xs: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
-  return out;
-}
-
-async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
-  if (!ids.length) return [];
-  return (await Promise.all(chunks(ids).map(run))).flat();
-}
 
 /**
  * Extras of a whole page of users in a fixed number of queries (GitLab preloads identities,

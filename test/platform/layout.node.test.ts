@@ -33,5 +33,8 @@ describe('src/', () => {
     const { routes } = createApp({ db: {}, blobs: {}, jobs: {}, rateLimiter: {}, config: loadConfig({}) } as unknown as Deps);
     const undeclared = routes.filter((r) => !r.responses || Object.keys(r.responses).length === 0).map((r) => `${r.method} ${r.path}`);
     expect(undeclared).toEqual([]);
+    // Each route is recorded once (the OpenAPI document and the 405 table read the records).
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * What issues and merge requests validate and filter alike (Issuable: title and description
+ * validations, IssuableBaseService#filter_assignees_using_checks). Epics share the title limit.
+ */
+import { inArray } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { users } from '../db/schema';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import { chunks } from '../platform/chunks';
+import { type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
+
+export const TITLE_MAX = 255;
+export const DESCRIPTION_MAX = 1_048_576;
+
+/** The title and description validations of Issuable (presence, length), by attribute. */
+export function textErrors(f: { title?: string; description?: string | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (f.title !== undefined) {
+    if (f.title.trim() === '') errors.title = ["can't be blank"];
+    else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
+  }
+  if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+  return errors;
+}
+
+/**
+ * The assignee ids a request asks for, before the readability filter: `assignee_id` replaces
+ * `assignee_ids` when given (CommonHelpers#convert_parameters_from_legacy_format; 0 is `present?`
+ * in Ruby), and the free edition keeps only the first id (allows_multiple_assignees?).
+ * undefined: the request names no assignees.
+ */
+export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: number }, premium: boolean): number[] | undefined {
+  const ids = p.assignee_id !== undefined ? [p.assignee_id] : p.assignee_ids;
+  if (ids === undefined) return undefined;
+  return premium ? ids : ids.slice(0, 1);
+}
+
+/**
+ * IssuableBaseService#filter_assignees_using_checks: an empty list or exactly `[0]`
+ * (IssuableFinder::Params::NONE) unassigns everybody; otherwise only active users who exist and
+ * `mayRead` the issuable are kept, and when none is left the parameter is dropped (undefined: on
+ * create nobody is assigned, on update the assignees stay as they are).
+ */
+export async function assignableUsers(
+  c: Context<AppEnv>,
+  project: ProjectRow,
+  ns: NamespaceRow,
+  ids: number[] | undefined,
+  mayRead: (user: Caller, level: number) => boolean,
+): Promise<number[] | undefined> {
+  if (ids === undefined) return undefined;
+  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
+  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, 100);
+  const rows: UserRow[] = [];
+  for (const part of chunks(wanted)) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, part)).all()));
+  const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));
+  const out: number[] = [];
+  for (const id of wanted) {
+    const u = byId.get(id);
+    if (!u || u.state !== 'active') continue;
+    const level = await projectAccess(c.var.db, u, project, ns);
+    if (mayRead({ user: u, sudoer: null, credential: null, isAdmin: u.isAdmin }, level)) out.push(id);
+  }
+  return out.length ? out : undefined;
+}
