@@ -7,6 +7,8 @@ import type { Env } from '../../src/platform/env';
 import { createNodeApp } from '../../src/node-app';
 import { failOnSchemaViolation } from './schema-violation';
 import { takeViolations, VIOLATION_HEADER } from '../../src/platform/response-check';
+import { sql } from 'drizzle-orm';
+import { sweep, sweepStorage } from './secret-sweep';
 
 export const runtime = 'node' as const;
 export const rootToken = DEV_ROOT_TOKEN;
@@ -20,10 +22,17 @@ const created = createNodeApp({
   env,
 });
 
+/** The app this file's requests go to (for tests that look at its storage). */
+export const harnessApp = () => created;
+
+sweepStorage(async (q) => (await created).db.all(sql.raw(q)));
+
 export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
   const { app } = await created;
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
+  sweep.recordRequest(init);
   const res = await app.fetch(new Request(url, init));
+  await sweep.recordResponse(init?.method ?? 'GET', url, res);
   // Reported here, at the request; node-setup.ts reports what other apps of a test recorded.
   if (res.headers.has(VIOLATION_HEADER)) takeViolations();
   return failOnSchemaViolation(res);

@@ -2,11 +2,15 @@
 import { exports } from 'cloudflare:workers';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import { failOnSchemaViolation } from './schema-violation';
+import { sweep } from './secret-sweep';
 
 export const runtime = 'workers' as const;
 export const rootToken = DEV_ROOT_TOKEN;
 
 export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
-  return failOnSchemaViolation(await (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init)));
+  sweep.recordRequest(init);
+  const res = failOnSchemaViolation(await (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init)));
+  await sweep.recordResponse(init?.method ?? 'GET', url, res);
+  return res;
 }
