@@ -52,6 +52,8 @@ export class SecretSweep {
     const index = this.responses.length;
     this.responses.push({ where: `${method} ${new URL(url, 'http://localhost').pathname} → ${res.status}`, text: `${headers}\n\n${body}` });
     const found: string[] = [];
+    // The API documentation (`/-/openapi.json`, `/-/api-docs`) shows placeholder tokens in its examples: checked, never harvested.
+    if (new URL(url, 'http://localhost').pathname.startsWith('/-/')) return;
     if (type.includes('json') && body) {
       try {
         walk(JSON.parse(body), (k, v) => SECRET_KEY.test(k) && typeof v === 'string' && v.length >= MIN_SECRET && found.push(v));
