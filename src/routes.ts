@@ -25,6 +25,7 @@ import { mountMembers } from './projects/members-routes';
 import { mountIssueMergeRequests } from './merge-requests/issue-merge-requests-routes';
 import { mountMergeRequests } from './merge-requests/merge-requests-routes';
 import { mountMilestones } from './planning/milestones-routes';
+import { mountMilestoneMergeRequests } from './merge-requests/milestone-merge-requests-routes';
 import { mountNamespaces } from './projects/namespaces-routes';
 import { mountNotes } from './notes/notes-routes';
 import { mountOauth } from './auth/oauth-routes';
@@ -102,6 +103,7 @@ export function mountApi(api: Router, web: Router) {
   mountMembers(inProjects(signedInApi));
   mountMergeRequests(inMergeRequests(groupsApi));
   mountIssueMergeRequests(inMergeRequests(groupsApi));
+  mountMilestoneMergeRequests(inMergeRequests(groupsApi));
   mountMilestones(inPlanning(groupsApi));
   mountNamespaces(inProjects(signedInApi));
   mountNotes(inNotes(groupsApi));

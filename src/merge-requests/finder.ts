@@ -239,6 +239,12 @@ const highestPriority = (p: MergeRequestListParams) =>
     p.labels?.length ? sql` AND l.title NOT IN (SELECT value FROM json_each(${JSON.stringify(p.labels)}))` : sql``
   })`;
 
+/** `sort: 'label_priority'` as the milestone lists pass it: best label priority first, none last, newest first among equals. */
+export const labelPriorityOrder = (): SQL[] => {
+  const best = highestPriority({} as MergeRequestListParams);
+  return [sql`${best} IS NULL`, sql`${best} ASC`, desc(mergeRequests.id)];
+};
+
 /**
  * Issuable.sort_by_attribute with the id tie-break GitLab adds (order_options_with_tie_breaker:
  * id in the same direction); priorities and milestone due dates sort NULLs last.

@@ -15,7 +15,7 @@ import { type MilestoneRow, MilestoneSchema } from './milestone-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../platform/errors';
-import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, setPaginationHeaders } from '../platform/pagination';
+import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -25,7 +25,6 @@ import {
   listGroupMilestonesParams,
   listProjectMilestonesParams,
   milestoneIdParams,
-  milestoneItemsParams,
   updateMilestoneParams,
 } from './milestones-params';
 import { findReadableGroup } from '../projects/groups';
@@ -37,7 +36,6 @@ const TAGS = ['milestones'];
 /** The body of a promotion: the number 200 (see promoteMilestone). */
 const PromotedSchema = z.literal(200);
 /** GitLab lists MergeRequestBasic here; this server answers an empty page (see emptyMergeRequests). */
-const NoMergeRequestsSchema = z.array(z.never());
 
 type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number };
 type GroupParent = { kind: 'group'; group: NamespaceRow; level: number };
@@ -330,15 +328,6 @@ async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: Proj
   return c.json(200, 200);
 }
 
-/** GET …/milestones/:milestone_id/merge_requests: not looked up by milestone here, so the page is always empty (GitLab lists them). */
-async function emptyMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
-  await findMilestone(c, parent, p.milestone_id);
-  const raw = await requestParams(c);
-  const req = pageRequest(p, raw.per_page);
-  setPaginationHeaders(c, req, linkParamsFrom(raw, {}), 0, 0);
-  return c.json([]);
-}
-
 export function mountMilestones(r: Router) {
   const auth = { signedIn: true as const };
   for (const kind of ['project', 'group'] as const) {
@@ -367,9 +356,5 @@ export function mountMilestones(r: Router) {
       r.route({ ...auth, method: 'POST', path: `${base}/:milestone_id/promote`, summary: 'Promote a project milestone to a group milestone', tags: TAGS, params: milestoneIdParams, responses: { 200: PromotedSchema } }, async ({ c, p, caller }) =>
         promoteMilestone(c, caller, (await loadParent(c, caller, 'project', p.id)) as ProjectParent, p.milestone_id),
       );
-    r.route(
-      { ...auth, method: 'GET', path: `${base}/:milestone_id/merge_requests`, summary: `List merge requests of a ${noun} milestone`, tags: TAGS, params: milestoneItemsParams, responses: { 200: NoMergeRequestsSchema } },
-      async ({ c, p, caller }) => emptyMergeRequests(c, caller, await loadParent(c, caller, kind, p.id), p),
-    );
   }
 }

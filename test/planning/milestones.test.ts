@@ -202,17 +202,6 @@ describe('DELETE with If-Unmodified-Since', () => {
   });
 });
 
-describe('GET /projects/:id/milestones/:milestone_id/merge_requests', () => {
-  it('answers an empty page (no merge requests on this server), 404 for unknown milestones', async () => {
-    const m = await mk(`/projects/${project.id}/milestones`, { title: unique('mr') });
-    const res = await api(`/projects/${project.id}/milestones/${m.body.id}/merge_requests`, { token: guest.token });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual([]);
-    expect(res.headers.get('x-total')).toBe('0');
-    expect((await api(`/projects/${project.id}/milestones/0/merge_requests`, { token: guest.token })).status).toBe(404);
-  });
-});
-
 describe('POST /projects/:id/milestones/:milestone_id/promote', () => {
   it('moves the milestone (and same-titled ones of sibling projects) to the group', async () => {
     const g = await mkGroup(owner.token, group.id);

@@ -1,0 +1,59 @@
+/**
+ * GET /projects/:id/milestones/:milestone_id/merge_requests and the group twin
+ * (lib/api/milestone_responses.rb `milestone_issuables_for`): MergeRequestsFinder with the
+ * milestone's title, scoped to the project or to the group and its subgroups, in `label_priority`
+ * order, presented as MergeRequestBasic. The paths belong to milestones; the list presents merge
+ * requests, so it lives here, like the milestone's issue list lives in the issues domain.
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { canReadMergeRequests } from '../projects/abilities';
+import type { AppEnv, Caller } from '../platform/context';
+import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { milestoneItemsParams } from '../planning/milestones-params';
+import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
+import { buildMergeRequestQuery, labelPriorityOrder, mergeRequestCount, mergeRequestPage } from './finder';
+import { MergeRequestBasicSchema } from './merge-request-entity';
+import { presentMergeRequests } from './merge-request-presenter';
+import type { MergeRequestListParams } from './merge-requests-params';
+
+export function mountMilestoneMergeRequests(r: Router) {
+  for (const kind of ['project', 'group'] as const) {
+    const noun = kind === 'project' ? 'project' : 'group';
+    r.route(
+      {
+        signedIn: true,
+        method: 'GET',
+        path: `/${kind === 'project' ? 'projects' : 'groups'}/:id/milestones/:milestone_id/merge_requests`,
+        summary: `List merge requests of a ${noun} milestone`,
+        tags: ['milestones'],
+        params: milestoneItemsParams,
+        responses: { 200: z.array(MergeRequestBasicSchema) },
+      },
+      async ({ c, p, caller }) => milestoneMergeRequests(c, caller, await loadParent(c, caller, kind, p.id), p),
+    );
+  }
+}
+
+async function milestoneMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
+  const db = c.var.db;
+  const m = await findMilestone(c, parent, p.milestone_id);
+  // The finder's own parameters: every state, no archived-project filter (that default belongs to
+  // the list endpoints' `non_archived` parameter, which this one does not have).
+  const finderParams = { milestone: m.title, state: 'all', scope: 'all', non_archived: false } as MergeRequestListParams;
+  const q = await buildMergeRequestQuery(db, caller, parent.kind === 'project' ? { kind: 'project', project: parent.project } : { kind: 'group', group: parent.group }, finderParams);
+  // A project whose merge requests the caller may not read lists none (the finder, not a 403).
+  if (parent.kind === 'project' && !canReadMergeRequests(caller, parent.project, parent.level)) q.possible = false;
+  q.orderBy = labelPriorityOrder();
+  const raw = await requestParams(c);
+  const rows = await paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, {}),
+    (limit, offset) => mergeRequestPage(db, q, limit, offset),
+    (limit) => mergeRequestCount(db, q, limit),
+  );
+  return c.json(await presentMergeRequests(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group }));
+}
