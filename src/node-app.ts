@@ -14,7 +14,7 @@ import type { JobDeps } from './platform/jobs-consumer';
 import { inProcessJobs } from './platform/jobs-in-process';
 import { memoryRateLimiter } from './platform/rate-limiter';
 import { bootstrap } from './auth/bootstrap';
-import { fsBlobs } from './platform/fs-blobs';
+import { fsBlobs, sweepTempFiles } from './platform/fs-blobs';
 import { SCALAR_BUNDLE } from './platform/api-docs';
 import { packageAssets } from './platform/package-assets';
 
@@ -37,10 +37,15 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
     // WAL lets readers run beside the writer; busy_timeout waits instead of failing under load.
     await client.execute('PRAGMA journal_mode = WAL');
     await client.execute('PRAGMA busy_timeout = 5000');
+    // Never OFF: FULL syncs the WAL at every commit, so an acknowledged write survives a process
+    // kill and a power loss alike (NORMAL would survive only the former).
+    await client.execute('PRAGMA synchronous = FULL');
   }
   const db = drizzle(client, { schema }) as unknown as Db;
   await migrate(db as never, { migrationsFolder: opts.migrationsFolder });
   await bootstrap(db, config);
+  // Temporary blob files a crashed predecessor left between write and rename.
+  await sweepTempFiles(opts.blobRoot);
   const blobs = fsBlobs(opts.blobRoot);
   let deps: JobDeps;
   const jobs = inProcessJobs(() => deps);

@@ -102,7 +102,7 @@ export function mountIssues(r: Router) {
           weight: premium && admin ? (p.weight ?? null) : null,
           createdAt,
           updatedAt: createdAt,
-        }),
+        }).returning({ id: issues.id }),
         ...assigneeIds.map((userId, position) => db.insert(issueAssignees).values({ issueId: issueIdSql, userId, position })),
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issueIdSql, createdAt: now }).onConflictDoNothing()),
         // Recorded for spam review (user_agent_detail, administrators only).
@@ -114,14 +114,19 @@ export function mountIssues(r: Router) {
             db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }),
           ),
       ];
+      // The issue's id comes back from its own INSERT: read after the batch, `issueIdSql` (the
+      // project's newest iid) would name whichever issue a concurrent create inserted last.
+      const insertAt = (labels?.inserts.length ?? 0) + 1;
+      let results: unknown[];
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        results = await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
       } catch (err) {
         // issues.rb: `rescue ActiveRecord::RecordNotUnique => render_api_error!('Duplicated issue', 409)`.
         if (isUniqueViolation(err, 'iid')) throw conflict('Duplicated issue');
         throw err;
       }
-      const created = await db.select().from(issues).where(and(eq(issues.projectId, P), eq(issues.id, issueIdSql))).get();
+      const [{ id }] = results[insertAt] as Array<{ id: number }>;
+      const created = await db.select().from(issues).where(eq(issues.id, id)).get();
       return c.json(await presentIssue(c, caller, created!, { project: pr.project }), 201);
     },
   );
@@ -225,11 +230,11 @@ export function mountIssues(r: Router) {
         const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
         if (changed) {
           statements.push(...toAdd.inserts);
-          statements.push(
-            currentIds.length
-              ? db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined))
-              : db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id), sql`0`)),
-          );
+          // add_labels / remove_labels write a delta, not the set read above: a label another request
+          // added or removed meanwhile stays as that request left it. `labels` replaces the whole set.
+          const links = and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id));
+          if (p.labels !== undefined) statements.push(db.delete(labelLinks).where(and(links, finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined)));
+          else if (removeIds.size) statements.push(db.delete(labelLinks).where(and(links, inArray(labelLinks.labelId, [...removeIds]))));
           for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issue.id, createdAt: now }).onConflictDoNothing());
           set.updatedAt ??= now;
         }

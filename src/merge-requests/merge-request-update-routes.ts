@@ -161,10 +161,11 @@ export function mountMergeRequestUpdate(r: Router) {
           const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
           if (changed) {
             statements.push(...toAdd.inserts);
-            if (currentIds.length)
-              statements.push(
-                db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id), finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined)),
-              );
+            // add_labels / remove_labels write a delta, not the set read above: a label another request
+            // added or removed meanwhile stays as that request left it. `labels` replaces the whole set.
+            const links = and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id));
+            if (p.labels !== undefined) statements.push(db.delete(labelLinks).where(and(links, finalKnown.size ? notInArray(labelLinks.labelId, [...finalKnown]) : undefined)));
+            else if (removeIds.size) statements.push(db.delete(labelLinks).where(and(links, inArray(labelLinks.labelId, [...removeIds]))));
             for (const l of addIds) statements.push(db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mr.id, createdAt: now }).onConflictDoNothing());
           }
         }

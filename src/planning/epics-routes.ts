@@ -116,8 +116,11 @@ export function mountEpics(r: Router) {
       }),
       ...(labelsFound?.ids ?? []).map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: idSql, createdAt: now }).onConflictDoNothing()),
     ];
-    await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    const epic = await db.select().from(epics).where(eq(epics.id, idSql)).get();
+    const results = await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    // The id from the epic's own INSERT: `idSql` read after the batch names the group's newest epic,
+    // which a concurrent create may have inserted.
+    const [{ id }] = results[(labelsFound?.inserts.length ?? 0) + 1] as Array<{ id: number }>;
+    const epic = await db.select().from(epics).where(eq(epics.id, id)).get();
     return c.json((await presentEpics(c, caller, [epic!], { contextGroupId: group.id, includeSubscribed: true }))[0], 201);
   });
 

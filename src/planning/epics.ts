@@ -123,14 +123,14 @@ async function epicSubscribed(db: Db, caller: Caller, epic: EpicRow): Promise<bo
 export const newEpicIdSql = (groupId: number) =>
   sql<number>`(select ${epics.id} from ${epics} where ${epics.groupId} = ${groupId} and ${epics.iid} = (select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${groupId}))`;
 
-/** Bump the group's epic iid counter and insert the epic, for one db.batch. */
+/** Bump the group's epic iid counter and insert the epic (returning its id, second result), for one db.batch. */
 export function epicInsertStatements(db: Db, v: Omit<typeof epics.$inferInsert, 'iid' | 'id'>): BatchItem<'sqlite'>[] {
   return [
     db
       .insert(internalIds)
       .values({ usage: 'epics', scopeId: v.groupId, lastValue: 1 })
       .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`${internalIds.lastValue} + 1` } }),
-    db.insert(epics).values({ ...v, iid: sql`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${v.groupId})` }),
+    db.insert(epics).values({ ...v, iid: sql`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${v.groupId})` }).returning({ id: epics.id }),
   ];
 }
 
