@@ -11,6 +11,7 @@
 import { fc } from '@fast-check/vitest';
 import { describeParam } from '../../src/platform/openapi';
 import type { RouteRecord } from '../../src/platform/router';
+import { hintFor, undeclaredParams } from './hints';
 import { segmentKind, type World } from './world';
 
 export type Caller = 'admin' | 'user' | 'anonymous';
@@ -263,13 +264,22 @@ function build(route: RouteRecord, world: () => World, hostile: boolean): fc.Arb
   const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   const shape = route.params?.shape ?? {};
   const declared = Object.entries(shape).filter(([name]) => !pathParams.includes(name));
+  const optionals = declared.filter(([, schema]) => !describeParam(schema as never).required).length;
   const perParam = declared.map(([name, schema]) => {
     const doc = describeParam(schema as never);
-    const valid = validValue(doc.schema, world);
-    const value = hostile ? fc.oneof({ arbitrary: valid, weight: 3 }, { arbitrary: hostileValue, weight: 2 }) : valid;
-    // Required parameters are usually sent, optional ones about a third of the time.
-    return fc.option(value.map((v) => [name, v] as [string, unknown]), { freq: doc.required ? 8 : 2, nil: undefined });
+    const hint = hintFor(route, name, world);
+    const valid = hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: validValue(doc.schema, world), weight: 1 }) : validValue(doc.schema, world);
+    const value = (hostile ? fc.oneof({ arbitrary: valid, weight: 3 }, { arbitrary: hostileValue, weight: 2 }) : valid).map((v) => [name, v] as [string, unknown]);
+    // Required parameters are usually sent; of the optional ones about two per request, so that
+    // lists with forty filters still see requests whose filters agree with each other.
+    const absent = doc.required ? 1 : Math.max(optionals - 2, 1);
+    const present = doc.required ? 7 : 2;
+    return fc.oneof({ arbitrary: fc.constant(undefined), weight: absent }, { arbitrary: value, weight: present });
   });
+  for (const [name, arb] of undeclaredParams(route)) {
+    const value = (hostile ? fc.oneof({ arbitrary: arb, weight: 3 }, { arbitrary: hostileValue, weight: 2 }) : arb).map((v) => [name, v] as [string, unknown]);
+    perParam.push(fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: value, weight: 4 }));
+  }
   const known = fc.tuple(...perParam).map((xs) => xs.filter((x): x is [string, unknown] => x !== undefined));
   const unknown = hostile ? fc.array(fc.tuple(unknownName, hostileValue), { maxLength: 2 }) : fc.constant([]);
   const dupe = hostile ? fc.option(fc.tuple(fc.nat(), hostileValue), { freq: 4, nil: undefined }) : fc.constant(undefined);
