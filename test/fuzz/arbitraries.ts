@@ -43,6 +43,8 @@ export interface FuzzRequest {
   raw: RawBody | null;
   auth: 'header' | 'bearer' | 'query' | 'garbage';
   sudo: string | null;
+  /** GitLab's optional `.json` suffix; HEAD instead of GET. */
+  variant: 'plain' | 'json-suffix' | 'head';
 }
 
 const TEN_K = 'x'.repeat(10_000);
@@ -124,7 +126,10 @@ const HOSTILE_STRINGS = [
   ' 42 ',
   '+1',
   '2147483648',
+  '9007199254740991',
+  '-9007199254740991',
   '9007199254740993',
+  '9223372036854775807',
   '-9223372036854775809',
   '99999999999999999999999999999999',
   '2024-02-30',
@@ -167,6 +172,8 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: fc.dictionary(fc.constantFrom('a', '0', '1', 'key', 'value', '__proto__', ''), hostileScalar, { maxKeys: 3 }), weight: 2 },
   { arbitrary: fc.array(fc.dictionary(fc.constantFrom('key', 'value', 'id', 'name'), hostileScalar, { maxKeys: 2 }), { maxLength: 2 }), weight: 1 },
   { arbitrary: fc.array(fc.array(hostileScalar, { maxLength: 2 }), { maxLength: 2 }), weight: 1 },
+  // Long lists (`iids[]`, `labels`, `user_ids`): D1 allows 100 bound parameters per statement.
+  { arbitrary: fc.array(fc.oneof(fc.nat(), fc.string({ maxLength: 4 })), { minLength: 101, maxLength: 400 }), weight: 1 },
 );
 
 const isoDate = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true });
@@ -298,7 +305,8 @@ function build(route: RouteRecord, world: () => World, hostile: boolean): fc.Arb
   const path = fc.record(Object.fromEntries(pathParams.map((p) => [p, segment(route, p, world, hostile)])));
   const auth = hostile ? fc.constantFrom('header', 'header', 'header', 'bearer', 'query', 'garbage') : fc.constantFrom('header', 'header', 'bearer', 'query');
   const sudo = hostile ? fc.option(fc.oneof(fc.nat({ max: 999 }).map((i) => world().words[i % 3]), fc.constantFrom('0', '-1', '%00', 'nobody', '99999999999999999999')), { freq: 12, nil: null }) : fc.constant(null);
-  return fc.record({ path, params, encoding, raw, auth, sudo }) as fc.Arbitrary<FuzzRequest>;
+  const variant = hostile ? fc.constantFrom('plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'json-suffix', route.method === 'GET' ? 'head' : 'plain') : fc.constant('plain');
+  return fc.record({ path, params, encoding, raw, auth, sudo, variant }) as fc.Arbitrary<FuzzRequest>;
 }
 
 /** Rack's nested keys for a value: `a[]=1`, `a[k]=v`, `a[][k]=v`. */
@@ -349,6 +357,7 @@ export interface Built {
 export function toRequest(route: RouteRecord, req: FuzzRequest, token: string | null): Built {
   let path = route.path;
   for (const [name, seg] of Object.entries(req.path)) path = path.replace(`:${name}`, seg);
+  if (req.variant === 'json-suffix') path += '.json';
   const headers: Record<string, string> = {};
   const query: [string, unknown][] = [];
   if (token && req.auth === 'header') headers['PRIVATE-TOKEN'] = token;
@@ -373,5 +382,6 @@ export function toRequest(route: RouteRecord, req: FuzzRequest, token: string | 
     body = multipart(req.params);
   }
   const qs = formText(query);
-  return { url: `http://localhost${path}${qs ? `?${qs}` : ''}`, init: { method: route.method, headers, body } };
+  const method = req.variant === 'head' ? 'HEAD' : route.method;
+  return { url: `http://localhost${path}${qs ? `?${qs}` : ''}`, init: { method, headers, body } };
 }

@@ -62,12 +62,13 @@ export function responseChecker(doc: Json) {
   }
 
   /** Problems with one response to a request on `route`; empty when it is fine. */
-  return function check(route: RouteRecord, sent: Sent): string[] {
+  return function check(route: RouteRecord, sent: Sent, method: string = route.method): string[] {
     const problems: string[] = [];
     if (sent.status >= 500) problems.push(`status ${sent.status}`);
     if (sent.ms > SLOW_MS) problems.push(`took ${Math.round(sent.ms)} ms`);
     if (sent.violation) problems.push(`the app's own response check: ${sent.violation}`);
-    if (sent.status >= 500 || sent.status === 304) return problems;
+    if (method === 'HEAD' && sent.text !== '') problems.push('a body in the answer to HEAD');
+    if (sent.status >= 500 || sent.status === 304 || method === 'HEAD') return problems;
     const type = sent.headers.get('content-type') ?? '';
     if (sent.status >= 400) {
       // Plain text only where GitLab's Rack layer answers before the API: throttles (429), an

@@ -20,7 +20,7 @@ import { createThenRead } from './sequences';
 
 const LONG = process.env.FUZZ_LONG === '1';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : LONG ? Math.floor(Math.random() * 2 ** 31) : 20260412;
-const RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 150 : 4));
+const RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 150 : 40));
 const CALLERS: Caller[] = ['admin', 'user', 'anonymous'];
 
 const app = await startFuzzApp();
@@ -85,10 +85,10 @@ describe(`fuzz every route (seed ${SEED})`, () => {
           runtimeStats.byStatus.set(sent.status, (runtimeStats.byStatus.get(sent.status) ?? 0) + 1);
           if (sent.status < 300) runtimeStats.succeeded.add(key);
           else if (caller === 'admin') runtimeStats.lastRefusal.set(key, `${sent.status} ${sent.text.slice(0, 120)}`);
-          const problems = check(route, sent);
+          const problems = check(route, sent, init.method!);
           if (problems.length) {
             const shown = url.length > 300 ? `${url.slice(0, 300)}…` : url;
-            throw new Error(`${caller} ${route.method} ${shown}\n  -> ${sent.status} ${sent.text.slice(0, 300)}\n  ${problems.join('\n  ')}`);
+            throw new Error(`${caller} ${init.method} ${shown}\n  -> ${sent.status} ${sent.text.slice(0, 300)}\n  ${problems.join('\n  ')}`);
           }
         },
         LONG ? 600_000 : 60_000,
