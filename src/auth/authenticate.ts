@@ -33,6 +33,7 @@ import { requestParams } from '../platform/params';
 import { oauthExpired, patExpired } from './tokens';
 import { requireAdmin, type RouteAuth } from '../platform/guards';
 import { settingsOf } from '../settings/settings';
+import { decimalId } from '../platform/record-id';
 
 export const SESSION_COOKIE = '_service_session';
 
@@ -308,7 +309,8 @@ async function sudo(c: Context<AppEnv>, caller: Caller, identifier: string): Pro
   const kind = caller.credential!.kind;
   if (kind === 'session' || kind === 'job_token') throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
   if (!caller.credential!.scopes.includes('sudo')) throw insufficientScope(['sudo']);
-  const target = /^\d+$/.test(identifier) ? await findUserById(c.var.db, Number(identifier)) : await findUserByUsername(c.var.db, identifier);
+  const id = decimalId(identifier);
+  const target = id !== undefined ? await findUserById(c.var.db, id) : await findUserByUsername(c.var.db, identifier);
   if (!target) throw notFound(`User with ID or username '${identifier}'`);
   // `sudo?` is `initial_current_user != current_user`: sudo to oneself is an ordinary request.
   if (target.id === caller.user!.id) return caller;

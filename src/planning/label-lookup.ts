@@ -15,6 +15,7 @@ import { requestParams } from '../platform/params';
 import { findReadableGroup } from '../projects/groups';
 import { availableProjectLabelsSql, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
 import { findReadableProject } from '../projects/projects';
+import { decimalId } from '../platform/record-id';
 
 /** `planning`: the issues or merge requests feature is available to the caller (ProjectPolicy prevents every label ability otherwise). */
 export type ProjectParent = { kind: 'project'; project: ProjectRow; namespace: NamespaceRow; level: number; planning: boolean };
@@ -62,8 +63,9 @@ export async function groupLabelsSql(c: Context<AppEnv>, caller: Caller, group: 
 /** `find_label`: by id when the parameter is an integer, else (or when no such id) by title. */
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow> {
   const db = c.var.db;
-  if (/^\d+$/.test(idOrTitle)) {
-    const byId = await db.select().from(labels).where(and(scope, eq(labels.id, Number(idOrTitle)))).get();
+  const id = decimalId(idOrTitle);
+  if (id !== undefined) {
+    const byId = await db.select().from(labels).where(and(scope, eq(labels.id, id))).get();
     if (byId) return byId;
   }
   // A project label wins over a group label of the same title.

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { apiDocsPage, BUNDLE_CACHE_CONTROL, SCALAR_BUNDLE } from './api-docs';
 import { type DomainDoc, openApiDocument } from './openapi';
+import { grapeError } from './errors';
 import { baseUrl } from './pagination';
 import { obj, raw } from './response-schemas';
 import type { Router } from './router';
@@ -33,7 +34,9 @@ export function mountOpenapi(web: Router, api: Router, domains: DomainDoc[]) {
   // The page's script: Workers static assets or the npm package's file on Node (Deps.assets).
   web.route({ method: 'GET', path: SCALAR_BUNDLE.urlPath, summary: 'Browser bundle of the API reference', tags: ['meta'], responses: { 200: raw('text/javascript') } }, async ({ c }) => {
     const assets = c.get('assets');
-    const res = assets ? await assets(c.req.raw) : new Response('Not found', { status: 404 });
+    const res = assets ? await assets(c.req.raw) : null;
+    // The assets' own 404 is text/plain (`/-/api-docs/scalar.js.json` asks them for a file they lack): answer the catch-all's JSON instead.
+    if (!res || res.status === 404) throw grapeError('404 Not Found', 404);
     if (res.status !== 200) return res;
     // The same headers on both runtimes; the URL carries the bundle's version (platform/api-docs.ts).
     const out = new Response(res.body, res);

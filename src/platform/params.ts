@@ -25,6 +25,14 @@ function keySegments(key: string): string[] {
   return segments;
 }
 
+/**
+ * Own keys only: `__proto__`, `constructor` and the like are ordinary parameter names to Rack, and
+ * reading or assigning them through `node[seg]` would reach Object.prototype (one request naming
+ * `__proto__[x]` would change every object of the process).
+ */
+const own = (node: any, key: string): any => (Object.hasOwn(node, key) ? node[key] : undefined);
+const put = (node: any, key: string, value: unknown) => Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
+
 /** Rack::Utils.normalize_params, simplified: arrays for `[]`, hashes for `[k]`, `[0]` as a hash key (Grape turns index hashes into arrays). */
 export function setNested(target: Params, key: string, value: unknown): void {
   const segments = keySegments(key);
@@ -39,13 +47,13 @@ export function setNested(target: Params, key: string, value: unknown): void {
     const next = segments[i + 1];
     if (lastSeg) {
       if (Array.isArray(node)) node.push({ [seg]: value });
-      else node[seg] = value;
+      else put(node, seg, value);
       return;
     }
     if (next === '') {
       // `seg[]` (possibly `seg[][k]`, treated like Rack: push scalars, merge hashes into the last element)
-      if (!Array.isArray(node[seg])) node[seg] = [];
-      const arr: unknown[] = node[seg];
+      if (!Array.isArray(own(node, seg))) put(node, seg, []);
+      const arr: unknown[] = own(node, seg);
       if (i + 1 === segments.length - 1) {
         arr.push(value);
         return;
@@ -53,7 +61,7 @@ export function setNested(target: Params, key: string, value: unknown): void {
       const rest = segments.slice(i + 2);
       const lastEl = arr[arr.length - 1] as Params | undefined;
       const childKey = rest[0];
-      if (lastEl && typeof lastEl === 'object' && !(childKey in lastEl)) {
+      if (lastEl && typeof lastEl === 'object' && !Object.hasOwn(lastEl, childKey)) {
         setNested(lastEl, rebuild(rest), value);
       } else {
         const el: Params = {};
@@ -62,8 +70,9 @@ export function setNested(target: Params, key: string, value: unknown): void {
       }
       return;
     }
-    if (node[seg] == null || typeof node[seg] !== 'object' || Array.isArray(node[seg])) node[seg] = {};
-    node = node[seg];
+    const child = own(node, seg);
+    if (child == null || typeof child !== 'object' || Array.isArray(child)) put(node, seg, {});
+    node = own(node, seg);
   }
 }
 

@@ -2,10 +2,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { namespaces } from '../db/schema';
+import { decimalId } from '../platform/record-id';
 
 /** `find_group(id)`: an integer id, or a full path (URL-decoded by the router), case-insensitive. */
 export function findGroup(db: Db, idOrPath: string) {
-  const cond = /^\d+$/.test(idOrPath) ? eq(namespaces.id, Number(idOrPath)) : sql`lower(${namespaces.fullPath}) = lower(${idOrPath})`;
+  const id = decimalId(idOrPath);
+  const cond = id !== undefined ? eq(namespaces.id, id) : sql`lower(${namespaces.fullPath}) = lower(${idOrPath})`;
   return db.select().from(namespaces).where(and(cond, eq(namespaces.kind, 'Group'))).get();
 }
 

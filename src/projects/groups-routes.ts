@@ -29,6 +29,7 @@ import { presentProjects, projectListQuery } from './projects';
 import { settingsOf } from '../settings/settings';
 import { asBatch, deleteBlobs } from '../platform/cascade';
 import { groupDeletion } from './cascade';
+import { decimalId } from '../platform/record-id';
 
 export { findReadableGroup };
 
@@ -109,7 +110,8 @@ async function keysetGroups(c: Context<AppEnv>, raw: Record<string, unknown>, wh
   if (typeof raw.cursor === 'string' && raw.cursor) {
     try {
       const obj = JSON.parse(atob(raw.cursor.replace(/-/g, '+').replace(/_/g, '/')));
-      if (typeof obj.name === 'string' && /^\d+$/.test(String(obj.id))) after = { name: obj.name, id: Number(obj.id) };
+      const id = decimalId(String(obj.id));
+      if (typeof obj.name === 'string' && id !== undefined) after = { name: obj.name, id };
     } catch {
       after = null;
     }

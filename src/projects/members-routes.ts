@@ -20,6 +20,7 @@ import { addMemberParams, deleteMemberParams, listMembersParams, memberParams, u
 import { groupOwnerCount, LEVEL_NAMES } from './members';
 import { findReadableGroup } from './groups';
 import { findReadableProject } from './projects';
+import { decimalId } from '../platform/record-id';
 
 interface Source {
   type: SourceType;
@@ -163,7 +164,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     if (p.access_level === ACCESS.OWNER && !caller.isAdmin && s.level < ACCESS.OWNER) throw forbidden();
     const db = c.var.db;
     // members.rb: the existing membership is checked before the user is looked up.
-    const userId = p.user_id !== undefined && /^\d+$/.test(p.user_id) ? Number(p.user_id) : undefined;
+    const userId = p.user_id !== undefined ? decimalId(p.user_id) : undefined;
     if (userId !== undefined && (await findMember(db, s.type, s.id, userId))) throw conflict('Member already exists');
     const user = userId !== undefined ? await findUserById(db, userId) : p.username !== undefined ? await findUserByUsername(db, p.username) : undefined;
     if (!user) throw notFound('User');

@@ -14,6 +14,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { paginationParams } from '../platform/pagination';
+import { decimalId } from '../platform/record-id';
 
 const listParams = params({ search: g.string().optional(), owned_only: g.bool().optional(), top_level_only: g.bool().optional(), ...paginationParams });
 const idParams = params({ id: g.string() });
@@ -71,7 +72,8 @@ export function mountNamespaces(r: Router) {
 
   r.route({ method: 'GET', path: '/namespaces/:id', summary: 'Get a namespace', tags: ['namespaces'], params: idParams, responses: { 200: NamespaceSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
-    const ns = /^\d+$/.test(p.id) ? await findNamespaceById(db, Number(p.id)) : await findNamespaceByPath(db, p.id);
+    const id = decimalId(p.id);
+    const ns = id !== undefined ? await findNamespaceById(db, id) : await findNamespaceByPath(db, p.id);
     if (!ns) throw notFound('Namespace');
     // namespaces.rb: `read_namespace_via_membership` — the own personal namespace, a group the caller
     // belongs to (inherited membership counts), or an administrator. Visibility alone is not enough.

@@ -2,6 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { namespaces, projects } from '../db/schema';
+import { decimalId } from '../platform/record-id';
 
 export type ProjectWithNamespace = { project: typeof projects.$inferSelect; namespace: typeof namespaces.$inferSelect };
 
@@ -11,7 +12,8 @@ export type ProjectWithNamespace = { project: typeof projects.$inferSelect; name
  */
 export async function findProject(db: Db, idOrPath: string): Promise<ProjectWithNamespace | undefined> {
   const q = db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
-  if (/^\d+$/.test(idOrPath)) return q.where(eq(projects.id, Number(idOrPath))).get();
+  const id = decimalId(idOrPath);
+  if (id !== undefined) return q.where(eq(projects.id, id)).get();
   const i = idOrPath.lastIndexOf('/');
   if (i <= 0 || i === idOrPath.length - 1) return undefined;
   const nsPath = idOrPath.slice(0, i);

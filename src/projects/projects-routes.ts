@@ -44,6 +44,7 @@ import { findReadableGroup } from './groups';
 import { findReadableProject } from './projects';
 import { settingsOf } from '../settings/settings';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { decimalId } from '../platform/record-id';
 
 export { findReadableProject };
 
@@ -146,7 +147,8 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
   const db = c.var.db;
   let ns;
   if (p.namespace_id !== undefined) {
-    ns = /^\d+$/.test(p.namespace_id) ? await findNamespaceById(db, Number(p.namespace_id)) : await findNamespaceByPath(db, p.namespace_id);
+    const id = decimalId(p.namespace_id);
+    ns = id !== undefined ? await findNamespaceById(db, id) : await findNamespaceByPath(db, p.namespace_id);
     if (!ns) throw notFound('Namespace');
   } else {
     ns = await personalNamespace(db, owner.id);

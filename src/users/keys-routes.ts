@@ -19,6 +19,7 @@ import { requireAdmin, requireUser } from '../platform/guards';
 import { routeId } from './users-params';
 import { auditEvent, clientIp } from './audit';
 import { settingsOf } from '../settings/settings';
+import { decimalId } from '../platform/record-id';
 
 /** users.rb `post "keys"`: key, title required (declared in that order, so "key is missing" comes first). */
 const keyAttributes = {
@@ -68,7 +69,8 @@ export function mountKeys(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // Another user's key is "not found" even for administrators (users_spec.rb).
-      const key = /^\d+$/.test(p.key_id) ? await findKey(c.var.db, user.id, Number(p.key_id)) : undefined;
+      const id = decimalId(p.key_id);
+      const key = id !== undefined ? await findKey(c.var.db, user.id, id) : undefined;
       if (!key) throw notFound('Key');
       return c.json(sshKeyEntity(key, user.name, host(c)));
     },

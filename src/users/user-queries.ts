@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, inArray, lte, ne, notInArray, or, sql, type An
 import type { Db } from '../db/client';
 import { identities, members, userCustomAttributes, users } from '../db/schema';
 import { today } from '../platform/time';
+import { decimalId } from '../platform/record-id';
 
 export const findUserById = (db: Db, id: number) => db.select().from(users).where(eq(users.id, id)).get();
 
@@ -10,8 +11,10 @@ export const findUserByUsername = (db: Db, username: string) =>
   db.select().from(users).where(sql`lower(${users.username}) = lower(${username})`).get();
 
 /** `:id_or_username` path parameters: digits are ids, anything else a username. */
-export const findUserByIdOrUsername = (db: Db, value: string) =>
-  /^\d+$/.test(value) ? findUserById(db, Number(value)) : findUserByUsername(db, value);
+export const findUserByIdOrUsername = (db: Db, value: string) => {
+  const id = decimalId(value);
+  return id !== undefined ? findUserById(db, id) : findUserByUsername(db, value);
+};
 
 /** GitLab `User::INTERNAL_USER_TYPES` complement: the `non_internal` scope (humans, project bots, service accounts). */
 export const NON_INTERNAL_USER_TYPES = ['human', 'project_bot', 'service_account'] as const;

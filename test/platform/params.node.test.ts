@@ -28,3 +28,15 @@ describe('parseQueryString (Rack nested params)', () => {
     expect(() => parseQueryString('a=%E0%A4%A')).toThrowError(expect.objectContaining({ status: 400 }));
   });
 });
+
+describe('parameter names that are Object.prototype members', () => {
+  it('keeps `__proto__[x]` and `constructor[prototype][x]` as ordinary keys and leaves Object.prototype alone', () => {
+    const out = parseQueryString('__proto__[polluted]=yes&constructor[prototype][polluted]=yes&a[][__proto__]=1&toString[]=2');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ polluted: 'yes' });
+    expect(out.constructor).toEqual({ prototype: { polluted: 'yes' } });
+    expect(out.toString).toEqual(['2']);
+  });
+});
