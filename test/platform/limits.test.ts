@@ -8,7 +8,7 @@ import { DEFAULT_BODY_LIMIT, JSON_DEPTH_LIMIT, PARAM_DEPTH_LIMIT, PARAMS_LIMIT }
 import { api, createUser, fetchApi, rootToken, unique } from '../support';
 
 const nested = (levels: number) => `a${'[a]'.repeat(levels - 1)}`;
-const json = async (res: Response) => ({ status: res.status, body: await res.json().catch(() => null) });
+const json = async (res: Response): Promise<{ status: number; body: any }> => ({ status: res.status, body: await res.json().catch(() => null) });
 
 async function newProject() {
   const res = await api('/projects', { token: rootToken, body: { name: unique('lim') } });
@@ -175,6 +175,25 @@ describe('body size', () => {
       body: { branch: 'main', commit_message: 'big', actions: [{ action: 'create', file_path: 'big.txt', content }] },
     });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('offset pagination limit', () => {
+  const message = (type: string) =>
+    `Offset pagination has a maximum allowed offset of 50000 for requests that return objects of type ${type}. Remaining records can be retrieved using keyset pagination.`;
+
+  it('answers 405 past 50,000 rows for projects (default per_page counts) and anonymous group lists', async () => {
+    // page * per_page with the declared default per_page of 20: 2,501 * 20 > 50,000.
+    const projects = await api('/projects?page=2501', { token: rootToken });
+    expect(projects.status).toBe(405);
+    expect(projects.body).toEqual({ error: message('Project') });
+    expect((await api('/projects?page=2500', { token: rootToken })).status).toBe(200);
+    expect((await api('/projects?page=1&per_page=50001', { token: rootToken })).status).toBe(405);
+    const groups = await api('/groups?page=3000&per_page=25');
+    expect(groups.status).toBe(405);
+    expect(groups.body).toEqual({ error: message('Group') });
+    // Signed-in group lists are paged by plain `paginate` in groups.rb: no cap.
+    expect((await api('/groups?page=3000&per_page=25', { token: rootToken })).status).toBe(200);
   });
 });
 
