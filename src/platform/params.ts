@@ -4,7 +4,7 @@
  * `a[0][k]=v`) expanded in the query string and in form bodies alike.
  */
 import type { Context } from 'hono';
-import { grapeError, tooLarge } from './errors';
+import { badRequest, grapeError, tooLarge } from './errors';
 import { DEFAULT_BODY_LIMIT, PARAM_DEPTH_LIMIT, PARAMS_LIMIT, checkParamStrings, checkString, JSON_DEPTH_LIMIT, jsonDepthExceeds, malformedUtf8, tooDeep, tooManyParams } from './limits';
 
 export type Params = Record<string, unknown>;
@@ -152,7 +152,14 @@ async function readBody(c: Context): Promise<Uint8Array<ArrayBuffer>> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch {
+      // The client went away or the server timed the body out: a client error, not a logged 500.
+      throw badRequest('request body could not be read');
+    }
+    const { done, value } = step;
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
