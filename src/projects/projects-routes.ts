@@ -11,7 +11,7 @@ import { accepted, AcceptedSchema, BasicProjectDetailsSchema, FEATURES, ProjectS
 import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -52,9 +52,6 @@ type ListP = z.output<z.ZodObject<typeof listShape>>;
 
 /** A page of projects: Project, or BasicProjectDetails with `simple=true`. */
 const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]));
-
-/** Plan limit `offset_pagination_limit` (reference 1 §1.3: 50,000 by default). */
-const OFFSET_PAGINATION_LIMIT = 50_000;
 
 function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
   const out = { ...current };
@@ -121,11 +118,7 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
     return c.json(await presentProjects(c, caller, rows, p.simple));
   }
   // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
-  if (Number(raw.page ?? 0) * Number(raw.per_page ?? 0) > OFFSET_PAGINATION_LIMIT)
-    throw grapeError(
-      `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
-      405,
-    );
+  checkOffsetLimit(p, 'Project');
   const req = pageRequest(p, raw.per_page);
   const rows = await paginate(
     c,
