@@ -34,7 +34,19 @@ export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 /** Room a multipart body needs beyond its file: boundaries, part headers and the text fields. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 
-/** Above this many bytes of URL the front proxy answers 414 (GitLab's nginx/Workhorse default is 8 KiB request lines). */
+/**
+ * Above this many bytes of URL the front proxy answers 414 (GitLab's nginx/Workhorse default is 8 KiB request lines).
+ *
+ * What each runtime does before this check can run (measured with raw sockets, workerd 1.20261102.1
+ * under `wrangler dev` 4.156, and from Cloudflare's Workers limits page):
+ * - workerd passes URLs of up to 64 KiB to the Worker, so 8-64 KiB get our JSON 414. Longer ones
+ *   never reach it: up to about 70 KB its URL parser fails ("uri too long", a plain 500 from
+ *   wrangler dev's proxy), beyond that its HTTP server answers a plain-text 414 "URI too long".
+ *   A header block of up to about 480 KiB reaches the Worker; above it, a plain-text 431.
+ * - On Cloudflare the edge refuses URLs over 16 KB (414) and headers over 128 KB in total before the
+ *   Worker runs, so there every URL between 8 and 16 KB gets our JSON 414.
+ * - Node: see MAX_HEADER_BYTES.
+ */
 export const MAX_URL_BYTES = 8192;
 
 /**

@@ -69,7 +69,12 @@ async function presentOne(c: Context<AppEnv>, caller: Caller, pr: ProjectWithNam
 }
 
 /** GET lists of projects: filters, order, offset or id keyset pagination (keyset: Link rel=next only). */
-async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}) {
+/**
+ * `offsetCap`: whether the list goes through paginate_with_strategies and so through its offset cap
+ * (projects.rb `present_projects`: /projects, /users/:id/projects). A group's projects are paged by
+ * plain `paginate` (groups.rb `find_group_projects`), which has no cap.
+ */
+async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}, offsetCap = true) {
   const raw = await requestParams(c);
   const user = caller.user;
   const conds: (SQL | undefined)[] = [...scope];
@@ -118,7 +123,7 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
     return c.json(await presentProjects(c, caller, rows, p.simple));
   }
   // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
-  checkOffsetLimit(p, 'Project');
+  if (offsetCap) checkOffsetLimit(p, 'Project');
   const req = pageRequest(p, raw.per_page);
   const rows = await paginate(
     c,
@@ -331,7 +336,7 @@ export function mountProjects(r: Router) {
   r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
-    return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true });
+    return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true }, false);
   });
 }
 
