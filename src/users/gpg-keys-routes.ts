@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserById } from './user-queries';
+import { visibleUser } from './user-visibility';
 import { gpgKeys } from '../db/schema';
 import { type GpgKeyRow, gpgKeyEntity, GpgKeySchema } from './keys-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -84,25 +85,22 @@ export function mountGpgKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id/gpg_keys',
-      summary: "List a user's GPG keys (signed in)",
+      summary: "List a user's GPG keys (public)",
       tags: ['gpg_keys'],
       params: listUserParams,
       scopes: ['read_user'],
       rateLimit: 'user_gpg_keys',
       responses: { 200: z.array(GpgKeySchema) },
     },
-    // Authenticated like every Users endpoint but status (spec document 2, Authentication 1).
-    async ({ c, p, caller }) => {
-      requireUser(caller);
-      return listGpgKeys(c, p, await findUserOrFail(c.var.db, p.id));
-    },
+    // Public like the SSH key lists (lib/api/users.rb: `authenticate_non_get!`; reference B §7).
+    async ({ c, p, caller }) => listGpgKeys(c, p, await visibleUser(c, caller, await findUserById(c.var.db, p.id))),
   );
 
   r.route(
     {
       method: 'GET',
       path: '/users/:id/gpg_keys/:key_id',
-      summary: "Get one of a user's GPG keys (signed in)",
+      summary: "Get one of a user's GPG keys (public)",
       tags: ['gpg_keys'],
       params: userKeyParams,
       scopes: ['read_user'],
@@ -110,8 +108,7 @@ export function mountGpgKeys(r: Router) {
       responses: { 200: GpgKeySchema },
     },
     async ({ c, p, caller }) => {
-      requireUser(caller);
-      const user = await findUserOrFail(c.var.db, p.id);
+      const user = await visibleUser(c, caller, await findUserById(c.var.db, p.id));
       return c.json(gpgKeyEntity(await findGpgKeyOrFail(c.var.db, user.id, p.key_id)));
     },
   );

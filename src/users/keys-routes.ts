@@ -2,9 +2,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserById, findUserByIdOrUsername } from './user-queries';
+import { visibleUser } from './user-visibility';
 import { keys } from '../db/schema';
 import { type KeyRow, sshKeyEntity, SSHKeySchema, USAGE_TYPES } from './keys-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -98,7 +99,7 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id_or_username/keys',
-      summary: "List a user's SSH keys (signed in)",
+      summary: "List a user's SSH keys (public)",
       tags: ['keys'],
       params: listUserKeysParams,
       scopes: ['read_user'],
@@ -106,7 +107,7 @@ export function mountKeys(r: Router) {
       responses: { 200: z.array(SSHKeySchema) },
     },
     async ({ c, p, caller }) => {
-      const user = await readableUser(c, caller, await findUserByIdOrUsername(c.var.db, p.id_or_username));
+      const user = await visibleUser(c, caller, await findUserByIdOrUsername(c.var.db, p.id_or_username));
       return listKeys(c, p, user);
     },
   );
@@ -115,7 +116,7 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id/keys/:key_id',
-      summary: "Get one of a user's SSH keys (signed in)",
+      summary: "Get one of a user's SSH keys (public)",
       tags: ['keys'],
       params: userKeyParams,
       scopes: ['read_user'],
@@ -123,7 +124,7 @@ export function mountKeys(r: Router) {
       responses: { 200: SSHKeySchema },
     },
     async ({ c, p, caller }) => {
-      const user = await readableUser(c, caller, await findUserById(c.var.db, p.id));
+      const user = await visibleUser(c, caller, await findUserById(c.var.db, p.id));
       const key = await findKey(c.var.db, user.id, p.key_id);
       if (!key) throw notFound('Key');
       return c.json(sshKeyEntity(key, user.name, host(c)));
@@ -171,11 +172,6 @@ const findKey = (db: Db, userId: number, id: number) =>
  * the status read, so the public key lists answer 401 to anonymous callers (before the user lookup,
  * like GitLab's `before { authenticate! }`), then 404 for a missing user.
  */
-async function readableUser(_c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
-  requireUser(caller);
-  if (!user) throw notFound('User');
-  return user;
-}
 
 async function listKeys(c: Context<AppEnv>, p: { page?: number; per_page?: number }, owner: UserRow) {
   const rows = await paginateSelect(c, p, { table: keys, where: eq(keys.userId, owner.id), orderBy: [asc(keys.id)] });

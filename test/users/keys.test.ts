@@ -179,10 +179,18 @@ describe('GET /users/:id_or_username/keys and /users/:id/keys/:key_id', () => {
     expect(page.headers.get('x-total-pages')).toBe('2');
   });
 
-  it('needs authentication (spec document 2, Authentication 1), then 404 User Not Found for a missing user', async () => {
+  it('is public (reference B §7): anonymous callers read the keys of a user, 404 User Not Found for a missing one', async () => {
     const u = await createUser();
-    expect(await api(`/users/${u.id}/keys`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
-    expect(await api(`/users/${u.id}/keys/1`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    const k = await api('/user/keys', { token: u.token, body: { title: 'anon', key: freshSshKey().key } });
+    expect(k.status).toBe(201);
+    const list = await api(`/users/${u.id}/keys`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([k.body]);
+    expect((await api(`/users/${u.username}/keys`)).body).toEqual([k.body]);
+    expect(await api(`/users/${u.id}/keys/${k.body.id}`)).toMatchObject({ status: 200, body: k.body });
+    expect(await api(`/users/${u.id}/keys/999999999`)).toMatchObject({ status: 404, body: { message: '404 Key Not Found' } });
+    expect(await api('/users/999999999/keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/999999999/keys/1')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/999999999/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/no-such-user-xyz/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/999999999/keys/1', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
