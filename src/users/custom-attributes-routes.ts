@@ -7,20 +7,21 @@ import type { Db } from '../db/client';
 import { customAttributeEntity, CustomAttributeSchema } from './custom-attribute-entity';
 import { findUserById } from './user-queries';
 import { userCustomAttributes } from '../db/schema';
-import { forbidden, notFound, recordNotFound, validationFailed } from '../platform/errors';
+import { notFound, recordNotFound, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
-import { requireUser } from '../platform/guards';
+import { requireAdmin } from '../platform/guards';
 import { customAttributeKeyParams, putCustomAttributeParams, userIdParams } from './users-params';
 import { upsertCustomAttribute } from './users';
 
 /** Entity `{key, value}`, administrators only. */
 export function mountUserCustomAttributes(r: Router) {
   const load = async (c: Context<AppEnv>, caller: Caller, id: number) => {
-    // Non-GET requests authenticate first (users.rb `authenticate_non_get!`); the user is found before authorizing.
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') requireUser(caller);
+    // Administrators only, decided before the user is looked up (reference B §7): GitLab finds the
+    // user first, so a non-administrator could tell existing ids (403) from missing ones (404), and
+    // anonymous callers got 403 for a GET. Here: 401 anonymous, 403 non-administrator, whatever the id.
+    requireAdmin(caller);
     const user = await findUserById(c.var.db, id);
     if (!user) throw notFound();
-    if (!caller.isAdmin) throw forbidden();
     return user;
   };
 

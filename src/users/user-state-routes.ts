@@ -31,11 +31,14 @@ export function mountUserStateActions(r: Router) {
     name: string,
     summary: string,
     handler: (ctx: { c: Context<AppEnv>; caller: Caller; user: UserRow }) => Promise<Response>,
-    { adminFirst = true, responses = { 201: Outcome } as Responses } = {},
+    { adminFirst = true as boolean | string, responses = { 201: Outcome } as Responses } = {},
   ) =>
     r.route({ method: 'POST', path: `/users/:id/${name}`, summary, tags: ['users'], params: userIdParams, responses }, async ({ c, p, caller }) => {
-      if (adminFirst) requireAdmin(caller);
+      if (adminFirst === true) requireAdmin(caller);
       else requireUser(caller);
+      // Approve and reject refuse non-administrators in their services' words, but before the user
+      // is looked up (reference B §7), so the answer does not tell whether the id exists.
+      if (typeof adminFirst === 'string' && !caller.isAdmin) throw apiError(adminFirst, 403);
       const user = await findUserById(c.var.db, p.id);
       if (!user) throw notFound('User');
       return handler({ c, caller, user });
@@ -112,19 +115,17 @@ export function mountUserStateActions(r: Router) {
     'approve',
     'Approve a user pending approval (administrators)',
     async ({ c, caller, user }) => {
-      if (!caller.isAdmin) throw apiError('You are not allowed to approve a user', 403);
       if (user.state !== 'blocked_pending_approval') throw apiError('The user you are trying to approve is not pending approval', 409);
       if (!(await transition(c, user, ['blocked_pending_approval'], 'active'))) throw apiError('The user you are trying to approve is not pending approval', 409);
       return c.json({ message: 'Success' }, 201);
     },
-    { adminFirst: false, responses: { 201: Success } },
+    { adminFirst: 'You are not allowed to approve a user', responses: { 201: Success } },
   );
 
   action(
     'reject',
     'Reject a user pending approval (administrators)',
     async ({ c, caller, user }) => {
-      if (!caller.isAdmin) throw apiError('You are not allowed to reject a user', 403);
       if (user.state !== 'blocked_pending_approval') throw apiError('This user does not have a pending request', 409);
       // A rejected user is hard-deleted (RejectService: delete_async with hard_delete: true).
       const { statements, blobKeys } = await cascade(c.var.db, 'user', sql`(${user.id})`);
@@ -132,6 +133,6 @@ export function mountUserStateActions(r: Router) {
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.json({ message: 'Success' }, 200);
     },
-    { adminFirst: false, responses: { 200: Success } },
+    { adminFirst: 'You are not allowed to reject a user', responses: { 200: Success } },
   );
 }

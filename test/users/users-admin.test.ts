@@ -220,20 +220,22 @@ describe('custom attributes (/users/:id/custom_attributes)', () => {
     expect((await api(`/users/${u.id}/custom_attributes`, { token: rootToken })).body).toEqual([]);
   });
 
-  it('is for administrators only: 403 for users, 401 for anonymous writes, 404 for unknown users', async () => {
+  it('is for administrators only, decided before the user is looked up: 401 anonymous, 403 for users whether or not the id exists, 404 for administrators', async () => {
     const u = await createUser();
-    for (const [method, path] of [
-      ['GET', `/users/${u.id}/custom_attributes`],
-      ['GET', `/users/${u.id}/custom_attributes/k`],
-      ['PUT', `/users/${u.id}/custom_attributes/k`],
-      ['DELETE', `/users/${u.id}/custom_attributes/k`],
-    ]) {
-      const res = await api(path, { method, token: u.token, body: method === 'PUT' ? { value: 'v' } : undefined });
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ message: '403 Forbidden' });
+    for (const id of [u.id, 987654321]) {
+      for (const [method, path] of [
+        ['GET', `/users/${id}/custom_attributes`],
+        ['GET', `/users/${id}/custom_attributes/k`],
+        ['PUT', `/users/${id}/custom_attributes/k`],
+        ['DELETE', `/users/${id}/custom_attributes/k`],
+      ]) {
+        const body = method === 'PUT' ? { value: 'v' } : undefined;
+        const res = await api(path, { method, token: u.token, body });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ message: '403 Forbidden' });
+        expect(await api(path, { method, body })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+      }
     }
-    expect((await api(`/users/${u.id}/custom_attributes/k`, { method: 'PUT', body: { value: 'v' } })).status).toBe(401);
-    expect((await api(`/users/${u.id}/custom_attributes`)).status).toBe(403);
     const missing = await api('/users/987654321/custom_attributes', { token: rootToken });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: '404 Not Found' });
