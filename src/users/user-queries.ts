@@ -44,8 +44,6 @@ export interface UserListOrder {
   /** Column of `order_by`; `created_at` sorts by id like GitLab (order_options_with_tie_breaker). */
   orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
-  /** Rank exact email/username/name matches of `search` first (User.search). */
-  searchRank?: string;
 }
 
 /** Infix match without LIKE: no pattern-length limit on D1 and no wildcard escaping. */
@@ -109,14 +107,6 @@ export function userListWhere(f: UserListFilters): SQL | undefined {
 function userListOrder(o: UserListOrder): SQL[] {
   const dir = (col: AnyColumn) => (o.sort === 'asc' ? asc(col) : desc(col));
   const out: SQL[] = [];
-  if (o.searchRank !== undefined) {
-    const q = o.searchRank.toLowerCase();
-    // User.search: exact public email, then username, then name first; the rest by name.
-    out.push(
-      sql`case when lower(${users.publicEmail}) = ${q} then 0 when lower(${users.username}) = ${q} then 1 when lower(${users.name}) = ${q} then 2 else 3 end`,
-      asc(users.name),
-    );
-  }
   switch (o.orderBy) {
     case 'name':
       out.push(dir(users.name));

@@ -91,12 +91,12 @@ function mountUserReads(r: Router) {
       });
       // `without_projects` (administrators only, dropped otherwise like the other admin filters).
       const where = admin && p.without_projects ? and(listWhere, withoutProjectsSql()) : listWhere;
-      // Search ranks exact matches first (User.search); an administrator's explicit order_by wins (users.rb reorder_users).
-      const explicitOrder = admin && raw.order_by !== undefined;
+      // users.rb `reorder_users`: order_by and sort always have their defaults (id, desc), so a
+      // search keeps the list's order instead of User.search's exact-match ranking; the
+      // administrator-only order_by/sort apply to it as to the whole list.
       const order = {
         orderBy: admin ? p.order_by : ('id' as const),
         sort: admin ? p.sort : ('desc' as const),
-        searchRank: p.search && !explicitOrder ? p.search : undefined,
       };
       const req = pageRequest(p, raw.per_page);
       const linkParams = linkParamsFrom(raw, {

@@ -88,18 +88,23 @@ describe('GET /users', () => {
   });
 
   describe('filters', () => {
-    it('searches name, username and public email, exact username match first', async () => {
+    it('searches name, username and public email, in the list order: id descending, order_by/sort honoured (users.rb reorder_users)', async () => {
       const stem = unique('srch');
       const longer = await createUser({ attrs: { username: `${stem}x`, email: `${stem}x@example.com`, name: `Aaa ${stem}` } });
       const exact = await createUser({ attrs: { username: stem, email: `${stem}@example.com`, name: 'Zzz' } });
       const byName = await createUser({ attrs: { name: `Named ${stem}zz` } });
+      const ids = (body: { id: number }[]) => body.map((u) => u.id);
       const res = await api(`/users?search=${stem}`, { token: rootToken });
       expect(res.status).toBe(200);
-      expect(res.body[0].id).toBe(exact.id);
-      expect(res.body.map((u: any) => u.id).sort()).toEqual([longer.id, exact.id, byName.id].sort());
+      // The exact username match is not moved to the front: the default order holds.
+      expect(ids(res.body)).toEqual([byName.id, exact.id, longer.id]);
       const asUser = await api(`/users?search=${stem.toUpperCase()}`, { token: longer.token });
-      expect(asUser.body[0].id).toBe(exact.id);
-      expect(asUser.body).toHaveLength(3);
+      expect(ids(asUser.body)).toEqual([byName.id, exact.id, longer.id]);
+      // An administrator's order_by and sort apply to a search as to the whole list.
+      expect(ids((await api(`/users?search=${stem}&sort=asc`, { token: rootToken })).body)).toEqual([longer.id, exact.id, byName.id]);
+      expect(ids((await api(`/users?search=${stem}&order_by=name&sort=asc`, { token: rootToken })).body)).toEqual([longer.id, byName.id, exact.id]);
+      // A non-administrator's order_by and sort are dropped (reference B 1.2).
+      expect(ids((await api(`/users?search=${stem}&order_by=name&sort=asc`, { token: longer.token })).body)).toEqual([byName.id, exact.id, longer.id]);
     });
 
     it('matches private emails only for administrators, and only exactly', async () => {
