@@ -50,7 +50,7 @@ const listParams = params({
   last_used_after: g.datetime().optional(),
   expires_before: g.date().optional(),
   expires_after: g.date().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   sort: g.string().optional(),
   ...paginationParams,
 });
