@@ -63,12 +63,19 @@ const dateTime = () =>
     })
     .meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' });
 
+/** Filters by iid are read in chunks (issue-finder.ts); a thousand is past any page a client asks for. */
+const IIDS_MAX = 1000;
+
 /** CommaSeparatedToIntegerArray: `1,2`, `iids[]=1&iids[]=2`, or a JSON array. */
 const intCsv = () =>
   z
     .unknown()
     .transform((v, ctx): number[] => {
       const list = (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => !(typeof x === 'string' && x.trim() === ''));
+      if (list.length > IIDS_MAX) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${IIDS_MAX} items`, input: v });
+        return z.NEVER;
+      }
       const out: number[] = [];
       for (const x of list) {
         const n = typeof x === 'number' ? x : typeof x === 'string' && /^\s*[+-]?\d+\s*$/.test(x) ? Number(x.trim()) : NaN;
@@ -152,7 +159,7 @@ const baseShape = {
   milestone: g.string().optional(),
   milestone_id: g.enum(['Any', 'None', 'Upcoming', 'Started'] as const).optional(),
   iids: intCsv().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   in: g.string().optional(),
   author_id: g.int().optional(),
   author_username: g.string().optional(),

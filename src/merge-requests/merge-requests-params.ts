@@ -168,7 +168,7 @@ const listShape = {
   source_branch: g.string().optional(),
   source_project_id: g.int().optional(),
   target_branch: g.string().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   in: g.string().optional(),
   wip: g.enum(['yes', 'no'] as const).optional(),
   draft: g.bool().optional(),
@@ -191,7 +191,7 @@ const listRules: Rule[] = [
 
 export const allMergeRequestsParams = params({ ...listShape, scope: g.enum(MR_SCOPES).default('created_by_me') }, listRules);
 export const groupMergeRequestsParams = params({ id: g.string(), ...listShape, non_archived: g.bool().default(true) }, listRules);
-export const projectMergeRequestsParams = params({ id: g.string(), ...listShape, iids: g.intCsv().optional() }, listRules);
+export const projectMergeRequestsParams = params({ id: g.string(), ...listShape, iids: g.intCsv({ max: 1000 }).optional() }, listRules);
 
 export type MergeRequestListParams = z.output<z.ZodObject<typeof listShape>> & { iids?: number[]; non_archived?: boolean };
 export type MergeRequestNotParams = z.output<z.ZodObject<typeof notShape>>;

@@ -18,7 +18,7 @@ export const listEpicsParams = params(
     with_labels_details: g.bool().default(false),
     order_by: g.enum(['created_at', 'updated_at', 'title'] as const).default('created_at'),
     sort: g.enum(['asc', 'desc'] as const).default('desc'),
-    search: g.string().optional(),
+    search: g.search().optional(),
     state: g.enum(['opened', 'closed', 'all'] as const).default('all'),
     created_after: g.datetime().optional(),
     created_before: g.datetime().optional(),

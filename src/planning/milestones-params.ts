@@ -32,7 +32,7 @@ const listShape = {
   state: g.enum(['active', 'closed', 'all'] as const).default('all'),
   iids: intList().optional(),
   title: g.string().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   include_parent_milestones: g.bool().optional(),
   include_ancestors: g.bool().optional(),
   updated_before: g.datetime().optional(),

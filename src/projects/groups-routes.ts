@@ -148,7 +148,7 @@ export function mountGroups(r: Router) {
     } else if (!caller.isAdmin && !user.canCreateGroup) {
       throw forbidden();
     }
-    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id });
+    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id, description: p.description });
     const settings = await settingsOf(c);
     const visibility = p.visibility ?? String(settings.default_group_visibility ?? 'private');
     const vErr = visibilityAllowedByParent(visibility, parent) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
@@ -211,7 +211,7 @@ export function mountGroups(r: Router) {
     const db = c.var.db;
     const { group, level } = await findReadableGroup(c, caller, p.id);
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
-    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: group.parentId });
+    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: group.parentId, description: p.description });
     const parent = group.parentId ? (await db.select().from(namespaces).where(eq(namespaces.id, group.parentId)).get()) ?? null : null;
     if (p.visibility && p.visibility !== group.visibility) {
       const msg =
