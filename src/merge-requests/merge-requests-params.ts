@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import { g, params, type Rule } from '../platform/validate';
 import { intOr } from '../issues/issue-lists-params';
+import { ASSIGNEE_IDS_PARAM } from '../issuables/issuable-fields';
 
 const mrRef = { id: g.string(), merge_request_iid: g.int() };
 export const mergeRequestRefParams = params(mrRef);
@@ -25,8 +26,8 @@ export const diffsParams = params({ ...mrRef, unidiff: g.bool().default(false), 
 /** optional_params (create and update) plus EE optional_params_ee. */
 const optionalShape = {
   assignee_id: g.int().optional(),
-  assignee_ids: g.intCsv().optional(),
-  reviewer_ids: g.intCsv().optional(),
+  assignee_ids: g.intCsv(ASSIGNEE_IDS_PARAM).optional(),
+  reviewer_ids: g.intCsv(ASSIGNEE_IDS_PARAM).optional(),
   description: g.string().optional(),
   labels: g.csv().optional(),
   add_labels: g.csv().optional(),
