@@ -37,10 +37,10 @@ describe('label lists on issue writes', () => {
     expect((await api(`/projects/${pid}/issues/${issue.iid}`, { token: owner.token })).body.labels).toEqual([]);
   });
 
-  it('bounds assignee_ids the same way', async () => {
-    const res = await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: unique('i'), assignee_ids: Array.from({ length: 101 }, (_, i) => i + 1) } });
+  it('bounds assignee_ids at 1,000 items (the model allows 200 assignees: assignee-count-limits.test.ts)', async () => {
+    const res = await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: unique('i'), assignee_ids: Array.from({ length: 1001 }, (_, i) => i + 1) } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'assignee_ids must contain at most 100 items' });
+    expect(res.body).toEqual({ error: 'assignee_ids must contain at most 1000 items' });
   });
 });
 
