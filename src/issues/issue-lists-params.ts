@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, params, type Rule } from '../platform/validate';
+import { g, LIST_MAX, params, type Rule } from '../platform/validate';
 
 /** Helpers::IssuesHelpers.sort_options plus EE `weight`. */
 export const ORDER_BY = ['created_at', 'due_date', 'label_priority', 'milestone_due', 'popularity', 'priority', 'relative_position', 'title', 'updated_at', 'weight'] as const;
@@ -89,11 +89,18 @@ const intCsv = () =>
     })
     .meta({ grapeType: 'Array[Integer]', jsonType: 'array' });
 
-/** CheckAssigneesCount.coerce: a string or an array (`Array.wrap`), never split on commas. */
-const usernames = () =>
+/** CheckAssigneesCount.coerce: a string or an array, never split on commas; at most LIST_MAX names, like every list. */
+export const usernames = () =>
   z
     .unknown()
-    .transform((v): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []))
+    .transform((v, ctx): string[] => {
+      const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : [];
+      if (list.length > LIST_MAX) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${LIST_MAX} items`, input: v });
+        return z.NEVER;
+      }
+      return list;
+    })
     .meta({ grapeType: 'Array[String]', jsonType: 'array' });
 
 const NONE_ANY = ['none', 'any'];

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import { g, params, type Rule } from '../platform/validate';
-import { intOr } from '../issues/issue-lists-params';
+import { intOr, usernames } from '../issues/issue-lists-params';
 import { ASSIGNEE_IDS_PARAM } from '../issuables/issuable-fields';
 
 const mrRef = { id: g.string(), merge_request_iid: g.int() };
@@ -103,13 +103,6 @@ export const mergeParams = params({
 export const MR_ORDER_BY = ['created_at', 'label_priority', 'milestone_due', 'popularity', 'priority', 'title', 'updated_at', 'merged_at'] as const;
 export const MR_SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'reviews_for_me', 'all'] as const;
 const NONE_ANY = ['none', 'any'];
-
-/** CheckAssigneesCount.coerce: a string or an array, never split on commas. */
-const usernames = () =>
-  z
-    .unknown()
-    .transform((v): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []))
-    .meta({ grapeType: 'Array[String]', jsonType: 'array' });
 
 /** merge_requests_negatable_params: also the keys of `not[...]`. */
 const negatableShape = {
