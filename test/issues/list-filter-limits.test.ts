@@ -48,3 +48,15 @@ describe('milestone iids', () => {
     expect(ok.body).toEqual([]);
   });
 });
+
+describe('label filters', () => {
+  const labels = (n: number) => Array.from({ length: n }, (_, i) => `l${i}`).join(',');
+  it.each([['issues'], ['merge_requests']])('take 1,000 names on /projects/:id/%s and refuse 1,001', async (list) => {
+    const ok = await api(`/projects/${pid}/${list}?labels=${labels(1000)}`, { token: owner.token });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual([]);
+    const res = await api(`/projects/${pid}/${list}?not[labels]=${labels(1001)}`, { token: owner.token });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'not[labels] must contain at most 1000 items' });
+  });
+});
