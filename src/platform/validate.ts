@@ -68,11 +68,6 @@ function commaSeparated(v: unknown): unknown[] {
  * words (lib/api/validations/validators/limit.rb): `labels must contain at most 100 items`.
  */
 export const LIST_MAX = 100;
-/**
- * Cap of list *filters* (`labels`, `not[labels]`, `iids` on list endpoints): they only narrow a read,
- * are matched through one JSON parameter whatever their length, and clients send a few hundred.
- */
-export const FILTER_CAP = { max: 1000 };
 /** Gitlab::Search::Params::SEARCH_CHAR_LIMIT. */
 export const SEARCH_CHAR_LIMIT = 4096;
 
