@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, LIST_MAX, params, type Rule } from '../platform/validate';
+import { g, LIST_MAX, LONG_LIST_MAX, params, type Rule } from '../platform/validate';
 
 /** Helpers::IssuesHelpers.sort_options plus EE `weight`. */
 export const ORDER_BY = ['created_at', 'due_date', 'label_priority', 'milestone_due', 'popularity', 'priority', 'relative_position', 'title', 'updated_at', 'weight'] as const;
@@ -108,7 +108,7 @@ const ITERATION_WORDS = ['none', 'any', 'current'];
 
 /** `negatable_issue_filter_params` (+ EE): the keys of `not[...]`. */
 const notShape = {
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   milestone_id: g.enum(['Any', 'None', 'Upcoming', 'Started'] as const).optional(),
   iids: intCsv().optional(),
@@ -162,7 +162,7 @@ const baseShape = {
   sort: g.enum(['asc', 'desc'] as const).default('desc'),
   due_date: g.enum(DUE_DATES).optional(),
   issue_type: g.enum(ISSUE_TYPES).optional(),
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   milestone_id: g.enum(['Any', 'None', 'Upcoming', 'Started'] as const).optional(),
   iids: intCsv().optional(),

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, params, type Rule } from '../platform/validate';
+import { g, LONG_LIST_MAX, params, type Rule } from '../platform/validate';
 import { intOr, usernames } from '../issues/issue-lists-params';
 import { ASSIGNEE_IDS_PARAM } from '../issuables/issuable-fields';
 
@@ -111,7 +111,7 @@ const negatableShape = {
   assignee_id: intOr(NONE_ANY).optional(),
   assignee_username: usernames().optional(),
   reviewer_username: g.string().optional(),
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   my_reaction_emoji: g.string().optional(),
 };

@@ -68,6 +68,12 @@ function commaSeparated(v: unknown): unknown[] {
  * words (lib/api/validations/validators/limit.rb): `labels must contain at most 100 items`.
  */
 export const LIST_MAX = 100;
+/**
+ * For lists that name existing things rather than create them: the label filters of the list
+ * endpoints, approval rule members, protected branch access entries. Long lists there are
+ * legitimate, are read in chunks, and still stop well short of an unbounded request.
+ */
+export const LONG_LIST_MAX = 1000;
 /** Gitlab::Search::Params::SEARCH_CHAR_LIMIT. */
 export const SEARCH_CHAR_LIMIT = 4096;
 

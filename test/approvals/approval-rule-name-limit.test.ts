@@ -19,9 +19,11 @@ describe('POST /projects/:id/approval_rules', () => {
     expect(rules.body.filter((r: { name: string }) => r.name.length > 255)).toEqual([]);
   });
 
-  it('refuses more than 100 user_ids in one request', async () => {
-    const res = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: unique('r'), approvals_required: 1, user_ids: Array.from({ length: 101 }, (_, i) => i + 1) } });
+  it('refuses more than 1,000 user_ids in one request', async () => {
+    const res = await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: unique('r'), approvals_required: 1, user_ids: Array.from({ length: 1001 }, (_, i) => i + 1) } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'user_ids must contain at most 100 items' });
+    expect(res.body).toEqual({ error: 'user_ids must contain at most 1000 items' });
+    const rules = await api(`/projects/${pid}/approval_rules`, { token: owner.token });
+    expect(rules.body).toEqual([]);
   });
 });
