@@ -7,9 +7,11 @@ import type { Context } from 'hono';
 import { users } from '../db/schema';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { chunks } from '../platform/chunks';
+import { tooBig } from '../platform/text-limits';
 import { type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
 
 export const TITLE_MAX = 255;
+/** Issuable::DESCRIPTION_LENGTH_MAX (1.megabyte), a bytesize validation: it also keeps a row within D1's 2,000,000 bytes. */
 export const DESCRIPTION_MAX = 1_048_576;
 /** Issuable::MAX_NUMBER_OF_ASSIGNEES_OR_REVIEWERS. */
 export const MAX_ASSIGNEES_OR_REVIEWERS = 200;
@@ -26,7 +28,9 @@ export function textErrors(f: { title?: string; description?: string | null }): 
     if (f.title.trim() === '') errors.title = ["can't be blank"];
     else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
   }
-  if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+  // `validates :description, bytesize: { maximum: -> { DESCRIPTION_LENGTH_MAX } }` (UTF-8 bytes, not characters).
+  const long = f.description != null ? tooBig(f.description, DESCRIPTION_MAX) : null;
+  if (long) errors.description = [long];
   return errors;
 }
 
