@@ -11,7 +11,7 @@ import { requireAdmin } from '../platform/guards';
 import { RAW_INPUTS, SETTINGS_BY_NAME } from './settings-catalogue';
 import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, settingsPutShape } from './settings-params';
 import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from './settings';
-import { normalizeDefaultBranchName, settingsTextErrors } from './settings-text';
+import { normalizeDefaultBranchName, settingsRowErrors, settingsTextErrors } from './settings-text';
 
 export function mountSettings(r: Router) {
   r.route({ method: 'GET', path: '/application/settings', summary: 'Get the current application settings', tags: ['settings'], responses: { 200: ApplicationSettingSchema } }, async ({ c, caller }) => {
@@ -58,6 +58,8 @@ export function mountSettings(r: Router) {
       if (!errors[attr]?.some((m) => m.startsWith('is too long'))) (errors[attr] ??= []).push(...messages);
     }
     if (Object.keys(errors).length) throw validationFailed(errors);
+    const rowErrors = settingsRowErrors(settings, changes);
+    if (Object.keys(rowErrors).length) throw validationFailed(rowErrors);
     await writeSettings(c.var.db, changes);
     return c.json(await present(c));
   });

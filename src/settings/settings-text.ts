@@ -6,7 +6,8 @@
  * characters. The default branch name is a branch name, judged as git judges one.
  */
 import { isValidBranchName } from '../platform/git-ref';
-import { checkText, MAX_TEXT_SIZE, NAME_MAX, type TextErrors } from '../platform/text-limits';
+import { checkText, humanSize, MAX_TEXT_SIZE, NAME_MAX, type TextErrors } from '../platform/text-limits';
+import { isExplicit, type Settings } from './settings';
 import { RAW_INPUTS, SETTINGS } from './settings-catalogue';
 
 /** Settings that hold prose, certificates or lists as text rather than one short value. */
@@ -50,4 +51,20 @@ export function settingsTextErrors(attrs: Record<string, unknown>): TextErrors {
 export function normalizeDefaultBranchName(changes: Record<string, unknown>): void {
   const v = changes.default_branch_name;
   if (typeof v === 'string' && v.trim() === '') changes.default_branch_name = null;
+}
+
+/**
+ * The settings live in one row as JSON (settings.ts), and a D1 row holds at most 2,000,000 bytes:
+ * each long text may take a million characters, so together they could not be stored. GitLab keeps
+ * them in separate columns and has no such check; this one answers before the write would fail.
+ */
+export const SETTINGS_ROW_MAX_BYTES = 1_900_000;
+
+/** `{"base":["..."]}` when the stored values with `changes` applied would not fit in the row. */
+export function settingsRowErrors(settings: Settings, changes: Record<string, unknown>): TextErrors {
+  const stored: Record<string, unknown> = {};
+  for (const key of Object.keys(settings)) if (isExplicit(settings, key)) stored[key] = settings[key];
+  const bytes = new TextEncoder().encode(JSON.stringify({ ...stored, ...changes })).byteLength;
+  if (bytes <= SETTINGS_ROW_MAX_BYTES) return {};
+  return { base: [`Application settings are too large to store (${humanSize(bytes)}). The maximum size is ${humanSize(SETTINGS_ROW_MAX_BYTES)}.`] };
 }
