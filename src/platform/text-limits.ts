@@ -7,6 +7,12 @@
 
 /** Gitlab::Database::MAX_TEXT_SIZE_LIMIT: GitLab's cap for text columns without a limit of their own. */
 export const MAX_TEXT_SIZE = 1_000_000;
+/**
+ * A D1 row holds at most 2,000,000 bytes, and a million characters can take four times that in
+ * UTF-8: a text capped in characters is also held to this many bytes (in BytesizeValidator's words),
+ * so what validation accepts can always be stored. It only bites on texts of mostly multi-byte characters.
+ */
+export const STORED_TEXT_MAX_BYTES = 1_900_000;
 /** The `string(255)` columns GitLab validates with `length: { maximum: 255 }`. */
 export const NAME_MAX = 255;
 
@@ -46,13 +52,14 @@ export type TextErrors = Record<string, string[]>;
 
 /**
  * Checks each given field against its cap (`max` characters, or `bytes` for a bytesize validation)
- * and adds the message under the attribute name. Absent and null fields are not checked.
+ * and adds the message under the attribute name; a character cap also keeps the text within
+ * STORED_TEXT_MAX_BYTES. Absent and null fields are not checked.
  */
 export function checkText(errors: TextErrors, fields: Record<string, string | null | undefined>, caps: Record<string, { max?: number; bytes?: number }>): TextErrors {
   for (const [attr, cap] of Object.entries(caps)) {
     const value = fields[attr];
     if (value == null) continue;
-    const message = cap.bytes !== undefined ? tooBig(value, cap.bytes) : tooLong(value, cap.max ?? MAX_TEXT_SIZE);
+    const message = cap.bytes !== undefined ? tooBig(value, cap.bytes) : (tooLong(value, cap.max ?? MAX_TEXT_SIZE) ?? tooBig(value, STORED_TEXT_MAX_BYTES));
     if (message) (errors[attr] ??= []).push(message);
   }
   return errors;
