@@ -4,7 +4,7 @@
  * ee/lib/ee/api/merge_request_approvals.rb, lib/api/merge_request_approvals.rb).
  */
 import { paginationParams } from '../platform/pagination';
-import { g, params } from '../platform/validate';
+import { g, LONG_LIST_MAX, params } from '../platform/validate';
 
 const id = g.string();
 const merge_request_iid = g.int();
@@ -43,11 +43,11 @@ export const projectRuleParams = params({ id, approval_rule_id });
 
 /** Deprecated aliases `users`/`groups` (as: :user_ids/:group_ids) come in as their own keys. */
 const approverShape = {
-  users: g.intCsv().optional(),
-  user_ids: g.intCsv().optional(),
-  groups: g.intCsv().optional(),
-  group_ids: g.intCsv().optional(),
-  usernames: g.csv().optional(),
+  users: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  user_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  groups: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  group_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  usernames: g.csv({ max: LONG_LIST_MAX }).optional(),
 };
 
 /** The deprecated vulnerability-check attributes are accepted and stored (spec: Project-level approvals). */
@@ -64,7 +64,7 @@ export const createProjectRuleParams = params({
   approvals_required: g.int(),
   rule_type: g.string().optional(),
   ...approverShape,
-  protected_branch_ids: g.intCsv().optional(),
+  protected_branch_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
   applies_to_all_protected_branches: g.bool().default(false),
   report_type: g.enum(['vulnerability', 'license_scanning', 'code_coverage']).optional(),
   ...vulnerabilityShape,
@@ -77,7 +77,7 @@ export const updateProjectRuleParams = params({
   name: g.string(),
   approvals_required: g.int(),
   ...approverShape,
-  protected_branch_ids: g.intCsv().optional(),
+  protected_branch_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
   applies_to_all_protected_branches: g.bool().default(false),
   remove_hidden_groups: g.bool().optional(),
   ...vulnerabilityShape,
@@ -104,9 +104,9 @@ export const createMrRuleParams = params({
   name: g.string(),
   approvals_required: g.int(),
   approval_project_rule_id: g.int().optional(),
-  user_ids: g.intCsv().optional(),
-  group_ids: g.intCsv().optional(),
-  usernames: g.csv().optional(),
+  user_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  group_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  usernames: g.csv({ max: LONG_LIST_MAX }).optional(),
 });
 
 export const updateMrRuleParams = params({
@@ -115,8 +115,8 @@ export const updateMrRuleParams = params({
   approval_rule_id,
   name: g.string(),
   approvals_required: g.int(),
-  user_ids: g.intCsv().optional(),
-  group_ids: g.intCsv().optional(),
-  usernames: g.csv().optional(),
+  user_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  group_ids: g.intCsv({ max: LONG_LIST_MAX }).optional(),
+  usernames: g.csv({ max: LONG_LIST_MAX }).optional(),
   remove_hidden_groups: g.bool().optional(),
 });

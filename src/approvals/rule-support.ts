@@ -8,6 +8,7 @@ import { groupEntity } from '../projects/group-entity';
 import { userBasic } from '../users/user-entity';
 import { ACCESS, type NamespaceRow } from '../projects/abilities';
 import { ApiError, validationFailed } from '../platform/errors';
+import { NAME_MAX, tooLong } from '../platform/text-limits';
 import { baseUrl } from '../platform/pagination';
 import { isUniqueViolation } from '../platform/unique';
 import {
@@ -43,6 +44,9 @@ export const addError = (e: ErrorMap, k: string, m: string) => {
 export function ruleLikeErrors(f: { name: string; approvalsRequired: number; ruleType: string; reportType: string | null }): ErrorMap {
   const e: ErrorMap = {};
   if (!f.name.trim()) addError(e, 'name', "can't be blank");
+  // `approval_*_rules.name` is a `string(255)` column.
+  const long = tooLong(f.name, NAME_MAX);
+  if (long) addError(e, 'name', long);
   if (f.approvalsRequired > APPROVALS_REQUIRED_MAX) addError(e, 'approvals_required', `must be less than or equal to ${APPROVALS_REQUIRED_MAX}`);
   if (f.approvalsRequired < 0) addError(e, 'approvals_required', 'must be greater than or equal to 0');
   if (f.ruleType === 'report_approver' && !f.reportType) addError(e, 'report_type', "can't be blank");

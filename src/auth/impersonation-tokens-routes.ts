@@ -91,7 +91,7 @@ export function mountImpersonationTokens(r: Router) {
       const policy = { settings, config: c.var.config };
       const expiresAt = defaultExpiry(policy, p.expires_at);
       const scopes = p.scopes ?? [];
-      const errors = tokenErrors(policy, { name: p.name, scopes, expiresAt });
+      const errors = tokenErrors(policy, { name: p.name, scopes, expiresAt, description: p.description });
       // `render_validation_error!(impersonation_token)`.
       if (Object.keys(errors).length) throw validationFailed(errors);
       const { value, query } = await tokenInsert(c.var.db, c.var.config, settings, {

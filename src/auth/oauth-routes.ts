@@ -14,6 +14,7 @@ import { oauthAccessTokens, oauthApplications } from '../db/schema';
 import { application, ApplicationSchema, applicationWithSecret, ApplicationWithSecretSchema, OAuthTokenInfoSchema, OAuthTokenResponseSchema } from './oauth-entity';
 import { randomHex, tokenDigest } from '../platform/crypto';
 import { notFound, validationFailed } from '../platform/errors';
+import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
 import { obj } from '../platform/response-schemas';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -155,6 +156,8 @@ function applicationErrors(p: { name: string; redirect_uri: string; scopes: stri
   const errors: Record<string, string[]> = {};
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   if (!p.name.trim()) add('name', "can't be blank");
+  // `oauth_applications.name` is a `string(255)` column, `redirect_uri` text.
+  checkText(errors, { name: p.name, redirect_uri: p.redirect_uri }, { name: { max: NAME_MAX }, redirect_uri: { max: MAX_TEXT_SIZE } });
   const uris = p.redirect_uri.trim().split(/\s+/).filter(Boolean);
   if (uris.length === 0) add('redirect_uri', "can't be blank");
   for (const uri of uris) {

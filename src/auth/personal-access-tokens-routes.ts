@@ -50,7 +50,7 @@ const listParams = params({
   last_used_after: g.datetime().optional(),
   expires_before: g.date().optional(),
   expires_after: g.date().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   sort: g.string().optional(),
   ...paginationParams,
 });
@@ -256,7 +256,7 @@ async function createToken(c: Context<AppEnv>, userId: number, p: { name: string
   const settings = await settingsOf(c);
   const policy = { settings, config: c.var.config };
   const expiresAt = defaultExpiry(policy, p.expires_at);
-  const errors = tokenErrors(policy, { name: p.name, scopes: p.scopes, expiresAt });
+  const errors = tokenErrors(policy, { name: p.name, scopes: p.scopes, expiresAt, description: p.description });
   if (Object.keys(errors).length) throw unprocessable(fullMessagesSentence(errors));
   const { value, query } = await tokenInsert(c.var.db, c.var.config, settings, { userId, name: p.name, description: p.description, scopes: p.scopes, expiresAt });
   const [row] = await query;

@@ -12,6 +12,7 @@ import { allAvailableScopes } from './scopes';
 import { addDays, today } from '../platform/time';
 import type { Config } from '../platform/config';
 import type { Settings } from '../settings/settings';
+import { checkText, NAME_MAX } from '../platform/text-limits';
 
 export type TokenRow = typeof personalAccessTokens.$inferSelect;
 
@@ -82,12 +83,16 @@ export function defaultExpiry(policy: TokenPolicy, expiresAt: string | null | un
   return policy.settings.require_personal_access_token_expiry ? addDays(today(), maxLifetimeDays(policy)) : null;
 }
 
+const TOKEN_TEXT = { name: { max: NAME_MAX }, description: { max: NAME_MAX } };
+
 /** PersonalAccessToken validations, in the order Rails runs them: `{attribute: [messages]}`, empty when valid. */
-export function tokenErrors(policy: TokenPolicy, input: { name: string; scopes: string[]; expiresAt: string | null }): Record<string, string[]> {
+export function tokenErrors(policy: TokenPolicy, input: { name: string; scopes: string[]; expiresAt: string | null; description?: string | null }): Record<string, string[]> {
   const { settings } = policy;
   const errors: Record<string, string[]> = {};
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   if (!input.name.trim()) add('name', "can't be blank");
+  // `name` is a `string(255)` column; `description` is held to 255 characters by a check constraint.
+  checkText(errors, { name: input.name, description: input.description }, TOKEN_TEXT);
   if (input.scopes.length === 0) add('scopes', "can't be blank");
   if (input.expiresAt == null && settings.require_personal_access_token_expiry) add('expires_at', "can't be blank");
   const allowed = allAvailableScopes();
@@ -97,7 +102,7 @@ export function tokenErrors(policy: TokenPolicy, input: { name: string; scopes: 
   return errors;
 }
 
-const HUMAN_ATTRIBUTE: Record<string, string> = { name: 'Name', scopes: 'Scopes', expires_at: 'Expires at' };
+const HUMAN_ATTRIBUTE: Record<string, string> = { name: 'Name', description: 'Description', scopes: 'Scopes', expires_at: 'Expires at' };
 
 /** `errors.full_messages.to_sentence`: "Name can't be blank and Expires at must be before 2026-01-01". */
 export function fullMessagesSentence(errors: Record<string, string[]>): string {

@@ -7,10 +7,19 @@ import type { Context } from 'hono';
 import { users } from '../db/schema';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { chunks } from '../platform/chunks';
+import { tooBig } from '../platform/text-limits';
 import { type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
 
 export const TITLE_MAX = 255;
+/** Issuable::DESCRIPTION_LENGTH_MAX (1.megabyte), a bytesize validation: it also keeps a row within D1's 2,000,000 bytes. */
 export const DESCRIPTION_MAX = 1_048_576;
+/** Issuable::MAX_NUMBER_OF_ASSIGNEES_OR_REVIEWERS. */
+export const MAX_ASSIGNEES_OR_REVIEWERS = 200;
+/**
+ * Items `assignee_ids` / `reviewer_ids` take before the Grape `limit:` words answer: above the
+ * model's 200, so a list of 201 to 1,000 ids gets GitLab's model message instead.
+ */
+export const ASSIGNEE_IDS_PARAM = { max: 1000 };
 
 /** The title and description validations of Issuable (presence, length), by attribute. */
 export function textErrors(f: { title?: string; description?: string | null }): Record<string, string[]> {
@@ -19,7 +28,23 @@ export function textErrors(f: { title?: string; description?: string | null }): 
     if (f.title.trim() === '') errors.title = ["can't be blank"];
     else if ([...f.title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
   }
-  if (f.description != null && f.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+  // `validates :description, bytesize: { maximum: -> { DESCRIPTION_LENGTH_MAX } }` (UTF-8 bytes, not characters).
+  const long = f.description != null ? tooBig(f.description, DESCRIPTION_MAX) : null;
+  if (long) errors.description = [long];
+  return errors;
+}
+
+/**
+ * Issuable#validate_assignee_size_length and MergeRequest#validate_reviewer_size_length:
+ * `{"assignees":["total must be less than or equal to 200"]}`. GitLab counts the users left after
+ * filtering; the distinct ids asked for are counted here, before the per-user checks, so a request
+ * never makes more than 200 of them.
+ */
+export function assigneeCountErrors(lists: { assignees?: number[]; reviewers?: number[] }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const [attr, ids] of Object.entries(lists)) {
+    if (ids && new Set(ids.filter((id) => id > 0)).size > MAX_ASSIGNEES_OR_REVIEWERS) errors[attr] = [`total must be less than or equal to ${MAX_ASSIGNEES_OR_REVIEWERS}`];
+  }
   return errors;
 }
 
@@ -50,7 +75,7 @@ export async function assignableUsers(
 ): Promise<number[] | undefined> {
   if (ids === undefined) return undefined;
   if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
-  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, 100);
+  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, MAX_ASSIGNEES_OR_REVIEWERS);
   const rows: UserRow[] = [];
   for (const part of chunks(wanted)) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, part)).all()));
   const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, params, type Rule } from '../platform/validate';
+import { g, LIST_MAX, LONG_LIST_MAX, params, type Rule } from '../platform/validate';
 
 /** Helpers::IssuesHelpers.sort_options plus EE `weight`. */
 export const ORDER_BY = ['created_at', 'due_date', 'label_priority', 'milestone_due', 'popularity', 'priority', 'relative_position', 'title', 'updated_at', 'weight'] as const;
@@ -63,12 +63,19 @@ const dateTime = () =>
     })
     .meta({ grapeType: 'DateTime', jsonType: 'string', format: 'date-time' });
 
+/** Filters by iid are read in chunks (issue-finder.ts); a thousand is past any page a client asks for. */
+const IIDS_MAX = 1000;
+
 /** CommaSeparatedToIntegerArray: `1,2`, `iids[]=1&iids[]=2`, or a JSON array. */
 const intCsv = () =>
   z
     .unknown()
     .transform((v, ctx): number[] => {
       const list = (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => !(typeof x === 'string' && x.trim() === ''));
+      if (list.length > IIDS_MAX) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${IIDS_MAX} items`, input: v });
+        return z.NEVER;
+      }
       const out: number[] = [];
       for (const x of list) {
         const n = typeof x === 'number' ? x : typeof x === 'string' && /^\s*[+-]?\d+\s*$/.test(x) ? Number(x.trim()) : NaN;
@@ -82,11 +89,18 @@ const intCsv = () =>
     })
     .meta({ grapeType: 'Array[Integer]', jsonType: 'array' });
 
-/** CheckAssigneesCount.coerce: a string or an array (`Array.wrap`), never split on commas. */
-const usernames = () =>
+/** CheckAssigneesCount.coerce: a string or an array, never split on commas; at most LIST_MAX names, like every list. */
+export const usernames = () =>
   z
     .unknown()
-    .transform((v): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []))
+    .transform((v, ctx): string[] => {
+      const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : [];
+      if (list.length > LIST_MAX) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${LIST_MAX} items`, input: v });
+        return z.NEVER;
+      }
+      return list;
+    })
     .meta({ grapeType: 'Array[String]', jsonType: 'array' });
 
 const NONE_ANY = ['none', 'any'];
@@ -94,7 +108,7 @@ const ITERATION_WORDS = ['none', 'any', 'current'];
 
 /** `negatable_issue_filter_params` (+ EE): the keys of `not[...]`. */
 const notShape = {
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   milestone_id: g.enum(['Any', 'None', 'Upcoming', 'Started'] as const).optional(),
   iids: intCsv().optional(),
@@ -148,11 +162,11 @@ const baseShape = {
   sort: g.enum(['asc', 'desc'] as const).default('desc'),
   due_date: g.enum(DUE_DATES).optional(),
   issue_type: g.enum(ISSUE_TYPES).optional(),
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   milestone_id: g.enum(['Any', 'None', 'Upcoming', 'Started'] as const).optional(),
   iids: intCsv().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   in: g.string().optional(),
   author_id: g.int().optional(),
   author_username: g.string().optional(),

@@ -1,5 +1,6 @@
 /** Issue create/update parameters (GitLab lib/api/issues.rb `issue_params`, helpers/issues_helpers.rb). */
 import { g, params } from '../platform/validate';
+import { ASSIGNEE_IDS_PARAM } from '../issuables/issuable-fields';
 
 export const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 
@@ -7,7 +8,7 @@ export const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 const issueAttributes = {
   description: g.string().optional(),
   assignee_id: g.int().optional(),
-  assignee_ids: g.intCsv().optional(),
+  assignee_ids: g.intCsv(ASSIGNEE_IDS_PARAM).optional(),
   milestone_id: g.int().optional(),
   labels: g.csv().optional(),
   add_labels: g.csv().optional(),

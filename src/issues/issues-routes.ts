@@ -37,7 +37,7 @@ import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 import { dueDate } from '../platform/time';
-import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 
 
 export function mountIssues(r: Router) {
@@ -50,8 +50,8 @@ export function mountIssues(r: Router) {
       if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw forbidden();
       await applicationLimit(c, 'issues_create', [pr.project.id, user.id], { retryAfter: false });
 
-      const errors = textErrors({ title: p.title, description: p.description });
       const premium = planAllows(c.var.config, 'premium');
+      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: requestedAssignees(p, premium) }) };
       if (premium && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
       if (Object.keys(errors).length) throw validationFailed(errors);
 
@@ -149,7 +149,7 @@ export function mountIssues(r: Router) {
       const admin = canAdminIssue(caller, level);
       const owner = caller.isAdmin || level >= ACCESS.OWNER;
 
-      const errors = textErrors({ title: p.title, description: p.description });
+      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: admin ? requestedAssignees(p, premium) : undefined }) };
       if (premium && admin && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
       if (Object.keys(errors).length) throw validationFailed(errors);
 

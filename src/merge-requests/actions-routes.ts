@@ -7,7 +7,8 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../platform/context';
 import { mergeRequests, subscriptions } from '../db/schema';
-import { ApiError, conflict, notModified, unauthorized } from '../platform/errors';
+import { ApiError, conflict, notModified, unauthorized, validationFailed } from '../platform/errors';
+import { checkText, MAX_TEXT_SIZE } from '../platform/text-limits';
 import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -21,6 +22,8 @@ import { mergeRequestChanges, MergeRequestChangesSchema, MergeRequestSchema } fr
 import { presentMergeRequest, subscribedToMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { systemNoteInsert } from '../issuables/system-notes';
+
+const MERGE_TEXT = { merge_commit_message: { max: MAX_TEXT_SIZE }, squash_commit_message: { max: MAX_TEXT_SIZE } };
 
 const TAGS = ['merge_requests'];
 
@@ -55,6 +58,10 @@ export function mountMergeRequestActions(r: Router) {
       if (immediately && (live.conflict || live.needRebase)) throw new ApiError(422, { message: 'Branch cannot be merged' });
       // check_sha_param!
       if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
+
+      // The messages become commits: held to MAX_TEXT_SIZE_LIMIT like GitLab's other text.
+      const textErrors = checkText({}, { merge_commit_message: p.merge_commit_message, squash_commit_message: p.squash_commit_message }, MERGE_TEXT);
+      if (Object.keys(textErrors).length) throw validationFailed(textErrors);
 
       const db = c.var.db;
       if (p.squash) await db.update(mergeRequests).set({ squash: true }).where(eq(mergeRequests.id, mr.id)).run();

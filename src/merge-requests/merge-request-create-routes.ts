@@ -25,7 +25,7 @@ import { isDraftTitle, MergeRequestSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
-import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { createMergeRequestParams } from './merge-requests-params';
 
 const TAGS = ['merge_requests'];
@@ -50,7 +50,11 @@ export function mountMergeRequestCreate(r: Router) {
           throw new ApiError(422, { message: ['Source project is not a fork of the target project'] });
       }
 
-      const errors = textErrors({ title: p.title, description: p.description });
+      const premium = planAllows(c.var.config, 'premium');
+      const errors = {
+        ...textErrors({ title: p.title, description: p.description }),
+        ...assigneeCountErrors({ assignees: requestedAssignees(p, premium), reviewers: premium ? p.reviewer_ids : p.reviewer_ids?.slice(0, 1) }),
+      };
       if (Object.keys(errors).length) throw validationFailed(errors);
       // MergeRequest#validate_branches.
       if (p.source_branch === p.target_branch) throw new ApiError(422, { message: ["You can't use same project/branch for source and target"] });
@@ -69,7 +73,6 @@ export function mountMergeRequestCreate(r: Router) {
       const version = await computeVersion(db, project.id, head, targetHead, base);
 
       const now = Date.now();
-      const premium = planAllows(c.var.config, 'premium');
       // Assignees and reviewers must be able to read the project's merge requests.
       const mayReadMergeRequests = (u: Caller, level: number) => canReadMergeRequests(u, project, level);
       const assigneeIds = (await assignableUsers(c, project, namespace, requestedAssignees(p, premium), mayReadMergeRequests)) ?? [];

@@ -28,7 +28,7 @@ import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow 
 import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
-import { assignableUsers, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { canReadMergeRequests } from '../projects/abilities';
 import { updateMergeRequestParams } from './merge-requests-params';
 
@@ -49,7 +49,10 @@ export function mountMergeRequestUpdate(r: Router) {
       const admin = canAdminMergeRequest(caller, project, level);
       const open = mr.state === 'opened' || mr.state === 'locked';
 
-      const errors = textErrors({ title: p.title, description: p.description });
+      const errors = {
+        ...textErrors({ title: p.title, description: p.description }),
+        ...(admin ? assigneeCountErrors({ assignees: requestedAssignees(p, premium), reviewers: premium ? p.reviewer_ids : p.reviewer_ids?.slice(0, 1) }) : {}),
+      };
       if (Object.keys(errors).length) throw validationFailed(errors);
 
       const set: Partial<typeof mergeRequests.$inferInsert> = {};

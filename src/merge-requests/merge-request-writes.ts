@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { mergeRequests } from '../db/schema';
 import type { AppEnv } from '../platform/context';
 import { ApiError } from '../platform/errors';
+import { isValidBranchName } from '../platform/git-ref';
 
 
 /** 409 `Another open merge request already exists for this source branch: !n` (MergeRequest#validate_branches). */
@@ -29,16 +30,7 @@ export async function assertNoOpenMergeRequest(c: Context<AppEnv>, projectId: nu
   if (other) throw new ApiError(409, { message: [`Another open merge request already exists for this source branch: !${other.iid}`] });
 }
 
-/** Gitlab::GitRefValidator.validate_merge_request_branch (git check-ref-format rules). */
+/** Gitlab::GitRefValidator.validate_merge_request_branch: git's rules, and no fully qualified ref. */
 export function validBranchName(name: string): boolean {
-  if (!name || name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return false;
-  if (name === '@' || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return false;
-  if (/^refs\/(heads|remotes|tags)\//.test(name) || name === 'HEAD') return false;
-  return true;
+  return isValidBranchName(name) && !/^refs\/(heads|remotes|tags)\//.test(name);
 }
-
-
-

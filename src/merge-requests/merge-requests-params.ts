@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, params, type Rule } from '../platform/validate';
-import { intOr } from '../issues/issue-lists-params';
+import { g, LONG_LIST_MAX, params, type Rule } from '../platform/validate';
+import { intOr, usernames } from '../issues/issue-lists-params';
+import { ASSIGNEE_IDS_PARAM } from '../issuables/issuable-fields';
 
 const mrRef = { id: g.string(), merge_request_iid: g.int() };
 export const mergeRequestRefParams = params(mrRef);
@@ -25,8 +26,8 @@ export const diffsParams = params({ ...mrRef, unidiff: g.bool().default(false), 
 /** optional_params (create and update) plus EE optional_params_ee. */
 const optionalShape = {
   assignee_id: g.int().optional(),
-  assignee_ids: g.intCsv().optional(),
-  reviewer_ids: g.intCsv().optional(),
+  assignee_ids: g.intCsv(ASSIGNEE_IDS_PARAM).optional(),
+  reviewer_ids: g.intCsv(ASSIGNEE_IDS_PARAM).optional(),
   description: g.string().optional(),
   labels: g.csv().optional(),
   add_labels: g.csv().optional(),
@@ -103,13 +104,6 @@ export const MR_ORDER_BY = ['created_at', 'label_priority', 'milestone_due', 'po
 export const MR_SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'reviews_for_me', 'all'] as const;
 const NONE_ANY = ['none', 'any'];
 
-/** CheckAssigneesCount.coerce: a string or an array, never split on commas. */
-const usernames = () =>
-  z
-    .unknown()
-    .transform((v): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []))
-    .meta({ grapeType: 'Array[String]', jsonType: 'array' });
-
 /** merge_requests_negatable_params: also the keys of `not[...]`. */
 const negatableShape = {
   author_id: g.int().optional(),
@@ -117,7 +111,7 @@ const negatableShape = {
   assignee_id: intOr(NONE_ANY).optional(),
   assignee_username: usernames().optional(),
   reviewer_username: g.string().optional(),
-  labels: g.csv().optional(),
+  labels: g.csv({ max: LONG_LIST_MAX }).optional(),
   milestone: g.string().optional(),
   my_reaction_emoji: g.string().optional(),
 };
@@ -168,7 +162,7 @@ const listShape = {
   source_branch: g.string().optional(),
   source_project_id: g.int().optional(),
   target_branch: g.string().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   in: g.string().optional(),
   wip: g.enum(['yes', 'no'] as const).optional(),
   draft: g.bool().optional(),
@@ -191,7 +185,7 @@ const listRules: Rule[] = [
 
 export const allMergeRequestsParams = params({ ...listShape, scope: g.enum(MR_SCOPES).default('created_by_me') }, listRules);
 export const groupMergeRequestsParams = params({ id: g.string(), ...listShape, non_archived: g.bool().default(true) }, listRules);
-export const projectMergeRequestsParams = params({ id: g.string(), ...listShape, iids: g.intCsv().optional() }, listRules);
+export const projectMergeRequestsParams = params({ id: g.string(), ...listShape, iids: g.intCsv({ max: 1000 }).optional() }, listRules);
 
 export type MergeRequestListParams = z.output<z.ZodObject<typeof listShape>> & { iids?: number[]; non_archived?: boolean };
 export type MergeRequestNotParams = z.output<z.ZodObject<typeof notShape>>;

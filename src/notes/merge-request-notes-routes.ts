@@ -22,7 +22,7 @@ import {
   findNoteOf,
   listNotesOf,
   lockedOut,
-  NOTE_BODY_MAX,
+  noteBodyErrors,
   noteError,
   type NoteRow,
   presentNotes,
@@ -98,7 +98,8 @@ export function mountMergeRequestNotes(r: Router) {
       // create_note: `authorize!` before the note is built, so 403 comes before any validation error.
       if (!mayWriteNotes(caller, project, level, mr)) throw forbidden();
       if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
-      if (p.body.length > NOTE_BODY_MAX) throw noteError({ note: [`is too long (maximum is ${NOTE_BODY_MAX} characters)`] });
+      const tooLong = noteBodyErrors(p.body);
+      if (tooLong) throw noteError(tooLong);
       const now = Date.now();
       // set_note_created_at: project owners and administrators; mark_note_as_internal: read_internal_note.
       const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;

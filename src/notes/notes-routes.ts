@@ -23,7 +23,7 @@ import {
   lockedOut,
   findNoteOf,
   listNotesOf,
-  NOTE_BODY_MAX as BODY_MAX,
+  noteBodyErrors,
   noteError,
   presentNotes,
   saveNoteBody,
@@ -78,7 +78,8 @@ export function mountNotes(r: Router) {
       const actions = extractQuickActions(p.body);
       const body = actions.remainingBody;
       if (!actions.promote && p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
-      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const tooLong = noteBodyErrors(p.body);
+      if (tooLong) throw noteError(tooLong);
 
       const statements: BatchItem<'sqlite'>[] = [];
       if (actions.promote) {
@@ -200,7 +201,8 @@ export function mountEpicNotes(r: Router) {
       const user = requireUser(caller);
       const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
       if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
-      if (p.body.length > BODY_MAX) throw noteError({ note: [`is too long (maximum is ${BODY_MAX} characters)`] });
+      const tooLong = noteBodyErrors(p.body);
+      if (tooLong) throw noteError(tooLong);
       const now = Date.now();
       const createdAt = p.created_at !== undefined && (caller.isAdmin || level >= ACCESS.OWNER) ? p.created_at : now;
       const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);

@@ -11,6 +11,7 @@ import { type NoteRow, noteEntity } from './note-entity';
 import { userBasic } from '../users/user-entity';
 import { ACCESS, canReadMergeRequests } from '../projects/abilities';
 import { ApiError, notFound, recordNotFound } from '../platform/errors';
+import { checkText } from '../platform/text-limits';
 import { baseUrl, paginateSelect } from '../platform/pagination';
 import { findReadableIssue, type IssueRow } from '../issues/issues';
 import { findReadableProject } from '../projects/projects';
@@ -20,6 +21,13 @@ export type NoteableType = 'Issue' | 'Epic' | 'MergeRequest';
 
 /** Note `validates :note, length: { maximum: 1_000_000 }`. */
 export const NOTE_BODY_MAX = 1_000_000;
+const NOTE_TEXT = { note: { max: NOTE_BODY_MAX } };
+
+/** The body's length error (characters as Ruby counts them, and the stored bytes), or null. */
+export function noteBodyErrors(body: string): Record<string, string[]> | null {
+  const errors = checkText({}, { note: body }, NOTE_TEXT);
+  return errors.note ? errors : null;
+}
 /** process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash inspect). */
 export const noteError = (messages: Record<string, string[]>) =>
   new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
@@ -103,7 +111,7 @@ export function listNotesOf(
  */
 export function checkNoteUpdate(note: NoteRow, p: { body?: string; confidential?: boolean }): void {
   const errors: Record<string, string[]> = {};
-  if (p.body !== undefined && p.body.length > NOTE_BODY_MAX) errors.note = [`is too long (maximum is ${NOTE_BODY_MAX} characters)`];
+  checkText(errors, { note: p.body }, NOTE_TEXT);
   if (p.confidential !== undefined && p.confidential !== note.internal) errors.confidential = ['can not be changed for existing notes'];
   if (Object.keys(errors).length) throw noteError(errors);
 }

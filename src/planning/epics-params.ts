@@ -1,6 +1,6 @@
 /** Epics API parameters (GitLab ee/lib/api/epics.rb). */
 import { paginationParams } from '../platform/pagination';
-import { g, params } from '../platform/validate';
+import { g, LONG_LIST_MAX, params } from '../platform/validate';
 
 const dates = {
   start_date_is_fixed: g.bool().optional(),
@@ -14,11 +14,11 @@ export const listEpicsParams = params(
     id: g.string(),
     author_id: g.int().optional(),
     author_username: g.string().optional(),
-    labels: g.csv().optional(),
+    labels: g.csv({ max: LONG_LIST_MAX }).optional(),
     with_labels_details: g.bool().default(false),
     order_by: g.enum(['created_at', 'updated_at', 'title'] as const).default('created_at'),
     sort: g.enum(['asc', 'desc'] as const).default('desc'),
-    search: g.string().optional(),
+    search: g.search().optional(),
     state: g.enum(['opened', 'closed', 'all'] as const).default('all'),
     created_after: g.datetime().optional(),
     created_before: g.datetime().optional(),

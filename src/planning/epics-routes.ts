@@ -33,9 +33,9 @@ import { COLOR_PATTERN } from './label-entity';
 import { dueDate } from '../platform/time';
 import { textErrors } from '../issuables/issuable-fields';
 
-/** Issuable's title validations, and the epic's colour. */
-function epicErrors(f: { title?: string; color?: string }): Record<string, string[]> {
-  const errors = textErrors({ title: f.title });
+/** Issuable's title and description validations, and the epic's colour. */
+function epicErrors(f: { title?: string; description?: string; color?: string }): Record<string, string[]> {
+  const errors = textErrors({ title: f.title, description: f.description });
   if (f.color !== undefined && !COLOR_PATTERN.test(f.color.trim())) errors.color = ['must be a valid color code'];
   return errors;
 }
@@ -91,7 +91,7 @@ export function mountEpics(r: Router) {
     const user = requireUser(caller);
     const { group, level } = await findEpicsGroup(c, caller, p.id);
     if (!canCreateEpic(caller, level)) throw forbidden();
-    const errors = epicErrors({ title: p.title, color: p.color });
+    const errors = epicErrors({ title: p.title, description: p.description, color: p.color });
     if (Object.keys(errors).length) throw validationFailed(errors);
     const db = c.var.db;
     const now = Date.now();
@@ -128,7 +128,7 @@ export function mountEpics(r: Router) {
     const user = requireUser(caller);
     const { group, level, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
     if (!canUpdateEpic(caller, level, epic)) throw forbidden();
-    const errors = epicErrors({ title: p.title, color: p.color });
+    const errors = epicErrors({ title: p.title, description: p.description, color: p.color });
     if (Object.keys(errors).length) throw validationFailed(errors);
     const db = c.var.db;
     const now = Date.now();

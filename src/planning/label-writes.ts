@@ -26,12 +26,12 @@ export async function createLabel(c: Context<AppEnv>, caller: Caller, parent: Pa
   const available = parent.kind === 'project' ? availableProjectLabelsSql(parent.project, parent.namespace) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
   if (title && (await db.select({ id: labels.id }).from(labels).where(and(available, eq(labels.title, title))).get())) throw conflict('Label already exists');
   const color = normalizeColor(p.color);
-  const errors = { ...labelErrors({ title, color, checkTitle: true, checkColor: true }), ...priorityErrors(p.priority) };
+  const description = p.description !== undefined ? labelDescription(p.description) : null;
+  const errors = { ...labelErrors({ title, color, checkTitle: true, checkColor: true, description }), ...priorityErrors(p.priority) };
   if (Object.keys(errors).length) throw validationFailed(errors);
   const now = Date.now();
   const projectId = parent.kind === 'project' ? parent.project.id : null;
   const groupId = parent.kind === 'group' ? parent.group.id : null;
-  const description = p.description !== undefined ? labelDescription(p.description) : null;
   const insert = db.insert(labels).values({ projectId, groupId, title, color, description, archived: p.archived ?? false, createdAt: now, updatedAt: now });
   const byTitle = and(projectId != null ? eq(labels.projectId, projectId) : eq(labels.groupId, groupId!), eq(labels.title, title));
   try {
@@ -77,7 +77,14 @@ export async function updateLabel(
   const now = Date.now();
   if (Object.keys(set).length) {
     await requireLabelAdmin(c, caller, parent, label);
-    const errors = labelErrors({ title: set.title, color: set.color, checkTitle: set.title !== undefined, checkColor: set.color !== undefined });
+    const errors = labelErrors({
+      title: set.title,
+      color: set.color,
+      checkTitle: set.title !== undefined,
+      checkColor: set.color !== undefined,
+      description: set.description !== label.description ? set.description : undefined,
+      previous: label.description,
+    });
     if (set.title !== undefined && set.title !== label.title && !errors.title) {
       const sameScope = label.projectId != null ? eq(labels.projectId, label.projectId) : eq(labels.groupId, label.groupId!);
       if (await db.select({ id: labels.id }).from(labels).where(and(sameScope, eq(labels.title, set.title))).get()) errors.title = ['has already been taken'];

@@ -11,7 +11,7 @@ export const listProjectLabelsParams = params({
   id,
   with_counts: g.bool().default(false),
   include_ancestor_groups: g.bool().default(true),
-  search: g.string().optional(),
+  search: g.search().optional(),
   /** Added in GitLab 18.10: filter by archived status. */
   archived: g.bool().optional(),
   ...paginationParams,
@@ -25,7 +25,7 @@ export const listGroupLabelsParams = params({
   include_ancestor_groups: g.bool().default(true),
   include_descendant_groups: g.bool().default(false),
   only_group_labels: g.bool().default(true),
-  search: g.string().optional(),
+  search: g.search().optional(),
   ...paginationParams,
 });
 

@@ -12,6 +12,7 @@ import type { Db } from '../db/client';
 import { issueAssignees, issues, labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
 import { COLOR_PATTERN, type LabelRow } from './label-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
+import { tooBig } from '../platform/text-limits';
 
 export type { LabelRow };
 
@@ -44,10 +45,27 @@ export async function availableProjectLabels(db: Db, project: Pick<ProjectRow, '
 /** `labels.title IN (...)` as one JSON parameter, whatever the number of titles (D1 allows 100 bound parameters). */
 export const titleIn = (titles: string[]) => sql`${labels.title} IN (select value from json_each(${JSON.stringify(titles)}))`;
 
+/**
+ * `value.replace(/<[^>]*>/g, '')` in one pass: the regex rescans to the end from every `<` that
+ * has no `>` after it, quadratic on a long run of `<`.
+ */
+function stripTags(value: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const lt = value.indexOf('<', from);
+    if (lt < 0) break;
+    const gt = value.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    out += value.slice(from, lt);
+    from = gt + 1;
+  }
+  return out + value.slice(from);
+}
+
 /** Label#title= / description=: `Sanitize.clean` drops tags, then HTML entities are unescaped; titles and colours are stripped. */
 export function sanitizeLabelText(value: string): string {
-  return value
-    .replace(/<[^>]*>/g, '')
+  return stripTags(value)
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
@@ -180,8 +198,22 @@ export function normalizeColor(color: string): string {
   return COLOR_NAMES[s.toLowerCase()] ?? s;
 }
 
-/** Label validations in model order (color, then title): `{"color":["must be a valid color code"]}` etc. */
-export function labelErrors(f: { title?: string | null; color?: string | null; checkTitle: boolean; checkColor: boolean }): Record<string, string[]> {
+/** Label::DESCRIPTION_LENGTH_MAX (512 kilobytes, a bytesize validation). */
+export const LABEL_DESCRIPTION_MAX_BYTES = 512 * 1024;
+
+/**
+ * Label validations in model order (color, title, description): `{"color":["must be a valid color code"]}` etc.
+ * `description` is checked when it changes (`previous`: the stored one); like Label#validate_description_length?,
+ * a description already over the cap may be edited as long as it does not grow.
+ */
+export function labelErrors(f: {
+  title?: string | null;
+  color?: string | null;
+  checkTitle: boolean;
+  checkColor: boolean;
+  description?: string | null;
+  previous?: string | null;
+}): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   if (f.checkColor && !COLOR_PATTERN.test(f.color ?? '')) errors.color = ['must be a valid color code'];
   if (f.checkTitle) {
@@ -192,8 +224,16 @@ export function labelErrors(f: { title?: string | null; color?: string | null; c
     if (t.length > 255) msgs.push('is too long (maximum is 255 characters)');
     if (msgs.length) errors.title = msgs;
   }
+  if (f.description != null) {
+    const prevBytes = f.previous ? utf8Bytes(f.previous) : 0;
+    const grandfathered = prevBytes > LABEL_DESCRIPTION_MAX_BYTES && utf8Bytes(f.description) <= prevBytes;
+    const message = grandfathered ? null : tooBig(f.description, LABEL_DESCRIPTION_MAX_BYTES);
+    if (message) errors.description = [message];
+  }
   return errors;
 }
+
+const utf8Bytes = (s: string) => new TextEncoder().encode(s).byteLength;
 
 // ---------------------------------------------------------------------------------------------
 // Per-page extras: subscriptions, priorities, counts

@@ -8,12 +8,19 @@ import { g, params } from '../platform/validate';
 
 const id = g.string();
 
+const IIDS_MAX = 1000;
+
 /** CommaSeparatedToIntegerArray: `1,2`, `iids[]=1&iids[]=2` or a JSON array; anything not an integer is invalid. */
 const intList = () =>
   z
     .unknown()
     .transform((v, ctx): number[] => {
       const items = (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',') : [s])).filter((s) => s !== '');
+      // As issue and merge request `iids` (issue-lists-params.ts): far past any page a client asks for.
+      if (items.length > IIDS_MAX) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${IIDS_MAX} items`, input: v });
+        return z.NEVER;
+      }
       const out: number[] = [];
       for (const s of items) {
         const n = typeof s === 'number' ? s : typeof s === 'string' && /^\s*[+-]?\d+\s*$/.test(s) ? Number(s) : NaN;
@@ -32,7 +39,7 @@ const listShape = {
   state: g.enum(['active', 'closed', 'all'] as const).default('all'),
   iids: intList().optional(),
   title: g.string().optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   include_parent_milestones: g.bool().optional(),
   include_ancestors: g.bool().optional(),
   updated_before: g.datetime().optional(),

@@ -15,6 +15,7 @@ import { type MilestoneRow, MilestoneSchema } from './milestone-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../platform/errors';
+import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
 import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -183,10 +184,24 @@ async function titleTaken(c: Context<AppEnv>, parent: Parent, title: string, exc
   return Boolean(hit);
 }
 
-async function milestoneErrors(c: Context<AppEnv>, parent: Parent, m: { title: string; startDate: string | null; dueDate: string | null }, titleChanged: boolean, exceptId?: number) {
+/**
+ * Caps on a milestone's text: the title is a `string(255)` column, the description a text column
+ * held to Gitlab::Database::MAX_TEXT_SIZE_LIMIT, as GitLab holds text without a limit of its own.
+ */
+const MILESTONE_TEXT = { title: { max: NAME_MAX }, description: { max: MAX_TEXT_SIZE } };
+
+async function milestoneErrors(
+  c: Context<AppEnv>,
+  parent: Parent,
+  m: { title: string; startDate: string | null; dueDate: string | null; description?: string | null },
+  titleChanged: boolean,
+  exceptId?: number,
+) {
   const errors: Record<string, string[]> = {};
   // Timebox#start_date_should_be_less_than_due_date (an equal date is refused too).
   if (m.startDate && m.dueDate && m.dueDate <= m.startDate) errors.due_date = ['must be greater than start date'];
+  checkText(errors, { title: titleChanged ? m.title : undefined, description: m.description }, MILESTONE_TEXT);
+  if (errors.title) return errors;
   if (!m.title) errors.title = ["can't be blank"];
   else if (titleChanged && (await titleTaken(c, parent, m.title, exceptId))) errors.title = [TITLE_TAKEN];
   return errors;
@@ -202,7 +217,7 @@ async function createMilestone(c: Context<AppEnv>, caller: Caller, parent: Paren
   const startDate = castDate(p.start_date);
   const dueDate = castDate(p.due_date);
   const fail = (errors: Record<string, string[]>) => new ApiError(400, { message: `Failed to create milestone ${rubyInspect(errors)}` });
-  const errors = await milestoneErrors(c, parent, { title, startDate, dueDate }, true);
+  const errors = await milestoneErrors(c, parent, { title, startDate, dueDate, description: p.description }, true);
   if (Object.keys(errors).length) throw fail(errors);
   const now = Date.now();
   const [usage, scopeId] = parent.kind === 'project' ? (['milestones', parent.project.id] as const) : (['group_milestones', parent.group.id] as const);
@@ -252,7 +267,7 @@ async function updateMilestone(
   if (p.state_event === 'activate') set.state = 'active';
   const next = { title: set.title ?? m.title, startDate: set.startDate !== undefined ? set.startDate : m.startDate, dueDate: set.dueDate !== undefined ? set.dueDate : m.dueDate };
   const fail = (errors: Record<string, string[]>) => new ApiError(400, { message: `Failed to update milestone ${rubyInspect(errors)}` });
-  const errors = await milestoneErrors(c, parent, next, set.title !== undefined, m.id);
+  const errors = await milestoneErrors(c, parent, { ...next, description: set.description }, set.title !== undefined, m.id);
   if (Object.keys(errors).length) throw fail(errors);
   if (Object.keys(set).length) {
     try {

@@ -61,6 +61,33 @@ function commaSeparated(v: unknown): unknown[] {
   return v.flatMap((x) => (typeof x === 'string' ? split(x) : typeof x === 'number' || typeof x === 'boolean' ? split(String(x)) : x == null ? [] : [x]));
 }
 
+/**
+ * Items a list parameter may carry unless its declaration says otherwise: GitLab bounds some lists
+ * (200 assignees or reviewers, `limit:` validators) and leaves most unbounded, where one request
+ * could name thousands of labels. A list over its cap is refused with the `limit:` validator's
+ * words (lib/api/validations/validators/limit.rb): `labels must contain at most 100 items`.
+ */
+export const LIST_MAX = 100;
+/**
+ * For lists that name existing things rather than create them: the label filters of the list
+ * endpoints, approval rule members, protected branch access entries. Long lists there are
+ * legitimate, are read in chunks, and still stop well short of an unbounded request.
+ */
+export const LONG_LIST_MAX = 1000;
+/** Gitlab::Search::Params::SEARCH_CHAR_LIMIT. */
+export const SEARCH_CHAR_LIMIT = 4096;
+
+export interface ListCap {
+  /** Most items accepted (default LIST_MAX). */
+  max?: number;
+}
+
+function capped<T extends z.ZodType<unknown[] | undefined>>(schema: T, max: number) {
+  return schema.superRefine((list, ctx) => {
+    if (Array.isArray(list) && list.length > max) ctx.addIssue({ code: 'custom', message: `must contain at most ${max} items`, input: list });
+  });
+}
+
 /** Marker so the error mapper can tell a coercion failure from a missing value. */
 const coerce = <T>(name: string, fn: (v: unknown) => T | undefined, message = INVALID) =>
   z.unknown().transform((v, ctx): T => {
@@ -124,21 +151,33 @@ export const g = {
     if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim())) return undefined;
     return Number.isNaN(Date.parse(v.trim())) || !realDay(v.trim()) ? undefined : v.trim();
   }).meta({ grapeType: 'Date', jsonType: 'string', format: 'date' }),
-  /** `Array[T]`: repeated `x[]=` values, a JSON array, or a single scalar (Grape wraps it). */
-  array: <T extends z.ZodType>(item: T) =>
-    z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item)).meta({ grapeType: 'Array', jsonType: 'array' }),
-  /** `CommaSeparatedToArray`: `a,b,c` or repeated `x[]=a`. */
-  csv: () =>
-    z.preprocess((v) => (v === undefined ? undefined : commaSeparated(v).filter((s) => s !== '')), z.array(z.string({ error: INVALID }))).meta({
+  /** `Array[T]`: repeated `x[]=` values, a JSON array, or a single scalar (Grape wraps it). At most `max` items. */
+  array: <T extends z.ZodType>(item: T, { max = LIST_MAX }: ListCap = {}) =>
+    capped(z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item)), max).meta({ grapeType: 'Array', jsonType: 'array' }),
+  /** `CommaSeparatedToArray`: `a,b,c` or repeated `x[]=a`. At most `max` items. */
+  csv: ({ max = LIST_MAX }: ListCap = {}) =>
+    capped(z.preprocess((v) => (v === undefined ? undefined : commaSeparated(v).filter((s) => s !== '')), z.array(z.string({ error: INVALID }))), max).meta({
       grapeType: 'Array[String]',
       jsonType: 'array',
     }),
-  /** `Array[Integer]` with CommaSeparatedToIntegerArray: `1,2`, `[1, "2"]`; items go through Ruby's `to_i` (`abc` is 0). */
-  intCsv: () =>
-    z.preprocess(
-      (v) => (v === undefined ? undefined : commaSeparated(v).map((x) => (typeof x === 'string' ? rubyToI(x) : x))),
-      z.array(z.number({ error: INVALID }).int({ error: INVALID })),
+  /** `Array[Integer]` with CommaSeparatedToIntegerArray: `1,2`, `[1, "2"]`; items go through Ruby's `to_i` (`abc` is 0). At most `max` items. */
+  intCsv: ({ max = LIST_MAX }: ListCap = {}) =>
+    capped(
+      z.preprocess(
+        (v) => (v === undefined ? undefined : commaSeparated(v).map((x) => (typeof x === 'string' ? rubyToI(x) : x))),
+        z.array(z.number({ error: INVALID }).int({ error: INVALID })),
+      ),
+      max,
     ).meta({ grapeType: 'Array[Integer]', jsonType: 'array' }),
+  /**
+   * A `search` term. Gitlab::Search::Params caps a query at SEARCH_CHAR_LIMIT characters; answered
+   * with GitLab's `limit:` validator words (lib/api/validations/validators/limit.rb), so a long term
+   * never reaches a LIKE pattern.
+   */
+  search: () =>
+    g.string().superRefine((s, ctx) => {
+      if ([...s].length > SEARCH_CHAR_LIMIT) ctx.addIssue({ code: 'custom', message: `must be less than ${SEARCH_CHAR_LIMIT} characters`, input: s });
+    }).meta({ grapeType: 'String', jsonType: 'string' }),
   /** `Hash`: `h[k]=v` or a JSON object. */
   hash: () => z.record(z.string(), z.unknown(), { error: INVALID }).meta({ grapeType: 'Hash', jsonType: 'object' }),
   /** An uploaded file (multipart). */

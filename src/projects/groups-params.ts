@@ -46,7 +46,7 @@ const listShape = {
   skip_groups: g.array(g.int()).optional(),
   all_available: g.bool().optional(),
   visibility: g.enum(VIS).optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   owned: g.bool().default(false),
   order_by: g.enum(['name', 'path', 'id', 'similarity'] as const).default('name'),
   sort: g.enum(['asc', 'desc'] as const).default('asc'),

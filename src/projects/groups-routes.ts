@@ -151,7 +151,7 @@ export function mountGroups(r: Router) {
     } else if (!caller.isAdmin && !user.canCreateGroup) {
       throw forbidden();
     }
-    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id });
+    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: parent?.id, description: p.description, defaultBranch: p.default_branch });
     const settings = await settingsOf(c);
     const visibility = p.visibility ?? String(settings.default_group_visibility ?? 'private');
     const vErr = visibilityAllowedByParent(visibility, parent) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
@@ -186,7 +186,7 @@ export function mountGroups(r: Router) {
             mentionsDisabled: p.mentions_disabled ?? null,
             lfsEnabled: p.lfs_enabled ?? true,
             requestAccessEnabled: p.request_access_enabled ?? true,
-            defaultBranchName: p.default_branch ?? null,
+            defaultBranchName: p.default_branch?.trim() ? p.default_branch : null,
             createdAt: now,
             updatedAt: now,
           },
@@ -214,7 +214,7 @@ export function mountGroups(r: Router) {
     const db = c.var.db;
     const { group, level } = await findReadableGroup(c, caller, p.id);
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
-    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: group.parentId });
+    const errors = groupFieldErrors({ name: p.name, path: p.path, parentId: group.parentId, description: p.description, defaultBranch: p.default_branch });
     const parent = group.parentId ? (await db.select().from(namespaces).where(eq(namespaces.id, group.parentId)).get()) ?? null : null;
     if (p.visibility && p.visibility !== group.visibility) {
       const msg =
@@ -245,7 +245,7 @@ export function mountGroups(r: Router) {
     if (p.mentions_disabled !== undefined) set.mentionsDisabled = p.mentions_disabled;
     if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
     if (p.request_access_enabled !== undefined) set.requestAccessEnabled = p.request_access_enabled;
-    if (p.default_branch !== undefined) set.defaultBranchName = p.default_branch;
+    if (p.default_branch !== undefined) set.defaultBranchName = p.default_branch.trim() ? p.default_branch : null;
     try {
       const update = db.update(namespaces).set(set).where(eq(namespaces.id, group.id));
       if (newFull) await db.batch([update, fullPathRewrite(db, group, newFull)]);

@@ -12,6 +12,8 @@ import { notFound } from '../platform/errors';
 import { members, namespaces, projects } from '../db/schema';
 import { canReadGroup, groupAccess, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from './abilities';
 import { USERNAME_FORMAT_MESSAGE } from '../users/users';
+import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
+import { isValidBranchName } from '../platform/git-ref';
 
 const NAMESPACE_PATH_RE = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_\-]|[a-zA-Z0-9_])$/;
 /** Top-level group paths GitLab reserves (path_regex.rb TOP_LEVEL_ROUTES, abridged). */
@@ -19,8 +21,15 @@ const RESERVED_TOP = new Set(['-', 'admin', 'api', 'assets', 'dashboard', 'explo
 /** Group names: Gitlab::Regex.group_name_regex. */
 const GROUP_NAME_RE = /^[\p{L}\p{N}_.()\-+ ]*$/u;
 
-export function groupFieldErrors(f: { name?: string; path?: string; parentId?: number | null }): Record<string, string[]> {
+/** Namespace::Detail: `validates :description, length: { maximum: 255 }`. */
+const GROUP_TEXT = { description: { max: NAME_MAX } };
+
+export function groupFieldErrors(f: { name?: string; path?: string; parentId?: number | null; description?: string | null; defaultBranch?: string }): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
+  checkText(errors, { description: f.description }, GROUP_TEXT);
+  // NamespaceSetting#default_branch_name (blank is stored as none): a name git accepts for a branch.
+  if (f.defaultBranch !== undefined && f.defaultBranch.trim() !== '' && (!isValidBranchName(f.defaultBranch) || tooLong(f.defaultBranch, NAME_MAX)))
+    errors.default_branch_name = ['is invalid'];
   const add = (k: string, m: string) => (errors[k] ??= []).push(m);
   if (f.name !== undefined) {
     if (!f.name.trim()) add('name', "can't be blank");

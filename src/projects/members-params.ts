@@ -4,7 +4,7 @@ import { g, params } from '../platform/validate';
 
 export const listMembersParams = params({
   id: g.string(),
-  query: g.string().optional(),
+  query: g.search().optional(),
   user_ids: g.array(g.int()).optional(),
   skip_users: g.array(g.int()).optional(),
   show_seat_info: g.bool().optional(),

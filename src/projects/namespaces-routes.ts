@@ -16,7 +16,7 @@ import { g, params } from '../platform/validate';
 import { paginationParams } from '../platform/pagination';
 import { decimalId } from '../platform/record-id';
 
-const listParams = params({ search: g.string().optional(), owned_only: g.bool().optional(), top_level_only: g.bool().optional(), ...paginationParams });
+const listParams = params({ search: g.search().optional(), owned_only: g.bool().optional(), top_level_only: g.bool().optional(), ...paginationParams });
 const idParams = params({ id: g.string() });
 
 async function present(c: Context<AppEnv>, caller: Caller, rows: NamespaceRow[]) {

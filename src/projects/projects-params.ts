@@ -61,7 +61,7 @@ export const listShape = {
   sort: g.enum(['asc', 'desc'] as const).default('desc'),
   archived: g.bool().optional(),
   visibility: g.enum(VIS).optional(),
-  search: g.string().optional(),
+  search: g.search().optional(),
   search_namespaces: g.bool().optional(),
   owned: g.bool().default(false),
   starred: g.bool().default(false),

@@ -170,7 +170,7 @@ async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow,
   }
   const name = p.name ?? p.path!;
   const path = p.path ?? pathFromName(p.name!);
-  Object.assign(errors, projectFieldErrors({ name, path }));
+  Object.assign(errors, projectFieldErrors({ name, path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch }));
   const settings = await settingsOf(c);
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
@@ -282,7 +282,7 @@ export function mountProjects(r: Router) {
     // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
     if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
-    const errors = projectFieldErrors({ name: p.name, path: p.path });
+    const errors = projectFieldErrors({ name: p.name, path: p.path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch });
     if (p.visibility) {
       const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await settingsOf(c)).restricted_visibility_levels);
       if (v) errors.visibility_level = [v];

@@ -15,6 +15,8 @@ import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
 import { findProject, type ProjectWithNamespace } from './project-queries';
 import { loadFullNames } from './groups';
+import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
+import { isValidBranchName } from '../platform/git-ref';
 
 export interface ProjectListRow {
   project: ProjectRow;
@@ -114,8 +116,17 @@ const PROJECT_PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'
 const PROJECT_NAME_RE = /^[\p{L}\p{N}\p{So}_][\p{L}\p{N}\p{So}_.+\- ]*$/u;
 const PROJECT_NAME_MESSAGE = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
 
-export function projectFieldErrors(f: { name?: string; path?: string }): Record<string, string[]> {
+/** Project: `validates :description, length: { maximum: 2000 }`; Projects::Topic names are `string(255)`. */
+const PROJECT_TEXT = { description: { max: 2000 } };
+const TOPIC_MAX = 255;
+
+export function projectFieldErrors(f: { name?: string; path?: string; description?: string | null; topics?: string[]; defaultBranch?: string }): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
+  checkText(errors, { description: f.description }, PROJECT_TEXT);
+  // The default branch names a branch: git's ref rules (which also bound nothing but NUL-free text).
+  if (f.defaultBranch !== undefined && f.defaultBranch !== '' && (!isValidBranchName(f.defaultBranch) || tooLong(f.defaultBranch, NAME_MAX))) errors.default_branch = ['is invalid'];
+  // Autosaved topics report their own errors under `topics.name`, as Rails names nested records.
+  if (f.topics?.some((t) => tooLong(t, TOPIC_MAX))) errors['topics.name'] = [`is too long (maximum is ${TOPIC_MAX} characters)`];
   const add = (k: string, m: string) => (errors[k] ??= []).push(m);
   if (f.name !== undefined) {
     if (!f.name.trim()) add('name', "can't be blank");

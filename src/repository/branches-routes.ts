@@ -24,7 +24,7 @@ export function mountBranches(r: Router) {
       path: '/projects/:id/repository/branches',
       summary: 'List repository branches',
       tags: TAGS,
-      params: params({ id: g.string(), search: g.string().optional(), regex: g.string().optional(), sort: g.enum(['name_asc', 'updated_asc', 'updated_desc']).optional(), ...paginationParams }),
+      params: params({ id: g.string(), search: g.search().optional(), regex: g.string().optional(), sort: g.enum(['name_asc', 'updated_asc', 'updated_desc']).optional(), ...paginationParams }),
       responses: { 200: z.array(BranchSchema) },
     },
     async ({ c, p, caller }) => {

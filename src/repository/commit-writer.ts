@@ -23,13 +23,7 @@ export type CommitAction =
 export class CommitError extends Error {}
 
 /** Gitlab::Git.check_ref_format (git check-ref-format --branch). */
-export function isValidBranchName(name: string): boolean {
-  if (!name || name === '@' || name === 'HEAD') return false;
-  if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return false;
-  if (name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  return !name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
-}
+export { isValidBranchName } from '../platform/git-ref';
 
 /** A repository path as Gitaly accepts it: relative, no empty, "." or ".." segments. */
 function checkPath(path: string) {

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { repoBranches } from '../db/schema';
 import { commitDetail, CommitDetailSchema, commitEntity, CommitSchema, compareEntity, CompareSchema, DiffSchema } from './commit-entity';
-import { forbidden, grapeError, notFound } from '../platform/errors';
+import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
+import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
 import { linkParamsFrom, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -73,6 +74,8 @@ const createCommitParams = params(
   [{ mutuallyExclusive: ['start_branch', 'start_sha'] }],
 );
 
+const COMMIT_TEXT = { commit_message: { max: MAX_TEXT_SIZE }, author_name: { max: NAME_MAX }, author_email: { max: NAME_MAX } };
+
 /** The commits list: Commit, or CommitDetail with `with_stats`. */
 const CommitList = z.array(z.union([CommitSchema, CommitDetailSchema]));
 
@@ -108,6 +111,9 @@ export function mountCommits(r: Router) {
       if (!(await canPushToBranch(c, caller, found.level, pid, p.branch, { emptyRepo: empty, archived: found.project.archived })))
         throw forbidden('You are not allowed to push into this branch');
       if (!isValidBranchName(p.branch)) throw apiMessage(400, `Branch name is invalid`);
+      // Git stores any message, but GitLab holds text to MAX_TEXT_SIZE_LIMIT; author fields are `string(255)`.
+      const textErrors = checkText({}, { commit_message: p.commit_message, author_name: p.author_name, author_email: p.author_email }, COMMIT_TEXT);
+      if (Object.keys(textErrors).length) throw validationFailed(textErrors);
 
       const target = await findBranch(db, pid, p.branch);
       // attrs[:start_branch] ||= attrs[:branch_name] unless attrs[:start_sha]

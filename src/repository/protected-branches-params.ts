@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
-import { g, params } from '../platform/validate';
+import { g, LONG_LIST_MAX, params } from '../platform/validate';
 import { ROLE_LEVELS, UNPROTECT_ROLE_LEVELS } from './protected-branches';
 
 const id = g.string();
@@ -40,7 +40,7 @@ const hashArray = <T extends z.ZodType>(item: T) =>
         return [v];
       }
       return v;
-    }, z.array(item, { error: 'is invalid' }))
+    }, z.array(item, { error: 'is invalid' }).refine((l) => l.length <= LONG_LIST_MAX, { message: `must contain at most ${LONG_LIST_MAX} items` }))
     .meta({ grapeType: 'Array', jsonType: 'array' });
 
 /** One `allowed_to_*` entry; `id` and `_destroy` address an existing entry on update (nested attributes). */
@@ -67,7 +67,7 @@ const eeShape = {
   code_owner_approval_required: g.bool().optional(),
 };
 
-export const listProtectedBranchesParams = params({ id, search: g.string().optional(), ...paginationParams });
+export const listProtectedBranchesParams = params({ id, search: g.search().optional(), ...paginationParams });
 
 export const getProtectedBranchParams = params({ id, name: g.string() });
 

@@ -43,12 +43,22 @@ const float = () =>
     })
     .meta({ grapeType: 'Float', jsonType: 'number' });
 
+/**
+ * Lists an administrator sets hold up to 1,000 entries by model validation (protected_paths 100,
+ * outbound_local_requests_whitelist 1000): the parameter cap sits above them so those messages speak.
+ */
+const LIST_CAP = { max: 10_000 };
+
 /** `Array[Integer]` with CommaSeparatedToArray. */
 const intCsv = () =>
   z
     .unknown()
     .transform((v, ctx): number[] => {
       const list = (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => x !== '');
+      if (list.length > LIST_CAP.max) {
+        ctx.addIssue({ code: 'custom', message: `must contain at most ${LIST_CAP.max} items`, input: v });
+        return z.NEVER;
+      }
       const out: number[] = [];
       for (const x of list) {
         const n = typeof x === 'number' ? x : typeof x === 'string' && /^\s*[+-]?\d+\s*$/.test(x) ? Number(x) : NaN;
@@ -83,7 +93,7 @@ const hashOfIntegers = () =>
 
 /** String array whose items must come from `values` (Grape `values:` on an Array param). */
 const csvOf = (values: readonly string[]) =>
-  g.csv().pipe(
+  g.csv(LIST_CAP).pipe(
     z.array(z.string()).refine((list) => list.every((x) => values.includes(x)), { message: 'does not have a valid value' }),
   );
 
@@ -102,7 +112,7 @@ function paramType(type: SettingType, values?: readonly (string | number)[]): z.
     case 'csv':
       // Grape coerces array items to String: `[20]` reads as `["20"]`.
       return z
-        .preprocess((v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'number' ? String(x) : x)) : typeof v === 'number' ? String(v) : v), values ? csvOf(values as string[]) : g.csv())
+        .preprocess((v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'number' ? String(x) : x)) : typeof v === 'number' ? String(v) : v), values ? csvOf(values as string[]) : g.csv(LIST_CAP))
         .meta({ grapeType: 'Array[String]', jsonType: 'array' });
     case 'intArray':
       return intCsv();

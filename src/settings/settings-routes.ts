@@ -11,6 +11,7 @@ import { requireAdmin } from '../platform/guards';
 import { RAW_INPUTS, SETTINGS_BY_NAME } from './settings-catalogue';
 import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, settingsPutShape } from './settings-params';
 import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from './settings';
+import { normalizeDefaultBranchName, settingsRowErrors, settingsTextErrors } from './settings-text';
 
 export function mountSettings(r: Router) {
   r.route({ method: 'GET', path: '/application/settings', summary: 'Get the current application settings', tags: ['settings'], responses: { 200: ApplicationSettingSchema } }, async ({ c, caller }) => {
@@ -46,10 +47,19 @@ export function mountSettings(r: Router) {
     const attrs: Record<string, unknown> = { ...p };
     for (const name of PUT_NAMES) if (raw[name] === null && SETTINGS_BY_NAME.get(LEGACY_ALIASES[name] ?? name)?.def === null) attrs[name] = null;
 
+    // Text is measured as sent, before legacy names are resolved and secrets digested.
+    const sent = Object.fromEntries(Object.entries(attrs).map(([name, value]) => [LEGACY_ALIASES[name] ?? name, value]));
     const changes = await translate(c, attrs);
+    normalizeDefaultBranchName(changes);
     const { settings } = await loadSettingsRow(c.var.db);
     const errors = settingsErrors({ ...settings, ...changes });
+    // A length the model validations already reported (e.g. `personal_access_token_prefix`) is not repeated.
+    for (const [attr, messages] of Object.entries(settingsTextErrors(sent))) {
+      if (!errors[attr]?.some((m) => m.startsWith('is too long'))) (errors[attr] ??= []).push(...messages);
+    }
     if (Object.keys(errors).length) throw validationFailed(errors);
+    const rowErrors = settingsRowErrors(settings, changes);
+    if (Object.keys(rowErrors).length) throw validationFailed(rowErrors);
     await writeSettings(c.var.db, changes);
     return c.json(await present(c));
   });

@@ -84,7 +84,7 @@ export const listUsersParams = params(
     username: g.string().optional(),
     extern_uid: g.string().optional(),
     provider: g.string().optional(),
-    search: g.string().optional(),
+    search: g.search().optional(),
     active: g.bool().default(false),
     external: g.bool().default(false),
     exclude_external: g.bool().default(false),
