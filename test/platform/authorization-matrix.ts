@@ -1,0 +1,444 @@
+/**
+ * Expected cells of the authorization matrix (issue 12; reference gitlab-behaviour-2.md §7), one row
+ * per route of the route table, keyed `METHOD /path`. The test (authorization-matrix.test.ts) fails
+ * when a route has no row here, so nobody can add a route without deciding who may call it.
+ *
+ * World: a PRIVATE group owned by `owner` with guest/reporter/developer/maintainer members, a PRIVATE
+ * project in it (members inherit), a signed-in `nonMember`, anonymous, and the administrator (root).
+ *
+ * Cells, columns ordered from least to most privileged:
+ * - 'ok': got past authorization (any status but 401, 403 and the 404 of the row's container);
+ * - 'unauth': 401 `401 Unauthorized`; 'forbidden': 403 `403 Forbidden`;
+ * - 'nf': 404 with the container's message (`404 Project Not Found`, `404 Group Not Found`, `404 User Not Found`);
+ * - [status, message?]: that status (and exact `message`).
+ * Destructive rows run after the others and consume their resource: the first 'ok' column may be
+ * the only one that acts, later 'ok' columns may see the resource's own 404 (still past authorization).
+ * Rows marked `fresh` get a throwaway resource per cell instead (deleting the project or group).
+ */
+export const ROLES = ['anonymous', 'nonMember', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+export type Cell = 'ok' | 'unauth' | 'forbidden' | 'nf' | readonly [number, string?];
+export type Rule = Record<Role, Cell>;
+
+export interface Row {
+  rule: Rule;
+  body?: Record<string, unknown>;
+  query?: string;
+  /** Path parameters that differ from the defaults (names of fixtures, see the test's `world`). */
+  params?: Record<string, string>;
+  /** A throwaway resource per cell: the project or the (sub)group the row acts on. */
+  fresh?: 'project' | 'group' | 'user';
+}
+
+const LEVEL = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+type Level = keyof typeof LEVEL;
+
+const rule = (anonymous: Cell, nonMember: Cell, member: (l: Level) => Cell, admin: Cell = 'ok'): Rule => ({
+  anonymous,
+  nonMember,
+  guest: member('guest'),
+  reporter: member('reporter'),
+  developer: member('developer'),
+  maintainer: member('maintainer'),
+  owner: member('owner'),
+  admin,
+});
+
+// ---- Presets (with the GitLab source each one follows) ----
+
+/** Everyone, anonymous included (users.rb keys/gpg_keys/status: no authentication, §7). */
+export const publicRead = rule('ok', 'ok', () => 'ok');
+/** `authenticate!` and nothing else (users.rb /user/*, todos.rb, namespaces.rb list: §7 "/user/* … signed in"). */
+export const signedIn = rule('unauth', 'ok', () => 'ok');
+/** `authenticated_as_admin!` before anything is looked up (§7: 401 anonymous, 403 `403 Forbidden` non-admin). */
+export const adminOnly = rule('unauth', 'forbidden', () => 'forbidden');
+/** Administrators only, anonymous callers answered 401 by `authenticate!` … but a missing one gets 404 (signedIn 'nonGet' GETs). */
+
+/**
+ * A project-scoped route on the private project: invisible project → `404 Project Not Found`
+ * (find_project! / user_project), then `authorize! :<ability>` → 403 below `min`
+ * (doc/user/permissions.md; app/policies/project_policy.rb).
+ * `anon`: 'nf' where the API file uses `authenticate_non_get!` for GETs (projects.rb, issues.rb,
+ * merge_requests.rb, repository.rb …), 'unauth' where it says `before { authenticate! }`
+ * (labels.rb, milestones.rb, notes.rb, members.rb, todos.rb, merge_request_diffs.rb, approvals).
+ */
+export const project = (min: Level, anon: Cell, below: Cell = 'forbidden'): Rule =>
+  rule(anon, 'nf', (l) => (LEVEL[l] >= LEVEL[min] ? 'ok' : below));
+/** The same on the private group (find_group! → `404 Group Not Found`; group_policy.rb). */
+export const group = project;
+
+/** GET with `authenticate_non_get!`: anonymous sees a private project as missing. */
+export const projectRead = (min: Level = 'guest', below: Cell = 'forbidden') => project(min, 'nf', below);
+/** Writes with `authenticate_non_get!` or `authenticate!`: anonymous 401. */
+export const projectWrite = (min: Level, below: Cell = 'forbidden') => project(min, 'unauth', below);
+
+/** Only administrators, but a signed-in non-admin is refused 403 and anonymous 401 (issues.rb GET /issues/:id, user_agent_detail). */
+export const adminRead = adminOnly;
+
+/** Rows whose cells could not be settled from GitLab within issue 12's time box are marked UNSETTLED in a comment. */
+
+const NF_NOT_FOUND: Cell = [404, '404 Not found'];
+
+export const EXPECTATIONS: Record<string, Row> = {
+  // ---- approvals (ee/lib/api/project_approvals.rb, project_approval_rules.rb, merge_request_approvals.rb, merge_request_approval_rules.rb) ----
+  // Settings: `authorize! :admin_project`-like (Maintainer+); rules list/show: Developer+ (read_approval_rule needs Developer on private).
+  'GET /api/v4/projects/:id/approvals': { rule: projectWrite('maintainer') },
+  'POST /api/v4/projects/:id/approvals': { rule: projectWrite('maintainer'), body: { approvals_before_merge: 1 } },
+  'GET /api/v4/projects/:id/approval_rules': { rule: projectWrite('developer') },
+  'POST /api/v4/projects/:id/approval_rules': { rule: projectWrite('maintainer'), body: { name: 'matrix-rule', approvals_required: 1 } },
+  'GET /api/v4/projects/:id/approval_rules/:approval_rule_id': { rule: projectWrite('developer') },
+  'PUT /api/v4/projects/:id/approval_rules/:approval_rule_id': { rule: projectWrite('maintainer'), body: { approvals_required: 1 } },
+  'DELETE /api/v4/projects/:id/approval_rules/:approval_rule_id': { rule: projectWrite('maintainer') },
+  // MR approvals: find_merge_request_with_access (read_merge_request: Reporter+ on a private project, 403 below).
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/approvals': { rule: projectWrite('reporter') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/approvals': { rule: projectWrite('developer'), body: { approvals_required: 1 } },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_state': { rule: projectWrite('reporter') },
+  // approve: eligible approvers only; a reporter who may read gets 401 (merge_request_approvals.rb `unauthorized!` when the service refuses).
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/approve': {
+    rule: { ...projectWrite('reporter'), reporter: 'unauth', owner: 'ok', admin: 'unauth' },
+  },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unapprove': { rule: projectWrite('reporter') },
+  // reset_approvals: bots only (`bot?`), people get 401.
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_approvals': {
+    rule: { ...projectWrite('reporter'), reporter: 'unauth', developer: 'unauth', maintainer: 'unauth', owner: 'unauth', admin: 'unauth' },
+  },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules': { rule: projectWrite('reporter') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules': { rule: projectWrite('developer'), body: { name: 'mr-rule', approvals_required: 1 } },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectWrite('reporter') },
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectWrite('developer'), body: { approvals_required: 1 } },
+  'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectWrite('developer') },
+
+  // ---- audit events (ee/lib/api/audit_events.rb: authenticated_as_admin!) ----
+  'GET /api/v4/audit_events': { rule: adminOnly },
+  'GET /api/v4/audit_events/:id': { rule: adminOnly },
+
+  // ---- award emoji (award_emoji.rb: authenticate! via the awardable's read ability; MRs need Reporter, 404 below) ----
+  'GET /api/v4/projects/:id/issues/:issue_iid/award_emoji': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/award_emoji': { rule: projectWrite('guest'), body: { name: 'thumbsdown' } },
+  // Only the award's owner (here `owner`) may delete it: others 401 (award_emoji.rb `unauthorized!` unless award.user == current_user).
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { rule: projectWrite('guest'), body: { name: 'thumbsdown' } },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: projectWrite('guest') },
+  'POST /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: projectWrite('guest'), body: { name: 'thumbsdown' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']), body: { name: 'thumbsdown' } },
+  'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': {
+    rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']),
+    body: { name: 'thumbsdown' },
+  },
+  'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+
+  // ---- epics (ee/lib/api/epics.rb: authenticate_non_get!, find_group!; create/update: Planner/Reporter+ (guest 403), delete: Owner) ----
+  'GET /api/v4/groups/:id/epics': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid': { rule: projectRead('guest') },
+  'POST /api/v4/groups/:id/epics': { rule: projectWrite('reporter'), body: { title: 'matrix epic' } },
+  'PUT /api/v4/groups/:id/epics/:epic_iid': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_iid': { rule: projectWrite('owner') },
+
+  // ---- GPG keys (users.rb) ----
+  'GET /api/v4/user/gpg_keys': { rule: signedIn },
+  'GET /api/v4/user/gpg_keys/:key_id': { rule: signedIn },
+  'POST /api/v4/user/gpg_keys': { rule: signedIn },
+  'DELETE /api/v4/user/gpg_keys/:key_id': { rule: signedIn },
+  'POST /api/v4/user/gpg_keys/:key_id/revoke': { rule: signedIn },
+  // §7: public; 404 for a missing/invisible user.
+  'GET /api/v4/users/:id/gpg_keys': { rule: publicRead },
+  'GET /api/v4/users/:id/gpg_keys/:key_id': { rule: publicRead },
+  'POST /api/v4/users/:id/gpg_keys': { rule: adminOnly },
+  'DELETE /api/v4/users/:id/gpg_keys/:key_id': { rule: adminOnly },
+  'POST /api/v4/users/:id/gpg_keys/:key_id/revoke': { rule: adminOnly },
+
+  // ---- groups (groups.rb: authenticate_non_get!; update: admin_group (Owner); delete: Owner; list: visible groups) ----
+  'GET /api/v4/groups': { rule: publicRead },
+  // Creating a top-level group: any signed-in user who can_create_group (the default).
+  'POST /api/v4/groups': { rule: signedIn, body: { name: 'mx', path: 'mx-dup' } },
+  'GET /api/v4/groups/:id': { rule: projectRead('guest') },
+  'PUT /api/v4/groups/:id': { rule: projectWrite('owner'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id': { rule: projectWrite('owner'), fresh: 'group' },
+  'GET /api/v4/groups/:id/subgroups': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/descendant_groups': { rule: projectRead('guest') },
+
+  // ---- impersonation tokens (users.rb: authenticated_as_admin!) ----
+  'GET /api/v4/users/:user_id/impersonation_tokens': { rule: adminOnly },
+  'POST /api/v4/users/:user_id/impersonation_tokens': { rule: adminOnly, body: { name: 'mx', scopes: ['api'] } },
+  'GET /api/v4/users/:user_id/impersonation_tokens/:impersonation_token_id': { rule: adminOnly },
+  'DELETE /api/v4/users/:user_id/impersonation_tokens/:impersonation_token_id': { rule: adminOnly },
+
+  // ---- issues (issues.rb: authenticate_non_get!; read_issue: Guest+ on private; update/time tracking: Reporter+ (Planner)) ----
+  'GET /api/v4/projects/:id/issues/:issue_iid/participants': { rule: projectRead('guest') },
+  // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
+  'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
+  'GET /api/v4/issues': { rule: signedIn },
+  'GET /api/v4/groups/:id/issues': { rule: projectRead('guest') },
+  'GET /api/v4/projects/:id/issues': { rule: projectRead('guest') },
+  // Metric images: incident issues only; Reporter+ write (issues.rb upload_metric_image). UNSETTLED for a non-incident issue.
+  'POST /api/v4/projects/:id/issues/:issue_iid/metric_images': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/metric_images': { rule: projectRead('guest') },
+  'PUT /api/v4/projects/:id/issues/:issue_iid/metric_images/:metric_image_id': { rule: projectWrite('guest') },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/metric_images/:metric_image_id': { rule: projectWrite('guest') },
+  'GET /uploads/-/system/issuable_metric_image/file/:image_id/:filename': { rule: publicRead },
+  'POST /api/v4/projects/:id/issues': { rule: projectWrite('guest'), body: { title: 'matrix issue' } },
+  'GET /api/v4/projects/:id/issues/:issue_iid': { rule: projectRead('guest') },
+  'PUT /api/v4/projects/:id/issues/:issue_iid': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid': { rule: projectWrite('owner'), params: { issue_iid: 'issueToDelete' } },
+  'POST /api/v4/projects/:id/issues/:issue_iid/subscribe': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/unsubscribe': { rule: projectWrite('guest') },
+  // GET /issues/:id: `authenticated_as_admin!`.
+  'GET /api/v4/issues/:id': { rule: adminOnly },
+  'GET /api/v4/projects/:id/milestones/:milestone_id/issues': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/milestones/:milestone_id/issues': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/issues': { rule: projectRead('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { rule: projectWrite('reporter'), body: { duration: '1h' } },
+  'POST /api/v4/projects/:id/issues/:issue_iid/reset_time_estimate': { rule: projectWrite('reporter') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { rule: projectWrite('reporter'), body: { duration: '1m' } },
+  'POST /api/v4/projects/:id/issues/:issue_iid/reset_spent_time': { rule: projectWrite('reporter') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/time_stats': { rule: projectRead('guest') },
+
+  // ---- SSH keys (users.rb) ----
+  'GET /api/v4/user/keys': { rule: signedIn },
+  'GET /api/v4/user/keys/:key_id': { rule: signedIn },
+  'POST /api/v4/user/keys': { rule: signedIn },
+  'DELETE /api/v4/user/keys/:key_id': { rule: signedIn },
+  // §7: public; 404 for a missing/invisible user.
+  'GET /api/v4/users/:id_or_username/keys': { rule: publicRead },
+  'GET /api/v4/users/:id/keys/:key_id': { rule: publicRead },
+  'POST /api/v4/users/:id/keys': { rule: adminOnly },
+  'DELETE /api/v4/users/:id/keys/:key_id': { rule: adminOnly },
+
+  // ---- labels (labels.rb: before { authenticate! }; read_label Guest+; admin_label Reporter+ (Planner)) ----
+  'GET /api/v4/projects/:id/labels': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/labels': { rule: projectWrite('reporter'), body: { name: 'mx-label', color: '#123456' } },
+  'PUT /api/v4/projects/:id/labels': { rule: projectWrite('reporter'), body: { name: 'fixture-label', description: 'x' } },
+  'DELETE /api/v4/projects/:id/labels': { rule: projectWrite('reporter'), query: 'name=delete-me' },
+  'PUT /api/v4/projects/:id/labels/promote': { rule: projectWrite('reporter'), body: { name: 'promote-me' } },
+  'GET /api/v4/projects/:id/labels/:name': { rule: projectWrite('guest') },
+  'PUT /api/v4/projects/:id/labels/:name': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/projects/:id/labels/:name': { rule: projectWrite('reporter'), params: { name: 'projectLabelToDelete' } },
+  'PUT /api/v4/projects/:id/labels/:name/promote': { rule: projectWrite('reporter'), params: { name: 'projectLabelToPromote' } },
+  'POST /api/v4/projects/:id/labels/:subscribable_id/subscribe': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/labels/:subscribable_id/unsubscribe': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/labels': { rule: projectWrite('guest') },
+  'POST /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), body: { name: 'mx-glabel', color: '#123456' } },
+  'PUT /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), body: { name: 'fixture-glabel', description: 'x' } },
+  'DELETE /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), query: 'name=gdelete-me' },
+  'GET /api/v4/groups/:id/labels/:name': { rule: projectWrite('guest') },
+  'PUT /api/v4/groups/:id/labels/:name': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/labels/:name': { rule: projectWrite('reporter'), params: { name: 'groupLabelToDelete' } },
+  'POST /api/v4/groups/:id/labels/:subscribable_id/subscribe': { rule: projectWrite('guest') },
+  'POST /api/v4/groups/:id/labels/:subscribable_id/unsubscribe': { rule: projectWrite('guest') },
+
+  // ---- members (members.rb: before { authenticate! }; read: read_project/read_group; admin: Maintainer+ project, Owner group) ----
+  'GET /api/v4/groups/:id/members': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/members/all': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/members/:user_id': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/members/all/:user_id': { rule: projectWrite('guest') },
+  'POST /api/v4/groups/:id/members': { rule: projectWrite('owner'), body: { user_id: 0, access_level: 30 } },
+  'PUT /api/v4/groups/:id/members/:user_id': { rule: projectWrite('owner'), body: { access_level: 10 } },
+  'DELETE /api/v4/groups/:id/members/:user_id': { rule: projectWrite('owner'), params: { user_id: 'nonMemberId' } },
+  'GET /api/v4/projects/:id/members': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/members/all': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/members/:user_id': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/members/all/:user_id': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/members': { rule: projectWrite('maintainer'), body: { user_id: 0, access_level: 30 } },
+  'PUT /api/v4/projects/:id/members/:user_id': { rule: projectWrite('maintainer'), body: { access_level: 10 } },
+  'DELETE /api/v4/projects/:id/members/:user_id': { rule: projectWrite('maintainer'), params: { user_id: 'nonMemberId' } },
+
+  // ---- merge requests (merge_requests.rb: authenticate_non_get!; read_merge_request Reporter+ on private (guest 403);
+  //      create/update Developer+; delete Owner) ----
+  'GET /api/v4/merge_requests': { rule: signedIn },
+  'GET /api/v4/groups/:id/merge_requests': { rule: projectRead('guest') },
+  'GET /api/v4/projects/:id/merge_requests': { rule: projectRead('reporter') },
+  'POST /api/v4/projects/:id/merge_requests': { rule: projectWrite('developer'), body: { title: 'dup', source_branch: 'feature', target_branch: 'main' } },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectRead('reporter') },
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectWrite('developer'), body: { description: 'x' } },
+  'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectWrite('owner', NF_NOT_FOUND), params: { merge_request_iid: 'mrToDelete' } },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/participants': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/reviewers': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/closes_issues': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/related_issues': { rule: projectRead('reporter') },
+  // merge: find_project_merge_request (404 Not found below Reporter); without merge access 401.
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': {
+    rule: { ...projectWrite('developer', NF_NOT_FOUND), reporter: 'unauth' },
+    params: { merge_request_iid: 'mrToMerge' },
+  },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { rule: { ...projectWrite('developer', NF_NOT_FOUND), reporter: 'unauth' } },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/subscribe': { rule: projectWrite('reporter') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe': { rule: projectWrite('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/commits': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/changes': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/diffs': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/versions': { rule: projectWrite('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/versions/:version_id': { rule: projectWrite('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/raw_diffs': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/pipelines': { rule: projectRead('reporter') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/pipelines': { rule: projectWrite('reporter') },
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/rebase': {
+    rule: { ...projectWrite('developer', NF_NOT_FOUND), reporter: [403, '403 Forbidden - Cannot push to source branch'] },
+  },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/time_estimate': { rule: projectWrite('developer'), body: { duration: '1h' } },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate': { rule: projectWrite('developer') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/add_spent_time': { rule: projectWrite('developer'), body: { duration: '1m' } },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_spent_time': { rule: projectWrite('developer') },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/time_stats': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/related_merge_requests': { rule: projectRead('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/closed_by': { rule: projectRead('guest') },
+  'GET /api/v4/projects/:id/milestones/:milestone_id/merge_requests': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/milestones/:milestone_id/merge_requests': { rule: projectWrite('guest') },
+
+  // ---- milestones (milestones.rb: before { authenticate! }; read_milestone Guest+; admin_milestone Reporter+ (Planner)) ----
+  'GET /api/v4/projects/:id/milestones': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/milestones': { rule: projectWrite('reporter'), body: { title: 'mx-milestone' } },
+  'GET /api/v4/projects/:id/milestones/:milestone_id': { rule: projectWrite('guest') },
+  'PUT /api/v4/projects/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/projects/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), params: { milestone_id: 'projectMilestoneToDelete' } },
+  'POST /api/v4/projects/:id/milestones/:milestone_id/promote': { rule: projectWrite('reporter'), params: { milestone_id: 'projectMilestoneToPromote' } },
+  'GET /api/v4/groups/:id/milestones': { rule: projectWrite('guest') },
+  'POST /api/v4/groups/:id/milestones': { rule: projectWrite('reporter'), body: { title: 'mx-gmilestone' } },
+  'GET /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('guest') },
+  'PUT /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), params: { milestone_id: 'groupMilestoneToDelete' } },
+
+  // ---- namespaces (namespaces.rb: authenticate!; show: read_namespace_via_membership, 404 otherwise) ----
+  'GET /api/v4/namespaces': { rule: signedIn },
+  'GET /api/v4/namespaces/:id': { rule: { ...projectWrite('guest'), nonMember: [404, '404 Namespace Not Found'] } },
+
+  // ---- notes (notes.rb: before { authenticate! }; noteable read ability; update: the note's author or Maintainer+ (admin_note); delete same) ----
+  'GET /api/v4/groups/:id/epics/:epic_id/notes': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('guest') },
+  'PUT /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('maintainer'), body: { body: 'edited' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('maintainer') },
+  'POST /api/v4/groups/:id/epics/:epic_id/notes': { rule: projectWrite('guest'), body: { body: 'hi' } },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes': { rule: projectWrite('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': { rule: projectWrite('reporter', NF_NOT_FOUND) },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/notes': { rule: projectWrite('reporter', NF_NOT_FOUND), body: { body: 'hi' } },
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': {
+    rule: { ...projectWrite('maintainer', 'forbidden'), guest: NF_NOT_FOUND },
+    body: { body: 'edited' },
+  },
+  'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': { rule: { ...projectWrite('maintainer', 'forbidden'), guest: NF_NOT_FOUND } },
+  'GET /api/v4/projects/:id/issues/:issue_iid/notes': { rule: projectWrite('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/notes': { rule: projectWrite('guest'), body: { body: 'hi' } },
+  'PUT /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectWrite('maintainer'), body: { body: 'edited' } },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectWrite('maintainer') },
+
+  // ---- personal access tokens (personal_access_tokens.rb: authenticate!; others' tokens: admin, 404 otherwise) ----
+  'GET /api/v4/personal_access_tokens/self': { rule: signedIn },
+  // Revoking/rotating the caller's own token would end the caller's session for later rows: a dedicated token per cell (see the test).
+  'DELETE /api/v4/personal_access_tokens/self': { rule: signedIn },
+  'POST /api/v4/personal_access_tokens/self/rotate': { rule: signedIn },
+  'GET /api/v4/personal_access_tokens': { rule: signedIn },
+  // Another user's token: 404 for non-admins (find_token: `personal_access_tokens` of the user unless admin). UNSETTLED: GitLab answers 404 `Not found`.
+  'GET /api/v4/personal_access_tokens/:id': { rule: { ...signedIn } },
+  'POST /api/v4/personal_access_tokens/:id/rotate': { rule: { ...signedIn } },
+  'DELETE /api/v4/personal_access_tokens/:id': { rule: { ...signedIn } },
+  'POST /api/v4/users/:user_id/personal_access_tokens': { rule: adminOnly, body: { name: 'mx', scopes: ['api'] } },
+  'POST /api/v4/user/personal_access_tokens': { rule: signedIn, body: { name: 'mx', scopes: ['k8s_proxy'] } },
+
+  // ---- projects (projects.rb: authenticate_non_get!; update: admin_project Maintainer+; delete: remove_project Owner) ----
+  'GET /api/v4/projects': { rule: publicRead },
+  'POST /api/v4/projects': { rule: signedIn, body: { name: 'mx project' } },
+  'POST /api/v4/projects/user/:user_id': { rule: adminOnly, body: { name: 'mx admin project' } },
+  'GET /api/v4/projects/:id': { rule: projectRead('guest') },
+  'PUT /api/v4/projects/:id': { rule: projectWrite('maintainer'), body: { description: 'x' } },
+  'DELETE /api/v4/projects/:id': { rule: projectWrite('owner'), fresh: 'project' },
+  'GET /api/v4/users/:user_id/projects': { rule: publicRead },
+  'GET /api/v4/groups/:id/projects': { rule: projectRead('guest') },
+
+  // ---- protected branches (protected_branches.rb: read_protected_branch Developer+? (Reporter can read code); admin_protected_branch Maintainer+) ----
+  'GET /api/v4/projects/:id/protected_branches': { rule: projectRead('developer') },
+  'GET /api/v4/projects/:id/protected_branches/:name': { rule: projectRead('developer') },
+  'POST /api/v4/projects/:id/protected_branches': { rule: projectWrite('maintainer'), body: { name: 'mx-protect-*' } },
+  'PATCH /api/v4/projects/:id/protected_branches/:name': { rule: projectWrite('maintainer'), body: { allow_force_push: false } },
+  'DELETE /api/v4/projects/:id/protected_branches/:name': { rule: projectWrite('maintainer'), params: { name: 'protectedToDelete' } },
+
+  // ---- repository (commits.rb, branches.rb, files.rb, repositories.rb: download_code Reporter+ on private (guest 403); push Developer+) ----
+  'POST /api/v4/projects/:id/repository/commits': {
+    rule: projectWrite('developer'),
+    body: { branch: 'mx-commits', start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'mx.txt', content: 'x' }] },
+  },
+  'GET /api/v4/projects/:id/repository/commits': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/repository/commits/:sha': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/repository/commits/:sha/diff': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/repository/compare': { rule: projectRead('reporter'), query: 'from=main&to=feature' },
+  'GET /api/v4/projects/:id/repository/branches': { rule: projectRead('reporter') },
+  'GET /api/v4/projects/:id/repository/branches/:branch': { rule: projectRead('reporter') },
+  'POST /api/v4/projects/:id/repository/branches': { rule: projectWrite('developer'), body: { branch: 'mx-branch', ref: 'main' } },
+  'DELETE /api/v4/projects/:id/repository/branches/:branch': { rule: projectWrite('developer'), params: { branch: 'branchToDelete' } },
+  'GET /api/v4/projects/:id/repository/files/:file_path': { rule: projectRead('reporter'), query: 'ref=main' },
+  'GET /api/v4/projects/:id/repository/files/:file_path/raw': { rule: projectRead('reporter'), query: 'ref=main' },
+  'GET /api/v4/projects/:id/repository/tree': { rule: projectRead('reporter') },
+
+  // ---- application settings (settings.rb: authenticated_as_admin!; §7) ----
+  'GET /api/v4/application/settings': { rule: adminOnly },
+  'PUT /api/v4/application/settings': { rule: adminOnly, body: { after_sign_out_path: '' } },
+
+  // ---- todos (todos.rb: authenticate!; marking a todo on a readable issuable) ----
+  'POST /api/v4/projects/:id/issues/:issue_iid/todo': { rule: projectWrite('guest') },
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/todo': { rule: projectWrite('reporter') },
+  'GET /api/v4/todos': { rule: signedIn },
+  'POST /api/v4/todos/:id/mark_as_done': { rule: signedIn },
+  'POST /api/v4/todos/mark_as_done': { rule: signedIn },
+  'GET /api/v4/user_counts': { rule: signedIn },
+
+  // ---- users (users.rb; §7) ----
+  'POST /api/v4/users/:id/follow': { rule: signedIn },
+  'POST /api/v4/users/:id/unfollow': { rule: signedIn },
+  // §7: followers/following need a signed-in caller (403 anonymous per the reference).
+  'GET /api/v4/users/:id/followers': { rule: { ...signedIn, anonymous: 'forbidden' } },
+  'GET /api/v4/users/:id/following': { rule: { ...signedIn, anonymous: 'forbidden' } },
+  'GET /api/v4/user/preferences': { rule: signedIn },
+  'PUT /api/v4/user/preferences': { rule: signedIn, body: { view_diffs_file_by_file: false } },
+  'GET /api/v4/user': { rule: signedIn },
+  'POST /api/v4/users': { rule: adminOnly, body: { email: 'x@example.com', name: 'x', username: 'x', password: 'long-password-1' } },
+  // §7: anonymous without `username=` gets 403 `Not authorized to access /api/v4/users`.
+  'GET /api/v4/users': { rule: { ...signedIn, anonymous: [403, '403 Forbidden - Not authorized to access /api/v4/users'] } },
+  // §7: GET /users/:id needs a signed-in caller; anonymous 403 (reference). UNSETTLED against users.rb (public profiles are visible).
+  'GET /api/v4/users/:id': { rule: publicRead },
+  'PUT /api/v4/users/:id': { rule: adminOnly, body: { bio: 'x' } },
+  'DELETE /api/v4/users/:id': { rule: adminOnly, fresh: 'user' },
+  'DELETE /api/v4/users/:id/identities/:provider': { rule: adminOnly },
+  'GET /api/v4/users/:id/custom_attributes': { rule: adminOnly },
+  'GET /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly },
+  'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' } },
+  'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly },
+  'POST /api/v4/users/:id/block': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/unblock': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/deactivate': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/activate': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/ban': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/unban': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/approve': { rule: adminOnly, fresh: 'user' },
+  'POST /api/v4/users/:id/reject': { rule: adminOnly, fresh: 'user' },
+  'GET /api/v4/user/status': { rule: signedIn },
+  'GET /api/v4/users/:id_or_username/status': { rule: publicRead },
+  'PUT /api/v4/user/status': { rule: signedIn, body: { message: 'hi' } },
+  'PATCH /api/v4/user/status': { rule: signedIn, body: { message: 'hi' } },
+  'GET /uploads/-/system/user/avatar/:id/:filename': { rule: publicRead },
+
+  // ---- OAuth and sessions (the endpoints read their own credentials; no API guard) ----
+  'POST /oauth/token': { rule: publicRead },
+  'GET /oauth/token/info': { rule: publicRead },
+  'POST /oauth/revoke': { rule: publicRead },
+  'POST /api/v4/applications': { rule: adminOnly, body: { name: 'mx', redirect_uri: 'https://example.com/cb', scopes: 'api' } },
+  'GET /api/v4/applications': { rule: adminOnly },
+  'DELETE /api/v4/applications/:id': { rule: adminOnly },
+  'POST /api/v4/applications/:id/renew-secret': { rule: adminOnly },
+  'POST /users/sign_in': { rule: publicRead },
+  'DELETE /users/sign_out': { rule: publicRead },
+
+  // ---- documentation (public) ----
+  'GET /-/openapi.json': { rule: publicRead },
+  'GET /-/api-docs': { rule: publicRead },
+  'GET /-/api-docs/scalar.js': { rule: publicRead },
+};
