@@ -221,11 +221,11 @@ async function callerToken(role: Role, path: string): Promise<string | null> {
   return createToken(userId, role === 'admin' ? ['api', 'admin_mode'] : ['api']);
 }
 
-async function runRow(key: string, row: Row): Promise<string[]> {
+async function runRow(key: string, row: Row, missing: Record<string, number> = {}): Promise<string[]> {
   const [method, path] = key.split(' ');
   const failures: string[] = [];
   for (const role of ROLES) {
-    const fresh = await freshParams(row);
+    const fresh = { ...(await freshParams(row)), ...missing };
     const url = path.replace(/:([A-Za-z_]+)/g, (_, name: string) => encodeURIComponent(String(fresh[name] ?? param(path, method, name, row))));
     const token = await callerToken(role, path);
     const res = await api(row.query ? `${url}?${row.query}` : url, { method, token, body: method === 'GET' ? undefined : (row.body ?? {}) });
@@ -259,6 +259,23 @@ describe('authorization matrix (private group and project)', () => {
   for (const [key, row] of ROWS) {
     it(key, async () => {
       expect(await runRow(key, row)).toEqual([]);
+    });
+  }
+});
+
+/** Refusals that come before any lookup keep their cell when the user does not exist; everything else meets the 404. */
+const beforeLookup = (cell: Cell) =>
+  cell === 'unauth' || cell === 'forbidden' || (Array.isArray(cell) && (cell[0] === 401 || String(cell[1] ?? '').startsWith('403 Forbidden')));
+const USER_ROWS = ROWS.filter(([key]) => /^[A-Z]+ \/api\/v4\/users\/:(id|user_id|id_or_username)(\/|$)/.test(key));
+
+describe('authorization matrix: a user who does not exist', () => {
+  // §7: admin-only user endpoints answer 401/403 "before existence"; public ones (keys, gpg_keys,
+  // status) answer `404 User Not Found` for a missing user.
+  for (const [key, row] of USER_ROWS) {
+    it(key, async () => {
+      const rule = row.missingUser ?? (Object.fromEntries(ROLES.map((r) => [r, beforeLookup(row.rule[r]) ? row.rule[r] : [404, '404 User Not Found']])) as Row['rule']);
+      const name = /:(id_or_username|user_id|id)\b/.exec(key)![1];
+      expect(await runRow(key, { ...row, rule, fresh: undefined }, { [name]: 999999999 })).toEqual([]);
     });
   }
 });
