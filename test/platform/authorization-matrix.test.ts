@@ -116,6 +116,12 @@ beforeAll(async () => {
   world.auditId = audit[0]?.id ?? 1;
 });
 
+const png = () => {
+  const form = new FormData();
+  form.append('file', new File([new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10])], 'm.png', { type: 'image/png' }));
+  return form;
+};
+
 /** The value of a path parameter: by the resource the path names (`:id` of /projects, /groups, /users …), then by name. */
 function param(path: string, method: string, name: string, row: Row): string | number {
   const override = row.params?.[name];
@@ -228,7 +234,8 @@ async function runRow(key: string, row: Row, missing: Record<string, number> = {
     const fresh = { ...(await freshParams(row)), ...missing };
     const url = path.replace(/:([A-Za-z_]+)/g, (_, name: string) => encodeURIComponent(String(fresh[name] ?? param(path, method, name, row))));
     const token = await callerToken(role, path);
-    const res = await api(row.query ? `${url}?${row.query}` : url, { method, token, body: method === 'GET' ? undefined : (row.body ?? {}) });
+    const body = method === 'GET' || row.upload ? undefined : typeof row.body === 'function' ? row.body() : (row.body ?? {});
+    const res = await api(row.query ? `${url}?${row.query}` : url, { method, token, body, multipart: row.upload ? png() : undefined });
     const problem = verdict(row.rule[role], res, containerNotFound(path));
     if (problem) failures.push(`${role}: ${problem}`);
   }

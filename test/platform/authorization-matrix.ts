@@ -24,7 +24,10 @@ export type Rule = Record<Role, Cell>;
 
 export interface Row {
   rule: Rule;
-  body?: Record<string, unknown>;
+  /** A minimal valid body (a function when each call needs a fresh value). */
+  body?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** Send a small PNG as the multipart `file` instead of a JSON body. */
+  upload?: boolean;
   query?: string;
   /** Path parameters that differ from the defaults (names of fixtures, see the test's `world`). */
   params?: Record<string, string>;
@@ -194,11 +197,11 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/issues': { rule: projectRead('guest') },
   // Metric images of an incident (issues.rb: `authorize!(:upload_issuable_metric_image, issue)`: Reporter+ members;
   // an administrator is refused too, as test/issues/access-issue-subresources.test.ts asserts).
-  // POST: the multipart `file` is not sent, so Grape's 400 `file is missing` answers every signed-in caller
-  // (parameters are validated before the endpoint looks anything up). UNSETTLED: cells behind the 400.
+  // The upload's refusal is `403 Not allowed!` (issues.rb: `forbidden!('Not allowed!')`).
   'POST /api/v4/projects/:id/issues/:issue_iid/metric_images': {
-    rule: rule('unauth', [400, undefined], () => [400, undefined], [400, undefined]),
+    rule: { ...projectWrite('reporter', [403, 'Not allowed!']), admin: [403, 'Not allowed!'] },
     params: { issue_iid: 'incident' },
+    upload: true,
   },
   'GET /api/v4/projects/:id/issues/:issue_iid/metric_images': { rule: projectRead('guest'), params: { issue_iid: 'incident' } },
   'PUT /api/v4/projects/:id/issues/:issue_iid/metric_images/:metric_image_id': { rule: { ...projectWrite('reporter'), admin: 'forbidden' }, params: { issue_iid: 'incident' } },
@@ -285,9 +288,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/closes_issues': { rule: projectRead('reporter') },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/related_issues': { rule: projectRead('reporter') },
   // merge: find_project_merge_request (404 Not found below Reporter); without merge access 401
-  // (`unauthorized! unless merge_request.can_be_merged_by?`). The default branch is fully protected by
-  // default, so a developer may not merge into it. UNSETTLED: the administrator's 401 (GitLab lets an
-  // administrator merge; here root is refused) — see the report.
+  // (`unauthorized! unless merge_request.can_be_merged_by?`). The default branch is protected for
+  // Maintainers on the first push (default_branch_protection 2), so developers may not merge into it,
+  // nor may an administrator who is no member (ProtectedRefAccess#check_access compares the membership
+  // level; only the "Instance admins" level lets administrators through).
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': {
     rule: { ...projectWrite('maintainer', 'unauth'), guest: NF_NOT_FOUND, admin: 'unauth' },
     params: { merge_request_iid: 'mrToMerge' },
@@ -383,8 +387,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
   'GET /api/v4/projects/:id/protected_branches': { rule: projectRead('reporter') },
   'GET /api/v4/projects/:id/protected_branches/:name': { rule: projectRead('reporter') },
-  // UNSETTLED: the administrator's cell (a duplicate name answers 409 before the 403 the access test sees for a new name).
-  'POST /api/v4/projects/:id/protected_branches': { rule: projectWrite('maintainer'), body: { name: 'mx-protect-*' } },
+  'POST /api/v4/projects/:id/protected_branches': { rule: { ...projectWrite('maintainer'), admin: 'forbidden' }, body: () => ({ name: `mx-protect-${Math.random().toString(36).slice(2)}` }) },
   'PATCH /api/v4/projects/:id/protected_branches/:name': { rule: { ...projectWrite('maintainer'), admin: 'forbidden' }, body: { allow_force_push: false } },
   'DELETE /api/v4/projects/:id/protected_branches/:name': { rule: { ...projectWrite('maintainer'), admin: 'forbidden' }, fresh: 'protectedBranch' },
 
