@@ -62,7 +62,6 @@ export const publicRead = rule('ok', 'ok', () => 'ok');
 export const signedIn = rule('unauth', 'ok', () => 'ok');
 /** `authenticated_as_admin!` before anything is looked up (§7: 401 anonymous, 403 `403 Forbidden` non-admin). */
 export const adminOnly = rule('unauth', 'forbidden', () => 'forbidden');
-/** Administrators only, anonymous callers answered 401 by `authenticate!` … but a missing one gets 404 (signedIn 'nonGet' GETs). */
 
 /**
  * A project-scoped route on the private project: invisible project → `404 Project Not Found`
@@ -74,18 +73,14 @@ export const adminOnly = rule('unauth', 'forbidden', () => 'forbidden');
  */
 export const project = (min: Level, anon: Cell, below: Cell = 'forbidden'): Rule =>
   rule(anon, 'nf', (l) => (LEVEL[l] >= LEVEL[min] ? 'ok' : below));
-/** The same on the private group (find_group! → `404 Group Not Found`; group_policy.rb). */
-export const group = project;
 
 /** GET with `authenticate_non_get!`: anonymous sees a private project as missing. */
 export const projectRead = (min: Level = 'guest', below: Cell = 'forbidden') => project(min, 'nf', below);
 /** Writes with `authenticate_non_get!` or `authenticate!`: anonymous 401. */
 export const projectWrite = (min: Level, below: Cell = 'forbidden') => project(min, 'unauth', below);
-
-/** Only administrators, but a signed-in non-admin is refused 403 and anonymous 401 (issues.rb GET /issues/:id, user_agent_detail). */
-export const adminRead = adminOnly;
-
-/** Rows whose cells could not be settled from GitLab within issue 12's time box are marked UNSETTLED in a comment. */
+/** The same on the private group: find_group! → `404 Group Not Found` (app/policies/group_policy.rb). */
+export const groupRead = projectRead;
+export const groupWrite = projectWrite;
 
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
 /** Grape's bare `not_found!`. */
@@ -135,10 +130,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('guest') },
   'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { rule: projectWrite('guest'), body: { name: 'thumbsdown' } },
   'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
-  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: projectWrite('guest') },
-  'POST /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: projectWrite('guest'), body: { name: 'thumbsdown' } },
-  'DELETE /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: groupWrite('guest') },
+  'POST /api/v4/groups/:id/epics/:epic_iid/award_emoji': { rule: groupWrite('guest'), body: { name: 'thumbsdown' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_iid/award_emoji/:award_id': { rule: groupWrite('owner', 'unauth') },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']) },
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { rule: projectWrite('reporter', [404, '404 Award Emoji Not Found']), body: { name: 'thumbsdown' } },
@@ -152,11 +147,11 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': { rule: projectWrite('owner', 'unauth') },
 
   // ---- epics (ee/lib/api/epics.rb: authenticate_non_get!, find_group!; create/update: Planner/Reporter+ (guest 403), delete: Owner) ----
-  'GET /api/v4/groups/:id/epics': { rule: projectRead('guest') },
-  'GET /api/v4/groups/:id/epics/:epic_iid': { rule: projectRead('guest') },
-  'POST /api/v4/groups/:id/epics': { rule: projectWrite('reporter'), body: { title: 'matrix epic' } },
-  'PUT /api/v4/groups/:id/epics/:epic_iid': { rule: projectWrite('reporter'), body: { description: 'x' } },
-  'DELETE /api/v4/groups/:id/epics/:epic_iid': { rule: projectWrite('owner'), params: { epic_iid: 'epicToDelete' } },
+  'GET /api/v4/groups/:id/epics': { rule: groupRead('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid': { rule: groupRead('guest') },
+  'POST /api/v4/groups/:id/epics': { rule: groupWrite('reporter'), body: { title: 'matrix epic' } },
+  'PUT /api/v4/groups/:id/epics/:epic_iid': { rule: groupWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_iid': { rule: groupWrite('owner'), params: { epic_iid: 'epicToDelete' } },
 
   // ---- GPG keys (users.rb) ----
   'GET /api/v4/user/gpg_keys': { rule: signedIn },
@@ -176,11 +171,11 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/groups': { rule: publicRead },
   // Creating a top-level group: any signed-in user who can_create_group (the default).
   'POST /api/v4/groups': { rule: signedIn, body: { name: 'mx', path: 'mx-dup' } },
-  'GET /api/v4/groups/:id': { rule: projectRead('guest') },
-  'PUT /api/v4/groups/:id': { rule: projectWrite('owner'), body: { description: 'x' } },
-  'DELETE /api/v4/groups/:id': { rule: projectWrite('owner'), fresh: 'group' },
-  'GET /api/v4/groups/:id/subgroups': { rule: projectRead('guest') },
-  'GET /api/v4/groups/:id/descendant_groups': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id': { rule: groupRead('guest') },
+  'PUT /api/v4/groups/:id': { rule: groupWrite('owner'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id': { rule: groupWrite('owner'), fresh: 'group' },
+  'GET /api/v4/groups/:id/subgroups': { rule: groupRead('guest') },
+  'GET /api/v4/groups/:id/descendant_groups': { rule: groupRead('guest') },
 
   // ---- impersonation tokens (users.rb: authenticated_as_admin!) ----
   'GET /api/v4/users/:user_id/impersonation_tokens': { rule: adminOnly },
@@ -193,7 +188,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },
-  'GET /api/v4/groups/:id/issues': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/issues': { rule: groupRead('guest') },
   'GET /api/v4/projects/:id/issues': { rule: projectRead('guest') },
   // Metric images of an incident (issues.rb: `authorize!(:upload_issuable_metric_image, issue)`: Reporter+ members;
   // an administrator is refused too, as test/issues/access-issue-subresources.test.ts asserts).
@@ -216,8 +211,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   // GET /issues/:id: `authenticated_as_admin!`.
   'GET /api/v4/issues/:id': { rule: adminOnly },
   'GET /api/v4/projects/:id/milestones/:milestone_id/issues': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/milestones/:milestone_id/issues': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/epics/:epic_iid/issues': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/milestones/:milestone_id/issues': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_iid/issues': { rule: groupRead('guest') },
   'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { rule: projectWrite('reporter'), body: { duration: '1h' } },
   'POST /api/v4/projects/:id/issues/:issue_iid/reset_time_estimate': { rule: projectWrite('reporter') },
   'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { rule: projectWrite('reporter'), body: { duration: '1m' } },
@@ -247,25 +242,25 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/labels/:name/promote': { rule: projectWrite('reporter'), params: { name: 'label-to-promote' } },
   'POST /api/v4/projects/:id/labels/:subscribable_id/subscribe': { rule: projectWrite('guest') },
   'POST /api/v4/projects/:id/labels/:subscribable_id/unsubscribe': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/labels': { rule: projectWrite('guest') },
-  'POST /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), body: { name: 'mx-glabel', color: '#123456' } },
-  'PUT /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), body: { name: 'fixture-glabel', description: 'x' } },
-  'DELETE /api/v4/groups/:id/labels': { rule: projectWrite('reporter'), query: 'name=gdelete-me' },
-  'GET /api/v4/groups/:id/labels/:name': { rule: projectWrite('guest') },
-  'PUT /api/v4/groups/:id/labels/:name': { rule: projectWrite('reporter'), body: { description: 'x' } },
-  'DELETE /api/v4/groups/:id/labels/:name': { rule: projectWrite('reporter'), params: { name: 'glabel-to-delete' } },
-  'POST /api/v4/groups/:id/labels/:subscribable_id/subscribe': { rule: projectWrite('guest') },
-  'POST /api/v4/groups/:id/labels/:subscribable_id/unsubscribe': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/labels': { rule: groupWrite('guest') },
+  'POST /api/v4/groups/:id/labels': { rule: groupWrite('reporter'), body: { name: 'mx-glabel', color: '#123456' } },
+  'PUT /api/v4/groups/:id/labels': { rule: groupWrite('reporter'), body: { name: 'fixture-glabel', description: 'x' } },
+  'DELETE /api/v4/groups/:id/labels': { rule: groupWrite('reporter'), query: 'name=gdelete-me' },
+  'GET /api/v4/groups/:id/labels/:name': { rule: groupWrite('guest') },
+  'PUT /api/v4/groups/:id/labels/:name': { rule: groupWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/labels/:name': { rule: groupWrite('reporter'), params: { name: 'glabel-to-delete' } },
+  'POST /api/v4/groups/:id/labels/:subscribable_id/subscribe': { rule: groupWrite('guest') },
+  'POST /api/v4/groups/:id/labels/:subscribable_id/unsubscribe': { rule: groupWrite('guest') },
 
   // ---- members (members.rb: before { authenticate! }; read: read_project/read_group; admin: Maintainer+ project, Owner group) ----
-  'GET /api/v4/groups/:id/members': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/members/all': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/members/:user_id': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/members/all/:user_id': { rule: projectWrite('guest') },
-  'POST /api/v4/groups/:id/members': { rule: projectWrite('owner'), body: { user_id: 0, access_level: 30 } },
-  'PUT /api/v4/groups/:id/members/:user_id': { rule: projectWrite('owner'), body: { access_level: 10 } },
+  'GET /api/v4/groups/:id/members': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/members/all': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/members/:user_id': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/members/all/:user_id': { rule: groupWrite('guest') },
+  'POST /api/v4/groups/:id/members': { rule: groupWrite('owner'), body: { user_id: 0, access_level: 30 } },
+  'PUT /api/v4/groups/:id/members/:user_id': { rule: groupWrite('owner'), body: { access_level: 10 } },
   // A direct member of its own (a user who is no member gets 404 `Not found` from everyone: members.rb `find_by!` comes first).
-  'DELETE /api/v4/groups/:id/members/:user_id': { rule: projectWrite('owner'), params: { user_id: 'groupDirectId' } },
+  'DELETE /api/v4/groups/:id/members/:user_id': { rule: groupWrite('owner'), params: { user_id: 'groupDirectId' } },
   'GET /api/v4/projects/:id/members': { rule: projectWrite('guest') },
   'GET /api/v4/projects/:id/members/all': { rule: projectWrite('guest') },
   'GET /api/v4/projects/:id/members/:user_id': { rule: projectWrite('guest') },
@@ -277,7 +272,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   // ---- merge requests (merge_requests.rb: authenticate_non_get!; read_merge_request Reporter+ on private (guest 403);
   //      create/update Developer+; delete Owner) ----
   'GET /api/v4/merge_requests': { rule: signedIn },
-  'GET /api/v4/groups/:id/merge_requests': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/merge_requests': { rule: groupRead('guest') },
   'GET /api/v4/projects/:id/merge_requests': { rule: projectRead('reporter') },
   'POST /api/v4/projects/:id/merge_requests': { rule: projectWrite('developer'), body: { title: 'dup', source_branch: 'feature', target_branch: 'main' } },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectRead('reporter') },
@@ -320,7 +315,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/issues/:issue_iid/related_merge_requests': { rule: projectRead('guest') },
   'GET /api/v4/projects/:id/issues/:issue_iid/closed_by': { rule: projectRead('guest') },
   'GET /api/v4/projects/:id/milestones/:milestone_id/merge_requests': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/milestones/:milestone_id/merge_requests': { rule: projectWrite('guest') },
+  'GET /api/v4/groups/:id/milestones/:milestone_id/merge_requests': { rule: groupWrite('guest') },
 
   // ---- milestones (milestones.rb: before { authenticate! }; read_milestone Guest+; admin_milestone Reporter+ (Planner)) ----
   'GET /api/v4/projects/:id/milestones': { rule: projectWrite('guest') },
@@ -329,22 +324,22 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), params: { milestone_id: 'projectMilestoneToDelete' } },
   'POST /api/v4/projects/:id/milestones/:milestone_id/promote': { rule: projectWrite('reporter'), params: { milestone_id: 'projectMilestoneToPromote' } },
-  'GET /api/v4/groups/:id/milestones': { rule: projectWrite('guest') },
-  'POST /api/v4/groups/:id/milestones': { rule: projectWrite('reporter'), body: { title: 'mx-gmilestone' } },
-  'GET /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('guest') },
-  'PUT /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), body: { description: 'x' } },
-  'DELETE /api/v4/groups/:id/milestones/:milestone_id': { rule: projectWrite('reporter'), params: { milestone_id: 'groupMilestoneToDelete' } },
+  'GET /api/v4/groups/:id/milestones': { rule: groupWrite('guest') },
+  'POST /api/v4/groups/:id/milestones': { rule: groupWrite('reporter'), body: { title: 'mx-gmilestone' } },
+  'GET /api/v4/groups/:id/milestones/:milestone_id': { rule: groupWrite('guest') },
+  'PUT /api/v4/groups/:id/milestones/:milestone_id': { rule: groupWrite('reporter'), body: { description: 'x' } },
+  'DELETE /api/v4/groups/:id/milestones/:milestone_id': { rule: groupWrite('reporter'), params: { milestone_id: 'groupMilestoneToDelete' } },
 
   // ---- namespaces (namespaces.rb: authenticate!; show: read_namespace_via_membership, 404 otherwise) ----
   'GET /api/v4/namespaces': { rule: signedIn },
   'GET /api/v4/namespaces/:id': { rule: { ...projectWrite('guest'), nonMember: [404, '404 Namespace Not Found'] } },
 
   // ---- notes (notes.rb: before { authenticate! }; noteable read ability; update: the note's author or Maintainer+ (admin_note); delete same) ----
-  'GET /api/v4/groups/:id/epics/:epic_id/notes': { rule: projectWrite('guest') },
-  'GET /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('guest') },
-  'PUT /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('maintainer'), body: { body: 'edited' } },
-  'DELETE /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: projectWrite('maintainer') },
-  'POST /api/v4/groups/:id/epics/:epic_id/notes': { rule: projectWrite('guest'), body: { body: 'hi' } },
+  'GET /api/v4/groups/:id/epics/:epic_id/notes': { rule: groupWrite('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: groupWrite('guest') },
+  'PUT /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: groupWrite('maintainer'), body: { body: 'edited' } },
+  'DELETE /api/v4/groups/:id/epics/:epic_id/notes/:note_id': { rule: groupWrite('maintainer') },
+  'POST /api/v4/groups/:id/epics/:epic_id/notes': { rule: groupWrite('guest'), body: { body: 'hi' } },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes': { rule: projectWrite('reporter', NF_NOT_FOUND) },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': { rule: projectWrite('reporter', NF_NOT_FOUND) },
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/notes': { rule: projectWrite('reporter', NF_NOT_FOUND), body: { body: 'hi' } },
@@ -369,7 +364,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   // administrators learn whether a token exists: `current_user.can_admin_all_resources? ? not_found! : unauthorized!`).
   'GET /api/v4/personal_access_tokens/:id': { rule: rule('unauth', 'unauth', () => 'unauth') },
   'POST /api/v4/personal_access_tokens/:id/rotate': { rule: rule('unauth', 'unauth', () => 'unauth') },
-  'DELETE /api/v4/personal_access_tokens/:id': { rule: { ...signedIn } },
+  // DELETE: find_token, then PersonalAccessTokens::RevokeService refuses another user's token: `bad_request!(nil)`.
+  'DELETE /api/v4/personal_access_tokens/:id': { rule: rule('unauth', [400, '400 Bad request'], () => [400, '400 Bad request']) },
   'POST /api/v4/users/:user_id/personal_access_tokens': { rule: adminOnly, body: { name: 'mx', scopes: ['api'] } },
   'POST /api/v4/user/personal_access_tokens': { rule: signedIn, body: { name: 'mx', scopes: ['k8s_proxy'] } },
 
@@ -381,7 +377,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id': { rule: projectWrite('maintainer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id': { rule: projectWrite('owner'), fresh: 'project' },
   'GET /api/v4/users/:user_id/projects': { rule: publicRead },
-  'GET /api/v4/groups/:id/projects': { rule: projectRead('guest') },
+  'GET /api/v4/groups/:id/projects': { rule: groupRead('guest') },
 
   // ---- protected branches (protected_branches.rb: read_protected_branch = download_code, Reporter+ on private;
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
