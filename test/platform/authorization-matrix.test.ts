@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createToken, createUser, rootToken, unique, type ApiResponse, type TestUser } from '../support';
 import { freshGpgKey, freshSshKey } from '../fixtures/keys';
-import { type Cell, EXPECTATIONS, ROLES, type Role, type Row, UNDOCUMENTED } from './authorization-matrix';
+import { adminOnly, type Cell, EXPECTATIONS, ROLES, type Role, type Row, UNDOCUMENTED } from './authorization-matrix';
 
 const MEMBERS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 } as const;
 const users = {} as Record<Exclude<Role, 'anonymous' | 'admin'>, TestUser>;
@@ -283,9 +283,24 @@ describe('authorization matrix: a user who does not exist', () => {
   // status) answer `404 User Not Found` for a missing user.
   for (const [key, row] of USER_ROWS) {
     it(key, async () => {
-      const rule = row.missingUser ?? (Object.fromEntries(ROLES.map((r) => [r, beforeLookup(row.rule[r]) ? row.rule[r] : [404, '404 User Not Found']])) as Row['rule']);
+      const rule = row.missing ?? (Object.fromEntries(ROLES.map((r) => [r, beforeLookup(row.rule[r]) ? row.rule[r] : [404, '404 User Not Found']])) as Row['rule']);
       const name = /:(id_or_username|user_id|id)\b/.exec(key)![1];
       expect(await runRow(key, { ...row, rule, fresh: undefined }, { [name]: 999999999 })).toEqual([]);
+    });
+  }
+});
+
+const CONTAINER_ROWS = ROWS.filter(([key]) => /^[A-Z]+ \/api\/v4\/(projects|groups)\/:id(\/|$)/.test(key));
+
+describe('authorization matrix: a project or group that does not exist', () => {
+  // Everyone meets the container's 404 (find_project! / find_group!), administrators included;
+  // only what runs before the lookup keeps its cell: `authenticate!` (anonymous 401) and
+  // `authenticated_as_admin!` on the admin-only rows.
+  for (const [key, row] of CONTAINER_ROWS) {
+    it(key, async () => {
+      const admin = row.rule === adminOnly;
+      const rule = row.missing ?? (Object.fromEntries(ROLES.map((r) => [r, (r === 'anonymous' && row.rule[r] === 'unauth') || (admin && r !== 'admin') ? row.rule[r] : 'nf'])) as Row['rule']);
+      expect(await runRow(key, { ...row, rule, fresh: undefined }, { id: 999999999 })).toEqual([]);
     });
   }
 });

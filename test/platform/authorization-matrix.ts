@@ -33,10 +33,10 @@ export interface Row {
   /** Path parameters that differ from the defaults (names of fixtures, see the test's `world`). */
   params?: Record<string, string>;
   /**
-   * The cells when the user of a /users/:id row does not exist, where they differ from the default
-   * (refusals that come before the lookup stay, every other cell is `404 User Not Found`).
+   * The cells when the row's user, project or group does not exist, where they differ from the
+   * default (refusals that come before the lookup keep their cell, every other cell is the 404).
    */
-  missingUser?: Rule;
+  missing?: Rule;
   /** A throwaway resource per cell: the project, (sub)group, user or branch protection the row acts on. */
   fresh?: 'project' | 'group' | 'user' | 'protectedBranch';
 }
@@ -439,10 +439,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   // `authorize! :read_custom_attribute` / `:update_custom_attribute` (admin), whose refusal is 403 for
   // everyone, anonymous GETs included (users.rb only has `authenticate_non_get!`). Issue 12's text asks
   // for 401/403 before the lookup here; GitLab's source says otherwise (see the report).
-  'GET /api/v4/users/:id/custom_attributes': { rule: CUSTOM_ATTRIBUTES_READ, missingUser: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'GET /api/v4/users/:id/custom_attributes/:key': { rule: CUSTOM_ATTRIBUTES_READ, missingUser: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missingUser: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missingUser: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
+  'GET /api/v4/users/:id/custom_attributes': { rule: CUSTOM_ATTRIBUTES_READ, missing: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
+  'GET /api/v4/users/:id/custom_attributes/:key': { rule: CUSTOM_ATTRIBUTES_READ, missing: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
+  'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
+  'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
   'POST /api/v4/users/:id/block': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/unblock': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/deactivate': { rule: adminOnly, fresh: 'user' },
