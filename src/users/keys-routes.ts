@@ -138,6 +138,7 @@ export function mountKeys(r: Router) {
       path: '/users/:id/keys',
       summary: 'Add an SSH key to a user (administrators)',
       tags: ['keys'],
+      admin: true,
       params: createUserKeyParams,
       responses: { 201: SSHKeySchema },
     },
@@ -151,7 +152,7 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], params: userKeyParams, responses: { 204: null } },
+    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], admin: true, params: userKeyParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserById(c.var.db, p.id);
