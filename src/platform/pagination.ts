@@ -11,6 +11,8 @@ import type { Db } from '../db/client';
 import { requestParams } from './params';
 import type { AppEnv } from './context';
 import { g } from './validate';
+import { grapeError } from './errors';
+import { OFFSET_PAGINATION_LIMIT } from './limits';
 
 export const MAX_COUNT = 10_000;
 export const DEFAULT_PER_PAGE = 20;
@@ -36,6 +38,23 @@ export function pageRequest(p: { page?: number; per_page?: number }, rawPerPage:
   if (perPage < 1) perPage = DEFAULT_PER_PAGE; // Kaminari ignores negative values
   if (perPage > MAX_PER_PAGE) perPage = MAX_PER_PAGE;
   return { page, perPage, offset: (page - 1) * perPage, rawPerPage: rawPerPage ?? perPage };
+}
+
+/**
+ * GitLab's offset cap for types that also offer keyset pagination (pagination_strategies.rb
+ * `offset_paginator`): `params[:page] * params[:per_page]` (declared defaults 1 and 20, before any
+ * clamping) above the plan's `offset_pagination_limit` is a 405 in Grape's `error` shape.
+ * GitLab applies it to Project lists and, through `paginate_with_strategies`, to anonymous Group
+ * lists; other lists page without it, as in GitLab.
+ */
+export function checkOffsetLimit(p: { page?: number; per_page?: number }, type: 'Project' | 'Group'): void {
+  if ((p.page ?? 1) * (p.per_page ?? DEFAULT_PER_PAGE) > OFFSET_PAGINATION_LIMIT) {
+    throw grapeError(
+      `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type ${type}. ` +
+        'Remaining records can be retrieved using keyset pagination.',
+      405,
+    );
+  }
 }
 
 /** CGI.escape: unreserved characters stay, space becomes `+`. */

@@ -4,7 +4,8 @@
  * `a[0][k]=v`) expanded in the query string and in form bodies alike.
  */
 import type { Context } from 'hono';
-import { grapeError } from './errors';
+import { badRequest, grapeError, tooLarge } from './errors';
+import { DEFAULT_BODY_LIMIT, PARAM_DEPTH_LIMIT, PARAMS_LIMIT, checkParamStrings, checkString, JSON_DEPTH_LIMIT, jsonDepthExceeds, malformedUtf8, tooDeep, tooManyParams } from './limits';
 
 export type Params = Record<string, unknown>;
 
@@ -18,6 +19,8 @@ function keySegments(key: string): string[] {
   let last = open;
   while ((m = re.exec(key)) && m.index === last) {
     segments.push(m[1]);
+    // Rack's param_depth_limit: refuse before building (and recursing into) the nested hashes.
+    if (segments.length > PARAM_DEPTH_LIMIT) throw tooDeep();
     last = re.lastIndex;
   }
   // Trailing garbage after the last bracket: Rack keeps the whole key as a plain name.
@@ -95,19 +98,25 @@ function indexHashesToArrays(value: unknown): unknown {
 export function parseQueryString(qs: string): Params {
   const out: Params = {};
   if (!qs) return out;
-  for (const part of qs.split('&')) {
-    if (!part) continue;
+  const parts = qs.split('&').filter(Boolean);
+  if (parts.length > PARAMS_LIMIT) throw tooManyParams(parts.length);
+  for (const part of parts) {
     const eq = part.indexOf('=');
     const rawKey = eq < 0 ? part : part.slice(0, eq);
     const rawVal = eq < 0 ? '' : part.slice(eq + 1);
     const key = safeDecode(rawKey);
+    // `%FF`, `%C0%AF`: percent-escapes that decode to no UTF-8 text (decodeURIComponent throws).
+    if (key == null) throw malformedUtf8(rawKey.slice(0, 200));
     const val = safeDecode(rawVal);
-    if (key == null || val == null) throw grapeError('Invalid query string');
+    if (val == null) throw malformedUtf8(key);
     if (!key) continue;
     setNested(out, key, val);
   }
   return indexHashesToArrays(out) as Params;
 }
+
+/** Number of `key=value` pairs in a query string or form body, counted before decoding any. */
+const pairCount = (qs: string) => (qs ? qs.split('&').filter(Boolean).length : 0);
 
 function safeDecode(s: string): string | null {
   try {
@@ -117,18 +126,75 @@ function safeDecode(s: string): string | null {
   }
 }
 
-/** The body as UTF-8 text, decoded from bytes (workerd warns when `.text()` reads a form body). */
-async function bodyText(c: Context): Promise<string> {
-  return new TextDecoder().decode(await c.req.arrayBuffer());
+/** The route's body limit in bytes (set by router.ts before authentication; the default elsewhere). */
+export const bodyLimitOf = (c: Context): number => (c.get('bodyLimit' as never) as number | undefined) ?? DEFAULT_BODY_LIMIT;
+
+/**
+ * Refuses a declared Content-Length above the limit without reading a byte of the body. Called by
+ * the router before authentication, and again by readBody for callers that come another way.
+ */
+export function checkContentLength(c: Context, limit = bodyLimitOf(c)): void {
+  const declared = c.req.header('content-length');
+  if (declared && Number(declared) > limit) throw tooLarge();
 }
 
-async function parseBody(c: Context): Promise<Params> {
+/**
+ * The body's bytes, at most `limit` of them: a chunked body (no Content-Length) is counted while it
+ * is read, and reading stops (and the stream is cancelled) as soon as it passes the limit, so an
+ * endless body costs at most `limit` bytes of memory.
+ */
+async function readBody(c: Context): Promise<Uint8Array<ArrayBuffer>> {
+  const limit = bodyLimitOf(c);
+  checkContentLength(c, limit);
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch {
+      // The client went away or the server timed the body out: a client error, not a logged 500.
+      throw badRequest('request body could not be read');
+    }
+    const { done, value } = step;
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The body as UTF-8 text; bytes that are not UTF-8 are refused rather than replaced with U+FFFD. */
+async function bodyText(c: Context): Promise<string> {
+  const bytes = await readBody(c);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw malformedUtf8('body');
+  }
+}
+
+async function parseBody(c: Context, queryPairs: number): Promise<Params> {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD') return {};
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   if (type.includes('application/json')) {
     const text = await bodyText(c);
     if (!text.trim()) return {};
+    if (jsonDepthExceeds(text)) throw tooDeep(JSON_DEPTH_LIMIT);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -142,17 +208,23 @@ async function parseBody(c: Context): Promise<Params> {
     return {};
   }
   if (type.includes('application/x-www-form-urlencoded')) {
-    return parseQueryString(await bodyText(c));
+    const text = await bodyText(c);
+    const pairs = queryPairs + pairCount(text);
+    if (pairs > PARAMS_LIMIT) throw tooManyParams(pairs);
+    return parseQueryString(text);
   }
   if (type.includes('multipart/form-data')) {
+    const bytes = await readBody(c);
     let form: FormData;
     try {
-      form = await c.req.raw.clone().formData();
+      form = await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData();
     } catch {
       throw grapeError('Invalid multipart body');
     }
+    const entries = [...form.entries()];
+    if (queryPairs + entries.length > PARAMS_LIMIT) throw tooManyParams(queryPairs + entries.length);
     const out: Params = {};
-    for (const [key, value] of form.entries()) setNested(out, key, value);
+    for (const [key, value] of entries) setNested(out, key, value);
     return indexHashesToArrays(out) as Params;
   }
   return {};
@@ -164,9 +236,28 @@ export async function requestParams(c: Context): Promise<Params> {
   if (cached) return cached;
   const url = c.req.url;
   const q = url.indexOf('?');
-  const query = q < 0 ? {} : parseQueryString(url.slice(q + 1));
-  const body = await parseBody(c);
-  const merged: Params = { ...query, ...body, ...c.req.param() };
+  const qs = q < 0 ? '' : url.slice(q + 1);
+  const query = parseQueryString(qs);
+  const body = await parseBody(c, pairCount(qs));
+  const merged: Params = { ...query, ...body, ...pathParams(c) };
+  // NUL and unencodable text anywhere (keys included) is refused, so validation and storage see the same value.
+  checkParamStrings(merged);
   c.set('rawParams' as never, merged as never);
   return merged;
+}
+
+/**
+ * Path parameters, decoded strictly: Hono leaves a malformed escape (`%FF`) undecoded, which would
+ * reach a lookup as literal text; GitLab refuses such paths with a 400.
+ */
+function pathParams(c: Context): Record<string, string> {
+  const pathname = new URL(c.req.url).pathname;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    throw malformedUtf8('path');
+  }
+  checkString(decoded, 'path');
+  return c.req.param() as Record<string, string>;
 }

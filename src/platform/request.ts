@@ -6,9 +6,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context';
 import { grapeError } from './errors';
 import { randomHex } from './crypto';
+import { MAX_URL_BYTES, uriTooLong } from './limits';
 
-/** Above this many bytes of URL the front proxy answers 414 (GitLab's nginx/Workhorse default is 8 KiB lines). */
-export const MAX_URL_BYTES = 8192;
 
 export function requestBasics(): MiddlewareHandler<AppEnv> {
   return async function requestBasicsMiddleware(c, next) {
@@ -18,7 +17,7 @@ export function requestBasics(): MiddlewareHandler<AppEnv> {
     c.header('X-Frame-Options', 'SAMEORIGIN');
     c.header('X-Content-Type-Options', 'nosniff');
     if (c.req.url.length > MAX_URL_BYTES) {
-      return c.text('Request-URI Too Large', 414);
+      throw uriTooLong();
     }
     const path = new URL(c.req.url).pathname;
     if (path === '/api/v3' || path.startsWith('/api/v3/')) {

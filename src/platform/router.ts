@@ -7,7 +7,8 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv, Caller } from './context';
 import type { RouteAuth } from './guards';
-import { requestParams } from './params';
+import { checkContentLength, requestParams } from './params';
+import { DEFAULT_BODY_LIMIT } from './limits';
 import type { Responses } from './response-schemas';
 import { type ParamSpec, validateParams } from './validate';
 
@@ -29,6 +30,11 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
   domain?: string;
   /** Application rate-limit key of this endpoint (GitLab `check_rate_limit!`), e.g. `users_get_by_id`. */
   rateLimit?: string;
+  /**
+   * Largest request body in bytes (default DEFAULT_BODY_LIMIT, platform/limits.ts). Upload routes
+   * derive theirs from a setting (GitLab's `max_attachment_size`), hence the function form.
+   */
+  bodyLimit?: number | ((c: Context<AppEnv>) => number | Promise<number>);
 }
 
 export interface RouteContext<S extends z.ZodRawShape> {
@@ -110,6 +116,11 @@ export class Router {
     const methods = def.method === 'GET' ? ['GET', 'HEAD'] : [def.method];
     this.app.on(methods, [fullPath, `${fullPath}.json`], async (c) => {
       matched.set(c, record);
+      // An oversized declared body is refused before authentication reads any of it; a chunked one
+      // is cut off at the same limit while it is read (params.ts readBody).
+      const limit = typeof def.bodyLimit === 'function' ? await def.bodyLimit(c) : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
+      c.set('bodyLimit' as never, limit as never);
+      checkContentLength(c, limit);
       const caller = await this.guards.authenticate(c, def);
       c.set('caller', caller);
       await this.guards.enforceRateLimits(c, caller, def.rateLimit);

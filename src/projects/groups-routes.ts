@@ -10,7 +10,7 @@ import { accepted, AcceptedSchema, type Project } from './project-entity';
 import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
-import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { baseUrl, checkOffsetLimit, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -89,6 +89,9 @@ async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: 
     if (user || p.order_by !== 'name' || p.sort !== 'asc') throw grapeError('Keyset pagination is not yet available for this type of request', 405);
     return keysetGroups(c, raw, and(...conds), p.per_page);
   }
+  // groups.rb `present_groups_with_pagination_strategies`: only anonymous lists go through
+  // paginate_with_strategies, hence through its offset cap (Group is an enforced keyset type).
+  if (!user) checkOffsetLimit(p, 'Group');
   const where = and(...conds);
   const req = pageRequest(p, raw.per_page);
   const defaults: Record<string, unknown> = { statistics: false, owned: false, order_by: 'name', sort: 'asc', with_custom_attributes: false };

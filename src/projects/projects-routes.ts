@@ -11,7 +11,7 @@ import { accepted, AcceptedSchema, BasicProjectDetailsSchema, FEATURES, ProjectS
 import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -53,9 +53,6 @@ type ListP = z.output<z.ZodObject<typeof listShape>>;
 /** A page of projects: Project, or BasicProjectDetails with `simple=true`. */
 const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]));
 
-/** Plan limit `offset_pagination_limit` (reference 1 §1.3: 50,000 by default). */
-const OFFSET_PAGINATION_LIMIT = 50_000;
-
 function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
   const out = { ...current };
   const legacy: Record<string, string> = { issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds', snippets_enabled: 'snippets' };
@@ -72,7 +69,12 @@ async function presentOne(c: Context<AppEnv>, caller: Caller, pr: ProjectWithNam
 }
 
 /** GET lists of projects: filters, order, offset or id keyset pagination (keyset: Link rel=next only). */
-async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}) {
+/**
+ * `offsetCap`: whether the list goes through paginate_with_strategies and so through its offset cap
+ * (projects.rb `present_projects`: /projects, /users/:id/projects). A group's projects are paged by
+ * plain `paginate` (groups.rb `find_group_projects`), which has no cap.
+ */
+async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}, offsetCap = true) {
   const raw = await requestParams(c);
   const user = caller.user;
   const conds: (SQL | undefined)[] = [...scope];
@@ -121,11 +123,7 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
     return c.json(await presentProjects(c, caller, rows, p.simple));
   }
   // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
-  if (Number(raw.page ?? 0) * Number(raw.per_page ?? 0) > OFFSET_PAGINATION_LIMIT)
-    throw grapeError(
-      `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
-      405,
-    );
+  if (offsetCap) checkOffsetLimit(p, 'Project');
   const req = pageRequest(p, raw.per_page);
   const rows = await paginate(
     c,
@@ -338,7 +336,7 @@ export function mountProjects(r: Router) {
   r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
     const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
-    return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true });
+    return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true }, false);
   });
 }
 

@@ -17,6 +17,9 @@ import { commitsBetween, history, mergeBase } from './history';
 import { type CommitRow, findBranch, findCommit, hasCommits, resolveRef } from './repository-store';
 import { apiMessage, readableRepo, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
+import { DEFAULT_BODY_LIMIT } from '../platform/limits';
 
 /** Grape's messages for the nested `actions` hashes (commits.rb `requires :actions, type: Array do ... end`). */
 function parseActions(raw: unknown): CommitAction[] {
@@ -73,9 +76,23 @@ const createCommitParams = params(
 /** The commits list: Commit, or CommitDetail with `with_stats`. */
 const CommitList = z.array(z.union([CommitSchema, CommitDetailSchema]));
 
+/**
+ * A commit carries whole files (base64 or text) in its JSON body, so it may be far larger than the
+ * default body limit: the instance's upload bound, `max_attachment_size` (MB), with room for the JSON.
+ */
+const commitBodyLimit = async (c: Context<AppEnv>) => (await settingsOf(c)).max_attachment_size * 1024 * 1024 + DEFAULT_BODY_LIMIT;
+
 export function mountCommits(r: Router) {
   r.route(
-    { method: 'POST', path: '/projects/:id/repository/commits', summary: 'Create a commit with multiple files and actions', tags: TAGS, params: createCommitParams, responses: { 201: CommitDetailSchema } },
+    {
+      method: 'POST',
+      path: '/projects/:id/repository/commits',
+      summary: 'Create a commit with multiple files and actions',
+      tags: TAGS,
+      params: createCommitParams,
+      responses: { 201: CommitDetailSchema },
+      bodyLimit: commitBodyLimit,
+    },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       if (p.actions === undefined) throw grapeError('actions is missing');

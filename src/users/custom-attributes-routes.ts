@@ -2,25 +2,24 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
+import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
 import { customAttributeEntity, CustomAttributeSchema } from './custom-attribute-entity';
 import { findUserById } from './user-queries';
 import { userCustomAttributes } from '../db/schema';
-import { forbidden, notFound, recordNotFound, validationFailed } from '../platform/errors';
+import { notFound, recordNotFound, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
-import { requireUser } from '../platform/guards';
 import { customAttributeKeyParams, putCustomAttributeParams, userIdParams } from './users-params';
 import { upsertCustomAttribute } from './users';
 
 /** Entity `{key, value}`, administrators only. */
 export function mountUserCustomAttributes(r: Router) {
-  const load = async (c: Context<AppEnv>, caller: Caller, id: number) => {
-    // Non-GET requests authenticate first (users.rb `authenticate_non_get!`); the user is found before authorizing.
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') requireUser(caller);
+  // Every route is `admin: true`: 401/403 before the lookup. custom_attributes_endpoints.rb finds the user
+  // before `authorize!`, which tells a non-administrator (and an anonymous caller, 403) whether an id
+  // exists; issue 12 closes that oracle.
+  const load = async (c: Context<AppEnv>, id: number) => {
     const user = await findUserById(c.var.db, id);
     if (!user) throw notFound();
-    if (!caller.isAdmin) throw forbidden();
     return user;
   };
 
@@ -30,12 +29,13 @@ export function mountUserCustomAttributes(r: Router) {
       path: '/users/:id/custom_attributes',
       summary: 'List custom attributes of a user',
       tags: ['custom_attributes'],
+      admin: true,
       params: userIdParams,
       scopes: ['read_user'],
       responses: { 200: z.array(CustomAttributeSchema) },
     },
-    async ({ c, p, caller }) => {
-      const user = await load(c, caller, p.id);
+    async ({ c, p }) => {
+      const user = await load(c, p.id);
       // Creation order, like GitLab's ids (rowid survives upserts).
       const rows = await c.var.db.select().from(userCustomAttributes).where(eq(userCustomAttributes.userId, user.id)).orderBy(sql`rowid`).all();
       return c.json(rows.map(customAttributeEntity));
@@ -48,12 +48,13 @@ export function mountUserCustomAttributes(r: Router) {
       path: '/users/:id/custom_attributes/:key',
       summary: 'Get a custom attribute of a user',
       tags: ['custom_attributes'],
+      admin: true,
       params: customAttributeKeyParams,
       scopes: ['read_user'],
       responses: { 200: CustomAttributeSchema },
     },
-    async ({ c, p, caller }) => {
-      const user = await load(c, caller, p.id);
+    async ({ c, p }) => {
+      const user = await load(c, p.id);
       const row = await findCustomAttribute(c.var.db, user.id, p.key);
       if (!row) throw recordNotFound();
       return c.json(customAttributeEntity(row));
@@ -66,11 +67,12 @@ export function mountUserCustomAttributes(r: Router) {
       path: '/users/:id/custom_attributes/:key',
       summary: 'Set a custom attribute of a user',
       tags: ['custom_attributes'],
+      admin: true,
       params: putCustomAttributeParams,
       responses: { 200: CustomAttributeSchema },
     },
-    async ({ c, p, caller }) => {
-      const user = await load(c, caller, p.id);
+    async ({ c, p }) => {
+      const user = await load(c, p.id);
       const errors: Record<string, string[]> = {};
       if (!p.key.trim()) errors.key = ["can't be blank"];
       if (!p.value.trim()) errors.value = ["can't be blank"];
@@ -88,11 +90,12 @@ export function mountUserCustomAttributes(r: Router) {
       path: '/users/:id/custom_attributes/:key',
       summary: 'Delete a custom attribute of a user',
       tags: ['custom_attributes'],
+      admin: true,
       params: customAttributeKeyParams,
       responses: { 204: null },
     },
-    async ({ c, p, caller }) => {
-      const user = await load(c, caller, p.id);
+    async ({ c, p }) => {
+      const user = await load(c, p.id);
       const row = await findCustomAttribute(c.var.db, user.id, p.key);
       // `custom_attributes.find_by!(key:)`: ActiveRecord's not-found body.
       if (!row) throw recordNotFound();

@@ -16,6 +16,7 @@ import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
 import { requireAdmin, requireUser } from '../platform/guards';
 import { routeId } from './users-params';
+import { readableUser } from './user-visibility';
 
 const listOwnParams = params({ ...paginationParams });
 const ownKeyParams = params({ key_id: g.int() });
@@ -84,25 +85,23 @@ export function mountGpgKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id/gpg_keys',
-      summary: "List a user's GPG keys (signed in)",
+      summary: "List a user's GPG keys (no authentication needed)",
       tags: ['gpg_keys'],
       params: listUserParams,
       scopes: ['read_user'],
       rateLimit: 'user_gpg_keys',
       responses: { 200: z.array(GpgKeySchema) },
     },
-    // Authenticated like every Users endpoint but status (spec document 2, Authentication 1).
-    async ({ c, p, caller }) => {
-      requireUser(caller);
-      return listGpgKeys(c, p, await findUserOrFail(c.var.db, p.id));
-    },
+    // Public like every GET of users.rb (`authenticate_non_get!`). users.rb only checks existence here;
+    // a user hidden from anonymous callers (restricted public level) is hidden here too, as for SSH keys.
+    async ({ c, p, caller }) => listGpgKeys(c, p, await readableUser(c, caller, await findUserById(c.var.db, p.id))),
   );
 
   r.route(
     {
       method: 'GET',
       path: '/users/:id/gpg_keys/:key_id',
-      summary: "Get one of a user's GPG keys (signed in)",
+      summary: "Get one of a user's GPG keys (no authentication needed)",
       tags: ['gpg_keys'],
       params: userKeyParams,
       scopes: ['read_user'],
@@ -110,8 +109,7 @@ export function mountGpgKeys(r: Router) {
       responses: { 200: GpgKeySchema },
     },
     async ({ c, p, caller }) => {
-      requireUser(caller);
-      const user = await findUserOrFail(c.var.db, p.id);
+      const user = await readableUser(c, caller, await findUserById(c.var.db, p.id));
       return c.json(gpgKeyEntity(await findGpgKeyOrFail(c.var.db, user.id, p.key_id)));
     },
   );
@@ -122,6 +120,7 @@ export function mountGpgKeys(r: Router) {
       path: '/users/:id/gpg_keys',
       summary: 'Add a GPG key to a user (administrators)',
       tags: ['gpg_keys'],
+      admin: true,
       params: createUserParams,
       responses: { 201: GpgKeySchema },
     },
@@ -138,6 +137,7 @@ export function mountGpgKeys(r: Router) {
       path: '/users/:id/gpg_keys/:key_id',
       summary: "Delete a user's GPG key (administrators)",
       tags: ['gpg_keys'],
+      admin: true,
       params: userKeyParams,
       responses: { 204: null },
     },
@@ -155,6 +155,7 @@ export function mountGpgKeys(r: Router) {
       path: '/users/:id/gpg_keys/:key_id/revoke',
       summary: "Revoke a user's GPG key (administrators)",
       tags: ['gpg_keys'],
+      admin: true,
       params: userKeyParams,
       responses: { 202: Accepted },
     },

@@ -2,7 +2,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, UserRow } from '../platform/context';
+import { readableUser } from './user-visibility';
 import type { Db } from '../db/client';
 import { findUserById, findUserByIdOrUsername } from './user-queries';
 import { keys } from '../db/schema';
@@ -98,13 +99,14 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id_or_username/keys',
-      summary: "List a user's SSH keys (signed in)",
+      summary: "List a user's SSH keys (no authentication needed)",
       tags: ['keys'],
       params: listUserKeysParams,
       scopes: ['read_user'],
       rateLimit: 'user_ssh_keys',
       responses: { 200: z.array(SSHKeySchema) },
     },
+    // Public like every GET of users.rb (`authenticate_non_get!`): 404 for a missing or invisible user.
     async ({ c, p, caller }) => {
       const user = await readableUser(c, caller, await findUserByIdOrUsername(c.var.db, p.id_or_username));
       return listKeys(c, p, user);
@@ -115,7 +117,7 @@ export function mountKeys(r: Router) {
     {
       method: 'GET',
       path: '/users/:id/keys/:key_id',
-      summary: "Get one of a user's SSH keys (signed in)",
+      summary: "Get one of a user's SSH keys (no authentication needed)",
       tags: ['keys'],
       params: userKeyParams,
       scopes: ['read_user'],
@@ -136,6 +138,7 @@ export function mountKeys(r: Router) {
       path: '/users/:id/keys',
       summary: 'Add an SSH key to a user (administrators)',
       tags: ['keys'],
+      admin: true,
       params: createUserKeyParams,
       responses: { 201: SSHKeySchema },
     },
@@ -149,7 +152,7 @@ export function mountKeys(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], params: userKeyParams, responses: { 204: null } },
+    { method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key (administrators)", tags: ['keys'], admin: true, params: userKeyParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const user = await findUserById(c.var.db, p.id);
@@ -165,17 +168,6 @@ const host = (c: Context<AppEnv>) => new URL(baseUrl(c)).hostname;
 
 const findKey = (db: Db, userId: number, id: number) =>
   db.select().from(keys).where(and(eq(keys.userId, userId), eq(keys.id, id))).get();
-
-/**
- * Spec document 2, Authentication 1: every endpoint of the Users section needs authentication except
- * the status read, so the public key lists answer 401 to anonymous callers (before the user lookup,
- * like GitLab's `before { authenticate! }`), then 404 for a missing user.
- */
-async function readableUser(_c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
-  requireUser(caller);
-  if (!user) throw notFound('User');
-  return user;
-}
 
 async function listKeys(c: Context<AppEnv>, p: { page?: number; per_page?: number }, owner: UserRow) {
   const rows = await paginateSelect(c, p, { table: keys, where: eq(keys.userId, owner.id), orderBy: [asc(keys.id)] });

@@ -1,8 +1,7 @@
 /** User status (GitLab lib/api/users.rb status routes, app/services/users/set_status_service.rb). */
-import type { Context } from 'hono';
 import { and, eq, lte } from 'drizzle-orm';
 import { z } from 'zod';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserByIdOrUsername } from './user-queries';
 import { userStatuses } from '../db/schema';
@@ -18,13 +17,13 @@ import {
   type UserStatusRow,
 } from './status-entity';
 import { isEmojiName } from '../platform/emoji';
-import { notFound, validationFailed } from '../platform/errors';
+import { validationFailed } from '../platform/errors';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { now } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { settingsOf } from '../settings/settings';
+import { readableUser } from './user-visibility';
 
 /**
  * `availability` is a free String in users.rb and SetStatusService drops a blank one; other values must be
@@ -167,14 +166,4 @@ export async function currentStatus(db: Db, userId: number, at: number): Promise
     return null;
   }
   return row;
-}
-
-/** `can?(current_user, :read_user, user)` (UserPolicy): anonymous callers only while the public level is not restricted. */
-async function readableUser(c: Context<AppEnv>, caller: Caller, user: UserRow | undefined): Promise<UserRow> {
-  if (!user) throw notFound('User');
-  if (!caller.user) {
-    const levels = ((await settingsOf(c)).restricted_visibility_levels ?? []).map(String);
-    if (levels.includes('public') || levels.includes('20')) throw notFound('User');
-  }
-  return user;
 }

@@ -9,7 +9,7 @@ import { users } from '../db/schema';
 import { ApiError, forbidden, notFound } from '../platform/errors';
 import { obj, type Responses } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
-import { requireAdmin, requireUser } from '../platform/guards';
+import { requireUser } from '../platform/guards';
 import { userIdParams } from './users-params';
 import { actorStamp, isBlockedState, isInternalUser, upsertCustomAttribute } from './users';
 import { settingsOf } from '../settings/settings';
@@ -31,11 +31,14 @@ export function mountUserStateActions(r: Router) {
     name: string,
     summary: string,
     handler: (ctx: { c: Context<AppEnv>; caller: Caller; user: UserRow }) => Promise<Response>,
-    { adminFirst = true, responses = { 201: Outcome } as Responses } = {},
+    { notAllowed = '', responses = { 201: Outcome } as Responses } = {},
   ) =>
-    r.route({ method: 'POST', path: `/users/:id/${name}`, summary, tags: ['users'], params: userIdParams, responses }, async ({ c, p, caller }) => {
-      if (adminFirst) requireAdmin(caller);
-      else requireUser(caller);
+    // `authenticated_as_admin!` routes are `admin: true` (401/403 before anything else). approve and reject
+    // authorize in their services with their own 403 message, after the lookup in GitLab; here that check
+    // also comes first, so a non-administrator cannot tell a missing id from an existing one.
+    r.route({ method: 'POST', path: `/users/:id/${name}`, summary, tags: ['users'], admin: !notAllowed, params: userIdParams, responses }, async ({ c, p, caller }) => {
+      requireUser(caller);
+      if (!caller.isAdmin) throw notAllowed ? apiError(notAllowed, 403) : forbidden();
       const user = await findUserById(c.var.db, p.id);
       if (!user) throw notFound('User');
       return handler({ c, caller, user });
@@ -107,24 +110,21 @@ export function mountUserStateActions(r: Router) {
     return c.json(true, 201);
   });
 
-  // approve and reject authorize inside their services (Users::ApproveService, Users::RejectService), after the lookup.
   action(
     'approve',
     'Approve a user pending approval (administrators)',
-    async ({ c, caller, user }) => {
-      if (!caller.isAdmin) throw apiError('You are not allowed to approve a user', 403);
+    async ({ c, user }) => {
       if (user.state !== 'blocked_pending_approval') throw apiError('The user you are trying to approve is not pending approval', 409);
       if (!(await transition(c, user, ['blocked_pending_approval'], 'active'))) throw apiError('The user you are trying to approve is not pending approval', 409);
       return c.json({ message: 'Success' }, 201);
     },
-    { adminFirst: false, responses: { 201: Success } },
+    { notAllowed: 'You are not allowed to approve a user', responses: { 201: Success } },
   );
 
   action(
     'reject',
     'Reject a user pending approval (administrators)',
-    async ({ c, caller, user }) => {
-      if (!caller.isAdmin) throw apiError('You are not allowed to reject a user', 403);
+    async ({ c, user }) => {
       if (user.state !== 'blocked_pending_approval') throw apiError('This user does not have a pending request', 409);
       // A rejected user is hard-deleted (RejectService: delete_async with hard_delete: true).
       const { statements, blobKeys } = await cascade(c.var.db, 'user', sql`(${user.id})`);
@@ -132,6 +132,6 @@ export function mountUserStateActions(r: Router) {
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.json({ message: 'Success' }, 200);
     },
-    { adminFirst: false, responses: { 200: Success } },
+    { notAllowed: 'You are not allowed to reject a user', responses: { 200: Success } },
   );
 }

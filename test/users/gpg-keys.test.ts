@@ -109,10 +109,10 @@ describe('GET/DELETE /user/gpg_keys/:key_id and revoke', () => {
 });
 
 describe('/users/:id/gpg_keys', () => {
-  it('lists and reads for signed-in users, 401 for anonymous callers; 404 for a missing user or key', async () => {
+  it('lists and reads for anyone (users.rb authenticate_non_get!); 404 for a missing user or key', async () => {
     const u = await createUser();
     const reader = await createUser();
-    expect(await api(`/users/${u.id}/gpg_keys`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await api(`/users/${u.id}/gpg_keys`)).toMatchObject({ status: 200, body: [] });
     const k1 = await addGpg(u.token, freshGpgKey().key);
     const k2 = await addGpg(u.token, freshGpgKey({ oldFormat: true }).key);
     const list = await api(`/users/${u.id}/gpg_keys`, { token: reader.token });
@@ -120,8 +120,12 @@ describe('/users/:id/gpg_keys', () => {
     expect(list.body).toEqual([k1.body, k2.body]);
     expect((await api(`/users/${u.id}/gpg_keys?per_page=1`, { token: reader.token })).headers.get('x-total-pages')).toBe('2');
     expect((await api(`/users/${u.id}/gpg_keys/${k2.body.id}`, { token: reader.token })).body).toEqual(k2.body);
-    expect(await api(`/users/${u.id}/gpg_keys/${k2.body.id}`)).toMatchObject({ status: 401 });
+    expect(await api(`/users/${u.id}/gpg_keys/${k2.body.id}`)).toMatchObject({ status: 200, body: k2.body });
+    expect(await api(`/users/${u.id}/gpg_keys`)).toMatchObject({ status: 200, body: [k1.body, k2.body] });
     expect(await api('/users/999999999/gpg_keys', { token: reader.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/999999999/gpg_keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/999999999/gpg_keys/1')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api(`/users/${u.id}/gpg_keys/${k2.body.id + 1000000}`)).toMatchObject({ status: 404, body: { message: '404 GPG Key Not Found' } });
     expect(await api(`/users/${reader.id}/gpg_keys/${k1.body.id}`, { token: reader.token })).toMatchObject({ status: 404, body: { message: '404 GPG Key Not Found' } });
   });
 

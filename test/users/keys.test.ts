@@ -179,10 +179,16 @@ describe('GET /users/:id_or_username/keys and /users/:id/keys/:key_id', () => {
     expect(page.headers.get('x-total-pages')).toBe('2');
   });
 
-  it('needs authentication (spec document 2, Authentication 1), then 404 User Not Found for a missing user', async () => {
+  it('is public (users.rb authenticate_non_get!), then 404 User Not Found for a missing user', async () => {
     const u = await createUser();
-    expect(await api(`/users/${u.id}/keys`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
-    expect(await api(`/users/${u.id}/keys/1`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    const k = await addKey(u.token, { title: 'one', key: freshSshKey().key });
+    expect(await api(`/users/${u.id}/keys`)).toMatchObject({ status: 200, body: [k.body] });
+    expect(await api(`/users/${u.username}/keys`)).toMatchObject({ status: 200, body: [k.body] });
+    expect(await api(`/users/${u.id}/keys/${k.body.id}`)).toMatchObject({ status: 200, body: k.body });
+    expect(await api(`/users/${u.id}/keys/${k.body.id + 1000000}`)).toMatchObject({ status: 404, body: { message: '404 Key Not Found' } });
+    expect(await api('/users/999999999/keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/no-such-user-xyz/keys')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await api('/users/999999999/keys/1')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/999999999/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/no-such-user-xyz/keys', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
     expect(await api('/users/999999999/keys/1', { token: u.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });

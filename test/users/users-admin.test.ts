@@ -220,7 +220,7 @@ describe('custom attributes (/users/:id/custom_attributes)', () => {
     expect((await api(`/users/${u.id}/custom_attributes`, { token: rootToken })).body).toEqual([]);
   });
 
-  it('is for administrators only: 403 for users, 401 for anonymous writes, 404 for unknown users', async () => {
+  it('is for administrators only: 403 for users, 401 for anonymous callers (before any lookup), 404 for unknown users', async () => {
     const u = await createUser();
     for (const [method, path] of [
       ['GET', `/users/${u.id}/custom_attributes`],
@@ -233,7 +233,8 @@ describe('custom attributes (/users/:id/custom_attributes)', () => {
       expect(res.body).toEqual({ message: '403 Forbidden' });
     }
     expect((await api(`/users/${u.id}/custom_attributes/k`, { method: 'PUT', body: { value: 'v' } })).status).toBe(401);
-    expect((await api(`/users/${u.id}/custom_attributes`)).status).toBe(403);
+    expect(await api(`/users/${u.id}/custom_attributes`)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await api('/users/987654321/custom_attributes', { token: u.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     const missing = await api('/users/987654321/custom_attributes', { token: rootToken });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: '404 Not Found' });
