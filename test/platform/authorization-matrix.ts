@@ -86,8 +86,8 @@ export const groupAuth = projectAuth;
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
 /** Grape's bare `not_found!`. */
 const NOT_FOUND: Cell = [404, '404 Not Found'];
-/** `authorize!` without `authenticate!` first: anonymous callers get 403 like other non-admins. */
-const CUSTOM_ATTRIBUTES_READ = rule('forbidden', 'forbidden', () => 'forbidden');
+/** Users::ApproveService / RejectService refusing a non-admin. */
+const NOT_APPROVER = (verb: string) => rule('unauth', [403, `You are not allowed to ${verb} a user`], () => [403, `You are not allowed to ${verb} a user`]);
 
 export const EXPECTATIONS: Record<string, Row> = {
   // ---- approvals (ee/lib/api/project_approvals.rb, project_approval_rules.rb, merge_request_approvals.rb, merge_request_approval_rules.rb) ----
@@ -435,14 +435,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/users/:id': { rule: adminOnly, body: { bio: 'x' } },
   'DELETE /api/v4/users/:id': { rule: adminOnly, fresh: 'user' },
   'DELETE /api/v4/users/:id/identities/:provider': { rule: adminOnly },
-  // custom_attributes_endpoints.rb: `find_resource` (a bare `not_found!`: `404 Not Found`) comes BEFORE
-  // `authorize! :read_custom_attribute` / `:update_custom_attribute` (admin), whose refusal is 403 for
-  // everyone, anonymous GETs included (users.rb only has `authenticate_non_get!`). Issue 12's text asks
-  // for 401/403 before the lookup here; GitLab's source says otherwise (see the report).
-  'GET /api/v4/users/:id/custom_attributes': { rule: CUSTOM_ATTRIBUTES_READ, missing: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'GET /api/v4/users/:id/custom_attributes/:key': { rule: CUSTOM_ATTRIBUTES_READ, missing: rule(NOT_FOUND, NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
-  'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: rule('unauth', NOT_FOUND, () => NOT_FOUND, NOT_FOUND) },
+  // Issue 12 (and branch h12-users2): administrators only, 401/403 before the lookup, so the routes are
+  // no existence oracle. NB: GitLab's custom_attributes_endpoints.rb does `find_resource` (a bare
+  // `not_found!`) BEFORE `authorize!` (403, anonymous GETs included); this server deliberately differs.
+  // The administrator still meets the bare `404 Not Found` for a missing user.
+  'GET /api/v4/users/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'GET /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'POST /api/v4/users/:id/block': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/unblock': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/deactivate': { rule: adminOnly, fresh: 'user' },
@@ -450,9 +450,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/users/:id/ban': { rule: adminOnly, fresh: 'user' },
   // The fresh user is active: Users::UnbanService answers the administrator 403 `You cannot unban active users.` (past authorization).
   'POST /api/v4/users/:id/unban': { rule: { ...adminOnly, admin: [403, 'You cannot unban active users.'] }, fresh: 'user' },
-  // approve/reject look the user up and let Users::ApproveService / RejectService refuse non-admins with their own 403 message.
-  'POST /api/v4/users/:id/approve': { rule: rule('unauth', [403, 'You are not allowed to approve a user'], () => [403, 'You are not allowed to approve a user']), fresh: 'user' },
-  'POST /api/v4/users/:id/reject': { rule: rule('unauth', [403, 'You are not allowed to reject a user'], () => [403, 'You are not allowed to reject a user']), fresh: 'user' },
+  // approve/reject: Users::ApproveService / RejectService's own 403 message for non-admins, given before
+  // the lookup here (h12-users2; GitLab's users.rb finds the user first, so a missing one is its 404 there).
+  'POST /api/v4/users/:id/approve': { rule: NOT_APPROVER('approve'), fresh: 'user', missing: { ...NOT_APPROVER('approve'), admin: [404, '404 User Not Found'] } },
+  'POST /api/v4/users/:id/reject': { rule: NOT_APPROVER('reject'), fresh: 'user', missing: { ...NOT_APPROVER('reject'), admin: [404, '404 User Not Found'] } },
   'GET /api/v4/user/status': { rule: signedIn },
   'GET /api/v4/users/:id_or_username/status': { rule: publicRead },
   'PUT /api/v4/user/status': { rule: signedIn, body: { message: 'hi' } },
