@@ -316,3 +316,35 @@ describe('authorization matrix: a project or group that does not exist', () => {
     });
   }
 });
+
+const MEMBER_COLUMNS = ['guest', 'reporter', 'developer', 'maintainer', 'owner'] as const;
+
+/**
+ * A read of the private project or group, once both are public (every feature at its default
+ * "everyone with access"): what a guest or reporter may read there, anyone may read now (GitLab lifts
+ * the private-only restrictions on guests: merge requests, code); reads kept for developers and
+ * above stay theirs, and callers who are no member now get 403 instead of the hidden container's
+ * 404. `authenticate!` still answers anonymous callers 401.
+ */
+function publicRule(rule: Row['rule']): Row['rule'] {
+  if (rule === adminOnly) return rule;
+  const first = MEMBER_COLUMNS.find((r) => rule[r] === 'ok');
+  const anonymous = rule.anonymous === 'unauth' ? 'unauth' : undefined;
+  if (first === 'guest' || first === 'reporter') return { ...(Object.fromEntries(ROLES.map((r) => [r, 'ok'])) as Row['rule']), anonymous: anonymous ?? 'ok' };
+  return { ...rule, nonMember: 'forbidden', anonymous: anonymous ?? 'forbidden' };
+}
+
+const PUBLIC_READS = ROWS.filter(([key]) => /^GET \/api\/v4\/(projects|groups)\/:id(\/|$)/.test(key));
+
+describe('authorization matrix: the same reads once the group and project are public', () => {
+  beforeAll(async () => {
+    ok('public group', await api(`/groups/${world.groupId}`, { method: 'PUT', token: tokens.owner, body: { visibility: 'public' } }), 200);
+    ok('public project', await api(`/projects/${world.projectId}`, { method: 'PUT', token: tokens.owner, body: { visibility: 'public' } }), 200);
+  });
+
+  for (const [key, row] of PUBLIC_READS) {
+    it(key, async () => {
+      expect(await runRow(key, { ...row, rule: row.publicRule ?? publicRule(row.rule) })).toEqual([]);
+    });
+  }
+});

@@ -37,6 +37,8 @@ export interface Row {
    * default (refusals that come before the lookup keep their cell, every other cell is the 404).
    */
   missing?: Rule;
+  /** The cells of a GET once the group and project are public, where they differ from the test's derivation (`publicRule`). */
+  publicRule?: Rule;
   /** A throwaway resource per cell: the project, (sub)group, user or branch protection the row acts on. */
   fresh?: 'project' | 'group' | 'user' | 'protectedBranch';
 }
