@@ -114,7 +114,8 @@ beforeAll(async () => {
   world.applicationId = ok('app', await api('/applications', { token: rootToken, body: { name: 'a', redirect_uri: 'https://example.com/cb', scopes: 'api' } })).id;
   const audit = ok('audit', await api('/audit_events', { token: rootToken }), 200) as { id: number }[];
   world.auditId = audit[0]?.id ?? 1;
-});
+  // About seventy requests (eight users with hashed passwords among them): more than the default 10 s hook budget on a loaded machine.
+}, 60_000);
 
 const png = () => {
   const form = new FormData();
