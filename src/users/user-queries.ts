@@ -44,7 +44,7 @@ export interface UserListOrder {
   /** Column of `order_by`; `created_at` sorts by id like GitLab (order_options_with_tie_breaker). */
   orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
-  /** Rank exact email/username/name matches of `search` first (User.search). */
+  /** Order by User.search's ranking instead (exact email/username/name match first, then name, then id ascending). */
   searchRank?: string;
 }
 
@@ -111,11 +111,12 @@ function userListOrder(o: UserListOrder): SQL[] {
   const out: SQL[] = [];
   if (o.searchRank !== undefined) {
     const q = o.searchRank.toLowerCase();
-    // User.search: exact public email, then username, then name first; the rest by name.
-    out.push(
+    // User.search reorders by (match priority, name, id), all ascending.
+    return [
       sql`case when lower(${users.publicEmail}) = ${q} then 0 when lower(${users.username}) = ${q} then 1 when lower(${users.name}) = ${q} then 2 else 3 end`,
       asc(users.name),
-    );
+      asc(users.id),
+    ];
   }
   switch (o.orderBy) {
     case 'name':

@@ -91,12 +91,13 @@ function mountUserReads(r: Router) {
       });
       // `without_projects` (administrators only, dropped otherwise like the other admin filters).
       const where = admin && p.without_projects ? and(listWhere, withoutProjectsSql()) : listWhere;
-      // Search ranks exact matches first (User.search); an administrator's explicit order_by wins (users.rb reorder_users).
-      const explicitOrder = admin && raw.order_by !== undefined;
+      // users.rb `reorder_users`: order_by and sort carry their defaults (id, desc), so an administrator's
+      // list, searched or not, is always reordered by them. A non-administrator's are dropped
+      // (`params.except!`), and a search keeps User.search's order: exact matches first, then name, then id.
       const order = {
         orderBy: admin ? p.order_by : ('id' as const),
         sort: admin ? p.sort : ('desc' as const),
-        searchRank: p.search && !explicitOrder ? p.search : undefined,
+        searchRank: p.search && !admin ? p.search : undefined,
       };
       const req = pageRequest(p, raw.per_page);
       const linkParams = linkParamsFrom(raw, {

@@ -88,18 +88,23 @@ describe('GET /users', () => {
   });
 
   describe('filters', () => {
-    it('searches name, username and public email, exact username match first', async () => {
+    it('searches name, username and public email; administrators keep the list order, others get exact matches first', async () => {
       const stem = unique('srch');
       const longer = await createUser({ attrs: { username: `${stem}x`, email: `${stem}x@example.com`, name: `Aaa ${stem}` } });
       const exact = await createUser({ attrs: { username: stem, email: `${stem}@example.com`, name: 'Zzz' } });
       const byName = await createUser({ attrs: { name: `Named ${stem}zz` } });
+      const ids = (res: { body: any[] }) => res.body.map((u: any) => u.id);
+      // users.rb reorder_users: order_by/sort default to id/desc and apply to an administrator's search too.
       const res = await api(`/users?search=${stem}`, { token: rootToken });
       expect(res.status).toBe(200);
-      expect(res.body[0].id).toBe(exact.id);
-      expect(res.body.map((u: any) => u.id).sort()).toEqual([longer.id, exact.id, byName.id].sort());
-      const asUser = await api(`/users?search=${stem.toUpperCase()}`, { token: longer.token });
-      expect(asUser.body[0].id).toBe(exact.id);
-      expect(asUser.body).toHaveLength(3);
+      expect(ids(res)).toEqual([byName.id, exact.id, longer.id]);
+      const byUsername = await api(`/users?search=${stem}&order_by=username&sort=asc`, { token: rootToken });
+      expect(byUsername.body.map((u: any) => u.username)).toEqual(byUsername.body.map((u: any) => u.username).sort());
+      expect(ids(byUsername).slice(0, 2)).toEqual([exact.id, longer.id]);
+      expect(ids(await api(`/users?search=${stem}&sort=asc`, { token: rootToken }))).toEqual([longer.id, exact.id, byName.id]);
+      // Non-administrators: order_by/sort are dropped, User.search ranks the exact username first, then by name.
+      const asUser = await api(`/users?search=${stem.toUpperCase()}&order_by=id&sort=desc`, { token: longer.token });
+      expect(ids(asUser)).toEqual([exact.id, longer.id, byName.id]);
     });
 
     it('matches private emails only for administrators, and only exactly', async () => {
