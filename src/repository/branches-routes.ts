@@ -11,7 +11,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { branchProtection, canPushToBranch, canPushToBranches, isProtectedBranch } from './protected-branches';
+import { branchProtection, canPushCode, canPushToBranch, canPushToBranches, isProtectedBranch } from './protected-branches';
 import { isValidBranchName } from './commit-writer';
 import { isAncestor } from './history';
 import { findBranch, findCommit, listBranches, resolveRef } from './repository-store';
@@ -111,6 +111,8 @@ export function mountBranches(r: Router) {
     const found = await readableRepo(c, caller, p.id);
     const db = c.var.db;
     const pid = found.project.id;
+    // branches.rb: `authorize_push_project!` (push_code, plain 403) comes before `find_branch!`.
+    if (!canPushCode(caller, found.level, found.project.archived)) throw forbidden();
     const branch = await findBranch(db, pid, p.branch);
     if (!branch) throw notFound('Branch');
     // Branches::DeleteService: push access to the branch, never the default branch, never a protected one.
