@@ -29,7 +29,7 @@ import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 
 export function mountUserCreate(r: Router) {
   r.route(
-    { method: 'POST', path: '/users', summary: 'Create a user (administrators)', tags: ['users'], admin: true, params: createUserParams, responses: { 201: UserWithAdminSchema } },
+    { method: 'POST', path: '/users', summary: 'Create a user (administrators)', tags: ['users'], params: createUserParams, responses: { 201: UserWithAdminSchema } },
     async ({ c, p, caller }) => {
       const admin = requireAdmin(caller);
       const settings = await settingsOf(c);
@@ -109,7 +109,7 @@ const NOT_NULL_STRINGS = new Set(['bio', 'skype', 'linkedin', 'twitter', 'discor
 
 export function mountUserWrites(r: Router) {
   r.route(
-    { method: 'PUT', path: '/users/:id', summary: 'Modify a user (administrators)', tags: ['users'], admin: true, params: updateUserParams, responses: { 200: UserWithAdminSchema } },
+    { method: 'PUT', path: '/users/:id', summary: 'Modify a user (administrators)', tags: ['users'], params: updateUserParams, responses: { 200: UserWithAdminSchema } },
     async ({ c, p, caller }) => {
       const admin = requireAdmin(caller);
       const raw = await requestParams(c);
@@ -254,7 +254,7 @@ export function mountUserWrites(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/users/:id', summary: 'Delete a user (administrators)', tags: ['users'], admin: true, params: deleteUserParams, responses: { 204: null } },
+    { method: 'DELETE', path: '/users/:id', summary: 'Delete a user (administrators)', tags: ['users'], params: deleteUserParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const db = c.var.db;
@@ -282,7 +282,6 @@ export function mountUserWrites(r: Router) {
       path: '/users/:id/identities/:provider',
       summary: "Delete a user's identity (administrators)",
       tags: ['users'],
-      admin: true,
       params: deleteIdentityParams,
       responses: { 204: null },
     },

@@ -61,7 +61,10 @@ describe('groups', () => {
     const g = (await api('/groups', { token: owner.token, body: { name: path, path, default_branch: 'trunk' } })).body;
     const res = await api(`/groups/${g.id}`, { method: 'PUT', token: owner.token, body: { default_branch: 'ma\u0000in' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: { default_branch_name: ['is invalid'] } });
+    expect(res.body).toEqual({ error: 'default_branch contains a null byte' });
+    const invalid = await api(`/groups/${g.id}`, { method: 'PUT', token: owner.token, body: { default_branch: 'x y..z~^:' } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toEqual({ message: { default_branch_name: ['is invalid'] } });
     expect((await api(`/groups/${g.id}`, { token: owner.token })).body.default_branch).toBe('trunk');
   });
 });

@@ -20,7 +20,14 @@ afterAll(async () => {
 });
 
 describe('default_branch_name', () => {
-  it.each([['x y..z~^:'], ['ma\u0000in'], ['-lead'], ['a.lock'], ['@'], ['a//b'], ['tail/']])('refuses %j as git check-ref-format does, storing nothing', async (name) => {
+  it('refuses a name with a NUL before validation (every parameter: platform/limits.ts), storing nothing', async () => {
+    const res = await put({ default_branch_name: 'ma\u0000in' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'default_branch_name contains a null byte' });
+    expect((await current()).default_branch_name).toBe(original.default_branch_name);
+  });
+
+  it.each([['x y..z~^:'], ['-lead'], ['a.lock'], ['@'], ['a//b'], ['tail/']])('refuses %j as git check-ref-format does, storing nothing', async (name) => {
     const res = await put({ default_branch_name: name });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: { default_branch_name: ['is invalid'] } });
