@@ -1,9 +1,9 @@
-/** Issue rows that go with deleted issues, projects and groups (platform/cascade.ts). */
+/** Issue rows that go with deleted issues, projects, groups and users (platform/cascade.ts). */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
-import { type Cascade, type IdSelect, within } from '../platform/cascade';
+import { type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
 
 type Ids = IdSelect | ReturnType<Db['select']>;
 
@@ -31,7 +31,38 @@ async function metricImageKeys(db: Db, issueIds: Ids): Promise<string[]> {
   return rows.map((r) => r.key);
 }
 
+/**
+ * A deleted user's issues. Soft delete: author, last editor and time logs become the ghost user's
+ * (Users::MigrateRecordsToGhostUserService migrate_issues, migrate_timelogs); hard delete: the issues
+ * they authored go (has_many :issues, dependent: :destroy), and so do their time logs. Either way
+ * they stop being an assignee and closed_by is nullified (has_many :closed_issues, dependent: :nullify).
+ */
+async function userIssues(db: Db, ids: IdSelect, ghostId: number | undefined) {
+  const statements: BatchItem<'sqlite'>[] = [
+    db.delete(issueAssignees).where(within(issueAssignees.userId, ids)),
+    db.update(issues).set({ closedById: null }).where(within(issues.closedById, ids)),
+  ];
+  if (ghostId !== undefined) {
+    statements.push(
+      db.update(issues).set({ authorId: ghostId }).where(within(issues.authorId, ids)),
+      db.update(issues).set({ lastEditedById: ghostId }).where(within(issues.lastEditedById, ids)),
+      db.update(timelogs).set({ userId: ghostId }).where(within(timelogs.userId, ids)),
+    );
+    return { statements };
+  }
+  const authoredEpics = db.select({ id: epics.id }).from(epics).where(within(epics.authorId, ids));
+  statements.push(
+    db.update(issues).set({ lastEditedById: null }).where(within(issues.lastEditedById, ids)),
+    db.delete(timelogs).where(within(timelogs.userId, ids)),
+    // Epics the user authored go too (planning/cascade.ts): their issues stay, outside any epic.
+    db.update(issues).set({ epicId: null }).where(within(issues.epicId, authoredEpics)),
+  );
+  const authored = await cascade(db, 'issue', db.select({ id: issues.id }).from(issues).where(within(issues.authorId, ids)));
+  return { statements: [...statements, ...authored.statements], blobKeys: authored.blobKeys };
+}
+
 export const issuesCascade: Cascade = {
+  user: (db, ids, { ghostId }) => userIssues(db, ids, ghostId),
   issue: async (db, ids) => ({ statements: issueRows(db, ids), blobKeys: await metricImageKeys(db, ids) }),
   project: async (db, ids) => {
     const issueIds = db.select({ id: issues.id }).from(issues).where(within(issues.projectId, ids));

@@ -1,4 +1,4 @@
-/** Merge request rows that go with deleted projects, issues and merge requests (platform/cascade.ts). */
+/** Merge request rows that go with deleted projects, issues, merge requests and users (platform/cascade.ts). */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
@@ -17,7 +17,7 @@ import {
   subscriptions,
   todos,
 } from '../db/schema';
-import { type Cascade, type IdSelect, within } from '../platform/cascade';
+import { type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
 
 /** A merge request's own rows (Issuable::DestroyService); approvals contribute theirs (approvals/cascade.ts). */
 function mergeRequestRows(db: Db, mrIds: IdSelect | ReturnType<Db['select']>): BatchItem<'sqlite'>[] {
@@ -44,7 +44,34 @@ const issueLinks = (db: Db, issueIds: IdSelect | ReturnType<Db['select']>): Batc
   db.delete(mergeRequestMentionedIssues).where(within(mergeRequestMentionedIssues.issueId, issueIds)),
 ];
 
+/**
+ * A deleted user's merge requests. Soft delete: author and merge user become the ghost user
+ * (Users::MigrateRecordsToGhostUserService migrate_merge_requests); hard delete: the merge requests
+ * they authored go (has_many :merge_requests, dependent: :destroy). Either way the user stops being an
+ * assignee or reviewer (dependent: :destroy) and merged_by / closed_by are nullified (dependent: :nullify).
+ */
+async function userMergeRequests(db: Db, ids: IdSelect, ghostId: number | undefined) {
+  const statements: BatchItem<'sqlite'>[] = [
+    db.delete(mergeRequestAssignees).where(within(mergeRequestAssignees.userId, ids)),
+    db.delete(mergeRequestReviewers).where(within(mergeRequestReviewers.userId, ids)),
+    db.update(mergeRequests).set({ mergedById: null }).where(within(mergeRequests.mergedById, ids)),
+    db.update(mergeRequests).set({ closedById: null }).where(within(mergeRequests.closedById, ids)),
+    db.update(mergeRequests).set({ lastEditedById: null }).where(within(mergeRequests.lastEditedById, ids)),
+  ];
+  if (ghostId !== undefined) {
+    statements.push(
+      db.update(mergeRequests).set({ authorId: ghostId }).where(within(mergeRequests.authorId, ids)),
+      db.update(mergeRequests).set({ mergeUserId: ghostId }).where(within(mergeRequests.mergeUserId, ids)),
+    );
+    return { statements };
+  }
+  statements.push(db.update(mergeRequests).set({ mergeUserId: null }).where(within(mergeRequests.mergeUserId, ids)));
+  const authored = await cascade(db, 'mergeRequest', db.select({ id: mergeRequests.id }).from(mergeRequests).where(within(mergeRequests.authorId, ids)));
+  return { statements: [...statements, ...authored.statements], blobKeys: authored.blobKeys };
+}
+
 export const mergeRequestsCascade: Cascade = {
+  user: (db, ids, { ghostId }) => userMergeRequests(db, ids, ghostId),
   mergeRequest: (db, ids) => ({ statements: mergeRequestRows(db, ids) }),
   issue: (db, ids) => ({ statements: issueLinks(db, ids) }),
   project: (db, ids) => ({

@@ -1,9 +1,31 @@
-/** Labels, milestones and epics that go with deleted projects and groups (platform/cascade.ts). */
+/** Labels, milestones and epics that go with deleted projects, groups and users (platform/cascade.ts). */
 import { and, eq, inArray, or } from 'drizzle-orm';
 import { awardEmoji, epics, internalIds, labelLinks, labelPriorities, labels, milestones, notes, subscriptions } from '../db/schema';
-import { type Cascade, within } from '../platform/cascade';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { type Cascade, type IdSelect, within } from '../platform/cascade';
+
+/** An epic's own rows (comments, their awards, labels) and the epic. */
+const epicRows = (db: Db, epicIds: IdSelect | ReturnType<Db['select']>): BatchItem<'sqlite'>[] => [
+  db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds)))))),
+  db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
+  db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
+  db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), within(labelLinks.targetId, epicIds))),
+  db.update(epics).set({ parentId: null }).where(within(epics.parentId, epicIds)),
+  db.delete(epics).where(within(epics.id, epicIds)),
+];
 
 export const planningCascade: Cascade = {
+  // EE Users::MigrateRecordsToGhostUserService migrate_epics: a soft-deleted user's epics stay, by the
+  // ghost user; hard delete removes them (issues leave them first, issues/cascade.ts).
+  user: (db, ids, { ghostId }) => ({
+    statements: [
+      db.update(epics).set({ closedById: null }).where(within(epics.closedById, ids)),
+      ...(ghostId !== undefined
+        ? [db.update(epics).set({ authorId: ghostId }).where(within(epics.authorId, ids))]
+        : epicRows(db, db.select({ id: epics.id }).from(epics).where(within(epics.authorId, ids)))),
+    ],
+  }),
   project: (db, ids) => {
     const labelIds = db.select({ id: labels.id }).from(labels).where(within(labels.projectId, ids));
     return {

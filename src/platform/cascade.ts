@@ -22,6 +22,12 @@ export type IdSelect = SQL | { getSQL(): SQL };
 export interface CascadeOptions {
   /** DELETE /users/:id?hard_delete=true: groups the user alone owns go too (Users::DestroyService). */
   hardDelete?: boolean;
+  /**
+   * A soft-deleted user's contributions go to this ghost user (Users::MigrateRecordsToGhostUserService):
+   * each domain re-attributes the columns of its own tables. Without it (hard_delete, a rejected
+   * user) the contributions are removed with the user, as `dependent: :destroy` does.
+   */
+  ghostId?: number;
 }
 
 export interface CascadeResult {

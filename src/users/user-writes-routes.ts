@@ -264,12 +264,12 @@ export function mountUserWrites(r: Router) {
       if (user.userType === 'ghost') throw forbidden();
       if (!p.hard_delete && (await soleOwnedGroupCount(db, user.id)) > 0) throw conflict('User cannot be removed while is the sole-owner of a group');
       checkUnmodifiedSince(c, user.updatedAt);
-      // Soft delete hands contributions to the ghost user (Users::MigrateToGhostUserService), which
-      // exists from then on; the user's own rows (and today nothing else refers to users) go with it.
-      if (!p.hard_delete) await findOrCreateGhost(db);
-      // Everything that goes with the user, in one batch (platform/cascade.ts); hard_delete removes
-      // the groups the user solely owns too (Users::DestroyService), each with its subtree.
-      const { statements, blobKeys } = await cascade(db, 'user', sql`(${user.id})`, { hardDelete: p.hard_delete });
+      // Soft delete hands contributions to the ghost user (Users::MigrateRecordsToGhostUserService), which
+      // exists from then on; hard_delete removes them instead.
+      const ghost = p.hard_delete ? undefined : await findOrCreateGhost(db);
+      // Everything that goes with the user, in one batch (platform/cascade.ts): each domain re-attributes
+      // or removes its rows; hard_delete removes the groups the user solely owns too (Users::DestroyService).
+      const { statements, blobKeys } = await cascade(db, 'user', sql`(${user.id})`, { hardDelete: p.hard_delete, ghostId: ghost?.id });
       await db.batch(asBatch(statements));
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
