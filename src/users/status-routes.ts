@@ -1,7 +1,7 @@
 /** User status (GitLab lib/api/users.rb status routes, app/services/users/set_status_service.rb). */
 import { and, eq, lte } from 'drizzle-orm';
 import { z } from 'zod';
-import type { AppEnv, UserRow } from '../platform/context';
+import type { UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { findUserByIdOrUsername } from './user-queries';
 import { visibleUser } from './user-visibility';
