@@ -269,9 +269,20 @@ function getAt(raw: unknown, path: PropertyKey[]): unknown {
  * Validates merged request params against a spec; throws 400 `{"error": "..."}` with Grape's
  * messages joined by `", "`. Unknown params are kept out of the result.
  */
+/**
+ * One zod object per route's parameter shape, built on its first request: building it (and zod's
+ * compiled fast path) anew for every request cost about 0.2 ms of CPU (issue 13's profile).
+ */
+const objects = new WeakMap<z.ZodRawShape, z.ZodObject>();
+function objectOf<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
+  let o = objects.get(shape);
+  if (!o) objects.set(shape, (o = z.object(shape)));
+  return o as z.ZodObject<S>;
+}
+
 export function validateParams<S extends z.ZodRawShape>(spec: ParamSpec<S>, raw: Params): z.output<z.ZodObject<S>> {
   const input = dropBlankOptionals(spec.shape, raw);
-  const result = z.object(spec.shape).safeParse(input);
+  const result = objectOf(spec.shape).safeParse(input);
   const errors: string[] = [];
   if (!result.success) {
     for (const issue of result.error.issues) {
