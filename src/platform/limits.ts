@@ -31,9 +31,6 @@ export const PARAMS_LIMIT = 1000;
  */
 export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
-/** Room a multipart body needs beyond its file: boundaries, part headers and the text fields. */
-export const MULTIPART_OVERHEAD = 64 * 1024;
-
 /**
  * Above this many bytes of URL the front proxy answers 414 (GitLab's nginx/Workhorse default is 8 KiB request lines).
  *

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, createUser, rootToken } from '../support';
-import { freshSshKey } from '../fixtures/keys';
 
 // Changes an instance setting: lives in its own file and restores it.
 describe('GET /users/:id_or_username/status with the public visibility level restricted', () => {
@@ -13,10 +12,7 @@ describe('GET /users/:id_or_username/status with the public visibility level res
   it('answers 404 User Not Found to anonymous callers (UserPolicy read_user) but not to signed-in users', async () => {
     const u = await createUser();
     await api('/user/status', { method: 'PUT', token: u.token, body: { emoji: 'coffee', message: 'hi' } });
-    const key = await api('/user/keys', { token: u.token, body: { title: 'k', key: freshSshKey().key } });
-    expect(key.status).toBe(201);
     expect((await api(`/users/${u.username}/status`)).status).toBe(200);
-    expect((await api(`/users/${u.id}/keys/${key.body.id}`)).status).toBe(200);
     const current = await api('/application/settings', { token: rootToken });
     expect(current.status).toBe(200);
     before = current.body.restricted_visibility_levels;
@@ -25,11 +21,6 @@ describe('GET /users/:id_or_username/status with the public visibility level res
     const anon = await api(`/users/${u.username}/status`);
     expect(anon.status).toBe(404);
     expect(anon.body).toEqual({ message: '404 User Not Found' });
-    // The public key endpoints follow the same rule (reference B §7).
-    for (const path of [`/users/${u.id}/keys`, `/users/${u.id}/keys/${key.body.id}`, `/users/${u.id}/gpg_keys`]) {
-      expect(await api(path)).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
-      expect((await api(path, { token: u.token })).status).toBe(200);
-    }
     const signedIn = await api(`/users/${u.username}/status`, { token: u.token });
     expect(signedIn.status).toBe(200);
     expect(signedIn.body).toMatchObject({ emoji: 'coffee', message: 'hi' });
