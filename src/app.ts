@@ -9,6 +9,7 @@ import { Router, type RouteRecord } from './platform/router';
 import { notFoundHandler, onError } from './platform/error-handler';
 import { requestBasics } from './platform/request';
 import { responseCheck } from './platform/response-check';
+import { roundTripMeter } from './platform/round-trip-meter';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { todosCascade } from './todos/cascade';
@@ -44,6 +45,7 @@ mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();
+  app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips }));
   if (deps.config.validateResponses) app.use('*', responseCheck());
   app.use('*', requestBasics());
   app.use('*', async function injectDeps(c, next) {

@@ -9,6 +9,7 @@ import { createApp, type CreatedApp } from './app';
 import { type Config, loadConfig } from './platform/config';
 import { type Db, schema } from './db/client';
 import { filePathOf, libsqlFileClient } from './db/libsql-file';
+import { meterLibsql } from './db/round-trips';
 import type { Env } from './platform/env';
 import type { JobDeps } from './platform/jobs-consumer';
 import { inProcessJobs } from './platform/jobs-in-process';
@@ -26,8 +27,8 @@ export interface NodeAppOptions {
 }
 
 export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
-  // The test suite turns response checking on for every app it builds (vitest.node.config.ts).
-  const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, ...opts.env } : (process.env as unknown as Env);
+  // The test suite turns response checking and round-trip reporting on for every app it builds (vitest.node.config.ts).
+  const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, REPORT_ROUND_TRIPS: process.env.REPORT_ROUND_TRIPS, ...opts.env } : (process.env as unknown as Env);
   const config = loadConfig(env);
   // A database file gets our cached-statement client (src/db/libsql-file.ts); a server URL or
   // :memory: gets @libsql/client.
@@ -41,7 +42,7 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
     // kill and a power loss alike (NORMAL would survive only the former).
     await client.execute('PRAGMA synchronous = FULL');
   }
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = drizzle(meterLibsql(client), { schema }) as unknown as Db;
   await migrate(db as never, { migrationsFolder: opts.migrationsFolder });
   await bootstrap(db, config);
   // Temporary blob files a crashed predecessor left between write and rename.

@@ -15,6 +15,8 @@ export interface Config {
   oauthTokenTtl: number;
   /** Check responses against their declared schemas (test suites only). */
   validateResponses: boolean;
+  /** Answer every request's storage round trips in `X-Storage-Round-Trips` (test suites and benchmark; db/round-trips.ts). */
+  reportRoundTrips: boolean;
 }
 
 /** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
@@ -42,5 +44,6 @@ export function loadConfig(env: Env): Config {
     rateLimits,
     oauthTokenTtl: Number(env.OAUTH_TOKEN_TTL_SECONDS ?? 7200),
     validateResponses: env.VALIDATE_RESPONSES === 'true',
+    reportRoundTrips: env.REPORT_ROUND_TRIPS === 'true',
   };
 }

@@ -26,4 +26,6 @@ export interface Env {
   OAUTH_TOKEN_TTL_SECONDS?: string;
   /** "true" checks every response against its route's declared schemas (the test suites; platform/response-check.ts). */
   VALIDATE_RESPONSES?: string;
+  /** "true" adds `X-Storage-Round-Trips` to every response (the test suites and the benchmark; db/round-trips.ts). */
+  REPORT_ROUND_TRIPS?: string;
 }

@@ -1,0 +1,24 @@
+/**
+ * Middleware: opens the request's round-trip tally (db/round-trips.ts) around everything after it,
+ * and, when the config asks (`REPORT_ROUND_TRIPS=true`: the test suites and the benchmark), answers
+ * the count in `X-Storage-Round-Trips` so a test can hold a route to its budget.
+ *
+ * @example app.use('*', roundTripMeter({ report: config.reportRoundTrips }))
+ */
+import type { MiddlewareHandler } from 'hono';
+import { meterRequest, ROUND_TRIPS_HEADER, type Tally } from '../db/round-trips';
+
+export function roundTripMeter(opts: { report: boolean }): MiddlewareHandler {
+  return async function meterRoundTrips(c, next) {
+    const tally: Tally = { roundTrips: 0, statements: 0 };
+    await meterRequest(tally, next);
+    if (!opts.report) return;
+    try {
+      c.res.headers.set(ROUND_TRIPS_HEADER, String(tally.roundTrips));
+    } catch {
+      // Responses passed through from a binding (static assets) have immutable headers.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set(ROUND_TRIPS_HEADER, String(tally.roundTrips));
+    }
+  };
+}
