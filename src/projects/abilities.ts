@@ -80,9 +80,21 @@ export const hasProjectLevel = (caller: Caller, level: number, min: number) => c
  * membership somewhere below it (a member of a subgroup or project sees the groups above it).
  */
 export async function canReadGroup(db: Db, caller: Caller, group: NamespaceRow, level: number): Promise<boolean> {
-  if (caller.isAdmin || level >= ACCESS.GUEST || visibilityAllows(caller, group.visibility)) return true;
+  if (canReadGroupVisibly(caller, group, level)) return true;
   if (!caller.user) return false;
   return memberBelow(db, caller.user.id, group);
+}
+
+/** `read_group` without looking below the group: admin, membership of it or an ancestor, visibility. */
+export const canReadGroupVisibly = (caller: Caller, group: NamespaceRow, level: number) =>
+  caller.isAdmin || level >= ACCESS.GUEST || visibilityAllows(caller, group.visibility);
+
+/** SQL over a `namespaces` row: 1 when the user is an active member of a descendant group or of a project in its hierarchy (`memberBelow`). */
+export function memberBelowSql(userId: number) {
+  const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
+  const inTree = (col: SQL) => sql`${col} >= ${namespaces.traversalPath} AND ${col} < ${namespaces.traversalPath} || ':'`;
+  return sql<number>`(EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
+    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
 }
 
 /** A membership in a descendant group or in a project of the group's hierarchy. */

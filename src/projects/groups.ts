@@ -7,10 +7,10 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { findGroup } from './group-queries';
+import { findGroupWhere } from './group-queries';
 import { notFound } from '../platform/errors';
 import { members, namespaces, projects } from '../db/schema';
-import { canReadGroup, groupAccess, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from './abilities';
+import { canReadGroupVisibly, groupLevelSql, memberBelowSql, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from './abilities';
 import { USERNAME_FORMAT_MESSAGE } from '../users/users';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
@@ -127,11 +127,23 @@ export function fullPathRewrite(db: Db, group: NamespaceRow, newFullPath: string
     .where(and(subtreeOf(group.traversalPath!), sql`${namespaces.id} != ${group.id}`));
 }
 
-/** `find_group!`: a group the caller cannot read is indistinguishable from a missing one. */
+/**
+ * `find_group!`: a group the caller cannot read is indistinguishable from a missing one. One
+ * statement: the group, the caller's level in it and whether the caller is a member somewhere below it.
+ */
 export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number }> {
-  const group = await findGroup(c.var.db, id);
-  if (!group) throw notFound('Group');
-  const level = await groupAccess(c.var.db, caller.user, group);
-  if (!(await canReadGroup(c.var.db, caller, group, level))) throw notFound('Group');
-  return { group, level };
+  const userId = caller.user?.id;
+  const row = await c.var.db
+    .select({
+      group: namespaces,
+      level: userId === undefined ? sql<number>`0` : groupLevelSql(userId),
+      below: userId === undefined ? sql<number>`0` : memberBelowSql(userId),
+    })
+    .from(namespaces)
+    .where(findGroupWhere(id))
+    .get();
+  if (!row) throw notFound('Group');
+  const level = Number(row.level ?? 0);
+  if (!(canReadGroupVisibly(caller, row.group, level) || (caller.user && row.below))) throw notFound('Group');
+  return { group: row.group, level };
 }

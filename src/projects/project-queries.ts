@@ -1,5 +1,5 @@
 /** Project lookups: a project always comes with its namespace (full path, access, visibility). */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { namespaces, projects } from '../db/schema';
 import { decimalId } from '../platform/record-id';
@@ -11,14 +11,30 @@ export type ProjectWithNamespace = { project: typeof projects.$inferSelect; name
  * router). A bare name without a slash never matches (helpers.rb `INTEGER_ID_REGEX` / full path).
  */
 export async function findProject(db: Db, idOrPath: string): Promise<ProjectWithNamespace | undefined> {
-  const q = db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
+  const where = projectWhere(idOrPath);
+  if (!where) return undefined;
+  return db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where).get();
+}
+
+/** The condition on `projects` joined with `namespaces` that `find_project(id)` means; undefined when nothing can match. */
+export function projectWhere(idOrPath: string): SQL | undefined {
   const id = decimalId(idOrPath);
-  if (id !== undefined) return q.where(eq(projects.id, id)).get();
+  if (id !== undefined) return eq(projects.id, id);
   const i = idOrPath.lastIndexOf('/');
   if (i <= 0 || i === idOrPath.length - 1) return undefined;
-  const nsPath = idOrPath.slice(0, i);
-  const path = idOrPath.slice(i + 1);
-  return q.where(and(sql`lower(${namespaces.fullPath}) = lower(${nsPath})`, sql`lower(${projects.path}) = lower(${path})`)).get();
+  return and(sql`lower(${namespaces.fullPath}) = lower(${idOrPath.slice(0, i)})`, sql`lower(${projects.path}) = lower(${idOrPath.slice(i + 1)})`);
+}
+
+/**
+ * The project's id as SQL, for statements sent in the same batch as the project's own lookup: the
+ * number itself, or a sub-select by full path (a statement about a missing project matches nothing).
+ */
+export function projectIdRef(idOrPath: string): SQL {
+  const id = decimalId(idOrPath);
+  if (id !== undefined) return sql`${id}`;
+  const i = idOrPath.lastIndexOf('/');
+  if (i <= 0 || i === idOrPath.length - 1) return sql`NULL`;
+  return sql`(SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE lower(n.full_path) = lower(${idOrPath.slice(0, i)}) AND lower(p.path) = lower(${idOrPath.slice(i + 1)}))`;
 }
 
 export const projectsSelect = (db: Db) =>

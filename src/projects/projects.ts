@@ -13,7 +13,8 @@ import { type BasicProjectDetails, type Project, projectBasic, projectEntity } f
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
 import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
-import { findProject, type ProjectWithNamespace } from './project-queries';
+import { findProject, projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { loadFullNames } from './groups';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
@@ -200,14 +201,39 @@ export function projectInsertStatements(db: Db, values: typeof projects.$inferIn
  * missing one (spec: Access). Returns the caller's level so handlers authorise without another query.
  */
 export async function findReadableProject(c: Context<AppEnv>, caller: Caller, id: string): Promise<ProjectWithNamespace & { level: number }> {
-  const found = await findProject(c.var.db, id);
+  const { reads: _, ...found } = await findReadableProjectWith(c, caller, id, () => [] as const);
+  return found;
+}
+
+/**
+ * `findReadableProject` and, in the same round trip, the reads that need nothing but the project's
+ * id (`projectId` is the id, or a sub-select by path). They run before the caller is authorised and
+ * are thrown away with the 404 when the project is hidden: reads change nothing.
+ */
+export async function findReadableProjectWith<const R extends readonly BatchItem<'sqlite'>[]>(
+  c: Context<AppEnv>,
+  caller: Caller,
+  id: string,
+  reads: (projectId: SQL) => R,
+): Promise<ProjectWithNamespace & { level: number; reads: { [K in keyof R]: R[K] extends BatchItem<'sqlite'> ? Awaited<R[K]> : never } }> {
+  const where = projectWhere(id);
+  if (!where) throw notFound('Project');
+  const db = c.var.db;
+  const head = db
+    .select({ project: projects, namespace: namespaces, level: caller.user ? projectLevelSql(caller.user.id) : sql<number>`0` })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(where)
+    .limit(1);
+  const [rows, ...rest] = (await db.batch([head, ...reads(projectIdRef(id))])) as unknown as [{ project: ProjectRow; namespace: NamespaceRow; level: number }[], ...unknown[]];
+  const found = rows[0];
   if (!found) throw notFound('Project');
-  const level = await projectAccess(c.var.db, caller.user, found.project, found.namespace);
+  const level = Number(found.level ?? 0);
   if (!canReadProject(caller, found.project, level)) throw notFound('Project');
   let known = projectsOfRequest.get(c);
   if (!known) projectsOfRequest.set(c, (known = new Map()));
-  known.set(found.project.id, found);
-  return { ...found, level };
+  known.set(found.project.id, { project: found.project, namespace: found.namespace });
+  return { project: found.project, namespace: found.namespace, level, reads: rest as never };
 }
 
 /**
