@@ -62,7 +62,7 @@ export function mountImpersonationTokens(r: Router) {
         c,
         pageRequest(p, raw.per_page),
         linkParamsFrom(raw, { state: 'all' }),
-        (limit, offset) => c.var.db.select().from(t).where(where).orderBy(asc(t.id)).limit(limit).offset(offset).all(),
+        (limit, offset) => c.var.db.select().from(t).where(where).orderBy(asc(t.id)).limit(limit).offset(offset),
         async (limit) => {
           const inner = c.var.db.select({ one: sql`1` }).from(t).where(where).limit(limit);
           const row = await c.var.db.select({ n: sql<number>`count(*)` }).from(inner.as('x')).get();

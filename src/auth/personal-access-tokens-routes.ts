@@ -168,7 +168,7 @@ export function mountPersonalAccessTokens(r: Router) {
       c,
       req,
       linkParamsFrom(raw, {}),
-      (limit, offset) => c.var.db.select().from(personalAccessTokens).where(where).orderBy(...order).limit(limit).offset(offset).all(),
+      (limit, offset) => c.var.db.select().from(personalAccessTokens).where(where).orderBy(...order).limit(limit).offset(offset),
       async (limit) => {
         const inner = c.var.db.select({ one: sql`1` }).from(personalAccessTokens).where(where).limit(limit);
         const row = await c.var.db.select({ n: sql<number>`count(*)` }).from(inner.as('t')).get();

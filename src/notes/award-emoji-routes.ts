@@ -149,8 +149,8 @@ export function mountAwardEmoji(r: Router) {
         c,
         pageRequest(p, raw.per_page),
         linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(awardEmoji).where(where).orderBy(asc(awardEmoji.id)).limit(limit).offset(offset).all(),
-        async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(awardEmoji).where(where).limit(limit).as('t')).get())?.n ?? 0,
+        (limit, offset) => db.select().from(awardEmoji).where(where).orderBy(asc(awardEmoji.id)).limit(limit).offset(offset),
+        (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(awardEmoji).where(where).limit(limit).as('t')),
       );
       return c.json(await present(c, rows));
     });

@@ -76,8 +76,8 @@ export function mountEpics(r: Router) {
       c,
       pageRequest(p, raw.per_page),
       linkParamsFrom(raw, {}),
-      (limit, offset) => db.select().from(epics).where(where).orderBy(dir(col), desc(epics.id)).limit(limit).offset(offset).all(),
-      async (limit) => (await db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(epics).where(where).limit(limit).as('t')).get())?.n ?? 0,
+      (limit, offset) => db.select().from(epics).where(where).orderBy(dir(col), desc(epics.id)).limit(limit).offset(offset),
+      (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(epics).where(where).limit(limit).as('t')),
     );
     return c.json(await presentEpics(c, caller, rows, { withLabelsDetails: p.with_labels_details, contextGroupId: group.id }));
   });

@@ -10,7 +10,7 @@ import { labels, namespaces, projects } from '../db/schema';
 import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { forbidden, notFound } from '../platform/errors';
-import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { findReadableGroup } from '../projects/groups';
 import { availableProjectLabelsSql, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
@@ -140,8 +140,8 @@ export async function list(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, defaults),
-    (limit, offset) => db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).limit(limit).offset(offset).all(),
-    (limit) => countUpTo(db, labels, where, limit),
+    (limit, offset) => db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).limit(limit).offset(offset),
+    (limit) => countUpToQuery(db, labels, where, limit),
   );
   return c.json(await present(c, caller, parent, rows, p.with_counts));
 }

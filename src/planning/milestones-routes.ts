@@ -16,7 +16,7 @@ import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisible
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
-import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { baseUrl, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -134,8 +134,8 @@ async function list(c: Context<AppEnv>, caller: Caller, parent: Parent, p: {
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, { state: 'all' }),
     // MilestonesFinder default sort due_date_asc: due date ascending, nulls last, then id descending.
-    (limit, offset) => db.select().from(milestones).where(where).orderBy(sql`${milestones.dueDate} is null`, asc(milestones.dueDate), desc(milestones.id)).limit(limit).offset(offset).all(),
-    (limit) => countUpTo(db, milestones, where, limit),
+    (limit, offset) => db.select().from(milestones).where(where).orderBy(sql`${milestones.dueDate} is null`, asc(milestones.dueDate), desc(milestones.id)).limit(limit).offset(offset),
+    (limit) => countUpToQuery(db, milestones, where, limit),
   );
   return c.json(await presentMilestones(db, baseUrl(c), rows));
 }

@@ -100,18 +100,29 @@ export interface PageResult<T> {
   total: number | null;
 }
 
+/** A count sent in the page's batch: a select of one row `{ n }` (see `countUpToQuery`). */
+export type CountQuery = PromiseLike<{ n: number }[]>;
+
 /**
  * Runs a paginated list. `count(limit)` counts at most `limit` rows; `fetch(limit, offset)` loads a page.
+ * When both are unexecuted Drizzle queries (not promises), they go to storage in ONE batch, one round
+ * trip; a promise (an in-memory page, a page that needs its own reads) runs beside the other.
  * `linkParams` are Grape's `params`: path and query parameters with declared defaults filled in.
  */
 export async function paginate<T>(
   c: Context<AppEnv>,
   req: PageRequest,
   linkParams: Record<string, unknown>,
-  fetch: (limit: number, offset: number) => Promise<T[]>,
-  count: (limit: number) => Promise<number>,
+  fetch: (limit: number, offset: number) => PromiseLike<T[]>,
+  count: (limit: number) => Promise<number> | CountQuery,
 ): Promise<T[]> {
-  const [rows, limitedTotal] = await Promise.all([fetch(req.perPage, req.offset), count(MAX_COUNT + 1)]);
+  const page = fetch(req.perPage, req.offset);
+  const counted = count(MAX_COUNT + 1);
+  const [rows, n] =
+    page instanceof Promise || counted instanceof Promise
+      ? await Promise.all([page, counted])
+      : ((await c.var.db.batch([page, counted] as unknown as Parameters<Db['batch']>[0])) as unknown as [T[], { n: number }[]]);
+  const limitedTotal = typeof n === 'number' ? n : Number(n[0]?.n ?? 0);
   const total = limitedTotal > MAX_COUNT ? null : limitedTotal;
   setPaginationHeaders(c, req, linkParams, total, rows.length);
   return rows;
@@ -159,9 +170,12 @@ export type PaginationShape = typeof paginationParams;
 
 /** `count(*)` of at most `limit` rows: never an unbounded COUNT over a large table. */
 export async function countUpTo(db: Db, table: SQLiteTable, where: SQL | undefined, limit: number): Promise<number> {
-  const inner = db.select({ one: sql`1` }).from(table).where(where).limit(limit);
-  const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-  return Number(row?.n ?? 0);
+  return Number((await countUpToQuery(db, table, where, limit))[0]?.n ?? 0);
+}
+
+/** `countUpTo` as an unexecuted query, for `paginate` to send in the page's batch. */
+export function countUpToQuery(db: Db, table: SQLiteTable, where: SQL | undefined, limit: number) {
+  return db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(table).where(where).limit(limit).as('t'));
 }
 
 /**
@@ -180,7 +194,7 @@ export async function paginateSelect<T extends SQLiteTable>(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, opts.defaults ?? {}),
-    (limit, offset) => db.select().from(table).where(opts.where).orderBy(...opts.orderBy).limit(limit).offset(offset).all() as Promise<T['$inferSelect'][]>,
-    (limit) => countUpTo(db, table, opts.where, limit),
+    (limit, offset) => db.select().from(table).where(opts.where).orderBy(...opts.orderBy).limit(limit).offset(offset) as unknown as PromiseLike<T['$inferSelect'][]>,
+    (limit) => countUpToQuery(db, table, opts.where, limit),
   );
 }

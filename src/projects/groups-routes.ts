@@ -10,7 +10,7 @@ import { accepted, AcceptedSchema, type Project } from './project-entity';
 import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
-import { baseUrl, checkOffsetLimit, countUpTo, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { baseUrl, checkOffsetLimit, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -100,8 +100,8 @@ async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: 
     c,
     req,
     linkParamsFrom(raw, defaults),
-    (limit, offset) => db.select().from(namespaces).where(where).orderBy(dir(orderCol), dir(namespaces.id)).limit(limit).offset(offset).all(),
-    (limit) => countUpTo(db, namespaces, where, limit),
+    (limit, offset) => db.select().from(namespaces).where(where).orderBy(dir(orderCol), dir(namespaces.id)).limit(limit).offset(offset),
+    (limit) => countUpToQuery(db, namespaces, where, limit),
   );
   return c.json(await presentGroups(c, rows));
 }

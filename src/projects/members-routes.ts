@@ -98,7 +98,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
       c,
       pageRequest(p, raw.per_page),
       linkParamsFrom(raw, {}),
-      (limit, offset) => db.select({ member: members, user: users }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.id)).limit(limit).offset(offset).all(),
+      (limit, offset) => db.select({ member: members, user: users }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.id)).limit(limit).offset(offset),
       async (limit) => {
         const inner = db.select({ one: sql`1` }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).limit(limit);
         return Number((await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`))?.n ?? 0);
@@ -121,7 +121,7 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
       c,
       pageRequest(p, raw.per_page),
       linkParamsFrom(raw, {}),
-      (limit, offset) => db.select({ member: members, user: users }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.userId)).limit(limit).offset(offset).all(),
+      (limit, offset) => db.select({ member: members, user: users }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.userId)).limit(limit).offset(offset),
       async (limit) => {
         const inner = db.select({ one: sql`1` }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).limit(limit);
         return Number((await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`))?.n ?? 0);

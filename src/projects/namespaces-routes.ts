@@ -9,7 +9,7 @@ import { type Namespace, namespaceEntity, NamespaceSchema } from './namespace-en
 import { avatarUrl } from '../users/user-entity';
 import { ACCESS, groupAccess, groupLevelSql, type NamespaceRow } from './abilities';
 import { notFound } from '../platform/errors';
-import { baseUrl, countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { baseUrl, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
@@ -64,8 +64,8 @@ export function mountNamespaces(r: Router) {
       c,
       pageRequest(p, raw.per_page),
       linkParamsFrom(raw, {}),
-      (limit, offset) => db.select().from(namespaces).where(where).orderBy(asc(namespaces.id)).limit(limit).offset(offset).all(),
-      (limit) => countUpTo(db, namespaces, where, limit),
+      (limit, offset) => db.select().from(namespaces).where(where).orderBy(asc(namespaces.id)).limit(limit).offset(offset),
+      (limit) => countUpToQuery(db, namespaces, where, limit),
     );
     return c.json(await present(c, caller, rows));
   });

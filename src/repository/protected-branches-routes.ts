@@ -18,7 +18,7 @@ import { protectedBranchEntity, ProtectedBranchSchema } from './protected-branch
 import { ACCESS, hasProjectLevel } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, grapeError, recordNotFound } from '../platform/errors';
-import { countUpTo, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
@@ -124,8 +124,8 @@ export function mountProtectedBranches(r: Router) {
           c,
           req,
           linkParamsFrom(raw, {}),
-          (limit, offset) => db.select().from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).limit(limit).offset(offset).all(),
-          (limit) => countUpTo(db, protectedBranches, own, limit),
+          (limit, offset) => db.select().from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).limit(limit).offset(offset),
+          (limit) => countUpToQuery(db, protectedBranches, own, limit),
         );
       }
       return c.json(await present(c, await attachLevels(db, rows)));

@@ -8,7 +8,7 @@ import { namespaces, projects, todos, users } from '../db/schema';
 import { TODO_ACTIONS } from '../issuables/todos';
 import { subtreeOf } from '../projects/abilities';
 import { notModified, recordNotFound } from '../platform/errors';
-import { countUpTo, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
+import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
@@ -115,8 +115,8 @@ export function mountTodos(r: Router) {
         c,
         pageRequest(p, raw.per_page),
         linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(todos).where(where).orderBy(desc(todos.id)).limit(limit).offset(offset).all(),
-        (limit) => countUpTo(db, todos, where, limit),
+        (limit, offset) => db.select().from(todos).where(where).orderBy(desc(todos.id)).limit(limit).offset(offset),
+        (limit) => countUpToQuery(db, todos, where, limit),
       );
       // batch_load_issuable_metadata passes include_subscribed: false for list targets.
       return c.json(await presentTodos(c, caller, rows));
