@@ -92,7 +92,7 @@ export const canReadGroupVisibly = (caller: Caller, group: NamespaceRow, level: 
 /** SQL over a `namespaces` row: 1 when the user is an active member of a descendant group or of a project in its hierarchy (`memberBelow`). */
 export function memberBelowSql(userId: number) {
   const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
-  const inTree = (col: SQL) => sql`${col} >= ${namespaces.traversalPath} AND ${col} < ${namespaces.traversalPath} || ':'`;
+  const inTree = (col: SQL) => sql`${col} >= ${NS_PATH} AND ${col} < ${NS_PATH} || ':'`;
   return sql<number>`(EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
     OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
 }
@@ -149,20 +149,27 @@ export function groupVisibleSql(caller: Caller): ReturnType<typeof sql> | undefi
     OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
 }
 
+// Outer columns named in correlated sub-selects are written out qualified: Drizzle leaves a column
+// unqualified in a one-table select, where it would bind to the sub-select's own table instead.
+const NS_KIND = sql.raw('"namespaces"."kind"');
+const NS_OWNER = sql.raw('"namespaces"."owner_id"');
+const NS_PATH = sql.raw('"namespaces"."traversal_path"');
+const PROJECT_ID = sql.raw('"projects"."id"');
+
 /**
  * SQL: the caller's highest level in a project row (joined with `namespaces`), for `min_access_level`
  * and `membership` filters.
  */
 export function projectLevelSql(userId: number) {
   return sql<number>`max(
-    CASE WHEN ${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${userId} THEN 50 ELSE 0 END,
-    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${today()})), 0),
-    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'), 0))`;
+    CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
+    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()})), 0),
+    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
 }
 
 /** SQL: the caller's highest level in a group row (`namespaces`). */
 export function groupLevelSql(userId: number) {
-  return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'), 0)`;
+  return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0)`;
 }
 
 /**

@@ -225,7 +225,9 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
     .limit(1);
-  const [rows, ...rest] = (await db.batch([head, ...reads(projectIdRef(id))])) as unknown as [{ project: ProjectRow; namespace: NamespaceRow; level: number }[], ...unknown[]];
+  const more = reads(projectIdRef(id));
+  type Head = { project: ProjectRow; namespace: NamespaceRow; level: number }[];
+  const [rows, ...rest] = more.length ? ((await db.batch([head, ...more])) as unknown as [Head, ...unknown[]]) : [(await head.all()) as Head];
   const found = rows[0];
   if (!found) throw notFound('Project');
   const level = Number(found.level ?? 0);
