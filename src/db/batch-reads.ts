@@ -16,12 +16,24 @@ type Result<T> = T extends BatchItem<'sqlite'> ? Awaited<T> : undefined;
 type Results<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: Result<Q[K]> };
 
 export async function batchReads<const Q extends readonly (BatchItem<'sqlite'> | undefined)[]>(db: Db, queries: Q): Promise<Results<Q>> {
+  return writeThenRead(db, [], queries);
+}
+
+/**
+ * A write and the reads of its answer in one atomic batch, one round trip: `writes` run first (all
+ * or none), then `reads` see what they wrote. Results as `batchReads` gives them, for the reads only.
+ */
+export async function writeThenRead<const Q extends readonly (BatchItem<'sqlite'> | undefined)[]>(
+  db: Db,
+  writes: readonly BatchItem<'sqlite'>[],
+  queries: Q,
+): Promise<Results<Q>> {
   const present = queries.map((q, i) => [q, i] as const).filter((x): x is readonly [BatchItem<'sqlite'>, number] => x[0] !== undefined);
   const out: unknown[] = queries.map(() => undefined);
-  if (present.length === 1) out[present[0][1]] = await present[0][0];
-  else if (present.length > 1) {
-    const results = await db.batch(present.map((x) => x[0]) as unknown as Parameters<Db['batch']>[0]);
-    present.forEach(([, i], k) => (out[i] = (results as unknown as unknown[])[k]));
+  if (!writes.length && present.length === 1) out[present[0][1]] = await present[0][0];
+  else if (writes.length + present.length > 0) {
+    const results = await db.batch([...writes, ...present.map((x) => x[0])] as unknown as Parameters<Db['batch']>[0]);
+    present.forEach(([, i], k) => (out[i] = (results as unknown as unknown[])[writes.length + k]));
   }
   return out as Results<Q>;
 }

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import { planAllows } from '../platform/plan';
@@ -10,21 +10,34 @@ import { batchReads, inJson } from '../db/batch-reads';
 /** Premium attributes of the administrator view exist only on Premium and Ultimate instances. */
 export const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 
+type ExtrasOptions = { base: string; viewerId: number | null; admin: boolean; customAttributes?: boolean; premium?: boolean };
+
 /** Everything the detailed user presenters need, in one round trip. */
-export async function loadUserExtras(
-  db: Db,
-  user: UserRow,
-  opts: { base: string; viewerId: number | null; admin: boolean; customAttributes?: boolean; premium?: boolean },
-): Promise<UserExtras> {
-  const [ids, followers, following, followed, ns, createdBy, attrs] = await batchReads(db, [
-    db.select().from(identities).where(eq(identities.userId, user.id)).orderBy(identities.id),
-    db.select({ n: count() }).from(userFollows).where(eq(userFollows.followeeId, user.id)),
-    db.select({ n: count() }).from(userFollows).where(eq(userFollows.followerId, user.id)),
-    opts.viewerId ? db.select({ n: count() }).from(userFollows).where(and(eq(userFollows.followerId, opts.viewerId), eq(userFollows.followeeId, user.id))) : undefined,
-    opts.admin ? db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, user.id))).limit(1) : undefined,
-    opts.admin && user.createdById ? db.select().from(users).where(eq(users.id, user.createdById)).limit(1) : undefined,
-    opts.customAttributes ? db.select().from(userCustomAttributes).where(eq(userCustomAttributes.userId, user.id)).orderBy(userCustomAttributes.key) : undefined,
-  ]);
+export async function loadUserExtras(db: Db, user: UserRow, opts: ExtrasOptions): Promise<UserExtras> {
+  return userExtrasFrom(user, opts, await batchReads(db, userExtrasQueries(db, user.id, user.createdById, opts)));
+}
+
+/**
+ * The reads behind `loadUserExtras`, unexecuted, so a write can send them in its own batch after the
+ * statements that create or change the user (`userId` may then be a sub-select, by username).
+ */
+export function userExtrasQueries(db: Db, userId: number | SQL, createdById: number | null, opts: ExtrasOptions) {
+  return [
+    db.select().from(identities).where(eq(identities.userId, userId)).orderBy(identities.id),
+    db.select({ n: count() }).from(userFollows).where(eq(userFollows.followeeId, userId)),
+    db.select({ n: count() }).from(userFollows).where(eq(userFollows.followerId, userId)),
+    opts.viewerId ? db.select({ n: count() }).from(userFollows).where(and(eq(userFollows.followerId, opts.viewerId), eq(userFollows.followeeId, userId))) : undefined,
+    opts.admin ? db.select({ id: namespaces.id }).from(namespaces).where(and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, userId))).limit(1) : undefined,
+    opts.admin && createdById ? db.select().from(users).where(eq(users.id, createdById)).limit(1) : undefined,
+    opts.customAttributes ? db.select().from(userCustomAttributes).where(eq(userCustomAttributes.userId, userId)).orderBy(userCustomAttributes.key) : undefined,
+  ] as const;
+}
+
+type ExtrasResults = Awaited<ReturnType<typeof batchReads<ReturnType<typeof userExtrasQueries>>>>;
+
+/** `loadUserExtras`'s answer from the results of `userExtrasQueries` (in its order). */
+export function userExtrasFrom(user: UserRow, opts: ExtrasOptions, results: ExtrasResults): UserExtras {
+  const [ids, followers, following, followed, ns, createdBy, attrs] = results;
   return {
     base: opts.base,
     identities: ids,

@@ -3,7 +3,8 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { userWithAdmin, UserWithAdminSchema } from './user-entity';
 import { findUserById, findUserByUsername } from './user-queries';
-import { loadUserExtras, premium } from './user-extras';
+import { loadUserExtras, premium, userExtrasFrom, userExtrasQueries } from './user-extras';
+import { writeThenRead } from '../db/batch-reads';
 import { identities, namespaces, users } from '../db/schema';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { hashPassword, randomToken } from '../platform/crypto';
@@ -17,6 +18,7 @@ import { createUserParams, deleteIdentityParams, deleteUserParams, updateUserPar
 import {
   avatarErrors,
   checkUserConflicts,
+  userConflicts,
   findOrCreateGhost,
   identityInsert,
   personalNamespaceInsert,
@@ -36,11 +38,13 @@ export function mountUserCreate(r: Router) {
       const randomPassword = p.reset_password || p.force_random_password;
       // reset_password and force_random_password take priority over password (spec: Create user).
       const password = randomPassword ? randomToken(24) : p.password;
-      // Duplicate email wins over every other validation error (users.rb checks conflicts on a failed save).
-      await checkUserConflicts(c.var.db, { email: p.email });
+      // Duplicate email wins over every other validation error (users.rb checks conflicts on a failed save);
+      // both conflicts are read in one round trip, the username's answered after validation.
+      const taken = await userConflicts(c.var.db, { email: p.email, username: p.username });
+      if (taken.email) throw conflict('Email has already been taken');
       validateUserFields({ ...p, password: randomPassword ? undefined : p.password }, settings);
       if (p.avatar && avatarErrors(p.avatar).length) throw validationFailed({ avatar: avatarErrors(p.avatar) });
-      await checkUserConflicts(c.var.db, { username: p.username });
+      if (taken.username) throw conflict('Username has already been taken');
 
       const now = Date.now();
       const external = p.external ?? Boolean(settings.user_default_external);
@@ -80,10 +84,15 @@ export function mountUserCreate(r: Router) {
         createdAt: now,
         updatedAt: now,
       });
-      const ns = personalNamespaceInsert(c.var.db, p.username, p.name, now);
+      const db = c.var.db;
+      const ns = personalNamespaceInsert(db, p.username, p.name, now);
+      const writes = p.provider && p.extern_uid ? [insertUser, ns, identityInsert(db, p.username, p.provider, p.extern_uid, now)] : [insertUser, ns];
+      // The answer is read in the same batch, the new user found by its username.
+      const createdId = sql`(SELECT id FROM users WHERE username = ${p.username})`;
+      const extrasOpts = { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true };
+      let read;
       try {
-        if (p.provider && p.extern_uid) await c.var.db.batch([insertUser, ns, identityInsert(c.var.db, p.username, p.provider, p.extern_uid, now)]);
-        else await c.var.db.batch([insertUser, ns]);
+        read = await writeThenRead(db, writes, [db.select().from(users).where(eq(users.username, p.username)).limit(1), ...userExtrasQueries(db, createdId, admin.id, extrasOpts)]);
       } catch (err) {
         // A concurrent create won the race for the same email or username.
         if (isUniqueViolation(err, 'email')) throw conflict('Email has already been taken');
@@ -91,15 +100,15 @@ export function mountUserCreate(r: Router) {
         if (isUniqueViolation(err)) throw conflict('Username has already been taken');
         throw err;
       }
-      let created = (await findUserByUsername(c.var.db, p.username))!;
+      const [[row], ...extrasRead] = read;
+      let created = row;
       if (p.avatar) {
         // The avatar's path carries the user id, known only once the user exists.
         const avatarPath = await storeAvatar(c.var.blobs, created.id, p.avatar);
-        await c.var.db.update(users).set({ avatarPath }).where(eq(users.id, created.id)).run();
+        await db.update(users).set({ avatarPath }).where(eq(users.id, created.id)).run();
         created = { ...created, avatarPath };
       }
-      const extras = await loadUserExtras(c.var.db, created, { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true });
-      return c.json(userWithAdmin(created, extras), 201);
+      return c.json(userWithAdmin(created, userExtrasFrom(created, extrasOpts, extrasRead as never)), 201);
     },
   );
 }
@@ -236,8 +245,11 @@ export function mountUserWrites(r: Router) {
             .onConflictDoUpdate({ target: [identities.userId, identities.provider], set: { externUid: p.extern_uid, updatedAt: now } }),
         );
       }
+      // The answer is read back in the write's batch.
+      const extrasOpts = { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true };
+      let read;
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        read = await writeThenRead(db, statements, [db.select().from(users).where(eq(users.id, user.id)).limit(1), ...userExtrasQueries(db, user.id, user.createdById, extrasOpts)]);
       } catch (err) {
         // A concurrent write took the email, username or identity: the same answers as the checks above.
         if (isUniqueViolation(err, 'email')) throw new ApiError(404, { message: 'Email has already been taken' });
@@ -245,11 +257,10 @@ export function mountUserWrites(r: Router) {
         if (isUniqueViolation(err)) throw new ApiError(404, { message: 'Username has already been taken' });
         throw err;
       }
-      const updated = await findUserById(db, user.id);
+      const [[updated], ...extrasRead] = read;
       // Deleted by a concurrent request between the lookup and the write.
       if (!updated) throw notFound('User');
-      const extras = await loadUserExtras(db, updated, { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true });
-      return c.json(userWithAdmin(updated, extras));
+      return c.json(userWithAdmin(updated, userExtrasFrom(updated, extrasOpts, extrasRead as never)));
     },
   );
 

@@ -6,6 +6,7 @@
 import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { UserRow } from '../platform/context';
 import type { Db } from '../db/client';
+import { batchReads } from '../db/batch-reads';
 import { NON_INTERNAL_USER_TYPES } from './user-queries';
 import {
   identities,
@@ -114,20 +115,28 @@ export function validateUserFields(f: UserFields, settings: Settings): void {
 
 /** Conflicts, GitLab's order: email first, then username (users and any top-level namespace path). */
 export async function checkUserConflicts(db: Db, f: { email?: string; username?: string }, exceptUserId?: number): Promise<void> {
-  if (f.email !== undefined) {
-    const cond = exceptUserId ? and(sql`lower(${users.email}) = lower(${f.email})`, ne(users.id, exceptUserId)) : sql`lower(${users.email}) = lower(${f.email})`;
-    if (await db.select({ id: users.id }).from(users).where(cond).get()) throw conflict('Email has already been taken');
-  }
-  if (f.username !== undefined) {
-    const userCond = exceptUserId
-      ? and(sql`lower(${users.username}) = lower(${f.username})`, ne(users.id, exceptUserId))
-      : sql`lower(${users.username}) = lower(${f.username})`;
-    const nsCond = exceptUserId
-      ? and(sql`lower(${namespaces.fullPath}) = lower(${f.username})`, sql`(${namespaces.ownerId} IS NULL OR ${namespaces.ownerId} != ${exceptUserId} OR ${namespaces.kind} != 'User')`)
-      : sql`lower(${namespaces.fullPath}) = lower(${f.username})`;
-    const [u, ns] = await Promise.all([db.select({ id: users.id }).from(users).where(userCond).get(), db.select({ id: namespaces.id }).from(namespaces).where(nsCond).get()]);
-    if (u || ns) throw conflict('Username has already been taken');
-  }
+  const taken = await userConflicts(db, f, exceptUserId);
+  if (taken.email) throw conflict('Email has already been taken');
+  if (taken.username) throw conflict('Username has already been taken');
+}
+
+/** Whether the email, and the username (as a user or any namespace path), are taken: one round trip. */
+export async function userConflicts(db: Db, f: { email?: string; username?: string }, exceptUserId?: number): Promise<{ email: boolean; username: boolean }> {
+  const emailCond = f.email === undefined ? undefined : and(sql`lower(${users.email}) = lower(${f.email})`, exceptUserId ? ne(users.id, exceptUserId) : undefined);
+  const userCond = f.username === undefined ? undefined : and(sql`lower(${users.username}) = lower(${f.username})`, exceptUserId ? ne(users.id, exceptUserId) : undefined);
+  const nsCond =
+    f.username === undefined
+      ? undefined
+      : and(
+          sql`lower(${namespaces.fullPath}) = lower(${f.username})`,
+          exceptUserId ? sql`(${namespaces.ownerId} IS NULL OR ${namespaces.ownerId} != ${exceptUserId} OR ${namespaces.kind} != 'User')` : undefined,
+        );
+  const [email, u, ns] = await batchReads(db, [
+    emailCond && db.select({ id: users.id }).from(users).where(emailCond).limit(1),
+    userCond && db.select({ id: users.id }).from(users).where(userCond).limit(1),
+    nsCond && db.select({ id: namespaces.id }).from(namespaces).where(nsCond).limit(1),
+  ]);
+  return { email: Boolean(email?.length), username: Boolean(u?.length || ns?.length) };
 }
 
 /** The personal namespace of a user created in the same batch: its owner is found by username. */

@@ -199,7 +199,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'POST /api/v4/projects/:id/repository/commits': 13,
   'POST /api/v4/projects/user/:user_id': 14,
   'POST /api/v4/todos/:id/mark_as_done': 13,
-  'POST /api/v4/users': 12,
   'POST /api/v4/users/:id/follow': 4,
   'POST /api/v4/users/:id/gpg_keys': 4,
   'POST /api/v4/users/:id/keys': 4,
@@ -227,5 +226,4 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/rebase': 12,
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_approvals': 6,
   'PUT /api/v4/projects/:id/milestones/:milestone_id': 7,
-  'PUT /api/v4/users/:id': 10,
 };
