@@ -6,6 +6,7 @@
  * port's driver, db/round-trips.ts): a GET may take 2 once the caller is cached (3 on its first
  * call), a write 3. Routes not there yet are listed with their count in round-trip-debt.ts; the list
  * may only shrink: a listed route that now fits must leave it, and none may take more than listed.
+ * A list is also asked for a page of one row and of a hundred: both must cost the same.
  *
  * `ROUND_TRIP_REPORT=<file>` writes every route's counts there as JSON (to rewrite the debt list).
  */
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support';
 import { EXPECTATIONS, type Role, type Row, UNDOCUMENTED } from './authorization-matrix';
 import { buildWorld, callerToken, freshParams, param, png, routeKeys } from './route-world';
-import { ROUND_TRIP_DEBT } from './round-trip-debt';
+import { PAGE_SIZE_DEBT, ROUND_TRIP_DEBT } from './round-trip-debt';
 
 /** A read once the caller is cached, a read's first call, a write. */
 export const BUDGET = { read: 2, coldRead: 3, write: 3 } as const;
@@ -38,6 +39,8 @@ interface Measured {
   /** A GET's first and second call; a write's only call. */
   first: number;
   second?: number;
+  /** A list's round trips for a page of one row and for a page of up to 100 (with their lengths). */
+  pages?: { one: number; hundred: number; rows: number };
 }
 
 async function measure(key: string, row: Row): Promise<Measured> {
@@ -52,7 +55,16 @@ async function measure(key: string, row: Row): Promise<Measured> {
   const res = await call();
   if (method !== 'GET') return { status: res.status, first: roundTrips(res) };
   const again = await call();
-  return { status: again.status, first: roundTrips(res), second: roundTrips(again) };
+  const m: Measured = { status: again.status, first: roundTrips(res), second: roundTrips(again) };
+  if (Array.isArray(again.body) && again.body.length > 1) {
+    // A list: the same request for one row and for a hundred must cost the same ("whatever the page size").
+    const sep = row.query ? '&' : '?';
+    const page = (n: number) => api(`${url}${row.query ? `?${row.query}` : ''}${sep}per_page=${n}`, { token });
+    const one = await page(1);
+    const hundred = await page(100);
+    m.pages = { one: roundTrips(one), hundred: roundTrips(hundred), rows: Array.isArray(hundred.body) ? hundred.body.length : 0 };
+  }
+  return m;
 }
 
 /** What is over budget in a measurement, or null. */
@@ -87,6 +99,12 @@ describe('round-trip budget of every route', () => {
       const m = await measure(key, row);
       report[key] = m;
       expect(m.status, 'the representative request is no server error').toBeLessThan(500);
+      if (m.pages) {
+        // Per-row reads: a list whose cost grows with its page. Listed ones must stay listed until fixed.
+        const grows = m.pages.hundred !== m.pages.one;
+        if (PAGE_SIZE_DEBT.includes(key)) expect(grows, `${key} costs the same for any page size now: remove it from PAGE_SIZE_DEBT`).toBe(true);
+        else expect(m.pages, `${key} costs more round trips for a longer page`).toMatchObject({ hundred: m.pages.one });
+      }
       const over = overBudget(key, m);
       const debt = ROUND_TRIP_DEBT[key];
       if (debt === undefined) {
