@@ -1,10 +1,12 @@
 import { and, asc, desc, eq, gte, inArray, lte, ne, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { prepared } from '../db/prepared';
 import { identities, members, userCustomAttributes, users } from '../db/schema';
 import { today } from '../platform/time';
 import { decimalId } from '../platform/record-id';
 
-export const findUserById = (db: Db, id: number) => db.select().from(users).where(eq(users.id, id)).get();
+export const findUserById = (db: Db, id: number) =>
+  prepared(db, 'user-by-id', (d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()).get({ id });
 
 /** Case-insensitive username lookup (GitLab `find_by_username`). */
 export const findUserByUsername = (db: Db, username: string) =>
