@@ -136,8 +136,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'GET /api/v4/users/:id': 6,
   'GET /api/v4/users/:id/custom_attributes': 3,
   'GET /api/v4/users/:id/custom_attributes/:key': 3,
-  'GET /api/v4/users/:id/followers': 4,
-  'GET /api/v4/users/:id/following': 4,
   'GET /api/v4/users/:id/gpg_keys': 4,
   'GET /api/v4/users/:id/gpg_keys/:key_id': 3,
   'GET /api/v4/users/:id/keys/:key_id': 3,
