@@ -7,7 +7,9 @@
  * as fresh as that bookmark), or anywhere (`first-unconstrained`, usually the nearest replica) when it
  * sent none. Every answer carries the session's bookmark in `x-d1-bookmark`, so a client that sends
  * back the last bookmark it received always reads its own writes. The header name is Cloudflare's
- * own convention (the D1 read replication docs' example).
+ * own convention (the D1 read replication docs' example). Clients that never send it (stock GitLab
+ * clients) get the same guarantee whenever they reach the same isolate: the isolate remembers the last
+ * bookmark it answered each caller.
  *
  * The Db is built once per isolate (Drizzle's schema extraction, and the statements `prepared()`
  * caches per Db), so the session cannot be baked into it. Instead Drizzle talks to a D1-shaped router
@@ -81,14 +83,59 @@ export function sessionRouter(binding: D1Database): D1Like {
 }
 
 /**
- * Where a request's session starts: writes on the primary; reads after the client's bookmark, or
- * anywhere. A write is any method but GET and HEAD (a GET that records something, such as a token's
- * last use, is forwarded to the primary by D1 and stays sequentially consistent within the session).
+ * The last bookmark this isolate answered each caller, for clients that never send the header (stock
+ * GitLab clients): their reads still start no earlier than their own last write whenever they reach
+ * the same isolate. Keyed by a 32-bit hash of the caller's credentials, not the credentials
+ * themselves; a collision only makes another caller's read fresher than it needed to be. Bounded:
+ * the oldest caller is forgotten first.
+ */
+const remembered = new Map<number, string>();
+const REMEMBERED_CALLERS = 10_000;
+
+/** The credentials a request authenticates with (auth/authenticate.ts), hashed; null for an anonymous request. */
+function callerKey(request: Request): number | null {
+  const url = new URL(request.url);
+  const parts = [
+    request.headers.get('private-token'),
+    request.headers.get('authorization'),
+    request.headers.get('job-token'),
+    request.headers.get('cookie'),
+    url.searchParams.get('private_token'),
+    url.searchParams.get('access_token'),
+    url.searchParams.get('job_token'),
+  ];
+  if (parts.every((p) => !p)) return null;
+  // FNV-1a: cheap, synchronous, and good enough to spread callers.
+  let h = 0x811c9dc5;
+  for (const ch of parts.join('\u0000')) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return h >>> 0;
+}
+
+function remember(key: number | null, bookmark: string) {
+  if (key === null || !BOOKMARK.test(bookmark)) return;
+  // Requests of one caller can finish out of order: a read that began on a replica must not
+  // replace the bookmark of a write that finished before it.
+  const kept = later(remembered.get(key), bookmark)!;
+  remembered.delete(key);
+  remembered.set(key, kept);
+  if (remembered.size > REMEMBERED_CALLERS) remembered.delete(remembered.keys().next().value!);
+}
+
+/** The later of two bookmarks (they are ordered as strings). */
+const later = (a: string | undefined, b: string | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
+
+/**
+ * Where a request's session starts: writes on the primary; reads after the later of the client's
+ * bookmark and the one this isolate last answered the same caller, or anywhere. A write is any method
+ * but GET and HEAD (a GET that records something, such as a token's last use, is forwarded to the
+ * primary by D1 and stays sequentially consistent within the session).
  */
 export function sessionStart(request: Request): string {
   if (request.method !== 'GET' && request.method !== 'HEAD') return 'first-primary';
-  const bookmark = request.headers.get(BOOKMARK_HEADER)?.trim().toLowerCase();
-  return bookmark && BOOKMARK.test(bookmark) ? bookmark : 'first-unconstrained';
+  const sent = request.headers.get(BOOKMARK_HEADER)?.trim().toLowerCase();
+  const key = callerKey(request);
+  const bookmark = later(sent && BOOKMARK.test(sent) ? sent : undefined, key === null ? undefined : remembered.get(key));
+  return bookmark ?? 'first-unconstrained';
 }
 
 /**
@@ -102,6 +149,7 @@ export async function inSession(binding: D1Database, request: Request, handle: (
   const res = await current.run(session, handle);
   const bookmark = session.getBookmark() ?? (start.startsWith('first-') ? null : start);
   if (!bookmark) return res;
+  remember(callerKey(request), bookmark);
   try {
     res.headers.set(BOOKMARK_HEADER, bookmark);
     return res;

@@ -3,8 +3,9 @@
  *
  * Local workerd has one database and no replicas, so what is asserted is the contract a client sees:
  * every answer carries a bookmark, bookmarks never go backwards when sent back, a read sent with the
- * bookmark of a write sees that write, a bookmark D1 would not accept is ignored, and the statements
- * of a request really run in its session. Whether a read is served by a replica cannot be observed here.
+ * bookmark of a write sees that write, a bookmark D1 would not accept is ignored, a caller that sends
+ * none starts from the last bookmark the isolate answered it, and the statements of a request really
+ * run in its session. Whether a read is served by a replica cannot be observed here.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +81,49 @@ describe('D1 sessions: where a session starts', () => {
     expect(sessionStart(req('GET', valid.toUpperCase()))).toBe(valid);
     expect(sessionStart(req('GET', 'first-primary'))).toBe('first-unconstrained');
     expect(sessionStart(req('GET', `${valid}0`))).toBe('first-unconstrained');
+  });
+});
+
+describe('D1 sessions: callers that send no bookmark', () => {
+  const ping = (method: string, headers: Record<string, string>) =>
+    inSession(DB, new Request('http://x/api/v4/user', { method, headers }), async () => {
+      await sessionRouter(DB).prepare('select 1').run();
+      return new Response('ok');
+    });
+
+  it("start their reads after the bookmark this isolate last answered them, other callers' reads do not", async () => {
+    const token = unique('tok');
+    const write = await ping('POST', { 'PRIVATE-TOKEN': token });
+    const bookmark = write.headers.get(BOOKMARK_HEADER)!;
+    expect(bookmark).toMatch(BOOKMARK);
+    expect(sessionStart(new Request('http://x/api/v4/user', { headers: { 'PRIVATE-TOKEN': token } }))).toBe(bookmark);
+    expect(sessionStart(new Request(`http://x/api/v4/user?private_token=${token}`))).toBe('first-unconstrained');
+    expect(sessionStart(new Request('http://x/api/v4/user', { headers: { 'PRIVATE-TOKEN': unique('other') } }))).toBe('first-unconstrained');
+    expect(sessionStart(new Request('http://x/api/v4/user'))).toBe('first-unconstrained');
+  });
+
+  it('keep the later of the bookmark they send and the one remembered for them', async () => {
+    const token = unique('tok');
+    const remembered = (await ping('POST', { Authorization: `Bearer ${token}` })).headers.get(BOOKMARK_HEADER)!;
+    const older = '00000000-00000000-00000000-00000000000000000000000000000000';
+    const newer = 'ffffffff-00000000-00000000-00000000000000000000000000000000';
+    const read = (sent: string) => sessionStart(new Request('http://x/', { headers: { Authorization: `Bearer ${token}`, [BOOKMARK_HEADER]: sent } }));
+    expect(read(older)).toBe(remembered);
+    expect(read(newer)).toBe(newer);
+  });
+
+  it('never go back to an older bookmark when their requests finish out of order', async () => {
+    const token = unique('tok');
+    const headers = { 'JOB-TOKEN': token };
+    let newest = '';
+    // A read runs a statement, then the same caller's write starts and finishes before the read does.
+    const read = await inSession(DB, new Request('http://x/', { headers }), async () => {
+      await sessionRouter(DB).prepare('select 1').run();
+      newest = (await ping('POST', headers)).headers.get(BOOKMARK_HEADER)!;
+      return new Response('ok');
+    });
+    expect(read.headers.get(BOOKMARK_HEADER)! < newest).toBe(true);
+    expect(sessionStart(new Request('http://x/', { headers }))).toBe(newest);
   });
 });
 
