@@ -24,8 +24,9 @@ export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
 /**
  * What D1 hands out (`00000000-00000015-00000000-<32 hex>`). Anything else from a client is ignored
- * rather than passed on: D1 would reject it and the request would fail for a header the client may
- * not even know it sent.
+ * rather than passed on: local D1 keeps and echoes any string (so a garbage bookmark would outrank
+ * every real one), and what the deployed service does with one is not documented; a request must not
+ * fail for a header the client may not even know it sent.
  */
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
