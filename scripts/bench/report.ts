@@ -35,8 +35,14 @@ export interface ResultLine {
   p50_ratio: number | null;
   p90_ratio: number | null;
   p99_ratio: number | null;
-  /** SQL statements per request during the capacity run (Node only: counted at the libSQL client). */
+  /**
+   * The server's own counters over this run (server-stats.ts; warm-up included): storage round trips,
+   * SQL statements (a batch counts each) and CPU ms per request, and the totals behind them.
+   */
+  rt_per_req?: number | null;
   sql_per_req?: number | null;
+  cpu_ms_per_req?: number | null;
+  server?: { requests: number; round_trips: number; statements: number; cpu_ms: number | null };
   /** Per request kind inside a mix: count, p50, p99 (ms). */
   kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number }>;
   notes?: string;
