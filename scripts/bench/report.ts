@@ -1,4 +1,6 @@
-/** Result records (one JSON line each) and their Markdown rendering (pure; test/unit/bench-report.test.ts). */
+/** Result records (one JSON line each) and their Markdown rendering (pure; test/bench/bench-stats.node.test.ts). */
+import { serverLine } from './server-stats';
+import { renderTargets } from './targets';
 
 /** capacity: closed loop on many connections; serial: one connection (service time, unloaded); fixed: open loop at a rate. */
 export type Mode = 'capacity' | 'serial' | 'fixed';
@@ -72,15 +74,16 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   const fixedRate = rows.find((l) => l.mode === 'fixed' && l.offered_rps)?.offered_rps ?? 200;
   const conns = rows.find((l) => l.mode === 'capacity' && l.conns)?.conns ?? 50;
   const head = [
-    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | SQL/req |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | rt/req | SQL/req | cpu ms/req |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const body = ids.map((id) => {
     const cap = rows.find((l) => l.scenario === id && l.mode === 'capacity');
     const ser = rows.find((l) => l.scenario === id && l.mode === 'serial');
     const fix = rows.find((l) => l.scenario === id && l.mode === 'fixed');
     const any = cap ?? ser ?? fix!;
-    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | | |`;
+    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | | | | |`;
+    const srv = serverLine(rows, id);
     const bare = id === 'bare';
     const bad = [cap, ser, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
     return [
@@ -94,7 +97,9 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
       fix ? withRatio(ms(fix.p90_ms), fix.p90_ratio, bare) : '—',
       fix ? withRatio(ms(fix.p99_ms), fix.p99_ratio, bare) : '—',
       bad,
-      cap?.sql_per_req != null ? num(cap.sql_per_req, 1) : '—',
+      num(srv?.rt_per_req, 2),
+      num(srv?.sql_per_req, 1),
+      cpuMs(srv?.cpu_ms_per_req),
       '',
     ]
       .join(' | ')
@@ -104,9 +109,37 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   return [
     `### ${runtime === 'node' ? 'Node' : 'workerd (Miniflare API, local D1)'}: ${first.runtime_version}`,
     '',
-    `Capacity: closed loop, ${conns} connections. 1 connection: closed loop on one connection (the time one request takes on an idle server). Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it).`,
+    `Capacity: closed loop, ${conns} connections. 1 connection: closed loop on one connection (the time one request takes on an idle server). Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it). ${SERVER_COLUMNS}`,
     '',
     ...head,
+    ...body,
+  ].join('\n');
+}
+
+/** What the rt/req, SQL/req and cpu ms/req columns are. */
+export const SERVER_COLUMNS =
+  "rt/req, SQL/req, cpu ms/req: the server's own counters over the fixed-rate run (the capacity run's when there is none): storage round trips (one per statement sent alone or per batch; D1 calls on workerd, libSQL execute/batch on Node), SQL statements (a batch counts each), and CPU time of the server process (Node: process.cpuUsage() inside it; workerd: the workerd process's utime + stime from /proc) divided by the requests it served.";
+
+/** CPU milliseconds: 0.412, 3.41, 41.2. */
+const cpuMs = (v: number | null | undefined) => (v == null || !Number.isFinite(v) ? '—' : v < 10 ? v.toFixed(v < 1 ? 3 : 2) : v.toFixed(1));
+
+/** Per runtime, every measured run of every scenario (bare route excluded): requests the server served, and round trips, statements and CPU per request. */
+export function renderServerTotals(lines: ResultLine[]): string {
+  const runtimes = [...new Set(lines.map((l) => l.runtime))];
+  const body = runtimes.flatMap((rt) => {
+    const served = lines.filter((l) => l.runtime === rt && l.scenario !== 'bare' && l.server).map((l) => l.server!);
+    if (!served.length) return [];
+    const requests = served.reduce((n, x) => n + x.requests, 0);
+    const sum = (f: (x: NonNullable<ResultLine['server']>) => number) => served.reduce((n, x) => n + f(x), 0);
+    const cpuKnown = served.every((x) => x.cpu_ms != null);
+    return [`| ${rt} | ${requests} | ${num(sum((x) => x.round_trips) / requests, 2)} | ${num(sum((x) => x.statements) / requests, 2)} | ${cpuKnown ? cpuMs(sum((x) => x.cpu_ms!) / requests) : '—'} |`];
+  });
+  if (!body.length) return '';
+  return [
+    'Whole run, per runtime (every scenario and mode, bare route excluded; warm-up requests included):',
+    '',
+    '| runtime | requests | round trips/req | statements/req | CPU ms/req |',
+    '|---|---|---|---|---|',
     ...body,
   ].join('\n');
 }
@@ -177,7 +210,13 @@ export function renderMarkdown(
     '',
     renderRuntimeTable(lines, 'workerd'),
     '',
+    renderServerTotals(lines),
+    '',
     renderMixTable(lines),
+    '',
+    '### Targets',
+    '',
+    renderTargets(lines),
     '',
     renderNotes(lines),
     '',

@@ -9,6 +9,8 @@
  *   totals); a Worker cannot read its process's CPU, so the harness reads the workerd process's
  *   utime + stime from /proc/<pid>/stat (proc-cpu.ts). This file stays free of Node modules: the Worker bundle imports it.
  */
+import type { Mode, ResultLine } from './report';
+
 export interface ServerStats {
   requests: number;
   roundTrips: number;
@@ -42,3 +44,9 @@ export const statsBody = (requests: number, totals: { roundTrips: number; statem
   statements: totals.statements,
   cpuMicros,
 });
+
+/** The line whose server counters stand for a scenario: the fixed-rate run (the targets' load), else the capacity run. */
+export function serverLine(rows: ResultLine[], id: string): ResultLine | undefined {
+  const ok = (mode: Mode) => rows.find((l) => l.scenario === id && l.mode === mode && l.status === 'ok' && l.server);
+  return ok('fixed') ?? ok('capacity');
+}
