@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeRequest, ResponseParser } from '../../scripts/bench/load';
-import { ms, ratio, renderGitlabTable, renderNotes, renderRuntimeTable, type ResultLine } from '../../scripts/bench/report';
+import { ms, ratio, renderGitlabTable, renderMarkdown, renderNotes, renderRuntimeTable, renderServerTotals, type ResultLine } from '../../scripts/bench/report';
+import { checkTargets, renderTargets } from '../../scripts/bench/targets';
 import { median, percentile, summarize } from '../../scripts/bench/stats';
 
 describe('bench stats', () => {
@@ -61,6 +62,14 @@ describe('bench report', () => {
     max_ms: 4, requests: 10, non2xx: 0, errors: 0, bare_rps: null, ratio: null, p50_ratio: null, p90_ratio: null, p99_ratio: null, ...extra,
   });
 
+  /** What the server's counters said over a run of `requests` requests. */
+  const served = (requests: number, rt: number, sql: number, cpu: number | null): Partial<ResultLine> => ({
+    rt_per_req: rt,
+    sql_per_req: sql,
+    cpu_ms_per_req: cpu,
+    server: { requests, round_trips: rt * requests, statements: sql * requests, cpu_ms: cpu == null ? null : cpu * requests },
+  });
+
   it('formats milliseconds and ratios', () => {
     expect(ms(0.4123)).toBe('0.412');
     expect(ms(3.412)).toBe('3.41');
@@ -78,14 +87,16 @@ describe('bench report', () => {
       line('bare', 'serial', { rps: 2000, p50_ms: 0.5 }),
       line('bare', 'fixed', { rps: 200 }),
       line('user', 'serial', { rps: 500, p50_ms: 2, p50_ratio: 4 }),
-      line('user', 'capacity', { rps: 2000, ratio: 0.1, p50_ms: 5, p50_ratio: 5, p99_ms: 9, p99_ratio: 3, sql_per_req: 5 }),
-      line('user', 'fixed', { rps: 150, p50_ms: 2, p50_ratio: 2, p90_ms: 4, p90_ratio: 2, p99_ms: 6, p99_ratio: 2 }),
+      line('user', 'capacity', { rps: 2000, ratio: 0.1, p50_ms: 5, p50_ratio: 5, p99_ms: 9, p99_ratio: 3, ...served(20000, 2, 5, 0.9) }),
+      line('user', 'fixed', { rps: 150, p50_ms: 2, p50_ratio: 2, p90_ms: 4, p90_ratio: 2, p99_ms: 6, p99_ratio: 2, ...served(450, 1.5, 4, 0.412) }),
       line('issue', 'capacity', { status: 'missing (404)', rps: null }),
       line('issue', 'fixed', { status: 'missing (404)', rps: null }),
     ];
     const md = renderRuntimeTable(lines, 'node');
-    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 0.500 | 1.00 | 2.00 | 3.00 | 0/0, 0/0, 0/0 | — |');
-    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 5.0 |');
+    expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 0.500 | 1.00 | 2.00 | 3.00 | 0/0, 0/0, 0/0 | — | — | — |');
+    // Server counters come from the fixed-rate run.
+    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 1.50 | 4.0 | 0.412 |');
+    expect(md).toContain('| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @200 req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | rt/req | SQL/req | cpu ms/req |');
     expect(md).toContain('| issue | missing (404) |');
     const g = renderGitlabTable(lines);
     // The fixed-rate run got 150 of 200 req/s answered: the p90 says so.
@@ -97,5 +108,68 @@ describe('bench report', () => {
     expect(renderNotes([line('user', 'fixed', {})])).toBe('');
     const md = renderNotes([line('user', 'capacity', {}), line('approve', 'fixed', { runtime: 'workerd', notes: 'final state after 10 writes: 0 of those differ' })]);
     expect(md).toBe('Checks and notes:\n\n- workerd, approve (fixed): final state after 10 writes: 0 of those differ');
+  });
+
+  it("falls back to the capacity run's counters when there is no fixed-rate run", () => {
+    const md = renderRuntimeTable([line('issue', 'capacity', served(300, 2, 7, 1.25))], 'node');
+    expect(md).toMatch(/\| issue \| .* \| 2\.00 \| 7\.0 \| 1\.25 \|$/m);
+  });
+
+  it('sums every run per runtime, without the bare route', () => {
+    const lines = [
+      line('bare', 'capacity', served(10000, 0, 0, 0.05)),
+      line('user', 'capacity', served(1000, 2, 5, 1)),
+      line('user', 'fixed', served(600, 1, 2, 0.5)),
+      line('issue', 'serial', served(400, 3, 10, 3)),
+      line('user', 'capacity', { runtime: 'workerd', ...served(500, 1, 4, null) }),
+    ];
+    const md = renderServerTotals(lines);
+    expect(md).toContain('| runtime | requests | round trips/req | statements/req | CPU ms/req |');
+    // (2000 + 600 + 1200) / 2000 round trips, (5000 + 1200 + 4000) / 2000 statements, (1000 + 300 + 1200) / 2000 ms.
+    expect(md).toContain('| node | 2000 | 1.90 | 5.10 | 1.25 |');
+    // A runtime whose CPU was not read says so rather than averaging what it has.
+    expect(md).toContain('| workerd | 500 | 1.00 | 4.00 | — |');
+    expect(renderServerTotals([line('user', 'capacity', {})])).toBe('');
+  });
+
+  it("checks issue 13's targets against the run: met, missed, and not judged", () => {
+    const wd = (scenario: string, mode: 'capacity' | 'fixed', extra: Partial<ResultLine>) => line(scenario, mode, { runtime: 'workerd', ...extra });
+    const lines = [
+      line('bare', 'fixed', served(600, 0, 0, 0.05)),
+      line('user', 'fixed', { p90_ms: 3, rps: 199, ...served(600, 1, 1, 0.44) }),
+      line('issue', 'fixed', { p90_ms: 30, rps: 200, ...served(600, 2, 4, 1.2) }),
+      line('create', 'fixed', { status: 'error 500', rps: null }),
+      wd('user', 'fixed', { p90_ms: 20, rps: 200, ...served(600, 1, 1, 2) }),
+      wd('list_default', 'fixed', { p90_ms: 40, rps: 150, ...served(450, 2, 3, 2) }),
+      wd('mr_list', 'capacity', served(900, 4, 80, 9)),
+      wd('create', 'fixed', { p90_ms: 40, rps: 200, ...served(300, 3, 6, 2) }),
+      wd('mr', 'fixed', { p90_ms: 40, rps: 100, offered_rps: 100, ...served(300, 2, 6, 2) }),
+    ];
+    const v = checkTargets(lines);
+    const get = (runtime: string, scenario: string, target: RegExp) => v.find((x) => x.runtime === runtime && x.scenario === scenario && target.test(x.target));
+    expect(get('node', 'user', /CPU/)).toMatchObject({ measured: '0.440 ms', met: true });
+    expect(get('node', 'issue', /CPU/)).toMatchObject({ measured: '1.200 ms', met: false });
+    expect(get('node', 'user', /holds/)).toMatchObject({ measured: '199 req/s, p90 3.0 ms', met: true });
+    expect(get('node', 'issue', /holds/)).toMatchObject({ met: false });
+    // A failed scenario is not judged; neither is one run at another rate.
+    expect(get('node', 'create', /holds/)).toMatchObject({ measured: 'error 500', met: null });
+    expect(get('workerd', 'mr', /hold/)).toMatchObject({ measured: 'run at 100 req/s, not 200', met: null });
+    // Creation has a round-trip target on workerd, not a latency one.
+    expect(get('workerd', 'create', /hold/)).toBeUndefined();
+    expect(get('workerd', 'create', /round trips/)).toMatchObject({ measured: '3.00', met: true });
+    expect(get('workerd', 'user', /round trip/)).toMatchObject({ measured: '1.00', met: true });
+    expect(get('workerd', 'mr_list', /list/)).toMatchObject({ measured: '4.00', met: false });
+    // 150 of 200 req/s is not holding the rate, whatever the p90.
+    expect(get('workerd', 'list_default', /hold/)).toMatchObject({ measured: '150 req/s, p90 40.0 ms', met: false });
+    // Scenarios the run did not measure are not listed; the bare route never is.
+    expect(v.some((x) => x.scenario === 'approve' || x.scenario === 'bare')).toBe(false);
+    const md = renderTargets(lines);
+    expect(md).toContain('| `/user`: ≤ 0.45 CPU ms | node | user | 0.440 ms | ✓ |');
+    expect(md).toContain('| every list: ≤ 2 round trips | workerd | mr_list | 4.00 | ✗ |');
+    expect(md).toContain('| every scenario holds 200 req/s, p90 ≤ 25 ms | node | create | error 500 | — |');
+    // node: 2 met, 2 missed, 1 not judged; workerd: 5 met, 2 missed, 1 not judged.
+    expect(md).toMatch(/: 7 of 11 met \(2 could not be judged\)/);
+    expect(renderTargets([line('bare', 'fixed', {})])).toBe('');
+    expect(renderMarkdown(lines, { date: 'd', sha: 's', dataset: 'S', command: 'c', cpu: 'cpu', seed: '1 s' })).toContain('### Targets');
   });
 });
