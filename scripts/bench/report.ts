@@ -45,8 +45,8 @@ export interface ResultLine {
   sql_per_req?: number | null;
   cpu_ms_per_req?: number | null;
   server?: { requests: number; round_trips: number; statements: number; cpu_ms: number | null };
-  /** Per request kind inside a mix: count, p50, p99 (ms). */
-  kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number }>;
+  /** Per request kind inside a mix: count, p50, p99 (ms), round trips per request (X-Storage-Round-Trips). */
+  kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number; rt_per_req?: number }>;
   notes?: string;
 }
 
@@ -144,16 +144,16 @@ export function renderServerTotals(lines: ResultLine[]): string {
   ].join('\n');
 }
 
-/** p50/p99 per filter inside the list mix on one connection (no queueing), both runtimes. */
+/** p50/p99 and round trips per kind inside the mixes (list filters, approvals) on one connection (no queueing), both runtimes. */
 export function renderMixTable(lines: ResultLine[]): string {
   const mixes = lines.filter((l) => l.kinds && l.mode === 'serial' && l.status === 'ok');
   if (!mixes.length) return '';
   const runtimes = mixes.map((l) => l.runtime);
   const kinds = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!)))];
-  const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms`).join(' | ')} |`;
-  const sep = `|---|${runtimes.map(() => '---|---').join('|')}|`;
-  const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)}`).join(' | ')} |`);
-  return ['Filtered lists mix, per filter (one connection: the cost of each filter without queueing):', '', head, sep, ...body].join('\n');
+  const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms | ${rt} rt/req`).join(' | ')} |`;
+  const sep = `|---|${runtimes.map(() => '---|---|---').join('|')}|`;
+  const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)} | ${num(l.kinds![k]?.rt_per_req, 2)}`).join(' | ')} |`);
+  return ['Mixes, per kind of request (one connection: the cost of each without queueing; rt/req from each response\'s X-Storage-Round-Trips):', '', head, sep, ...body].join('\n');
 }
 
 /** GitLab's published GPT results at 200 RPS (10k reference architecture), performance.md 1.3. */

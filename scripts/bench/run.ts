@@ -23,7 +23,7 @@ import { workerdCpuMicros } from './proc-cpu';
 import { scenarios, type Scenario } from './scenarios';
 import { diffStats, type ServerStats } from './server-stats';
 import { DATASETS, seed, type Manifest } from './seed';
-import { median, summarize } from './stats';
+import { byKind, median, summarize } from './stats';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -145,7 +145,8 @@ function stopper(child: ChildProcess) {
 
 // Search is rate-limited to 30 requests a minute per user by default (GitLab's search_rate_limit):
 // the benchmark measures the server, so that limit is lifted the way an operator would, by RATE_LIMITS.
-const BENCH_ENV = { RATE_LIMITS: JSON.stringify({ search_rate_limit: 0, search_rate_limit_unauthenticated: 0 }) };
+// REPORT_ROUND_TRIPS puts each response's round trips in a header, so a mix can be broken down per kind.
+const BENCH_ENV = { RATE_LIMITS: JSON.stringify({ search_rate_limit: 0, search_rate_limit_unauthenticated: 0 }), REPORT_ROUND_TRIPS: 'true' };
 
 async function startNode(tree: string, db: string): Promise<Server> {
   const dir = join(cfg.dir, 'node');
@@ -234,15 +235,6 @@ async function benchStats(port: number): Promise<ServerStats | null> {
   }
 }
 
-function kinds(samples: Sample[]) {
-  const by = new Map<string, number[]>();
-  for (const s of samples) if (s.kind) (by.get(s.kind) ?? by.set(s.kind, []).get(s.kind)!).push(s.ms);
-  if (!by.size) return undefined;
-  return Object.fromEntries([...by].map(([k, v]) => {
-    const sum = summarize(v, 1);
-    return [k, { count: sum.count, p50_ms: round(sum.p50), p99_ms: round(sum.p99) }];
-  }));
-}
 const round = (v: number) => (Number.isFinite(v) ? Math.round(v * 1000) / 1000 : v);
 
 async function measure(port: number, s: Scenario, mode: Mode): Promise<{ result: RunResult; runs: RunResult[] }> {
@@ -326,7 +318,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         sql_per_req: served ? round(served.statements / served.requests) : null,
         cpu_ms_per_req: served?.cpuMs != null ? round(served.cpuMs / served.requests) : null,
         server: served ? { requests: served.requests, round_trips: served.roundTrips, statements: served.statements, cpu_ms: served.cpuMs == null ? null : round(served.cpuMs) } : undefined,
-        kinds: kinds(result.samples),
+        kinds: byKind(result.samples),
         error_sample: result.errorSample,
         notes: runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : undefined,
       };

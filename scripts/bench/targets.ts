@@ -16,6 +16,8 @@ interface Target {
   max: number;
   /** Scenario ids; null: every scenario but the bare route. */
   scenarios: string[] | null;
+  /** Round trips: the kinds of a mix the target is about, judged from their responses' headers when the run has them. */
+  kinds?: string[];
 }
 
 const RATE = 200;
@@ -25,7 +27,7 @@ export const TARGETS: Target[] = [
   { label: '`/user`: 1 round trip', runtime: 'workerd', metric: 'rt', max: 1, scenarios: ['user'] },
   { label: 'single issue, single MR: ≤ 2 round trips', runtime: 'workerd', metric: 'rt', max: 2, scenarios: ['issue', 'mr'] },
   { label: 'every list: ≤ 2 round trips', runtime: 'workerd', metric: 'rt', max: 2, scenarios: LISTS },
-  { label: 'approve/unapprove, create issue: ≤ 3 round trips', runtime: 'workerd', metric: 'rt', max: 3, scenarios: ['approve', 'create'] },
+  { label: 'approve/unapprove, create issue: ≤ 3 round trips', runtime: 'workerd', metric: 'rt', max: 3, scenarios: ['approve', 'create'], kinds: ['approve', 'unapprove'] },
   { label: '`/user`: ≤ 0.45 CPU ms', runtime: 'node', metric: 'cpu', max: 0.45, scenarios: ['user'] },
   { label: 'single issue: ≤ 1.1 CPU ms', runtime: 'node', metric: 'cpu', max: 1.1, scenarios: ['issue'] },
   { label: 'project issue list: ≤ 2.5 CPU ms', runtime: 'node', metric: 'cpu', max: 2.5, scenarios: ['list_default'] },
@@ -55,6 +57,12 @@ function judge(t: Target, rows: ResultLine[], id: string): Pick<Verdict, 'measur
     return { measured: `${Math.round(l.rps)} req/s, p90 ${l.p90_ms.toFixed(1)} ms${l.errors ? `, ${l.errors} errors` : ''}`, met: held && l.p90_ms <= t.max };
   }
   const l = serverLine(rows, id);
+  // A mix judged on the kinds the target names (approve and unapprove, not the GETs mixed in).
+  const kinds = t.metric === 'rt' && t.kinds && l?.kinds ? t.kinds.filter((k) => l.kinds![k]?.rt_per_req != null) : [];
+  if (kinds.length) {
+    const worst = Math.max(...kinds.map((k) => l!.kinds![k].rt_per_req!));
+    return { measured: kinds.map((k) => `${k} ${l!.kinds![k].rt_per_req!.toFixed(2)}`).join(', '), met: worst <= t.max };
+  }
   const v = t.metric === 'rt' ? l?.rt_per_req : l?.cpu_ms_per_req;
   if (v == null) return { measured: l ? 'not counted' : 'not run', met: null };
   return { measured: t.metric === 'rt' ? v.toFixed(2) : `${v.toFixed(3)} ms`, met: v <= t.max };
@@ -82,7 +90,7 @@ export function renderTargets(lines: ResultLine[]): string {
   const met = verdicts.filter((v) => v.met).length;
   const judged = verdicts.filter((v) => v.met !== null).length;
   return [
-    `Issue 13 targets, for the scenarios and runtimes of this run: ${met} of ${judged} met${judged < verdicts.length ? ` (${verdicts.length - judged} could not be judged)` : ''}. Round trips and CPU per request as in the rt/req and cpu ms/req columns; the approvals scenario mixes 30 % \`GET …/approvals\` into approve/unapprove. "Holds": at least 95 % of the rate answered and no request lost.`,
+    `Issue 13 targets, for the scenarios and runtimes of this run: ${met} of ${judged} met${judged < verdicts.length ? ` (${verdicts.length - judged} could not be judged)` : ''}. Round trips and CPU per request as in the rt/req and cpu ms/req columns (the approvals scenario's round trips per kind, approve and unapprove, from each response's \`X-Storage-Round-Trips\`; its CPU includes the 30 % \`GET …/approvals\` mixed in). "Holds": at least 95 % of the rate answered and no request lost.`,
     '',
     '| target | runtime | scenario | measured | met |',
     '|---|---|---|---|---|',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodeRequest, ResponseParser } from '../../scripts/bench/load';
-import { ms, ratio, renderGitlabTable, renderMarkdown, renderNotes, renderRuntimeTable, renderServerTotals, type ResultLine } from '../../scripts/bench/report';
+import { ms, ratio, renderGitlabTable, renderMarkdown, renderMixTable, renderNotes, renderRuntimeTable, renderServerTotals, type ResultLine } from '../../scripts/bench/report';
 import { checkTargets, renderTargets } from '../../scripts/bench/targets';
-import { median, percentile, summarize } from '../../scripts/bench/stats';
+import { byKind, median, percentile, summarize } from '../../scripts/bench/stats';
 
 describe('bench stats', () => {
   it('percentile is nearest-rank', () => {
@@ -19,6 +19,22 @@ describe('bench stats', () => {
   it('summarize sorts, counts and turns elapsed time into req/s', () => {
     const s = summarize([5, 1, 3, 2, 4], 2000);
     expect(s).toEqual({ count: 5, rps: 2.5, p50: 3, p90: 5, p99: 5, max: 5 });
+  });
+
+  it('breaks a mix down per kind, with round trips from the responses that reported them', () => {
+    const samples = [
+      { ms: 1, status: 201, kind: 'approve', roundTrips: 3 },
+      { ms: 3, status: 201, kind: 'approve', roundTrips: 2 },
+      { ms: 2, status: 200, kind: 'approvals', roundTrips: 1 },
+      { ms: 5, status: 404, kind: 'unapprove' },
+      { ms: 7, status: 200 },
+    ];
+    expect(byKind(samples)).toEqual({
+      approve: { count: 2, p50_ms: 1, p99_ms: 3, rt_per_req: 2.5 },
+      approvals: { count: 1, p50_ms: 2, p99_ms: 2, rt_per_req: 1 },
+      unapprove: { count: 1, p50_ms: 5, p99_ms: 5 },
+    });
+    expect(byKind([{ ms: 1, status: 200 }])).toBeUndefined();
   });
 
   it('median of an odd and an even number of runs', () => {
@@ -45,6 +61,14 @@ describe('bench HTTP parser', () => {
     expect(p.push(Buffer.from(res.slice(0, 60)))).toEqual([]);
     expect(p.push(Buffer.from(res.slice(60)))).toEqual([201]);
     expect(p.push(Buffer.from('HTTP/1.1 204 No Content\r\n\r\n'))).toEqual([204]);
+  });
+
+  it("reads each response's X-Storage-Round-Trips", () => {
+    const p = new ResponseParser();
+    const a = 'HTTP/1.1 200 OK\r\nX-Storage-Round-Trips: 2\r\nContent-Length: 2\r\n\r\n{}';
+    const b = 'HTTP/1.1 201 Created\r\ntransfer-encoding: chunked\r\nx-storage-round-trips: 13\r\n\r\n2\r\n{}\r\n0\r\n\r\n';
+    const c = 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n';
+    expect(p.answers(Buffer.from(a + b + c))).toEqual([{ status: 200, roundTrips: 2 }, { status: 201, roundTrips: 13 }, { status: 200 }]);
   });
 
   it('encodes a JSON request with its length', () => {
@@ -102,6 +126,18 @@ describe('bench report', () => {
     // The fixed-rate run got 150 of 200 req/s answered: the p90 says so.
     expect(g).toContain('| user | api_v4_user | 49.5 / 32.7 / 56.8 ms | 200 ms | 4.00 ms (⚠ 150 req/s achieved) | — |');
     expect(g).toContain('| issue | api_v4_projects_issues_issue | 254 / 172 / 293 ms | 2600 ms | missing (404) | — |');
+  });
+
+  it('breaks the mixes down per kind with their round trips, both runtimes side by side', () => {
+    const k = (p50: number, rt?: number) => ({ count: 10, p50_ms: p50, p99_ms: 2 * p50, ...(rt === undefined ? {} : { rt_per_req: rt }) });
+    const md = renderMixTable([
+      line('list_mix', 'serial', { kinds: { labels: k(4, 2), search: k(12, 3) } }),
+      line('list_mix', 'serial', { runtime: 'workerd', kinds: { labels: k(9) } }),
+      line('list_mix', 'capacity', { kinds: { labels: k(50, 2) } }),
+    ]);
+    expect(md).toContain('| filter | node p50 ms | node p99 ms | node rt/req | workerd p50 ms | workerd p99 ms | workerd rt/req |');
+    expect(md).toContain('| labels | 4.00 | 8.00 | 2.00 | 9.00 | 18.0 | — |');
+    expect(md).toContain('| search | 12.0 | 24.0 | 3.00 | — | — | — |');
   });
 
   it('lists what scenarios checked after their runs', () => {
@@ -170,6 +206,13 @@ describe('bench report', () => {
     // node: 2 met, 2 missed, 1 not judged; workerd: 5 met, 2 missed, 1 not judged.
     expect(md).toMatch(/: 7 of 11 met \(2 could not be judged\)/);
     expect(renderTargets([line('bare', 'fixed', {})])).toBe('');
+    // The approvals mix is judged on its writes' own round trips when the responses carried them.
+    const approvals = (kinds: ResultLine['kinds']) => checkTargets([wd('approve', 'fixed', { kinds, ...served(600, 2.1, 5, 3) })]).find((x) => /round trips/.test(x.target));
+    const k = (rt: number) => ({ count: 200, p50_ms: 5, p99_ms: 9, rt_per_req: rt });
+    expect(approvals({ approve: k(3), unapprove: k(2), approvals: k(1) })).toMatchObject({ measured: 'approve 3.00, unapprove 2.00', met: true });
+    expect(approvals({ approve: k(4), unapprove: k(2) })).toMatchObject({ met: false });
+    // Without the header per kind, the whole mix's figure stands.
+    expect(approvals({ approve: { count: 1, p50_ms: 1, p99_ms: 1 } })).toMatchObject({ measured: '2.10', met: true });
     expect(renderMarkdown(lines, { date: 'd', sha: 's', dataset: 'S', command: 'c', cpu: 'cpu', seed: '1 s' })).toContain('### Targets');
   });
 });
