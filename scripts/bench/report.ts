@@ -118,16 +118,20 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
 
 /** What the rt/req, SQL/req and cpu ms/req columns are. */
 export const SERVER_COLUMNS =
-  "rt/req, SQL/req, cpu ms/req: the server's own counters over the fixed-rate run (the capacity run's when there is none): storage round trips (one per statement sent alone or per batch; D1 calls on workerd, libSQL execute/batch on Node), SQL statements (a batch counts each), and CPU time of the server process (Node: process.cpuUsage() inside it; workerd: the workerd process's utime + stime from /proc) divided by the requests it served.";
+  "rt/req, SQL/req, cpu ms/req: the server's own counters over the capacity run (the 1-connection run's when there is none; warm-up included): storage round trips (one per statement sent alone or per batch; D1 calls on workerd, libSQL execute/batch on Node), SQL statements (a batch counts each), and CPU time of the server process (Node: process.cpuUsage() inside it; workerd: the workerd process's utime + stime from /proc) divided by the requests it served.";
 
 /** CPU milliseconds: 0.412, 3.41, 41.2. */
 const cpuMs = (v: number | null | undefined) => (v == null || !Number.isFinite(v) ? '—' : v < 10 ? v.toFixed(v < 1 ? 3 : 2) : v.toFixed(1));
 
-/** Per runtime, every measured run of every scenario (bare route excluded): requests the server served, and round trips, statements and CPU per request. */
+/**
+ * Per runtime, every measured run of every scenario (bare route excluded): requests the server served,
+ * and round trips, statements and CPU per request. Runs that lost requests are left out: the server
+ * counted those on arrival, but their work may have fallen after the reading.
+ */
 export function renderServerTotals(lines: ResultLine[]): string {
   const runtimes = [...new Set(lines.map((l) => l.runtime))];
   const body = runtimes.flatMap((rt) => {
-    const served = lines.filter((l) => l.runtime === rt && l.scenario !== 'bare' && l.server).map((l) => l.server!);
+    const served = lines.filter((l) => l.runtime === rt && l.scenario !== 'bare' && l.server && l.errors === 0).map((l) => l.server!);
     if (!served.length) return [];
     const requests = served.reduce((n, x) => n + x.requests, 0);
     const sum = (f: (x: NonNullable<ResultLine['server']>) => number) => served.reduce((n, x) => n + f(x), 0);
@@ -136,7 +140,7 @@ export function renderServerTotals(lines: ResultLine[]): string {
   });
   if (!body.length) return '';
   return [
-    'Whole run, per runtime (every scenario and mode, bare route excluded; warm-up requests included):',
+    'Whole run, per runtime (every scenario and mode, bare route excluded, warm-up requests included, runs that lost requests left out):',
     '',
     '| runtime | requests | round trips/req | statements/req | CPU ms/req |',
     '|---|---|---|---|---|',
@@ -144,16 +148,23 @@ export function renderServerTotals(lines: ResultLine[]): string {
   ].join('\n');
 }
 
-/** p50/p99 and round trips per kind inside the mixes (list filters, approvals) on one connection (no queueing), both runtimes. */
+/** p50/p99 and round trips per kind inside each mix (list filters, approvals) on one connection (no queueing), both runtimes side by side. */
 export function renderMixTable(lines: ResultLine[]): string {
   const mixes = lines.filter((l) => l.kinds && l.mode === 'serial' && l.status === 'ok');
   if (!mixes.length) return '';
-  const runtimes = mixes.map((l) => l.runtime);
-  const kinds = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!)))];
-  const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms | ${rt} rt/req`).join(' | ')} |`;
-  const sep = `|---|${runtimes.map(() => '---|---|---').join('|')}|`;
-  const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)} | ${num(l.kinds![k]?.rt_per_req, 2)}`).join(' | ')} |`);
-  return ['Mixes, per kind of request (one connection: the cost of each without queueing; rt/req from each response\'s X-Storage-Round-Trips):', '', head, sep, ...body].join('\n');
+  const runtimes = [...new Set(mixes.map((l) => l.runtime))];
+  const rows = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!).map((k) => `${l.scenario}\u0000${k}`)))];
+  const head = `| mix | kind | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms | ${rt} rt/req`).join(' | ')} |`;
+  const sep = `|---|---|${runtimes.map(() => '---|---|---').join('|')}|`;
+  const body = rows.map((key) => {
+    const [id, k] = key.split('\u0000');
+    const cells = runtimes.map((rt) => {
+      const x = mixes.find((l) => l.runtime === rt && l.scenario === id)?.kinds?.[k];
+      return `${ms(x?.p50_ms)} | ${ms(x?.p99_ms)} | ${num(x?.rt_per_req, 2)}`;
+    });
+    return `| ${id} | ${k} | ${cells.join(' | ')} |`;
+  });
+  return ["Mixes, per kind of request (one connection: the cost of each without queueing; rt/req from each response's X-Storage-Round-Trips):", '', head, sep, ...body].join('\n');
 }
 
 /** GitLab's published GPT results at 200 RPS (10k reference architecture), performance.md 1.3. */

@@ -45,8 +45,13 @@ export const statsBody = (requests: number, totals: { roundTrips: number; statem
   cpuMicros,
 });
 
-/** The line whose server counters stand for a scenario: the fixed-rate run (the targets' load), else the capacity run. */
+/**
+ * The line whose server counters stand for a scenario: the capacity run (the most requests, and a
+ * closed loop ends only once every request it sent was answered), else the 1-connection run. Not the
+ * fixed-rate run: when it overloads the server it stops waiting with requests still in progress,
+ * which the server counted on arrival but whose round trips and CPU fall after the reading.
+ */
 export function serverLine(rows: ResultLine[], id: string): ResultLine | undefined {
   const ok = (mode: Mode) => rows.find((l) => l.scenario === id && l.mode === mode && l.status === 'ok' && l.server);
-  return ok('fixed') ?? ok('capacity');
+  return ok('capacity') ?? ok('serial');
 }

@@ -118,8 +118,8 @@ describe('bench report', () => {
     ];
     const md = renderRuntimeTable(lines, 'node');
     expect(md).toContain('| bare | 20000 | 1.00 | 3.00 | 0.500 | 1.00 | 2.00 | 3.00 | 0/0, 0/0, 0/0 | — | — | — |');
-    // Server counters come from the fixed-rate run.
-    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 1.50 | 4.0 | 0.412 |');
+    // Server counters come from the capacity run.
+    expect(md).toContain('| user | 2000 (0.10×) | 5.00 (5.00×) | 9.00 (3.00×) | 2.00 (4.00×) | 2.00 (2.00×) ⚠ 150 req/s achieved | 4.00 (2.00×) | 6.00 (2.00×) | 0/0, 0/0, 0/0 | 2.00 | 5.0 | 0.900 |');
     expect(md).toContain('| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @200 req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | rt/req | SQL/req | cpu ms/req |');
     expect(md).toContain('| issue | missing (404) |');
     const g = renderGitlabTable(lines);
@@ -135,9 +135,13 @@ describe('bench report', () => {
       line('list_mix', 'serial', { runtime: 'workerd', kinds: { labels: k(9) } }),
       line('list_mix', 'capacity', { kinds: { labels: k(50, 2) } }),
     ]);
-    expect(md).toContain('| filter | node p50 ms | node p99 ms | node rt/req | workerd p50 ms | workerd p99 ms | workerd rt/req |');
-    expect(md).toContain('| labels | 4.00 | 8.00 | 2.00 | 9.00 | 18.0 | — |');
-    expect(md).toContain('| search | 12.0 | 24.0 | 3.00 | — | — | — |');
+    expect(md).toContain('| mix | kind | node p50 ms | node p99 ms | node rt/req | workerd p50 ms | workerd p99 ms | workerd rt/req |');
+    expect(md).toContain('| list_mix | labels | 4.00 | 8.00 | 2.00 | 9.00 | 18.0 | — |');
+    expect(md).toContain('| list_mix | search | 12.0 | 24.0 | 3.00 | — | — | — |');
+    // Two mixes on one runtime are rows, not a second set of columns.
+    const two = renderMixTable([line('list_mix', 'serial', { kinds: { labels: k(4, 2) } }), line('approve', 'serial', { kinds: { approve: k(6, 3) } })]);
+    expect(two).toContain('| mix | kind | node p50 ms | node p99 ms | node rt/req |\n');
+    expect(two).toContain('| approve | approve | 6.00 | 12.0 | 3.00 |');
   });
 
   it('lists what scenarios checked after their runs', () => {
@@ -146,9 +150,11 @@ describe('bench report', () => {
     expect(md).toBe('Checks and notes:\n\n- workerd, approve (fixed): final state after 10 writes: 0 of those differ');
   });
 
-  it("falls back to the capacity run's counters when there is no fixed-rate run", () => {
-    const md = renderRuntimeTable([line('issue', 'capacity', served(300, 2, 7, 1.25))], 'node');
+  it("falls back to the 1-connection run's counters when there is no capacity run, never to the fixed-rate run's", () => {
+    const md = renderRuntimeTable([line('issue', 'serial', served(300, 2, 7, 1.25)), line('issue', 'fixed', served(300, 1, 1, 1))], 'node');
     expect(md).toMatch(/\| issue \| .* \| 2\.00 \| 7\.0 \| 1\.25 \|$/m);
+    // An overloaded fixed-rate run leaves work after the reading: its counters stand for nothing.
+    expect(renderRuntimeTable([line('mr', 'fixed', served(300, 1, 1, 1))], 'node')).toMatch(/\| mr \| .* \| — \| — \| — \|$/m);
   });
 
   it('sums every run per runtime, without the bare route', () => {
@@ -157,6 +163,8 @@ describe('bench report', () => {
       line('user', 'capacity', served(1000, 2, 5, 1)),
       line('user', 'fixed', served(600, 1, 2, 0.5)),
       line('issue', 'serial', served(400, 3, 10, 3)),
+      // Lost requests: left out.
+      line('issue', 'fixed', { errors: 12, ...served(600, 1, 1, 0.1) }),
       line('user', 'capacity', { runtime: 'workerd', ...served(500, 1, 4, null) }),
     ];
     const md = renderServerTotals(lines);
@@ -170,16 +178,21 @@ describe('bench report', () => {
 
   it("checks issue 13's targets against the run: met, missed, and not judged", () => {
     const wd = (scenario: string, mode: 'capacity' | 'fixed', extra: Partial<ResultLine>) => line(scenario, mode, { runtime: 'workerd', ...extra });
+    // A scenario's capacity run (server counters) and its fixed-rate run (latency at 200 req/s; its counters are ignored).
+    const run = (runtime: 'node' | 'workerd', scenario: string, counters: Partial<ResultLine>, fixed: Partial<ResultLine>) => [
+      line(scenario, 'capacity', { runtime, ...counters }),
+      line(scenario, 'fixed', { runtime, ...served(600, 99, 99, 99), ...fixed }),
+    ];
     const lines = [
-      line('bare', 'fixed', served(600, 0, 0, 0.05)),
-      line('user', 'fixed', { p90_ms: 3, rps: 199, ...served(600, 1, 1, 0.44) }),
-      line('issue', 'fixed', { p90_ms: 30, rps: 200, ...served(600, 2, 4, 1.2) }),
-      line('create', 'fixed', { status: 'error 500', rps: null }),
-      wd('user', 'fixed', { p90_ms: 20, rps: 200, ...served(600, 1, 1, 2) }),
-      wd('list_default', 'fixed', { p90_ms: 40, rps: 150, ...served(450, 2, 3, 2) }),
+      ...run('node', 'bare', served(600, 0, 0, 0.05), {}),
+      ...run('node', 'user', served(600, 1, 1, 0.44), { p90_ms: 3, rps: 199 }),
+      ...run('node', 'issue', served(600, 2, 4, 1.2), { p90_ms: 30, rps: 200 }),
+      ...run('node', 'create', { status: 'error 500', rps: null }, { status: 'error 500', rps: null }),
+      ...run('workerd', 'user', served(600, 1, 1, 2), { p90_ms: 20, rps: 200 }),
+      ...run('workerd', 'list_default', served(450, 2, 3, 2), { p90_ms: 40, rps: 150 }),
       wd('mr_list', 'capacity', served(900, 4, 80, 9)),
-      wd('create', 'fixed', { p90_ms: 40, rps: 200, ...served(300, 3, 6, 2) }),
-      wd('mr', 'fixed', { p90_ms: 40, rps: 100, offered_rps: 100, ...served(300, 2, 6, 2) }),
+      ...run('workerd', 'create', served(300, 3, 6, 2), { p90_ms: 40, rps: 200 }),
+      ...run('workerd', 'mr', served(300, 2, 6, 2), { p90_ms: 40, rps: 100, offered_rps: 100 }),
     ];
     const v = checkTargets(lines);
     const get = (runtime: string, scenario: string, target: RegExp) => v.find((x) => x.runtime === runtime && x.scenario === scenario && target.test(x.target));
@@ -207,7 +220,7 @@ describe('bench report', () => {
     expect(md).toMatch(/: 7 of 11 met \(2 could not be judged\)/);
     expect(renderTargets([line('bare', 'fixed', {})])).toBe('');
     // The approvals mix is judged on its writes' own round trips when the responses carried them.
-    const approvals = (kinds: ResultLine['kinds']) => checkTargets([wd('approve', 'fixed', { kinds, ...served(600, 2.1, 5, 3) })]).find((x) => /round trips/.test(x.target));
+    const approvals = (kinds: ResultLine['kinds']) => checkTargets([wd('approve', 'capacity', { kinds, ...served(600, 2.1, 5, 3) })]).find((x) => /round trips/.test(x.target));
     const k = (rt: number) => ({ count: 200, p50_ms: 5, p99_ms: 9, rt_per_req: rt });
     expect(approvals({ approve: k(3), unapprove: k(2), approvals: k(1) })).toMatchObject({ measured: 'approve 3.00, unapprove 2.00', met: true });
     expect(approvals({ approve: k(4), unapprove: k(2) })).toMatchObject({ met: false });
