@@ -6,6 +6,7 @@ import { type PreferencesRow, preferencesEntity, UserPreferencesSchema } from '.
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
+import { invalidateCaller } from './caller-cache';
 
 // Spec document 2: both booleans are required on PUT (GitLab 14.x); the newer third flag stays optional.
 const updatePreferencesParams = params({
@@ -43,6 +44,7 @@ export function mountUserPreferences(r: Router) {
         db.update(users).set({ viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs }).where(eq(users.id, user.id)),
         db.update(userPreferences).set({ passUserIdentitiesToCiJwt: pass }).where(eq(userPreferences.id, prefs.id)),
       ]);
+      invalidateCaller(db, { userId: user.id });
       return c.json(
         preferencesEntity(
           { ...prefs, passUserIdentitiesToCiJwt: pass },
