@@ -13,7 +13,7 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
 import { oauthAccessTokens, personalAccessTokens, users, webSessions } from '../db/schema';
 import { findUserById, findUserByUsername } from '../users/user-queries';
@@ -93,10 +93,20 @@ function basicPassword(c: Context): string | undefined {
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
-const patLookup = (c: Context<AppEnv>, digest: string) =>
-  c.var.db.select({ t: personalAccessTokens, u: users }).from(personalAccessTokens).innerJoin(users, eq(users.id, personalAccessTokens.userId)).where(eq(personalAccessTokens.tokenDigest, digest)).limit(1);
-const oauthLookup = (c: Context<AppEnv>, digest: string) =>
-  c.var.db.select({ t: oauthAccessTokens, u: users }).from(oauthAccessTokens).innerJoin(users, eq(users.id, oauthAccessTokens.userId)).where(eq(oauthAccessTokens.tokenDigest, digest)).limit(1);
+/*
+ * A credential and its user are two statements of one batch, not a join: a D1 batch answers rows as
+ * objects keyed by column name, where the joined tables' equal names (id, created_at) would collide.
+ */
+const patLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)).limit(1);
+const oauthLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)).limit(1);
+const sessionLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(webSessions).where(eq(webSessions.sessionDigest, digest)).limit(1);
+/** The user of a credential, by the credential's digest (a sub-select: it needs no earlier answer). */
+const patUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: personalAccessTokens.userId }).from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)))).limit(1);
+const oauthUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: oauthAccessTokens.userId }).from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)))).limit(1);
+const sessionUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: webSessions.userId }).from(webSessions).where(eq(webSessions.sessionDigest, digest)))).limit(1);
 
 /**
  * The validity facts of a token, from its rows as cached or just read. The user is a copy: a handler
@@ -135,15 +145,18 @@ async function findToken(c: Context<AppEnv>, oauthValue: string | undefined, pat
 
   const generation = callerCacheGeneration(db);
   const prefetch = settingsPrefetch(db);
-  const [oauthRows, patRows, settingsRows] = await batchReads(db, [
+  const [oauthRows, oauthUsers, patRows, patUsers, settingsRows] = await batchReads(db, [
     oauthDigest ? oauthLookup(c, oauthDigest) : undefined,
+    oauthDigest ? oauthUser(c, oauthDigest) : undefined,
     patDigest ? patLookup(c, patDigest) : undefined,
+    patDigest ? patUser(c, patDigest) : undefined,
     prefetch?.query,
   ]);
   if (prefetch && settingsRows) primeSettings(db, prefetch, settingsRows);
-  const o = oauthRows?.[0];
-  const p = patRows?.[0];
-  const entry: CachedCredential | undefined = o ? { kind: 'oauth', token: o.t, user: o.u } : p ? { kind: 'pat', token: p.t, user: p.u } : undefined;
+  const [o, ou] = [oauthRows?.[0], oauthUsers?.[0]];
+  const [p, pu] = [patRows?.[0], patUsers?.[0]];
+  // A credential whose user is gone matches nothing, as the inner join did.
+  const entry: CachedCredential | undefined = o && ou ? { kind: 'oauth', token: o, user: ou } : p && pu ? { kind: 'pat', token: p, user: pu } : undefined;
   if (!entry) return null;
   rememberCredential(db, generation, entry.kind === 'oauth' ? oauthDigest! : patDigest!, entry);
   return foundFrom(entry);
@@ -357,13 +370,10 @@ async function findSession(c: Context<AppEnv>, cookie: string, params: Record<st
   if (!entry) {
     const generation = callerCacheGeneration(db);
     const prefetch = settingsPrefetch(db);
-    const [rows, settingsRows] = await batchReads(db, [
-      db.select({ s: webSessions, u: users }).from(webSessions).innerJoin(users, eq(users.id, webSessions.userId)).where(eq(webSessions.sessionDigest, digest)).limit(1),
-      prefetch?.query,
-    ]);
+    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(c, digest), sessionUser(c, digest), prefetch?.query]);
     if (prefetch && settingsRows) primeSettings(db, prefetch, settingsRows);
-    if (!rows[0]) return null;
-    entry = { kind: 'session', token: rows[0].s, user: rows[0].u };
+    if (!rows[0] || !sessionUsers[0]) return null;
+    entry = { kind: 'session', token: rows[0], user: sessionUsers[0] };
     rememberCredential(db, generation, digest, entry);
   }
   if (entry.token.expiresAt <= Date.now()) return null;
