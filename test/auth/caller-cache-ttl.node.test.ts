@@ -22,7 +22,7 @@ function caller(app: App) {
       new Request(`http://localhost/api/v4${path}`, { method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'), headers, body: init.body !== undefined ? JSON.stringify(init.body) : undefined }),
     );
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
+    return { status: res.status, body: text ? JSON.parse(text) : null, roundTrips: Number(res.headers.get('x-storage-round-trips')) };
   };
 }
 
@@ -31,7 +31,7 @@ let elsewhere: ReturnType<typeof caller>;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wfapi-ttl-'));
-  const options = { databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000' } };
+  const options = { databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000', REPORT_ROUND_TRIPS: 'true' } };
   here = caller(await createNodeApp(options));
   elsewhere = caller(await createNodeApp(options));
 });
@@ -73,7 +73,7 @@ describe('changes made in another isolate', () => {
       () => here('/user', { token: u.token }),
     );
     expect(before.status).toBe(200);
-    expect(after).toEqual({ status: 401, body: { error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' } });
+    expect(after).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' } });
   });
 
   it('a rotated token: the old one until the TTL, the new one at once', async () => {
@@ -102,7 +102,7 @@ describe('changes made in another isolate', () => {
       () => here('/user', { token: u.token }),
     );
     expect(before.status).toBe(200);
-    expect(after).toEqual({ status: 403, body: { message: '403 Forbidden - Your account has been blocked.' } });
+    expect(after).toMatchObject({ status: 403, body: { message: '403 Forbidden - Your account has been blocked.' } });
   });
 
   it('a demoted administrator until the TTL, then a regular user', async () => {
@@ -134,6 +134,19 @@ describe('changes made in another isolate', () => {
     );
     expect(before.body).toBe(100000);
     expect(after.body).toBe(7);
+  });
+});
+
+describe('GET /user after the entry expired', () => {
+  it('costs 2 round trips (token, user and settings in one batch; the extras) when last_used_at is not due', async () => {
+    const u = await newUser();
+    now = Date.now();
+    setCacheClock(() => now);
+    expect((await here('/user', { token: u.token })).roundTrips).toBe(3);
+    expect((await here('/user', { token: u.token })).roundTrips).toBe(1);
+    advance(ISOLATE_CACHE_TTL_MS);
+    const expired = await here('/user', { token: u.token });
+    expect([expired.status, expired.roundTrips]).toEqual([200, 2]);
   });
 });
 
