@@ -162,6 +162,18 @@ async function findToken(c: Context<AppEnv>, oauthValue: string | undefined, pat
   return foundFrom(entry);
 }
 
+/** The personal or impersonation token each request authenticated with, as read (or cached) for it. */
+const authenticatedTokens = new WeakMap<Request, Extract<CachedCredential, { kind: 'pat' }>['token']>();
+
+/**
+ * The row of the personal token `id` this request authenticated with, so the /self routes do not read
+ * it again (a copy; as fresh as the caller cache: writes to it compare-and-set on `revoked`).
+ */
+export function authenticatedPersonalToken(c: Context, id: number) {
+  const row = authenticatedTokens.get(c.req.raw);
+  return row && row.id === id ? { ...row } : undefined;
+}
+
 /**
  * Records `last_used_at` at most every 10 minutes. The conditional update lets concurrent requests
  * race harmlessly; it is awaited so the value a client reads back right after is already there. The
@@ -284,7 +296,10 @@ async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Rec
       throw invalidToken(TOKEN_REVOKED);
     }
     if (found.credential.kind === 'impersonation_token' && !c.var.config.impersonationEnabled) throw invalidToken(TOKEN_IMPERSONATION_DISABLED);
-    if (found.entry.kind === 'pat') await touchToken(c, found.entry);
+    if (found.entry.kind === 'pat') {
+      await touchToken(c, found.entry);
+      authenticatedTokens.set(c.req.raw, found.entry.token);
+    }
   }
 
   if (!found && !job) {
