@@ -150,9 +150,9 @@ async function findToken(c: Context<AppEnv>, oauthValue: string | undefined, pat
     oauthDigest ? oauthUser(c, oauthDigest) : undefined,
     patDigest ? patLookup(c, patDigest) : undefined,
     patDigest ? patUser(c, patDigest) : undefined,
-    prefetch?.query,
+    prefetch.query,
   ]);
-  if (prefetch && settingsRows) primeSettings(db, prefetch, settingsRows);
+  primeSettings(db, prefetch, settingsRows);
   const [o, ou] = [oauthRows?.[0], oauthUsers?.[0]];
   const [p, pu] = [patRows?.[0], patUsers?.[0]];
   // A credential whose user is gone matches nothing, as the inner join did.
@@ -385,8 +385,8 @@ async function findSession(c: Context<AppEnv>, cookie: string, params: Record<st
   if (!entry) {
     const generation = callerCacheGeneration(db);
     const prefetch = settingsPrefetch(db);
-    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(c, digest), sessionUser(c, digest), prefetch?.query]);
-    if (prefetch && settingsRows) primeSettings(db, prefetch, settingsRows);
+    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(c, digest), sessionUser(c, digest), prefetch.query]);
+    primeSettings(db, prefetch, settingsRows);
     if (!rows[0] || !sessionUsers[0]) return null;
     entry = { kind: 'session', token: rows[0], user: sessionUsers[0] };
     rememberCredential(db, generation, digest, entry);

@@ -137,12 +137,13 @@ export async function loadSettings(db: Db): Promise<Settings> {
 }
 
 /**
- * The settings read to send along with another read (the token lookup) when this isolate has no fresh
- * copy, or undefined when it has; `primeSettings` stores what the batch answered.
+ * The settings read to send along with the caller's lookup, and `primeSettings` stores what the batch
+ * answered. Sent on every lookup, fresh copy or not (it costs no round trip there): the settings are
+ * then never older than any cached caller, so a request whose caller is cached finds them cached too
+ * and does not pay a round trip of its own when they expire.
  */
 export function settingsPrefetch(db: Db) {
-  const cache = settingsCache(db);
-  return cache.get('') ? undefined : { generation: cache.generation, query: settingsRowQuery(db) };
+  return { generation: settingsCache(db).generation, query: settingsRowQuery(db) };
 }
 
 export function primeSettings(db: Db, prefetch: { generation: number }, rows: StoredRow[]): void {

@@ -150,6 +150,21 @@ describe('GET /user after the entry expired', () => {
   });
 });
 
+describe('the settings cache', () => {
+  it('is refreshed by every caller lookup, so a cached caller never reads the settings alone', async () => {
+    const u = await newUser();
+    now = Date.now();
+    setCacheClock(() => now);
+    // An anonymous request caches the settings (the rate limits read them), then the caller is looked up 5 s later.
+    expect((await here('/users?username=root')).status).toBe(200);
+    advance(5_000);
+    expect((await here('/user', { token: u.token })).roundTrips).toBeLessThanOrEqual(3);
+    // 12 s after the settings were first read, 7 s after the lookup: nothing to read but the extras.
+    advance(7_000);
+    expect((await here('/user', { token: u.token })).roundTrips).toBe(1);
+  });
+});
+
 describe('TtlCache', () => {
   it('keeps at most maxEntries, dropping the least recently used', () => {
     setCacheClock(() => 0);

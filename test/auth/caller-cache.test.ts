@@ -15,7 +15,7 @@ describe('GET /user round trips', () => {
     const u = await createUser();
     const cold = await api('/user', { token: u.token });
     expect(cold.status).toBe(200);
-    // Token and user (one join) and the settings when not cached, in one batch; the first last_used_at write; the extras.
+    // Token, user and settings in one batch; the first last_used_at write; the extras.
     expect(roundTrips(cold)).toBeLessThanOrEqual(3);
     const warm = await api('/user', { token: u.token });
     expect(warm.body.id).toBe(u.id);
