@@ -51,14 +51,27 @@ const SEARCH_INDEX_MAX = 5000;
  * ASCII queries (where the two agree, but for compatibility letters such as the Kelvin sign K),
  * and queries of 1-2 characters, which trigrams cannot index (compared with lower(), as before).
  */
-export async function searchCondition(db: Db, search: string, inParam: string | undefined): Promise<SearchCondition | undefined> {
+export async function searchCondition(db: Db, search: string, inParam: string | undefined, probed?: number): Promise<SearchCondition | undefined> {
   const parsed = parseSearch(search, inParam);
   if (!parsed) return undefined;
   // Too short for trigrams, or NUL: compared row by row (GitLab does the same, LOWER(col) = 'ab').
   if (!indexable(parsed)) return { where: rowSearchSql(table, parsed), plan: 'rows' };
   const expr = searchExpression(parsed);
-  const probe = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM issues_search WHERE issues_search MATCH ${expr} LIMIT ${int(SEARCH_INDEX_MAX + 1)})`);
-  const matches = Number(probe?.n ?? 0);
+  const matches = probed ?? Number((await probeQuery(db, expr))[0]?.n ?? 0);
   if (matches > SEARCH_INDEX_MAX && /^[\x00-\x7f]*$/.test(parsed.query)) return { where: rowSearchSql(table, parsed), plan: 'rows' };
   return { where: indexedSearchSql(table, parsed, expr), plan: matches <= SEARCH_DRIVE_MAX ? 'driven' : 'count' };
+}
+
+/** The bounded probe: index matches, counted up to SEARCH_INDEX_MAX + 1. */
+const probeQuery = (db: Db, expr: string) =>
+  db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM issues_search WHERE issues_search MATCH ${expr} LIMIT ${int(SEARCH_INDEX_MAX + 1)})`);
+
+/**
+ * searchCondition's probe as an unexecuted query (undefined when the search needs none), for a
+ * route to send in a batch it makes anyway (the parent lookup) and pass its `n` back as
+ * `probed` (FinderInput.searchMatches): the search then costs no round trip of its own.
+ */
+export function searchProbeQuery(db: Db, search: string | undefined, inParam: string | undefined) {
+  const parsed = search ? parseSearch(search, inParam) : undefined;
+  return parsed && indexable(parsed) ? probeQuery(db, searchExpression(parsed)) : undefined;
 }

@@ -118,6 +118,20 @@ describe('matching', () => {
     expect((await search(Array.from({ length: 400 }, (_, i) => `w${i}x`).join(' '))).ids).toEqual([]);
   });
 
+  it('searching costs no extra storage round trip (the index is read inside the list query)', async () => {
+    const token = (await reader()).token;
+    const trips = async (q: string) => {
+      const res = await api(`/projects/${project.id}/merge_requests?per_page=100${q}`, { token });
+      expect(res.status, res.text).toBe(200);
+      return Number(res.headers.get('x-storage-round-trips'));
+    };
+    await trips(''); // the caller's first request warms its cache
+    const plain = await trips('');
+    expect(plain).toBeGreaterThan(0);
+    expect(await trips(`&search=crash+${tag}`)).toBe(plain);
+    expect(await trips('&search=q+z&in=title')).toBe(plain);
+  });
+
   it('the group list and /merge_requests?scope=all search through the same index', async () => {
     expect((await search(`"crash on start" ${tag}`, `/groups/${group.id}/merge_requests`)).ids).toEqual([crash.id]);
     expect((await search(`crash ${tag}`, '/merge_requests?scope=all')).ids).toEqual([reverse.id, crash.id]);
