@@ -3,6 +3,7 @@
  * index `issues_search` where that is cheaper than comparing rows (searchCondition).
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { integer, sqliteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { issues } from '../db/schema';
 import { indexable, indexedSearchSql, parseSearch, rowSearchSql, type SearchTable, searchExpression } from '../issuables/trigram-search';
@@ -64,7 +65,12 @@ export async function searchCondition(db: Db, search: string, inParam: string | 
 
 /** The bounded probe: index matches, counted up to SEARCH_INDEX_MAX + 1. */
 const probeQuery = (db: Db, expr: string) =>
-  db.select({ n: sql<number>`count(*)` }).from(sql`(SELECT 1 FROM issues_search WHERE issues_search MATCH ${expr} LIMIT ${int(SEARCH_INDEX_MAX + 1)})`);
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(db.select({ one: sql`1` }).from(issuesSearch).where(sql`issues_search MATCH ${expr}`).limit(SEARCH_INDEX_MAX + 1).as('t'));
+
+/** The FTS5 table of drizzle/0009_issues_search.sql, declared for the probe only (not in db/schema: drizzle-kit cannot create it). */
+const issuesSearch = sqliteTable('issues_search', { rowid: integer('rowid') });
 
 /**
  * searchCondition's probe as an unexecuted query (undefined when the search needs none), for a

@@ -152,6 +152,10 @@ describe('round trips', () => {
     expect(plain).toBeGreaterThan(0);
     expect(await trips(`?search=${word}`, 1)).toBe(plain);
     expect(await trips(`?search=${word}&in=title`, 1)).toBe(plain);
+    // Anonymous callers too (on D1 the batched lookup once lost the project: findReadableProjectWith).
+    const anonymous = await api(`/projects/${p.body.id}/issues?search=${word}`);
+    expect(anonymous.status, anonymous.text).toBe(200);
+    expect(anonymous.body).toHaveLength(1);
   });
 });
 
