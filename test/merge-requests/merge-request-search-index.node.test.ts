@@ -8,11 +8,13 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type InValue } from '@libsql/client';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { describe, expect, it } from 'vitest';
 import type { Caller, UserRow } from '../../src/platform/context';
+import { DEV_ROOT_TOKEN } from '../../src/platform/config';
+import { createNodeApp } from '../../src/node-app';
 import { type Db, schema } from '../../src/db/client';
 import type { NamespaceRow, ProjectRow } from '../../src/projects/abilities';
 import { buildMergeRequestQuery, type MrFinderParent } from '../../src/merge-requests/finder';
@@ -103,5 +105,33 @@ describe('query plans', () => {
       }
     }
     client.close();
+  });
+});
+
+describe('cascades', () => {
+  it('deleting a project drops its merge requests and issues from both indexes (same batch, through the triggers)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfapi-mr-search-cascade-'));
+    const { app, db } = await createNodeApp({ databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000' } });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await app.fetch(
+        new Request(`http://localhost/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': DEV_ROOT_TOKEN, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }),
+      );
+      return { status: res.status, body: (await res.json().catch(() => null)) as any };
+    };
+    const project = await call('POST', '/projects', { name: 'cascade-search' });
+    expect(project.status).toBe(201);
+    const pid = project.body.id as number;
+    expect((await call('POST', `/projects/${pid}/repository/commits`, { branch: 'main', commit_message: 'i', actions: [{ action: 'create', file_path: 'R', content: 'r' }] })).status).toBe(201);
+    expect((await call('POST', `/projects/${pid}/repository/branches`, { branch: 'topic', ref: 'main' })).status).toBe(201);
+    expect((await call('POST', `/projects/${pid}/merge_requests`, { source_branch: 'topic', target_branch: 'main', title: 'cascadeword merge request', description: 'cascadebody' })).status).toBe(201);
+    expect((await call('POST', `/projects/${pid}/issues`, { title: 'cascadeword issue', description: 'cascadebody' })).status).toBe(201);
+    const matches = async (index: string) => (await db.all<{ rowid: number }>(sql.raw(`SELECT rowid FROM ${index} WHERE ${index} MATCH '"cascadeword" OR "cascadebody"'`))).length;
+    expect(await matches('merge_requests_search')).toBe(1);
+    expect(await matches('issues_search')).toBe(1);
+
+    expect((await call('DELETE', `/projects/${pid}`)).status).toBe(202);
+    expect(await matches('merge_requests_search')).toBe(0);
+    expect(await matches('issues_search')).toBe(0);
+    for (const index of ['merge_requests_search', 'issues_search']) await db.run(sql.raw(`INSERT INTO ${index} (${index}, rank) VALUES ('integrity-check', 1)`));
   });
 });
