@@ -133,7 +133,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'GET /api/v4/user/preferences': 4,
   'GET /api/v4/user_counts': 5,
   'GET /api/v4/users': 3,
-  'GET /api/v4/users/:id': 6,
   'GET /api/v4/users/:id/custom_attributes': 3,
   'GET /api/v4/users/:id/custom_attributes/:key': 3,
   'GET /api/v4/users/:id/gpg_keys': 4,
