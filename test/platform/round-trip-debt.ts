@@ -130,7 +130,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'GET /api/v4/projects/:id/repository/files/:file_path/raw': 6,
   'GET /api/v4/projects/:id/repository/tree': 6,
   'GET /api/v4/todos': 12,
-  'GET /api/v4/user/preferences': 4,
   'GET /api/v4/user_counts': 5,
   'GET /api/v4/users': 3,
   'GET /api/v4/users/:id/custom_attributes': 3,
