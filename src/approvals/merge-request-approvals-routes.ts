@@ -172,7 +172,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
       // token users); people and merged merge requests get 401.
       const bot = caller.user != null && caller.user.userType !== 'human';
-      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr))) throw unauthorized();
+      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
       await c.var.db.delete(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).run();
       return c.body(null, 202);
     },
@@ -189,7 +189,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
   const allRules = [...s.projectRules, ...s.mergeRequestRules];
   const x = await ruleExtras(c, caller, allRules, f.level);
   const uid = caller.user?.id ?? null;
-  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr)));
+  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c, caller, f.project, f.level, f.mr)));
   const users = await usersOf(c, s);
   const first = s.state.userDefinedRules[0];
   const firstRule = first ? findLoaded(s, first.source, first.rule.id) : undefined;
@@ -202,7 +202,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
   }
   const short = (w: (typeof s.state.rules)[number]) => approvalRuleShort({ id: w.rule.id, name: w.rule.ruleType === 'any_approver' ? ALL_MEMBERS : w.rule.name, ruleType: w.rule.ruleType });
   // merge_status as the merge request entity shows it (read live for open merge requests).
-  const live = await liveState(c, f.mr);
+  const live = await liveState(c, f.mr, { mergeMethod: f.project.mergeMethod });
   return approvalStateEntity(
     { ...f.mr, mergeStatus: live.mergeStatus },
     {

@@ -111,6 +111,11 @@ export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow):
  */
 export async function mergeRequestCommitterIds(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null): Promise<number[]> {
   if (!head) return [];
+  // Read with the approval state in one batch when a read memo is open (state-reads.ts).
+  return memo(c, `committers:${mr.id}`, () => committerIdsOf(c, mr, head));
+}
+
+async function committerIdsOf(c: Context<AppEnv>, mr: MergeRequestRow, head: string): Promise<number[]> {
   const db = c.var.db;
   const pid = mr.sourceProjectId;
   let stop: string | null = null;
