@@ -225,7 +225,7 @@ export async function withApprovals(c: Context<AppEnv>, s: LoadedState, rows: Ap
   const reset = (await effectiveSettings(c, s.settings)).resetApprovalsOnPush;
   const patchId = s.patchId ?? (reset && rows.some((a) => a.sha !== s.head && a.patchIdSha) ? await mergeRequestPatchId(c, s.mr, s.head) : null);
   const valid = validApprovals(rows, s.head, reset, patchId);
-  const approvalUsers = await usersByIds(c.var.db, valid.map((a) => a.userId));
+  const approvalUsers = await usersFor(c, valid.map((a) => a.userId));
   const input = { ...s.input, approvedUserIds: valid.map((a) => a.userId) };
   return { ...s, input, state: computeApprovalState(input), approvals: valid, approvalUsers };
 }
