@@ -177,3 +177,54 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   }
   primeMemo(c, entries);
 }
+
+/** A project's approval rules with their links, groups, members, users and protected branches, and the groups' visibility and names, keyed on the project id. */
+export function projectRuleReads(db: Db, caller: Caller, projectId: SQL) {
+  const ruleIds = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId})`;
+  const groupIds = sql`(SELECT group_id FROM approval_project_rules_groups WHERE approval_project_rule_id IN ${ruleIds})`;
+  return [
+    db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
+    db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, ruleIds)),
+    db.select().from(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, ruleIds)),
+    db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, ruleIds)),
+    db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
+    db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
+    db
+      .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
+      .from(members)
+      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+      .orderBy(asc(members.userId)),
+    db
+      .select()
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT user_id FROM approval_project_rules_users WHERE approval_project_rule_id IN ${ruleIds}
+          UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
+      ),
+    db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), groupVisibleSql(caller))),
+    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+  ] as const;
+}
+
+export type ProjectRuleReads = { [K in keyof ReturnType<typeof projectRuleReads>]: Awaited<ReturnType<typeof projectRuleReads>[K]> };
+
+/** The project's rules from what projectRuleReads read; seeds the group names and visibility for the presenter when a memo is open. */
+export function projectRulesFrom(c: Context<AppEnv>, r: ProjectRuleReads) {
+  const [rules, userLinks, groupLinks, pbLinks, branches, groups, groupMembers, userRows, visible, ancestors] = r;
+  const memberIds = new Map<number, number[]>();
+  for (const m of groupMembers) memberIds.set(m.groupId, [...(memberIds.get(m.groupId) ?? []), m.userId]);
+  const loaded = hydrateFrom('project', rules, {
+    userLinks,
+    groupLinks,
+    pbLinks,
+    groupRows: new Map(groups.map((g) => [g.id, g])),
+    memberIds,
+    userRows: new Map(userRows.map((u) => [u.id, u])),
+    allBranches: branches,
+  });
+  primeMemo(c, [
+    ['rule-groups:visible', { ids: new Set(groups.map((g) => g.id)), visible: new Set(visible.map((g) => g.id)) }],
+    ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
+  ]);
+  return loaded;
+}
