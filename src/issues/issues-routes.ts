@@ -18,8 +18,9 @@ import { isUniqueViolation } from '../platform/unique';
 import { requireAdmin, requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
-import { presentIssue, subscribedTo } from './issue-presenter';
-import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, issueAssigneeIds, type IssueRow } from './issues';
+import { issueReadOptions, presentIssue, presentIssueRows, subscribedFrom } from './issue-presenter';
+import { issueReads } from './issue-reads';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueAssigneeIds, type IssueRow } from './issues';
 import { findOrBuildProjectLabels } from '../planning/labels';
 import {
   assigneesNote,
@@ -132,8 +133,9 @@ export function mountIssues(r: Router) {
   );
 
   r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
-    const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-    return c.json(await presentIssue(c, caller, found.issue, { project: found.project }));
+    // One round trip: project, level, issue and everything its entity shows.
+    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+    return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, includeSubscribed: true }))[0]);
   });
 
   r.route(
@@ -289,17 +291,19 @@ export function mountIssues(r: Router) {
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+        // The issue, its entity's reads and the caller's subscription in one round trip; the write
+        // changes only `subscribed`, which the answer states without reading it back.
+        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
         const want = action === 'subscribe';
         // subscriptions.rb: `not_modified!` when already in the requested state.
-        if ((await subscribedTo(c.var.db, caller, found.issue, found.assigneeIds)) === want) throw notModified();
+        if (subscribedFrom(caller, found.issue, found.assigneeIds, found.reads[8]?.[0]) === want) throw notModified();
         const now = Date.now();
         await c.var.db
           .insert(subscriptions)
           .values({ userId: user.id, subscribableType: 'Issue', subscribableId: found.issue.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
           .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
           .run();
-        return c.json(await presentIssue(c, caller, found.issue, { project: found.project, subscribed: want }), 201);
+        return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, subscribed: want }))[0], 201);
       },
     );
   }
