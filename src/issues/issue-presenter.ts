@@ -16,8 +16,11 @@ import { planAllows } from '../platform/plan';
 import { projectLoadedByRequest } from '../projects/projects';
 import type { ProjectWithNamespace } from '../projects/project-queries';
 import { settingsOf } from '../settings/settings';
-import { batchReads } from '../db/batch-reads';
-import { type IssueReadOptions, type IssueReadResults, issueReads, jsonIds } from './issue-reads';
+import { batchReads, writeThenRead } from '../db/batch-reads';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { sql } from 'drizzle-orm';
+import { issues } from '../db/schema';
+import { type IssueIds, type IssueReadOptions, type IssueReadResults, issueReads, jsonIds } from './issue-reads';
 
 export interface PresentOptions {
   withLabelsDetails?: boolean;
@@ -144,4 +147,17 @@ export function subscribedFrom(caller: Caller, issue: Pick<IssueRow, 'authorId'>
   if (uid == null) return false;
   if (row?.explicit != null) return Boolean(row.explicit);
   return issue.authorId === uid || assigneeIds.includes(uid) || Boolean(row?.commented);
+}
+
+/**
+ * An issue write and its answer in one round trip: `writes` run (all or none), then the issue
+ * (`ids` names it as SQL, evaluated inside the same batch, after the writes) and its entity's reads.
+ * Returns null when the issue is not there after the writes.
+ */
+export async function writeAndPresentIssue(c: Context<AppEnv>, caller: Caller, writes: readonly BatchItem<'sqlite'>[], ids: IssueIds, o: PresentOptions = {}) {
+  const db = c.var.db;
+  const reads = issueReads(db, caller, ids, { ...issueReadOptions(c, undefined, { includeSubscribed: !o.withoutSubscribed, ...o }), projects: false });
+  const [rows, ...extras] = await writeThenRead(db, writes, [db.select().from(issues).where(sql`${issues.id} IN (${ids})`).limit(1), ...reads]);
+  if (!rows[0]) return null;
+  return (await presentIssueRows(c, caller, rows, extras as unknown as IssueReadResults, { includeSubscribed: !o.withoutSubscribed, ...o }))[0];
 }
