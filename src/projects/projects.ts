@@ -4,7 +4,7 @@
  * presenter loader (namespace full names, personal owners), path/name rules and the rows of a new
  * project (Projects::CreateService adds the owner or creator as a member).
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -219,8 +219,10 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   const where = projectWhere(id);
   if (!where) throw notFound('Project');
   const db = c.var.db;
+  // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name, where
+  // projects.id and namespaces.id (and every other shared name) would collapse into one.
   const head = db
-    .select({ project: projects, namespace: namespaces, level: caller.user ? projectLevelSql(caller.user.id) : sql<number>`0` })
+    .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: caller.user ? projectLevelSql(caller.user.id) : sql<number>`0` })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
@@ -236,6 +238,11 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   if (!known) projectsOfRequest.set(c, (known = new Map()));
   known.set(found.project.id, { project: found.project, namespace: found.namespace });
   return { project: found.project, namespace: found.namespace, level, reads: rest as never };
+}
+
+/** A table's columns under prefixed aliases, decoded as the columns are. */
+function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
+  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
 }
 
 /**
