@@ -5,7 +5,7 @@
  * The caller sends them in the batch that reads the rows (or the project), so a page costs the same
  * round trips for one issue or a hundred (../shared/DESIGN.md "Data access").
  */
-import { and, count, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
@@ -25,6 +25,11 @@ export interface IssueReadOptions {
   premium: boolean;
   /** Single-issue answers: the caller's explicit subscription and whether they commented. */
   subscription: boolean;
+}
+
+/** A table's columns under prefixed aliases, decoded as the columns are (as projects.ts does for its lookup). */
+function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
+  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
 }
 
 /** Only what UserBasic reads: a users row has ~55 columns and row conversion dominates a page's cost. */
@@ -71,9 +76,11 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
       })
       .from(milestones)
       .where(sql`${milestones.id} IN (SELECT i.milestone_id FROM issues i WHERE i.id IN (${ids}))`),
+    // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name,
+    // where projects.id and namespaces.id (and every other shared name) would collapse into one.
     o.projects
       ? db
-          .select({ project: projects, namespace: namespaces })
+          .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_') })
           .from(projects)
           .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
           .where(sql`${projects.id} IN (SELECT i.project_id FROM issues i WHERE i.id IN (${ids}))`)
