@@ -222,7 +222,9 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name, where
   // projects.id and namespaces.id (and every other shared name) would collapse into one.
   const head = db
-    .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: caller.user ? projectLevelSql(caller.user.id) : sql<number>`0` })
+    // The level is named too: an anonymous caller's `0` would be a column named "0", which a
+    // JavaScript object lists first whatever its position, shifting every value after it.
+    .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
