@@ -28,7 +28,7 @@ export interface IssueReadOptions {
 }
 
 /** A table's columns under prefixed aliases, decoded as the columns are (as projects.ts does for its lookup). */
-function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
+export function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
   return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
 }
 
