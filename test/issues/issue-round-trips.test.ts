@@ -106,4 +106,29 @@ describe('issue round trips', () => {
     expect(trips(sub)).toBeLessThanOrEqual(3);
     expect((await api(`${base}/${iids[1]}`, { token: dev.token })).body.subscribed).toBe(false);
   });
+
+  it('participants, to-dos and user counts within the budget', async () => {
+    const base = `/projects/${project.id}/issues`;
+    await api(base, { token: dev.token }); // caches the settings
+    const participants = await api(`${base}/${iids[2]}/participants`, { token: owner.token });
+    expect(participants.body.map((u: { id: number }) => u.id)).toEqual([owner.id, dev.id]);
+    expect(trips(participants)).toBeLessThanOrEqual(3);
+
+    // dev has an assignment to-do for each issue: a page of one and of a hundred cost the same.
+    const one = await api('/todos?per_page=1', { token: dev.token });
+    const hundred = await api('/todos?per_page=100', { token: dev.token });
+    expect(hundred.body.length).toBeGreaterThanOrEqual(4);
+    expect(hundred.body[0].target.labels).toContain('shared');
+    expect(hundred.body[0].project.name_with_namespace).toContain(' / ');
+    expect(trips(hundred)).toBe(trips(one));
+    expect(trips(hundred)).toBeLessThanOrEqual(3);
+
+    const done = await api(`/todos/${hundred.body[0].id}/mark_as_done`, { method: 'POST', token: dev.token });
+    expect(done.body.state).toBe('done');
+    expect(trips(done)).toBeLessThanOrEqual(3);
+
+    const counts = await api('/user_counts', { token: dev.token });
+    expect(counts.body.assigned_issues).toBe(3); // four assigned, one closed
+    expect(trips(counts)).toBeLessThanOrEqual(2);
+  });
 });
