@@ -8,7 +8,10 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { grapeError, unauthorized } from '../platform/errors';
-import { linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { batchReads } from '../db/batch-reads';
+import { issues } from '../db/schema';
+import { type IssueReadResults, issueReads, pageIds } from './issue-reads';
 import { requestParams } from '../platform/params';
 import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
@@ -19,15 +22,13 @@ import {
   buildIssueQuery,
   type FinderParent,
   issueCountProjectsQuery,
-  issueCountQuery,
   issuePageQuery,
   type IssueQuery,
-  type IssueRow,
   issueUnionPageQuery,
 } from './issue-finder';
 import { findReadableProjectWith } from '../projects/projects';
 import { searchProbeQuery } from './issue-search';
-import { presentIssues } from './issue-presenter';
+import { issueReadOptions, presentIssueRows } from './issue-presenter';
 
 const IssueListSchema = z.array(IssueSchema);
 
@@ -88,7 +89,11 @@ async function listIssues(
   // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
   // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
   // the per-project lookup and sort of every match (issuePageQuery).
-  const count = async () => (q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0);
+  // The bounded count decides the page plan for many-project lists, so it runs first there
+  // (otherwise count and page run together): above the cap, the ordered index walk
+  // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
+  // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
+  // the per-project lookup and sort of every match (issuePageQuery).
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
   if (q.possible && q.walkWhere) {
@@ -99,17 +104,23 @@ async function listIssues(
   const page = (limit: number, offset: number) => {
     if (counted !== null && counted <= MAX_COUNT && matchProjects && matchProjects.length * (offset + limit) < counted) {
       const union = issueUnionPageQuery(db, q, matchProjects, limit, offset);
-      if (union) return union.all();
+      if (union) return union;
     }
-    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all();
+    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT);
   };
-  const rows = await paginate<IssueRow>(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, listDefaults(kind)),
-    async (limit, offset) => (q.possible && counted !== 0 ? page(limit, offset) : []),
-    async () => counted ?? count(),
-  );
-  const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });
-  return c.json(body);
+  const req = pageRequest(p, raw.per_page);
+  const linkParams = linkParamsFrom(raw, listDefaults(kind));
+  const o = { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project };
+  if (counted === 0) {
+    setPaginationHeaders(c, req, linkParams, 0, 0);
+    return c.json([]);
+  }
+  // The page, its count (unless counted above) and everything the entities show, hung off the
+  // page query, in one round trip whatever the page size.
+  const pageQuery = page(req.perPage, req.offset);
+  const extras = issueReads(db, caller, pageIds(pageQuery), { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' });
+  const [rows, n, ...reads] = await batchReads(db, [pageQuery, counted === null ? countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1) : undefined, ...extras]);
+  const limitedTotal = counted ?? Number(n?.[0]?.n ?? 0);
+  setPaginationHeaders(c, req, linkParams, limitedTotal > MAX_COUNT ? null : limitedTotal, rows.length);
+  return c.json(await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o));
 }
