@@ -220,10 +220,9 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   if (!where) throw notFound('Project');
   const db = c.var.db;
   // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name, where
-  // projects.id and namespaces.id (and every other shared name) would collapse into one.
+  // projects.id and namespaces.id (and every other shared name) would collapse into one. `level`
+  // is named too: an integer-like key (`0` for anonymous callers) would be listed first.
   const head = db
-    // The level is named too: an anonymous caller's `0` would be a column named "0", which a
-    // JavaScript object lists first whatever its position, shifting every value after it.
     .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))

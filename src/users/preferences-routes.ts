@@ -7,6 +7,7 @@ import { type PreferencesRow, preferencesEntity, UserPreferencesSchema } from '.
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
+import { invalidateCaller } from './caller-cache';
 
 // Spec document 2: both booleans are required on PUT (GitLab 14.x); the newer third flag stays optional.
 const updatePreferencesParams = params({
@@ -51,6 +52,7 @@ export function mountUserPreferences(r: Router) {
         ],
         [db.select().from(userPreferences).where(eq(userPreferences.userId, user.id)).limit(1)],
       );
+      invalidateCaller(db, { userId: user.id });
       return c.json(preferencesEntity(prefs, { ...user, viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs }));
     },
   );
