@@ -1,0 +1,167 @@
+/**
+ * Everything presenting merge requests reads, as unexecuted queries keyed by one SQL set of merge
+ * request ids (`ids`: a sub-select such as `(SELECT id FROM merge_requests WHERE project_id = ? AND
+ * iid = ?)`, or `(SELECT value FROM json_each(?))` for a page), so they go to storage in ONE batch
+ * whatever the page size, and can ride in the batch that finds the merge request itself
+ * (../shared/DESIGN.md "Data access"). The users, milestones, projects and branch heads hang off the
+ * merge request rows through sub-selects, so nothing waits for another read.
+ */
+import { and, count, eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import {
+  labelLinks,
+  labels,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  mergeRequests,
+  milestones,
+  namespaces,
+  notes,
+  projects,
+  repoBranches,
+  subscriptions,
+  users,
+} from '../db/schema';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Caller } from '../platform/context';
+import { projectLevelSql } from '../projects/abilities';
+import { protectedBranchReads } from '../repository/protected-branches';
+
+export interface PresenterReadOptions {
+  /** Entities::MergeRequest: the caller's level, merge rights (protected branches). */
+  full?: boolean;
+  subscribed?: boolean;
+  firstContribution?: boolean;
+}
+
+/** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
+const within = (column: SQL | { getSQL(): SQL }, ids: SQL) => sql`${column} IN ${ids}`;
+
+const MR = sql.raw('"merge_requests"');
+const milestoneProject = alias(projects, 'milestone_project');
+const milestoneProjectNs = alias(namespaces, 'milestone_project_ns');
+const milestoneGroup = alias(namespaces, 'milestone_group');
+
+/** A page's merge request ids as a set for `presenterReads` (one parameter, whatever the page size). */
+export const idsOfPage = (ids: readonly number[]): SQL => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
+  const uid = caller.user?.id;
+  const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
+  const projectIds = ofMrs('m.project_id');
+  return {
+    projects: db
+      .select({ project: projects, namespace: namespaces, level: o.full && uid != null ? projectLevelSql(uid) : sql<number>`0` })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(within(projects.id, projectIds)),
+    assignees: db.select().from(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, ids)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position),
+    reviewers: db.select().from(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, ids)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position),
+    labels: db
+      .select({ targetId: labelLinks.targetId, label: labels })
+      .from(labelLinks)
+      .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+      .where(and(eq(labelLinks.targetType, 'MergeRequest'), within(labelLinks.targetId, ids))),
+    noteCounts: db
+      .select({ id: notes.noteableId, n: count() })
+      .from(notes)
+      .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), eq(notes.system, false)))
+      .groupBy(notes.noteableId),
+    // mergeable_discussions_state?: resolvable discussions left unresolved.
+    unresolved: db
+      .select({ id: notes.noteableId, n: count() })
+      .from(notes)
+      .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), eq(notes.resolvable, true), sql`${notes.resolvedAt} IS NULL`))
+      .groupBy(notes.noteableId),
+    users: db
+      .select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email })
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT m.author_id FROM merge_requests m WHERE m.id IN ${ids}
+          UNION SELECT m.closed_by_id FROM merge_requests m WHERE m.id IN ${ids}
+          UNION SELECT m.merged_by_id FROM merge_requests m WHERE m.id IN ${ids}
+          UNION SELECT m.merge_user_id FROM merge_requests m WHERE m.id IN ${ids}
+          UNION SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id IN ${ids}
+          UNION SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id IN ${ids})`,
+      ),
+    milestones: db
+      .select({ milestone: milestones, projectPath: milestoneProject.path, projectNs: milestoneProjectNs.fullPath, groupPath: milestoneGroup.fullPath })
+      .from(milestones)
+      .leftJoin(milestoneProject, eq(milestoneProject.id, milestones.projectId))
+      .leftJoin(milestoneProjectNs, eq(milestoneProjectNs.id, milestoneProject.namespaceId))
+      .leftJoin(milestoneGroup, eq(milestoneGroup.id, milestones.groupId))
+      .where(within(milestones.id, ofMrs('m.milestone_id'))),
+    // Only open merge requests read their branches (a closed one shows what it recorded).
+    heads: db
+      .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+      .from(repoBranches)
+      .where(
+        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
+          UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
+      ),
+    protectedBranches: o.full && uid != null ? protectedBranchReads(db, projectIds) : undefined,
+    // Subscribable#subscribed?: an explicit row, else a participant (here: the caller commented).
+    subscriptions:
+      o.full && o.subscribed && uid != null
+        ? db
+            .select({ id: subscriptions.subscribableId, subscribed: subscriptions.subscribed })
+            .from(subscriptions)
+            .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), within(subscriptions.subscribableId, ids), eq(subscriptions.userId, uid)))
+        : undefined,
+    commented:
+      o.full && o.subscribed && uid != null
+        ? db
+            .selectDistinct({ id: notes.noteableId })
+            .from(notes)
+            .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
+        : undefined,
+    firstContribution: o.full && o.firstContribution ? firstContributionRead(db, ids) : undefined,
+  };
+}
+
+/**
+ * MergeRequest#first_contribution?: the author is not a member of the project (nor owns its user
+ * namespace, nor belongs to its group or an ancestor) and had nothing merged in it before.
+ */
+function firstContributionRead(db: Db, ids: SQL) {
+  const author = sql.raw('"merge_requests"."author_id"');
+  const project = sql.raw('"merge_requests"."project_id"');
+  return db
+    .select({
+      id: mergeRequests.id,
+      first: sql<number>`NOT EXISTS (SELECT 1 FROM members pm WHERE pm.user_id = ${author} AND pm.source_type = 'Project' AND pm.source_id = ${project})
+        AND NOT EXISTS (SELECT 1 FROM projects p JOIN namespaces ns ON ns.id = p.namespace_id WHERE p.id = ${project} AND (
+          (ns.kind = 'User' AND ns.owner_id = ${author})
+          OR (ns.kind = 'Group' AND EXISTS (SELECT 1 FROM members gm JOIN namespaces g ON g.id = gm.source_id WHERE gm.user_id = ${author} AND gm.source_type = 'Namespace'
+            AND ns.traversal_path >= g.traversal_path AND ns.traversal_path < g.traversal_path || ':'))))
+        AND NOT EXISTS (SELECT 1 FROM merge_requests x WHERE x.project_id = ${project} AND x.author_id = ${author} AND x.state = 'merged')`,
+    })
+    .from(mergeRequests)
+    .where(sql`${MR}."id" IN ${ids}`);
+}
+
+export type PresenterReads = ReturnType<typeof presenterReads>;
+type Item = BatchItem<'sqlite'>;
+type LoadedOf<T> = T extends undefined ? undefined : T extends readonly [infer A, infer B] ? [Awaited<A>, Awaited<B>] : Awaited<T>;
+export type PresenterLoaded = { [K in keyof PresenterReads]: LoadedOf<PresenterReads[K]> };
+
+/** The reads as a flat list for a batch, and how to put the batch's results back in place. */
+export function flattenReads(r: PresenterReads): { list: Item[]; unflatten: (results: readonly unknown[]) => PresenterLoaded } {
+  const list: Item[] = [];
+  const at: [string, number, number][] = [];
+  for (const [k, v] of Object.entries(r) as [string, Item | readonly Item[] | undefined][]) {
+    if (v === undefined) continue;
+    const items = Array.isArray(v) ? (v as readonly Item[]) : [v as Item];
+    at.push([k, list.length, items.length]);
+    list.push(...items);
+  }
+  return {
+    list,
+    unflatten: (results) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, i, n] of at) out[k] = Array.isArray(r[k as keyof PresenterReads]) ? results.slice(i, i + n) : results[i];
+      return out as PresenterLoaded;
+    },
+  };
+}
