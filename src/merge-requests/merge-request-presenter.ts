@@ -192,9 +192,9 @@ async function divergedCommits(db: Db, projectId: number, base: string | null, t
 }
 
 /** Entities::MergeRequest of one merge request. */
-export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: Omit<PresentMrOptions, 'full'> = {}): Promise<MergeRequest> {
+export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: Omit<PresentMrOptions, 'full'> = {}, loaded?: PresenterLoaded): Promise<MergeRequest> {
   // `full: true` makes every element a MergeRequest (presentRows' last branch).
-  return (await presentMergeRequests(c, caller, [row], { ...o, full: true }))[0] as MergeRequest;
+  return (await presentMergeRequests(c, caller, [row], { ...o, full: true }, loaded))[0] as MergeRequest;
 }
 
 /** Subscribable#subscribed?: an explicit row wins; otherwise participants (author, assignees, reviewers, commenters). */

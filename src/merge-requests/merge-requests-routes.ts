@@ -30,9 +30,10 @@ import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
 import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
-import { findReadableMergeRequest } from './merge-request-access';
+import { findReadableMergeRequestWith } from './merge-request-access';
 import { MergeRequestBasicSchema, type MergeRequestRow, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
-import { presentMergeRequest, presentMergeRequests } from './merge-request-presenter';
+import { presentMergeRequest, presentMergeRequests, readOptions } from './merge-request-presenter';
+import { flattenReads, presenterReads } from './presenter-reads';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
 import { mountMergeRequestCreate } from './merge-request-create-routes';
@@ -79,19 +80,17 @@ export function mountMergeRequests(r: Router) {
   // Single merge request
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams, responses: { 200: MergeRequestSchema } }, async ({ c, p, caller }) => {
-    const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
+    const presenting = { project: undefined, firstContribution: true, includeRebaseInProgress: p.include_rebase_in_progress, includeDivergedCommitsCount: p.include_diverged_commits_count };
+    // The merge request and everything its entity shows in the round trip that finds the project.
+    const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true }))));
+    let loaded = found.loaded;
     // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
     // checks now pass (an approval arrived) completes no later than the next read.
-    if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id)))
+    if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
       found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
-    return c.json(
-      await presentMergeRequest(c, caller, found.mr, {
-        project: found.project,
-        firstContribution: true,
-        includeRebaseInProgress: p.include_rebase_in_progress,
-        includeDivergedCommitsCount: p.include_diverged_commits_count,
-      }),
-    );
+      loaded = undefined;
+    }
+    return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project }, loaded));
   });
 
   mountMergeRequestUpdate(r);

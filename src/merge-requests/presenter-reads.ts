@@ -9,6 +9,7 @@
 import { and, count, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
+import { prefixedColumns } from '../db/columns';
 import {
   labelLinks,
   labels,
@@ -52,7 +53,7 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
   const projectIds = ofMrs('m.project_id');
   return {
     projects: db
-      .select({ project: projects, namespace: namespaces, level: o.full && uid != null ? projectLevelSql(uid) : sql<number>`0` })
+      .select({ project: projects, namespace: prefixedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(within(projects.id, projectIds)),
@@ -77,16 +78,14 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
     users: db
       .select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email })
       .from(users)
+      // Separate INs, not one UNION: D1 caps compound selects at a few terms.
       .where(
-        sql`${users.id} IN (SELECT m.author_id FROM merge_requests m WHERE m.id IN ${ids}
-          UNION SELECT m.closed_by_id FROM merge_requests m WHERE m.id IN ${ids}
-          UNION SELECT m.merged_by_id FROM merge_requests m WHERE m.id IN ${ids}
-          UNION SELECT m.merge_user_id FROM merge_requests m WHERE m.id IN ${ids}
-          UNION SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id IN ${ids}
-          UNION SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id IN ${ids})`,
+        sql`${users.id} IN ${ofMrs('m.author_id')} OR ${users.id} IN ${ofMrs('m.closed_by_id')} OR ${users.id} IN ${ofMrs('m.merged_by_id')} OR ${users.id} IN ${ofMrs('m.merge_user_id')}
+          OR ${users.id} IN (SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id IN ${ids})
+          OR ${users.id} IN (SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id IN ${ids})`,
       ),
     milestones: db
-      .select({ milestone: milestones, projectPath: milestoneProject.path, projectNs: milestoneProjectNs.fullPath, groupPath: milestoneGroup.fullPath })
+      .select({ milestone: milestones, projectPath: sql<string | null>`${milestoneProject.path}`.as('mp_path'), projectNs: sql<string | null>`${milestoneProjectNs.fullPath}`.as('mp_ns'), groupPath: sql<string | null>`${milestoneGroup.fullPath}`.as('mg_path') })
       .from(milestones)
       .leftJoin(milestoneProject, eq(milestoneProject.id, milestones.projectId))
       .leftJoin(milestoneProjectNs, eq(milestoneProjectNs.id, milestoneProject.namespaceId))
@@ -135,7 +134,7 @@ function firstContributionRead(db: Db, ids: SQL) {
           (ns.kind = 'User' AND ns.owner_id = ${author})
           OR (ns.kind = 'Group' AND EXISTS (SELECT 1 FROM members gm JOIN namespaces g ON g.id = gm.source_id WHERE gm.user_id = ${author} AND gm.source_type = 'Namespace'
             AND ns.traversal_path >= g.traversal_path AND ns.traversal_path < g.traversal_path || ':'))))
-        AND NOT EXISTS (SELECT 1 FROM merge_requests x WHERE x.project_id = ${project} AND x.author_id = ${author} AND x.state = 'merged')`,
+        AND NOT EXISTS (SELECT 1 FROM merge_requests x WHERE x.project_id = ${project} AND x.author_id = ${author} AND x.state = 'merged')`.as('first_contribution'),
     })
     .from(mergeRequests)
     .where(sql`${MR}."id" IN ${ids}`);

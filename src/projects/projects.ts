@@ -8,6 +8,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
+import { prefixedColumns } from '../db/columns';
 import { issues, members, namespaces, projects, repoBranches, users } from '../db/schema';
 import { type BasicProjectDetails, type Project, projectBasic, projectEntity } from './project-entity';
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
@@ -220,7 +221,8 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   if (!where) throw notFound('Project');
   const db = c.var.db;
   const head = db
-    .select({ project: projects, namespace: namespaces, level: caller.user ? projectLevelSql(caller.user.id) : sql<number>`0` })
+    // Namespace columns under their own names: in a D1 batch, equal names would collapse (db/columns.ts).
+    .select({ project: projects, namespace: prefixedColumns(namespaces, 'ns_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
