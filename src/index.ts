@@ -1,10 +1,13 @@
 /**
  * Workers entry point: D1 (or a libSQL URL), R2, the jobs Queue and the rate-limiter Durable Object.
- * The app is built once per isolate; bootstrap runs on the isolate's first request.
+ * The app is built once per isolate; bootstrap runs on the isolate's first request. Over D1 each
+ * request runs in its own D1 session (db/d1-sessions.ts: reads may go to a nearby replica, the
+ * `x-d1-bookmark` header keeps a client reading its own writes); a libSQL URL has no replicas.
  */
 import { createApp, type CreatedApp } from './app';
 import { loadConfig } from './platform/config';
 import { d1Db } from './db/d1';
+import { inSession } from './db/d1-sessions';
 import { libsqlUrlDb } from './db/libsql';
 import type { Env } from './platform/env';
 import { handleJobBatch } from './platform/jobs-consumer';
@@ -18,7 +21,7 @@ import { durableRateLimiter } from './platform/rate-limiter-do';
 
 export { RateLimiterObject } from './platform/rate-limiter-do';
 
-let built: { app: CreatedApp; db: Db; config: ReturnType<typeof loadConfig> } | undefined;
+let built: { app: CreatedApp; db: Db; config: ReturnType<typeof loadConfig>; replicated?: D1Database } | undefined;
 /**
  * Set once the root user exists. Not a shared promise: on Workers a request may not await I/O
  * started by another request, so each request that arrives before it is set runs the (idempotent)
@@ -47,7 +50,7 @@ function build(env: Env) {
     rateLimiter: env.RATE_LIMITER ? durableRateLimiter(env.RATE_LIMITER) : memoryRateLimiter(),
     assets: env.ASSETS ? workerAssets(env.ASSETS) : undefined,
   });
-  built = { app, db, config };
+  built = { app, db, config, replicated: env.LIBSQL_URL ? undefined : env.DB };
   return built;
 }
 
@@ -55,11 +58,14 @@ export default {
   async fetch(request, env, ctx) {
     const b = build(env);
     await ready(b);
-    return b.app.app.fetch(request, env, ctx);
+    const handle = async () => b.app.app.fetch(request, env, ctx);
+    return b.replicated ? inSession(b.replicated, request, handle) : handle();
   },
   async queue(batch, env, _ctx) {
     const b = build(env);
     await ready(b);
+    // Outside any request's D1 session, so over D1 every statement goes to the primary: jobs write,
+    // and read what the request that queued them has just written.
     const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!);
     await handleJobBatch(batch, { db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
   },

@@ -1,5 +1,11 @@
 import { drizzle } from 'drizzle-orm/d1';
 import { type Db, schema } from './client';
+import { sessionRouter } from './d1-sessions';
 import { meterD1 } from './round-trips';
 
-export const d1Db = (binding: D1Database): Db => drizzle(meterD1(binding), { schema }) as unknown as Db;
+/**
+ * The Db over a D1 binding, built once per isolate. Its statements run in the current request's D1
+ * session (d1-sessions.ts `inSession`), or on the primary outside one; the meter sits above the
+ * router, so it counts what every session sends.
+ */
+export const d1Db = (binding: D1Database): Db => drizzle(meterD1(sessionRouter(binding)) as D1Database, { schema }) as unknown as Db;

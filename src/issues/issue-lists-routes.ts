@@ -25,7 +25,8 @@ import {
   type IssueRow,
   issueUnionPageQuery,
 } from './issue-finder';
-import { findReadableProject } from '../projects/projects';
+import { findReadableProjectWith } from '../projects/projects';
+import { searchProbeQuery } from './issue-search';
 import { presentIssues } from './issue-presenter';
 
 const IssueListSchema = z.array(IssueSchema);
@@ -44,10 +45,13 @@ export function mountIssueLists(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
-    const { project, namespace, level } = await findReadableProject(c, caller, p.id);
+    // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
+    const probe = searchProbeQuery(c.var.db, p.search, p.in);
+    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, () => (probe ? [probe] : []));
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
-    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable);
+    const searchMatches = probe ? Number(reads[0]?.[0]?.n ?? 0) : undefined;
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, searchMatches);
   });
 }
 
@@ -59,6 +63,7 @@ async function listIssues(
   kind: 'issues' | 'group' | 'project',
   context: { group?: NamespaceRow; project?: ProjectRow },
   readable = true,
+  searchMatches?: number,
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
   const raw = await requestParams(c);
@@ -76,7 +81,7 @@ async function listIssues(
 
   const db = c.var.db;
   const q: IssueQuery = readable
-    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p })
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
   // The bounded count decides the page plan for many-project lists, so it runs first there
   // (otherwise count and page run together): above the cap, the ordered index walk

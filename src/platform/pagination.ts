@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
 import { requestParams } from './params';
@@ -126,6 +127,29 @@ export async function paginate<T>(
   const total = limitedTotal > MAX_COUNT ? null : limitedTotal;
   setPaginationHeaders(c, req, linkParams, total, rows.length);
   return rows;
+}
+
+/**
+ * `paginate` with the reads the list depends on (its parent: the user, the issue, the merge request)
+ * in the SAME batch as the page and its count: one round trip. `check` sees those reads first and
+ * throws (404, 403) before any pagination header is set; the page is then simply not used.
+ */
+export async function paginateWith<T, const R extends readonly BatchItem<'sqlite'>[]>(
+  c: Context<AppEnv>,
+  req: PageRequest,
+  linkParams: Record<string, unknown>,
+  page: (limit: number, offset: number) => PromiseLike<T[]>,
+  count: (limit: number) => CountQuery,
+  reads: R,
+  check: (reads: { -readonly [K in keyof R]: Awaited<R[K]> }) => void,
+): Promise<{ rows: T[]; reads: { -readonly [K in keyof R]: Awaited<R[K]> } }> {
+  const results = (await c.var.db.batch([...reads, page(req.perPage, req.offset), count(MAX_COUNT + 1)] as unknown as Parameters<Db['batch']>[0])) as unknown as unknown[];
+  const own = results.slice(0, reads.length) as { -readonly [K in keyof R]: Awaited<R[K]> };
+  check(own);
+  const rows = results[reads.length] as T[];
+  const limitedTotal = Number((results[reads.length + 1] as { n: number }[])[0]?.n ?? 0);
+  setPaginationHeaders(c, req, linkParams, limitedTotal > MAX_COUNT ? null : limitedTotal, rows.length);
+  return { rows, reads: own };
 }
 
 export function setPaginationHeaders(c: Context<AppEnv>, req: PageRequest, linkParams: Record<string, unknown>, total: number | null, pageSize: number) {

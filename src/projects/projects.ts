@@ -4,11 +4,10 @@
  * presenter loader (namespace full names, personal owners), path/name rules and the rows of a new
  * project (Projects::CreateService adds the owner or creator as a member).
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
-import { prefixedColumns } from '../db/columns';
 import { issues, members, namespaces, projects, repoBranches, users } from '../db/schema';
 import { type BasicProjectDetails, type Project, projectBasic, projectEntity } from './project-entity';
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
@@ -220,9 +219,11 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   const where = projectWhere(id);
   if (!where) throw notFound('Project');
   const db = c.var.db;
+  // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name, where
+  // projects.id and namespaces.id (and every other shared name) would collapse into one. `level`
+  // is named too: an integer-like key (`0` for anonymous callers) would be listed first.
   const head = db
-    // Namespace columns under their own names: in a D1 batch, equal names would collapse (db/columns.ts).
-    .select({ project: projects, namespace: prefixedColumns(namespaces, 'ns_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
+    .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
@@ -238,6 +239,11 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   if (!known) projectsOfRequest.set(c, (known = new Map()));
   known.set(found.project.id, { project: found.project, namespace: found.namespace });
   return { project: found.project, namespace: found.namespace, level, reads: rest as never };
+}
+
+/** A table's columns under prefixed aliases, decoded as the columns are. */
+function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
+  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
 }
 
 /**

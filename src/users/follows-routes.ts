@@ -11,7 +11,7 @@ import { findUserById } from './user-queries';
 import { userFollows, users } from '../db/schema';
 import { userBasic, UserBasicSchema } from './user-entity';
 import { ApiError, forbidden, notFound, notModified } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
+import { baseUrl, linkParamsFrom, pageRequest, paginate, paginateWith, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { now } from '../platform/time';
@@ -128,33 +128,21 @@ function canReadProfile(caller: Caller, viewer: UserRow, user: UserRow): boolean
 /** GET /users/:id/followers|following: signed in, profile readable, UserBasic ordered by user id (OffsetPagination default order). */
 async function listRelated(c: Context<AppEnv>, p: { id: number; page?: number; per_page?: number }, caller: Caller, kind: 'followers' | 'following') {
   if (!caller.user) throw forbidden('Not authorized!');
+  const viewer = caller.user;
   const db = c.var.db;
-  const user = await findUserById(db, p.id);
-  if (!user || !canReadProfile(caller, caller.user, user)) throw notFound('User');
-
   // followers: rows pointing at the user, listing the follower; following: rows from the user, listing the followee.
   const [anchor, other] = kind === 'followers' ? [userFollows.followeeId, userFollows.followerId] : [userFollows.followerId, userFollows.followeeId];
   const raw = await requestParams(c);
-  const req = pageRequest(p, raw.per_page);
-  const rows = await paginate(
+  // The user and the page go in one round trip; the page is dropped when the profile is not readable.
+  const { rows } = await paginateWith(
     c,
-    req,
+    pageRequest(p, raw.per_page),
     linkParamsFrom(raw, {}),
-    (limit, offset) =>
-      db
-        .select({ u: users })
-        .from(userFollows)
-        .innerJoin(users, eq(users.id, other))
-        .where(eq(anchor, user.id))
-        .orderBy(asc(users.id))
-        .limit(limit)
-        .offset(offset)
-        .all(),
-    async (limit) => {
-      const row = await db.get<{ n: number }>(
-        sql`select count(*) as n from (select 1 from ${userFollows} inner join ${users} on ${users.id} = ${other} where ${anchor} = ${user.id} limit ${limit})`,
-      );
-      return Number(row?.n ?? 0);
+    (limit, offset) => db.select({ u: users }).from(userFollows).innerJoin(users, eq(users.id, other)).where(eq(anchor, p.id)).orderBy(asc(users.id)).limit(limit).offset(offset),
+    (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(userFollows).innerJoin(users, eq(users.id, other)).where(eq(anchor, p.id)).limit(limit).as('t')),
+    [db.select().from(users).where(eq(users.id, p.id)).limit(1)],
+    ([[user]]) => {
+      if (!user || !canReadProfile(caller, viewer, user)) throw notFound('User');
     },
   );
   const base = baseUrl(c);
