@@ -147,13 +147,16 @@ async function listMergeRequests(
   }
   const db = c.var.db;
   const q = await buildMergeRequestQuery(db, caller, parent, p);
-  const rows = await paginate<MergeRequestRow>(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, mrListDefaults(kind)),
-    (limit, offset) => mergeRequestPage(db, q, limit, offset),
-    () => mergeRequestCount(db, q, MAX_COUNT + 1),
-  );
+  // The page and its count in one batch.
+  const rows = (
+    await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, mrListDefaults(kind)),
+      (limit, offset) => mergeRequestPage(db, q, limit, offset),
+      () => mergeRequestCount(db, q, MAX_COUNT + 1),
+    )
+  ).map((r) => r.mr);
   if (p.view === 'simple') {
     const paths = await projectPaths(c, rows.map((r) => r.projectId));
     const base = baseUrl(c);

@@ -99,7 +99,8 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
         sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
           UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
       ),
-    protectedBranches: o.full && uid != null ? protectedBranchReads(db, projectIds) : undefined,
+    // The merge checks of the full entity and the approval rules' branch scopes both read them.
+    protectedBranches: protectedBranchReads(db, projectIds),
     // Subscribable#subscribed?: an explicit row, else a participant (here: the caller commented).
     subscriptions:
       o.full && o.subscribed && uid != null

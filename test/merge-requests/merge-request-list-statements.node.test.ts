@@ -94,7 +94,9 @@ describe('a page of merge requests', () => {
     expect([approved.status, approved.body.approved]).toEqual([201, true]);
     // Before its write (the batch), approve reads each thing once too.
     expect(sent).toContain('BATCH');
-    const reads = sent.slice(0, sent.indexOf('BATCH'));
+    // Reads may go in batches of their own: the write batch is the first that starts with no select.
+    const write = sent.findIndex((x, i) => x === 'BATCH' && !/^\{"sql":"select/.test(sent[i + 1] ?? ''));
+    const reads = sent.slice(0, write).filter((x) => x !== 'BATCH');
     expect(reads.length).toBeGreaterThan(5);
     expect(reads.filter((x, i) => reads.indexOf(x) !== i)).toEqual([]);
   });
