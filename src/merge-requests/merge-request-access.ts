@@ -67,12 +67,12 @@ export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Calle
  * sub-select by project and iid), all in the round trip that finds the project: a single merge
  * request's presenter reads (presenter-reads.ts) ride along. Thrown away with the 404/403.
  */
-export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
+export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
   if (!Number.isSafeInteger(iid)) return { ...(await findReadableMergeRequest(c, caller, projectId, iid)), loaded: undefined };
   const db = c.var.db;
   let unflatten: ((results: readonly unknown[]) => R) | undefined;
   const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
-    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${iid})`);
+    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${iid})`, pid);
     unflatten = r.unflatten;
     return [db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, iid))).limit(1), ...r.list] as const;
   });

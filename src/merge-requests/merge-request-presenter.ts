@@ -12,11 +12,11 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { timeStats } from '../platform/duration';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
-import { primeMemo, withReadMemo } from '../platform/read-memo';
+import { peekMemo, primeMemo, withReadMemo } from '../platform/read-memo';
 import type { LabelRow } from '../planning/label-entity';
 import { milestoneEntity } from '../planning/milestone-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
-import { primeProtectedBranches } from '../repository/protected-branches';
+import { primeProtectedBranches, type ProtectedBranchRow } from '../repository/protected-branches';
 import { changedFiles, commitsBetween, mergeFacts } from '../repository/repository';
 import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
@@ -38,6 +38,8 @@ export interface PresentMrOptions {
   firstContribution?: boolean;
   includeRebaseInProgress?: boolean;
   includeDivergedCommitsCount?: boolean;
+  /** The approval state was read into the request's memo already (approvals-port.ts `stateReads`). */
+  approvalsPrimed?: boolean;
   /** Known approval answer for a single merge request (defaults to asking the approvals service). */
   approved?: boolean;
 }
@@ -65,8 +67,9 @@ export async function presentMergeRequests(
     const heads = new Map(data.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha]));
     const branchRefs = [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))];
     primeMemo(c, branchRefs.map((r) => [`head:${r.projectId}:${r.name}`, heads.get(`${r.projectId}:${r.name}`) ?? null]));
-    if (data.protectedBranches) primeProtectedBranches(c, data.protectedBranches[0], data.protectedBranches[1], rows.map((r) => ({ projectId: r.projectId, name: r.targetBranch })));
-    await mergeRequestApprovals.get().primeReads(c, open);
+    const pbRows = data.protectedBranchRows ?? (await Promise.all([...new Set(rows.map((r) => r.projectId))].map((id) => peekMemo<ProtectedBranchRow[]>(c, `protected-branches:${id}`) ?? [])));
+    primeProtectedBranches(c, pbRows.flat(), data.protectedBranchLevels, rows.map((r) => ({ projectId: r.projectId, name: r.targetBranch })));
+    if (!o.approvalsPrimed) await mergeRequestApprovals.get().primeReads(c, open);
     // Merge bases, conflicts and change counts are functions of the two heads: kept per isolate, read for all rows at once when cold.
     const pairs = open.flatMap((r) => {
       const head = heads.get(`${r.sourceProjectId}:${r.sourceBranch}`);
@@ -87,7 +90,7 @@ export async function loadPresenterReads(db: Db, caller: Caller, ids: SQL, o: Pr
 }
 
 /** What presenting with `o` reads (presenter-reads.ts). */
-export const readOptions = (o: PresentMrOptions) => ({ full: o.full, subscribed: !o.withoutSubscribed, firstContribution: o.firstContribution });
+export const readOptions = (o: PresentMrOptions) => ({ full: o.full, subscribed: !o.withoutSubscribed, firstContribution: o.firstContribution, protectedBranchRows: !o.approvalsPrimed });
 
 async function presentRows(
   c: Context<AppEnv>,

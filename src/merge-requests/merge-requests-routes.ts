@@ -34,6 +34,8 @@ import { findReadableMergeRequestWith } from './merge-request-access';
 import { MergeRequestBasicSchema, type MergeRequestRow, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
 import { presentMergeRequest, presentMergeRequests, readOptions } from './merge-request-presenter';
 import { flattenReads, presenterReads } from './presenter-reads';
+import { mergeRequestApprovals } from './approvals-port';
+import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
 import { mountMergeRequestCreate } from './merge-request-create-routes';
@@ -81,16 +83,31 @@ export function mountMergeRequests(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams, responses: { 200: MergeRequestSchema } }, async ({ c, p, caller }) => {
     const presenting = { project: undefined, firstContribution: true, includeRebaseInProgress: p.include_rebase_in_progress, includeDivergedCommitsCount: p.include_diverged_commits_count };
-    // The merge request and everything its entity shows in the round trip that finds the project.
-    const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true }))));
-    let loaded = found.loaded;
-    // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
-    // checks now pass (an approval arrived) completes no later than the next read.
-    if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
-      found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
-      loaded = undefined;
-    }
-    return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project }, loaded));
+    // One read memo for the request: the approval state's reads, seeded below, serve the presenter.
+    return withReadMemo(c, async () => {
+      let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
+      // The merge request, everything its entity shows and its approval state in the round trip that finds the project.
+      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
+        const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
+        const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
+        return {
+          list: [...own.list, ...(approvals?.list ?? [])],
+          unflatten: (results) => {
+            if (approvals) primeApprovals = (mr) => approvals.prime(mr, results.slice(own.list.length));
+            return own.unflatten(results.slice(0, own.list.length));
+          },
+        };
+      });
+      primeApprovals?.(found.mr);
+      let loaded = found.loaded;
+      // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
+      // checks now pass (an approval arrived) completes no later than the next read.
+      if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
+        found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
+        loaded = undefined;
+      }
+      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && primeApprovals !== undefined }, loaded));
+    });
   });
 
   mountMergeRequestUpdate(r);

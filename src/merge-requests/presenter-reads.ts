@@ -34,6 +34,8 @@ export interface PresenterReadOptions {
   full?: boolean;
   subscribed?: boolean;
   firstContribution?: boolean;
+  /** False when another read of the batch brings the protected branch rows (into the read memo). */
+  protectedBranchRows?: boolean;
 }
 
 /** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
@@ -99,8 +101,10 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
         sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
           UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
       ),
-    // The merge checks of the full entity and the approval rules' branch scopes both read them.
-    protectedBranches: protectedBranchReads(db, projectIds),
+    // The merge checks of the full entity and the approval rules' branch scopes both read them (the
+    // rows are left out when the approval state's reads in the same batch bring them).
+    protectedBranchRows: o.protectedBranchRows === false ? undefined : protectedBranchReads(db, projectIds)[0],
+    protectedBranchLevels: protectedBranchReads(db, projectIds)[1],
     // Subscribable#subscribed?: an explicit row, else a participant (here: the caller commented).
     subscriptions:
       o.full && o.subscribed && uid != null
@@ -143,24 +147,23 @@ function firstContributionRead(db: Db, ids: SQL) {
 
 export type PresenterReads = ReturnType<typeof presenterReads>;
 type Item = BatchItem<'sqlite'>;
-type LoadedOf<T> = T extends undefined ? undefined : T extends readonly [infer A, infer B] ? [Awaited<A>, Awaited<B>] : Awaited<T>;
+type LoadedOf<T> = T extends undefined ? undefined : Awaited<T>;
 export type PresenterLoaded = { [K in keyof PresenterReads]: LoadedOf<PresenterReads[K]> };
 
 /** The reads as a flat list for a batch, and how to put the batch's results back in place. */
 export function flattenReads(r: PresenterReads): { list: Item[]; unflatten: (results: readonly unknown[]) => PresenterLoaded } {
   const list: Item[] = [];
-  const at: [string, number, number][] = [];
-  for (const [k, v] of Object.entries(r) as [string, Item | readonly Item[] | undefined][]) {
+  const at: [string, number][] = [];
+  for (const [k, v] of Object.entries(r) as [string, Item | undefined][]) {
     if (v === undefined) continue;
-    const items = Array.isArray(v) ? (v as readonly Item[]) : [v as Item];
-    at.push([k, list.length, items.length]);
-    list.push(...items);
+    at.push([k, list.length]);
+    list.push(v as Item);
   }
   return {
     list,
     unflatten: (results) => {
       const out: Record<string, unknown> = {};
-      for (const [k, i, n] of at) out[k] = Array.isArray(r[k as keyof PresenterReads]) ? results.slice(i, i + n) : results[i];
+      for (const [k, i] of at) out[k] = results[i];
       return out as PresenterLoaded;
     },
   };
