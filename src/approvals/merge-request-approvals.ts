@@ -4,10 +4,15 @@ import { approvalMergeRequestRules } from '../db/schema';
 import type { MergeRequestApprovals } from '../merge-requests/approvals-port';
 import { mergeRequestApprovalsBeforeMergeStatement } from './rules';
 import { loadApprovalState, mergeRequestApproved, primeApprovalReads } from './state-loader';
+import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 
 export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,
   primeReads: primeApprovalReads,
+  stateReads(c, caller, projectId, iid) {
+    const list = approvalStateReads(c.var.db, caller, projectId, iid);
+    return { list, prime: (mr, results) => primeApprovalState(c, mr, results as unknown as ApprovalStateReads) };
+  },
   // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
   // when merged, whatever the CODEOWNERS file or branch rules say later.
   async finalizeRules(c, mr) {

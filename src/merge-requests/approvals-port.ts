@@ -7,7 +7,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import type { AppEnv } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import { extensionPoint } from '../platform/extension';
 import type { MergeRequestRow } from './merge-request-entity';
 
@@ -20,6 +20,12 @@ export interface MergeRequestApprovals {
   finalizeRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<BatchItem<'sqlite'>[]>;
   /** DeprecatedApprovalsBeforeMerge: `approvals_before_merge` sets the merge request's any_approver rule (`mrId` may be a sub-select). */
   approvalsBeforeMerge(db: Db, mrId: number | SQL, approvalsBeforeMerge: number, now: number): BatchItem<'sqlite'>;
+  /**
+   * Optional: the reads of one merge request's approval state (`projectId` SQL, the iid), for the
+   * batch that finds it, and `prime`, which seeds the read memo with their results (inside
+   * withReadMemo) so `approved` then reads nothing.
+   */
+  stateReads?(c: Context<AppEnv>, caller: Caller, projectId: SQL, iid: number): { list: readonly BatchItem<'sqlite'>[]; prime: (mr: MergeRequestRow, results: readonly unknown[]) => void };
 }
 
 export const mergeRequestApprovals = extensionPoint<MergeRequestApprovals>('merge request approvals');

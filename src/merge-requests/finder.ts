@@ -12,6 +12,7 @@ import { mergeRequests, namespaces, projects, users } from '../db/schema';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { MergeRequestListParams, MergeRequestNotParams } from './merge-requests-params';
 import type { MergeRequestRow } from './merge-request-entity';
+import type { CountQuery } from '../platform/pagination';
 import { mergeRequestVisibleSql } from '../projects/abilities';
 import { fullSearchSql, parseSearch, type SearchTable } from '../issuables/trigram-search';
 
@@ -276,19 +277,15 @@ function baseSelect(db: Db) {
   return db.select({ mr: mergeRequests }).from(mergeRequests).innerJoin(projects, eq(projects.id, mergeRequests.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
 }
 
-export async function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: number): Promise<MergeRequestRow[]> {
-  if (!q.possible) return [];
-  const rows = await baseSelect(db)
-    .where(q.where)
-    .orderBy(...q.orderBy)
-    .limit(limit)
-    .offset(offset)
-    .all();
-  return rows.map((r) => r.mr);
+/** The page query, unexecuted: `paginate` sends it with its count in one batch (rows as `{ mr }`). */
+export function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: number): PromiseLike<{ mr: MergeRequestRow }[]> {
+  if (!q.possible) return Promise.resolve([]);
+  return baseSelect(db).where(q.where).orderBy(...q.orderBy).limit(limit).offset(offset);
 }
 
-export async function mergeRequestCount(db: Db, q: MrQuery, limit: number): Promise<number> {
-  if (!q.possible) return 0;
+/** The count (at most `limit`), unexecuted like the page. */
+export function mergeRequestCount(db: Db, q: MrQuery, limit: number): Promise<number> | CountQuery {
+  if (!q.possible) return Promise.resolve(0);
   const inner = db
     .select({ one: sql`1` })
     .from(mergeRequests)
@@ -296,6 +293,5 @@ export async function mergeRequestCount(db: Db, q: MrQuery, limit: number): Prom
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(q.where)
     .limit(limit);
-  const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-  return Number(row?.n ?? 0);
+  return db.select({ n: sql<number>`count(*)` }).from(inner.as('t'));
 }

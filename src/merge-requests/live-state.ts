@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { projects } from '../db/schema';
 import type { AppEnv } from '../platform/context';
-import { diffManifests, memoManifest, mergeManifests } from '../repository/repository';
+import { mergeFacts, type MergeFacts } from '../repository/repository';
 import type { DiffRefs, MergeRequestLive, MergeRequestRow } from './merge-request-entity';
 import { repo } from './merge-request-repo';
 
@@ -34,16 +34,38 @@ export interface LiveOptions {
   mergeMethod?: string;
 }
 
+/** What a live state is computed from: the two branch heads and, for an open request with both, their merge facts. */
+export interface LiveInputs {
+  head: string | null;
+  targetHead: string | null;
+  facts: MergeFacts | null;
+}
+
 /**
  * An open merge request reads HEAD from its source branch and the start from its target branch on
  * every read (a push moves it without any hook); a merged or closed one shows what was recorded
  * when it stopped being open.
  */
 export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: LiveOptions = {}): Promise<LiveState> {
+  const open = mr.state === 'opened' || mr.state === 'locked';
+  if (!open) return liveStateFrom(mr, { head: null, targetHead: null, facts: null }, { ...o, changes: false }, o.changes && mr.baseSha && mr.headSha ? (await repo.changedFiles(c, mr.projectId, mr.baseSha, mr.headSha)).length : null);
+  const [head, targetHead, mergeMethod] = await Promise.all([
+    repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch),
+    repo.branchHead(c, mr.projectId, mr.targetBranch),
+    o.mergeMethod ?? c.var.db.select({ m: projects.mergeMethod }).from(projects).where(eq(projects.id, mr.projectId)).get().then((r) => r?.m ?? 'merge'),
+  ]);
+  const facts = head && targetHead ? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0] : null;
+  return liveStateFrom(mr, { head, targetHead, facts }, { ...o, mergeMethod });
+}
+
+/**
+ * The live state from what was read (pure). `closedChanges` is the changed-file count of a closed or
+ * merged request's recorded diff (the full entity only).
+ */
+export function liveStateFrom(mr: MergeRequestRow, i: LiveInputs, o: LiveOptions = {}, closedChanges: number | null = null): LiveState {
   const approved = o.approved ?? true;
   if (mr.state !== 'opened' && mr.state !== 'locked') {
     const diffRefs: DiffRefs = { base_sha: mr.baseSha ?? null, head_sha: mr.headSha ?? null, start_sha: mr.startSha ?? null };
-    const changes = o.changes && mr.baseSha && mr.headSha ? await repo.changedFiles(c, mr.projectId, mr.baseSha, mr.headSha) : null;
     const status = mr.mergeStatus === 'unchecked' ? 'can_be_merged' : mr.mergeStatus;
     return {
       sha: mr.headSha ?? null,
@@ -51,7 +73,7 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
       mergeStatus: status,
       detailedMergeStatus: 'not_open',
       hasConflicts: status === 'cannot_be_merged',
-      changesCount: changes == null ? null : changesCount(changes.length),
+      changesCount: closedChanges == null ? null : changesCount(closedChanges),
       targetHead: mr.startSha ?? null,
       mergeBase: mr.baseSha ?? null,
       commitCount: 0,
@@ -61,26 +83,17 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
       needRebase: false,
     };
   }
-  const [head, targetHead] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
+  const { head, targetHead, facts } = i;
   const sha = head ?? mr.headSha ?? null;
-  const base = head && targetHead ? await repo.mergeBase(c, mr.projectId, targetHead, head) : null;
+  const base = head && targetHead && facts ? facts.base : null;
   // Commits exist unless the source head is already in the target's history (merge base = head).
   const commitCount = head && targetHead && base !== head ? 1 : 0;
-  let conflict = false;
-  let changes: number | null = null;
-  if (head && targetHead && commitCount > 0) {
-    const [b, t, s] = await Promise.all([memoManifest(c, mr.projectId, base), base === targetHead ? null : memoManifest(c, mr.projectId, targetHead), memoManifest(c, mr.projectId, head)]);
-    if (o.changes) changes = diffManifests(b, s).length;
-    // A target that moved since the merge base can conflict: the same path changed differently on both sides.
-    if (t) conflict = mergeManifests(b, t, s) === null;
-  } else if (o.changes && head && targetHead) {
-    changes = 0;
-  }
+  const conflict = commitCount > 0 && facts ? facts.conflict : false;
+  const changes = head && targetHead ? (commitCount > 0 && facts ? facts.changes : 0) : null;
   const broken = !head || !targetHead || commitCount === 0;
   const mergeStatus = broken || conflict ? 'cannot_be_merged' : 'can_be_merged';
-  const mergeMethod = o.mergeMethod ?? (await c.var.db.select({ m: projects.mergeMethod }).from(projects).where(eq(projects.id, mr.projectId)).get())?.m ?? 'merge';
   // should_be_rebased?: ff_merge_must_be_possible? && !ff_merge_possible? (the target head is an ancestor of HEAD).
-  const needRebase = mergeMethod !== 'merge' && !broken && base !== targetHead;
+  const needRebase = (o.mergeMethod ?? 'merge') !== 'merge' && !broken && base !== targetHead;
   // MergeRequests::Mergeability::DetailedMergeStatusService: the first failing check, in
   // MergeRequest.mergeable_state_checks order (EE's approval check after CE's checks), then the git
   // checks (mergeable_git_state_checks: conflict, then need_rebase).

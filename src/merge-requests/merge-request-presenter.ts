@@ -3,26 +3,29 @@
  * fixed number of queries per page (everything a row needs is loaded for the whole page), plus the
  * per-request answers only the full entity shows (subscribed, first_contribution).
  */
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import { labelLinks, labels, members, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, notes, projects, subscriptions, users } from '../db/schema';
+import { notes, subscriptions } from '../db/schema';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { timeStats } from '../platform/duration';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
-import { withReadMemo } from '../platform/read-memo';
+import { peekMemo, primeMemo, withReadMemo } from '../platform/read-memo';
 import type { LabelRow } from '../planning/label-entity';
-import { presentMilestonesById } from '../planning/milestones';
-import { ACCESS, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
-import { commitsBetween, primeBranchHeads } from '../repository/repository';
+import { milestoneEntity } from '../planning/milestone-entity';
+import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
+import { primeProtectedBranches, type ProtectedBranchRow } from '../repository/protected-branches';
+import { changedFiles, commitsBetween, mergeFacts } from '../repository/repository';
+import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
 import { userBasic } from '../users/user-entity';
 import { mergeRequestApprovals } from './approvals-port';
-import { isApproved, liveState } from './live-state';
+import { isApproved, type LiveInputs, liveStateFrom } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import { type MergeRequest, type MergeRequestBasic, mergeRequestBasic, mergeRequestEntity, type MergeRequestRow } from './merge-request-entity';
-import { inChunks } from '../platform/chunks';
+import { flattenReads, idsOfPage, type PresenterLoaded, presenterReads } from './presenter-reads';
 
 export interface PresentMrOptions {
   project?: ProjectRow;
@@ -35,6 +38,8 @@ export interface PresentMrOptions {
   firstContribution?: boolean;
   includeRebaseInProgress?: boolean;
   includeDivergedCommitsCount?: boolean;
+  /** The approval state was read into the request's memo already (approvals-port.ts `stateReads`). */
+  approvalsPrimed?: boolean;
   /** Known approval answer for a single merge request (defaults to asking the approvals service). */
   approved?: boolean;
 }
@@ -46,93 +51,91 @@ function relativeReference(m: MergeRequestRow, p: ProjectRow, ns: NamespaceRow, 
   return `!${m.iid}`;
 }
 
-export async function presentMergeRequests(c: Context<AppEnv>, caller: Caller, rows: MergeRequestRow[], o: PresentMrOptions = {}): Promise<(MergeRequestBasic | MergeRequest)[]> {
+export async function presentMergeRequests(
+  c: Context<AppEnv>,
+  caller: Caller,
+  rows: MergeRequestRow[],
+  o: PresentMrOptions = {},
+  loaded?: PresenterLoaded,
+): Promise<(MergeRequestBasic | MergeRequest)[]> {
   if (!rows.length) return [];
-  // Presenting only reads (lib/read-memo.ts): branch heads, manifests and each project's approval
-  // configuration are read once for the page, the heads of every open merge request in one query.
+  // Presenting only reads (lib/read-memo.ts): what the rows share is read once for the page, in one
+  // batch (presenter-reads.ts) unless the caller's own batch brought it (`loaded`).
   return withReadMemo(c, async () => {
+    const data = loaded ?? (await loadPresenterReads(c.var.db, caller, idsOfPage(rows.map((r) => r.id)), o));
     const open = rows.filter((r) => r.state === 'opened' || r.state === 'locked');
-    await primeBranchHeads(c, [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))]);
-    await mergeRequestApprovals.get().primeReads(c, open);
-    return presentRows(c, caller, rows, o);
+    const heads = new Map(data.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha]));
+    const branchRefs = [...open.map((r) => ({ projectId: r.sourceProjectId, name: r.sourceBranch })), ...open.map((r) => ({ projectId: r.projectId, name: r.targetBranch }))];
+    primeMemo(c, branchRefs.map((r) => [`head:${r.projectId}:${r.name}`, heads.get(`${r.projectId}:${r.name}`) ?? null]));
+    const pbRows = data.protectedBranchRows ?? (await Promise.all([...new Set(rows.map((r) => r.projectId))].map((id) => peekMemo<ProtectedBranchRow[]>(c, `protected-branches:${id}`) ?? [])));
+    primeProtectedBranches(c, pbRows.flat(), data.protectedBranchLevels, rows.map((r) => ({ projectId: r.projectId, name: r.targetBranch })));
+    if (!o.approvalsPrimed) await mergeRequestApprovals.get().primeReads(c, open);
+    // Merge bases, conflicts and change counts are functions of the two heads: kept per isolate, read for all rows at once when cold.
+    const pairs = open.flatMap((r) => {
+      const head = heads.get(`${r.sourceProjectId}:${r.sourceBranch}`);
+      const targetHead = heads.get(`${r.projectId}:${r.targetBranch}`);
+      return head && targetHead ? [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }] : [];
+    });
+    const facts = await mergeFacts(c.var.db, pairs.map((p) => p.pair));
+    const factsById = new Map(pairs.map((p, i) => [p.id, facts[i]]));
+    const live = (m: MergeRequestRow): LiveInputs => ({ head: heads.get(`${m.sourceProjectId}:${m.sourceBranch}`) ?? null, targetHead: heads.get(`${m.projectId}:${m.targetBranch}`) ?? null, facts: factsById.get(m.id) ?? null });
+    return presentRows(c, caller, rows, o, data, live);
   });
 }
 
-async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeRequestRow[], o: PresentMrOptions): Promise<(MergeRequestBasic | MergeRequest)[]> {
+/** The presenter's reads in one batch. */
+export async function loadPresenterReads(db: Db, caller: Caller, ids: SQL, o: PresentMrOptions): Promise<PresenterLoaded> {
+  const { list, unflatten } = flattenReads(presenterReads(db, caller, ids, readOptions(o)));
+  return unflatten((await db.batch(list as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as unknown[]);
+}
+
+/** What presenting with `o` reads (presenter-reads.ts). */
+export const readOptions = (o: PresentMrOptions) => ({ full: o.full, subscribed: !o.withoutSubscribed, firstContribution: o.firstContribution, protectedBranchRows: !o.approvalsPrimed });
+
+async function presentRows(
+  c: Context<AppEnv>,
+  caller: Caller,
+  rows: MergeRequestRow[],
+  o: PresentMrOptions,
+  data: PresenterLoaded,
+  inputs: (m: MergeRequestRow) => LiveInputs,
+): Promise<(MergeRequestBasic | MergeRequest)[]> {
   const db = c.var.db;
   const base = baseUrl(c);
-  const ids = rows.map((r) => r.id);
   const premium = planAllows(c.var.config, 'premium');
+  const settings = await settingsOf(c);
 
-  const [projectRows, assigneeRows, reviewerRows, labelRows, noteCounts, milestones, settings, unresolved] = await Promise.all([
-    inChunks(
-      rows.map((r) => r.projectId),
-      (ch) => db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, ch)).all(),
-    ),
-    inChunks(ids, (ch) => db.select().from(mergeRequestAssignees).where(inArray(mergeRequestAssignees.mergeRequestId, ch)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position).all()),
-    inChunks(ids, (ch) => db.select().from(mergeRequestReviewers).where(inArray(mergeRequestReviewers.mergeRequestId, ch)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position).all()),
-    inChunks(ids, (ch) =>
-      db
-        .select({ targetId: labelLinks.targetId, label: labels })
-        .from(labelLinks)
-        .innerJoin(labels, eq(labels.id, labelLinks.labelId))
-        .where(and(eq(labelLinks.targetType, 'MergeRequest'), inArray(labelLinks.targetId, ch)))
-        .all(),
-    ),
-    inChunks(ids, (ch) =>
-      db
-        .select({ id: notes.noteableId, n: count() })
-        .from(notes)
-        .where(and(eq(notes.noteableType, 'MergeRequest'), inArray(notes.noteableId, ch), eq(notes.system, false)))
-        .groupBy(notes.noteableId)
-        .all(),
-    ),
-    presentMilestonesById(db, base, rows.map((r) => r.milestoneId)),
-    settingsOf(c),
-    // mergeable_discussions_state?: resolvable discussions left unresolved.
-    inChunks(ids, (ch) =>
-      db
-        .select({ id: notes.noteableId, n: count() })
-        .from(notes)
-        .where(and(eq(notes.noteableType, 'MergeRequest'), inArray(notes.noteableId, ch), eq(notes.resolvable, true), sql`${notes.resolvedAt} IS NULL`))
-        .groupBy(notes.noteableId)
-        .all(),
-    ),
-  ]);
-
-  const userIds = [
-    ...rows.flatMap((r) => [r.authorId, r.closedById ?? 0, r.mergedById ?? 0, r.mergeUserId ?? 0]),
-    ...assigneeRows.map((a) => a.userId),
-    ...reviewerRows.map((a) => a.userId),
-  ].filter((x) => x > 0);
-  const userRows = (await inChunks(userIds, (ch) =>
-    db.select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email }).from(users).where(inArray(users.id, ch)).all(),
-  )) as unknown as UserRow[];
-  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const usersById = new Map<number, UserRow>((data.users as unknown as UserRow[]).map((u) => [u.id, u]));
   const present = (id: number | null | undefined) => {
     const u = id != null ? usersById.get(id) : undefined;
     return u ? userBasic(u, { base }) : null;
   };
-  const projectsById = new Map(projectRows.map((r) => [r.project.id, r]));
+  const projectsById = new Map(data.projects.map((r) => [r.project.id, r]));
   const group = <T extends { mergeRequestId: number; userId: number }>(list: T[]) => {
     const out = new Map<number, number[]>();
     for (const a of list) out.set(a.mergeRequestId, [...(out.get(a.mergeRequestId) ?? []), a.userId]);
     return out;
   };
-  const assignees = group(assigneeRows);
-  const reviewers = group(reviewerRows);
+  const assignees = group(data.assignees);
+  const reviewers = group(data.reviewers);
   const labelsByMr = new Map<number, LabelRow[]>();
-  for (const l of labelRows) labelsByMr.set(l.targetId, [...(labelsByMr.get(l.targetId) ?? []), l.label]);
-  const notesByMr = new Map(noteCounts.map((n) => [n.id, n.n]));
-  const unresolvedByMr = new Map(unresolved.map((n) => [n.id, n.n]));
+  for (const l of data.labels) labelsByMr.set(l.targetId, [...(labelsByMr.get(l.targetId) ?? []), l.label]);
+  const notesByMr = new Map(data.noteCounts.map((n) => [n.id, n.n]));
+  const unresolvedByMr = new Map(data.unresolved.map((n) => [n.id, n.n]));
+  const milestonesById = new Map(
+    data.milestones.map((r) => [r.milestone.id, milestoneEntity(r.milestone, { base, projectFullPath: r.projectPath != null ? `${r.projectNs}/${r.projectPath}` : undefined, groupFullPath: r.groupPath ?? undefined })]),
+  );
+  const explicit = new Map((data.subscriptions ?? []).map((s) => [s.id, s.subscribed]));
+  const commented = new Set((data.commented ?? []).map((n) => n.id));
+  const firstContributions = new Map((data.firstContribution ?? []).map((f) => [f.id, Boolean(f.first)]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
 
-  // Each row's live state (branch heads, manifests, approvals) is independent: read them concurrently.
   const presentOne = async (m: MergeRequestRow) => {
     const pr = projectsById.get(m.projectId)!;
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
-    const live = await liveState(c, m, { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod });
+    const closedChanges = o.full && !open && m.baseSha && m.headSha ? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length : null;
+    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
       live.approved = false;
@@ -150,7 +153,7 @@ async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeReques
       reviewers: (reviewers.get(m.id) ?? []).map(present).filter((u) => u != null),
       labels: labelsByMr.get(m.id) ?? [],
       withLabelsDetails: Boolean(o.withLabelsDetails),
-      milestone: m.milestoneId != null ? (milestones.get(m.milestoneId) ?? null) : null,
+      milestone: m.milestoneId != null ? (milestonesById.get(m.milestoneId) ?? null) : null,
       userNotesCount: notesByMr.get(m.id) ?? 0,
       timeStats: timeStats(m, limitToHours),
       live,
@@ -159,8 +162,10 @@ async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeReques
       squashOption: pr.project.squashOption,
     };
     if (!o.full) return mergeRequestBasic(m, x);
-    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
-    const subscribed = o.withoutSubscribed ? undefined : await subscribedToMergeRequest(db, caller, m, assignees.get(m.id) ?? [], reviewers.get(m.id) ?? []);
+    const level = Number(pr.level ?? 0);
+    const uid = caller.user?.id;
+    const participant = uid != null && (m.authorId === uid || (assignees.get(m.id) ?? []).includes(uid) || (reviewers.get(m.id) ?? []).includes(uid));
+    const subscribed = o.withoutSubscribed ? undefined : uid == null ? false : (explicit.get(m.id) ?? (participant || commented.has(m.id)));
     const buildsReadable = featureAvailable(pr.project, 'builds', { level, isAdmin: caller.isAdmin }) && (pr.project.visibility !== 'private' || caller.isAdmin || level >= ACCESS.REPORTER);
     return mergeRequestEntity(m, {
       ...x,
@@ -169,54 +174,30 @@ async function presentRows(c: Context<AppEnv>, caller: Caller, rows: MergeReques
       canMerge: caller.user ? await canBeMergedBy(c, caller, pr.project, level, m.targetBranch) : false,
       buildsAvailable: buildsReadable,
       readPipeline: buildsReadable,
-      firstContribution: o.firstContribution ? await firstContribution(db, m) : undefined,
+      firstContribution: o.firstContribution ? (firstContributions.get(m.id) ?? false) : undefined,
       // No rebase runs here.
       rebaseInProgress: o.includeRebaseInProgress ? false : undefined,
       // MergeRequest#diverged_commits_count: target commits since the merge base (0 once closed or merged).
-      divergedCommitsCount: o.includeDivergedCommitsCount
-        ? open && live.targetHead && live.mergeBase !== live.targetHead
-          ? (await commitsBetween(db, m.projectId, live.mergeBase, live.targetHead)).length
-          : 0
-        : undefined,
+      divergedCommitsCount: o.includeDivergedCommitsCount ? (open && live.targetHead && live.mergeBase !== live.targetHead ? await divergedCommits(db, m.projectId, live.mergeBase, live.targetHead) : 0) : undefined,
     });
   };
   return Promise.all(rows.map(presentOne));
 }
 
-/** Entities::MergeRequest of one merge request. */
-export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: Omit<PresentMrOptions, 'full'> = {}): Promise<MergeRequest> {
-  // `full: true` makes every element a MergeRequest (presentRows' last branch).
-  return (await presentMergeRequests(c, caller, [row], { ...o, full: true }))[0] as MergeRequest;
+/** Commits of the target since the merge base: a function of the two shas, counted once per isolate. */
+async function divergedCommits(db: Db, projectId: number, base: string | null, targetHead: string): Promise<number> {
+  const key = `diverged:${projectId}:${base}:${targetHead}`;
+  const known = factCache<number>(db).get(key);
+  if (known !== undefined) return known;
+  const n = (await commitsBetween(db, projectId, base, targetHead)).length;
+  if (base) factCache<number>(db).set(key, n);
+  return n;
 }
 
-/** MergeRequest#first_contribution?: the author is not a member and had nothing merged in the project before. */
-async function firstContribution(db: Db, m: MergeRequestRow): Promise<boolean> {
-  const member = await db
-    .select({ one: sql`1` })
-    .from(members)
-    .where(and(eq(members.userId, m.authorId), eq(members.sourceType, 'Project'), eq(members.sourceId, m.projectId)))
-    .limit(1)
-    .get();
-  if (member) return false;
-  const ns = await db.select({ kind: namespaces.kind, ownerId: namespaces.ownerId, path: namespaces.traversalPath }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, m.projectId)).get();
-  if (ns?.kind === 'User' && ns.ownerId === m.authorId) return false;
-  if (ns?.kind === 'Group' && ns.path) {
-    const groupIds = ns.path.split('/').filter(Boolean).map(Number);
-    const gm = await db
-      .select({ one: sql`1` })
-      .from(members)
-      .where(and(eq(members.userId, m.authorId), eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)))
-      .limit(1)
-      .get();
-    if (gm) return false;
-  }
-  const merged = await db
-    .select({ one: sql`1` })
-    .from(mergeRequests)
-    .where(and(eq(mergeRequests.projectId, m.projectId), eq(mergeRequests.authorId, m.authorId), eq(mergeRequests.state, 'merged')))
-    .limit(1)
-    .get();
-  return !merged;
+/** Entities::MergeRequest of one merge request. */
+export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, row: MergeRequestRow, o: Omit<PresentMrOptions, 'full'> = {}, loaded?: PresenterLoaded): Promise<MergeRequest> {
+  // `full: true` makes every element a MergeRequest (presentRows' last branch).
+  return (await presentMergeRequests(c, caller, [row], { ...o, full: true }, loaded))[0] as MergeRequest;
 }
 
 /** Subscribable#subscribed?: an explicit row wins; otherwise participants (author, assignees, reviewers, commenters). */

@@ -30,9 +30,12 @@ import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
 import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
-import { findReadableMergeRequest } from './merge-request-access';
+import { findReadableMergeRequestWith } from './merge-request-access';
 import { MergeRequestBasicSchema, type MergeRequestRow, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
-import { presentMergeRequest, presentMergeRequests } from './merge-request-presenter';
+import { presentMergeRequest, presentMergeRequests, readOptions } from './merge-request-presenter';
+import { flattenReads, presenterReads } from './presenter-reads';
+import { mergeRequestApprovals } from './approvals-port';
+import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
 import { mountMergeRequestCreate } from './merge-request-create-routes';
@@ -79,19 +82,32 @@ export function mountMergeRequests(r: Router) {
   // Single merge request
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Get a merge request', tags: TAGS, params: getMergeRequestParams, responses: { 200: MergeRequestSchema } }, async ({ c, p, caller }) => {
-    const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-    // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
-    // checks now pass (an approval arrived) completes no later than the next read.
-    if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id)))
-      found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
-    return c.json(
-      await presentMergeRequest(c, caller, found.mr, {
-        project: found.project,
-        firstContribution: true,
-        includeRebaseInProgress: p.include_rebase_in_progress,
-        includeDivergedCommitsCount: p.include_diverged_commits_count,
-      }),
-    );
+    const presenting = { project: undefined, firstContribution: true, includeRebaseInProgress: p.include_rebase_in_progress, includeDivergedCommitsCount: p.include_diverged_commits_count };
+    // One read memo for the request: the approval state's reads, seeded below, serve the presenter.
+    return withReadMemo(c, async () => {
+      let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
+      // The merge request, everything its entity shows and its approval state in the round trip that finds the project.
+      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
+        const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
+        const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
+        return {
+          list: [...own.list, ...(approvals?.list ?? [])],
+          unflatten: (results) => {
+            if (approvals) primeApprovals = (mr) => approvals.prime(mr, results.slice(own.list.length));
+            return own.unflatten(results.slice(0, own.list.length));
+          },
+        };
+      });
+      primeApprovals?.(found.mr);
+      let loaded = found.loaded;
+      // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
+      // checks now pass (an approval arrived) completes no later than the next read.
+      if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
+        found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
+        loaded = undefined;
+      }
+      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && primeApprovals !== undefined }, loaded));
+    });
   });
 
   mountMergeRequestUpdate(r);
@@ -148,13 +164,16 @@ async function listMergeRequests(
   }
   const db = c.var.db;
   const q = await buildMergeRequestQuery(db, caller, parent, p);
-  const rows = await paginate<MergeRequestRow>(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, mrListDefaults(kind)),
-    (limit, offset) => mergeRequestPage(db, q, limit, offset),
-    () => mergeRequestCount(db, q, MAX_COUNT + 1),
-  );
+  // The page and its count in one batch.
+  const rows = (
+    await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, mrListDefaults(kind)),
+      (limit, offset) => mergeRequestPage(db, q, limit, offset),
+      () => mergeRequestCount(db, q, MAX_COUNT + 1),
+    )
+  ).map((r) => r.mr);
   if (p.view === 'simple') {
     const paths = await projectPaths(c, rows.map((r) => r.projectId));
     const base = baseUrl(c);

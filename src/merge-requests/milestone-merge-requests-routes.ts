@@ -48,12 +48,14 @@ async function milestoneMergeRequests(c: Context<AppEnv>, caller: Caller, parent
   if (parent.kind === 'project' && !canReadMergeRequests(caller, parent.project, parent.level)) q.possible = false;
   q.orderBy = labelPriorityOrder();
   const raw = await requestParams(c);
-  const rows = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, {}),
-    (limit, offset) => mergeRequestPage(db, q, limit, offset),
-    (limit) => mergeRequestCount(db, q, limit),
-  );
+  const rows = (
+    await paginate(
+      c,
+      pageRequest(p, raw.per_page),
+      linkParamsFrom(raw, {}),
+      (limit, offset) => mergeRequestPage(db, q, limit, offset),
+      (limit) => mergeRequestCount(db, q, limit),
+    )
+  ).map((r) => r.mr);
   return c.json(await presentMergeRequests(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group }));
 }

@@ -2,13 +2,14 @@
  * Commit ancestry: `git log` between two commits, ancestors, merge bases, the last commit that
  * changed a path, and the filtered history of the commits list.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
 import { repoCommitFiles, repoCommits } from '../db/schema';
 import { memo } from '../platform/read-memo';
 import type { CommitRow } from './repository-store';
+import { factCache } from './sha-cache';
 
 /**
  * The ancestry of `sha` (itself included) as a recursive CTE over parent edges. CROSS JOIN fixes the
@@ -44,12 +45,35 @@ export async function isAncestor(db: Db, projectId: number, ancestor: string, of
   return rows.length > 0;
 }
 
-/** The best common ancestor: of all common ancestors, the one of highest generation. */
+/**
+ * The merge base as a query builder (one row `{ sha }` or none), to run alone or inside a batch;
+ * the ancestries sit in the IN sub-select so the statement is an ordinary select.
+ */
+export const mergeBaseQuery = (db: Db, projectId: number, a: string, b: string) =>
+  db
+    .select({ sha: repoCommits.sha })
+    .from(repoCommits)
+    .where(and(eq(repoCommits.projectId, projectId), sql`${repoCommits.sha} IN (WITH RECURSIVE ${ancestry('x', projectId, a)}, ${ancestry('y', projectId, b)} SELECT sha FROM x INTERSECT SELECT sha FROM y)`))
+    .orderBy(desc(repoCommits.generation), desc(repoCommits.committedAt))
+    .limit(1);
+
+const mergeBaseKey = (projectId: number, a: string, b: string) => `merge-base:${projectId}:${a}:${b}`;
+
+/** The merge base if this isolate knows it (sha-cache.ts), without reading. */
+export const cachedMergeBase = (db: Db, projectId: number, a: string, b: string) => factCache<string>(db).get(mergeBaseKey(projectId, a, b));
+
+/** Keeps a merge base read elsewhere (a batch); none is kept when there is none (a commit may be missing still). */
+export function rememberMergeBase(db: Db, projectId: number, a: string, b: string, sha: string | null): string | null {
+  if (sha) factCache<string>(db).set(mergeBaseKey(projectId, a, b), sha);
+  return sha;
+}
+
+/** The best common ancestor: of all common ancestors, the one of highest generation. A function of the two shas: read once per isolate. */
 export async function mergeBase(db: Db, projectId: number, a: string, b: string): Promise<string | null> {
-  const [row] = await db.all<{ sha: string }>(sql`WITH RECURSIVE ${ancestry('x', projectId, a)}, ${ancestry('y', projectId, b)}
-    SELECT c.sha AS sha FROM repo_commits c WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM x INTERSECT SELECT sha FROM y)
-    ORDER BY c.generation DESC, c.committed_at DESC LIMIT 1`);
-  return row?.sha ?? null;
+  const known = cachedMergeBase(db, projectId, a, b);
+  if (known) return known;
+  const [row] = await mergeBaseQuery(db, projectId, a, b);
+  return rememberMergeBase(db, projectId, a, b, row?.sha ?? null);
 }
 
 /**

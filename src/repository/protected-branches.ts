@@ -26,7 +26,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
-import { memo } from '../platform/read-memo';
+import { memo, primeMemo } from '../platform/read-memo';
 import { settingsOf } from '../settings/settings';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
@@ -109,6 +109,40 @@ export const memoProtectedBranchRows = (c: Context<AppEnv>, projectId: number): 
 async function matchingProtectedBranches(c: Context<AppEnv>, projectId: number, branchName: string): Promise<ProtectedBranchWithLevels[]> {
   const rows = (await memoProtectedBranchRows(c, projectId)).filter((r) => refMatches(r.name, branchName));
   return memo(c, `protected-branch-levels:${rows.map((r) => r.id).join(',')}`, () => attachLevels(c.var.db, rows));
+}
+
+/**
+ * The protected branches (and all their access levels) of the projects `projectIds` selects, as
+ * unexecuted reads for a caller's batch; `primeProtectedBranches` then seeds the read memo with them,
+ * so the push and merge checks of `branches` ask storage nothing more.
+ */
+export const protectedBranchReads = (db: Db, projectIds: SQL) =>
+  [
+    db.select().from(protectedBranches).where(sql`${protectedBranches.projectId} IN ${projectIds}`).orderBy(asc(protectedBranches.id)),
+    db
+      .select()
+      .from(protectedBranchAccessLevels)
+      .where(sql`${protectedBranchAccessLevels.protectedBranchId} IN (SELECT pb.id FROM protected_branches pb WHERE pb.project_id IN ${projectIds})`)
+      .orderBy(asc(protectedBranchAccessLevels.id)),
+  ] as const;
+
+export function primeProtectedBranches(c: Context<AppEnv>, rows: ProtectedBranchRow[], levels: AccessLevelRow[], branches: { projectId: number; name: string }[]): void {
+  const entries: [string, unknown][] = [];
+  const byProject = new Map<number, ProtectedBranchRow[]>();
+  for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r]);
+  for (const { projectId, name } of branches) {
+    const own = byProject.get(projectId) ?? [];
+    entries.push([`protected-branches:${projectId}`, own]);
+    const matching = own.filter((r) => refMatches(r.name, name));
+    const withLevels = matching.map((r) => ({ ...r, push: [] as AccessLevelRow[], merge: [] as AccessLevelRow[], unprotect: [] as AccessLevelRow[] }));
+    const byId = new Map(withLevels.map((r) => [r.id, r]));
+    for (const l of levels) {
+      const pb = byId.get(l.protectedBranchId);
+      if (pb && (l.kind === 'push' || l.kind === 'merge' || l.kind === 'unprotect')) pb[l.kind].push(l);
+    }
+    entries.push([`protected-branch-levels:${matching.map((r) => r.id).join(',')}`, withLevels]);
+  }
+  primeMemo(c, entries);
 }
 
 /** ProtectedBranch.protected? for a repository with commits. */

@@ -11,6 +11,7 @@ import type { Db } from '../db/client';
 import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
 import { memo, primeMemo } from '../platform/read-memo';
 import type { ManifestEntry } from './git-objects';
+import { manifestCache } from './sha-cache';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
 export type BranchRow = typeof repoBranches.$inferSelect;
@@ -83,12 +84,29 @@ export async function resolveRef(db: Db, projectId: number, ref: string): Promis
   return rows.length === 1 ? rows[0] : null;
 }
 
+/** The files of a commit; a commit's files never change, so they are read once per isolate (sha-cache.ts). Callers get their own copy. */
 export async function manifestOf(db: Db, projectId: number, sha: string | null): Promise<Manifest> {
+  if (!sha) return new Map();
+  const known = manifestCache<Manifest>(db).get(`${projectId}:${sha}`);
+  if (known) return new Map(known);
+  return rememberManifest(db, projectId, sha, await db.select().from(repoCommitFiles).where(manifestWhere(projectId, sha)).all());
+}
+
+/** The rows of a manifest read, for a batch whose results `rememberManifest` takes. */
+export const manifestWhere = (projectId: number, sha: string | SQL) => and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha as string));
+
+/** A manifest from its rows, kept in the isolate's cache when the commit has files (an empty one may not be written yet). */
+export function rememberManifest(db: Db, projectId: number, sha: string, rows: (typeof repoCommitFiles.$inferSelect)[]): Manifest {
   const out: Manifest = new Map();
-  if (!sha) return out;
-  const rows = await db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha))).all();
   for (const r of rows) out.set(r.path, { blobSha: r.blobSha, mode: r.mode, size: r.size });
+  if (out.size) manifestCache<Manifest>(db).set(`${projectId}:${sha}`, new Map(out));
   return out;
+}
+
+/** A cached manifest, or undefined without reading. */
+export function cachedManifest(db: Db, projectId: number, sha: string): Manifest | undefined {
+  const known = manifestCache<Manifest>(db).get(`${projectId}:${sha}`);
+  return known ? new Map(known) : undefined;
 }
 
 export async function fileAt(db: Db, projectId: number, sha: string, path: string): Promise<FileEntry | null> {

@@ -1,0 +1,170 @@
+/**
+ * Everything presenting merge requests reads, as unexecuted queries keyed by one SQL set of merge
+ * request ids (`ids`: a sub-select such as `(SELECT id FROM merge_requests WHERE project_id = ? AND
+ * iid = ?)`, or `(SELECT value FROM json_each(?))` for a page), so they go to storage in ONE batch
+ * whatever the page size, and can ride in the batch that finds the merge request itself
+ * (../shared/DESIGN.md "Data access"). The users, milestones, projects and branch heads hang off the
+ * merge request rows through sub-selects, so nothing waits for another read.
+ */
+import { and, count, eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { prefixedColumns } from '../db/columns';
+import {
+  labelLinks,
+  labels,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  mergeRequests,
+  milestones,
+  namespaces,
+  notes,
+  projects,
+  repoBranches,
+  subscriptions,
+  users,
+} from '../db/schema';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Caller } from '../platform/context';
+import { projectLevelSql } from '../projects/abilities';
+import { protectedBranchReads } from '../repository/protected-branches';
+
+export interface PresenterReadOptions {
+  /** Entities::MergeRequest: the caller's level, merge rights (protected branches). */
+  full?: boolean;
+  subscribed?: boolean;
+  firstContribution?: boolean;
+  /** False when another read of the batch brings the protected branch rows (into the read memo). */
+  protectedBranchRows?: boolean;
+}
+
+/** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
+const within = (column: SQL | { getSQL(): SQL }, ids: SQL) => sql`${column} IN ${ids}`;
+
+const MR = sql.raw('"merge_requests"');
+const milestoneProject = alias(projects, 'milestone_project');
+const milestoneProjectNs = alias(namespaces, 'milestone_project_ns');
+const milestoneGroup = alias(namespaces, 'milestone_group');
+
+/** A page's merge request ids as a set for `presenterReads` (one parameter, whatever the page size). */
+export const idsOfPage = (ids: readonly number[]): SQL => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
+  const uid = caller.user?.id;
+  const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
+  const projectIds = ofMrs('m.project_id');
+  return {
+    projects: db
+      .select({ project: projects, namespace: prefixedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(within(projects.id, projectIds)),
+    assignees: db.select().from(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, ids)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position),
+    reviewers: db.select().from(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, ids)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position),
+    labels: db
+      .select({ targetId: labelLinks.targetId, label: labels })
+      .from(labelLinks)
+      .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+      .where(and(eq(labelLinks.targetType, 'MergeRequest'), within(labelLinks.targetId, ids))),
+    noteCounts: db
+      .select({ id: notes.noteableId, n: count() })
+      .from(notes)
+      .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), eq(notes.system, false)))
+      .groupBy(notes.noteableId),
+    // mergeable_discussions_state?: resolvable discussions left unresolved.
+    unresolved: db
+      .select({ id: notes.noteableId, n: count() })
+      .from(notes)
+      .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), eq(notes.resolvable, true), sql`${notes.resolvedAt} IS NULL`))
+      .groupBy(notes.noteableId),
+    users: db
+      .select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email })
+      .from(users)
+      // Separate INs, not one UNION: D1 caps compound selects at a few terms.
+      .where(
+        sql`${users.id} IN ${ofMrs('m.author_id')} OR ${users.id} IN ${ofMrs('m.closed_by_id')} OR ${users.id} IN ${ofMrs('m.merged_by_id')} OR ${users.id} IN ${ofMrs('m.merge_user_id')}
+          OR ${users.id} IN (SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id IN ${ids})
+          OR ${users.id} IN (SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id IN ${ids})`,
+      ),
+    milestones: db
+      .select({ milestone: milestones, projectPath: sql<string | null>`${milestoneProject.path}`.as('mp_path'), projectNs: sql<string | null>`${milestoneProjectNs.fullPath}`.as('mp_ns'), groupPath: sql<string | null>`${milestoneGroup.fullPath}`.as('mg_path') })
+      .from(milestones)
+      .leftJoin(milestoneProject, eq(milestoneProject.id, milestones.projectId))
+      .leftJoin(milestoneProjectNs, eq(milestoneProjectNs.id, milestoneProject.namespaceId))
+      .leftJoin(milestoneGroup, eq(milestoneGroup.id, milestones.groupId))
+      .where(within(milestones.id, ofMrs('m.milestone_id'))),
+    // Only open merge requests read their branches (a closed one shows what it recorded).
+    heads: db
+      .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+      .from(repoBranches)
+      .where(
+        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
+          UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
+      ),
+    // The merge checks of the full entity and the approval rules' branch scopes both read them (the
+    // rows are left out when the approval state's reads in the same batch bring them).
+    protectedBranchRows: o.protectedBranchRows === false ? undefined : protectedBranchReads(db, projectIds)[0],
+    protectedBranchLevels: protectedBranchReads(db, projectIds)[1],
+    // Subscribable#subscribed?: an explicit row, else a participant (here: the caller commented).
+    subscriptions:
+      o.full && o.subscribed && uid != null
+        ? db
+            .select({ id: subscriptions.subscribableId, subscribed: subscriptions.subscribed })
+            .from(subscriptions)
+            .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), within(subscriptions.subscribableId, ids), eq(subscriptions.userId, uid)))
+        : undefined,
+    commented:
+      o.full && o.subscribed && uid != null
+        ? db
+            .selectDistinct({ id: notes.noteableId })
+            .from(notes)
+            .where(and(eq(notes.noteableType, 'MergeRequest'), within(notes.noteableId, ids), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
+        : undefined,
+    firstContribution: o.full && o.firstContribution ? firstContributionRead(db, ids) : undefined,
+  };
+}
+
+/**
+ * MergeRequest#first_contribution?: the author is not a member of the project (nor owns its user
+ * namespace, nor belongs to its group or an ancestor) and had nothing merged in it before.
+ */
+function firstContributionRead(db: Db, ids: SQL) {
+  const author = sql.raw('"merge_requests"."author_id"');
+  const project = sql.raw('"merge_requests"."project_id"');
+  return db
+    .select({
+      id: mergeRequests.id,
+      first: sql<number>`NOT EXISTS (SELECT 1 FROM members pm WHERE pm.user_id = ${author} AND pm.source_type = 'Project' AND pm.source_id = ${project})
+        AND NOT EXISTS (SELECT 1 FROM projects p JOIN namespaces ns ON ns.id = p.namespace_id WHERE p.id = ${project} AND (
+          (ns.kind = 'User' AND ns.owner_id = ${author})
+          OR (ns.kind = 'Group' AND EXISTS (SELECT 1 FROM members gm JOIN namespaces g ON g.id = gm.source_id WHERE gm.user_id = ${author} AND gm.source_type = 'Namespace'
+            AND ns.traversal_path >= g.traversal_path AND ns.traversal_path < g.traversal_path || ':'))))
+        AND NOT EXISTS (SELECT 1 FROM merge_requests x WHERE x.project_id = ${project} AND x.author_id = ${author} AND x.state = 'merged')`.as('first_contribution'),
+    })
+    .from(mergeRequests)
+    .where(sql`${MR}."id" IN ${ids}`);
+}
+
+export type PresenterReads = ReturnType<typeof presenterReads>;
+type Item = BatchItem<'sqlite'>;
+type LoadedOf<T> = T extends undefined ? undefined : Awaited<T>;
+export type PresenterLoaded = { [K in keyof PresenterReads]: LoadedOf<PresenterReads[K]> };
+
+/** The reads as a flat list for a batch, and how to put the batch's results back in place. */
+export function flattenReads(r: PresenterReads): { list: Item[]; unflatten: (results: readonly unknown[]) => PresenterLoaded } {
+  const list: Item[] = [];
+  const at: [string, number][] = [];
+  for (const [k, v] of Object.entries(r) as [string, Item | undefined][]) {
+    if (v === undefined) continue;
+    at.push([k, list.length]);
+    list.push(v as Item);
+  }
+  return {
+    list,
+    unflatten: (results) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, i] of at) out[k] = results[i];
+      return out as PresenterLoaded;
+    },
+  };
+}
