@@ -8,10 +8,10 @@ import { findProject, type ProjectWithNamespace } from './project-queries';
 import { findUserById, findUserByIdOrUsername } from '../users/user-queries';
 import { members, namespaces, projects } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, FEATURES, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
-import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
+import { ACCESS, groupAccess, groupLevelSql, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
-import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginateWith, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -36,12 +36,13 @@ import {
   projectInsertStatements,
   projectListQuery,
   projectVisibilityError,
-  openIssuesCountOf,
-  projectsWithBranches,
+  presentProjectRows,
+  projectExtras,
+  projectExtrasReads,
   readCode,
 } from './projects';
 import { findReadableGroup } from './groups';
-import { findReadableProject } from './projects';
+import { findReadableProject, findReadableProjectWith } from './projects';
 import { settingsOf } from '../settings/settings';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
 import { decimalId } from '../platform/record-id';
@@ -125,18 +126,20 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
   // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
   if (offsetCap) checkOffsetLimit(p, 'Project');
   const req = pageRequest(p, raw.per_page);
-  const rows = await paginate(
+  const visible = and(projectVisibleSql(caller), ...conds);
+  const pageIds = (limit: number, offset: number) =>
+    db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(visible).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset);
+  // The page, its count and the presenter's extras (hung off the page by a sub-select) in one round trip.
+  const { rows, reads } = await paginateWith(
     c,
     req,
     linkParamsFrom(raw, { order_by: 'created_at', sort: 'desc', owned: false, starred: false, imported: false, membership: false, with_issues_enabled: false, with_merge_requests_enabled: false, simple: false, statistics: false, with_custom_attributes: false, ...defaults }),
-    (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset).all(),
-    async (limit) => {
-      const inner = db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(...[projectVisibleSql(caller), ...conds])).limit(limit);
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-      return Number(row?.n ?? 0);
-    },
+    (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset),
+    (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(visible).limit(limit).as('t')),
+    projectExtrasReads(db, (column) => sql`${column} IN (${pageIds(req.perPage, req.offset)})`),
+    () => undefined,
   );
-  return c.json(await presentProjects(c, caller, rows, p.simple));
+  return c.json(presentProjectRows(c, caller, rows, p.simple, projectExtras(reads)));
 }
 
 
@@ -243,34 +246,39 @@ export function mountProjects(r: Router) {
   );
 
   r.route({ method: 'GET', path: '/projects/:id', summary: 'Get a project', tags: ['projects'], params: getProjectParams, responses: { 200: ProjectWithAccessSchema } }, async ({ c, p, caller }) => {
-    const pr = await findReadableProject(c, caller, p.id);
     const db = c.var.db;
-    const names = await loadFullNames(db, [pr.namespace]);
-    const owner = pr.namespace.kind === 'User' && pr.namespace.ownerId ? await findUserById(db, pr.namespace.ownerId) : null;
-    // ProjectWithAccess: the caller's direct project membership and the group's (inherited) level.
-    let projectLevel: number | null = null;
-    let groupLevel: number | null = null;
-    if (caller.user) {
-      const m = await db
+    const uid = caller.user?.id;
+    // The project, the caller's level, the entity's extras and the caller's direct and group
+    // memberships (ProjectWithAccess), all in one round trip.
+    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [
+      ...projectExtrasReads(db, (col) => eq(col, pid)),
+      db
         .select({ level: members.accessLevel })
         .from(members)
-        .where(and(eq(members.userId, caller.user.id), eq(members.sourceType, 'Project'), eq(members.sourceId, pr.project.id)))
-        .get();
-      projectLevel = m?.level ?? null;
-      if (pr.namespace.kind === 'Group') groupLevel = (await groupAccess(db, caller.user, pr.namespace)) || null;
-    }
+        .where(and(eq(members.userId, uid ?? 0), eq(members.sourceType, 'Project'), eq(members.sourceId, pid)))
+        .limit(1),
+      db
+        .select({ level: (uid === undefined ? sql<number>`0` : groupLevelSql(uid)).as('level') })
+        .from(namespaces)
+        .where(and(eq(namespaces.kind, 'Group'), sql`${namespaces.id} = (SELECT p.namespace_id FROM projects p WHERE p.id = ${pid})`))
+        .limit(1),
+    ]);
+    const [counts, branches, names, owners, direct, group] = pr.reads;
+    const extras = projectExtras([counts, branches, names, owners]);
+    const id = pr.project.id;
     return c.json(
       projectWithAccess(pr.project, pr.namespace, {
         base: baseUrl(c),
-        namespaceFullName: names.get(pr.namespace.id)!,
-        owner,
+        namespaceFullName: extras.fullName(id),
+        owner: pr.namespace.ownerId ? extras.owner(id) : null,
         readCode: readCode(caller, pr.project, pr.level),
         level: pr.level,
         isAdmin: caller.isAdmin,
-        projectLevel,
-        groupLevel,
-        openIssuesCount: await openIssuesCountOf(db, pr.project.id, pr.level),
-        emptyRepo: !(await projectsWithBranches(db, [pr.project.id])).has(pr.project.id),
+        // ProjectWithAccess: the caller's direct project membership and the group's (inherited) level.
+        projectLevel: uid === undefined ? null : (direct[0]?.level ?? null),
+        groupLevel: uid === undefined ? null : Number(group[0]?.level ?? 0) || null,
+        openIssuesCount: extras.openIssues(id, pr.level),
+        emptyRepo: extras.emptyRepo(id),
       }),
     );
   });
