@@ -117,8 +117,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'GET /api/v4/projects/:id/milestones/:milestone_id/merge_requests': 6,
   'GET /api/v4/projects/:id/protected_branches': 6,
   'GET /api/v4/projects/:id/protected_branches/:name': 5,
-  'GET /api/v4/projects/:id/repository/branches': 20,
-  'GET /api/v4/projects/:id/repository/branches/:branch': 11,
   'GET /api/v4/projects/:id/repository/commits': 7,
   'GET /api/v4/projects/:id/repository/commits/:sha': 5,
   'GET /api/v4/projects/:id/repository/commits/:sha/diff': 6,
@@ -190,7 +188,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'POST /api/v4/projects/:id/milestones': 7,
   'POST /api/v4/projects/:id/milestones/:milestone_id/promote': 6,
   'POST /api/v4/projects/:id/protected_branches': 7,
-  'POST /api/v4/projects/:id/repository/branches': 15,
   'POST /api/v4/projects/:id/repository/commits': 13,
   'POST /api/v4/projects/user/:user_id': 14,
   'POST /api/v4/todos/:id/mark_as_done': 13,
@@ -228,5 +225,4 @@ export const PAGE_SIZE_DEBT: string[] = [
   'GET /api/v4/groups/:id/merge_requests',
   'GET /api/v4/namespaces',
   'GET /api/v4/projects/:id/merge_requests',
-  'GET /api/v4/projects/:id/repository/branches',
 ];
