@@ -16,7 +16,7 @@ import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelS
 import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
 import { namespaceFullNameSql } from './group-queries';
-import { findProject, projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
+import { projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
@@ -179,22 +179,6 @@ export const pathFromName = (name: string) =>
 export function projectVisibilityError(visibility: string, ns: NamespaceRow): string | null {
   if (ns.kind === 'Group' && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[ns.visibility]) return `${visibility} is not allowed in a ${ns.visibility} group.`;
   return null;
-}
-
-/** Name and path taken in the namespace (project or, for path, a subgroup of the same group). */
-export async function projectConflicts(db: Db, ns: NamespaceRow, name: string | undefined, path: string | undefined, exceptId?: number): Promise<Record<string, string[]>> {
-  const errors: Record<string, string[]> = {};
-  const notSelf = exceptId ? sql`${projects.id} != ${exceptId}` : undefined;
-  if (name !== undefined) {
-    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.name}) = lower(${name})`, notSelf)).get();
-    if (hit) errors.name = ['has already been taken'];
-  }
-  if (path !== undefined) {
-    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.path}) = lower(${path})`, notSelf)).get();
-    const sub = await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${`${ns.fullPath}/${path}`})`).get();
-    if (hit || sub) errors.path = ['has already been taken'];
-  }
-  return errors;
 }
 
 /** A new project and its creator's membership (owner in a personal namespace, maintainer in a group unless already above). */

@@ -1,5 +1,5 @@
 /** Branches (lib/api/branches.rb). */
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
@@ -15,8 +15,7 @@ import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, 
 import { branchCount, branchEntityReads, resolvedRef, resolveRefReads } from './branch-reads';
 import { writeThenRead } from '../db/batch-reads';
 import { isValidBranchName } from './commit-writer';
-import { isAncestor } from './history';
-import { type CommitRow, findBranch, resolveRef } from './repository-store';
+import { type CommitRow, findBranch } from './repository-store';
 import { apiMessage, type Found, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 
 export function mountBranches(r: Router) {

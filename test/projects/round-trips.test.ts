@@ -3,7 +3,7 @@
  * one-batch reads show what the per-row reads showed (nested namespace names, counts, owners).
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, unique } from '../support';
+import { api, createUser, rootToken, unique } from '../support';
 
 const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 
@@ -51,5 +51,32 @@ describe('project and group reads in few round trips', () => {
     const simple = await api(`/users/${owner.id}/projects?simple=true`, { token: stranger.token });
     expect(simple.body[0].open_issues_count).toBeUndefined();
     expect(simple.body[0].name_with_namespace).toMatch(new RegExp(`^${owner.name} / `));
+  });
+
+  it('POST and PUT /projects: checks in one round trip, the write and its answer in another', async () => {
+    const owner = await createUser();
+    const gp = unique('g');
+    const g = await api('/groups', { token: owner.token, body: { name: gp, path: gp } });
+    await api('/groups', { token: owner.token, body: { name: 'Taken', path: 'taken', parent_id: g.body.id } });
+    const made = await api('/projects', { token: owner.token, body: { name: 'Made', namespace_id: `${gp}` } });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ path_with_namespace: `${gp}/made`, name_with_namespace: `${gp} / Made`, open_issues_count: 0, empty_repo: true });
+    expect(trips(made)).toBeLessThanOrEqual(3);
+    // A subgroup's path is taken for a project, as are a sibling project's name and path.
+    const clash = await api('/projects', { token: owner.token, body: { name: 'Other', path: 'taken', namespace_id: g.body.id } });
+    expect(clash.body).toEqual({ message: { path: ['has already been taken'] } });
+    const other = await api('/projects', { token: owner.token, body: { name: 'Other', namespace_id: g.body.id } });
+    const rename = await api(`/projects/${other.body.id}`, { method: 'PUT', token: owner.token, body: { name: 'made' } });
+    expect(rename.body).toEqual({ message: { name: ['has already been taken'] } });
+    // Renaming to its own name is no conflict.
+    const same = await api(`/projects/${encodeURIComponent(`${gp}/other`)}`, { method: 'PUT', token: owner.token, body: { name: 'Other', description: 'd' } });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ id: other.body.id, description: 'd', name_with_namespace: `${gp} / Other` });
+    expect(trips(same)).toBeLessThanOrEqual(3);
+    const admin = await api(`/projects/user/${owner.id}`, { token: rootToken, body: { name: 'Given' } });
+    expect(admin.status).toBe(201);
+    expect(admin.body).toMatchObject({ owner: { id: owner.id }, path_with_namespace: `${owner.username}/given` });
+    expect(trips(admin)).toBeLessThanOrEqual(3);
+    expect((await api('/projects/user/999999999', { token: rootToken, body: { name: 'Nobody' } })).body).toEqual({ message: '404 User Not Found' });
   });
 });
