@@ -79,4 +79,30 @@ describe('project and group reads in few round trips', () => {
     expect(trips(admin)).toBeLessThanOrEqual(3);
     expect((await api('/projects/user/999999999', { token: rootToken, body: { name: 'Nobody' } })).body).toEqual({ message: '404 User Not Found' });
   });
+
+  it('GET /namespaces: levels, member counts and owners with the page, the same round trips for any page size', async () => {
+    const owner = await createUser();
+    const member = await createUser();
+    for (const n of ['a', 'b']) {
+      const path = unique(`ns${n}`);
+      const g = await api('/groups', { token: owner.token, body: { name: path, path } });
+      await api(`/groups/${g.body.id}/members`, { token: owner.token, body: { user_id: member.id, access_level: 30 } });
+    }
+    await api('/namespaces', { token: owner.token }); // the caller is cached from here on
+    const one = await api('/namespaces?per_page=1', { token: owner.token });
+    const all = await api('/namespaces?per_page=100', { token: owner.token });
+    expect(all.body.map((n: { kind: string; members_count_with_descendants?: number }) => [n.kind, n.members_count_with_descendants])).toEqual([
+      ['user', undefined],
+      ['group', 2],
+      ['group', 2],
+    ]);
+    expect(all.body[0].avatar_url === null || typeof all.body[0].avatar_url === 'string').toBe(true);
+    expect(trips(all)).toBe(trips(one));
+    // A developer sees the groups but not their member counts (owners and administrators only).
+    const asMember = await api('/namespaces', { token: member.token });
+    expect(asMember.body.filter((n: { kind: string }) => n.kind === 'group').map((n: { members_count_with_descendants?: number }) => n.members_count_with_descendants)).toEqual([undefined, undefined]);
+    const single = await api(`/namespaces/${all.body[1].id}`, { token: owner.token });
+    expect(single.body).toMatchObject({ id: all.body[1].id, members_count_with_descendants: 2 });
+    expect(trips(single)).toBeLessThanOrEqual(2);
+  });
 });
