@@ -55,4 +55,26 @@ describe('branches in few round trips', () => {
     expect(sorted.body.map((b: { name: string }) => b.name)).toEqual(['f3', 'f2']);
     expect(sorted.headers.get('x-total')).toBe('3');
   });
+
+  it('GET a commit (by branch, full or short id) and compare resolve their refs with the project, in the same round trip', async () => {
+    const owner = await createUser();
+    const pr = await api('/projects', { token: owner.token, body: { name: unique('repo'), visibility: 'private' } });
+    const pid = pr.body.id;
+    const commit = (body: Record<string, unknown>) => api(`/projects/${pid}/repository/commits`, { token: owner.token, body });
+    const first = await commit({ branch: 'main', commit_message: 'one', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    const second = await commit({ branch: 'feature', start_branch: 'main', commit_message: 'two', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] });
+    await api(`/projects/${pid}/repository/commits/main`, { token: owner.token }); // the caller is cached from here on
+    const byBranch = await api(`/projects/${pid}/repository/commits/feature`, { token: owner.token });
+    expect(byBranch.body).toMatchObject({ id: second.body.id, message: 'two' });
+    expect(trips(byBranch)).toBeLessThanOrEqual(2);
+    expect((await api(`/projects/${pid}/repository/commits/${first.body.id}`, { token: owner.token })).body).toMatchObject({ id: first.body.id });
+    expect((await api(`/projects/${pid}/repository/commits/${first.body.id.slice(0, 7).toUpperCase()}`, { token: owner.token })).body).toMatchObject({ id: first.body.id });
+    expect((await api(`/projects/${pid}/repository/commits/nothere`, { token: owner.token })).body).toEqual({ message: '404 Commit Not Found' });
+    const diff = await api(`/projects/${pid}/repository/commits/feature/diff`, { token: owner.token });
+    expect(diff.body.map((d: { new_path: string }) => d.new_path)).toEqual(['b.txt']);
+    const cmp = await api(`/projects/${pid}/repository/compare?from=main&to=${second.body.id.slice(0, 8)}`, { token: owner.token });
+    expect(cmp.body.commits.map((x: { id: string }) => x.id)).toEqual([second.body.id]);
+    expect(cmp.body.diffs.map((d: { new_path: string }) => d.new_path)).toEqual(['b.txt']);
+    expect((await api(`/projects/${pid}/repository/compare?from=main&to=nothere`, { token: owner.token })).body).toEqual({ message: '404 Ref Not Found' });
+  });
 });
