@@ -26,6 +26,14 @@ export interface Sample {
   ms: number;
   status: number;
   kind?: string;
+  /** The response's X-Storage-Round-Trips (the servers report it in the benchmark), if it had one. */
+  roundTrips?: number;
+}
+
+/** One completed response: its status and the round trips it reports. */
+export interface Answer {
+  status: number;
+  roundTrips?: number;
 }
 
 export interface RunResult {
@@ -53,6 +61,7 @@ export function encodeRequest(host: string, r: Req): Buffer {
 export class ResponseParser {
   private buf: Buffer = Buffer.alloc(0);
   private status = 0;
+  private roundTrips: number | undefined;
   private bodyLeft = -1; // -1: reading head; >= 0: bytes of a Content-Length body still to come
   private chunked = false;
   closeAfter = false;
@@ -60,8 +69,14 @@ export class ResponseParser {
   lastError: string | null = null;
 
   push(chunk: Buffer): number[] {
+    return this.answers(chunk).map((a) => a.status);
+  }
+
+  /** As `push`, with each response's X-Storage-Round-Trips. */
+  answers(chunk: Buffer): Answer[] {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    const done: number[] = [];
+    const done: Answer[] = [];
+    const answer = (): Answer => (this.roundTrips === undefined ? { status: this.status } : { status: this.status, roundTrips: this.roundTrips });
     for (;;) {
       if (this.bodyLeft < 0 && !this.chunked) {
         const end = this.buf.indexOf('\r\n\r\n');
@@ -73,6 +88,8 @@ export class ResponseParser {
         const cl = /\r\ncontent-length:\s*(\d+)/.exec(lower);
         this.chunked = !cl && /\r\ntransfer-encoding:\s*chunked/.test(lower);
         this.closeAfter = /\r\nconnection:\s*close/.test(lower);
+        const rt = /\r\nx-storage-round-trips:\s*(\d+)/.exec(lower);
+        this.roundTrips = rt ? Number(rt[1]) : undefined;
         this.bodyLeft = this.chunked ? -1 : cl ? Number(cl[1]) : 0;
         if (this.status < 200 || this.status >= 300) this.lastError = head.split('\r\n')[0];
       }
@@ -87,7 +104,7 @@ export class ResponseParser {
             this.buf = this.buf.subarray(eol + 4);
             this.chunked = false;
             this.bodyLeft = -1;
-            done.push(this.status);
+            done.push(answer());
             break;
           }
           if (this.buf.length < eol + 2 + size + 2) return done;
@@ -99,7 +116,7 @@ export class ResponseParser {
       if (this.status < 200 || this.status >= 300) this.lastError += ' ' + this.buf.toString('utf8', 0, Math.min(this.bodyLeft, 300));
       this.buf = this.buf.subarray(this.bodyLeft);
       this.bodyLeft = -1;
-      done.push(this.status);
+      done.push(answer());
     }
   }
 }
@@ -110,7 +127,7 @@ class Conn {
   get lastError() {
     return this.parser.lastError;
   }
-  private onDone: ((status: number) => void) | null = null;
+  private onDone: ((a: Answer) => void) | null = null;
   private onFail: ((err: Error) => void) | null = null;
   busy = false;
   private dead = false;
@@ -124,12 +141,12 @@ class Conn {
     this.parser = new ResponseParser();
     this.socket = net.connect({ port: this.port, host: '127.0.0.1', noDelay: true });
     this.socket.on('data', (chunk) => {
-      for (const status of this.parser.push(chunk)) {
+      for (const a of this.parser.answers(chunk)) {
         const cb = this.onDone;
         this.onDone = this.onFail = null;
         this.busy = false;
         if (this.parser.closeAfter) this.reopen();
-        cb?.(status);
+        cb?.(a);
       }
     });
     const fail = (err: Error) => {
@@ -151,7 +168,7 @@ class Conn {
     this.open();
   }
 
-  send(bytes: Buffer): Promise<number> {
+  send(bytes: Buffer): Promise<Answer> {
     this.busy = true;
     if (this.dead) this.reopen();
     return new Promise((resolve, reject) => {
@@ -188,9 +205,9 @@ export async function closedLoop(port: number, next: () => Req, conns: number, s
         const r = next();
         const t = nowMs();
         try {
-          const status = await c.send(encodeRequest(host, r));
+          const { status, roundTrips } = await c.send(encodeRequest(host, r));
           r.onDone?.(status);
-          if (t >= measureFrom) samples.push({ ms: nowMs() - t, status, kind: r.kind });
+          if (t >= measureFrom) samples.push({ ms: nowMs() - t, status, kind: r.kind, roundTrips });
         } catch {
           r.onDone?.(null);
           if (t >= measureFrom) errors++;
@@ -241,9 +258,9 @@ export async function openLoop(port: number, next: () => Req, rate: number, seco
     const r = next();
     const c = await acquire();
     try {
-      const status = await c.send(encodeRequest(host, r));
+      const { status, roundTrips } = await c.send(encodeRequest(host, r));
       r.onDone?.(status);
-      samples.push({ ms: nowMs() - scheduled, status, kind: r.kind });
+      samples.push({ ms: nowMs() - scheduled, status, kind: r.kind, roundTrips });
     } catch {
       r.onDone?.(null);
       errors++;

@@ -1,4 +1,6 @@
-/** Result records (one JSON line each) and their Markdown rendering (pure; test/unit/bench-report.test.ts). */
+/** Result records (one JSON line each) and their Markdown rendering (pure; test/bench/bench-stats.node.test.ts). */
+import { serverLine } from './server-stats';
+import { renderTargets } from './targets';
 
 /** capacity: closed loop on many connections; serial: one connection (service time, unloaded); fixed: open loop at a rate. */
 export type Mode = 'capacity' | 'serial' | 'fixed';
@@ -35,10 +37,16 @@ export interface ResultLine {
   p50_ratio: number | null;
   p90_ratio: number | null;
   p99_ratio: number | null;
-  /** SQL statements per request during the capacity run (Node only: counted at the libSQL client). */
+  /**
+   * The server's own counters over this run (server-stats.ts; warm-up included): storage round trips,
+   * SQL statements (a batch counts each) and CPU ms per request, and the totals behind them.
+   */
+  rt_per_req?: number | null;
   sql_per_req?: number | null;
-  /** Per request kind inside a mix: count, p50, p99 (ms). */
-  kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number }>;
+  cpu_ms_per_req?: number | null;
+  server?: { requests: number; round_trips: number; statements: number; cpu_ms: number | null };
+  /** Per request kind inside a mix: count, p50, p99 (ms), round trips per request (X-Storage-Round-Trips). */
+  kinds?: Record<string, { count: number; p50_ms: number; p99_ms: number; rt_per_req?: number }>;
   notes?: string;
 }
 
@@ -66,15 +74,16 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   const fixedRate = rows.find((l) => l.mode === 'fixed' && l.offered_rps)?.offered_rps ?? 200;
   const conns = rows.find((l) => l.mode === 'capacity' && l.conns)?.conns ?? 50;
   const head = [
-    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | SQL/req |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| scenario | capacity req/s (× bare) | p50 ms | p99 ms | 1 connection: p50 ms | @${fixedRate} req/s: p50 ms | p90 ms | p99 ms | non-2xx / errors | rt/req | SQL/req | cpu ms/req |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const body = ids.map((id) => {
     const cap = rows.find((l) => l.scenario === id && l.mode === 'capacity');
     const ser = rows.find((l) => l.scenario === id && l.mode === 'serial');
     const fix = rows.find((l) => l.scenario === id && l.mode === 'fixed');
     const any = cap ?? ser ?? fix!;
-    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | | |`;
+    if (any.status !== 'ok') return `| ${any.title} | ${any.status} | | | | | | | | | | |`;
+    const srv = serverLine(rows, id);
     const bare = id === 'bare';
     const bad = [cap, ser, fix].map((l) => (l ? `${l.non2xx}/${l.errors}` : '—')).join(', ');
     return [
@@ -88,7 +97,9 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
       fix ? withRatio(ms(fix.p90_ms), fix.p90_ratio, bare) : '—',
       fix ? withRatio(ms(fix.p99_ms), fix.p99_ratio, bare) : '—',
       bad,
-      cap?.sql_per_req != null ? num(cap.sql_per_req, 1) : '—',
+      num(srv?.rt_per_req, 2),
+      num(srv?.sql_per_req, 1),
+      cpuMs(srv?.cpu_ms_per_req),
       '',
     ]
       .join(' | ')
@@ -98,23 +109,62 @@ export function renderRuntimeTable(lines: ResultLine[], runtime: string): string
   return [
     `### ${runtime === 'node' ? 'Node' : 'workerd (Miniflare API, local D1)'}: ${first.runtime_version}`,
     '',
-    `Capacity: closed loop, ${conns} connections. 1 connection: closed loop on one connection (the time one request takes on an idle server). Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it).`,
+    `Capacity: closed loop, ${conns} connections. 1 connection: closed loop on one connection (the time one request takes on an idle server). Fixed rate: open loop at ${fixedRate} req/s, latency from the scheduled send time. Ratios in parentheses are to the bare route of the same run and mode (req/s: fraction of the bare route's; latency: multiple of it). ${SERVER_COLUMNS}`,
     '',
     ...head,
     ...body,
   ].join('\n');
 }
 
-/** p50/p99 per filter inside the list mix on one connection (no queueing), both runtimes. */
+/** What the rt/req, SQL/req and cpu ms/req columns are. */
+export const SERVER_COLUMNS =
+  "rt/req, SQL/req, cpu ms/req: the server's own counters over the capacity run (the 1-connection run's when there is none; warm-up included): storage round trips (one per statement sent alone or per batch; D1 calls on workerd, libSQL execute/batch on Node), SQL statements (a batch counts each), and CPU time of the server process (Node: process.cpuUsage() inside it; workerd: the workerd process's utime + stime from /proc) divided by the requests it served.";
+
+/** CPU milliseconds: 0.412, 3.41, 41.2. */
+const cpuMs = (v: number | null | undefined) => (v == null || !Number.isFinite(v) ? '—' : v < 10 ? v.toFixed(v < 1 ? 3 : 2) : v.toFixed(1));
+
+/**
+ * Per runtime, every measured run of every scenario (bare route excluded): requests the server served,
+ * and round trips, statements and CPU per request. Runs that lost requests are left out: the server
+ * counted those on arrival, but their work may have fallen after the reading.
+ */
+export function renderServerTotals(lines: ResultLine[]): string {
+  const runtimes = [...new Set(lines.map((l) => l.runtime))];
+  const body = runtimes.flatMap((rt) => {
+    const served = lines.filter((l) => l.runtime === rt && l.scenario !== 'bare' && l.server && l.errors === 0).map((l) => l.server!);
+    if (!served.length) return [];
+    const requests = served.reduce((n, x) => n + x.requests, 0);
+    const sum = (f: (x: NonNullable<ResultLine['server']>) => number) => served.reduce((n, x) => n + f(x), 0);
+    const cpuKnown = served.every((x) => x.cpu_ms != null);
+    return [`| ${rt} | ${requests} | ${num(sum((x) => x.round_trips) / requests, 2)} | ${num(sum((x) => x.statements) / requests, 2)} | ${cpuKnown ? cpuMs(sum((x) => x.cpu_ms!) / requests) : '—'} |`];
+  });
+  if (!body.length) return '';
+  return [
+    'Whole run, per runtime (every scenario and mode, bare route excluded, warm-up requests included, runs that lost requests left out):',
+    '',
+    '| runtime | requests | round trips/req | statements/req | CPU ms/req |',
+    '|---|---|---|---|---|',
+    ...body,
+  ].join('\n');
+}
+
+/** p50/p99 and round trips per kind inside each mix (list filters, approvals) on one connection (no queueing), both runtimes side by side. */
 export function renderMixTable(lines: ResultLine[]): string {
   const mixes = lines.filter((l) => l.kinds && l.mode === 'serial' && l.status === 'ok');
   if (!mixes.length) return '';
-  const runtimes = mixes.map((l) => l.runtime);
-  const kinds = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!)))];
-  const head = `| filter | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms`).join(' | ')} |`;
-  const sep = `|---|${runtimes.map(() => '---|---').join('|')}|`;
-  const body = kinds.map((k) => `| ${k} | ${mixes.map((l) => `${ms(l.kinds![k]?.p50_ms)} | ${ms(l.kinds![k]?.p99_ms)}`).join(' | ')} |`);
-  return ['Filtered lists mix, per filter (one connection: the cost of each filter without queueing):', '', head, sep, ...body].join('\n');
+  const runtimes = [...new Set(mixes.map((l) => l.runtime))];
+  const rows = [...new Set(mixes.flatMap((l) => Object.keys(l.kinds!).map((k) => `${l.scenario}\u0000${k}`)))];
+  const head = `| mix | kind | ${runtimes.map((rt) => `${rt} p50 ms | ${rt} p99 ms | ${rt} rt/req`).join(' | ')} |`;
+  const sep = `|---|---|${runtimes.map(() => '---|---|---').join('|')}|`;
+  const body = rows.map((key) => {
+    const [id, k] = key.split('\u0000');
+    const cells = runtimes.map((rt) => {
+      const x = mixes.find((l) => l.runtime === rt && l.scenario === id)?.kinds?.[k];
+      return `${ms(x?.p50_ms)} | ${ms(x?.p99_ms)} | ${num(x?.rt_per_req, 2)}`;
+    });
+    return `| ${id} | ${k} | ${cells.join(' | ')} |`;
+  });
+  return ["Mixes, per kind of request (one connection: the cost of each without queueing; rt/req from each response's X-Storage-Round-Trips):", '', head, sep, ...body].join('\n');
 }
 
 /** GitLab's published GPT results at 200 RPS (10k reference architecture), performance.md 1.3. */
@@ -171,7 +221,13 @@ export function renderMarkdown(
     '',
     renderRuntimeTable(lines, 'workerd'),
     '',
+    renderServerTotals(lines),
+    '',
     renderMixTable(lines),
+    '',
+    '### Targets',
+    '',
+    renderTargets(lines),
     '',
     renderNotes(lines),
     '',

@@ -19,9 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { FLOOR_PATH } from './floor';
 import { closedLoop, openLoop, type RunResult, type Sample } from './load';
 import { renderMarkdown, type Mode, type ResultLine } from './report';
+import { workerdCpuMicros } from './proc-cpu';
 import { scenarios, type Scenario } from './scenarios';
+import { diffStats, type ServerStats } from './server-stats';
 import { DATASETS, seed, type Manifest } from './seed';
-import { median, summarize } from './stats';
+import { byKind, median, summarize } from './stats';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -98,6 +100,8 @@ async function dataset(tree: string): Promise<{ file: string; manifest: Manifest
 interface Server {
   port: number;
   version: string;
+  /** The server's own counters (server-stats.ts); null when it cannot be asked. */
+  stats(): Promise<ServerStats | null>;
   stop(): Promise<void>;
 }
 
@@ -141,7 +145,8 @@ function stopper(child: ChildProcess) {
 
 // Search is rate-limited to 30 requests a minute per user by default (GitLab's search_rate_limit):
 // the benchmark measures the server, so that limit is lifted the way an operator would, by RATE_LIMITS.
-const BENCH_ENV = { RATE_LIMITS: JSON.stringify({ search_rate_limit: 0, search_rate_limit_unauthenticated: 0 }) };
+// REPORT_ROUND_TRIPS puts each response's round trips in a header, so a mix can be broken down per kind.
+const BENCH_ENV = { RATE_LIMITS: JSON.stringify({ search_rate_limit: 0, search_rate_limit_unauthenticated: 0 }), REPORT_ROUND_TRIPS: 'true' };
 
 async function startNode(tree: string, db: string): Promise<Server> {
   const dir = join(cfg.dir, 'node');
@@ -149,7 +154,7 @@ async function startNode(tree: string, db: string): Promise<Server> {
   mkdirSync(dir, { recursive: true });
   copyFileSync(db, join(dir, 'bench.db'));
   const { child, port } = await startServer(tree, 'scripts/bench/node-server.ts', { ...BENCH_ENV, DATABASE_URL: `file:${join(dir, 'bench.db')}`, BLOB_ROOT: join(dir, 'blobs'), PORT: '0' });
-  return { port, version: `Node ${process.version}, @hono/node-server, libsql file client (src/db/libsql-file.ts, cached statements)`, stop: stopper(child) };
+  return { port, version: `Node ${process.version}, @hono/node-server, libsql file client (src/db/libsql-file.ts, cached statements)`, stats: () => benchStats(port), stop: stopper(child) };
 }
 
 async function startWorkerd(tree: string, db: string): Promise<Server> {
@@ -157,7 +162,13 @@ async function startWorkerd(tree: string, db: string): Promise<Server> {
   mkdirSync(dir, { recursive: true });
   const { child, port } = await startServer(tree, 'scripts/bench/workerd-server.ts', { BENCH_DB: db, BENCH_DIR: dir, BENCH_BINDINGS: JSON.stringify(BENCH_ENV), PORT: '0' });
   const mfVersion = JSON.parse(readFileSync(join(tree, 'node_modules/miniflare/package.json'), 'utf8')).version;
-  return { port, version: `workerd via Miniflare ${mfVersion} API, local D1`, stop: stopper(child) };
+  // The Worker counts its requests and round trips; its CPU is the workerd process's, read from /proc.
+  const stats = async () => {
+    const s = await benchStats(port);
+    return s && { ...s, cpuMicros: workerdCpuMicros(child.pid!) };
+  };
+  if ((await stats())?.cpuMicros == null) log('workerd: no workerd process found under the server; CPU will not be reported');
+  return { port, version: `workerd via Miniflare ${mfVersion} API, local D1`, stats, stop: stopper(child) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,25 +225,16 @@ function statusCounts(samples: Sample[]): Record<string, number> | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Node's request and statement counters (node-server.ts); null on workerd. */
-async function benchStats(port: number): Promise<{ requests: number; statements: number } | null> {
+/** The server's requests, round trips, statements and (Node) CPU since it started: `GET /__bench/stats` of node-bench.ts and worker.ts. */
+async function benchStats(port: number): Promise<ServerStats | null> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/__bench/stats`);
-    return res.ok ? ((await res.json()) as { requests: number; statements: number }) : null;
+    return res.ok ? ((await res.json()) as ServerStats) : null;
   } catch {
     return null;
   }
 }
 
-function kinds(samples: Sample[]) {
-  const by = new Map<string, number[]>();
-  for (const s of samples) if (s.kind) (by.get(s.kind) ?? by.set(s.kind, []).get(s.kind)!).push(s.ms);
-  if (!by.size) return undefined;
-  return Object.fromEntries([...by].map(([k, v]) => {
-    const sum = summarize(v, 1);
-    return [k, { count: sum.count, p50_ms: round(sum.p50), p99_ms: round(sum.p99) }];
-  }));
-}
 const round = (v: number) => (Number.isFinite(v) ? Math.round(v * 1000) / 1000 : v);
 
 async function measure(port: number, s: Scenario, mode: Mode): Promise<{ result: RunResult; runs: RunResult[] }> {
@@ -289,9 +291,10 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         out.push(base);
         continue;
       }
-      const before = mode === 'capacity' ? await benchStats(server.port) : null;
+      const before = await server.stats();
       const { result, runs } = await measure(server.port, s, mode);
-      const after = before ? await benchStats(server.port) : null;
+      // Read before settling, so the settling requests stay out; warm-up requests are in both counts.
+      const served = diffStats(before, await server.stats());
       await settle(server.port);
       const sum = summarize(result.samples.map((x) => x.ms), result.elapsedMs);
       const b = bare[mode];
@@ -311,14 +314,17 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         p50_ratio: b?.p50_ms ? round(sum.p50 / b.p50_ms) : null,
         p90_ratio: b?.p90_ms ? round(sum.p90 / b.p90_ms) : null,
         p99_ratio: b?.p99_ms ? round(sum.p99 / b.p99_ms) : null,
-        sql_per_req: before && after && after.requests > before.requests ? round((after.statements - before.statements) / (after.requests - before.requests)) : null,
-        kinds: kinds(result.samples),
+        rt_per_req: served ? round(served.roundTrips / served.requests) : null,
+        sql_per_req: served ? round(served.statements / served.requests) : null,
+        cpu_ms_per_req: served?.cpuMs != null ? round(served.cpuMs / served.requests) : null,
+        server: served ? { requests: served.requests, round_trips: served.roundTrips, statements: served.statements, cpu_ms: served.cpuMs == null ? null : round(served.cpuMs) } : undefined,
+        kinds: byKind(result.samples),
         error_sample: result.errorSample,
         notes: runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : undefined,
       };
       if (s.id === 'bare') bare[mode] = line;
       out.push(line);
-      log(`  ${runtime} ${s.id} ${mode}: ${line.rps?.toFixed(0)} req/s p50 ${line.p50_ms} p90 ${line.p90_ms} p99 ${line.p99_ms} ms, non-2xx ${line.non2xx}${line.non2xx_statuses ? ' ' + JSON.stringify(line.non2xx_statuses) : ''}, errors ${line.errors}${line.error_sample ? ` (e.g. ${line.error_sample})` : ''}`);
+      log(`  ${runtime} ${s.id} ${mode}: ${line.rps?.toFixed(0)} req/s p50 ${line.p50_ms} p90 ${line.p90_ms} p99 ${line.p99_ms} ms, non-2xx ${line.non2xx}${line.non2xx_statuses ? ' ' + JSON.stringify(line.non2xx_statuses) : ''}, errors ${line.errors}${line.error_sample ? ` (e.g. ${line.error_sample})` : ''}, rt/req ${line.rt_per_req ?? '—'}, SQL/req ${line.sql_per_req ?? '—'}, cpu ms/req ${line.cpu_ms_per_req ?? '—'}`);
     }
     if (status !== 'ok') log(`  ${runtime} ${s.id}: ${status}`);
     else if (s.verify) {

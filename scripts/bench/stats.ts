@@ -1,4 +1,5 @@
-/** Latency summaries (pure; test/unit/bench-stats.test.ts). */
+/** Latency summaries (pure; test/bench/bench-stats.node.test.ts). */
+import type { Sample } from './load';
 
 export interface Summary {
   count: number;
@@ -39,4 +40,19 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const round3 = (v: number) => (Number.isFinite(v) ? Math.round(v * 1000) / 1000 : v);
+
+/** Per request kind inside a mix: count, p50, p99, and round trips per request from the responses' header. */
+export function byKind(samples: Sample[]) {
+  const by = new Map<string, Sample[]>();
+  for (const s of samples) if (s.kind) (by.get(s.kind) ?? by.set(s.kind, []).get(s.kind)!).push(s);
+  if (!by.size) return undefined;
+  return Object.fromEntries([...by].map(([k, v]) => {
+    const sum = summarize(v.map((x) => x.ms), 1);
+    const counted = v.filter((x) => x.roundTrips !== undefined);
+    const rt = counted.length ? round3(counted.reduce((n, x) => n + x.roundTrips!, 0) / counted.length) : undefined;
+    return [k, { count: sum.count, p50_ms: round3(sum.p50), p99_ms: round3(sum.p99), ...(rt === undefined ? {} : { rt_per_req: rt }) }];
+  }));
 }

@@ -1,6 +1,8 @@
 /** Who may update and approve a merge request, as approvals sees it (GitLab merge_request_policy.rb with its EE prepend). */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Caller } from '../platform/context';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
+import { memo } from '../platform/read-memo';
 import type { Db } from '../db/client';
 import { approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, members, mergeRequestAssignees, protectedBranches } from '../db/schema';
 import { ACCESS, activeMember, type ProjectRow } from '../projects/abilities';
@@ -23,9 +25,11 @@ export function canUpdateMergeRequest(caller: Caller, project: ProjectRow, level
  * EE: a Reporter+ member of a group named on an approval rule of the protected branch matching the
  * target branch).
  */
-export async function canApproveMergeRequest(db: Db, caller: Caller, project: ProjectRow, level: number, mr: MergeRequestRow): Promise<boolean> {
+export async function canApproveMergeRequest(c: Context<AppEnv>, caller: Caller, project: ProjectRow, level: number, mr: MergeRequestRow): Promise<boolean> {
   if (!caller.user || project.archived) return false;
-  if (level >= ACCESS.GUEST && canUpdateMergeRequest(caller, project, level, mr, await assigneeIds(db, mr.id))) return true;
+  const db = c.var.db;
+  // The assignees are read with the approval state (state-reads.ts) when a read memo is open.
+  if (level >= ACCESS.GUEST && canUpdateMergeRequest(caller, project, level, mr, await memo(c, `assignees:${mr.id}`, () => assigneeIds(db, mr.id)))) return true;
   const branch = (await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, project.id)).orderBy(asc(protectedBranches.id)).all()).find((b) =>
     refMatches(b.name, mr.targetBranch),
   );

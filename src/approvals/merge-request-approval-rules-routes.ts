@@ -6,7 +6,8 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { approvalMergeRequestRules } from '../db/schema';
 import { type MergeRequestApprovalRule, mergeRequestApprovalRuleEntity, MergeRequestApprovalRuleSchema } from './approvals-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { ApiError } from '../platform/errors';
+import { ApiError, recordNotFound } from '../platform/errors';
+import { memo, withReadMemo } from '../platform/read-memo';
 import { linkParamsFrom, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -22,15 +23,16 @@ export function mountMergeRequestApprovalRules(r: Router) {
   const api = r.withDefaults(() => ({ signedIn: true }));
   const base = '/projects/:id/merge_requests/:merge_request_iid';
 
-  api.route({ method: 'GET', path: `${base}/approval_rules`, summary: 'Get all merge request approval rules', tags: RULE_TAGS, params: listMrRulesParams, responses: { 200: z.array(MergeRequestApprovalRuleSchema) } }, async ({ c, p, caller }) => {
+  api.route({ method: 'GET', path: `${base}/approval_rules`, summary: 'Get all merge request approval rules', tags: RULE_TAGS, params: listMrRulesParams, responses: { 200: z.array(MergeRequestApprovalRuleSchema) } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
+    // The rules, their approvers and the settings come with the merge request (state-reads.ts, through the memo).
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rules = await loadMergeRequestRules(c.var.db, f.mr);
+    const rules = await mrRules(c, f.mr);
     const raw = await requestParams(c);
     const req = pageRequest(p, raw.per_page);
     const page = rules.slice(req.offset, req.offset + req.perPage);
     setPaginationHeaders(c, req, linkParamsFrom(raw, {}), rules.length, page.length);
     return c.json(await presentMrRules(c, caller, f, page));
-  });
+  }));
 
   api.route(
     { method: 'POST', path: `${base}/approval_rules`, summary: 'Create new merge request approval rules', tags: RULE_TAGS, params: createMrRuleParams, responses: { 201: MergeRequestApprovalRuleSchema } },
@@ -41,11 +43,12 @@ export function mountMergeRequestApprovalRules(r: Router) {
     },
   );
 
-  api.route({ method: 'GET', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Get merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } }, async ({ c, p, caller }) => {
+  api.route({ method: 'GET', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Get merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rule = await findMrRule(c.var.db, f.mr, p.approval_rule_id);
+    const rule = (await mrRules(c, f.mr)).find((r) => r.id === p.approval_rule_id);
+    if (!rule) throw recordNotFound();
     return c.json((await presentMrRules(c, caller, f, [rule]))[0]);
-  });
+  }));
 
   api.route(
     { method: 'PUT', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Update merge request approval rule', tags: RULE_TAGS, params: updateMrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } },
@@ -74,6 +77,9 @@ export function mountMergeRequestApprovalRules(r: Router) {
   );
 }
 
+/** The merge request's rules, from the memo when the approval state was read with it. */
+const mrRules = (c: Context<AppEnv>, mr: MergeRequestRow) => memo(c, `mr-rules:${mr.id}`, () => loadMergeRequestRules(c.var.db, mr));
+
 /** ApprovalMergeRequestRule#approvers: the author is not eligible unless authors may approve. */
 function mrRuleApprovers(rule: LoadedRule, mr: MergeRequestRow, authorApproval: boolean): UserRow[] {
   return authorApproval ? rule.approvers : rule.approvers.filter((u) => u.id !== mr.authorId);
@@ -81,6 +87,6 @@ function mrRuleApprovers(rule: LoadedRule, mr: MergeRequestRow, authorApproval: 
 
 async function presentMrRules(c: Context<AppEnv>, caller: Caller, f: Found, rules: LoadedRule[]): Promise<MergeRequestApprovalRule[]> {
   const x = await ruleExtras(c, caller, rules, f.level);
-  const settings = await loadSettings(c.var.db, f.project.id);
+  const settings = await memo(c, `approval-settings:${f.project.id}`, () => loadSettings(c.var.db, f.project.id));
   return rules.map((r) => mergeRequestApprovalRuleEntity(r, x, { approvers: mrRuleApprovers(r, f.mr, settings.mergeRequestsAuthorApproval), overridden: overridden(r) }));
 }

@@ -28,7 +28,7 @@ import { conflict, grapeError, notFound, unauthorized } from '../platform/errors
 import { baseUrl } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from './approvals-params';
-import { ALL_MEMBERS, approvalsFeature, type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
+import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
 import { type LoadedState, loadApprovalState, mergeRequestHead, withApprovals } from './state-loader';
 import { canApproveMergeRequest } from './approval-access';
 import { eligibleForApproval } from './state';
@@ -36,7 +36,7 @@ import { liveState } from '../merge-requests/live-state';
 import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
 import { mergeRequestPatchId } from '../repository/patch-id';
-import { withReadMemo } from '../platform/read-memo';
+import { forgetMemo, primeMemo, withReadMemo } from '../platform/read-memo';
 import { ruleExtras, runBatch } from './rule-support';
 import { createMrRule, type Found, findMergeRequest, updateMrRule } from './merge-request-rules';
 import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
@@ -97,10 +97,10 @@ export function mountApprovalMergeRequests(r: Router) {
 
   api.route(
     { method: 'POST', path: `${base}/approve`, summary: 'Approve a merge request', tags: TAGS, params: approveParams, responses: { 201: ApprovalStateSchema } },
-    async ({ c, p, caller }) => {
+    async ({ c, p, caller }) => withReadMemo(c, async () => {
       const db = c.var.db;
       const user = caller.user!;
-      const { f, head, s, patchIdSha } = await withReadMemo(c, async () => {
+      const { f, head, s, patchIdSha } = await (async () => {
         const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
         // The HEAD this approval is given at: read once, checked against `sha`, stored with the approval.
         const head = await mergeRequestHead(c, f.mr);
@@ -109,7 +109,7 @@ export function mountApprovalMergeRequests(r: Router) {
         const s = await loadApprovalState(c, f.mr);
         // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
         return { f, head, s, patchIdSha: await mergeRequestPatchId(c, f.mr, head) };
-      });
+      })();
       // ApprovalService returning nil answers 401 Unauthorized (reference §4.1, GitLab 17/18's
       // lib/api/merge_request_approvals.rb): already approved at this HEAD, ineligible (author,
       // committer), a wrong or missing password, or a merged merge request. (The newest GitLab
@@ -137,23 +137,26 @@ export function mountApprovalMergeRequests(r: Router) {
         // update_reviewer_state and SystemNoteService.approve_mr.
         db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id), mine)),
         systemNoteInsertWhen(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }, mine),
-        db.select({ won: sql<number>`1` }).from(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id), eq(approvals.writeId, writeId))),
+        // The approvals after the write, read back in the same batch: the answer's approved_by.
+        db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
       ]);
-      if (!(results[results.length - 1] as unknown[]).length) throw unauthorized();
-      // A merge queued with merge_when_pipeline_succeeds completes once the approval makes it mergeable.
-      await autoMergeIfReady(c, f.mr.id);
-      const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)).all();
+      const rows = results[results.length - 1] as ApprovalRow[];
+      if (!rows.some((a) => a.userId === user.id && a.writeId === writeId)) throw unauthorized();
+      // The memo's approvals are those before the write; nothing else it holds was written.
+      forgetMemo(c, `approvals:${f.mr.id}`);
+      primeMemo(c, [[`user:${user.id}`, user]]);
+      // A merge queued with merge_when_pipeline_succeeds completes once the approval makes it mergeable
+      // (the row was read in this request: a merge request queued since is merged by the next approval or push).
+      if (f.mr.mergeWhenPipelineSucceeds) await autoMergeIfReady(c, f.mr.id);
       return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, rows)), 201);
-    },
+    }),
   );
 
-  api.route({ method: 'POST', path: `${base}/unapprove`, summary: 'Remove an approval from a merge request', tags: TAGS, params: mergeRequestParams, responses: { 201: ApprovalStateSchema } }, async ({ c, p, caller }) => {
+  api.route({ method: 'POST', path: `${base}/unapprove`, summary: 'Remove an approval from a merge request', tags: TAGS, params: mergeRequestParams, responses: { 201: ApprovalStateSchema } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     const db = c.var.db;
     const user = caller.user!;
-    const { f, s } = await withReadMemo(c, async () => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
-      return { f, s: await loadApprovalState(c, f.mr) };
-    });
+    const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'approve');
+    const s = await loadApprovalState(c, f.mr);
     // RemoveApprovalService returns nil unless the caller approved (or when merged): 404.
     if (!s.input.approvedUserIds.includes(user.id) || f.mr.state === 'merged') throw notFound();
     await runBatch(db, [
@@ -162,8 +165,10 @@ export function mountApprovalMergeRequests(r: Router) {
       // RemoveApprovalService#create_note (SystemNoteService.unapprove_mr).
       systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'unapproved this merge request', at: Date.now() }),
     ]);
+    // The answer is computed from what was read minus the removed approval (the memo's approvals are those before the delete).
+    forgetMemo(c, `approvals:${f.mr.id}`);
     return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, s.approvals.filter((a) => a.userId !== user.id))), 201);
-  });
+  }));
 
   api.route(
     { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, responses: { 202: null } },
@@ -172,7 +177,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
       // token users); people and merged merge requests get 401.
       const bot = caller.user != null && caller.user.userType !== 'human';
-      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr))) throw unauthorized();
+      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
       await c.var.db.delete(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).run();
       return c.body(null, 202);
     },
@@ -189,7 +194,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
   const allRules = [...s.projectRules, ...s.mergeRequestRules];
   const x = await ruleExtras(c, caller, allRules, f.level);
   const uid = caller.user?.id ?? null;
-  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c.var.db, caller, f.project, f.level, f.mr)));
+  const canApprove = uid != null && (f.canApprove ?? (await canApproveMergeRequest(c, caller, f.project, f.level, f.mr)));
   const users = await usersOf(c, s);
   const first = s.state.userDefinedRules[0];
   const firstRule = first ? findLoaded(s, first.source, first.rule.id) : undefined;
@@ -202,7 +207,7 @@ async function presentApprovalState(c: Context<AppEnv>, caller: Caller, f: Found
   }
   const short = (w: (typeof s.state.rules)[number]) => approvalRuleShort({ id: w.rule.id, name: w.rule.ruleType === 'any_approver' ? ALL_MEMBERS : w.rule.name, ruleType: w.rule.ruleType });
   // merge_status as the merge request entity shows it (read live for open merge requests).
-  const live = await liveState(c, f.mr);
+  const live = await liveState(c, f.mr, { mergeMethod: f.project.mergeMethod });
   return approvalStateEntity(
     { ...f.mr, mergeStatus: live.mergeStatus },
     {

@@ -8,10 +8,13 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, approvalProjectRules } from '../db/schema';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, approvalProjectRules, mergeRequests } from '../db/schema';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import { forbidden, recordNotFound, validationFailed } from '../platform/errors';
-import { findReadableMergeRequest } from '../merge-requests/merge-request-access';
+import { findReadableProjectWith } from '../projects/projects';
+import { canReadMergeRequests } from '../projects/abilities';
+import { isMemoised, memo } from '../platform/read-memo';
+import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 import { projectMembersAmong } from '../projects/members';
 import { accessibleGroupIds, type LoadedRule, loadMergeRequestRules, loadProjectRules, loadSettings, multipleRulesFeature, overridden, userIdsFrom, visibleGroupIds } from './rules';
 import { assigneeIds, canApproveMergeRequest, canUpdateMergeRequest } from './approval-access';
@@ -30,17 +33,17 @@ export interface Found {
 
 /** `find_merge_request_with_access(iid, ability)`: 404 Project Not Found, 404 Not found (find_by!), then 403. */
 export async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, ability: 'read' | 'update' | 'approve' | 'update_approvers'): Promise<Found> {
-  const { project, namespace, level, mr } = await findReadableMergeRequest(c, caller, projectId, iid);
+  const { project, namespace, level, mr } = await findMergeRequestWithState(c, caller, projectId, iid);
   const db = c.var.db;
   // Code owner rules follow the branches: rebuilt here when a push or retargeting made them stale.
   await ensureSystemRules(c, mr);
   if (ability === 'update' || ability === 'update_approvers') {
-    if (!canUpdateMergeRequest(caller, project, level, mr, await assigneeIds(db, mr.id))) throw forbidden();
+    if (!canUpdateMergeRequest(caller, project, level, mr, await memo(c, `assignees:${mr.id}`, () => assigneeIds(db, mr.id)))) throw forbidden();
     // EE MergeRequestPolicy: `~can_override_approvers` prevents update_approvers.
-    if (ability === 'update_approvers' && (await loadSettings(db, project.id)).disableOverridingApproversPerMergeRequest) throw forbidden();
+    if (ability === 'update_approvers' && (await memo(c, `approval-settings:${project.id}`, () => loadSettings(db, project.id))).disableOverridingApproversPerMergeRequest) throw forbidden();
   }
   if (ability === 'approve') {
-    if (!(await canApproveMergeRequest(db, caller, project, level, mr))) throw forbidden();
+    if (!(await canApproveMergeRequest(c, caller, project, level, mr))) throw forbidden();
     return { project, namespace, level, mr, canApprove: true };
   }
   return { project, namespace, level, mr };
@@ -50,6 +53,22 @@ export async function findMrRule(db: Db, mr: MergeRequestRow, id: number): Promi
   const [rule] = Number.isSafeInteger(id) ? await loadMergeRequestRules(db, mr, [id]) : [];
   if (!rule) throw recordNotFound();
   return rule;
+}
+
+/**
+ * findReadableMergeRequest (merge-requests/merge-request-access.ts) with everything the approval
+ * state reads in the same round trip (state-reads.ts), seeding the read memo when one is open:
+ * 404 Project Not Found, 404 Not found (find_by!), then 403 without read_merge_request.
+ */
+async function findMergeRequestWithState(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
+  const safe = Number.isSafeInteger(iid);
+  const { reads, ...pr } = await findReadableProjectWith(c, caller, projectId, (pid) => (safe && isMemoised(c) ? approvalStateReads(c.var.db, caller, pid, iid) : ([] as const)));
+  if (!safe) throw recordNotFound();
+  const mr = reads.length ? (reads as unknown as ApprovalStateReads)[0][0] : await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
+  if (!mr) throw recordNotFound();
+  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+  if (reads.length) primeApprovalState(c, mr, reads as unknown as ApprovalStateReads);
+  return { ...pr, mr };
 }
 
 export function mrLinkStatements(db: Db, ruleId: number, userIds: number[] | undefined, groupIds: number[] | undefined): BatchItem<'sqlite'>[] {

@@ -32,7 +32,9 @@ import {
   visibleProjectRules,
 } from './rules';
 import { attachLevels } from '../repository/protected-branches';
-import { findReadableProject } from '../projects/projects';
+import { findReadableProject, findReadableProjectWith } from '../projects/projects';
+import { withReadMemo } from '../platform/read-memo';
+import { projectRuleReads, type ProjectRuleReads, projectRulesFrom } from './state-reads';
 import { prohibited, ruleExtras, runBatch, uniqueRuleError } from './rule-support';
 import {
   deleteProjectRules,
@@ -53,17 +55,18 @@ export function mountProjectApprovalRules(r: Router) {
 
   api.route(
     { method: 'GET', path: '/projects/:id/approval_rules', summary: 'Get all project approval rules', tags: RULE_TAGS, params: listProjectRulesParams, responses: { 200: z.array(ProjectApprovalRuleSchema) } },
-    async ({ c, p, caller }) => {
+    async ({ c, p, caller }) => withReadMemo(c, async () => {
       checkFeature(c);
-      const { project, level } = await findReadableProject(c, caller, p.id);
+      // The rules and everything they present come with the project (state-reads.ts).
+      const { project, level, reads } = await findReadableProjectWith(c, caller, p.id, (pid) => projectRuleReads(c.var.db, caller, pid));
       authorizeReadRules(caller, project, level);
-      const rules = visibleProjectRules(await loadProjectRules(c.var.db, project.id), multipleRulesFeature(c));
+      const rules = visibleProjectRules(projectRulesFrom(c, reads as unknown as ProjectRuleReads), multipleRulesFeature(c));
       // Kaminari.paginate_array over the visible rules.
       const req = pageRequest(p, (await requestParams(c)).per_page);
       const page = rules.slice(req.offset, req.offset + req.perPage);
       setPaginationHeaders(c, req, linkParamsFrom(await requestParams(c), {}), rules.length, page.length);
       return c.json(await presentProjectRules(c, caller, page, level));
-    },
+    }),
   );
 
   api.route(
@@ -133,13 +136,14 @@ export function mountProjectApprovalRules(r: Router) {
 
   api.route(
     { method: 'GET', path: '/projects/:id/approval_rules/:approval_rule_id', summary: 'Get a single approval rule', tags: RULE_TAGS, params: projectRuleParams, responses: { 200: ProjectApprovalRuleSchema } },
-    async ({ c, p, caller }) => {
+    async ({ c, p, caller }) => withReadMemo(c, async () => {
       checkFeature(c);
-      const { project, level } = await findReadableProject(c, caller, p.id);
+      const { project, level, reads } = await findReadableProjectWith(c, caller, p.id, (pid) => projectRuleReads(c.var.db, caller, pid));
       authorizeReadRules(caller, project, level);
-      const rule = await findProjectRule(c.var.db, project.id, p.approval_rule_id);
+      const rule = projectRulesFrom(c, reads as unknown as ProjectRuleReads).find((r) => r.id === p.approval_rule_id);
+      if (!rule) throw recordNotFound();
       return c.json((await presentProjectRules(c, caller, [rule], level))[0]);
-    },
+    }),
   );
 
   api.route(

@@ -6,7 +6,8 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { type RuleExtras } from './approvals-entity';
 import { groupEntity } from '../projects/group-entity';
 import { userBasic } from '../users/user-entity';
-import { ACCESS, type NamespaceRow } from '../projects/abilities';
+import { ACCESS, type NamespaceRow, traversalIds } from '../projects/abilities';
+import { peekMemo } from '../platform/read-memo';
 import { ApiError, validationFailed } from '../platform/errors';
 import { NAME_MAX, tooLong } from '../platform/text-limits';
 import { baseUrl } from '../platform/pagination';
@@ -25,13 +26,28 @@ export const prohibited = () => new ApiError(403, { message: ['Prohibited'] });
 export async function ruleExtras(c: Context<AppEnv>, caller: Caller, rules: LoadedRule[], level: number): Promise<RuleExtras> {
   const base = baseUrl(c);
   const groups = [...new Map(rules.flatMap((r) => [...r.groups, ...(r.source?.groups ?? [])]).map((g) => [g.id, g])).values()];
-  const [fullNames, visible] = await Promise.all([loadFullNames(c.var.db, groups), visibleGroupIds(c.var.db, caller, groups.map((g) => g.id))]);
+  const [fullNames, visible] = await Promise.all([groupFullNames(c, groups), groupsVisible(c, caller, groups.map((g) => g.id))]);
   return {
     user: (u: UserRow) => userBasic(u, { base }),
     group: (g: NamespaceRow) => groupEntity(g, { base, fullName: fullNames.get(g.id) ?? g.name }),
     visibleGroupIds: visible,
     member: level >= ACCESS.GUEST,
   };
+}
+
+/** Full names of groups, from the names the approval state read (state-reads.ts) when they cover every ancestor. */
+async function groupFullNames(c: Context<AppEnv>, groups: NamespaceRow[]): Promise<Map<number, string>> {
+  const names = await peekMemo<Map<number, string>>(c, 'rule-groups:names');
+  if (!names || !groups.every((g) => [...traversalIds(g), g.id].every((id) => names.has(id)))) return loadFullNames(c.var.db, groups);
+  return new Map(groups.map((g) => [g.id, traversalIds(g).length ? traversalIds(g).map((id) => names.get(id)).join(' / ') : g.name]));
+}
+
+/** Which groups the caller may see, from the approval state's batch when it covered them. */
+async function groupsVisible(c: Context<AppEnv>, caller: Caller, ids: number[]): Promise<Set<number>> {
+  const known = peekMemo<{ ids: Set<number>; visible: Set<number> }>(c, 'rule-groups:visible');
+  const v = known && (await known);
+  if (v && ids.every((id) => v.ids.has(id))) return v.visible;
+  return visibleGroupIds(c.var.db, caller, ids);
 }
 
 export type ErrorMap = Record<string, string[]>;

@@ -166,6 +166,23 @@ export async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: R
   if (kind === 'project' && projectId != null && !branches) {
     allBranches = await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)).all();
   }
+  return hydrateFrom(kind, rows, { userLinks, groupLinks, pbLinks, groupRows, memberIds, userRows, allBranches });
+}
+
+/** What rules are assembled from, however it was read (here rule by rule, or in one batch: state-reads.ts). */
+export interface RuleLinks {
+  userLinks: { ruleId: number; userId: number }[];
+  groupLinks: { ruleId: number; groupId: number }[];
+  pbLinks: { ruleId: number; protectedBranchId: number }[];
+  groupRows: Map<number, NamespaceRow>;
+  /** Group id -> member user ids (Group#users). */
+  memberIds: Map<number, number[]>;
+  userRows: Map<number, UserRow>;
+  allBranches: ProtectedBranchRow[];
+}
+
+/** Rules with their users, groups, approvers and protected branches, from rows already read. */
+export function hydrateFrom(kind: 'project' | 'merge_request', rows: RawRule[], { userLinks, groupLinks, pbLinks, groupRows, memberIds, userRows, allBranches }: RuleLinks): LoadedRule[] {
   return rows.map((r) => {
     const ruleUsers = userLinks.filter((l) => l.ruleId === r.id).map((l) => userRows.get(l.userId)).filter((u): u is UserRow => !!u).sort((a, b) => a.id - b.id);
     const ruleGroups = groupLinks.filter((l) => l.ruleId === r.id).map((l) => groupRows.get(l.groupId)).filter((g): g is NamespaceRow => !!g).sort((a, b) => a.id - b.id);

@@ -111,6 +111,11 @@ export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow):
  */
 export async function mergeRequestCommitterIds(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null): Promise<number[]> {
   if (!head) return [];
+  // Read with the approval state in one batch when a read memo is open (state-reads.ts).
+  return memo(c, `committers:${mr.id}`, () => committerIdsOf(c, mr, head));
+}
+
+async function committerIdsOf(c: Context<AppEnv>, mr: MergeRequestRow, head: string): Promise<number[]> {
   const db = c.var.db;
   const pid = mr.sourceProjectId;
   let stop: string | null = null;
@@ -220,7 +225,7 @@ export async function withApprovals(c: Context<AppEnv>, s: LoadedState, rows: Ap
   const reset = (await effectiveSettings(c, s.settings)).resetApprovalsOnPush;
   const patchId = s.patchId ?? (reset && rows.some((a) => a.sha !== s.head && a.patchIdSha) ? await mergeRequestPatchId(c, s.mr, s.head) : null);
   const valid = validApprovals(rows, s.head, reset, patchId);
-  const approvalUsers = await usersByIds(c.var.db, valid.map((a) => a.userId));
+  const approvalUsers = await usersFor(c, valid.map((a) => a.userId));
   const input = { ...s.input, approvedUserIds: valid.map((a) => a.userId) };
   return { ...s, input, state: computeApprovalState(input), approvals: valid, approvalUsers };
 }

@@ -21,12 +21,12 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, namespaces, projects, users } from '../db/schema';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, namespaces, projects, repoCommitFiles, users } from '../db/schema';
 import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { planAllows } from '../platform/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
-import { forgetMemo } from '../platform/read-memo';
-import { diffManifests, fileAt, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
+import { forgetMemo, memo } from '../platform/read-memo';
+import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
 import { projectMembersAmong } from '../projects/members';
 import { chunks } from '../platform/chunks';
@@ -39,8 +39,12 @@ const decoder = new TextDecoder();
 /** Repository#code_owners_blob: the first of CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS at `sha`; a binary file owns nothing. */
 export async function codeOwnersFileAt(c: Context<AppEnv>, projectId: number, sha: string | null): Promise<CodeOwnersFile | null> {
   if (!sha) return null;
+  // The three candidates in one read (already in the memo when the approval state was read in one batch: state-reads.ts).
+  const found = await memo(c, `codeowners-candidates:${projectId}:${sha}`, () =>
+    c.var.db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha), inArray(repoCommitFiles.path, [...CODEOWNERS_PATHS]))).all(),
+  );
   for (const path of CODEOWNERS_PATHS) {
-    const entry = await fileAt(c.var.db, projectId, sha, path);
+    const entry = found.find((f) => f.path === path);
     if (!entry) continue;
     const bytes = await readBlob(c, projectId, entry.blobSha);
     if (!bytes || bytes.subarray(0, 8000).includes(0)) return parseCodeOwners('');

@@ -13,7 +13,7 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
 import { oauthAccessTokens, personalAccessTokens, users, webSessions } from '../db/schema';
 import { findUserById, findUserByUsername } from '../users/user-queries';
@@ -32,7 +32,9 @@ import { baseUrl } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { oauthExpired, patExpired } from './tokens';
 import { requireAdmin, type RouteAuth } from '../platform/guards';
-import { settingsOf } from '../settings/settings';
+import { primeSettings, settingsOf, settingsPrefetch } from '../settings/settings';
+import { batchReads } from '../db/batch-reads';
+import { cachedCredential, callerCacheGeneration, invalidateCaller, rememberCredential, type CachedCredential } from '../users/caller-cache';
 import { decimalId } from '../platform/record-id';
 
 export const SESSION_COOKIE = '_service_session';
@@ -50,7 +52,8 @@ interface FoundToken {
   user: UserRow;
   expired: boolean;
   revoked: boolean;
-  lastUsedAt: number | null;
+  /** The cached rows it came from. */
+  entry: Extract<CachedCredential, { kind: 'pat' | 'oauth' }>;
 }
 
 /** A CI job authenticated by its token. */
@@ -90,54 +93,102 @@ function basicPassword(c: Context): string | undefined {
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
-async function findOauthToken(c: Context<AppEnv>, value: string): Promise<FoundToken | null> {
-  const digest = await tokenDigest(value, c.var.config.tokenPepper);
-  const row = await c.var.db
-    .select({ t: oauthAccessTokens, u: users })
-    .from(oauthAccessTokens)
-    .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
-    .where(eq(oauthAccessTokens.tokenDigest, digest))
-    .get();
-  if (!row) return null;
-  return {
-    credential: { kind: 'oauth', id: row.t.id, scopes: JSON.parse(row.t.scopes) },
-    user: row.u,
-    expired: oauthExpired(row.t),
-    revoked: row.t.revokedAt != null,
-    lastUsedAt: null,
-  };
-}
+/*
+ * A credential and its user are two statements of one batch, not a join: a D1 batch answers rows as
+ * objects keyed by column name, where the joined tables' equal names (id, created_at) would collide.
+ */
+const patLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)).limit(1);
+const oauthLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)).limit(1);
+const sessionLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(webSessions).where(eq(webSessions.sessionDigest, digest)).limit(1);
+/** The user of a credential, by the credential's digest (a sub-select: it needs no earlier answer). */
+const patUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: personalAccessTokens.userId }).from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)))).limit(1);
+const oauthUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: oauthAccessTokens.userId }).from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)))).limit(1);
+const sessionUser = (c: Context<AppEnv>, digest: string) =>
+  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: webSessions.userId }).from(webSessions).where(eq(webSessions.sessionDigest, digest)))).limit(1);
 
-async function findPersonalToken(c: Context<AppEnv>, value: string): Promise<FoundToken | null> {
-  const digest = await tokenDigest(value, c.var.config.tokenPepper);
-  const row = await c.var.db
-    .select({ t: personalAccessTokens, u: users })
-    .from(personalAccessTokens)
-    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenDigest, digest))
-    .get();
-  if (!row) return null;
+/**
+ * The validity facts of a token, from its rows as cached or just read. The user is a copy: a handler
+ * changing its caller's fields must not change what the next request of this caller sees.
+ */
+function foundFrom(entry: Extract<CachedCredential, { kind: 'pat' | 'oauth' }>): FoundToken {
+  if (entry.kind === 'oauth') {
+    const t = entry.token;
+    return { credential: { kind: 'oauth', id: t.id, scopes: JSON.parse(t.scopes) }, user: { ...entry.user }, expired: oauthExpired(t), revoked: t.revokedAt != null, entry };
+  }
+  const t = entry.token;
   return {
-    credential: { kind: row.t.impersonation ? 'impersonation_token' : 'personal_access_token', id: row.t.id, scopes: JSON.parse(row.t.scopes) },
-    user: row.u,
-    expired: patExpired(row.t.expiresAt),
-    revoked: row.t.revoked,
-    lastUsedAt: row.t.lastUsedAt,
+    credential: { kind: t.impersonation ? 'impersonation_token' : 'personal_access_token', id: t.id, scopes: JSON.parse(t.scopes) },
+    user: { ...entry.user },
+    expired: patExpired(t.expiresAt),
+    revoked: t.revoked,
+    entry,
   };
 }
 
 /**
- * Records `last_used_at` at most every 10 minutes. The conditional update lets concurrent requests
- * race harmlessly; it is awaited so the value a client reads back right after is already there.
+ * The OAuth token `oauthValue`, else the personal or impersonation token `patValue` (GitLab's order).
+ * From this isolate's cache when fresh (no round trip); otherwise both lookups, each joined with its
+ * user, and the settings row when this isolate has no fresh copy, go in one batch: one round trip.
  */
-async function touchToken(c: Context<AppEnv>, id: number, lastUsedAt: number | null) {
+async function findToken(c: Context<AppEnv>, oauthValue: string | undefined, patValue: string | undefined): Promise<FoundToken | null> {
+  const db = c.var.db;
+  const pepper = c.var.config.tokenPepper;
+  const oauthDigest = oauthValue ? await tokenDigest(oauthValue, pepper) : undefined;
+  const patDigest = !patValue ? undefined : patValue === oauthValue ? oauthDigest : await tokenDigest(patValue, pepper);
+  const cachedOauth = oauthDigest ? cachedCredential(db, 'oauth', oauthDigest) : undefined;
+  if (cachedOauth) return foundFrom(cachedOauth);
+  // A cached personal token answers only when no other OAuth value could take precedence over it.
+  const cachedPat = patDigest && (!oauthDigest || oauthDigest === patDigest) ? cachedCredential(db, 'pat', patDigest) : undefined;
+  if (cachedPat) return foundFrom(cachedPat);
+
+  const generation = callerCacheGeneration(db);
+  const prefetch = settingsPrefetch(db);
+  const [oauthRows, oauthUsers, patRows, patUsers, settingsRows] = await batchReads(db, [
+    oauthDigest ? oauthLookup(c, oauthDigest) : undefined,
+    oauthDigest ? oauthUser(c, oauthDigest) : undefined,
+    patDigest ? patLookup(c, patDigest) : undefined,
+    patDigest ? patUser(c, patDigest) : undefined,
+    prefetch.query,
+  ]);
+  primeSettings(db, prefetch, settingsRows);
+  const [o, ou] = [oauthRows?.[0], oauthUsers?.[0]];
+  const [p, pu] = [patRows?.[0], patUsers?.[0]];
+  // A credential whose user is gone matches nothing, as the inner join did.
+  const entry: CachedCredential | undefined = o && ou ? { kind: 'oauth', token: o, user: ou } : p && pu ? { kind: 'pat', token: p, user: pu } : undefined;
+  if (!entry) return null;
+  rememberCredential(db, generation, entry.kind === 'oauth' ? oauthDigest! : patDigest!, entry);
+  return foundFrom(entry);
+}
+
+/** The personal or impersonation token each request authenticated with, as read (or cached) for it. */
+const authenticatedTokens = new WeakMap<Request, Extract<CachedCredential, { kind: 'pat' }>['token']>();
+
+/**
+ * The row of the personal token `id` this request authenticated with, so the /self routes do not read
+ * it again (a copy; as fresh as the caller cache: writes to it compare-and-set on `revoked`).
+ */
+export function authenticatedPersonalToken(c: Context, id: number) {
+  const row = authenticatedTokens.get(c.req.raw);
+  return row && row.id === id ? { ...row } : undefined;
+}
+
+/**
+ * Records `last_used_at` at most every 10 minutes. The conditional update lets concurrent requests
+ * race harmlessly; it is awaited so the value a client reads back right after is already there. The
+ * cached row takes the new value too, so this isolate does not write again within the interval.
+ */
+async function touchToken(c: Context<AppEnv>, entry: Extract<CachedCredential, { kind: 'pat' }>) {
   const now = Date.now();
+  const lastUsedAt = entry.token.lastUsedAt;
   if (lastUsedAt != null && now - lastUsedAt < LAST_USED_INTERVAL_MS) return;
   await c.var.db
     .update(personalAccessTokens)
     .set({ lastUsedAt: now })
-    .where(and(eq(personalAccessTokens.id, id), sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} <= ${now - LAST_USED_INTERVAL_MS})`))
+    .where(and(eq(personalAccessTokens.id, entry.token.id), sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} <= ${now - LAST_USED_INTERVAL_MS})`))
     .run();
+  entry.token.lastUsedAt = now;
 }
 
 /**
@@ -145,7 +196,7 @@ async function touchToken(c: Context<AppEnv>, id: number, lastUsedAt: number | n
  * (auth_finders.rb `revoke_token_family`, PersonalAccessTokens::RevokeTokenFamilyService): whoever
  * replays an old token cannot keep rotating a stolen family.
  */
-async function revokeTokenFamily(c: Context<AppEnv>, tokenId: number) {
+async function revokeTokenFamily(c: Context<AppEnv>, tokenId: number, userId: number) {
   const now = Date.now();
   await c.var.db.run(sql`
     WITH RECURSIVE family(id) AS (
@@ -155,6 +206,7 @@ async function revokeTokenFamily(c: Context<AppEnv>, tokenId: number) {
     )
     UPDATE personal_access_tokens SET revoked = 1, updated_at = ${now}
     WHERE id IN (SELECT id FROM family) AND revoked = 0`);
+  invalidateCaller(c.var.db, { userId });
 }
 
 const ROTATION_PATH = /access_tokens\/(\d+|self)\/rotate(\.json)?$/;
@@ -220,14 +272,13 @@ async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Rec
 
   if (route.jobToken && oauthValue) job = await resolveJobToken(c, oauthValue);
   if (!job && (oauthValue || patValue)) {
-    if (oauthValue) found = await findOauthToken(c, oauthValue);
-    if (!found && patValue) found = await findPersonalToken(c, patValue);
+    found = await findToken(c, oauthValue, patValue);
     if (!found) throw unauthorized();
   }
   if (!found && !job && route.basicAuthPat) {
     // api_guard.rb `find_personal_access_token_from_http_basic_auth`: no match is simply no token.
     const password = basicPassword(c);
-    if (password) found = await findPersonalToken(c, password);
+    if (password) found = await findToken(c, undefined, password);
   }
   if (!found && !job && route.jobToken) {
     const jobValue = str(params.job_token) ?? str(params.token) ?? str(c.req.header('job-token'));
@@ -241,11 +292,14 @@ async function resolveUncached(c: Context<AppEnv>, route: RouteAuth, params: Rec
     // validate_and_save_access_token!: expired, then revoked, then impersonation disabled.
     if (found.expired) throw invalidToken(TOKEN_EXPIRED);
     if (found.revoked) {
-      if (found.credential.kind !== 'oauth' && ROTATION_PATH.test(new URL(c.req.url).pathname)) await revokeTokenFamily(c, found.credential.id);
+      if (found.credential.kind !== 'oauth' && ROTATION_PATH.test(new URL(c.req.url).pathname)) await revokeTokenFamily(c, found.credential.id, found.user.id);
       throw invalidToken(TOKEN_REVOKED);
     }
     if (found.credential.kind === 'impersonation_token' && !c.var.config.impersonationEnabled) throw invalidToken(TOKEN_IMPERSONATION_DISABLED);
-    if (found.credential.kind !== 'oauth') await touchToken(c, found.credential.id, found.lastUsedAt);
+    if (found.entry.kind === 'pat') {
+      await touchToken(c, found.entry);
+      authenticatedTokens.set(c.req.raw, found.entry.token);
+    }
   }
 
   if (!found && !job) {
@@ -323,20 +377,26 @@ export function csrfTokenOf(c: Context, params: Record<string, unknown>): string
   return c.req.header('x-csrf-token') ?? str(params.authenticity_token);
 }
 
+/** The session of a `_service_session` cookie, from this isolate's cache or with the settings in one batch (as tokens are). */
 async function findSession(c: Context<AppEnv>, cookie: string, params: Record<string, unknown>): Promise<{ user: UserRow } | null> {
+  const db = c.var.db;
   const digest = await tokenDigest(cookie, c.var.config.tokenPepper);
-  const row = await c.var.db
-    .select({ s: webSessions, u: users })
-    .from(webSessions)
-    .innerJoin(users, eq(users.id, webSessions.userId))
-    .where(eq(webSessions.sessionDigest, digest))
-    .get();
-  if (!row || row.s.expiresAt <= Date.now()) return null;
+  let entry = cachedCredential(db, 'session', digest);
+  if (!entry) {
+    const generation = callerCacheGeneration(db);
+    const prefetch = settingsPrefetch(db);
+    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(c, digest), sessionUser(c, digest), prefetch.query]);
+    primeSettings(db, prefetch, settingsRows);
+    if (!rows[0] || !sessionUsers[0]) return null;
+    entry = { kind: 'session', token: rows[0], user: sessionUsers[0] };
+    rememberCredential(db, generation, digest, entry);
+  }
+  if (entry.token.expiresAt <= Date.now()) return null;
   // `find_user_from_warden` runs only for `verified_request?`: GET/HEAD, or the session's CSRF token.
   const method = c.req.method;
   if (method !== 'GET' && method !== 'HEAD') {
     const sent = csrfTokenOf(c, params);
-    if (!sent || !safeEqual(sent, row.s.csrfToken)) return null;
+    if (!sent || !safeEqual(sent, entry.token.csrfToken)) return null;
   }
-  return { user: row.u };
+  return { user: { ...entry.user } };
 }

@@ -21,6 +21,7 @@ import type { Router } from '../platform/router';
 import { oauthServerScopes } from './scopes';
 import { g, nonBlank, params } from '../platform/validate';
 import { revokeRequest, tokenInfo, tokenRequest } from './oauth';
+import { invalidateCaller } from '../users/caller-cache';
 
 const TAGS = ['oauth'];
 
@@ -114,6 +115,8 @@ export function mountOauth(r: Router) {
       const db = c.var.db;
       // Doorkeeper's `has_many :access_tokens, dependent: :delete_all`.
       await db.batch([db.delete(oauthAccessTokens).where(eq(oauthAccessTokens.applicationId, app.id)), db.delete(oauthApplications).where(eq(oauthApplications.id, app.id))]);
+      // Its tokens may belong to any number of users: this isolate forgets every cached caller (a rare write).
+      invalidateCaller(db, 'all');
       return c.body(null, 204);
     },
   );

@@ -14,6 +14,7 @@ import { DEFAULT_OAUTH_SCOPES, oauthServerScopes } from './scopes';
 import { oauthTokenInfo, tokenResponse } from './oauth-entity';
 import { oauthExpired } from './tokens';
 import { settingsOf } from '../settings/settings';
+import { invalidateCaller } from '../users/caller-cache';
 
 /** Doorkeeper's error descriptions (config/locales/en.yml). */
 export const OAUTH_ERRORS = {
@@ -183,6 +184,7 @@ async function refreshGrant(c: Context<AppEnv>, params: Record<string, unknown>)
     .where(and(eq(oauthAccessTokens.id, old.id), isNull(oauthAccessTokens.revokedAt)))
     .returning({ id: oauthAccessTokens.id });
   if (revoked.length === 0) throw oauthError('invalid_grant', OAUTH_ERRORS.invalid_grant);
+  invalidateCaller(c.var.db, { userId: old.userId });
   return issueToken(c, old.userId, requested ?? original, old.applicationId);
 }
 
@@ -236,4 +238,5 @@ export async function revokeRequest(c: Context<AppEnv>, params: Record<string, u
     .set({ revokedAt: Date.now() })
     .where(and(eq(oauthAccessTokens.id, row.id), isNull(oauthAccessTokens.revokedAt)))
     .run();
+  invalidateCaller(c.var.db, { userId: row.userId });
 }

@@ -18,6 +18,7 @@ import { allAvailableScopes } from './scopes';
 import { addDays, today } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { requireAdmin, requireUser } from '../platform/guards';
+import { authenticatedPersonalToken } from './authenticate';
 import { defaultExpiry, findToken, fullMessagesSentence, revokeToken, rotateToken, tokenErrors, tokenInsert, type TokenRow } from './tokens';
 import { settingsOf } from '../settings/settings';
 
@@ -90,7 +91,7 @@ async function ownToken(c: Context<AppEnv>, caller: Caller): Promise<TokenRow> {
   if (!cred || (cred.kind !== 'personal_access_token' && cred.kind !== 'impersonation_token')) {
     throw badRequest('This endpoint requires token type to be a personal access token');
   }
-  const token = await findToken(c.var.db, cred.id);
+  const token = authenticatedPersonalToken(c, cred.id) ?? (await findToken(c.var.db, cred.id));
   if (!token) throw unauthorized();
   return token;
 }
@@ -140,7 +141,7 @@ export function mountPersonalAccessTokens(r: Router) {
       const cred = caller.credential!;
       // `not_allowed! unless access_token.is_a? PersonalAccessToken` (self_rotation.rb).
       if (cred.kind !== 'personal_access_token' && cred.kind !== 'impersonation_token') throw new ApiError(405, { message: '405 Method Not Allowed' });
-      const token = await findToken(c.var.db, cred.id);
+      const token = authenticatedPersonalToken(c, cred.id) ?? (await findToken(c.var.db, cred.id));
       if (!token) throw unauthorized();
       return rotated(c, token, p.expires_at);
     },

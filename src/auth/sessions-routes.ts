@@ -47,7 +47,7 @@ export function mountSessions(r: Router) {
       // Rails' forgery protection: a cross-site page must not be able to end the session.
       const sent = csrfTokenOf(c, params);
       if (!sent || !safeEqual(sent, session.csrfToken)) throw new ApiError(422, { error: "Can't verify CSRF token authenticity." });
-      await endSession(c, session.id);
+      await endSession(c, session);
     }
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: secure(c) });
     const settings = await settingsOf(c);

@@ -9,6 +9,7 @@ import type { AppEnv, UserRow } from '../platform/context';
 import { users, webSessions } from '../db/schema';
 import { randomHex, randomToken, tokenDigest } from '../platform/crypto';
 import { settingsOf } from '../settings/settings';
+import { invalidateCaller } from '../users/caller-cache';
 
 export interface NewSession {
   cookie: string;
@@ -47,6 +48,8 @@ export async function startSession(c: Context<AppEnv>, user: UserRow): Promise<N
       .where(eq(users.id, user.id)),
     db.update(users).set({ state: 'active', updatedAt: now }).where(and(eq(users.id, user.id), eq(users.state, 'deactivated'))),
   ]);
+  // The sign-in fields and a reactivation change the user row cached callers carry.
+  invalidateCaller(db, { userId: user.id });
   return { cookie, csrfToken, expiresAt };
 }
 
@@ -55,6 +58,7 @@ export async function findSessionByCookie(c: Context<AppEnv>, cookie: string) {
   return c.var.db.select().from(webSessions).where(eq(webSessions.sessionDigest, digest)).get();
 }
 
-export async function endSession(c: Context<AppEnv>, id: number) {
-  await c.var.db.delete(webSessions).where(eq(webSessions.id, id)).run();
+export async function endSession(c: Context<AppEnv>, session: { id: number; userId: number }) {
+  await c.var.db.delete(webSessions).where(eq(webSessions.id, session.id)).run();
+  invalidateCaller(c.var.db, { userId: session.userId });
 }

@@ -13,6 +13,7 @@ import { addDays, today } from '../platform/time';
 import type { Config } from '../platform/config';
 import type { Settings } from '../settings/settings';
 import { checkText, NAME_MAX } from '../platform/text-limits';
+import { invalidateCaller } from '../users/caller-cache';
 
 export type TokenRow = typeof personalAccessTokens.$inferSelect;
 
@@ -115,11 +116,13 @@ export const findToken = (db: Db, id: number) => db.select().from(personalAccess
 
 /** `revoke!`: idempotent; the conditional update keeps `updated_at` of an already revoked token. */
 export async function revokeToken(db: Db, id: number): Promise<void> {
-  await db
+  const [revoked] = await db
     .update(personalAccessTokens)
     .set({ revoked: true, updatedAt: Date.now() })
     .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.revoked, false)))
-    .run();
+    .returning({ userId: personalAccessTokens.userId });
+  // The owner's cached credentials go: a revoked token stops working in this isolate at once.
+  if (revoked) invalidateCaller(db, { userId: revoked.userId });
 }
 
 export type RotateResult = { ok: true; row: TokenRow; value: string } | { ok: false; message: string };
@@ -141,6 +144,7 @@ export async function rotateToken(db: Db, config: Config, settings: Settings, to
     .where(and(eq(personalAccessTokens.id, token.id), eq(personalAccessTokens.revoked, false)))
     .returning({ id: personalAccessTokens.id });
   if (revoked.length === 0) return { ok: false, message: 'Token already revoked' };
+  invalidateCaller(db, { userId: token.userId });
   const { value, query } = await tokenInsert(db, config, settings, {
     userId: token.userId,
     name: token.name,

@@ -16,7 +16,8 @@ import { obj } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireAdmin } from '../platform/guards';
-import { findReadableIssue } from './issues';
+import { findReadableIssue, findReadableIssueWith } from './issues';
+import { batchReads } from '../db/batch-reads';
 
 type UserAgentDetailRow = typeof userAgentDetails.$inferSelect;
 
@@ -56,8 +57,26 @@ export function mountIssueDetails(r: Router) {
       responses: { 200: z.array(UserBasicSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const users = await visibleParticipants(c, caller, found);
+      // The issue, its comments and the users they name by id in one round trip; mentions and
+      // the candidates' access in a second.
+      const db = c.var.db;
+      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId) => {
+        const commentsOf = sql`n.noteable_type = 'Issue' AND n.noteable_id IN (${issueId}) AND n.system = 0`;
+        return [
+          db
+            .select({ authorId: notes.authorId, body: notes.body, internal: notes.internal })
+            .from(notes)
+            .where(and(eq(notes.noteableType, 'Issue'), sql`${notes.noteableId} IN (${issueId})`, eq(notes.system, false)))
+            .orderBy(asc(notes.createdAt), asc(notes.id)),
+          db
+            .select()
+            .from(users)
+            .where(
+              sql`${users.id} IN (SELECT i.author_id FROM issues i WHERE i.id IN (${issueId}) UNION SELECT n.author_id FROM notes n WHERE ${commentsOf} UNION SELECT a.user_id FROM issue_assignees a WHERE a.issue_id IN (${issueId}))`,
+            ),
+        ] as const;
+      });
+      const participants = await visibleParticipants(c, caller, found, found.reads[0], found.reads[1]);
       const raw = await requestParams(c);
       const base = baseUrl(c);
       // `Kaminari.paginate_array(issue.visible_participants(current_user))`.
@@ -65,8 +84,8 @@ export function mountIssueDetails(r: Router) {
         c,
         pageRequest(p, raw.per_page),
         linkParamsFrom(raw, {}),
-        async (limit, offset) => users.slice(offset, offset + limit),
-        async (limit) => Math.min(users.length, limit),
+        async (limit, offset) => participants.slice(offset, offset + limit),
+        async (limit) => Math.min(participants.length, limit),
       );
       return c.json(page.map((u) => userBasic(u, { base })));
     },
@@ -109,29 +128,38 @@ interface FoundIssue {
  * mentioned in the title, description and those notes, in that order, without duplicates; then
  * only those who can read the issue. Internal notes count only for callers who may read them.
  */
-async function visibleParticipants(c: Context<AppEnv>, caller: Caller, found: FoundIssue): Promise<UserRow[]> {
+async function visibleParticipants(
+  c: Context<AppEnv>,
+  caller: Caller,
+  found: FoundIssue,
+  comments: { authorId: number; body: string; internal: boolean }[],
+  known: UserRow[],
+): Promise<UserRow[]> {
   const db = c.var.db;
   const { issue, project, namespace } = found;
   const canReadInternal = caller.isAdmin || found.level >= ACCESS.PLANNER;
-  const noteRows = await db
-    .select({ authorId: notes.authorId, body: notes.body })
-    .from(notes)
-    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), eq(notes.system, false), canReadInternal ? undefined : eq(notes.internal, false)))
-    .orderBy(asc(notes.createdAt), asc(notes.id))
-    .all();
+  const noteRows = canReadInternal ? comments : comments.filter((n) => !n.internal);
   const assigneeIds = new Set(found.assigneeIds);
   // Issuable: `participant :author, :notes_with_associations, :assignees`; mentions join at the end.
   const ids: number[] = [issue.authorId, ...noteRows.map((n) => n.authorId), ...found.assigneeIds];
   const names = [...new Set([...mentions(issue.title), ...mentions(issue.description), ...noteRows.flatMap((n) => mentions(n.body))])].slice(0, MAX_MENTIONS);
 
-  const byId = new Map<number, UserRow>();
-  const uniqueIds = [...new Set(ids)];
-  for (let i = 0; i < uniqueIds.length; i += 90) for (const u of await db.select().from(users).where(inArray(users.id, uniqueIds.slice(i, i + 90))).all()) byId.set(u.id, u);
-  const byName = new Map<string, UserRow>();
-  for (let i = 0; i < names.length; i += 90) {
-    const chunk = names.slice(i, i + 90);
-    for (const u of await db.select().from(users).where(inArray(sql`lower(${users.username})`, chunk)).all()) byName.set(u.username.toLowerCase(), u);
-  }
+  // The mentioned users and every candidate's access (project membership and inherited group
+  // membership) in one round trip.
+  const groupIds = traversalIds(namespace);
+  const mentioned = sql`SELECT u.id FROM users u WHERE lower(u.username) IN (SELECT value FROM json_each(${JSON.stringify(names)}))`;
+  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
+  if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+  const [named, levelRows] = await batchReads(db, [
+    names.length ? db.select().from(users).where(sql`${users.id} IN (${mentioned})`) : undefined,
+    db
+      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
+      .from(members)
+      .where(and(sql`(${members.userId} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])})) OR ${members.userId} IN (${mentioned}))`, or(...sources), activeMember()))
+      .groupBy(members.userId),
+  ]);
+  const byId = new Map<number, UserRow>(known.map((u) => [u.id, u]));
+  const byName = new Map<string, UserRow>((named ?? []).map((u) => [u.username.toLowerCase(), u]));
   const ordered: UserRow[] = [];
   const seen = new Set<number>();
   const push = (u: UserRow | undefined) => {
@@ -143,22 +171,7 @@ async function visibleParticipants(c: Context<AppEnv>, caller: Caller, found: Fo
   for (const id of ids) push(byId.get(id));
   for (const name of names) push(byName.get(name));
 
-  // Access of every candidate in one query: project membership and inherited group membership.
-  const levels = new Map<number, number>();
-  const groupIds = traversalIds(namespace);
-  const candidateIds = ordered.map((u) => u.id);
-  for (let i = 0; i < candidateIds.length; i += 80) {
-    const chunk = candidateIds.slice(i, i + 80);
-    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-    if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
-    const rows = await db
-      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
-      .from(members)
-      .where(and(inArray(members.userId, chunk), or(...sources), activeMember()))
-      .groupBy(members.userId)
-      .all();
-    for (const row of rows) levels.set(row.userId, Number(row.level));
-  }
+  const levels = new Map<number, number>(levelRows.map((row) => [row.userId, Number(row.level)]));
   if (namespace.kind === 'User' && namespace.ownerId) levels.set(namespace.ownerId, ACCESS.OWNER);
 
   return ordered.filter((u) => {

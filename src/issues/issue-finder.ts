@@ -44,6 +44,8 @@ export interface FinderInput {
   plan: Plan;
   parent: FinderParent;
   p: IssueListParams;
+  /** The search's index matches when the route read them already (issue-search.ts searchProbeQuery). */
+  searchMatches?: number;
 }
 
 export interface IssueQuery {
@@ -169,7 +171,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     if (planAllows({ plan }, 'premium') && not.weight !== undefined) conds.push(sql`${issues.weight} != ${int(not.weight)}`);
   }
 
-  const search = p.search ? await searchCondition(db, p.search, p.in) : undefined;
+  const search = p.search ? await searchCondition(db, p.search, p.in, input.searchMatches) : undefined;
   conds.push(search?.where);
   conds.push(confidentialitySql(caller, allConfidential));
   const rest = and(...conds);

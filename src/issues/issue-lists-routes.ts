@@ -8,7 +8,10 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { grapeError, unauthorized } from '../platform/errors';
-import { linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { batchReads } from '../db/batch-reads';
+import { issues } from '../db/schema';
+import { type IssueReadResults, issueReads, pageIds } from './issue-reads';
 import { requestParams } from '../platform/params';
 import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
@@ -19,14 +22,13 @@ import {
   buildIssueQuery,
   type FinderParent,
   issueCountProjectsQuery,
-  issueCountQuery,
   issuePageQuery,
   type IssueQuery,
-  type IssueRow,
   issueUnionPageQuery,
 } from './issue-finder';
-import { findReadableProject } from '../projects/projects';
-import { presentIssues } from './issue-presenter';
+import { findReadableProjectWith } from '../projects/projects';
+import { searchProbeQuery } from './issue-search';
+import { issueReadOptions, presentIssueRows } from './issue-presenter';
 
 const IssueListSchema = z.array(IssueSchema);
 
@@ -44,10 +46,13 @@ export function mountIssueLists(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
-    const { project, namespace, level } = await findReadableProject(c, caller, p.id);
+    // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
+    const probe = searchProbeQuery(c.var.db, p.search, p.in);
+    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, () => (probe ? [probe] : []));
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
-    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable);
+    const searchMatches = probe ? Number(reads[0]?.[0]?.n ?? 0) : undefined;
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, searchMatches);
   });
 }
 
@@ -59,6 +64,7 @@ async function listIssues(
   kind: 'issues' | 'group' | 'project',
   context: { group?: NamespaceRow; project?: ProjectRow },
   readable = true,
+  searchMatches?: number,
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
   const raw = await requestParams(c);
@@ -76,14 +82,18 @@ async function listIssues(
 
   const db = c.var.db;
   const q: IssueQuery = readable
-    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p })
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
   // The bounded count decides the page plan for many-project lists, so it runs first there
   // (otherwise count and page run together): above the cap, the ordered index walk
   // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
   // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
   // the per-project lookup and sort of every match (issuePageQuery).
-  const count = async () => (q.possible ? Number((await db.get<{ n: number }>(issueCountQuery(db, q, MAX_COUNT + 1)))?.n ?? 0) : 0);
+  // The bounded count decides the page plan for many-project lists, so it runs first there
+  // (otherwise count and page run together): above the cap, the ordered index walk
+  // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
+  // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
+  // the per-project lookup and sort of every match (issuePageQuery).
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
   if (q.possible && q.walkWhere) {
@@ -94,17 +104,23 @@ async function listIssues(
   const page = (limit: number, offset: number) => {
     if (counted !== null && counted <= MAX_COUNT && matchProjects && matchProjects.length * (offset + limit) < counted) {
       const union = issueUnionPageQuery(db, q, matchProjects, limit, offset);
-      if (union) return union.all();
+      if (union) return union;
     }
-    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT).all();
+    return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT);
   };
-  const rows = await paginate<IssueRow>(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, listDefaults(kind)),
-    async (limit, offset) => (q.possible && counted !== 0 ? page(limit, offset) : []),
-    async () => counted ?? count(),
-  );
-  const body = await presentIssues(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project });
-  return c.json(body);
+  const req = pageRequest(p, raw.per_page);
+  const linkParams = linkParamsFrom(raw, listDefaults(kind));
+  const o = { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project };
+  if (counted === 0) {
+    setPaginationHeaders(c, req, linkParams, 0, 0);
+    return c.json([]);
+  }
+  // The page, its count (unless counted above) and everything the entities show, hung off the
+  // page query, in one round trip whatever the page size.
+  const pageQuery = page(req.perPage, req.offset);
+  const extras = issueReads(db, caller, pageIds(pageQuery), { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' });
+  const [rows, n, ...reads] = await batchReads(db, [pageQuery, counted === null ? countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1) : undefined, ...extras]);
+  const limitedTotal = counted ?? Number(n?.[0]?.n ?? 0);
+  setPaginationHeaders(c, req, linkParams, limitedTotal > MAX_COUNT ? null : limitedTotal, rows.length);
+  return c.json(await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o));
 }

@@ -1,38 +1,26 @@
 /**
- * Presents a page of issues in a fixed number of queries (GitLab preloads the same associations
- * and Gitlab::IssuableMetadata for lists): projects, users, assignees, labels, milestones, epics
- * and note counts are each one query per page (chunked for D1's 100 bound parameters).
+ * Presents issues (GitLab preloads the same associations and Gitlab::IssuableMetadata for lists):
+ * everything beside the rows comes from issueReads (issue-reads.ts), read in the same round trip
+ * as the rows where the route can, else in one round trip of its own.
  */
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import type { Db } from '../db/client';
-import {
-  epics,
-  issueAssignees,
-  labelLinks,
-  labels,
-  namespaces,
-  notes,
-  projects,
-  subscriptions,
-  users,
-  mergeRequests,
-  mergeRequestsClosingIssues,
-} from '../db/schema';
 import { type IssueRow, issueEntity } from './issue-entity';
 import type { LabelRow } from '../planning/label-entity';
+import { milestoneEntity } from '../planning/milestone-entity';
 import { userBasic } from '../users/user-entity';
-import { type NamespaceRow, type ProjectRow, mergeRequestVisibleSql } from '../projects/abilities';
+import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import { timeStats } from '../platform/duration';
 import { baseUrl } from '../platform/pagination';
 import { planAllows } from '../platform/plan';
-import { presentMilestonesById } from '../planning/milestones';
 import { projectLoadedByRequest } from '../projects/projects';
+import type { ProjectWithNamespace } from '../projects/project-queries';
 import { settingsOf } from '../settings/settings';
-import { inChunks } from '../platform/chunks';
-
-const CHUNK = 90;
+import { batchReads, writeThenRead } from '../db/batch-reads';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { sql } from 'drizzle-orm';
+import { issues } from '../db/schema';
+import { type IssueIds, type IssueReadOptions, type IssueReadResults, issueReads, jsonIds } from './issue-reads';
 
 export interface PresentOptions {
   withLabelsDetails?: boolean;
@@ -55,70 +43,63 @@ function relativeReference(i: IssueRow, p: ProjectRow, ns: NamespaceRow, fullPat
   return `#${i.iid}`;
 }
 
+/**
+ * Presents a page of issues, reading what the entity needs in one round trip (issueReads over the
+ * rows' ids). Routes that read the rows themselves send issueReads in that batch instead and call
+ * presentIssueRows.
+ */
 export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: IssueRow[], o: PresentOptions = {}) {
   if (!rows.length) return [];
-  const db = c.var.db;
+  const reads = issueReads(c.var.db, caller, jsonIds(rows.map((r) => r.id)), issueReadOptions(c, rows, o));
+  return presentIssueRows(c, caller, rows, (await batchReads(c.var.db, reads)) as IssueReadResults, o);
+}
+
+/** The issueReads a presentation of `rows` (or of rows about to be read, `rows` undefined) needs. */
+export function issueReadOptions(c: Context<AppEnv>, rows: IssueRow[] | undefined, o: PresentOptions = {}): IssueReadOptions {
+  return {
+    projects: !rows || rows.some((r) => !projectLoadedByRequest(c, r.projectId)),
+    premium: planAllows(c.var.config, 'premium'),
+    subscription: Boolean(o.includeSubscribed && o.subscribed === undefined && !o.withoutSubscribed),
+  };
+}
+
+/** The Issue entities of `rows` from issueReads' results: no storage beyond the (cached) settings. */
+export async function presentIssueRows(c: Context<AppEnv>, caller: Caller, rows: IssueRow[], reads: IssueReadResults, o: PresentOptions = {}) {
+  if (!rows.length) return [];
   const base = baseUrl(c);
-  const ids = rows.map((r) => r.id);
   const premium = planAllows(c.var.config, 'premium');
   const ultimate = planAllows(c.var.config, 'ultimate');
+  const [assigneeRows, labelRows, noteCounts, mergeRequestCounts, userRows, milestoneRows, projectRows, epicRows, subscriptionRows] = reads;
+  const settings = await settingsOf(c);
 
-  const [projectRows, assigneeRows, labelRows, noteCounts, milestones, epicRows, settings, mergeRequestCounts] = await Promise.all([
-    inChunks(
-      rows.map((r) => r.projectId).filter((id) => !projectLoadedByRequest(c, id)),
-      (ch) => db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, ch)).all(),
-    ).then((loaded) => [...loaded, ...[...new Set(rows.map((r) => r.projectId))].flatMap((id) => projectLoadedByRequest(c, id) ?? [])]),
-    inChunks(ids, (ch) => db.select().from(issueAssignees).where(inArray(issueAssignees.issueId, ch)).orderBy(issueAssignees.issueId, issueAssignees.position).all()),
-    inChunks(ids, (ch) =>
-      db
-        .select({ targetId: labelLinks.targetId, label: labels })
-        .from(labelLinks)
-        .innerJoin(labels, eq(labels.id, labelLinks.labelId))
-        .where(and(eq(labelLinks.targetType, 'Issue'), inArray(labelLinks.targetId, ch)))
-        .all(),
-    ),
-    // Gitlab::IssuableMetadata#user_notes_count: comments, not system notes.
-    inChunks(ids, (ch) =>
-      db
-        .select({ id: notes.noteableId, n: count() })
-        .from(notes)
-        .where(and(eq(notes.noteableType, 'Issue'), inArray(notes.noteableId, ch), eq(notes.system, false)))
-        .groupBy(notes.noteableId)
-        .all(),
-    ),
-    presentMilestonesById(db, base, rows.map((r) => r.milestoneId)),
-    premium
-      ? inChunks(
-          rows.map((r) => r.epicId).filter((x): x is number => x != null),
-          (ch) => db.select({ epic: epics, groupPath: namespaces.fullPath }).from(epics).innerJoin(namespaces, eq(namespaces.id, epics.groupId)).where(inArray(epics.id, ch)).all(),
-        )
-      : Promise.resolve([]),
-    settingsOf(c),
-    // Issue#merge_requests_count(user): merge requests the caller may see that close the issue.
-    mergeRequestCountsForIssues(db, ids, caller),
-  ]);
-
-  const userIds = [...rows.flatMap((r) => [r.authorId, r.closedById ?? 0]), ...assigneeRows.map((a) => a.userId)].filter((x) => x > 0);
-  // Only what UserBasic reads: a users row has ~55 columns and row conversion dominates a page's cost.
-  const userRows = (await inChunks(userIds, (ch) =>
-    db.select({ id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email }).from(users).where(inArray(users.id, ch)).all(),
-  )) as unknown as UserRow[];
-  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const usersById = new Map<number, UserRow>((userRows as unknown as UserRow[]).map((u) => [u.id, u]));
   const present = (id: number | null | undefined) => {
     const u = id != null ? usersById.get(id) : undefined;
     return u ? userBasic(u, { base }) : null;
   };
-
-  const projectsById = new Map(projectRows.map((r) => [r.project.id, r]));
+  const projectsById = new Map<number, ProjectWithNamespace>((projectRows ?? []).map((r) => [r.project.id, r]));
+  for (const r of rows) {
+    if (projectsById.has(r.projectId)) continue;
+    const known = projectLoadedByRequest(c, r.projectId);
+    if (known) projectsById.set(r.projectId, known);
+  }
   const assignees = new Map<number, number[]>();
   for (const a of assigneeRows) assignees.set(a.issueId, [...(assignees.get(a.issueId) ?? []), a.userId]);
   const labelsByIssue = new Map<number, LabelRow[]>();
   for (const l of labelRows) labelsByIssue.set(l.targetId, [...(labelsByIssue.get(l.targetId) ?? []), l.label]);
   const notesByIssue = new Map(noteCounts.map((n) => [n.id, n.n]));
-  const epicsById = new Map(epicRows.map((e) => [e.epic.id, e]));
+  const mergeRequestsByIssue = new Map(mergeRequestCounts.map((m) => [m.issueId, m.n]));
+  const milestonesById = new Map(
+    milestoneRows.map((m) => [m.milestone.id, milestoneEntity(m.milestone, { base, projectFullPath: m.projectPath ?? undefined, groupFullPath: m.groupPath ?? undefined })]),
+  );
+  const epicsById = new Map((epicRows ?? []).map((e) => [e.epic.id, e]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
 
-  const subscribed = o.includeSubscribed && o.subscribed === undefined ? await subscribedTo(db, caller, rows[0], assignees.get(rows[0].id) ?? []) : o.subscribed;
+  const subscribedOf = (i: IssueRow): boolean | undefined => {
+    if (o.subscribed !== undefined) return o.subscribed;
+    if (!o.includeSubscribed) return undefined;
+    return subscribedFrom(caller, i, assignees.get(i.id) ?? [], subscriptionRows?.find((s) => Number(s.id) === i.id));
+  };
 
   return rows.map((i) => {
     const pr = projectsById.get(i.projectId)!;
@@ -137,11 +118,11 @@ export async function presentIssues(c: Context<AppEnv>, caller: Caller, rows: Is
       assignees: (assignees.get(i.id) ?? []).map(present).filter((u) => u != null),
       labels: labelsByIssue.get(i.id) ?? [],
       withLabelsDetails: Boolean(o.withLabelsDetails),
-      milestone: i.milestoneId != null ? (milestones.get(i.milestoneId) ?? null) : null,
+      milestone: i.milestoneId != null ? (milestonesById.get(i.milestoneId) ?? null) : null,
       userNotesCount: notesByIssue.get(i.id) ?? 0,
-      mergeRequestsCount: mergeRequestCounts.get(i.id) ?? 0,
+      mergeRequestsCount: mergeRequestsByIssue.get(i.id) ?? 0,
       timeStats: timeStats(i, limitToHours),
-      subscribed: rows.length === 1 && !o.withoutSubscribed ? subscribed : undefined,
+      subscribed: rows.length === 1 && !o.withoutSubscribed ? subscribedOf(i) : undefined,
       premium,
       ultimate,
       epic: showEpic
@@ -159,48 +140,24 @@ export async function presentIssue(c: Context<AppEnv>, caller: Caller, row: Issu
 
 /**
  * Issue#subscribed?: an explicit subscription row wins; otherwise participants (the author,
- * assignees, commenters) are subscribed.
+ * assignees, commenters) are subscribed. `row` is issueReads' subscription slot for the issue.
  */
-export async function subscribedTo(db: Db, caller: Caller, issue: IssueRow, assigneeIds: number[]): Promise<boolean> {
+export function subscribedFrom(caller: Caller, issue: Pick<IssueRow, 'authorId'>, assigneeIds: number[], row: { explicit: number | null; commented: number } | undefined): boolean {
   const uid = caller.user?.id;
   if (uid == null) return false;
-  const explicit = await db
-    .select({ subscribed: subscriptions.subscribed })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.subscribableType, 'Issue'), eq(subscriptions.subscribableId, issue.id), eq(subscriptions.userId, uid)))
-    .get();
-  if (explicit) return explicit.subscribed;
-  if (issue.authorId === uid || assigneeIds.includes(uid)) return true;
-  const commented = await db
-    .select({ one: sql<number>`1` })
-    .from(notes)
-        // Unary + keeps SQLite off notes_author: without ANALYZE statistics it prefers that index and
-    // walks every note the user ever wrote (6 ms for an active user) instead of this issue's few.
-    .where(and(eq(notes.noteableType, 'Issue'), eq(notes.noteableId, issue.id), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
-    .limit(1)
-    .get();
-  return commented != null;
+  if (row?.explicit != null) return Boolean(row.explicit);
+  return issue.authorId === uid || assigneeIds.includes(uid) || Boolean(row?.commented);
 }
 
 /**
- * Issue entity `merge_requests_count` (Gitlab::IssuableMetadata): merge requests that close each
- * issue, counting only those the caller may read. Map issue id -> count (absent = 0).
+ * An issue write and its answer in one round trip: `writes` run (all or none), then the issue
+ * (`ids` names it as SQL, evaluated inside the same batch, after the writes) and its entity's reads.
+ * Returns null when the issue is not there after the writes.
  */
-export async function mergeRequestCountsForIssues(db: Db, issueIds: number[], caller: Caller): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  const ids = [...new Set(issueIds)];
-  const visible = mergeRequestVisibleSql(caller);
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .select({ issueId: mergeRequestsClosingIssues.issueId, n: count() })
-      .from(mergeRequestsClosingIssues)
-      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
-      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(and(inArray(mergeRequestsClosingIssues.issueId, ids.slice(i, i + CHUNK)), visible))
-      .groupBy(mergeRequestsClosingIssues.issueId)
-      .all();
-    for (const r of rows) out.set(r.issueId, r.n);
-  }
-  return out;
+export async function writeAndPresentIssue(c: Context<AppEnv>, caller: Caller, writes: readonly BatchItem<'sqlite'>[], ids: IssueIds, o: PresentOptions = {}) {
+  const db = c.var.db;
+  const reads = issueReads(db, caller, ids, { ...issueReadOptions(c, undefined, { includeSubscribed: !o.withoutSubscribed, ...o }), projects: false });
+  const [rows, ...extras] = await writeThenRead(db, writes, [db.select().from(issues).where(sql`${issues.id} IN (${ids})`).limit(1), ...reads]);
+  if (!rows[0]) return null;
+  return (await presentIssueRows(c, caller, rows, extras as unknown as IssueReadResults, { includeSubscribed: !o.withoutSubscribed, ...o }))[0];
 }

@@ -3,25 +3,15 @@
  * index `issues_search` where that is cheaper than comparing rows (searchCondition).
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { integer, sqliteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { issues } from '../db/schema';
-import { int, json } from './issue-filters';
+import { indexable, indexedSearchSql, parseSearch, rowSearchSql, type SearchTable, searchExpression } from '../issuables/trigram-search';
+import { int } from './issue-filters';
 
-/** Split like Gitlab::SQL::Pattern.split_query_to_search_terms: quoted phrases stay together. */
-export function searchTerms(query: string): string[] {
-  const quoted: string[] = [];
-  const rest = query.replace(/(?<=^| )"[^"]+"(?= |$)/g, (q) => {
-    quoted.push(q.slice(1, -1));
-    return '';
-  });
-  return [...rest.split(/\s+/).filter(Boolean), ...quoted];
-}
+export { searchTerms } from '../issuables/trigram-search';
 
-/** An FTS5 string literal: everything inside double quotes is literal, `"` is doubled. */
-const ftsString = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
-/** Rows of the trigram index `issues_search` (drizzle/0009_issues_search.sql) matching an FTS5 expression. */
-const searchIndexMatch = (expr: string) => sql`${issues.id} IN (SELECT rowid FROM issues_search WHERE issues_search MATCH ${expr})`;
+const table: SearchTable = { index: 'issues_search', id: issues.id, title: issues.title, description: issues.description };
 
 export interface SearchCondition {
   where: SQL;
@@ -43,16 +33,6 @@ const SEARCH_DRIVE_MAX = 1000;
  */
 const SEARCH_INDEX_MAX = 5000;
 
-/** `instr(lower(col), lower(word))` for every word: the row-by-row form (ASCII case folding). */
-function rowSearchSql(query: string, words: string[], columns: string[]): SQL {
-  const parts = columns.map((name) => {
-    const col = name === 'title' ? issues.title : issues.description;
-    if (!words.length) return sql`lower(${col}) = lower(${query})`;
-    return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json(words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
-  });
-  return sql`(${sql.join(parts, sql` OR `)})`;
-}
-
 /**
  * Issuable.full_search (Gitlab::SQL::Pattern#fuzzy_arel_match): words of 3+ characters must all
  * appear in one column (ILIKE '%word%'), columns are ORed; with no such word the whole query
@@ -72,32 +52,32 @@ function rowSearchSql(query: string, words: string[], columns: string[]): SQL {
  * ASCII queries (where the two agree, but for compatibility letters such as the Kelvin sign K),
  * and queries of 1-2 characters, which trigrams cannot index (compared with lower(), as before).
  */
-export async function searchCondition(db: Db, search: string, inParam: string | undefined): Promise<SearchCondition | undefined> {
-  const query = search.trim().replace(/\s+/g, ' ');
-  if (!query) return undefined;
-  let columns = (inParam ?? '').split(',').map((s) => s.trim()).filter((s) => s === 'title' || s === 'description');
-  if (!columns.length) columns = ['title', 'description'];
-  columns = [...new Set(columns)];
-  const words = searchTerms(query).filter((w) => [...w].length >= 3);
-  // An FTS5 query ends at a NUL. GitLab answers 400 before any finder runs (HandleNullBytes,
-  // mirrored by the list routes); the row form only keeps other callers from failing.
-  if (query.includes('\u0000')) return { where: rowSearchSql(query, words, columns), plan: 'rows' };
-  const colOf = (name: string) => (name === 'title' ? issues.title : issues.description);
-  const length = [...query].length;
-  // Too short for trigrams: compared row by row (GitLab does the same, LOWER(col) = 'ab').
-  if (!words.length && length < 3) return { where: rowSearchSql(query, [], columns), plan: 'rows' };
+export async function searchCondition(db: Db, search: string, inParam: string | undefined, probed?: number): Promise<SearchCondition | undefined> {
+  const parsed = parseSearch(search, inParam);
+  if (!parsed) return undefined;
+  // Too short for trigrams, or NUL: compared row by row (GitLab does the same, LOWER(col) = 'ab').
+  if (!indexable(parsed)) return { where: rowSearchSql(table, parsed), plan: 'rows' };
+  const expr = searchExpression(parsed);
+  const matches = probed ?? Number((await probeQuery(db, expr))[0]?.n ?? 0);
+  if (matches > SEARCH_INDEX_MAX && /^[\x00-\x7f]*$/.test(parsed.query)) return { where: rowSearchSql(table, parsed), plan: 'rows' };
+  return { where: indexedSearchSql(table, parsed, expr), plan: matches <= SEARCH_DRIVE_MAX ? 'driven' : 'count' };
+}
 
-  const terms = words.length ? words : [query];
-  const all = terms.map(ftsString).join(' AND ');
-  // One word in either column is the plain query (about half the work of two column filters).
-  const expr = columns.length === 2 && terms.length === 1 ? all : columns.map((c) => `{${c}} : (${all})`).join(' OR ');
-  const probe = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM issues_search WHERE issues_search MATCH ${expr} LIMIT ${int(SEARCH_INDEX_MAX + 1)})`);
-  const matches = Number(probe?.n ?? 0);
-  if (matches > SEARCH_INDEX_MAX && /^[\x00-\x7f]*$/.test(query)) return { where: rowSearchSql(query, words, columns), plan: 'rows' };
-  const plan = matches <= SEARCH_DRIVE_MAX ? 'driven' : 'count';
-  if (words.length) return { where: searchIndexMatch(expr), plan };
-  // The whole query (only short words, e.g. `ab cd`) must equal a column: the column contains it
-  // (index) and is exactly as long, so the two are equal up to case folding.
-  const exact = columns.map((c) => sql`(length(${colOf(c)}) = ${int(length)} AND ${searchIndexMatch(`{${c}} : ${all}`)})`);
-  return { where: sql`(${searchIndexMatch(expr)} AND (${sql.join(exact, sql` OR `)}))`, plan };
+/** The bounded probe: index matches, counted up to SEARCH_INDEX_MAX + 1. */
+const probeQuery = (db: Db, expr: string) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(db.select({ one: sql`1` }).from(issuesSearch).where(sql`issues_search MATCH ${expr}`).limit(SEARCH_INDEX_MAX + 1).as('t'));
+
+/** The FTS5 table of drizzle/0009_issues_search.sql, declared for the probe only (not in db/schema: drizzle-kit cannot create it). */
+const issuesSearch = sqliteTable('issues_search', { rowid: integer('rowid') });
+
+/**
+ * searchCondition's probe as an unexecuted query (undefined when the search needs none), for a
+ * route to send in a batch it makes anyway (the parent lookup) and pass its `n` back as
+ * `probed` (FinderInput.searchMatches): the search then costs no round trip of its own.
+ */
+export function searchProbeQuery(db: Db, search: string | undefined, inParam: string | undefined) {
+  const parsed = search ? parseSearch(search, inParam) : undefined;
+  return parsed && indexable(parsed) ? probeQuery(db, searchExpression(parsed)) : undefined;
 }

@@ -18,8 +18,9 @@ import { isUniqueViolation } from '../platform/unique';
 import { requireAdmin, requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
-import { presentIssue, subscribedTo } from './issue-presenter';
-import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, issueAssigneeIds, type IssueRow } from './issues';
+import { issueReadOptions, presentIssue, presentIssueRows, subscribedFrom, writeAndPresentIssue } from './issue-presenter';
+import { issueReads, jsonIds } from './issue-reads';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueAssigneeIds, type IssueRow } from './issues';
 import { findOrBuildProjectLabels } from '../planning/labels';
 import {
   assigneesNote,
@@ -114,26 +115,24 @@ export function mountIssues(r: Router) {
             db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }),
           ),
       ];
-      // The issue's id comes back from its own INSERT: read after the batch, `issueIdSql` (the
-      // project's newest iid) would name whichever issue a concurrent create inserted last.
-      const insertAt = (labels?.inserts.length ?? 0) + 1;
-      let results: unknown[];
+      // The new issue and its entity's reads go at the end of the write's own batch (one transaction):
+      // there `issueIdSql` (the project's newest iid) is this insert's, whatever a concurrent create does.
+      let created;
       try {
-        results = await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        created = await writeAndPresentIssue(c, caller, statements, sql`SELECT ${issueIdSql}`, { project: pr.project });
       } catch (err) {
         // issues.rb: `rescue ActiveRecord::RecordNotUnique => render_api_error!('Duplicated issue', 409)`.
         if (isUniqueViolation(err, 'iid')) throw conflict('Duplicated issue');
         throw err;
       }
-      const [{ id }] = results[insertAt] as Array<{ id: number }>;
-      const created = await db.select().from(issues).where(eq(issues.id, id)).get();
-      return c.json(await presentIssue(c, caller, created!, { project: pr.project }), 201);
+      return c.json(created!, 201);
     },
   );
 
   r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
-    const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-    return c.json(await presentIssue(c, caller, found.issue, { project: found.project }));
+    // One round trip: project, level, issue and everything its entity shows.
+    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+    return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, includeSubscribed: true }))[0]);
   });
 
   r.route(
@@ -247,10 +246,9 @@ export function mountIssues(r: Router) {
         // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
         if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
       }
-      const row = await db.select().from(issues).where(eq(issues.id, issue.id)).get();
-      return c.json(await presentIssue(c, caller, row!, { project }));
+      // The writes (if any) and the answer's reads in one round trip.
+      return c.json(await writeAndPresentIssue(c, caller, changedSomething ? statements : [], jsonIds([issue.id]), { project }));
     },
   );
 
@@ -289,17 +287,19 @@ export function mountIssues(r: Router) {
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+        // The issue, its entity's reads and the caller's subscription in one round trip; the write
+        // changes only `subscribed`, which the answer states without reading it back.
+        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
         const want = action === 'subscribe';
         // subscriptions.rb: `not_modified!` when already in the requested state.
-        if ((await subscribedTo(c.var.db, caller, found.issue, found.assigneeIds)) === want) throw notModified();
+        if (subscribedFrom(caller, found.issue, found.assigneeIds, found.reads[8]?.[0]) === want) throw notModified();
         const now = Date.now();
         await c.var.db
           .insert(subscriptions)
           .values({ userId: user.id, subscribableType: 'Issue', subscribableId: found.issue.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
           .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
           .run();
-        return c.json(await presentIssue(c, caller, found.issue, { project: found.project, subscribed: want }), 201);
+        return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, subscribed: want }))[0], 201);
       },
     );
   }

@@ -2,14 +2,15 @@
  * Issue lookup and the issue abilities every issue endpoint asks (GitLab IssuePolicy:
  * read_issue, read_confidential_issues, update_issue / admin_issue).
  */
-import { and, eq } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues } from '../db/schema';
 import { ACCESS, featureAvailable } from '../projects/abilities';
 import { recordNotFound } from '../platform/errors';
-import { findReadableProject } from '../projects/projects';
+import { findReadableProjectWith } from '../projects/projects';
 
 export type IssueRow = typeof issues.$inferSelect;
 
@@ -35,18 +36,52 @@ export const canAdminIssue = (caller: Caller, level: number) => caller.isAdmin |
 export const issueAssigneeIds = async (db: Db, issueId: number): Promise<number[]> =>
   (await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, issueId)).orderBy(issueAssignees.position).all()).map((r) => r.userId);
 
+/** The issue's id as SQL for statements in the lookup's own batch (matches nothing when the issue is missing). */
+export const issueIdSql = (projectId: SQL, iid: number) => sql`SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${Number.isSafeInteger(iid) ? iid : -1}`;
+
+type Slot = BatchItem<'sqlite'> | undefined;
+type SlotResult<T> = T extends PromiseLike<infer U> ? U : undefined;
+type SlotResults<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: SlotResult<Q[K]> };
+
 /**
  * `find_project_issue`: the project must be readable (404 Project Not Found), its issues feature
  * available to the caller, and the issue readable; a missing or hidden issue is `find_by!`'s
- * 404 `{"message":"404 Not found"}` (reference §5.4).
+ * 404 `{"message":"404 Not found"}` (reference §5.4). One round trip: the project, the caller's
+ * level, the issue, its assignees and the route's own `reads` (over the issue's id and the
+ * project's id as SQL; `undefined` slots are skipped) go in one batch. The reads are thrown away
+ * with the 404 when the caller may not see the issue.
  */
-export async function findReadableIssue(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
-  const pr = await findReadableProject(c, caller, projectId);
+export async function findReadableIssueWith<const Q extends readonly Slot[]>(
+  c: Context<AppEnv>,
+  caller: Caller,
+  projectId: string,
+  iid: number,
+  reads: (issueId: SQL, projectId: SQL) => Q,
+) {
+  const db = c.var.db;
+  let extra: Q | undefined;
+  const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
+    const issueId = issueIdSql(pid, iid);
+    extra = reads(issueId, pid);
+    return [
+      db.select().from(issues).where(sql`${issues.id} IN (${issueId})`).limit(1),
+      db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(sql`${issueAssignees.issueId} IN (${issueId})`).orderBy(issueAssignees.position),
+      ...(extra.filter((q) => q !== undefined) as BatchItem<'sqlite'>[]),
+    ] as const;
+  });
   if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw recordNotFound();
-  if (!Number.isSafeInteger(iid)) throw recordNotFound();
-  const issue = await c.var.db.select().from(issues).where(and(eq(issues.projectId, pr.project.id), eq(issues.iid, iid))).get();
+  const [issueRows, assigneeRows, ...rest] = pr.reads as unknown as [IssueRow[], { userId: number }[], ...unknown[]];
+  const issue = Number.isSafeInteger(iid) ? issueRows[0] : undefined;
   if (!issue) throw recordNotFound();
-  const assigneeIds = await issueAssigneeIds(c.var.db, issue.id);
+  const assigneeIds = assigneeRows.map((r) => r.userId);
   if (issue.confidential && !canReadConfidentialIssue(caller, pr.level, issue, assigneeIds)) throw recordNotFound();
-  return { ...pr, issue, assigneeIds };
+  let k = 0;
+  const results = extra!.map((q) => (q === undefined ? undefined : rest[k++])) as unknown as SlotResults<Q>;
+  return { project: pr.project, namespace: pr.namespace, level: pr.level, issue, assigneeIds, reads: results };
+}
+
+/** findReadableIssueWith without reads of the route's own. */
+export async function findReadableIssue(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
+  const { reads: _, ...found } = await findReadableIssueWith(c, caller, projectId, iid, () => [] as const);
+  return found;
 }

@@ -13,6 +13,7 @@ import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { MergeRequestListParams, MergeRequestNotParams } from './merge-requests-params';
 import type { MergeRequestRow } from './merge-request-entity';
 import { mergeRequestVisibleSql } from '../projects/abilities';
+import { fullSearchSql, parseSearch, type SearchTable } from '../issuables/trigram-search';
 
 export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
 
@@ -68,26 +69,16 @@ function milestoneCondition(title: string | undefined, negate: boolean): SQL | n
   return negate ? sql`(${mergeRequests.milestoneId} IS NULL OR NOT ${match})` : match;
 }
 
-/** Gitlab::SQL::Pattern: words of three or more characters must all appear (case-insensitively) in one column. */
-function searchCondition(search: string, inParam: string | undefined): SQL {
-  const cols = (inParam ?? 'title,description')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s === 'title' || s === 'description');
-  const columns = cols.length ? [...new Set(cols)] : ['title', 'description'];
-  const quoted = [...search.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-  const rest = search.replace(/"[^"]+"/g, ' ');
-  // At most 20 terms: each is a bound parameter per column (D1's limit is 100 per statement).
-  const words = [...quoted, ...rest.split(/\s+/).filter((w) => w.length >= 3)].slice(0, 20);
-  const terms = words.length ? words : [search];
-  const perColumn = columns.map((col) => {
-    const column = col === 'title' ? mergeRequests.title : mergeRequests.description;
-    return sql`(${sql.join(
-      terms.map((w) => sql`instr(lower(coalesce(${column}, '')), lower(${w})) > 0`),
-      sql` AND `,
-    )})`;
-  });
-  return sql`(${sql.join(perColumn, sql` OR `)})`;
+const searchTable: SearchTable = { index: 'merge_requests_search', id: mergeRequests.id, title: mergeRequests.title, description: mergeRequests.description };
+
+/**
+ * Issuable.full_search (Gitlab::SQL::Pattern): words of 3+ characters must all appear in one
+ * column, from the trigram index `merge_requests_search`; with none, the whole query must equal
+ * a column. Always index-driven (no probe round trip): a search costs its matches.
+ */
+function searchCondition(search: string, inParam: string | undefined): SQL | undefined {
+  const parsed = parseSearch(search, inParam);
+  return parsed && fullSearchSql(searchTable, parsed);
 }
 
 export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrFinderParent, p: MergeRequestListParams): Promise<MrQuery> {

@@ -3,16 +3,18 @@
  * helpers/award_emoji.rb). `authenticate!` for every route. Issue and merge request
  * upvotes/downvotes are kept in step with thumbsup/thumbsdown in the same db.batch as the award.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { batchReads } from '../db/batch-reads';
 import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { awardEmoji, issues, mergeRequests, notes, users } from '../db/schema';
 import { type AwardRow, awardEmojiEntity, AwardEmojiSchema } from './award-emoji-entity';
 import { userBasic } from '../users/user-entity';
 import { isEmojiName } from '../platform/emoji';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, notFound, recordNotFound, unauthorized } from '../platform/errors';
-import { baseUrl, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -36,8 +38,8 @@ import {
 } from './notes-params';
 import { findReadableEpic } from '../planning/epics';
 import { canReadMergeRequests } from '../projects/abilities';
-import { canReadNote, findIssueNote, lockedOut } from './notes';
-import { findReadableIssue } from '../issues/issues';
+import { canReadNote, lockedOut, noteOfQuery, readableNote } from './notes';
+import { findReadableIssueWith } from '../issues/issues';
 import { findReadableProject } from '../projects/projects';
 import { z } from 'zod';
 
@@ -52,24 +54,41 @@ interface Awardable {
   canAward: boolean;
 }
 
-/** `awardable`: the issue, merge request, one of their notes, or an epic (EE). */
-async function findAwardable(
+type Slot = BatchItem<'sqlite'> | undefined;
+type SlotResult<T> = T extends PromiseLike<infer U> ? U : undefined;
+type SlotResults<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: SlotResult<Q[K]> };
+
+/**
+ * `awardable`: the issue, merge request, one of their notes, or an epic (EE), with the route's
+ * `reads` over the awardable's id (as SQL). For an issue and its notes, the lookup and the reads
+ * are one round trip; merge requests and epics read theirs after the lookup.
+ */
+async function findAwardable<const Q extends readonly Slot[]>(
   c: Context<AppEnv>,
   caller: Caller,
   p: { id: string; issue_iid?: number; merge_request_iid?: number; note_id?: number; epic_iid?: number },
-): Promise<Awardable> {
-  if (p.epic_iid !== undefined) {
-    const { epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
-    return { type: 'Epic', id: epic.id, votes: null, readable: true, canAward: true };
+  reads: (awardable: { type: Awardable['type']; id: SQL }) => Q,
+): Promise<Awardable & { reads: SlotResults<Q> }> {
+  if (p.epic_iid !== undefined || p.merge_request_iid !== undefined) {
+    const a: Awardable =
+      p.epic_iid !== undefined
+        ? { type: 'Epic', id: (await findReadableEpic(c, caller, p.id, p.epic_iid)).epic.id, votes: null, readable: true, canAward: true }
+        : await findMergeRequestAwardable(c, caller, p as { id: string; merge_request_iid: number; note_id?: number });
+    return { ...a, reads: (await batchReads(c.var.db, reads({ type: a.type, id: sql`SELECT ${a.id}` }))) as unknown as SlotResults<Q> };
   }
-  if (p.merge_request_iid !== undefined) return findMergeRequestAwardable(c, caller, p as { id: string; merge_request_iid: number; note_id?: number });
-  const found = await findReadableIssue(c, caller, p.id, p.issue_iid!);
+  const noteId = p.note_id;
+  const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid!, (issueId) => {
+    const id = noteId === undefined ? issueId : sql`SELECT id FROM notes WHERE id = ${Number.isSafeInteger(noteId) ? noteId : -1} AND noteable_type = 'Issue' AND noteable_id IN (${issueId})`;
+    return [noteId === undefined ? undefined : noteOfQuery(c, 'Issue', issueId, noteId), ...reads({ type: noteId === undefined ? 'Issue' : 'Note', id })] as const;
+  });
+  const [noteRows, ...rest] = found.reads;
   const votes = { table: 'Issue' as const, id: found.issue.id };
   // award_emoji: prevented on an archived project (ArchivedAbilities) and for non-members on a locked discussion (IssuablePolicy).
   const canAward = !found.project.archived && !lockedOut(caller, found.level, found.issue.discussionLocked);
-  if (p.note_id === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward };
-  const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
-  return { type: 'Note', id: note.id, votes, readable: true, canAward };
+  const own = rest as unknown as SlotResults<Q>;
+  if (noteId === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward, reads: own };
+  const note = readableNote(caller, found.level, noteRows?.[0]);
+  return { type: 'Note', id: note.id, votes, readable: true, canAward, reads: own };
 }
 
 /**
@@ -111,9 +130,14 @@ const recountVotes = (c: Context<AppEnv>, a: Awardable) => {
   return v.table === 'MergeRequest' ? db.update(mergeRequests).set(set).where(eq(mergeRequests.id, v.id)) : db.update(issues).set(set).where(eq(issues.id, v.id));
 };
 
-async function present(c: Context<AppEnv>, rows: AwardRow[]) {
-  const ids = [...new Set(rows.map((r) => r.userId))].slice(0, 100);
-  const byId = new Map((ids.length ? await c.var.db.select().from(users).where(inArray(users.id, ids)).all() : []).map((u) => [u.id, u]));
+/** The users of the awards whose ids `awardIds` selects, for the batch that reads them. */
+const awardUsersQuery = (c: Context<AppEnv>, awardIds: SQL) => c.var.db.select().from(users).where(sql`${users.id} IN (SELECT a.user_id FROM award_emoji a WHERE a.id IN (${awardIds}))`);
+
+/** AwardEmoji entities; `known` users (read with the awards, or the caller) spare the users' read. */
+async function present(c: Context<AppEnv>, rows: AwardRow[], known: UserRow[] = []) {
+  const byId = new Map(known.map((u) => [u.id, u]));
+  const ids = [...new Set(rows.map((r) => r.userId))].filter((id) => !byId.has(id)).slice(0, 100);
+  for (const u of ids.length ? await c.var.db.select().from(users).where(inArray(users.id, ids)).all() : []) byId.set(u.id, u);
   const base = baseUrl(c);
   return rows.map((r) => {
     const u = byId.get(r.userId);
@@ -140,44 +164,49 @@ export function mountAwardEmoji(r: Router) {
     const what = `${owner === 'issue' || owner === 'epic' ? 'an' : 'a'} ${owner}${suffix.includes(':note_id') ? ' note' : ''}`;
 
     r.route({ method: 'GET', path: suffix, summary: `List the award emoji of ${what}`, tags: ['award_emoji'], params: listP, signedIn: true, responses: { 200: z.array(AwardEmojiSchema) } }, async ({ c, p, caller }) => {
-      const a = await findAwardable(c, caller, p as never);
-      if (!a.readable) throw notFound('Award Emoji');
       const db = c.var.db;
-      const where = and(eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id));
       const raw = await requestParams(c);
-      const rows = await paginate(
-        c,
-        pageRequest(p, raw.per_page),
-        linkParamsFrom(raw, {}),
-        (limit, offset) => db.select().from(awardEmoji).where(where).orderBy(asc(awardEmoji.id)).limit(limit).offset(offset),
-        (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(awardEmoji).where(where).limit(limit).as('t')),
-      );
-      return c.json(await present(c, rows));
+      const req = pageRequest(p, raw.per_page);
+      // The awardable, a page of its awards, their count and their users in one round trip (issues).
+      const a = await findAwardable(c, caller, p as never, (aw) => {
+        const where = and(eq(awardEmoji.awardableType, aw.type), sql`${awardEmoji.awardableId} IN (${aw.id})`);
+        const page = db.select().from(awardEmoji).where(where).orderBy(asc(awardEmoji.id)).limit(req.perPage).offset(req.offset);
+        return [page, countUpToQuery(db, awardEmoji, where, MAX_COUNT + 1), awardUsersQuery(c, sql`SELECT id FROM (${page.getSQL()})`)] as const;
+      });
+      if (!a.readable) throw notFound('Award Emoji');
+      const [rows, n, people] = a.reads;
+      const total = Number(n[0]?.n ?? 0);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), total > MAX_COUNT ? null : total, rows.length);
+      return c.json(await present(c, rows, people as UserRow[]));
     });
 
     r.route({ method: 'GET', path: `${suffix}/:award_id`, summary: `Get an award emoji of ${what}`, tags: ['award_emoji'], params: refP, signedIn: true, responses: { 200: AwardEmojiSchema } }, async ({ c, p, caller }) => {
-      const a = await findAwardable(c, caller, p as never);
+      const awardId = (p as { award_id: number }).award_id;
+      const a = await findAwardable(c, caller, p as never, (aw) => [awardQuery(c, aw, awardId), awardUsersQuery(c, sql`SELECT ${safeId(awardId)}`)] as const);
       if (!a.readable) throw notFound('Award Emoji');
-      const row = await findAward(c, a, (p as { award_id: number }).award_id);
-      return c.json((await present(c, [row]))[0]);
+      const row = foundAward(a.reads[0]);
+      return c.json((await present(c, [row], a.reads[1] as UserRow[]))[0]);
     });
 
     r.route(
       { method: 'POST', path: suffix, summary: `Award an emoji to ${what}`, tags: ['award_emoji'], params: createP, signedIn: true, responses: { 201: AwardEmojiSchema } },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const a = await findAwardable(c, caller, p as never);
-        if (!a.readable || !a.canAward) throw notFound('Award Emoji');
         const name = (p as { name: string }).name.trim();
+        const db = c.var.db;
+        // The awardable and the caller's award of the same name in one round trip (issues).
+        const a = await findAwardable(c, caller, p as never, (aw) => [
+          db
+            .select({ id: awardEmoji.id })
+            .from(awardEmoji)
+            .where(and(eq(awardEmoji.awardableType, aw.type), sql`${awardEmoji.awardableId} IN (${aw.id})`, eq(awardEmoji.name, name), eq(awardEmoji.userId, user.id)))
+            .limit(1),
+        ] as const);
+        if (!a.readable || !a.canAward) throw notFound('Award Emoji');
         // award.persisted? is false on a validation error: `not_found!("Award Emoji #{award.errors.messages}")`.
         if (!isEmojiName(name)) throw awardNotFound('{:name=>["is not a valid emoji name"]}');
-        const db = c.var.db;
         const now = Date.now();
-        const exists = await db
-          .select({ id: awardEmoji.id })
-          .from(awardEmoji)
-          .where(and(eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id), eq(awardEmoji.name, name), eq(awardEmoji.userId, user.id)))
-          .get();
+        const exists = a.reads[0][0];
         const taken = awardNotFound('{:name=>["has already been taken"]}');
         if (exists) throw taken;
         let inserted: AwardRow | undefined;
@@ -191,7 +220,8 @@ export function mountAwardEmoji(r: Router) {
           if (isUniqueViolation(err, 'award_emoji')) throw taken;
           throw err;
         }
-        return c.json((await present(c, [inserted!]))[0], 201);
+        // The award's user is the caller: nothing to read.
+        return c.json((await present(c, [inserted!], [user]))[0], 201);
       },
     );
 
@@ -199,8 +229,9 @@ export function mountAwardEmoji(r: Router) {
       { method: 'DELETE', path: `${suffix}/:award_id`, summary: `Remove an award emoji from ${what}`, tags: ['award_emoji'], params: refP, signedIn: true, responses: { 204: null } },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const a = await findAwardable(c, caller, p as never);
-        const row = await findAward(c, a, (p as { award_id: number }).award_id);
+        const awardId = (p as { award_id: number }).award_id;
+        const a = await findAwardable(c, caller, p as never, (aw) => [awardQuery(c, aw, awardId)] as const);
+        const row = foundAward(a.reads[0]);
         // award_emoji.rb: `unauthorized! unless award.user == current_user || current_user&.can_admin_all_resources?`.
         if (row.userId !== user.id && !caller.isAdmin) throw unauthorized();
         checkUnmodifiedSince(c, row.updatedAt);
@@ -212,11 +243,17 @@ export function mountAwardEmoji(r: Router) {
   }
 }
 
-async function findAward(c: Context<AppEnv>, a: Awardable, awardId: number): Promise<AwardRow> {
-  const row = Number.isSafeInteger(awardId)
-    ? await c.var.db.select().from(awardEmoji).where(and(eq(awardEmoji.id, awardId), eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id))).get()
-    : undefined;
-  if (!row) throw recordNotFound();
-  return row;
-}
+const safeId = (id: number) => (Number.isSafeInteger(id) ? id : -1);
 
+/** The award `awardId` of the awardable (as SQL), for the lookup's batch. */
+const awardQuery = (c: Context<AppEnv>, aw: { type: string; id: SQL }, awardId: number) =>
+  c.var.db
+    .select()
+    .from(awardEmoji)
+    .where(and(eq(awardEmoji.id, safeId(awardId)), eq(awardEmoji.awardableType, aw.type), sql`${awardEmoji.awardableId} IN (${aw.id})`))
+    .limit(1);
+
+function foundAward(rows: AwardRow[]): AwardRow {
+  if (!rows[0]) throw recordNotFound();
+  return rows[0];
+}

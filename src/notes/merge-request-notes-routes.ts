@@ -60,8 +60,7 @@ export function mountMergeRequestNotes(r: Router) {
     },
     async ({ c, p, caller }) => {
       const { mr, level } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const rows = await listNotesOf(c, caller, 'MergeRequest', mr.id, level, p);
-      return c.json(await presentNotes(c, rows, mr.iid));
+      return c.json(await listNotesOf(c, caller, 'MergeRequest', mr.id, level, p, mr.iid));
     },
   );
 
@@ -109,7 +108,7 @@ export function mountMergeRequestNotes(r: Router) {
         db.insert(notes).values({ noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
         touchNoteable(c, 'MergeRequest', mr.id, now),
       ])) as unknown as [NoteRow[]];
-      return c.json((await presentNotes(c, [inserted[0]], mr.iid))[0], 201);
+      return c.json((await presentNotes(c, [inserted[0]], mr.iid, undefined, [user]))[0], 201);
     },
   );
 

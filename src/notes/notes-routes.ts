@@ -18,7 +18,7 @@ import {
   canReadInternalNotes,
   checkNoteUpdate,
   destroyNote,
-  findIssueNote,
+  findIssueNoteWith,
   findNoteableIssue,
   lockedOut,
   findNoteOf,
@@ -42,17 +42,15 @@ export function mountNotes(r: Router) {
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {
       const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
-      const rows = await listNotesOf(c, caller, 'Issue', found.issue.id, found.level, p);
-      return c.json(await presentNotes(c, rows, found.issue.iid));
+      return c.json(await listNotesOf(c, caller, 'Issue', found.issue.id, found.level, p, found.issue.iid));
     },
   );
 
   r.route(
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
-      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
-      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
-      return c.json((await presentNotes(c, [note], found.issue.iid))[0]);
+      const found = await findIssueNoteWith(c, caller, p);
+      return c.json((await presentNotes(c, [found.note], found.issue.iid, undefined, found.people))[0]);
     },
   );
 
@@ -106,7 +104,8 @@ export function mountNotes(r: Router) {
       const results = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
       const inserted = (results[statements.length - 2] as (typeof notes.$inferSelect)[])[0];
       const commands = actions.promote ? { promote_to_epic: true } : {};
-      return c.json((await presentNotes(c, [inserted], issue.iid, commands))[0], 201);
+      // The author is the caller: nothing to read.
+      return c.json((await presentNotes(c, [inserted], issue.iid, commands, [user]))[0], 201);
     },
   );
 
@@ -114,12 +113,12 @@ export function mountNotes(r: Router) {
     { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
-      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
+      const found = await findIssueNoteWith(c, caller, p);
+      const { note } = found;
       if (!canAdminNote(caller, found.level, note)) throw forbidden();
       checkNoteUpdate(note, p);
       const row = await saveNoteBody(c, user, note, p.body);
-      return c.json((await presentNotes(c, [row], found.issue.iid))[0]);
+      return c.json((await presentNotes(c, [row], found.issue.iid, undefined, found.people))[0]);
     },
   );
 
@@ -127,9 +126,8 @@ export function mountNotes(r: Router) {
     { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const found = await findNoteableIssue(c, caller, p.id, p.issue_iid);
-      const note = await findIssueNote(c, caller, found.issue, found.level, p.note_id);
-      if (!canAdminNote(caller, found.level, note)) throw forbidden();
+      const { note, level } = await findIssueNoteWith(c, caller, p);
+      if (!canAdminNote(caller, level, note)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
       await destroyNote(c, note);
       return c.body(null, 204);
@@ -150,8 +148,7 @@ export function mountEpicNotes(r: Router) {
     { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {
       const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-      const rows = await listNotesOf(c, caller, 'Epic', epic.id, level, p);
-      return c.json(await presentNotes(c, rows, null));
+      return c.json(await listNotesOf(c, caller, 'Epic', epic.id, level, p, null));
     },
   );
 
@@ -211,7 +208,7 @@ export function mountEpicNotes(r: Router) {
         db.insert(notes).values({ noteableType: 'Epic', noteableId: epic.id, projectId: null, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
         db.update(epics).set({ updatedAt: now }).where(eq(epics.id, epic.id)),
       ])) as unknown as [(typeof notes.$inferSelect)[]];
-      return c.json((await presentNotes(c, [inserted[0]], null))[0], 201);
+      return c.json((await presentNotes(c, [inserted[0]], null, undefined, [user]))[0], 201);
     },
   );
 }

@@ -12,8 +12,10 @@ import { userBasic } from '../users/user-entity';
 import { ACCESS, canReadMergeRequests } from '../projects/abilities';
 import { ApiError, notFound, recordNotFound } from '../platform/errors';
 import { checkText } from '../platform/text-limits';
-import { baseUrl, paginateSelect } from '../platform/pagination';
-import { findReadableIssue, type IssueRow } from '../issues/issues';
+import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import { batchReads } from '../db/batch-reads';
+import { findReadableIssue, findReadableIssueWith, type IssueRow } from '../issues/issues';
 import { findReadableProject } from '../projects/projects';
 
 export type { NoteRow };
@@ -77,9 +79,40 @@ export async function findNoteOf(c: Context<AppEnv>, caller: Caller, type: Notea
   const note = Number.isSafeInteger(noteId)
     ? await c.var.db.select().from(notes).where(and(eq(notes.id, noteId), eq(notes.noteableType, type), eq(notes.noteableId, noteableId))).get()
     : undefined;
+  return readableNote(caller, level, note);
+}
+
+/** findNoteOf's answer for a note read elsewhere (in the noteable's own lookup batch). */
+export function readableNote(caller: Caller, level: number, note: NoteRow | undefined): NoteRow {
   if (!note) throw recordNotFound();
   if (!canReadNote(caller, level, note)) throw notFound('Note');
   return note;
+}
+
+/** The note `noteId` of the noteable whose id the SQL `noteableId` selects, for a lookup's batch. */
+export const noteOfQuery = (c: Context<AppEnv>, type: NoteableType, noteableId: SQL, noteId: number) =>
+  c.var.db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.id, Number.isSafeInteger(noteId) ? noteId : -1), eq(notes.noteableType, type), sql`${notes.noteableId} IN (${noteableId})`))
+    .limit(1);
+
+/** The users a Note entity shows (author, resolver) of the notes whose ids `noteIds` selects. */
+export const noteUsersQuery = (c: Context<AppEnv>, noteIds: SQL) =>
+  c.var.db
+    .select()
+    .from(users)
+    .where(sql`${users.id} IN (SELECT n.author_id FROM notes n WHERE n.id IN (${noteIds}) UNION SELECT n.resolved_by_id FROM notes n WHERE n.id IN (${noteIds}))`);
+
+/**
+ * An issue's note with the issue, the project and the note's users in one round trip (the note's
+ * checks as findNoteOf makes them).
+ */
+export async function findIssueNoteWith(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid: number; note_id: number }) {
+  const noteIds = sql`SELECT id FROM notes WHERE id = ${Number.isSafeInteger(p.note_id) ? p.note_id : -1}`;
+  const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId) => [noteOfQuery(c, 'Issue', issueId, p.note_id), noteUsersQuery(c, noteIds)] as const);
+  const [[row], people] = found.reads;
+  return { ...found, note: readableNote(caller, found.level, row), people: people as UserRow[] };
 }
 
 export const findIssueNote = (c: Context<AppEnv>, caller: Caller, issue: IssueRow, level: number, noteId: number) => findNoteOf(c, caller, 'Issue', issue.id, level, noteId);
@@ -87,22 +120,32 @@ export const findIssueNote = (c: Context<AppEnv>, caller: Caller, issue: IssueRo
 /**
  * GET .../notes: `noteable.notes.with_notes_filter(activity_filter).reorder(order_by sort, id sort)`,
  * paginated, then only the notes the caller may read (here in SQL, so X-Total counts what is shown).
+ * The page, its count and the page's users go in one round trip; answers the presented notes.
  */
-export function listNotesOf(
+export async function listNotesOf(
   c: Context<AppEnv>,
   caller: Caller,
   type: NoteableType,
   noteableId: number,
   level: number,
   p: { order_by: 'created_at' | 'updated_at'; sort: 'asc' | 'desc'; activity_filter: 'all_notes' | 'only_comments' | 'only_activity'; page?: number; per_page?: number },
-): Promise<NoteRow[]> {
+  noteableIid: number | null,
+) {
   const conds: (SQL | undefined)[] = [eq(notes.noteableType, type), eq(notes.noteableId, noteableId)];
   if (p.activity_filter === 'only_comments') conds.push(eq(notes.system, false));
   if (p.activity_filter === 'only_activity') conds.push(eq(notes.system, true));
   if (!canReadInternalNotes(caller, level)) conds.push(sql`(${notes.internal} = 0 OR ${notes.authorId} = ${caller.user?.id ?? 0})`);
   const dir = p.sort === 'asc' ? asc : desc;
   const col = p.order_by === 'updated_at' ? notes.updatedAt : notes.createdAt;
-  return paginateSelect(c, p, { table: notes, where: and(...conds), orderBy: [dir(col), dir(notes.id)] });
+  const db = c.var.db;
+  const raw = await requestParams(c);
+  const req = pageRequest(p, raw.per_page);
+  const where = and(...conds);
+  const page = db.select().from(notes).where(where).orderBy(dir(col), dir(notes.id)).limit(req.perPage).offset(req.offset);
+  const [rows, n, people] = await batchReads(db, [page, countUpToQuery(db, notes, where, MAX_COUNT + 1), noteUsersQuery(c, sql`SELECT id FROM (${page.getSQL()})`)]);
+  const total = Number(n[0]?.n ?? 0);
+  setPaginationHeaders(c, req, linkParamsFrom(raw, {}), total > MAX_COUNT ? null : total, rows.length);
+  return presentNotes(c, rows, noteableIid, undefined, people as UserRow[]);
 }
 
 /**
@@ -145,9 +188,13 @@ export async function destroyNote(c: Context<AppEnv>, note: NoteRow): Promise<vo
   await db.batch([db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), eq(awardEmoji.awardableId, note.id))), db.delete(notes).where(eq(notes.id, note.id))]);
 }
 
-export async function presentNotes(c: Context<AppEnv>, rows: NoteRow[], noteableIid: number | null, commandsChanges?: Record<string, unknown>) {
-  const ids = [...new Set(rows.flatMap((n) => (n.resolvable && n.resolvedById != null ? [n.authorId, n.resolvedById] : [n.authorId])))];
-  const people = new Map<number, UserRow>();
+/**
+ * Note entities. `known` users (read with the notes, or the caller) spare the users' read when
+ * they cover every author and resolver.
+ */
+export async function presentNotes(c: Context<AppEnv>, rows: NoteRow[], noteableIid: number | null, commandsChanges?: Record<string, unknown>, known: UserRow[] = []) {
+  const people = new Map<number, UserRow>(known.map((u) => [u.id, u]));
+  const ids = [...new Set(rows.flatMap((n) => (n.resolvable && n.resolvedById != null ? [n.authorId, n.resolvedById] : [n.authorId])))].filter((id) => !people.has(id));
   for (let i = 0; i < ids.length; i += 90) for (const u of await c.var.db.select().from(users).where(inArray(users.id, ids.slice(i, i + 90))).all()) people.set(u.id, u);
   const base = baseUrl(c);
   const present = (id: number | null) => {

@@ -135,8 +135,8 @@ export function projectVisibleSql(caller: Caller): ReturnType<typeof sql> | unde
   const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
   return sql`(${projects.visibility} IN ${levels}
     OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${uid})
-    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
 
 /** SQL condition: the group row (`namespaces`) is visible to the caller (membership of it or an ancestor, or visibility). */
@@ -146,7 +146,7 @@ export function groupVisibleSql(caller: Caller): ReturnType<typeof sql> | undefi
   const uid = caller.user.id;
   const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
   return sql`(${namespaces.visibility} IN ${levels}
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
 
 // Outer columns named in correlated sub-selects are written out qualified: Drizzle leaves a column

@@ -228,6 +228,7 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   const where = projectWhere(id);
   if (!where) throw notFound('Project');
   const db = c.var.db;
+  // Namespace columns and `level` are named apart (aliased-columns.ts): a D1 batch keys rows by column name.
   const head = db
     .select({ project: projects, namespace: NAMESPACE, level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)

@@ -12,6 +12,7 @@ import type { AppEnv } from '../platform/context';
 import { applicationSettings } from '../db/schema';
 import { sha256, toHex } from '../platform/crypto';
 import { SETTINGS } from './settings-catalogue';
+import { ISOLATE_CACHE_TTL_MS, perDb, TtlCache } from '../platform/isolate-cache';
 
 export const SETTINGS_DEFAULTS = {
   admin_mode: false,
@@ -84,8 +85,12 @@ export interface SettingsRow {
   updatedAt: number | null;
 }
 
-export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
-  const row = await db.select().from(applicationSettings).where(eq(applicationSettings.id, 1)).get();
+type StoredRow = typeof applicationSettings.$inferSelect;
+
+const settingsRowQuery = (db: Db) => db.select().from(applicationSettings).where(eq(applicationSettings.id, 1)).limit(1);
+
+/** The defaults overlaid by the stored row (absent on a fresh instance). */
+function settingsRowFrom(row: StoredRow | undefined): SettingsRow {
   let overrides: Record<string, unknown> = {};
   if (row) {
     try {
@@ -100,29 +105,49 @@ export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
   return { settings, createdAt: row?.createdAt ?? null, updatedAt: row?.updatedAt ?? null };
 }
 
-/**
- * Settings as request handlers see them, cached per database for a few seconds: every request
- * needs them (throttles, admin mode), and GitLab itself caches ApplicationSetting.current per
- * process (for a minute). A PUT in this isolate or process is seen at once (writeSettings clears
- * the cache); other Workers isolates see it within SETTINGS_CACHE_MS.
- */
-const SETTINGS_CACHE_MS = 5_000;
-const settingsCache = new WeakMap<Db, { until: number; settings: Settings }>();
-let settingsGeneration = 0;
+const readSettingsRow = (db: Db) => db.select().from(applicationSettings).where(eq(applicationSettings.id, 1)).get();
+
+export async function loadSettingsRow(db: Db): Promise<SettingsRow> {
+  return settingsRowFrom(await readSettingsRow(db));
+}
 
 /**
+ * Settings as request handlers see them, cached per isolate (platform/isolate-cache.ts): every request
+ * needs them (throttles, admin mode). A PUT in this isolate or process is seen at once (writeSettings
+ * drops the entry); other Workers isolates see it within ISOLATE_CACHE_TTL_MS. A version stamp read on
+ * every request would cost the round trip the cache saves (the row is one point read either way), so
+ * the bound on staleness is the TTL, the same one the cached caller has; a cold read goes in the
+ * authentication batch instead (`settingsPrefetch`).
+ *
  * Only a finished value is cached, never the pending promise: on Workers a request may not await
  * I/O started by another request ("Cannot perform I/O on behalf of a different request"), so
  * concurrent first readers each run their own query.
  */
+const settingsCache = perDb(() => new TtlCache<Settings>(ISOLATE_CACHE_TTL_MS, 1));
+
 export async function loadSettings(db: Db): Promise<Settings> {
-  const hit = settingsCache.get(db);
-  if (hit && hit.until > Date.now()) return hit.settings;
-  const generation = settingsGeneration;
-  const settings = Object.freeze((await loadSettingsRow(db)).settings);
+  const cache = settingsCache(db);
+  const hit = cache.get('');
+  if (hit) return hit;
+  const generation = cache.generation;
+  const settings = Object.freeze(settingsRowFrom(await readSettingsRow(db)).settings);
   // A write that landed while this read was in flight wins: do not cache what it replaced.
-  if (generation === settingsGeneration) settingsCache.set(db, { until: Date.now() + SETTINGS_CACHE_MS, settings });
+  cache.setIfCurrent(generation, '', settings);
   return settings;
+}
+
+/**
+ * The settings read to send along with the caller's lookup, and `primeSettings` stores what the batch
+ * answered. Sent on every lookup, fresh copy or not (it costs no round trip there): the settings are
+ * then never older than any cached caller, so a request whose caller is cached finds them cached too
+ * and does not pay a round trip of its own when they expire.
+ */
+export function settingsPrefetch(db: Db) {
+  return { generation: settingsCache(db).generation, query: settingsRowQuery(db) };
+}
+
+export function primeSettings(db: Db, prefetch: { generation: number }, rows: StoredRow[]): void {
+  settingsCache(db).setIfCurrent(prefetch.generation, '', Object.freeze(settingsRowFrom(rows[0]).settings));
 }
 
 const perRequest = new WeakMap<Context, Promise<Settings>>();
@@ -162,8 +187,7 @@ export async function writeSettings(db: Db, changes: Record<string, unknown>, no
     if (!entries.length) break;
   }
   await db.batch([insert, ...updates]);
-  settingsGeneration++;
-  settingsCache.delete(db);
+  settingsCache(db).invalidate();
 }
 
 /** The settings row exists from the first read on (ApplicationSetting.find_or_create_without_cache). */

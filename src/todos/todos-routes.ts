@@ -5,6 +5,7 @@
  */
 import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { namespaces, projects, todos, users } from '../db/schema';
+import { writeThenRead } from '../db/batch-reads';
 import { TODO_ACTIONS } from '../issuables/todos';
 import { subtreeOf } from '../projects/abilities';
 import { notModified, recordNotFound } from '../platform/errors';
@@ -135,17 +136,12 @@ export function mountTodos(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const db = c.var.db;
-      // `current_user.todos.find(id)`: someone else's to-do is a RecordNotFound.
-      const todo = await db.select().from(todos).where(and(eq(todos.id, p.id), eq(todos.userId, user.id))).get();
+      // `current_user.todos.find(id)` (someone else's to-do is a RecordNotFound), then done: the
+      // update and the read of the row it leaves in one batch (a missing or foreign id updates nothing).
+      const mine = and(eq(todos.id, p.id), eq(todos.userId, user.id));
+      const [[todo]] = await writeThenRead(db, [db.update(todos).set({ state: 'done', updatedAt: Date.now() }).where(and(mine, eq(todos.state, 'pending')))], [db.select().from(todos).where(mine).limit(1)]);
       if (!todo) throw recordNotFound();
-      const now = Date.now();
-      const [done] = await db
-        .update(todos)
-        .set({ state: 'done', updatedAt: now })
-        .where(and(eq(todos.id, todo.id), eq(todos.state, 'pending')))
-        .returning()
-        .all();
-      const [out] = await presentTodos(c, caller, [done ?? todo], { includeSubscribed: true });
+      const [out] = await presentTodos(c, caller, [todo], { includeSubscribed: true });
       return c.json(out ?? null, 201);
     },
   );

@@ -7,18 +7,20 @@
  * (project access lost, confidential) stays in the table but is hidden from the list, as
  * Todos::AllowedTargetFilterService hides it.
  */
-import { and, eq, inArray, notExists, type SQL, sql } from 'drizzle-orm';
+import { and, eq, notExists, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, mergeRequests, namespaces, notes, projects, todos, users } from '../db/schema';
 import { type Todo, type TodoRow, todoEntity } from './todo-entity';
 import { TODO_MARKED } from '../issuables/todos';
-import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, mergeRequestVisibleSql } from '../projects/abilities';
-import { type PresentOptions, presentIssues } from '../issues/issue-presenter';
+import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, mergeRequestVisibleSql, traversalIds } from '../projects/abilities';
+import { issueReadOptions, type PresentOptions, presentIssueRows } from '../issues/issue-presenter';
+import { aliased, type IssueReadResults, issueReads, jsonIds } from '../issues/issue-reads';
+import type { ProjectWithNamespace } from '../projects/project-queries';
+import { batchReads, inJson } from '../db/batch-reads';
 import { presentMergeRequests } from '../merge-requests/merge-requests';
 import { baseUrl } from '../platform/pagination';
-import { loadFullNames } from '../projects/groups';
 
 type IssueRow = typeof issues.$inferSelect;
 
@@ -87,43 +89,69 @@ export async function markTodo(db: Db, user: UserRow, targetType: 'Issue' | 'Mer
   return rows[0] ?? null;
 }
 
-async function byIds<T extends { id: number }>(ids: number[], load: (chunk: number[]) => Promise<T[]>): Promise<Map<number, T>> {
-  const out = new Map<number, T>();
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += 90) for (const row of await load(unique.slice(i, i + 90))) out.set(row.id, row);
-  return out;
+/** Namespace full names (`Parent / Child`) from the namespaces and the names of their ancestors. */
+function fullNamesOf(rows: NamespaceRow[], names: Map<number, string>): Map<number, string> {
+  return new Map(rows.map((r) => [r.id, traversalIds(r).length ? traversalIds(r).map((id) => names.get(id) ?? '').join(' / ') : r.name]));
 }
 
-/** Presents to-dos (issue and merge request targets) with their authors, projects and Issue entities. */
+/**
+ * Presents to-dos (issue and merge request targets) with their authors, projects and Issue
+ * entities: everything but merge request targets is read in one round trip.
+ */
 export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}, mrOpts: { withoutSubscribed?: boolean } = { withoutSubscribed: true }) {
   if (!rows.length) return [];
   const db = c.var.db;
   const base = baseUrl(c);
-  const issueRows = await byIds(
-    rows.filter((t) => t.targetType === 'Issue').map((t) => t.targetId),
-    (chunk) => db.select().from(issues).where(inArray(issues.id, chunk)).all(),
-  );
-  const authors = await byIds(rows.map((t) => t.authorId), (chunk) => db.select().from(users).where(inArray(users.id, chunk)).all());
-  const projectRows = await byIds(
-    rows.flatMap((t) => (t.projectId ? [t.projectId] : [])),
-    async (chunk) =>
-      (await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inArray(projects.id, chunk)).all()).map((r) => ({
-        id: r.project.id,
-        ...r,
-      })),
-  );
-  const groupRows = await byIds(rows.flatMap((t) => (t.groupId ? [t.groupId] : [])), (chunk) => db.select().from(namespaces).where(inArray(namespaces.id, chunk)).all());
-  const fullNames = await loadFullNames(db, [...projectRows.values()].map((r) => r.namespace));
-  const noteBodies = await byIds(rows.flatMap((t) => (t.noteId ? [t.noteId] : [])), (chunk) => db.select({ id: notes.id, body: notes.body }).from(notes).where(inArray(notes.id, chunk)).all());
+  const uniq = (xs: number[]) => [...new Set(xs)];
+  const issueIds = uniq(rows.filter((t) => t.targetType === 'Issue').map((t) => t.targetId));
+  const mrIds = uniq(rows.filter((t) => t.targetType === 'MergeRequest').map((t) => t.targetId));
+  const projectIds = uniq(rows.flatMap((t) => (t.projectId ? [t.projectId] : [])));
+  const groupIds = uniq(rows.flatMap((t) => (t.groupId ? [t.groupId] : [])));
+  const noteIds = uniq(rows.flatMap((t) => (t.noteId ? [t.noteId] : [])));
+  const projectNamespaces = sql`SELECT p.namespace_id FROM projects p WHERE p.id IN (SELECT value FROM json_each(${JSON.stringify(projectIds)}))`;
+  const extras = issueIds.length ? issueReads(db, caller, jsonIds(issueIds), { ...issueReadOptions(c, undefined, issueOpts), projects: false }) : [];
+  const [issueList, authorList, projectList, groupList, noteList, mrList, ancestorList, ...issueExtras] = (await batchReads(db, [
+    issueIds.length ? db.select().from(issues).where(inJson(issues.id, issueIds)) : undefined,
+    db.select().from(users).where(inJson(users.id, uniq(rows.map((t) => t.authorId)))),
+    projectIds.length
+      ? db.select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_') }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inJson(projects.id, projectIds))
+      : undefined,
+    groupIds.length ? db.select().from(namespaces).where(inJson(namespaces.id, groupIds)) : undefined,
+    noteIds.length ? db.select({ id: notes.id, body: notes.body }).from(notes).where(inJson(notes.id, noteIds)) : undefined,
+    mrIds.length ? db.select().from(mergeRequests).where(inJson(mergeRequests.id, mrIds)) : undefined,
+    // The names of the projects' namespaces and their ancestors (Namespace#full_name).
+    projectIds.length
+      ? db
+          .select({ id: namespaces.id, name: namespaces.name })
+          .from(namespaces)
+          .where(sql`EXISTS (SELECT 1 FROM namespaces n WHERE n.id IN (${projectNamespaces}) AND n.traversal_path >= "namespaces"."traversal_path" AND n.traversal_path < "namespaces"."traversal_path" || ':') OR "namespaces"."id" IN (${projectNamespaces})`)
+      : undefined,
+    ...extras,
+  ] as const)) as unknown as [
+    IssueRow[] | undefined,
+    UserRow[],
+    ProjectWithNamespace[] | undefined,
+    NamespaceRow[] | undefined,
+    { id: number; body: string }[] | undefined,
+    (typeof mergeRequests.$inferSelect)[] | undefined,
+    { id: number; name: string }[] | undefined,
+    ...unknown[],
+  ];
+  const byId = <T extends { id: number }>(list: T[] | undefined) => new Map((list ?? []).map((r) => [r.id, r]));
+  const issueRows = byId(issueList);
+  const authors = byId(authorList);
+  const projectRows = new Map((projectList ?? []).map((r) => [r.project.id, { id: r.project.id, ...r }]));
+  const groupRows = byId(groupList);
+  const noteBodies = byId(noteList);
+  const fullNames = fullNamesOf([...projectRows.values()].map((r) => r.namespace), new Map((ancestorList ?? []).map((n) => [n.id, n.name])));
 
   const targets = [...issueRows.values()];
-  const presented = await presentIssues(c, caller, targets, issueOpts);
+  // The issues' projects are the to-dos' own (a to-do's project is its target's).
+  if (issueExtras.length) issueExtras[6] = projectList;
+  const presented = targets.length ? await presentIssueRows(c, caller, targets, issueExtras as unknown as IssueReadResults, issueOpts) : [];
   const targetJson = new Map<number, Todo['target']>(targets.map((row, i) => [row.id, presented[i]]));
   // Merge request targets: Entities::MergeRequest (todo.rb presents the full entity).
-  const mrRows = await byIds(
-    rows.filter((t) => t.targetType === 'MergeRequest').map((t) => t.targetId),
-    (chunk) => db.select().from(mergeRequests).where(inArray(mergeRequests.id, chunk)).all(),
-  );
+  const mrRows = byId(mrList);
   const mrTargets = [...mrRows.values()];
   const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: mrOpts.withoutSubscribed });
   const mrTargetJson = new Map<number, Todo['target']>(mrTargets.map((row, i) => [row.id, mrJson[i]]));

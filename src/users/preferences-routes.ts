@@ -2,10 +2,12 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { userPreferences, users } from '../db/schema';
+import { writeThenRead } from '../db/batch-reads';
 import { type PreferencesRow, preferencesEntity, UserPreferencesSchema } from './preferences-entity';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
+import { invalidateCaller } from './caller-cache';
 
 // Spec document 2: both booleans are required on PUT (GitLab 14.x); the newer third flag stays optional.
 const updatePreferencesParams = params({
@@ -36,19 +38,22 @@ export function mountUserPreferences(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const db = c.var.db;
-      const prefs = await ensurePreferences(db, user.id);
-      const pass = p.pass_user_identities_to_ci_jwt ?? prefs.passUserIdentitiesToCiJwt;
-      // The two diff flags are columns of users; the rest lives in user_preferences. One batch writes both.
-      await db.batch([
-        db.update(users).set({ viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs }).where(eq(users.id, user.id)),
-        db.update(userPreferences).set({ passUserIdentitiesToCiJwt: pass }).where(eq(userPreferences.id, prefs.id)),
-      ]);
-      return c.json(
-        preferencesEntity(
-          { ...prefs, passUserIdentitiesToCiJwt: pass },
-          { ...user, viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs },
-        ),
+      const pass = p.pass_user_identities_to_ci_jwt;
+      // The two diff flags are columns of users; the rest lives in user_preferences, created here if it
+      // does not exist yet. One batch writes both and reads the row back.
+      const row = db.insert(userPreferences).values({ userId: user.id, ...(pass === undefined ? {} : { passUserIdentitiesToCiJwt: pass }) });
+      const [[prefs]] = await writeThenRead(
+        db,
+        [
+          db.update(users).set({ viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs }).where(eq(users.id, user.id)),
+          pass === undefined
+            ? row.onConflictDoNothing({ target: userPreferences.userId })
+            : row.onConflictDoUpdate({ target: userPreferences.userId, set: { passUserIdentitiesToCiJwt: pass } }),
+        ],
+        [db.select().from(userPreferences).where(eq(userPreferences.userId, user.id)).limit(1)],
       );
+      invalidateCaller(db, { userId: user.id });
+      return c.json(preferencesEntity(prefs, { ...user, viewDiffsFileByFile: p.view_diffs_file_by_file, showWhitespaceInDiffs: p.show_whitespace_in_diffs }));
     },
   );
 }
@@ -58,8 +63,9 @@ export function mountUserPreferences(r: Router) {
  * user_id, then read: concurrent first reads agree on one row and one id.
  */
 async function ensurePreferences(db: Db, userId: number): Promise<PreferencesRow> {
-  const found = await db.select().from(userPreferences).where(eq(userPreferences.userId, userId)).get();
+  const read = () => db.select().from(userPreferences).where(eq(userPreferences.userId, userId)).limit(1);
+  const [found] = await read();
   if (found) return found;
-  await db.insert(userPreferences).values({ userId }).onConflictDoNothing({ target: userPreferences.userId });
-  return (await db.select().from(userPreferences).where(eq(userPreferences.userId, userId)).get())!;
+  const [[created]] = await writeThenRead(db, [db.insert(userPreferences).values({ userId }).onConflictDoNothing({ target: userPreferences.userId })], [read()]);
+  return created;
 }

@@ -19,9 +19,10 @@ export async function loadUserExtras(db: Db, user: UserRow, opts: ExtrasOptions)
 
 /**
  * The reads behind `loadUserExtras`, unexecuted, so a write can send them in its own batch after the
- * statements that create or change the user (`userId` may then be a sub-select, by username).
+ * statements that create or change the user, or beside the user's own lookup (`userId` and
+ * `createdById` may then be sub-selects).
  */
-export function userExtrasQueries(db: Db, userId: number | SQL, createdById: number | null, opts: ExtrasOptions) {
+export function userExtrasQueries(db: Db, userId: number | SQL, createdById: number | SQL | null, opts: ExtrasOptions) {
   return [
     db.select().from(identities).where(eq(identities.userId, userId)).orderBy(identities.id),
     db.select({ n: count() }).from(userFollows).where(eq(userFollows.followeeId, userId)),

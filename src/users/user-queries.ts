@@ -140,10 +140,12 @@ export async function countUsers(db: Db, where: SQL | undefined, limit: number):
  * user's current memberships in groups and projects, 0 without any. Uses the members_user_source index.
  */
 export async function highestRole(db: Db, userId: number): Promise<number> {
-  const row = await db
+  return Number((await highestRoleQuery(db, userId))[0]?.level ?? 0);
+}
+
+/** `highestRole` unexecuted, for a batch: one row `{ level }` (null without memberships). */
+export const highestRoleQuery = (db: Db, userId: number) =>
+  db
     .select({ level: sql<number | null>`max(${members.accessLevel})` })
     .from(members)
-    .where(and(eq(members.userId, userId), sql`(${members.expiresAt} IS NULL OR ${members.expiresAt} > ${today()})`))
-    .get();
-  return Number(row?.level ?? 0);
-}
+    .where(and(eq(members.userId, userId), sql`(${members.expiresAt} IS NULL OR ${members.expiresAt} > ${today()})`));

@@ -14,6 +14,7 @@ import { userIdParams } from './users-params';
 import { actorStamp, isBlockedState, isInternalUser, upsertCustomAttribute } from './users';
 import { settingsOf } from '../settings/settings';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { invalidateCaller } from './caller-cache';
 
 /** The endpoint's return value: whether the transition happened, `null` when already in the target state. */
 const Outcome = z.boolean().nullable();
@@ -51,6 +52,8 @@ export function mountUserStateActions(r: Router) {
       .where(and(eq(users.id, user.id), inArray(users.state, [...from])))
       .returning({ id: users.id });
     const [rows] = (await db.batch([upd, ...extra] as [typeof upd, ...BatchItem<'sqlite'>[]])) as [{ id: number }[], ...unknown[]];
+    // Blocked, banned, deactivated: the user's cached credentials go, so the new state applies at once.
+    invalidateCaller(db, { userId: user.id });
     return rows.length > 0;
   };
   const apiError = (message: string, status: number) => new ApiError(status, { message });
@@ -130,6 +133,7 @@ export function mountUserStateActions(r: Router) {
       // A rejected user is hard-deleted (RejectService: delete_async with hard_delete: true).
       const { statements, blobKeys } = await cascade(c.var.db, 'user', sql`(${user.id})`);
       await c.var.db.batch(asBatch(statements));
+      invalidateCaller(c.var.db, { userId: user.id });
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.json({ message: 'Success' }, 200);
     },

@@ -28,6 +28,7 @@ import {
 } from './users';
 import { settingsOf } from '../settings/settings';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { invalidateCaller } from './caller-cache';
 
 export function mountUserCreate(r: Router) {
   r.route(
@@ -257,6 +258,8 @@ export function mountUserWrites(r: Router) {
         if (isUniqueViolation(err)) throw new ApiError(404, { message: 'Username has already been taken' });
         throw err;
       }
+      // Admin flag, state-bearing attributes, password expiry: the user's cached credentials carry the old row.
+      invalidateCaller(db, { userId: user.id });
       const [[updated], ...extrasRead] = read;
       // Deleted by a concurrent request between the lookup and the write.
       if (!updated) throw notFound('User');
@@ -282,6 +285,7 @@ export function mountUserWrites(r: Router) {
       // or removes its rows; hard_delete removes the groups the user solely owns too (Users::DestroyService).
       const { statements, blobKeys } = await cascade(db, 'user', sql`(${user.id})`, { hardDelete: p.hard_delete, ghostId: ghost?.id });
       await db.batch(asBatch(statements));
+      invalidateCaller(db, { userId: user.id });
       await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
     },

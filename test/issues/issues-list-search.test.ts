@@ -134,6 +134,31 @@ describe('matching', () => {
   });
 });
 
+describe('round trips', () => {
+  it('a project list search costs no round trip of its own (the index probe rides with the project lookup)', async () => {
+    const p = await api('/projects', { token: owner.token, body: { name: unique('p'), visibility: 'public' } });
+    expect(p.status, p.text).toBe(201);
+    const word = unique('probe');
+    await newIssue({ title: `${word} one` }, p.body.id);
+    const token = (await reader()).token;
+    const trips = async (q: string, expected: number) => {
+      const res = await api(`/projects/${p.body.id}/issues${q}`, { token });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toHaveLength(expected);
+      return Number(res.headers.get('x-storage-round-trips'));
+    };
+    await trips('', 1); // the caller's first request warms its cache
+    const plain = await trips('', 1);
+    expect(plain).toBeGreaterThan(0);
+    expect(await trips(`?search=${word}`, 1)).toBe(plain);
+    expect(await trips(`?search=${word}&in=title`, 1)).toBe(plain);
+    // Anonymous callers too (on D1 the batched lookup once lost the project: findReadableProjectWith).
+    const anonymous = await api(`/projects/${p.body.id}/issues?search=${word}`);
+    expect(anonymous.status, anonymous.text).toBe(200);
+    expect(anonymous.body).toHaveLength(1);
+  });
+});
+
 describe('the index follows writes', () => {
   it('an edited title or description is found by its new text, not its old one', async () => {
     const oldTitle = unique('oldtitle');

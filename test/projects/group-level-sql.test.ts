@@ -35,4 +35,19 @@ describe('group levels in SQL', () => {
     expect(write.status).toBe(404);
     expect((await api(`/groups/${g2.id}`, { token: other.token })).body.description).not.toBe('x');
   });
+
+  it('GET /groups and GET /projects list no private group or project of others to a member of another group', async () => {
+    const [owner, member, other] = await Promise.all([createUser(), createUser(), createUser()]);
+    const a = unique('gv');
+    const b = unique('gv');
+    const g1 = (await api('/groups', { token: owner.token, body: { name: a, path: a, visibility: 'private' } })).body;
+    const g2 = (await api('/groups', { token: other.token, body: { name: b, path: b, visibility: 'private' } })).body;
+    const hidden = (await api('/projects', { token: other.token, body: { path: 'hidden', namespace_id: g2.id, visibility: 'private' } })).body;
+    expect((await api(`/groups/${g1.id}/members`, { token: owner.token, body: { user_id: member.id, access_level: 30 } })).status).toBe(201);
+    const groups = await api('/groups?search=gv&per_page=100', { token: member.token });
+    expect(groups.body.map((g: { id: number }) => g.id)).toContain(g1.id);
+    expect(groups.body.map((g: { id: number }) => g.id)).not.toContain(g2.id);
+    const projects = await api('/projects?search=hidden&per_page=100', { token: member.token });
+    expect(projects.body.map((p: { id: number }) => p.id)).not.toContain(hidden.id);
+  });
 });

@@ -1,0 +1,230 @@
+/**
+ * Everything a merge request's approval state reads, in the round trip that finds the project and
+ * the merge request (issue 13: "the approval-rule chain runs nine statements in sequence"). The
+ * statements are keyed on the project id (a number or a sub-select by path) and the merge request's
+ * iid, never on rows read before, so they all go in one batch with the project lookup
+ * (findReadableProjectWith). What they return seeds the request's read memo under the keys the
+ * loaders already read (state-loader.ts, system-rules.ts, live-state.ts, patch-id.ts), so the
+ * approval arithmetic and the presenters run without another query.
+ *
+ * They run before the caller is authorised and are thrown away with the 404 when the project or
+ * the merge request is hidden: reads change nothing.
+ */
+import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { Db } from '../db/client';
+import {
+  approvalMergeRequestRules,
+  approvalMergeRequestRulesGroups,
+  approvalMergeRequestRulesUsers,
+  approvalProjectRules,
+  approvalProjectRulesGroups,
+  approvalProjectRulesProtectedBranches,
+  approvalProjectRulesUsers,
+  approvals,
+  members,
+  mergeRequestAssignees,
+  mergeRequests,
+  namespaces,
+  projectApprovalSettings,
+  protectedBranches,
+  repoBranches,
+  repoCommitFiles,
+  users,
+} from '../db/schema';
+import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow } from '../projects/abilities';
+import { isMemoised, primeMemo } from '../platform/read-memo';
+import { CODEOWNERS_PATHS } from './code-owners';
+import type { MergeRequestRow } from './state';
+import { attachSources, defaultSettings, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
+
+const q = (column: string) => sql.raw(column);
+
+/**
+ * The reads, as unexecuted statements for one batch. `projectId` is SQL (the id or a sub-select),
+ * `iid` the merge request's iid. Every statement names the merge request through a sub-select.
+ */
+export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: number) {
+  const mrId = sql`(SELECT m.id FROM merge_requests m WHERE m.project_id = ${projectId} AND m.iid = ${iid})`;
+  const projectRuleIds = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId})`;
+  const mrRuleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mrId})`;
+  const groupIds = sql`(SELECT group_id FROM approval_project_rules_groups WHERE approval_project_rule_id IN ${projectRuleIds}
+    UNION SELECT group_id FROM approval_merge_request_rules_groups WHERE approval_merge_request_rule_id IN ${mrRuleIds})`;
+  // HEAD of the source branch (the recorded one once not open) and the end of the target's history
+  // (its head while open, the recorded base after): MergeRequest#committers walks between them.
+  const open = sql`m.state IN ('opened','locked')`;
+  const headSql = sql`(SELECT CASE WHEN ${open} THEN COALESCE((SELECT b.commit_sha FROM repo_branches b WHERE b.project_id = m.source_project_id AND b.name = m.source_branch), m.head_sha) ELSE m.head_sha END FROM merge_requests m WHERE m.id = ${mrId})`;
+  const stopSql = sql`(SELECT CASE WHEN ${open} THEN (SELECT b.commit_sha FROM repo_branches b WHERE b.project_id = m.project_id AND b.name = m.target_branch) ELSE m.base_sha END FROM merge_requests m WHERE m.id = ${mrId})`;
+  const sourcePid = sql`(SELECT m.source_project_id FROM merge_requests m WHERE m.id = ${mrId})`;
+  const targetHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id = ${mrId})`;
+  const sourceHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id = ${mrId})`;
+  // Only when committers may not approve (the setting); the walk is skipped otherwise.
+  const committersWanted = sql`EXISTS (SELECT 1 FROM project_approval_settings s WHERE s.project_id = ${projectId} AND s.merge_requests_disable_committers_approval)`;
+  const committerEmails = sql`(WITH RECURSIVE
+      h(sha) AS (SELECT ${headSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM h CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = h.sha),
+      b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha)
+    SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))`;
+  // The merge base of an open merge request (history.ts mergeBase over the two heads).
+  const mergeBase = sql`(WITH RECURSIVE
+      x(sha) AS (SELECT ${targetHead} UNION SELECT p.parent_sha FROM x CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = x.sha),
+      y(sha) AS (SELECT ${sourceHead} UNION SELECT p.parent_sha FROM y CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = y.sha)
+    SELECT c.sha FROM repo_commits c WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM x INTERSECT SELECT sha FROM y)
+    ORDER BY c.generation DESC, c.committed_at DESC LIMIT 1)`;
+  const visible = groupVisibleSql(caller);
+  return [
+    db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId as unknown as number), eq(mergeRequests.iid, iid))).limit(1),
+    db
+      .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+      .from(repoBranches)
+      .where(
+        sql`EXISTS (SELECT 1 FROM merge_requests m WHERE m.id = ${mrId} AND ((${q('"repo_branches"."project_id"')} = m.source_project_id AND ${q('"repo_branches"."name"')} = m.source_branch) OR (${q('"repo_branches"."project_id"')} = m.project_id AND ${q('"repo_branches"."name"')} = m.target_branch)))`,
+      ),
+    db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
+    db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
+    db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, projectRuleIds)),
+    db.select().from(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, projectRuleIds)),
+    db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, projectRuleIds)),
+    db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvalMergeRequestRules.id)),
+    db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, mrRuleIds)),
+    db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, mrRuleIds)),
+    db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
+    // Group#users (direct members above minimal access, membership in force), with their level for approve_merge_request.
+    db
+      .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
+      .from(members)
+      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+      .orderBy(asc(members.userId)),
+    db
+      .select()
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT user_id FROM approval_project_rules_users WHERE approval_project_rule_id IN ${projectRuleIds}
+          UNION SELECT user_id FROM approval_merge_request_rules_users WHERE approval_merge_request_rule_id IN ${mrRuleIds}
+          UNION SELECT user_id FROM approvals WHERE merge_request_id = ${mrId}
+          UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
+      ),
+    db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId as unknown as number)).limit(1),
+    db.select().from(approvals).where(eq(approvals.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
+    db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId as unknown as number)),
+    db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) IN ${committerEmails} OR lower(${users.commitEmail}) IN ${committerEmails}`),
+    // Repository#code_owners_blob candidates at the target branch's head.
+    db
+      .select()
+      .from(repoCommitFiles)
+      .where(and(eq(repoCommitFiles.projectId, projectId as unknown as number), sql`${repoCommitFiles.commitSha} = ${targetHead}`, inArray(repoCommitFiles.path, [...CODEOWNERS_PATHS]))),
+    // Group.id_in(ids).accessible_to_user(caller), the shape rules.ts accessibleGroupIds uses.
+    db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), visible)),
+    // Ancestors' names for the groups' full names (groups.ts loadFullNames).
+    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+    db.select({ sha: sql<string | null>`${mergeBase}` }).from(sql`(SELECT 1)`),
+    // The manifests live state and the patch id compare: the merge base, the target head and HEAD.
+    db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId as unknown as number), sql`${repoCommitFiles.commitSha} IN (${mergeBase}, ${targetHead}, ${sourceHead})`)),
+  ] as const;
+}
+
+export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateReads>]: Awaited<ReturnType<typeof approvalStateReads>[K]> };
+
+/** Seeds the read memo with what the batch read (only inside withReadMemo; otherwise the loaders read again). */
+export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads): void {
+  if (!isMemoised(c)) return;
+  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors, [base], files] = r;
+  const pid = mr.projectId;
+  const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
+  const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
+  const targetHead = headOf(pid, mr.targetBranch);
+  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const groupsById = new Map<number, NamespaceRow>(groups.map((g) => [g.id, g]));
+  const membersOf = new Map<number, number[]>();
+  for (const m of groupMembers) membersOf.set(m.groupId, [...(membersOf.get(m.groupId) ?? []), m.userId]);
+  const links = (userLinks: RuleLinks['userLinks'], groupLinks: RuleLinks['groupLinks'], pbLinks: RuleLinks['pbLinks'], allBranches: ProtectedBranchRow[]): RuleLinks => ({
+    userLinks,
+    groupLinks,
+    pbLinks,
+    groupRows: groupsById,
+    memberIds: membersOf,
+    userRows: usersById,
+    allBranches,
+  });
+  const projectRules = hydrateFrom('project', pRules, links(pUsers, pGroups, pBranches, branches));
+  const mrRules = hydrateFrom('merge_request', mRules, links(mUsers, mGroups, [], []));
+  attachSources(mRules, mrRules, projectRules);
+  const entries: [string, unknown][] = [
+    [`head:${mr.sourceProjectId}:${mr.sourceBranch}`, sourceHead],
+    [`head:${pid}:${mr.targetBranch}`, targetHead],
+    [`protected-branches:${pid}`, branches],
+    [`approval-config:${pid}`, { branches, projectRules }],
+    [`approval-settings:${pid}`, settings[0] ?? defaultSettings(pid)],
+    [`mr-rules:${mr.id}`, mrRules],
+    [`approvals:${mr.id}`, approvalRows],
+    [`assignees:${mr.id}`, assignees.map((a) => a.userId)],
+    [`committers:${mr.id}`, committers.map((u) => u.id)],
+    ...(targetHead ? ([[`codeowners-candidates:${pid}:${targetHead}`, codeOwners]] as [string, unknown][]) : []),
+    ['rule-groups:visible', { ids: new Set(groups.map((g) => g.id)), visible: new Set(visible.map((g) => g.id)) }],
+    ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
+  ];
+  for (const u of userRows) entries.push([`user:${u.id}`, u]);
+  // The merge base and manifests of an open merge request, as live-state.ts and patch-id.ts ask for them.
+  if ((mr.state === 'opened' || mr.state === 'locked') && sourceHead && targetHead) {
+    const baseSha = base?.sha ?? null;
+    entries.push([`merge-base:${pid}:${targetHead}:${sourceHead}`, baseSha]);
+    for (const sha of new Set([baseSha, targetHead, sourceHead])) {
+      if (!sha) continue;
+      const m = new Map<string, { blobSha: string; mode: string; size: number }>();
+      for (const f of files) if (f.commitSha === sha) m.set(f.path, { blobSha: f.blobSha, mode: f.mode, size: f.size });
+      entries.push([`manifest:${pid}:${sha}`, m]);
+    }
+  }
+  primeMemo(c, entries);
+}
+
+/** A project's approval rules with their links, groups, members, users and protected branches, and the groups' visibility and names, keyed on the project id. */
+export function projectRuleReads(db: Db, caller: Caller, projectId: SQL) {
+  const ruleIds = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId})`;
+  const groupIds = sql`(SELECT group_id FROM approval_project_rules_groups WHERE approval_project_rule_id IN ${ruleIds})`;
+  return [
+    db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
+    db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, ruleIds)),
+    db.select().from(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, ruleIds)),
+    db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, ruleIds)),
+    db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
+    db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
+    db
+      .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
+      .from(members)
+      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+      .orderBy(asc(members.userId)),
+    db
+      .select()
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT user_id FROM approval_project_rules_users WHERE approval_project_rule_id IN ${ruleIds}
+          UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
+      ),
+    db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), groupVisibleSql(caller))),
+    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+  ] as const;
+}
+
+export type ProjectRuleReads = { [K in keyof ReturnType<typeof projectRuleReads>]: Awaited<ReturnType<typeof projectRuleReads>[K]> };
+
+/** The project's rules from what projectRuleReads read; seeds the group names and visibility for the presenter when a memo is open. */
+export function projectRulesFrom(c: Context<AppEnv>, r: ProjectRuleReads) {
+  const [rules, userLinks, groupLinks, pbLinks, branches, groups, groupMembers, userRows, visible, ancestors] = r;
+  const memberIds = new Map<number, number[]>();
+  for (const m of groupMembers) memberIds.set(m.groupId, [...(memberIds.get(m.groupId) ?? []), m.userId]);
+  const loaded = hydrateFrom('project', rules, {
+    userLinks,
+    groupLinks,
+    pbLinks,
+    groupRows: new Map(groups.map((g) => [g.id, g])),
+    memberIds,
+    userRows: new Map(userRows.map((u) => [u.id, u])),
+    allBranches: branches,
+  });
+  primeMemo(c, [
+    ['rule-groups:visible', { ids: new Set(groups.map((g) => g.id)), visible: new Set(visible.map((g) => g.id)) }],
+    ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
+  ]);
+  return loaded;
+}

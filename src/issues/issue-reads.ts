@@ -1,0 +1,115 @@
+/**
+ * What the Issue entity needs beside the issue rows (GitLab preloads the same associations and
+ * Gitlab::IssuableMetadata for lists), as UNEXECUTED queries over a set of issue ids given as SQL:
+ * the page query itself (`SELECT id FROM (<page>)`), one issue by project and iid, or `json_each(?)`.
+ * The caller sends them in the batch that reads the rows (or the project), so a page costs the same
+ * round trips for one issue or a hundred (../shared/DESIGN.md "Data access").
+ */
+import { and, count, eq, getTableColumns, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Caller } from '../platform/context';
+import type { Db } from '../db/client';
+import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
+import { mergeRequestVisibleSql } from '../projects/abilities';
+
+/** A SELECT of issue ids, for `IN (…)`. */
+export type IssueIds = SQL;
+
+/** The ids of a page query (any select over `issues` with an `id` column). */
+export const pageIds = (page: { getSQL(): SQL }): IssueIds => sql`SELECT id FROM (${page.getSQL()})`;
+/** The ids of a known list (one parameter, fixed statement text). */
+export const jsonIds = (ids: readonly number[]): IssueIds => sql`SELECT value FROM json_each(${JSON.stringify(ids)})`;
+
+export interface IssueReadOptions {
+  /** Read the issues' projects (group and instance lists; a project's own list already has it). */
+  projects: boolean;
+  premium: boolean;
+  /** Single-issue answers: the caller's explicit subscription and whether they commented. */
+  subscription: boolean;
+}
+
+/** A table's columns under prefixed aliases, decoded as the columns are (as projects.ts does for its lookup). */
+export function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
+  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
+}
+
+/** Only what UserBasic reads: a users row has ~55 columns and row conversion dominates a page's cost. */
+const userBasicColumns = { id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email };
+
+export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOptions) {
+  const uid = caller.user?.id;
+  const inIds = (column: SQLWrapper) => sql`${column} IN (${ids})`;
+  return [
+    db.select().from(issueAssignees).where(inIds(issueAssignees.issueId)).orderBy(issueAssignees.issueId, issueAssignees.position),
+    db
+      .select({ targetId: labelLinks.targetId, label: labels })
+      .from(labelLinks)
+      .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+      .where(and(eq(labelLinks.targetType, 'Issue'), inIds(labelLinks.targetId))),
+    // Gitlab::IssuableMetadata#user_notes_count: comments, not system notes.
+    db
+      .select({ id: notes.noteableId, n: count() })
+      .from(notes)
+      .where(and(eq(notes.noteableType, 'Issue'), inIds(notes.noteableId), eq(notes.system, false)))
+      .groupBy(notes.noteableId),
+    // Issue#merge_requests_count(user): merge requests the caller may see that close the issue.
+    db
+      .select({ issueId: mergeRequestsClosingIssues.issueId, n: count() })
+      .from(mergeRequestsClosingIssues)
+      .innerJoin(mergeRequests, eq(mergeRequests.id, mergeRequestsClosingIssues.mergeRequestId))
+      .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(inIds(mergeRequestsClosingIssues.issueId), mergeRequestVisibleSql(caller)))
+      .groupBy(mergeRequestsClosingIssues.issueId),
+    // Authors, closers and assignees in one read.
+    db
+      .select(userBasicColumns)
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT i.author_id FROM issues i WHERE i.id IN (${ids}) UNION SELECT i.closed_by_id FROM issues i WHERE i.id IN (${ids}) UNION SELECT a.user_id FROM issue_assignees a WHERE a.issue_id IN (${ids}))`,
+      ),
+    // Milestones with the full paths of their web_url (outer columns written qualified: see abilities.ts NS_PATH).
+    db
+      .select({
+        milestone: milestones,
+        projectPath: sql<string | null>`(SELECT n.full_path || '/' || p.path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = "milestones"."project_id")`,
+        groupPath: sql<string | null>`(SELECT n.full_path FROM namespaces n WHERE n.id = "milestones"."group_id")`,
+      })
+      .from(milestones)
+      .where(sql`${milestones.id} IN (SELECT i.milestone_id FROM issues i WHERE i.id IN (${ids}))`),
+    // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name,
+    // where projects.id and namespaces.id (and every other shared name) would collapse into one.
+    o.projects
+      ? db
+          .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_') })
+          .from(projects)
+          .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+          .where(sql`${projects.id} IN (SELECT i.project_id FROM issues i WHERE i.id IN (${ids}))`)
+      : undefined,
+    o.premium
+      ? db
+          .select({ epic: epics, groupPath: namespaces.fullPath })
+          .from(epics)
+          .innerJoin(namespaces, eq(namespaces.id, epics.groupId))
+          .where(sql`${epics.id} IN (SELECT i.epic_id FROM issues i WHERE i.id IN (${ids}))`)
+      : undefined,
+    // Issue#subscribed?: an explicit subscription row wins; otherwise participants are subscribed
+    // (author and assignees are known from the rows above; commenters are read here). Unary + keeps
+    // SQLite off notes_author, which it would otherwise walk for every note the user ever wrote.
+    o.subscription && uid != null
+      ? db
+          .select({
+            id: sql<number>`i.id`,
+            explicit: sql<number | null>`(SELECT s.subscribed FROM subscriptions s WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id AND s.user_id = ${uid})`,
+            commented: sql<number>`EXISTS (SELECT 1 FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id AND +n.author_id = ${uid} AND n.system = 0)`,
+          })
+          .from(sql`issues i`)
+          .where(sql`i.id IN (${ids})`)
+      : undefined,
+  ] as const;
+}
+
+type Reads = ReturnType<typeof issueReads>;
+type Result<T> = T extends PromiseLike<infer U> ? U : undefined;
+/** The results of issueReads, in order (undefined for skipped slots). */
+type Results<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: Result<Q[K]> };
+export type IssueReadResults = Results<Reads>;

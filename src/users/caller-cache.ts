@@ -1,0 +1,55 @@
+/**
+ * The credentials this isolate resolved recently (a token or session digest -> its row and its user),
+ * so a caller's next requests within ISOLATE_CACHE_TTL_MS (platform/isolate-cache.ts) spend no round
+ * trip on authentication. Only found credentials are kept: a token created elsewhere works at once.
+ * The validity checks (expiry, revocation, account state, scopes) still run on every request over the
+ * cached rows, so expiry needs no invalidation.
+ *
+ * It lives here, below auth, because the writers that must drop entries are in users as well as auth:
+ * every write that changes a user row (state, admin flag, attributes the caller carries), or revokes,
+ * rotates or deletes a token or session, calls `invalidateCaller` in the same isolate; other isolates
+ * pick the change up when their entry expires.
+ */
+import type { Db } from '../db/client';
+import type { oauthAccessTokens, personalAccessTokens, webSessions } from '../db/schema';
+import type { UserRow } from '../platform/context';
+import { ISOLATE_CACHE_TTL_MS, perDb, TtlCache } from '../platform/isolate-cache';
+
+/** Bounds the memory a burst of distinct callers can take (a few KB each). */
+export const CALLER_CACHE_MAX_ENTRIES = 10_000;
+
+export type CachedCredential =
+  | { kind: 'pat'; token: typeof personalAccessTokens.$inferSelect; user: UserRow }
+  | { kind: 'oauth'; token: typeof oauthAccessTokens.$inferSelect; user: UserRow }
+  | { kind: 'session'; token: typeof webSessions.$inferSelect; user: UserRow };
+
+export type CredentialKind = CachedCredential['kind'];
+
+const cacheOf = perDb(() => new TtlCache<CachedCredential>(ISOLATE_CACHE_TTL_MS, CALLER_CACHE_MAX_ENTRIES));
+
+const keyOf = (kind: CredentialKind, digest: string) => `${kind}:${digest}`;
+
+export function cachedCredential<K extends CredentialKind>(db: Db, kind: K, digest: string): Extract<CachedCredential, { kind: K }> | undefined {
+  return cacheOf(db).get(keyOf(kind, digest)) as Extract<CachedCredential, { kind: K }> | undefined;
+}
+
+/** Note this before reading a credential from storage; `rememberCredential` stores it only if nothing was invalidated meanwhile. */
+export const callerCacheGeneration = (db: Db) => cacheOf(db).generation;
+
+export function rememberCredential(db: Db, generation: number, digest: string, entry: CachedCredential): void {
+  cacheOf(db).setIfCurrent(generation, keyOf(entry.kind, digest), entry);
+}
+
+/**
+ * Drops the cached credentials of these users (every token and session of theirs), or all of them.
+ * Call it after the write that changes a user or a credential, in the request that made it.
+ */
+export function invalidateCaller(db: Db, who: { userId: number } | { userIds: readonly number[] } | 'all'): void {
+  const cache = cacheOf(db);
+  if (who === 'all') return cache.invalidate();
+  const ids = new Set('userId' in who ? [who.userId] : who.userIds);
+  cache.invalidate((e) => ids.has(e.user.id));
+}
+
+/** How many credentials this isolate holds for `db` (tests). */
+export const callerCacheSize = (db: Db) => cacheOf(db).size;
