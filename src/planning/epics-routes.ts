@@ -83,8 +83,8 @@ export function mountEpics(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid', summary: 'Get an epic', tags: ['epics'], params: epicRefParams, responses: { 200: EpicSchema } }, async ({ c, p, caller }) => {
-    const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
-    return c.json((await presentEpics(c, caller, [epic], { contextGroupId: group.id, includeSubscribed: true }))[0]);
+    const { group, epic, extras } = await findReadableEpic(c, caller, p.id, p.epic_iid, true);
+    return c.json((await presentEpics(c, caller, [epic], { contextGroupId: group.id, includeSubscribed: true }, extras))[0]);
   });
 
   r.route({ method: 'POST', path: '/groups/:id/epics', summary: 'Create an epic', tags: ['epics'], params: createEpicParams, responses: { 201: EpicSchema } }, async ({ c, p, caller }) => {

@@ -2,7 +2,8 @@
  * Group epics (Premium; GitLab ee/lib/api/epics.rb, EpicPolicy): lookup, permissions, presentation
  * of a page in a fixed number of queries, the insert used by create and by issue promotion.
  */
-import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL, sql, type SQLWrapper } from 'drizzle-orm';
+import { batchReads, inJson } from '../db/batch-reads';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
@@ -15,7 +16,7 @@ import { ACCESS, groupAccess, type NamespaceRow, traversalIds } from '../project
 import { ApiError, notFound } from '../platform/errors';
 import { baseUrl } from '../platform/pagination';
 import { requirePlan } from '../platform/plan';
-import { findReadableGroup } from '../projects/groups';
+import { findReadableGroup, findReadableGroupWith } from '../projects/groups';
 import { DEFAULT_LABEL_COLOR, normalizeLabelTitles, titleIn } from './labels';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { inChunks } from '../platform/chunks';
@@ -42,11 +43,21 @@ export async function findEpicsGroup(c: Context<AppEnv>, caller: Caller, id: str
 }
 
 /** `find_epic!`: `404 Epic Not Found` for a missing epic or a confidential one the caller may not read. */
-export async function findReadableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, iid: number) {
-  const { group, level } = await findEpicsGroup(c, caller, groupId);
-  const epic = Number.isSafeInteger(iid) ? await c.var.db.select().from(epics).where(and(eq(epics.groupId, group.id), eq(epics.iid, iid))).get() : undefined;
+/** With `withExtras`, the epic's entity extras (`presentEpics`) come in the same round trip. */
+export async function findReadableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, iid: number, withExtras = false) {
+  requirePlan(c.var.config, 'premium');
+  const db = c.var.db;
+  // The group, the caller's level, the epic and its entity's extras in one round trip.
+  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
+  const found = await findReadableGroupWith(c, caller, groupId, (gid) => {
+    const epicId = sql`(SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.iid = ${safeIid})`;
+    const epic = db.select().from(epics).where(sql`${epics.id} = ${epicId}`).limit(1);
+    return withExtras ? ([epic, ...epicExtrasReads(db, caller, (col) => sql`${col} = ${epicId}`, true)] as const) : ([epic] as const);
+  });
+  const { group, level } = found;
+  const [[epic], ...extras] = found.reads;
   if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
-  return { group, level, epic };
+  return { group, level, epic, extras: withExtras ? (extras as unknown as EpicExtras) : undefined };
 }
 
 /** SQL on `epics`: confidential epics only for those who may read them (list filter). */
@@ -56,32 +67,48 @@ export function epicVisibleSql(caller: Caller, level: number): SQL | undefined {
 }
 
 
+/**
+ * What the Epic entity shows beyond its row, for the epics `idIn` selects (a condition on an epic
+ * id column: `inJson` over a page's ids, or a sub-select), as unexecuted reads for one batch: group
+ * paths, authors, parents, labels, votes and, when asked, the caller's subscriptions.
+ */
+export function epicExtrasReads(db: Db, caller: Caller, idIn: (column: SQLWrapper) => SQL, withSubscriptions: boolean) {
+  const ofEpics = (col: string) => sql`(SELECT ${sql.raw(`xe.${col}`)} FROM epics xe WHERE ${idIn(sql.raw('xe.id'))})`;
+  return [
+    db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(sql`${namespaces.id} IN ${ofEpics('group_id')}`),
+    db.select().from(users).where(sql`${users.id} IN ${ofEpics('author_id')}`),
+    db.select({ id: epics.id, iid: epics.iid, groupId: epics.groupId }).from(epics).where(sql`${epics.id} IN ${ofEpics('parent_id')}`),
+    db.select({ targetId: labelLinks.targetId, label: labels }).from(labelLinks).innerJoin(labels, eq(labels.id, labelLinks.labelId)).where(and(eq(labelLinks.targetType, 'Epic'), idIn(labelLinks.targetId))),
+    db
+      .select({ id: awardEmoji.awardableId, name: awardEmoji.name, n: count() })
+      .from(awardEmoji)
+      .where(and(eq(awardEmoji.awardableType, 'Epic'), idIn(awardEmoji.awardableId), inArray(awardEmoji.name, ['thumbsup', 'thumbsdown'])))
+      .groupBy(awardEmoji.awardableId, awardEmoji.name),
+    db
+      .select({ id: subscriptions.subscribableId, subscribed: subscriptions.subscribed })
+      .from(subscriptions)
+      .where(and(eq(subscriptions.subscribableType, 'Epic'), withSubscriptions && caller.user ? idIn(subscriptions.subscribableId) : sql`0`, eq(subscriptions.userId, caller.user?.id ?? 0))),
+  ] as const;
+}
+type EpicExtrasReads = ReturnType<typeof epicExtrasReads>;
+type AwaitedAll<T> = { -readonly [K in keyof T]: Awaited<T[K]> };
+export type EpicExtras = AwaitedAll<EpicExtrasReads>;
+
+/** Epic entities; the extras are read in one round trip unless given (read with the rows). */
 export async function presentEpics(
   c: Context<AppEnv>,
   caller: Caller,
   rows: EpicRow[],
   o: { withLabelsDetails?: boolean; contextGroupId?: number; includeSubscribed?: boolean } = {},
+  extras?: EpicExtras,
 ) {
   if (!rows.length) return [];
   const db = c.var.db;
   const base = baseUrl(c);
   const ids = rows.map((e) => e.id);
-  const [groups, authors, parents, labelRows, votes] = await Promise.all([
-    inChunks(rows.map((e) => e.groupId), (ch) => db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(inArray(namespaces.id, ch)).all()),
-    inChunks(rows.map((e) => e.authorId), (ch) => db.select().from(users).where(inArray(users.id, ch)).all()),
-    inChunks(rows.map((e) => e.parentId).filter((x): x is number => x != null), (ch) => db.select({ id: epics.id, iid: epics.iid, groupId: epics.groupId }).from(epics).where(inArray(epics.id, ch)).all()),
-    inChunks(ids, (ch) =>
-      db.select({ targetId: labelLinks.targetId, label: labels }).from(labelLinks).innerJoin(labels, eq(labels.id, labelLinks.labelId)).where(and(eq(labelLinks.targetType, 'Epic'), inArray(labelLinks.targetId, ch))).all(),
-    ),
-    inChunks(ids, (ch) =>
-      db
-        .select({ id: awardEmoji.awardableId, name: awardEmoji.name, n: count() })
-        .from(awardEmoji)
-        .where(and(eq(awardEmoji.awardableType, 'Epic'), inArray(awardEmoji.awardableId, ch), inArray(awardEmoji.name, ['thumbsup', 'thumbsdown'])))
-        .groupBy(awardEmoji.awardableId, awardEmoji.name)
-        .all(),
-    ),
-  ]);
+  // The subscription is shown on a single epic (GET, POST, PUT), never on a page.
+  const withSubscription = Boolean(o.includeSubscribed && rows.length === 1);
+  const [groups, authors, parents, labelRows, votes, subs] = extras ?? (await batchReads(db, epicExtrasReads(db, caller, (col) => inJson(col, ids), withSubscription)));
   const paths = new Map(groups.map((g) => [g.id, g.fullPath]));
   const authorById = new Map<number, UserRow>(authors.map((u) => [u.id, u]));
   const parentById = new Map(parents.map((p) => [p.id, p]));
@@ -89,7 +116,11 @@ export async function presentEpics(
   for (const l of labelRows) labelsBy.set(l.targetId, [...(labelsBy.get(l.targetId) ?? []), l.label]);
   const vote = (id: number, name: string) => votes.find((v) => v.id === id && v.name === name)?.n ?? 0;
   let subscribed: boolean | undefined;
-  if (o.includeSubscribed && rows.length === 1) subscribed = await epicSubscribed(db, caller, rows[0]);
+  if (withSubscription) {
+    // Subscribable#subscribed?: an explicit row decides, else the author is subscribed.
+    const row = subs.find((r) => r.id === rows[0].id);
+    subscribed = caller.user ? (row ? Boolean(row.subscribed) : rows[0].authorId === caller.user.id) : false;
+  }
   return rows.map((e) => {
     const parent = e.parentId != null ? parentById.get(e.parentId) : undefined;
     const author = authorById.get(e.authorId);
@@ -107,16 +138,6 @@ export async function presentEpics(
       subscribed,
     });
   });
-}
-
-async function epicSubscribed(db: Db, caller: Caller, epic: EpicRow): Promise<boolean> {
-  if (!caller.user) return false;
-  const row = await db
-    .select({ subscribed: subscriptions.subscribed })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.subscribableType, 'Epic'), eq(subscriptions.subscribableId, epic.id), eq(subscriptions.userId, caller.user.id)))
-    .get();
-  return row ? row.subscribed : epic.authorId === caller.user.id;
 }
 
 /** The id of the epic inserted earlier in the same batch (its iid is the group's current `epics` counter). */

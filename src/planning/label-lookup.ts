@@ -3,7 +3,7 @@
  * project or group it is addressed to, the labels in its scope, finding one by id or title, who may
  * change it, and presenting a page as ProjectLabel or Label.
  */
-import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labels, namespaces, projects } from '../db/schema';
@@ -13,7 +13,7 @@ import { forbidden, notFound } from '../platform/errors';
 import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { findReadableGroup } from '../projects/groups';
-import { availableProjectLabelsSql, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
+import { availableProjectLabelsSql, labelWithExtras, type LabelWithExtras, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
 import { findReadableProject } from '../projects/projects';
 import { decimalId } from '../platform/record-id';
 
@@ -61,17 +61,21 @@ export async function groupLabelsSql(c: Context<AppEnv>, caller: Caller, group: 
 }
 
 /** `find_label`: by id when the parameter is an integer, else (or when no such id) by title. */
-export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow> {
-  const db = c.var.db;
+export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow>;
+export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity: { caller: Caller; parent: Parent }): Promise<LabelWithExtras>;
+export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity?: { caller: Caller; parent: Parent }): Promise<LabelRow | LabelWithExtras> {
   const id = decimalId(idOrTitle);
-  if (id !== undefined) {
-    const byId = await db.select().from(labels).where(and(scope, eq(labels.id, id))).get();
-    if (byId) return byId;
-  }
-  // A project label wins over a group label of the same title.
-  const byTitle = await db.select().from(labels).where(and(scope, eq(labels.title, idOrTitle))).orderBy(sql`${labels.projectId} is null`, asc(labels.id)).get();
-  if (!byTitle) throw notFound('Label');
-  return byTitle;
+  // One statement: the label with that id wins, then by title a project label over a group label of the same title.
+  const match = id !== undefined ? or(eq(labels.id, id), eq(labels.title, idOrTitle)) : eq(labels.title, idOrTitle);
+  const columns = forEntity ? labelWithExtras(forEntity.caller.user?.id ?? null, forEntity.parent.kind === 'project' ? forEntity.parent.project.id : null) : getTableColumns(labels);
+  const [found] = await c.var.db
+    .select(columns)
+    .from(labels)
+    .where(and(scope, match))
+    .orderBy(id !== undefined ? sql`${labels.id} = ${id} DESC` : sql`1`, sql`${labels.projectId} is null`, asc(labels.id))
+    .limit(1);
+  if (!found) throw notFound('Label');
+  return found;
 }
 
 export async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
@@ -110,13 +114,15 @@ export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, pare
 }
 
 /** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel. */
-export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: LabelRow[], withCounts = false) {
+export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: (LabelRow | LabelWithExtras)[], withCounts = false) {
   const db = c.var.db;
   const ids = rows.map((l) => l.id);
   const projectId = parent.kind === 'project' ? parent.project.id : null;
+  // Rows read with `labelWithExtras` carry their subscription and priority already.
+  const carried = rows.every((l) => 'subscribed' in l);
   const [subscribed, priorities, counts] = await Promise.all([
-    loadLabelSubscriptions(db, caller.user?.id ?? null, ids, projectId),
-    projectId != null ? loadLabelPriorities(db, projectId, ids) : Promise.resolve(new Map<number, number>()),
+    carried ? new Set(rows.filter((l) => (l as LabelWithExtras).subscribed).map((l) => l.id)) : loadLabelSubscriptions(db, caller.user?.id ?? null, ids, projectId),
+    carried ? new Map(rows.map((l) => [l.id, (l as LabelWithExtras).priority ?? undefined] as const).filter((e): e is [number, number] => e[1] != null)) : projectId != null ? loadLabelPriorities(db, projectId, ids) : Promise.resolve(new Map<number, number>()),
     withCounts ? loadLabelCounts(db, caller, rows) : Promise.resolve(null),
   ]);
   return rows.map((l) => {
@@ -140,7 +146,14 @@ export async function list(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, defaults),
-    (limit, offset) => db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).limit(limit).offset(offset),
+    (limit, offset) =>
+      db
+        .select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null))
+        .from(labels)
+        .where(where)
+        .orderBy(asc(labels.title), asc(labels.id))
+        .limit(limit)
+        .offset(offset),
     (limit) => countUpToQuery(db, labels, where, limit),
   );
   return c.json(await present(c, caller, parent, rows, p.with_counts));

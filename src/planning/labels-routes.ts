@@ -62,7 +62,7 @@ export function mountLabels(r: Router) {
 
   r.route({ ...auth, method: 'GET', path: '/projects/:id/labels/:name', summary: 'Get a project label', tags: TAGS, params: getProjectLabelParams, responses: { 200: ProjectLabelSchema } }, async ({ c, p, caller }) => {
     const parent = (await loadParent(c, caller, 'project', p.id)) as ProjectParent;
-    const label = await findLabel(c, projectScope(parent, p.include_ancestor_groups), p.name);
+    const label = await findLabel(c, projectScope(parent, p.include_ancestor_groups), p.name, { caller, parent });
     return c.json((await present(c, caller, parent, [label]))[0]);
   });
   r.route({ ...auth, method: 'PUT', path: '/projects/:id/labels/:name', summary: 'Update a project label', tags: TAGS, params: updateProjectLabelParams, responses: { 200: ProjectLabelSchema } }, async ({ c, p, caller }) => {
@@ -108,7 +108,7 @@ export function mountLabels(r: Router) {
   r.route({ ...auth, method: 'GET', path: '/groups/:id/labels/:name', summary: 'Get a group label', tags: TAGS, params: getGroupLabelParams, responses: { 200: LabelSchema } }, async ({ c, p, caller }) => {
     const parent = (await loadParent(c, caller, 'group', p.id)) as GroupParent;
     const scope = await groupLabelsSql(c, caller, parent.group, { ancestors: p.include_ancestor_groups, descendants: p.include_descendant_groups, onlyGroupLabels: p.only_group_labels });
-    const label = await findLabel(c, scope, p.name);
+    const label = await findLabel(c, scope, p.name, { caller, parent });
     return c.json((await present(c, caller, parent, [label]))[0]);
   });
   r.route({ ...auth, method: 'PUT', path: '/groups/:id/labels/:name', summary: 'Update a group label', tags: TAGS, params: updateGroupLabelParams, responses: { 200: LabelSchema } }, async ({ c, p, caller }) => {

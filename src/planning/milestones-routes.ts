@@ -30,7 +30,8 @@ import {
 } from './milestones-params';
 import { findReadableGroup } from '../projects/groups';
 import { planningAvailable, sanitizeLabelText } from './labels';
-import { bumpIid, iidSql, presentMilestones } from './milestones';
+import { bumpIid, iidSql, milestoneWithPath, type MilestoneWithPath, presentMilestones } from './milestones';
+import { writeThenRead } from '../db/batch-reads';
 import { findReadableProject } from '../projects/projects';
 
 const TAGS = ['milestones'];
@@ -61,8 +62,8 @@ function requireAdminMilestone(caller: Caller, parent: Parent) {
 const ownSql = (parent: Parent) => (parent.kind === 'project' ? eq(milestones.projectId, parent.project.id) : eq(milestones.groupId, parent.group.id));
 
 /** `parent.milestones.find(id)`. */
-export async function findMilestone(c: Context<AppEnv>, parent: Parent, id: number): Promise<MilestoneRow> {
-  const m = await c.var.db.select().from(milestones).where(and(ownSql(parent), eq(milestones.id, id))).get();
+export async function findMilestone(c: Context<AppEnv>, parent: Parent, id: number): Promise<MilestoneWithPath> {
+  const [m] = await c.var.db.select(milestoneWithPath).from(milestones).where(and(ownSql(parent), eq(milestones.id, id))).limit(1);
   if (!m) throw recordNotFound();
   return m;
 }
@@ -134,7 +135,7 @@ async function list(c: Context<AppEnv>, caller: Caller, parent: Parent, p: {
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, { state: 'all' }),
     // MilestonesFinder default sort due_date_asc: due date ascending, nulls last, then id descending.
-    (limit, offset) => db.select().from(milestones).where(where).orderBy(sql`${milestones.dueDate} is null`, asc(milestones.dueDate), desc(milestones.id)).limit(limit).offset(offset),
+    (limit, offset) => db.select(milestoneWithPath).from(milestones).where(where).orderBy(sql`${milestones.dueDate} is null`, asc(milestones.dueDate), desc(milestones.id)).limit(limit).offset(offset),
     (limit) => countUpToQuery(db, milestones, where, limit),
   );
   return c.json(await presentMilestones(db, baseUrl(c), rows));
@@ -221,8 +222,10 @@ async function createMilestone(c: Context<AppEnv>, caller: Caller, parent: Paren
   if (Object.keys(errors).length) throw fail(errors);
   const now = Date.now();
   const [usage, scopeId] = parent.kind === 'project' ? (['milestones', parent.project.id] as const) : (['group_milestones', parent.group.id] as const);
+  let created: MilestoneWithPath[];
   try {
-    await db.batch([
+    // The new row is read back (with its path) inside the write's own batch.
+    [created] = await writeThenRead(db, [
       bumpIid(db, usage, scopeId),
       db.insert(milestones).values({
         projectId: parent.kind === 'project' ? parent.project.id : null,
@@ -236,14 +239,13 @@ async function createMilestone(c: Context<AppEnv>, caller: Caller, parent: Paren
         createdAt: now,
         updatedAt: now,
       }),
-    ]);
+    ], [db.select(milestoneWithPath).from(milestones).where(and(ownSql(parent), eq(milestones.title, title))).limit(1)]);
   } catch (err) {
     // A concurrent creator of the same title lost on milestones_project_title / milestones_group_title.
     if (isUniqueViolation(err)) throw fail({ title: [TITLE_TAKEN] });
     throw err;
   }
-  const row = (await db.select().from(milestones).where(and(ownSql(parent), eq(milestones.title, title))).get())!;
-  return c.json((await presentMilestones(db, baseUrl(c), [row]))[0], 201);
+  return c.json((await presentMilestones(db, baseUrl(c), [created[0]]))[0], 201);
 }
 
 async function updateMilestone(
@@ -269,15 +271,16 @@ async function updateMilestone(
   const fail = (errors: Record<string, string[]>) => new ApiError(400, { message: `Failed to update milestone ${rubyInspect(errors)}` });
   const errors = await milestoneErrors(c, parent, { ...next, description: set.description }, set.title !== undefined, m.id);
   if (Object.keys(errors).length) throw fail(errors);
+  let row: MilestoneWithPath = m;
   if (Object.keys(set).length) {
     try {
-      await db.update(milestones).set({ ...set, updatedAt: Date.now() }).where(eq(milestones.id, m.id)).run();
+      // The updated row is read back inside the update's own batch.
+      [[row]] = await writeThenRead(db, [db.update(milestones).set({ ...set, updatedAt: Date.now() }).where(eq(milestones.id, m.id))], [db.select(milestoneWithPath).from(milestones).where(eq(milestones.id, m.id)).limit(1)]);
     } catch (err) {
       if (isUniqueViolation(err)) throw fail({ title: [TITLE_TAKEN] });
       throw err;
     }
   }
-  const row = (await db.select().from(milestones).where(eq(milestones.id, m.id)).get())!;
   return c.json((await presentMilestones(db, baseUrl(c), [row]))[0]);
 }
 

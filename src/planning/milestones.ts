@@ -3,7 +3,7 @@
  * milestones an issue of a project may use, iid allocation and validation (app/models/milestone.rb,
  * app/models/concerns/timebox.rb).
  */
-import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { internalIds, issues, milestones, namespaces, projects } from '../db/schema';
 import { milestoneEntity, type MilestoneRow } from './milestone-entity';
@@ -42,12 +42,27 @@ export async function milestonePaths(db: Db, rows: MilestoneRow[]): Promise<{ pr
   return out;
 }
 
-/** Presents milestones (Entities::Milestone) with their web_url, in input order. */
-export async function presentMilestones(db: Db, base: string, rows: MilestoneRow[]) {
-  const paths = await milestonePaths(db, rows);
-  return rows.map((m) =>
-    milestoneEntity(m, { base, projectFullPath: m.projectId != null ? paths.projects.get(m.projectId) : undefined, groupFullPath: m.groupId != null ? paths.groups.get(m.groupId) : undefined }),
-  );
+/**
+ * A milestone row with the full path its web_url is built on (`namespace/project` of a project
+ * milestone, the group's path of a group milestone) as a column of the same statement, so a page
+ * is presented without reading its parents again.
+ */
+export const milestoneWithPath = {
+  ...getTableColumns(milestones),
+  webPath: sql<string | null>`coalesce((SELECT wn.full_path || '/' || wp.path FROM projects wp JOIN namespaces wn ON wn.id = wp.namespace_id WHERE wp.id = ${sql.raw('"milestones"."project_id"')}), (SELECT wg.full_path FROM namespaces wg WHERE wg.id = ${sql.raw('"milestones"."group_id"')}))`.as('web_path'),
+};
+export type MilestoneWithPath = MilestoneRow & { webPath: string | null };
+
+/** Presents milestones (Entities::Milestone) with their web_url, in input order (rows read with `milestoneWithPath` need no query). */
+export async function presentMilestones(db: Db, base: string, rows: (MilestoneRow | MilestoneWithPath)[]) {
+  const withPaths = rows.every((m) => 'webPath' in m);
+  const paths = withPaths ? null : await milestonePaths(db, rows);
+  return rows.map((m) => {
+    const own = 'webPath' in m ? (m.webPath ?? undefined) : undefined;
+    const projectFullPath = m.projectId != null ? (paths ? paths.projects.get(m.projectId) : own) : undefined;
+    const groupFullPath = m.groupId != null ? (paths ? paths.groups.get(m.groupId) : own) : undefined;
+    return milestoneEntity(m, { base, projectFullPath, groupFullPath });
+  });
 }
 
 /**

@@ -3,11 +3,11 @@ import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from 'dri
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
-import { findGroup } from './group-queries';
+import { findGroup, namespaceFullNameSql } from './group-queries';
 import { namespaces, projects } from '../db/schema';
 import { groupDetail, GroupDetailSchema, groupEntity, GroupSchema } from './group-entity';
 import { accepted, AcceptedSchema, type Project } from './project-entity';
-import { ACCESS, groupLevelSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from './abilities';
+import { ACCESS, groupLevelSql, projectVisibleSql, restrictedVisibilityError, groupVisibleSql, type NamespaceRow, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
@@ -21,11 +21,14 @@ import {
   groupFieldErrors,
   groupInsertStatements,
   findReadableGroup,
+  findReadableGroupWith,
   loadFullNames,
   visibilityAllowedByChildren,
   visibilityAllowedByParent,
 } from './groups';
-import { presentProjects, projectListQuery } from './projects';
+import { presentProjectRows, projectExtras, projectExtrasReads, projectListQuery } from './projects';
+import { batchReads } from '../db/batch-reads';
+import type { Db } from '../db/client';
 import { settingsOf } from '../settings/settings';
 import { asBatch, deleteBlobs } from '../platform/cascade';
 import { groupDeletion } from './cascade';
@@ -42,16 +45,24 @@ function failedToSave(errors: Record<string, string[]>) {
   return new ApiError(400, { message: `Failed to save group {${body}}` });
 }
 
-/** GroupDetail; `projects` are the group's own projects the caller may read, at most 100 (GroupDetail#projects). */
-async function presentDetail(c: Context<AppEnv>, caller: Caller, group: NamespaceRow, withProjects: boolean) {
-  const names = await loadFullNames(c.var.db, [group]);
-  let projectsOut: Project[] | undefined;
-  if (withProjects) {
-    const rows = await projectListQuery(c.var.db, caller, [eq(sql`${namespaces.id}`, group.id)]).limit(100).all();
-    projectsOut = await presentProjects(c, caller, rows, false);
-  }
-  return groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: projectsOut });
+/**
+ * GroupDetail's `projects`: the group's own projects the caller may read, at most 100
+ * (GroupDetail#projects), and their extras, as reads for the group's own lookup batch.
+ */
+function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
+  const scope = [eq(sql`${namespaces.id}`, groupId)];
+  const ids = db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...scope)).limit(100);
+  return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
 }
+
+/** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`), with no storage access. */
+function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
+  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut });
+}
+type DetailReads = ReturnType<typeof detailProjectReads>;
+type AwaitedAll<T> = { -readonly [K in keyof T]: Awaited<T[K]> };
+type DetailResults = AwaitedAll<DetailReads>;
 
 async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
   const names = await loadFullNames(c.var.db, rows);
@@ -205,8 +216,10 @@ export function mountGroups(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
-    const { group } = await findReadableGroup(c, caller, p.id);
-    return c.json(await presentDetail(c, caller, group, p.with_projects));
+    // The group, its full name, the caller's access and the detail's projects in one round trip.
+    const db = c.var.db;
+    const found = await findReadableGroupWith(c, caller, p.id, (groupId) => (p.with_projects ? detailProjectReads(db, caller, groupId) : []));
+    return c.json(presentDetail(c, caller, found, p.with_projects ? (found.reads as unknown as DetailResults) : null));
   });
 
   r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
@@ -254,8 +267,12 @@ export function mountGroups(r: Router) {
       if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
       throw err;
     }
-    const updated = (await db.select().from(namespaces).where(eq(namespaces.id, group.id)).get())!;
-    return c.json(await presentDetail(c, caller, updated, true));
+    // The updated group read back with its detail's projects in one round trip.
+    const [rows, ...reads] = await batchReads(db, [
+      db.select({ group: namespaces, fullName: namespaceFullNameSql() }).from(namespaces).where(eq(namespaces.id, group.id)).limit(1),
+      ...detailProjectReads(db, caller, sql`${group.id}`),
+    ]);
+    return c.json(presentDetail(c, caller, rows[0], reads));
   });
 
   r.route({ method: 'DELETE', path: '/groups/:id', summary: 'Delete a group', tags: ['groups'], params: deleteGroupParams, responses: { 202: AcceptedSchema } }, async ({ c, p, caller }) => {

@@ -3,11 +3,12 @@
  * statements of a new group (namespace, its traversal path, the creator as owner) for one batch,
  * and the cascade of a deletion (Groups::DestroyService removes subgroups and projects).
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { findGroupWhere } from './group-queries';
+import { findGroupWhere, groupIdRef, namespaceFullNameSql } from './group-queries';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { notFound } from '../platform/errors';
 import { members, namespaces, projects } from '../db/schema';
 import { canReadGroupVisibly, groupLevelSql, memberBelowSql, type NamespaceRow, subtreeOf, traversalIds, VISIBILITY_LEVEL } from './abilities';
@@ -129,21 +130,43 @@ export function fullPathRewrite(db: Db, group: NamespaceRow, newFullPath: string
 
 /**
  * `find_group!`: a group the caller cannot read is indistinguishable from a missing one. One
- * statement: the group, the caller's level in it and whether the caller is a member somewhere below it.
+ * statement: the group, its full name, the caller's level in it and whether the caller is a member
+ * somewhere below it.
  */
-export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number }> {
+export async function findReadableGroup(c: Context<AppEnv>, caller: Caller, id: string): Promise<{ group: NamespaceRow; level: number; fullName: string }> {
+  const { reads: _, ...found } = await findReadableGroupWith(c, caller, id, () => [] as const);
+  return found;
+}
+
+/**
+ * `findReadableGroup` and, in the same round trip, reads that need nothing but the group's id
+ * (`groupId` is the id, or a sub-select by full path). They run before the caller is authorised
+ * and are dropped with the 404 when the group is hidden: reads change nothing.
+ */
+export async function findReadableGroupWith<const R extends readonly BatchItem<'sqlite'>[]>(
+  c: Context<AppEnv>,
+  caller: Caller,
+  id: string,
+  reads: (groupId: SQL) => R,
+): Promise<{ group: NamespaceRow; level: number; fullName: string; reads: { [K in keyof R]: R[K] extends BatchItem<'sqlite'> ? Awaited<R[K]> : never } }> {
   const userId = caller.user?.id;
-  const row = await c.var.db
+  const db = c.var.db;
+  const head = db
     .select({
       group: namespaces,
-      level: userId === undefined ? sql<number>`0` : groupLevelSql(userId),
-      below: userId === undefined ? sql<number>`0` : memberBelowSql(userId),
+      fullName: namespaceFullNameSql(),
+      level: (userId === undefined ? sql<number>`0` : groupLevelSql(userId)).as('level'),
+      below: (userId === undefined ? sql<number>`0` : memberBelowSql(userId)).as('below'),
     })
     .from(namespaces)
     .where(findGroupWhere(id))
-    .get();
+    .limit(1);
+  const more = reads(groupIdRef(id));
+  type Head = Awaited<typeof head>;
+  const [rows, ...rest] = more.length ? ((await db.batch([head, ...more])) as unknown as [Head, ...unknown[]]) : [await head];
+  const row = rows[0];
   if (!row) throw notFound('Group');
   const level = Number(row.level ?? 0);
   if (!(canReadGroupVisibly(caller, row.group, level) || (caller.user && row.below))) throw notFound('Group');
-  return { group: row.group, level };
+  return { group: row.group, level, fullName: row.fullName, reads: rest as never };
 }

@@ -2,14 +2,15 @@
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AppEnv, Caller } from '../platform/context';
-import { findNamespaceById, findNamespaceByPath } from './group-queries';
+import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { Db } from '../db/client';
+import { batchReads } from '../db/batch-reads';
 import { namespaces, users } from '../db/schema';
 import { type Namespace, namespaceEntity, NamespaceSchema } from './namespace-entity';
 import { avatarUrl } from '../users/user-entity';
-import { ACCESS, groupAccess, groupLevelSql, type NamespaceRow } from './abilities';
+import { ACCESS, groupLevelSql, type NamespaceRow } from './abilities';
 import { notFound } from '../platform/errors';
-import { baseUrl, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { baseUrl, countUpToQuery, linkParamsFrom, pageRequest, paginateWith } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
@@ -19,25 +20,33 @@ import { decimalId } from '../platform/record-id';
 const listParams = params({ search: g.search().optional(), owned_only: g.bool().optional(), top_level_only: g.bool().optional(), ...paginationParams });
 const idParams = params({ id: g.string() });
 
-async function present(c: Context<AppEnv>, caller: Caller, rows: NamespaceRow[]) {
+/**
+ * A namespace row with the caller's level in it and its distinct member count (Namespace#members
+ * count over the group's hierarchy, shown to owners and administrators) as columns of the same
+ * statement, so a page needs no read per row.
+ */
+function namespaceWithFacts(caller: Caller) {
+  const path = sql.raw('"namespaces"."traversal_path"');
+  return {
+    ns: namespaces,
+    level: (caller.user ? groupLevelSql(caller.user.id) : sql<number>`0`).as('level'),
+    membersCount: sql<number>`CASE WHEN ${sql.raw('"namespaces"."kind"')} = 'Group' THEN (SELECT count(DISTINCT m.user_id) FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.source_type = 'Namespace' AND d.traversal_path >= ${path} AND d.traversal_path < ${path} || ':') END`.as('members_count'),
+  };
+}
+type NamespaceWithFacts = { ns: NamespaceRow; level: number; membersCount: number | null };
+
+/** The owners of personal namespaces among those `nsIds` selects (for their avatars). */
+const ownersOf = (db: Db, nsIds: SQL) => db.select().from(users).where(sql`${users.id} IN (SELECT o.owner_id FROM namespaces o WHERE o.kind = 'User' AND o.id IN ${nsIds})`);
+
+/** Namespace entities from rows read with `namespaceWithFacts` and their owners; no storage access. */
+function present(c: Context<AppEnv>, caller: Caller, rows: NamespaceWithFacts[], owners: UserRow[]): Namespace[] {
   const base = baseUrl(c);
-  const out: Namespace[] = [];
-  for (const ns of rows) {
-    let userAvatar: string | null = null;
-    if (ns.kind === 'User' && ns.ownerId) {
-      const u = await c.var.db.select().from(users).where(eq(users.id, ns.ownerId)).get();
-      userAvatar = u ? avatarUrl(u, base) : null;
-    }
-    let membersCount: number | undefined;
-    if (ns.kind === 'Group' && (caller.isAdmin || (await groupAccess(c.var.db, caller.user, ns)) >= ACCESS.OWNER)) {
-      const row = await c.var.db.get<{ n: number }>(
-        sql`SELECT count(DISTINCT m.user_id) AS n FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.source_type = 'Namespace' AND d.traversal_path >= ${ns.traversalPath} AND d.traversal_path < ${ns.traversalPath + ':'}`,
-      );
-      membersCount = Number(row?.n ?? 0);
-    }
-    out.push(namespaceEntity(ns, { base, userAvatar, membersCount }));
-  }
-  return out;
+  const ownerById = new Map(owners.map((u) => [u.id, u]));
+  return rows.map(({ ns, level, membersCount }) => {
+    const owner = ns.kind === 'User' && ns.ownerId ? ownerById.get(ns.ownerId) : undefined;
+    const showCount = ns.kind === 'Group' && (caller.isAdmin || Number(level) >= ACCESS.OWNER);
+    return namespaceEntity(ns, { base, userAvatar: owner ? avatarUrl(owner, base) : null, membersCount: showCount ? Number(membersCount ?? 0) : undefined });
+  });
 }
 
 /** Namespaces the caller may see here: their own personal one and groups they belong to (admins: all). */
@@ -60,25 +69,34 @@ export function mountNamespaces(r: Router) {
     if (p.top_level_only) conds.push(sql`${namespaces.parentId} IS NULL`);
     const where = and(...conds);
     const db = c.var.db;
-    const rows = await paginate(
+    const req = pageRequest(p, raw.per_page);
+    const pageIds = db.select({ id: namespaces.id }).from(namespaces).where(where).orderBy(asc(namespaces.id)).limit(req.perPage).offset(req.offset);
+    // The page (with each row's level and member count), its count and the page's owners: one round trip.
+    const { rows, reads } = await paginateWith(
       c,
-      pageRequest(p, raw.per_page),
+      req,
       linkParamsFrom(raw, {}),
-      (limit, offset) => db.select().from(namespaces).where(where).orderBy(asc(namespaces.id)).limit(limit).offset(offset),
+      (limit, offset) => db.select(namespaceWithFacts(caller)).from(namespaces).where(where).orderBy(asc(namespaces.id)).limit(limit).offset(offset),
       (limit) => countUpToQuery(db, namespaces, where, limit),
+      [ownersOf(db, sql`(${pageIds})`)],
+      () => undefined,
     );
-    return c.json(await present(c, caller, rows));
+    return c.json(present(c, caller, rows, reads[0]));
   });
 
   r.route({ method: 'GET', path: '/namespaces/:id', summary: 'Get a namespace', tags: ['namespaces'], params: idParams, responses: { 200: NamespaceSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
     const id = decimalId(p.id);
-    const ns = id !== undefined ? await findNamespaceById(db, id) : await findNamespaceByPath(db, p.id);
-    if (!ns) throw notFound('Namespace');
+    const where = id !== undefined ? eq(namespaces.id, id) : sql`lower(${namespaces.fullPath}) = lower(${p.id})`;
+    // The namespace, the caller's level, its member count and its owner in one round trip.
+    const [found, owners] = await batchReads(db, [db.select(namespaceWithFacts(caller)).from(namespaces).where(where).limit(1), ownersOf(db, sql`(SELECT w.id FROM ${namespaces} w WHERE ${id !== undefined ? sql`w.id = ${id}` : sql`lower(w.full_path) = lower(${p.id})`})`)]);
+    const row = found[0];
+    if (!row) throw notFound('Namespace');
+    const ns = row.ns;
     // namespaces.rb: `read_namespace_via_membership` — the own personal namespace, a group the caller
     // belongs to (inherited membership counts), or an administrator. Visibility alone is not enough.
-    const ok = caller.isAdmin || (ns.kind === 'User' ? ns.ownerId === caller.user!.id : (await groupAccess(db, caller.user, ns)) > 0);
+    const ok = caller.isAdmin || (ns.kind === 'User' ? ns.ownerId === caller.user!.id : Number(row.level) > 0);
     if (!ok) throw notFound('Namespace');
-    return c.json((await present(c, caller, [ns]))[0]);
+    return c.json(present(c, caller, [row], owners)[0]);
   });
 }

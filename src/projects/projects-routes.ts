@@ -2,16 +2,15 @@
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { findNamespaceById, findNamespaceByPath, personalNamespace } from './group-queries';
-import { findProject, type ProjectWithNamespace } from './project-queries';
-import { findUserById, findUserByIdOrUsername } from '../users/user-queries';
+import type { AppEnv, Caller } from '../platform/context';
+import { personalNamespace } from './group-queries';
+import { findUserByIdOrUsername } from '../users/user-queries';
 import { members, namespaces, projects } from '../db/schema';
-import { accepted, AcceptedSchema, BasicProjectDetailsSchema, FEATURES, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
-import { ACCESS, groupAccess, projectAccess, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
+import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
+import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { ApiError, forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
-import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
+import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
+import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginateWith, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -27,24 +26,22 @@ import {
   projectIdParams,
   updateProjectParams,
 } from './projects-params';
-import { loadFullNames } from './groups';
+import { createProject, featureSet, presentReadBack, projectConflictErrors, projectConflictReads, projectReadBack } from './project-writes';
+import { writeThenRead } from '../db/batch-reads';
 import {
-  pathFromName,
   presentProjects,
-  projectConflicts,
   projectFieldErrors,
-  projectInsertStatements,
   projectListQuery,
   projectVisibilityError,
-  openIssuesCountOf,
-  projectsWithBranches,
+  presentProjectRows,
+  projectExtras,
+  projectExtrasReads,
   readCode,
 } from './projects';
 import { findReadableGroup } from './groups';
-import { findReadableProject } from './projects';
+import { findReadableProject, findReadableProjectWith } from './projects';
 import { settingsOf } from '../settings/settings';
 import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
-import { decimalId } from '../platform/record-id';
 
 export { findReadableProject };
 
@@ -52,21 +49,6 @@ type ListP = z.output<z.ZodObject<typeof listShape>>;
 
 /** A page of projects: Project, or BasicProjectDetails with `simple=true`. */
 const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]));
-
-function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
-  const out = { ...current };
-  const legacy: Record<string, string> = { issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds', snippets_enabled: 'snippets' };
-  for (const [k, f] of Object.entries(legacy)) if (typeof p[k] === 'boolean') out[f] = p[k] ? 'enabled' : 'disabled';
-  for (const f of FEATURES) if (typeof p[`${f}_access_level`] === 'string') out[f] = p[`${f}_access_level`] as string;
-  return out;
-}
-
-async function presentOne(c: Context<AppEnv>, caller: Caller, pr: ProjectWithNamespace, status = 200) {
-  const [row] = await projectListQuery(c.var.db, { ...caller, isAdmin: true }, [eq(projects.id, pr.project.id)]).all();
-  const level = await projectAccess(c.var.db, caller.user, pr.project, pr.namespace);
-  const [out] = await presentProjects(c, caller, [{ ...row, level }], false);
-  return c.json(out, status as 200);
-}
 
 /** GET lists of projects: filters, order, offset or id keyset pagination (keyset: Link rel=next only). */
 /**
@@ -125,152 +107,73 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
   // pagination_strategies.rb: offset paging of a keyset-capable type stops at the plan's offset limit.
   if (offsetCap) checkOffsetLimit(p, 'Project');
   const req = pageRequest(p, raw.per_page);
-  const rows = await paginate(
+  const visible = and(projectVisibleSql(caller), ...conds);
+  const pageIds = (limit: number, offset: number) =>
+    db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(visible).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset);
+  // The page, its count and the presenter's extras (hung off the page by a sub-select) in one round trip.
+  const { rows, reads } = await paginateWith(
     c,
     req,
     linkParamsFrom(raw, { order_by: 'created_at', sort: 'desc', owned: false, starred: false, imported: false, membership: false, with_issues_enabled: false, with_merge_requests_enabled: false, simple: false, statistics: false, with_custom_attributes: false, ...defaults }),
-    (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset).all(),
-    async (limit) => {
-      const inner = db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(...[projectVisibleSql(caller), ...conds])).limit(limit);
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-      return Number(row?.n ?? 0);
-    },
+    (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset),
+    (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(visible).limit(limit).as('t')),
+    projectExtrasReads(db, (column) => sql`${column} IN (${pageIds(req.perPage, req.offset)})`),
+    () => undefined,
   );
-  return c.json(await presentProjects(c, caller, rows, p.simple));
+  return c.json(presentProjectRows(c, caller, rows, p.simple, projectExtras(reads)));
 }
 
-
-/** Creates a project for `owner` (the caller, or the user of POST /projects/user/:user_id). */
-async function createProject(c: Context<AppEnv>, caller: Caller, owner: UserRow, p: z.output<z.ZodObject<(typeof createProjectParams)['shape']>>) {
-  const db = c.var.db;
-  let ns;
-  if (p.namespace_id !== undefined) {
-    const id = decimalId(p.namespace_id);
-    ns = id !== undefined ? await findNamespaceById(db, id) : await findNamespaceByPath(db, p.namespace_id);
-    if (!ns) throw notFound('Namespace');
-  } else {
-    ns = await personalNamespace(db, owner.id);
-    if (!ns) throw notFound('Namespace');
-  }
-  const errors: Record<string, string[]> = {};
-  let memberLevel: number | null = null;
-  if (ns.kind === 'User') {
-    // Another user's personal namespace is not valid (Projects::CreateService#allowed_namespace?).
-    if (ns.ownerId !== owner.id && !caller.isAdmin) errors.namespace = ['is not valid'];
-    memberLevel = ACCESS.OWNER;
-  } else {
-    const level = await groupAccess(db, owner, ns);
-    const need = { noone: Infinity, owner: ACCESS.OWNER, maintainer: ACCESS.MAINTAINER, developer: ACCESS.DEVELOPER }[ns.projectCreationLevel] ?? ACCESS.DEVELOPER;
-    const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
-    if (!readable) throw notFound('Namespace');
-    if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
-    // A member below maintainer who creates a project in a group becomes its maintainer; a group
-    // maintainer/owner already has that through the group, and an administrator outside the group gets no row.
-    memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
-  }
-  const name = p.name ?? p.path!;
-  const path = p.path ?? pathFromName(p.name!);
-  Object.assign(errors, projectFieldErrors({ name, path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch }));
-  const settings = await settingsOf(c);
-  const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
-  const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
-  if (vErr) errors.visibility_level = [vErr];
-  if (!errors.namespace) Object.assign(errors, await projectConflicts(db, ns, errors.name ? undefined : name, errors.path ? undefined : path));
-  if (Object.keys(errors).length) throw validationFailed(errors);
-  // Project#check_personal_projects_limit: `error!(errors[:limit_reached], 403)`, an array message.
-  if (ns.kind === 'User') {
-    const limit = owner.projectsLimit;
-    const count = (await db.select({ id: projects.id }).from(projects).where(eq(projects.namespaceId, ns.id)).limit(limit + 1).all()).length;
-    if (count >= limit)
-      throw new ApiError(403, {
-        message: [limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`],
-      });
-  }
-  const now = Date.now();
-  const topics = [...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])];
-  try {
-    const st = projectInsertStatements(
-      db,
-      {
-        namespaceId: ns.id,
-        name,
-        path,
-        description: p.description ?? '',
-        visibility,
-        defaultBranch: p.default_branch ?? null,
-        topics: JSON.stringify(topics),
-        creatorId: caller.user!.id,
-        requestAccessEnabled: p.request_access_enabled ?? true,
-        lfsEnabled: p.lfs_enabled ?? true,
-        mergeMethod: p.merge_method ?? 'merge',
-        squashOption: p.squash_option ?? 'default_off',
-        features: JSON.stringify(featureSet(p)),
-        createdAt: now,
-        updatedAt: now,
-        lastActivityAt: now,
-      },
-      memberLevel,
-      owner.id,
-      now,
-    );
-    if (st.member) await db.batch([st.project, st.member]);
-    else await st.project.run();
-  } catch (err) {
-    if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
-    if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
-    throw err;
-  }
-  const created = (await findProject(db, `${ns.fullPath}/${path}`))!;
-  return presentOne(c, caller, created, 201);
-}
 
 export function mountProjects(r: Router) {
   r.route({ method: 'GET', path: '/projects', summary: 'List projects', tags: ['projects'], params: listProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => listProjects(c, caller, p, []));
 
   r.route({ method: 'POST', path: '/projects', summary: 'Create a project', tags: ['projects'], params: createProjectParams, responses: { 201: ProjectSchema } }, async ({ c, p, caller }) => {
     const user = requireUser(caller);
-    return createProject(c, caller, user, p);
+    return createProject(c, caller, user.id, p);
   });
 
   r.route(
     { method: 'POST', path: '/projects/user/:user_id', summary: 'Create a project for a user (administrators)', tags: ['projects'], params: createUserProjectParams, responses: { 201: ProjectSchema }, admin: true },
     async ({ c, p, caller }) => {
       requireAdmin(caller);
-      const owner = await findUserById(c.var.db, p.user_id);
-      if (!owner) throw notFound('User');
-      return createProject(c, caller, owner, p);
+      return createProject(c, caller, p.user_id, p);
     },
   );
 
   r.route({ method: 'GET', path: '/projects/:id', summary: 'Get a project', tags: ['projects'], params: getProjectParams, responses: { 200: ProjectWithAccessSchema } }, async ({ c, p, caller }) => {
-    const pr = await findReadableProject(c, caller, p.id);
     const db = c.var.db;
-    const names = await loadFullNames(db, [pr.namespace]);
-    const owner = pr.namespace.kind === 'User' && pr.namespace.ownerId ? await findUserById(db, pr.namespace.ownerId) : null;
-    // ProjectWithAccess: the caller's direct project membership and the group's (inherited) level.
-    let projectLevel: number | null = null;
-    let groupLevel: number | null = null;
-    if (caller.user) {
-      const m = await db
+    const uid = caller.user?.id;
+    // The project, the caller's level, the entity's extras and the caller's direct and group
+    // memberships (ProjectWithAccess), all in one round trip.
+    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [
+      ...projectExtrasReads(db, (col) => eq(col, pid)),
+      db
         .select({ level: members.accessLevel })
         .from(members)
-        .where(and(eq(members.userId, caller.user.id), eq(members.sourceType, 'Project'), eq(members.sourceId, pr.project.id)))
-        .get();
-      projectLevel = m?.level ?? null;
-      if (pr.namespace.kind === 'Group') groupLevel = (await groupAccess(db, caller.user, pr.namespace)) || null;
-    }
+        .where(and(eq(members.userId, uid ?? 0), eq(members.sourceType, 'Project'), eq(members.sourceId, pid)))
+        .limit(1),
+      db
+        .select({ level: (uid === undefined ? sql<number>`0` : groupLevelSql(uid)).as('level') })
+        .from(namespaces)
+        .where(and(eq(namespaces.kind, 'Group'), sql`${namespaces.id} = (SELECT p.namespace_id FROM projects p WHERE p.id = ${pid})`))
+        .limit(1),
+    ]);
+    const [counts, branches, names, owners, direct, group] = pr.reads;
+    const extras = projectExtras([counts, branches, names, owners]);
+    const id = pr.project.id;
     return c.json(
       projectWithAccess(pr.project, pr.namespace, {
         base: baseUrl(c),
-        namespaceFullName: names.get(pr.namespace.id)!,
-        owner,
+        namespaceFullName: extras.fullName(id),
+        owner: pr.namespace.ownerId ? extras.owner(id) : null,
         readCode: readCode(caller, pr.project, pr.level),
         level: pr.level,
         isAdmin: caller.isAdmin,
-        projectLevel,
-        groupLevel,
-        openIssuesCount: await openIssuesCountOf(db, pr.project.id, pr.level),
-        emptyRepo: !(await projectsWithBranches(db, [pr.project.id])).has(pr.project.id),
+        // ProjectWithAccess: the caller's direct project membership and the group's (inherited) level.
+        projectLevel: uid === undefined ? null : (direct[0]?.level ?? null),
+        groupLevel: uid === undefined ? null : Number(group[0]?.level ?? 0) || null,
+        openIssuesCount: extras.openIssues(id, pr.level),
+        emptyRepo: extras.emptyRepo(id),
       }),
     );
   });
@@ -278,7 +181,8 @@ export function mountProjects(r: Router) {
   r.route({ method: 'PUT', path: '/projects/:id', summary: 'Edit a project', tags: ['projects'], params: updateProjectParams, responses: { 200: ProjectSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const db = c.var.db;
-    const pr = await findReadableProject(c, caller, p.id);
+    // The project, the caller's level and the name and path already taken, in one round trip.
+    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => projectConflictReads(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid));
     // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
     if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
@@ -287,7 +191,7 @@ export function mountProjects(r: Router) {
       const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await settingsOf(c)).restricted_visibility_levels);
       if (v) errors.visibility_level = [v];
     }
-    if (!Object.keys(errors).length) Object.assign(errors, await projectConflicts(db, pr.namespace, p.name, p.path, pr.project.id));
+    if (!Object.keys(errors).length) Object.assign(errors, projectConflictErrors(...pr.reads));
     if (Object.keys(errors).length) throw validationFailed(errors);
     const now = Date.now();
     const set: Partial<typeof projects.$inferInsert> = { updatedAt: now, lastActivityAt: now };
@@ -303,15 +207,16 @@ export function mountProjects(r: Router) {
     if (p.squash_option !== undefined) set.squashOption = p.squash_option;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
+    let updated;
     try {
-      await db.update(projects).set(set).where(eq(projects.id, pr.project.id)).run();
+      // The update and its answer read back in one batch.
+      updated = await writeThenRead(db, [db.update(projects).set(set).where(eq(projects.id, pr.project.id))], projectReadBack(db, caller, eq(projects.id, pr.project.id)));
     } catch (err) {
       if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
       if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
       throw err;
     }
-    const updated = (await findProject(db, String(pr.project.id)))!;
-    return presentOne(c, caller, updated);
+    return c.json(presentReadBack(c, caller, updated));
   });
 
   r.route({ method: 'DELETE', path: '/projects/:id', summary: 'Delete a project', tags: ['projects'], params: projectIdParams, responses: { 202: AcceptedSchema } }, async ({ c, p, caller }) => {

@@ -4,7 +4,9 @@
  * presenter loader (namespace full names, personal owners), path/name rules and the rows of a new
  * project (Projects::CreateService adds the owner or creator as a member).
  */
-import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { batchReads, inJson } from '../db/batch-reads';
+import { aliasedColumns } from '../db/aliased-columns';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -13,9 +15,9 @@ import { type BasicProjectDetails, type Project, projectBasic, projectEntity } f
 import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelSql, projectVisibleSql, type ProjectRow, VISIBILITY_LEVEL } from './abilities';
 import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
-import { findProject, projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
+import { namespaceFullNameSql } from './group-queries';
+import { projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { loadFullNames } from './groups';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
 
@@ -25,11 +27,14 @@ export interface ProjectListRow {
   level: number;
 }
 
+/** The namespace columns of a joined project row, named apart from the project's (D1 batches key rows by column name). */
+const NAMESPACE = aliasedColumns(namespaces, 'ns_');
+
 /** Projects the caller may read, joined with their namespace and carrying the caller's level. */
 export function projectListQuery(db: Db, caller: Caller, conds: (SQL | undefined)[]) {
   const uid = caller.user?.id;
   return db
-    .select({ project: projects, namespace: namespaces, level: uid ? projectLevelSql(uid) : sql<number>`0` })
+    .select({ project: projects, namespace: NAMESPACE, level: (uid ? projectLevelSql(uid) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(and(projectVisibleSql(caller), ...conds))
@@ -46,65 +51,85 @@ export function readCode(caller: Caller, project: ProjectRow, level: number): bo
   return project.visibility === 'public' || Boolean(caller.user && !caller.user.external) || level >= ACCESS.GUEST;
 }
 
+
 /**
- * `open_issues_count` of the Project entity (Projects::OpenIssuesCountService#count(user)):
- * members with at least reporter access count every open issue, everyone else (administrators
- * who are not members included, as in GitLab) only the non-confidential ones. Both counts come
- * from one grouped query per 90 projects.
+ * What the Project entity shows beyond its own row, for the projects `where` selects (by a column
+ * of each table: `inJson` over a page's ids, or `eq` to one id), as unexecuted reads for one batch:
+ * open issue counts (Projects::OpenIssuesCountService: reporters count confidential issues, others
+ * not), the projects with a branch (not Project#empty_repo?), namespace full names and personal
+ * owners.
  */
-export async function openIssueCounts(db: Db, projectIds: number[]): Promise<Map<number, { all: number; public: number }>> {
-  const out = new Map<number, { all: number; public: number }>();
-  const ids = [...new Set(projectIds)];
-  for (let i = 0; i < ids.length; i += 90) {
-    const rows = await db
+export function projectExtrasReads(db: Db, where: (column: SQLWrapper) => SQL) {
+  return [
+    db
       .select({ projectId: issues.projectId, all: sql<number>`count(*)`, public: sql<number>`sum(${issues.confidential} = 0)` })
       .from(issues)
-      .where(and(inArray(issues.projectId, ids.slice(i, i + 90)), eq(issues.state, 'opened')))
-      .groupBy(issues.projectId)
-      .all();
-    for (const r of rows) out.set(r.projectId, { all: Number(r.all), public: Number(r.public ?? 0) });
-  }
-  return out;
+      .where(and(where(issues.projectId), eq(issues.state, 'opened')))
+      .groupBy(issues.projectId),
+    db.selectDistinct({ id: repoBranches.projectId }).from(repoBranches).where(where(repoBranches.projectId)),
+    db.select({ id: projects.id, fullName: namespaceFullNameSql() }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where(projects.id)),
+    db
+      .select({ id: projects.id, owner: aliasedColumns(users, 'u_') })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .innerJoin(users, eq(users.id, namespaces.ownerId))
+      .where(and(where(projects.id), eq(namespaces.kind, 'User'))),
+  ] as const;
 }
 
-/** The projects among `projectIds` whose repository has at least one branch (not Project#empty_repo?). */
-export async function projectsWithBranches(db: Db, projectIds: number[]): Promise<Set<number>> {
-  const out = new Set<number>();
-  const ids = [...new Set(projectIds)];
-  for (let i = 0; i < ids.length; i += 90)
-    for (const r of await db.selectDistinct({ id: repoBranches.projectId }).from(repoBranches).where(inArray(repoBranches.projectId, ids.slice(i, i + 90))).all()) out.add(r.id);
-  return out;
+type ExtrasResults = [
+  { projectId: number; all: number; public: number | null }[] | undefined,
+  { id: number }[] | undefined,
+  { id: number; fullName: string }[],
+  { id: number; owner: UserRow }[],
+];
+
+/** The results of `projectExtrasReads` by project id. */
+export function projectExtras([counts, branches, names, owners]: ExtrasResults) {
+  const open = new Map((counts ?? []).map((r) => [r.projectId, { all: Number(r.all), public: Number(r.public ?? 0) }]));
+  const withCode = new Set((branches ?? []).map((r) => r.id));
+  const fullNames = new Map(names.map((r) => [r.id, r.fullName]));
+  const ownerOf = new Map(owners.map((r) => [r.id, r.owner]));
+  return {
+    /** The open issue count a caller with membership `level` sees. */
+    openIssues: (id: number, level: number) => openIssuesFor(open.get(id), level),
+    emptyRepo: (id: number) => !withCode.has(id),
+    fullName: (id: number) => fullNames.get(id) ?? '',
+    owner: (id: number) => ownerOf.get(id) ?? null,
+  };
 }
 
-/** The count a caller with membership `level` in the project sees. */
+/** The count a caller with membership `level` sees. */
 export const openIssuesFor = (counts: { all: number; public: number } | undefined, level: number) =>
   !counts ? 0 : level >= ACCESS.REPORTER ? counts.all : counts.public;
 
-
-/** Presents a page of projects (Project, or BasicProjectDetails with `simple`). */
+/** Presents a page of projects (Project, or BasicProjectDetails with `simple`): one round trip for the page's extras. */
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: false): Promise<Project[]>;
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean): Promise<(Project | BasicProjectDetails)[]>;
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean): Promise<(Project | BasicProjectDetails)[]> {
-  const db = c.var.db;
-  const openIssues = simple || !rows.length ? new Map<number, { all: number; public: number }>() : await openIssueCounts(db, rows.map((r) => r.project.id));
-  const withCode = simple || !rows.length ? new Set<number>() : await projectsWithBranches(db, rows.map((r) => r.project.id));
+  if (!rows.length) return [];
+  const ids = [...new Set(rows.map((r) => r.project.id))];
+  const [counts, branches, names, owners] = projectExtrasReads(c.var.db, (col) => inJson(col, ids));
+  // BasicProjectDetails (`simple`) shows neither issue counts nor emptiness.
+  const extras = projectExtras(await batchReads(c.var.db, [simple ? undefined : counts, simple ? undefined : branches, names, owners]));
+  return presentProjectRows(c, caller, rows, simple, extras);
+}
+
+/** A page of projects presented from extras already read (`projectExtras`), with no storage access. */
+export function presentProjectRows(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean, extras: ReturnType<typeof projectExtras>): (Project | BasicProjectDetails)[] {
   const base = baseUrl(c);
-  const nsRows = [...new Map(rows.map((r) => [r.namespace.id, r.namespace])).values()];
-  const fullNames = await loadFullNames(db, nsRows);
-  const ownerIds = [...new Set(nsRows.filter((n) => n.kind === 'User' && n.ownerId).map((n) => n.ownerId!))];
-  const owners = new Map<number, UserRow>();
-  for (let i = 0; i < ownerIds.length; i += 90)
-    for (const u of await db.select().from(users).where(inArray(users.id, ownerIds.slice(i, i + 90))).all()) owners.set(u.id, u);
   return rows.map((r) => {
+    const id = r.project.id;
+    const level = Number(r.level);
     const x = {
       base,
-      namespaceFullName: fullNames.get(r.namespace.id)!,
-      owner: r.namespace.ownerId ? owners.get(r.namespace.ownerId) ?? null : null,
-      readCode: readCode(caller, r.project, Number(r.level)),
-      level: Number(r.level),
+      namespaceFullName: extras.fullName(id),
+      owner: r.namespace.ownerId ? extras.owner(id) : null,
+      readCode: readCode(caller, r.project, level),
+      level,
       isAdmin: caller.isAdmin,
-      openIssuesCount: openIssuesFor(openIssues.get(r.project.id), Number(r.level)),
-      emptyRepo: !withCode.has(r.project.id),
+      openIssuesCount: extras.openIssues(id, level),
+      emptyRepo: extras.emptyRepo(id),
     };
     return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
   });
@@ -156,22 +181,6 @@ export function projectVisibilityError(visibility: string, ns: NamespaceRow): st
   return null;
 }
 
-/** Name and path taken in the namespace (project or, for path, a subgroup of the same group). */
-export async function projectConflicts(db: Db, ns: NamespaceRow, name: string | undefined, path: string | undefined, exceptId?: number): Promise<Record<string, string[]>> {
-  const errors: Record<string, string[]> = {};
-  const notSelf = exceptId ? sql`${projects.id} != ${exceptId}` : undefined;
-  if (name !== undefined) {
-    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.name}) = lower(${name})`, notSelf)).get();
-    if (hit) errors.name = ['has already been taken'];
-  }
-  if (path !== undefined) {
-    const hit = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, ns.id), sql`lower(${projects.path}) = lower(${path})`, notSelf)).get();
-    const sub = await db.select({ id: namespaces.id }).from(namespaces).where(sql`lower(${namespaces.fullPath}) = lower(${`${ns.fullPath}/${path}`})`).get();
-    if (hit || sub) errors.path = ['has already been taken'];
-  }
-  return errors;
-}
-
 /** A new project and its creator's membership (owner in a personal namespace, maintainer in a group unless already above). */
 export function projectInsertStatements(db: Db, values: typeof projects.$inferInsert, memberLevel: number | null, creatorId: number, now: number) {
   const project = db.insert(projects).values(values);
@@ -219,11 +228,9 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   const where = projectWhere(id);
   if (!where) throw notFound('Project');
   const db = c.var.db;
-  // Columns aliased apart: in a D1 batch Drizzle maps rows from objects keyed by column name, where
-  // projects.id and namespaces.id (and every other shared name) would collapse into one. `level`
-  // is named too: an integer-like key (`0` for anonymous callers) would be listed first.
+  // Namespace columns and `level` are named apart (aliased-columns.ts): a D1 batch keys rows by column name.
   const head = db
-    .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_'), level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
+    .select({ project: projects, namespace: NAMESPACE, level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
@@ -241,11 +248,6 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   return { project: found.project, namespace: found.namespace, level, reads: rest as never };
 }
 
-/** A table's columns under prefixed aliases, decoded as the columns are. */
-function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
-  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
-}
-
 /**
  * Projects (with namespaces) this request already loaded through findReadableProject, so that
  * presenters do not read them again: on D1 every statement is a round trip. Keyed by the request's
@@ -255,9 +257,4 @@ function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix
 const projectsOfRequest = new WeakMap<Context<AppEnv>, Map<number, ProjectWithNamespace>>();
 export function projectLoadedByRequest(c: Context<AppEnv>, projectId: number): ProjectWithNamespace | undefined {
   return projectsOfRequest.get(c)?.get(projectId);
-}
-
-/** The open issue count of one project as a caller with membership `level` sees it. */
-export async function openIssuesCountOf(db: Db, projectId: number, level: number): Promise<number> {
-  return openIssuesFor((await openIssueCounts(db, [projectId])).get(projectId), level);
 }

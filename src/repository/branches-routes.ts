@@ -1,21 +1,22 @@
 /** Branches (lib/api/branches.rb). */
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { projects, repoBranches } from '../db/schema';
 import { type Branch, branchEntity, BranchSchema } from './commit-entity';
 import { forbidden, notFound } from '../platform/errors';
-import { linkParamsFrom, pageRequest, paginate, paginationParams, setPaginationHeaders } from '../platform/pagination';
+import { linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { branchProtection, canPushCode, canPushToBranch, canPushToBranches, isProtectedBranch } from './protected-branches';
+import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, isProtectedBranch, protectedBranchReads, type ProtectedBranchWithLevels, withLevels } from './protected-branches';
+import { branchCount, branchEntityReads, resolvedRef, resolveRefReads } from './branch-reads';
+import { writeThenRead } from '../db/batch-reads';
 import { isValidBranchName } from './commit-writer';
-import { isAncestor } from './history';
-import { findBranch, findCommit, listBranches, resolveRef } from './repository-store';
-import { apiMessage, type Found, readableRepo, TAGS, x } from './repository-support';
+import { type CommitRow, findBranch } from './repository-store';
+import { apiMessage, type Found, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 
 export function mountBranches(r: Router) {
   r.route(
@@ -28,46 +29,50 @@ export function mountBranches(r: Router) {
       responses: { 200: z.array(BranchSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
       const raw = await requestParams(c);
       const req = pageRequest(p, raw.per_page);
-      let regex: RegExp | null = null;
+      let regex: RegExp | null | undefined = null;
       if (p.regex !== undefined) {
         try {
           regex = new RegExp(p.regex);
         } catch {
-          throw apiMessage(400, 'Regex is invalid');
+          regex = undefined;
         }
       }
-      let rows: { name: string; commitSha: string }[];
-      if (regex || p.sort) {
-        // Sorting by update time or a regex filter: over the project's branches in memory (a repository's branch count is small).
-        const all = (await listBranches(db, found.project.id, { search: p.search, limit: -1, offset: 0 })).rows.filter((b) => !regex || regex.test(b.name));
-        if (p.sort === 'updated_asc') all.sort((a, b) => a.updatedAt - b.updatedAt || a.id - b.id);
-        if (p.sort === 'updated_desc') all.sort((a, b) => b.updatedAt - a.updatedAt || b.id - a.id);
-        rows = all.slice(req.offset, req.offset + req.perPage);
-        setPaginationHeaders(c, req, linkParamsFrom(raw, {}), all.length, rows.length);
+      // Sorting by update time or a regex filter work over all the project's branches in memory (a
+      // repository's branch count is small); otherwise the page, its count and everything its
+      // entities show come with the project in one round trip.
+      const whole = regex !== null || p.sort !== undefined;
+      const f = { search: p.search };
+      const [limit, offset] = whole ? [-1, 0] : [req.perPage, req.offset];
+      const found = await readableRepoWith(c, caller, p.id, (pid) => [...branchEntityReads(db, pid, f, limit, offset), branchCount(db, pid, f, MAX_COUNT + 1)]);
+      if (regex === undefined) throw apiMessage(400, 'Regex is invalid');
+      const [page, pbRows, pbLevels, defaults, merged, counted] = found.reads;
+      let rows = page;
+      if (whole) {
+        rows = page.filter((b) => !regex || regex.test(b.branch.name));
+        if (p.sort === 'updated_asc') rows.sort((a, b) => a.branch.updatedAt - b.branch.updatedAt || a.branch.id - b.branch.id);
+        if (p.sort === 'updated_desc') rows.sort((a, b) => b.branch.updatedAt - a.branch.updatedAt || b.branch.id - a.branch.id);
+        const total = rows.length;
+        rows = rows.slice(req.offset, req.offset + req.perPage);
+        setPaginationHeaders(c, req, linkParamsFrom(raw, {}), total, rows.length);
       } else {
-        const { where } = await listBranches(db, found.project.id, { search: p.search, limit: 0, offset: 0 });
-        rows = await paginate(
-          c,
-          req,
-          linkParamsFrom(raw, {}),
-          async (limit, offset) => (await listBranches(db, found.project.id, { search: p.search, limit, offset })).rows,
-          async (limit) => (await db.select({ n: count() }).from(db.select({ one: sql`1` }).from(repoBranches).where(where).limit(limit).as('x')).get())?.n ?? 0,
-        );
+        const n = Number(counted[0]?.n ?? 0);
+        setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       }
-      return c.json(await presentBranches(c, caller, found, rows));
+      return c.json(presentBranches(c, caller, found, rows, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) }));
     },
   );
 
   const branchRef = params({ id: g.string(), branch: g.string() });
   r.route({ method: 'GET', path: '/projects/:id/repository/branches/:branch', summary: 'Get a single repository branch', tags: TAGS, params: branchRef, responses: { 200: BranchSchema } }, async ({ c, p, caller }) => {
-    const found = await readableRepo(c, caller, p.id);
-    const branch = await findBranch(c.var.db, found.project.id, p.branch);
-    if (!branch) throw notFound('Branch');
-    return c.json((await presentBranches(c, caller, found, [branch]))[0]);
+    const db = c.var.db;
+    const f = { name: p.branch };
+    const found = await readableRepoWith(c, caller, p.id, (pid) => branchEntityReads(db, pid, f, 1, 0));
+    const [page, pbRows, pbLevels, defaults, merged] = found.reads;
+    if (!page.length) throw notFound('Branch');
+    return c.json(presentBranches(c, caller, found, page, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) })[0]);
   });
 
   r.route(
@@ -81,28 +86,42 @@ export function mountBranches(r: Router) {
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
+      // One round trip for the checks (the project, its protection rules, the branch, the ref),
+      // one for the write and the new branch's entity read back.
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [
+        ...protectedBranchReads(db, projectId),
+        db.select({ id: repoBranches.id }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, eq(repoBranches.name, p.branch))).limit(1),
+        ...resolveRefReads(db, projectId, p.ref),
+      ]);
+      const [pbRows, pbLevels, existing, byBranch, byId] = found.reads;
       const pid = found.project.id;
       // branches.rb: authorize_push_to_branch!(params[:branch]).
-      if (!(await canPushToBranch(c, caller, found.level, pid, p.branch, { archived: found.project.archived }))) throw forbidden('You are not allowed to push into this branch');
+      if (!canPushToBranchesOf(caller, found.level, withLevels(pbRows, pbLevels), [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
       // Branches::CreateService: name validity, existence, then the ref.
       if (!isValidBranchName(p.branch)) throw apiMessage(400, 'Branch name is invalid');
-      if (await findBranch(db, pid, p.branch)) throw apiMessage(400, 'Branch already exists');
-      const ref = await resolveRef(db, pid, p.ref);
+      if (existing.length) throw apiMessage(400, 'Branch already exists');
+      const ref = resolvedRef(byBranch, byId);
       if (!ref) throw apiMessage(400, 'Invalid reference name: ' + p.ref);
       const now = Date.now();
+      const f = { name: p.branch };
+      let reads;
       try {
-        await db.batch([
-          db.insert(repoBranches).values({ projectId: pid, name: p.branch, commitSha: ref.sha, createdAt: now, updatedAt: now }),
-          db.update(projects).set({ defaultBranch: p.branch }).where(and(eq(projects.id, pid), sql`${projects.defaultBranch} IS NULL`)),
-        ]);
+        reads = await writeThenRead(
+          db,
+          [
+            db.insert(repoBranches).values({ projectId: pid, name: p.branch, commitSha: ref.sha, createdAt: now, updatedAt: now }),
+            db.update(projects).set({ defaultBranch: p.branch }).where(and(eq(projects.id, pid), sql`${projects.defaultBranch} IS NULL`)),
+          ],
+          branchEntityReads(db, sql`${pid}`, f, 1, 0),
+        );
       } catch (err) {
         if (/UNIQUE constraint failed/i.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message))) throw apiMessage(400, 'Branch already exists');
         throw err;
       }
-      const branch = (await findBranch(db, pid, p.branch))!;
-      return c.json((await presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, [branch]))[0], 201);
+      const [page, rows, levels, defaults, merged] = reads;
+      const facts = { protectedBranches: withLevels(rows, levels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) };
+      return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, page, facts)[0], 201);
     },
   );
 
@@ -124,37 +143,39 @@ export function mountBranches(r: Router) {
   });
 }
 
-/** Branch entities of a page: protection, push rights and `merged` (into the default branch) for each. */
+/** What a page of Branch entities shows beyond each branch and its commit, read with the page (branch-reads.ts). */
+interface BranchPageFacts {
+  protectedBranches: ProtectedBranchWithLevels[];
+  /** The default branch's head commit, when the default branch exists. */
+  defaultHead: string | undefined;
+  /** The page's heads that are in the default branch's history. */
+  merged: string[];
+}
 
-async function presentBranches(c: Context<AppEnv>, caller: Caller, found: Found & { fullPath: string }, rows: { name: string; commitSha: string }[]): Promise<Branch[]> {
-  const db = c.var.db;
-  const pid = found.project.id;
-  const names = rows.map((b) => b.name);
-  const [protection, canPush, commits] = await Promise.all([
-    branchProtection(db, pid, names),
-    canPushToBranches(c, caller, found.level, pid, names, { archived: found.project.archived }),
-    Promise.all(rows.map((b) => findCommit(db, pid, b.commitSha))),
-  ]);
+/** Branch entities of a page: protection, push rights and `merged` (into the default branch) for each; no storage access. */
+function presentBranches(c: Context<AppEnv>, caller: Caller, found: Found & { fullPath: string }, rows: { branch: { name: string; commitSha: string }; commit: CommitRow }[], facts: BranchPageFacts): Branch[] {
+  const names = rows.map((r) => r.branch.name);
+  const protection = branchProtectionOf(facts.protectedBranches, names);
+  const canPush = canPushToBranchesOf(caller, found.level, facts.protectedBranches, names, { archived: found.project.archived });
   const defaultBranch = found.project.defaultBranch;
-  const defaultHead = defaultBranch ? rows.find((b) => b.name === defaultBranch)?.commitSha ?? (await findBranch(db, pid, defaultBranch))?.commitSha : undefined;
-  return Promise.all(
-    rows.map(async (b, i) => {
-      const pr = protection.get(b.name);
-      // Repository#merged_to_root_ref?: `!same_head && ancestor?`, so a branch at the default head is not merged.
-      const merged = Boolean(defaultHead) && b.name !== defaultBranch && b.commitSha !== defaultHead && (await isAncestor(db, pid, b.commitSha, defaultHead!));
-      return branchEntity(
-        b.name,
-        commits[i]!,
-        {
-          merged,
-          protected: pr?.protected ?? false,
-          developersCanPush: pr?.developersCanPush ?? false,
-          developersCanMerge: pr?.developersCanMerge ?? false,
-          canPush: canPush.get(b.name) ?? false,
-          default: b.name === defaultBranch,
-        },
-        x(c, found),
-      );
-    }),
-  );
+  const defaultHead = facts.defaultHead;
+  const inDefault = new Set(facts.merged);
+  return rows.map(({ branch: b, commit }) => {
+    const pr = protection.get(b.name);
+    // Repository#merged_to_root_ref?: `!same_head && ancestor?`, so a branch at the default head is not merged.
+    const merged = Boolean(defaultHead) && b.name !== defaultBranch && b.commitSha !== defaultHead && inDefault.has(b.commitSha);
+    return branchEntity(
+      b.name,
+      commit,
+      {
+        merged,
+        protected: pr?.protected ?? false,
+        developersCanPush: pr?.developersCanPush ?? false,
+        developersCanMerge: pr?.developersCanMerge ?? false,
+        canPush: canPush.get(b.name) ?? false,
+        default: b.name === defaultBranch,
+      },
+      x(c, found),
+    );
+  });
 }

@@ -16,7 +16,8 @@ import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCo
 import { diffsBetween } from './diffs';
 import { commitsBetween, history, mergeBase } from './history';
 import { type CommitRow, findBranch, findCommit, hasCommits, resolveRef } from './repository-store';
-import { apiMessage, readableRepo, TAGS, x } from './repository-support';
+import { resolvedRef, resolveRefReads } from './branch-reads';
+import { apiMessage, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -221,8 +222,10 @@ export function mountCommits(r: Router) {
 
   const commitRef = params({ id: g.string(), sha: g.string(), stats: g.bool().default(true) });
   r.route({ method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'Get a single commit', tags: TAGS, params: commitRef, responses: { 200: CommitDetailSchema } }, async ({ c, p, caller }) => {
-    const found = await readableRepo(c, caller, p.id);
-    const commit = await resolveRef(c.var.db, found.project.id, p.sha);
+    const db = c.var.db;
+    // The commit is resolved with the project's lookup, in one round trip.
+    const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
+    const commit = resolvedRef(...found.reads);
     if (!commit) throw notFound('Commit');
     return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }));
   });
@@ -237,8 +240,9 @@ export function mountCommits(r: Router) {
       responses: { 200: z.array(DiffSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await readableRepo(c, caller, p.id);
-      const commit = await resolveRef(c.var.db, found.project.id, p.sha);
+      const db = c.var.db;
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
+      const commit = resolvedRef(...found.reads);
       if (!commit) throw notFound('Commit');
       const diffs = await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha);
       const raw = await requestParams(c);
@@ -259,10 +263,12 @@ export function mountCommits(r: Router) {
       responses: { 200: CompareSchema },
     },
     async ({ c, p, caller }) => {
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
+      // Both refs are resolved with the project's lookup, in one round trip.
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [...resolveRefReads(db, projectId, p.from), ...resolveRefReads(db, projectId, p.to)]);
       const pid = found.project.id;
-      const [from, to] = await Promise.all([resolveRef(db, pid, p.from), resolveRef(db, pid, p.to)]);
+      const [fromByBranch, fromById, toByBranch, toById] = found.reads;
+      const [from, to] = [resolvedRef(fromByBranch, fromById), resolvedRef(toByBranch, toById)];
       if (!from || !to) throw notFound('Ref');
       // straight=false compares from the merge base (git diff from...to); straight=true from `from` itself.
       const base = p.straight ? from.sha : ((await mergeBase(db, pid, from.sha, to.sha)) ?? null);

@@ -78,21 +78,36 @@ export async function loadProtectedBranches(db: Db, projectId: number): Promise<
 
 /** Access levels for the given protected branch rows, grouped by kind. */
 export async function attachLevels(db: Db, rows: ProtectedBranchRow[]): Promise<ProtectedBranchWithLevels[]> {
-  const byId = new Map<number, ProtectedBranchWithLevels>(rows.map((r) => [r.id, { ...r, push: [], merge: [], unprotect: [] }]));
+  const levels: AccessLevelRow[] = [];
   const ids = rows.map((r) => r.id);
-  for (let i = 0; i < ids.length; i += 90) {
-    const levels = await db
-      .select()
-      .from(protectedBranchAccessLevels)
-      .where(inArray(protectedBranchAccessLevels.protectedBranchId, ids.slice(i, i + 90)))
-      .orderBy(asc(protectedBranchAccessLevels.id))
-      .all();
-    for (const l of levels) {
-      const pb = byId.get(l.protectedBranchId);
-      if (pb && (l.kind === 'push' || l.kind === 'merge' || l.kind === 'unprotect')) pb[l.kind].push(l);
-    }
+  for (let i = 0; i < ids.length; i += 90)
+    levels.push(...(await db.select().from(protectedBranchAccessLevels).where(inArray(protectedBranchAccessLevels.protectedBranchId, ids.slice(i, i + 90))).orderBy(asc(protectedBranchAccessLevels.id)).all()));
+  return withLevels(rows, levels);
+}
+
+/** The rows with their access levels (`levels` in id order), grouped by kind; no storage access. */
+export function withLevels(rows: ProtectedBranchRow[], levels: AccessLevelRow[]): ProtectedBranchWithLevels[] {
+  const byId = new Map<number, ProtectedBranchWithLevels>(rows.map((r) => [r.id, { ...r, push: [], merge: [], unprotect: [] }]));
+  for (const l of levels) {
+    const pb = byId.get(l.protectedBranchId);
+    if (pb && (l.kind === 'push' || l.kind === 'merge' || l.kind === 'unprotect')) pb[l.kind].push(l);
   }
   return rows.map((r) => byId.get(r.id)!);
+}
+
+/**
+ * A project's protected branches and their access levels as two unexecuted reads, for a batch
+ * (`projectId` may be a sub-select); `withLevels(rows, levels)` joins them.
+ */
+export function protectedBranchReads(db: Db, projectId: SQL) {
+  return [
+    db.select().from(protectedBranches).where(sql`${protectedBranches.projectId} = ${projectId}`).orderBy(asc(protectedBranches.id)),
+    db
+      .select()
+      .from(protectedBranchAccessLevels)
+      .where(sql`${protectedBranchAccessLevels.protectedBranchId} IN (SELECT pb.id FROM protected_branches pb WHERE pb.project_id = ${projectId})`)
+      .orderBy(asc(protectedBranchAccessLevels.id)),
+  ] as const;
 }
 
 /** ProtectedBranch.matching: the project's protected branches (exact or wildcard) that cover `branchName`. */
@@ -169,7 +184,11 @@ export interface BranchProtectionInfo {
 
 /** Branch entity fields for a page of branches: one load of the project's rules, matched in memory. */
 export async function branchProtection(db: Db, projectId: number, names: string[]): Promise<Map<string, BranchProtectionInfo>> {
-  const all = await loadProtectedBranches(db, projectId);
+  return branchProtectionOf(await loadProtectedBranches(db, projectId), names);
+}
+
+/** `branchProtection` over rules already loaded. */
+export function branchProtectionOf(all: ProtectedBranchWithLevels[], names: string[]): Map<string, BranchProtectionInfo> {
   const dev = (l: AccessLevelRow) => l.accessLevel === ACCESS.DEVELOPER && l.userId == null && l.groupId == null && l.deployKeyId == null;
   const out = new Map<string, BranchProtectionInfo>();
   for (const name of names) {
@@ -257,18 +276,22 @@ export async function canPushToBranch(c: Context<AppEnv>, caller: Caller, level:
  * loaded once and matched in memory. Same answers as calling canPushToBranch per name.
  */
 export async function canPushToBranches(c: Context<AppEnv>, caller: Caller, level: number, projectId: number, names: string[], opts: PushOptions = {}): Promise<Map<string, boolean>> {
-  const out = new Map<string, boolean>();
-  if (!canPushCode(caller, level, opts.archived)) {
-    for (const n of names) out.set(n, false);
-    return out;
-  }
+  if (!canPushCode(caller, level, opts.archived)) return new Map(names.map((n) => [n, false]));
   const all = await loadProtectedBranches(c.var.db, projectId);
   const protection = opts.emptyRepo ? await defaultBranchProtectionLevel(c) : null;
+  return canPushToBranchesOf(caller, level, all, names, { archived: opts.archived, protection });
+}
+
+/** `canPushToBranches` over rules (and, for an empty repository, the instance's default branch protection) already loaded. */
+export function canPushToBranchesOf(caller: Caller, level: number, all: ProtectedBranchWithLevels[], names: string[], opts: { archived?: boolean; protection?: number | null } = {}): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const protection = opts.protection ?? null;
   for (const name of names) {
     const matching = all.filter((pb) => refMatches(pb.name, name));
     const isProtected = matching.length > 0 || (protection !== null && defaultBranchProtected(protection));
     let ok: boolean;
-    if (!isProtected) ok = true;
+    if (!canPushCode(caller, level, opts.archived)) ok = false;
+    else if (!isProtected) ok = true;
     else if (protection !== null && (caller.user!.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER)) ok = true;
     else if (protection !== null && level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) ok = true;
     else ok = matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));

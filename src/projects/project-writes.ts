@@ -1,0 +1,167 @@
+/**
+ * Project writes that answer with the Project entity: creation (Projects::CreateService) in one
+ * round trip of checks and one batch that writes and reads the answer back, and the read-back
+ * itself (the project row with the caller's level and its entity extras) for any write's batch.
+ */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { AppEnv, Caller } from '../platform/context';
+import type { Db } from '../db/client';
+import { namespaces, projects, users } from '../db/schema';
+import { batchReads, writeThenRead } from '../db/batch-reads';
+import { ACCESS, groupLevelSql, restrictedVisibilityError } from './abilities';
+import { ApiError, notFound, validationFailed } from '../platform/errors';
+import { isUniqueViolation } from '../platform/unique';
+import { decimalId } from '../platform/record-id';
+import { settingsOf } from '../settings/settings';
+import { FEATURES, type Project } from './project-entity';
+import type { createProjectParams } from './projects-params';
+import { pathFromName, presentProjectRows, projectExtras, projectExtrasReads, projectFieldErrors, projectInsertStatements, projectListQuery, projectVisibilityError } from './projects';
+
+/** Reads of the personal project count stop here: a limit above it is never reached in practice. */
+const PERSONAL_COUNT_CAP = 100_001;
+
+export function featureSet(p: Record<string, unknown>, current: Record<string, string> = {}) {
+  const out = { ...current };
+  const legacy: Record<string, string> = { issues_enabled: 'issues', merge_requests_enabled: 'merge_requests', wiki_enabled: 'wiki', jobs_enabled: 'builds', snippets_enabled: 'snippets' };
+  for (const [k, f] of Object.entries(legacy)) if (typeof p[k] === 'boolean') out[f] = p[k] ? 'enabled' : 'disabled';
+  for (const f of FEATURES) if (typeof p[`${f}_access_level`] === 'string') out[f] = p[`${f}_access_level`] as string;
+  return out;
+}
+
+/** The namespace a new project goes to, as SQL: `namespace_id` (an id or a full path), else the owner's personal namespace. */
+function namespaceIdSql(namespaceId: string | undefined, ownerId: number): SQL {
+  if (namespaceId === undefined) return sql`(SELECT pn.id FROM namespaces pn WHERE pn.kind = 'User' AND pn.owner_id = ${ownerId} LIMIT 1)`;
+  const id = decimalId(namespaceId);
+  return id !== undefined ? sql`${id}` : sql`(SELECT pn.id FROM namespaces pn WHERE lower(pn.full_path) = lower(${namespaceId}) LIMIT 1)`;
+}
+
+/**
+ * Name and path taken in a namespace (`nsId` SQL): a project of that name, of that path, or a
+ * subgroup at the same full path; `exceptId` leaves the project being renamed out.
+ */
+export function projectConflictReads(db: Db, nsId: SQL, name: string | undefined, path: string | undefined, exceptId?: SQL) {
+  const notSelf = exceptId !== undefined ? sql`${projects.id} != ${exceptId}` : undefined;
+  const none = sql`0`;
+  return [
+    db.select({ id: projects.id }).from(projects).where(and(sql`${projects.namespaceId} = ${nsId}`, name !== undefined ? sql`lower(${projects.name}) = lower(${name})` : none, notSelf)).limit(1),
+    db.select({ id: projects.id }).from(projects).where(and(sql`${projects.namespaceId} = ${nsId}`, path !== undefined ? sql`lower(${projects.path}) = lower(${path})` : none, notSelf)).limit(1),
+    db
+      .select({ id: namespaces.id })
+      .from(namespaces)
+      .where(path !== undefined ? sql`lower(${namespaces.fullPath}) = lower((SELECT cn.full_path FROM namespaces cn WHERE cn.id = ${nsId}) || '/' || ${path})` : none)
+      .limit(1),
+  ] as const;
+}
+
+/** The validation errors of `projectConflictReads`' results. */
+export function projectConflictErrors(byName: unknown[], byPath: unknown[], subgroup: unknown[]): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (byName.length) errors.name = ['has already been taken'];
+  if (byPath.length || subgroup.length) errors.path = ['has already been taken'];
+  return errors;
+}
+
+/** A written project read back for its answer: the row with the caller's level, and its entity extras. */
+export function projectReadBack(db: Db, caller: Caller, where: SQL) {
+  // Visibility is not re-checked: the writer may see what they just wrote.
+  const row = projectListQuery(db, { ...caller, isAdmin: true }, [where]).limit(1);
+  return [row, ...projectExtrasReads(db, (column) => sql`${column} = (SELECT ${projects.id} FROM ${projects} WHERE ${where})`)] as const;
+}
+
+/** The Project entity of `projectReadBack`'s results, with no storage access. */
+export function presentReadBack(c: Context<AppEnv>, caller: Caller, [rows, ...extras]: Awaited<ReturnType<typeof writeThenRead<ReturnType<typeof projectReadBack>>>>): Project {
+  return presentProjectRows(c, { ...caller }, rows, false, projectExtras(extras))[0] as Project;
+}
+
+/** Creates a project for `owner` (the caller, or the user of POST /projects/user/:user_id). */
+export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId: number, p: z.output<z.ZodObject<(typeof createProjectParams)['shape']>>) {
+  const db = c.var.db;
+  const name = p.name ?? p.path!;
+  const path = p.path ?? pathFromName(p.name!);
+  // One round trip for every check: the owner, the namespace with the owner's level in it, the
+  // name and path already taken there, and the owner's personal project count.
+  const nsId = namespaceIdSql(p.namespace_id, ownerId);
+  const [owners, nsRows, ...conflictReads] = await batchReads(db, [
+    db.select().from(users).where(eq(users.id, ownerId)).limit(1),
+    db.select({ ns: namespaces, level: groupLevelSql(ownerId).as('level') }).from(namespaces).where(sql`${namespaces.id} = ${nsId}`).limit(1),
+    ...projectConflictReads(db, nsId, name, path),
+    db.select({ id: projects.id }).from(projects).where(sql`${projects.namespaceId} = ${nsId}`).limit(PERSONAL_COUNT_CAP),
+  ]);
+  const owner = owners[0];
+  if (!owner) throw notFound('User');
+  const ns = nsRows[0]?.ns;
+  if (!ns) throw notFound('Namespace');
+  const [byName, byPath, subgroup, personal] = conflictReads;
+  const errors: Record<string, string[]> = {};
+  let memberLevel: number | null = null;
+  if (ns.kind === 'User') {
+    // Another user's personal namespace is not valid (Projects::CreateService#allowed_namespace?).
+    if (ns.ownerId !== owner.id && !caller.isAdmin) errors.namespace = ['is not valid'];
+    memberLevel = ACCESS.OWNER;
+  } else {
+    const level = Number(nsRows[0].level ?? 0);
+    const need = { noone: Infinity, owner: ACCESS.OWNER, maintainer: ACCESS.MAINTAINER, developer: ACCESS.DEVELOPER }[ns.projectCreationLevel] ?? ACCESS.DEVELOPER;
+    const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
+    if (!readable) throw notFound('Namespace');
+    if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
+    // A member below maintainer who creates a project in a group becomes its maintainer; a group
+    // maintainer/owner already has that through the group, and an administrator outside the group gets no row.
+    memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
+  }
+  Object.assign(errors, projectFieldErrors({ name, path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch }));
+  const settings = await settingsOf(c);
+  const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
+  const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
+  if (vErr) errors.visibility_level = [vErr];
+  if (!errors.namespace) Object.assign(errors, projectConflictErrors(errors.name ? [] : byName, errors.path ? [] : byPath, errors.path ? [] : subgroup));
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  // Project#check_personal_projects_limit: `error!(errors[:limit_reached], 403)`, an array message.
+  if (ns.kind === 'User') {
+    // The count read is capped: only whether it reaches the limit matters.
+    const limit = owner.projectsLimit;
+    const count = personal.length;
+    if (count >= limit)
+      throw new ApiError(403, {
+        message: [limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`],
+      });
+  }
+  const now = Date.now();
+  const topics = [...new Set([...(p.topics ?? []), ...(p.tag_list ?? [])])];
+  let created;
+  try {
+    const st = projectInsertStatements(
+      db,
+      {
+        namespaceId: ns.id,
+        name,
+        path,
+        description: p.description ?? '',
+        visibility,
+        defaultBranch: p.default_branch ?? null,
+        topics: JSON.stringify(topics),
+        creatorId: caller.user!.id,
+        requestAccessEnabled: p.request_access_enabled ?? true,
+        lfsEnabled: p.lfs_enabled ?? true,
+        mergeMethod: p.merge_method ?? 'merge',
+        squashOption: p.squash_option ?? 'default_off',
+        features: JSON.stringify(featureSet(p)),
+        createdAt: now,
+        updatedAt: now,
+        lastActivityAt: now,
+      },
+      memberLevel,
+      owner.id,
+      now,
+    );
+    // The project, its creator's membership and the answer read back, in one batch.
+    created = await writeThenRead(db, st.member ? [st.project, st.member] : [st.project], projectReadBack(db, caller, and(eq(projects.namespaceId, ns.id), sql`lower(${projects.path}) = lower(${path})`)!));
+  } catch (err) {
+    if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
+    if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });
+    throw err;
+  }
+  return c.json(presentReadBack(c, caller, created), 201);
+}
+

@@ -1,0 +1,100 @@
+/**
+ * The reads a Branch entity needs, as unexecuted statements for the batch that finds the project
+ * (issue 13: a branch page costs one round trip after authentication, whatever its size): the
+ * branches with their head commits, their count, the project's protection rules with their levels,
+ * and which of the page's heads the default branch contains (one ancestry walk for the page instead
+ * of one per branch). `projectId` is SQL: the id, or a sub-select by path.
+ */
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { repoBranches, repoCommits } from '../db/schema';
+import { aliasedColumns } from '../db/aliased-columns';
+import { protectedBranchReads } from './protected-branches';
+
+export interface BranchFilter {
+  /** BranchesFinder: `^prefix`, `suffix$`, else a case-insensitive substring. */
+  search?: string;
+  /** One branch by exact name. */
+  name?: string;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
+function branchWhere(projectId: SQL, f: BranchFilter): SQL {
+  const conds = [sql`${repoBranches.projectId} = ${projectId}`];
+  if (f.name !== undefined) conds.push(eq(repoBranches.name, f.name));
+  if (f.search) {
+    const s = f.search;
+    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
+    conds.push(sql`${repoBranches.name} LIKE ${pattern} ESCAPE '\\'`);
+  }
+  return and(...conds)!;
+}
+
+/** Commit columns named apart from the branch's (D1 batches key rows by column name). */
+const COMMIT = aliasedColumns(repoCommits, 'c_');
+
+/** A page of branches in name order (`limit` -1: all), each with its head commit. */
+export function branchPage(db: Db, projectId: SQL, f: BranchFilter, limit: number, offset: number) {
+  return db
+    .select({ branch: repoBranches, commit: COMMIT })
+    .from(repoBranches)
+    .innerJoin(repoCommits, and(eq(repoCommits.projectId, repoBranches.projectId), eq(repoCommits.sha, repoBranches.commitSha)))
+    .where(branchWhere(projectId, f))
+    .orderBy(asc(repoBranches.name))
+    .limit(limit)
+    .offset(offset);
+}
+
+/** How many branches match, counting at most `limit`. */
+export const branchCount = (db: Db, projectId: SQL, f: BranchFilter, limit: number) =>
+  db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(repoBranches).where(branchWhere(projectId, f)).limit(limit).as('x'));
+
+/**
+ * The default branch's head, and those heads of the page (same filter, limit and offset) that are
+ * in its history (Repository#merged_to_root_ref? asks `ancestor?`): the default head's ancestry is
+ * walked once, parent edge by parent edge (CROSS JOIN keeps the edge lookup indexed, see history.ts).
+ */
+export function defaultBranchReads(db: Db, projectId: SQL, f: BranchFilter, limit: number, offset: number) {
+  const defaultName = sql`(SELECT dp.default_branch FROM projects dp WHERE dp.id = ${projectId})`;
+  const pageShas = db.select({ sha: repoBranches.commitSha }).from(repoBranches).where(branchWhere(projectId, f)).orderBy(asc(repoBranches.name)).limit(limit).offset(offset);
+  const walk = sql`(WITH RECURSIVE h(sha) AS (
+      SELECT db.commit_sha FROM repo_branches db WHERE db.project_id = ${projectId} AND db.name = ${defaultName}
+      UNION SELECT p.parent_sha FROM h CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = h.sha)
+    SELECT sha FROM h WHERE sha IN (${pageShas})) AS merged`;
+  return [
+    db.select({ name: repoBranches.name, sha: repoBranches.commitSha }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, sql`${repoBranches.name} = ${defaultName}`)).limit(1),
+    db.select({ sha: sql<string>`merged.sha` }).from(walk),
+  ] as const;
+}
+
+/** Everything a page of Branch entities needs, in one batch with the project's lookup. */
+export function branchEntityReads(db: Db, projectId: SQL, f: BranchFilter, limit: number, offset: number) {
+  return [branchPage(db, projectId, f, limit, offset), ...protectedBranchReads(db, projectId), ...defaultBranchReads(db, projectId, f, limit, offset)] as const;
+}
+
+/**
+ * `resolveRef` as two reads for a batch: the head commit of a branch named `ref` (git resolves
+ * refs/heads first), and the commits a full or abbreviated (4+ hex) id names; `resolvedRef` picks.
+ */
+export function resolveRefReads(db: Db, projectId: SQL, ref: string) {
+  const hex = ref.toLowerCase();
+  const isHex = /^[0-9a-f]{4,40}$/.test(hex);
+  return [
+    db
+      .select()
+      .from(repoCommits)
+      .where(sql`${repoCommits.projectId} = ${projectId} AND ${repoCommits.sha} = (SELECT rb.commit_sha FROM repo_branches rb WHERE rb.project_id = ${projectId} AND rb.name = ${ref})`)
+      .limit(1),
+    db
+      .select()
+      .from(repoCommits)
+      .where(and(sql`${repoCommits.projectId} = ${projectId}`, isHex ? (hex.length === 40 ? eq(repoCommits.sha, hex) : sql`${repoCommits.sha} LIKE ${`${hex}%`}`) : sql`0`))
+      .limit(2),
+  ] as const;
+}
+
+/** The commit `resolveRefReads` found: the branch's head, else the one commit the id names (an ambiguous abbreviation names nothing, as in git). */
+export function resolvedRef<T>(byBranch: T[], byId: T[]): T | null {
+  return byBranch[0] ?? (byId.length === 1 ? byId[0] : null);
+}
