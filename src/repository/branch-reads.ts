@@ -9,7 +9,7 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { repoBranches, repoCommits } from '../db/schema';
 import { aliasedColumns } from '../db/aliased-columns';
-import { protectedBranchReads } from './protected-branches';
+import { projectProtectedBranchReads } from './protected-branches';
 
 export interface BranchFilter {
   /** BranchesFinder: `^prefix`, `suffix$`, else a case-insensitive substring. */
@@ -70,7 +70,7 @@ export function defaultBranchReads(db: Db, projectId: SQL, f: BranchFilter, limi
 
 /** Everything a page of Branch entities needs, in one batch with the project's lookup. */
 export function branchEntityReads(db: Db, projectId: SQL, f: BranchFilter, limit: number, offset: number) {
-  return [branchPage(db, projectId, f, limit, offset), ...protectedBranchReads(db, projectId), ...defaultBranchReads(db, projectId, f, limit, offset)] as const;
+  return [branchPage(db, projectId, f, limit, offset), ...projectProtectedBranchReads(db, projectId), ...defaultBranchReads(db, projectId, f, limit, offset)] as const;
 }
 
 /**

@@ -11,7 +11,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, isProtectedBranch, protectedBranchReads, type ProtectedBranchWithLevels, withLevels } from './protected-branches';
+import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, isProtectedBranch, projectProtectedBranchReads, type ProtectedBranchWithLevels, withLevels } from './protected-branches';
 import { branchCount, branchEntityReads, resolvedRef, resolveRefReads } from './branch-reads';
 import { writeThenRead } from '../db/batch-reads';
 import { isValidBranchName } from './commit-writer';
@@ -90,7 +90,7 @@ export function mountBranches(r: Router) {
       // One round trip for the checks (the project, its protection rules, the branch, the ref),
       // one for the write and the new branch's entity read back.
       const found = await readableRepoWith(c, caller, p.id, (projectId) => [
-        ...protectedBranchReads(db, projectId),
+        ...projectProtectedBranchReads(db, projectId),
         db.select({ id: repoBranches.id }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, eq(repoBranches.name, p.branch))).limit(1),
         ...resolveRefReads(db, projectId, p.ref),
       ]);

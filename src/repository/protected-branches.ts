@@ -99,7 +99,7 @@ export function withLevels(rows: ProtectedBranchRow[], levels: AccessLevelRow[])
  * A project's protected branches and their access levels as two unexecuted reads, for a batch
  * (`projectId` may be a sub-select); `withLevels(rows, levels)` joins them.
  */
-export function protectedBranchReads(db: Db, projectId: SQL) {
+export function projectProtectedBranchReads(db: Db, projectId: SQL) {
   return [
     db.select().from(protectedBranches).where(sql`${protectedBranches.projectId} = ${projectId}`).orderBy(asc(protectedBranches.id)),
     db
