@@ -5,9 +5,10 @@
  * The caller sends them in the batch that reads the rows (or the project), so a page costs the same
  * round trips for one issue or a hundred (../shared/DESIGN.md "Data access").
  */
-import { and, count, eq, getTableColumns, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, count, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
+import { aliasedColumns } from '../db/aliased-columns';
 import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
 import { mergeRequestVisibleSql } from '../projects/abilities';
 
@@ -25,11 +26,6 @@ export interface IssueReadOptions {
   premium: boolean;
   /** Single-issue answers: the caller's explicit subscription and whether they commented. */
   subscription: boolean;
-}
-
-/** A table's columns under prefixed aliases, decoded as the columns are (as projects.ts does for its lookup). */
-export function aliased<T extends typeof projects | typeof namespaces>(table: T, prefix: string): T['_']['columns'] {
-  return Object.fromEntries(Object.entries(getTableColumns(table)).map(([k, col]) => [k, sql`${col}`.mapWith(col).as(`${prefix}${col.name}`)])) as never;
 }
 
 /** Only what UserBasic reads: a users row has ~55 columns and row conversion dominates a page's cost. */
@@ -80,7 +76,7 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
     // where projects.id and namespaces.id (and every other shared name) would collapse into one.
     o.projects
       ? db
-          .select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_') })
+          .select({ project: aliasedColumns(projects, 'p_'), namespace: aliasedColumns(namespaces, 'n_') })
           .from(projects)
           .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
           .where(sql`${projects.id} IN (SELECT i.project_id FROM issues i WHERE i.id IN (${ids}))`)

@@ -9,7 +9,7 @@
 import { and, count, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { prefixedColumns } from '../db/columns';
+import { aliasedColumns } from '../db/aliased-columns';
 import {
   labelLinks,
   labels,
@@ -55,7 +55,7 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
   const projectIds = ofMrs('m.project_id');
   return {
     projects: db
-      .select({ project: projects, namespace: prefixedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
+      .select({ project: projects, namespace: aliasedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(within(projects.id, projectIds)),

@@ -11,12 +11,13 @@ import { and, eq, notExists, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
+import { aliasedColumns } from '../db/aliased-columns';
 import { issueAssignees, issues, mergeRequests, namespaces, notes, projects, todos, users } from '../db/schema';
 import { type Todo, type TodoRow, todoEntity } from './todo-entity';
 import { TODO_MARKED } from '../issuables/todos';
 import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow, mergeRequestVisibleSql, traversalIds } from '../projects/abilities';
 import { issueReadOptions, type PresentOptions, presentIssueRows } from '../issues/issue-presenter';
-import { aliased, type IssueReadResults, issueReads, jsonIds } from '../issues/issue-reads';
+import { type IssueReadResults, issueReads, jsonIds } from '../issues/issue-reads';
 import type { ProjectWithNamespace } from '../projects/project-queries';
 import { batchReads, inJson } from '../db/batch-reads';
 import { presentMergeRequests } from '../merge-requests/merge-requests';
@@ -114,7 +115,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
     issueIds.length ? db.select().from(issues).where(inJson(issues.id, issueIds)) : undefined,
     db.select().from(users).where(inJson(users.id, uniq(rows.map((t) => t.authorId)))),
     projectIds.length
-      ? db.select({ project: aliased(projects, 'p_'), namespace: aliased(namespaces, 'n_') }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inJson(projects.id, projectIds))
+      ? db.select({ project: aliasedColumns(projects, 'p_'), namespace: aliasedColumns(namespaces, 'n_') }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(inJson(projects.id, projectIds))
       : undefined,
     groupIds.length ? db.select().from(namespaces).where(inJson(namespaces.id, groupIds)) : undefined,
     noteIds.length ? db.select({ id: notes.id, body: notes.body }).from(notes).where(inJson(notes.id, noteIds)) : undefined,
