@@ -16,8 +16,7 @@ import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCo
 import { diffsBetween, diffsOfManifests } from './diffs';
 import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
 import { cachedManifest, findBranch, findCommit, hasCommits, rememberManifest, resolveRef } from './repository-store';
-import { resolvedRef, resolveRefReads } from './branch-reads';
-import { historyCount, type HistoryFilter, historyPage, manifestRows } from './history-reads';
+import { commitAtRef, historyCount, type HistoryFilter, historyPage, manifestRows } from './history-reads';
 import { apiMessage, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
 import type { Context } from 'hono';
@@ -218,8 +217,8 @@ export function mountCommits(r: Router) {
   r.route({ method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'Get a single commit', tags: TAGS, params: commitRef, responses: { 200: CommitDetailSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
     // The commit is resolved with the project's lookup, in one round trip.
-    const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
-    const commit = resolvedRef(...found.reads);
+    const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.sha)] as const);
+    const [[commit]] = found.reads;
     if (!commit) throw notFound('Commit');
     return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }));
   });
@@ -235,8 +234,8 @@ export function mountCommits(r: Router) {
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
-      const commit = resolvedRef(...found.reads);
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.sha)] as const);
+      const [[commit]] = found.reads;
       if (!commit) throw notFound('Commit');
       const diffs = await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha);
       const raw = await requestParams(c);
@@ -259,10 +258,9 @@ export function mountCommits(r: Router) {
     async ({ c, p, caller }) => {
       const db = c.var.db;
       // Both refs are resolved with the project's lookup, in one round trip.
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => [...resolveRefReads(db, projectId, p.from), ...resolveRefReads(db, projectId, p.to)]);
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.from), commitAtRef(db, projectId, p.to)] as const);
       const pid = found.project.id;
-      const [fromByBranch, fromById, toByBranch, toById] = found.reads;
-      const [from, to] = [resolvedRef(fromByBranch, fromById), resolvedRef(toByBranch, toById)];
+      const [[from], [to]] = found.reads;
       if (!from || !to) throw notFound('Ref');
       // straight=false compares from the merge base (git diff from...to); straight=true from `from` itself.
       // The second round trip reads the merge base, the commits between and both file lists; the base's list hangs
