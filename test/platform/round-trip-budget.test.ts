@@ -48,7 +48,14 @@ interface Measured {
   repeated: number;
 }
 
-const repeatedReads = (...responses: { headers: Headers }[]) => Math.max(...responses.map((r) => Number(r.headers.get('x-storage-repeated-reads') ?? 0)));
+const repeatedReads = (...responses: { headers: Headers }[]) =>
+  Math.max(
+    ...responses.map((r) => {
+      const v = r.headers.get('x-storage-repeated-reads');
+      if (v === null) throw new Error('no X-Storage-Repeated-Reads header: REPORT_REPEATED_READS is not on');
+      return Number(v);
+    }),
+  );
 
 async function measure(key: string, row: Row): Promise<Measured> {
   const [method, path] = key.split(' ');
