@@ -33,7 +33,9 @@ import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
+import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
+import { mountRunnerApi } from './ci/runner-api-routes';
 import { mountSessions } from './auth/sessions-routes';
 import { mountSettings } from './settings/settings-routes';
 import { mountTodos } from './todos/todos-routes';
@@ -59,6 +61,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'approvals', description: 'Approval settings and rules (code owners too), approval state, approving' },
   { name: 'notes', description: 'Comments and award emoji on issues, merge requests and epics' },
   { name: 'todos', description: "To-do items and the current user's counts" },
+  { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -72,6 +75,7 @@ const inMergeRequests = (r: Router) => r.withDefaults(() => ({ domain: 'merge-re
 const inApprovals = (r: Router) => r.withDefaults(() => ({ domain: 'approvals' }));
 const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
 const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
+const inCi = (r: Router) => r.withDefaults(() => ({ domain: 'ci' }));
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
@@ -110,7 +114,9 @@ export function mountApi(api: Router, web: Router) {
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
   mountProtectedBranches(inRepository(groupsApi));
+  mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));
+  mountRunnerApi(inCi(api));
   mountSettings(inSettings(api));
   mountTodos(inTodos(signedInApi));
   mountUserCounts(inTodos(api));

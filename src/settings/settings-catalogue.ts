@@ -223,6 +223,8 @@ export const SETTINGS: SettingDef[] = [
   b('user_show_add_ssh_key_message', true),
   s('user_default_internal_regex', null),
   b('user_oauth_applications', true),
+  // Which registration tokens besides the instance's may register runners (Ci::Runners::RegisterRunnerService).
+  { name: 'valid_runner_registrars', type: 'csv', def: ['project', 'group'], values: ['project', 'group'] },
   b('version_check_enabled', true),
   b('web_ide_clientside_preview_enabled', false),
   i('diff_max_patch_bytes', 204800),

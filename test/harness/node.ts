@@ -32,7 +32,7 @@ export async function fetchApi(path: string, init?: RequestInit): Promise<Respon
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
   sweep.recordRequest(init);
   const res = await app.fetch(new Request(url, init));
-  await sweep.recordResponse(init?.method ?? 'GET', url, res);
+  await sweep.recordResponse(init?.method ?? 'GET', url, res, init);
   // Reported here, at the request; node-setup.ts reports what other apps of a test recorded.
   if (res.headers.has(VIOLATION_HEADER)) takeViolations();
   return failOnSchemaViolation(res);

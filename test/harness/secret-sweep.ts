@@ -11,6 +11,8 @@
  *   holds a digest or a secret (`*_digest`, `*secret*`, found from the schema at sweep time). No
  *   response may ever show them.
  * - Passwords a test sent (any `password` field of a request body) are never shown by any response.
+ * - A response may show a secret its own request sent (POST /runners/verify answers the runner's
+ *   token, as GitLab does): the client already holds it.
  */
 
 /** JSON keys whose string values are secrets handed out once (GitLab's `*WithToken` entities, OAuth, runners). */
@@ -23,6 +25,24 @@ const MIN_SECRET = 12;
 interface Recorded {
   where: string;
   text: string;
+  /** Secrets its request carried (a `token` field, a token header). */
+  sent: Set<string>;
+}
+
+/** The secrets a request carries: secret-named fields of its body and its token headers. */
+function sentSecrets(init: RequestInit | undefined): Set<string> {
+  const out = new Set<string>();
+  const add = (v: unknown) => typeof v === 'string' && v.length >= MIN_SECRET && out.add(v);
+  const body = init?.body;
+  if (typeof body === 'string') {
+    try {
+      walk(JSON.parse(body), (k, v) => SECRET_KEY.test(k) && add(v));
+    } catch {
+      for (const [k, v] of new URLSearchParams(body)) if (SECRET_KEY.test(k)) add(v);
+    }
+  }
+  for (const [k, v] of new Headers(init?.headers)) if (/^(runner-token|private-token|job-token)$/.test(k)) add(v);
+  return out;
 }
 
 export class SecretSweep {
@@ -44,13 +64,13 @@ export class SecretSweep {
   }
 
   /** Records a response (its headers and, unless binary, its body); the response itself is not consumed. */
-  async recordResponse(method: string, url: string, res: Response): Promise<void> {
+  async recordResponse(method: string, url: string, res: Response, init?: RequestInit): Promise<void> {
     const type = res.headers.get('content-type') ?? '';
     const binary = /gzip|zip|octet-stream|image\/|tar/.test(type);
     const body = binary || res.body === null ? '' : await res.clone().text();
     const headers = [...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n');
     const index = this.responses.length;
-    this.responses.push({ where: `${method} ${new URL(url, 'http://localhost').pathname} → ${res.status}`, text: `${headers}\n\n${body}` });
+    this.responses.push({ where: `${method} ${new URL(url, 'http://localhost').pathname} → ${res.status}`, text: `${headers}\n\n${body}`, sent: sentSecrets(init) });
     const found: string[] = [];
     // The API documentation (`/-/openapi.json`, `/-/api-docs`) shows placeholder tokens in its examples: checked, never harvested.
     if (new URL(url, 'http://localhost').pathname.startsWith('/-/')) return;
@@ -75,7 +95,7 @@ export class SecretSweep {
     const out: string[] = [];
     this.responses.forEach((r, i) => {
       for (const [secret, at] of this.created) {
-        if (i !== at && r.text.includes(secret)) out.push(`${r.where} shows a secret created by ${this.responses[at].where}`);
+        if (i !== at && !r.sent.has(secret) && r.text.includes(secret)) out.push(`${r.where} shows a secret created by ${this.responses[at].where}`);
       }
       for (const p of this.passwords) if (r.text.includes(p)) out.push(`${r.where} shows a password a request sent`);
     });

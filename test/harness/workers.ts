@@ -11,6 +11,6 @@ export async function fetchApi(path: string, init?: RequestInit): Promise<Respon
   const url = path.startsWith('http') ? path : `http://localhost${path}`;
   sweep.recordRequest(init);
   const res = failOnSchemaViolation(await (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init)));
-  await sweep.recordResponse(init?.method ?? 'GET', url, res);
+  await sweep.recordResponse(init?.method ?? 'GET', url, res, init);
   return res;
 }

@@ -21,6 +21,16 @@ describe('secret sweep', () => {
     expect(s.problems([])).toEqual(['GET /api/v4/personal_access_tokens/1 → 200 shows a secret created by POST /api/v4/users/1/personal_access_tokens → 200']);
   });
 
+  it('allows a response to show a secret its own request sent, and no other response', async () => {
+    const s = new SecretSweep();
+    await s.recordResponse('POST', '/api/v4/runners', json({ id: 1, token: 'runner-token-0123456789' }));
+    await s.recordResponse('POST', '/api/v4/runners/verify', json({ id: 1, token: 'runner-token-0123456789' }), { method: 'POST', body: JSON.stringify({ token: 'runner-token-0123456789' }) });
+    await s.recordResponse('POST', '/api/v4/runners/verify', json({ id: 1, token: 'runner-token-0123456789' }), { method: 'POST', headers: { 'RUNNER-TOKEN': 'runner-token-0123456789' } });
+    expect(s.problems([])).toEqual([]);
+    await s.recordResponse('GET', '/api/v4/runners/1', json({ id: 1, token: 'runner-token-0123456789' }), { method: 'GET', body: JSON.stringify({ token: 'another-token-0123456789' }) });
+    expect(s.problems([])).toEqual(['GET /api/v4/runners/1 → 200 shows a secret created by POST /api/v4/runners → 200']);
+  });
+
   it('flags a stored digest in any response, body or header', async () => {
     const s = new SecretSweep();
     const digest = 'a'.repeat(20) + 'digest';

@@ -13,3 +13,4 @@ export * from './repository';
 export * from './protected-branches';
 export * from './merge-requests';
 export * from './approvals';
+export * from './ci';

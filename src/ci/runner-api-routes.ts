@@ -1,0 +1,193 @@
+/**
+ * The runner-facing API (lib/api/ci/runner.rb; reference gitlab-behaviour-2.md 5.4): what
+ * gitlab-runner sends to register, verify, unregister, reset its token and poll for jobs. These
+ * routes are authorized by the token in the body (or the `RUNNER-TOKEN` header newer runners send),
+ * not by a user's credentials.
+ *
+ * Polling costs no storage round trip for a runner this isolate knows (runner-tokens.ts): the token's
+ * runner is cached, the contact is written at most every 40-55 minutes, and the queue stamp is
+ * derived from the cached row. No job is ever scheduled here yet, so a poll answers 204.
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { writeThenRead } from '../db/batch-reads';
+import { ciRunnerNamespaces, ciRunnerProjects, ciRunners } from '../db/schema';
+import type { AppEnv } from '../platform/context';
+import { sha256, toHex } from '../platform/crypto';
+import { forbidden, grapeError, validationFailed } from '../platform/errors';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { iso } from '../platform/time';
+import { g, params } from '../platform/validate';
+import { settingsOf } from '../settings/settings';
+import { clientIp } from '../users/audit';
+import { digestOf, forgetRunner, heartbeat, infoColumns, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
+import { runnerErrors } from './runner-validation';
+
+const TAGS = ['runners'];
+
+/** Entities::Ci::RunnerRegistrationDetails. */
+export const RunnerRegistrationDetailsSchema = z.object({ id: z.number().int(), token: z.string(), token_expires_at: z.string().nullable() });
+/** Entities::Ci::ResetTokenResult for an authentication token. */
+export const ResetTokenResultSchema = z.object({ token: z.string(), token_expires_at: z.string().nullable() });
+
+const tokenOnly = params({ token: g.string().optional() });
+
+/** The token: `token` in the body or query, else the `RUNNER-TOKEN` header; `token is missing` as Grape's `requires` says it. */
+async function tokenOf(c: Context<AppEnv>): Promise<string> {
+  const raw = await requestParams(c);
+  const token = typeof raw.token === 'string' ? raw.token : (c.req.header('runner-token') ?? undefined);
+  if (token === undefined) throw grapeError('token is missing');
+  return token;
+}
+
+/** `authenticate_runner!`: the runner of a valid, unexpired token, with its contact noted; 403 otherwise. */
+async function authenticateRunner(c: Context<AppEnv>) {
+  const token = await tokenOf(c);
+  const entry = await runnerByToken(c, token);
+  if (!entry) throw forbidden();
+  const raw = await requestParams(c);
+  const info = raw.info && typeof raw.info === 'object' && !Array.isArray(raw.info) ? (raw.info as Record<string, unknown>) : undefined;
+  await heartbeat(c, entry, infoColumns(info, clientIp(c)));
+  return { token, runner: entry.runner };
+}
+
+/**
+ * The runner's queue stamp (`X-GitLab-Last-Update`; GitLab keeps a random value in Redis and ticks it
+ * when a job may be waiting). Nothing here ever queues a job, so the stamp only has to change when the
+ * runner does: it is derived from the runner's id and last update.
+ */
+async function queueStamp(runner: RunnerRow): Promise<string> {
+  return toHex(await sha256(`${runner.id}:${runner.updatedAt}`)).slice(0, 32);
+}
+
+export function mountRunnerApi(r: Router) {
+  r.route(
+    {
+      method: 'POST',
+      path: '/runners',
+      summary: 'Register a new runner with a registration token',
+      tags: TAGS,
+      noAuth: true,
+      params: params(
+        {
+          token: g.string().optional(),
+          description: g.string().optional(),
+          maintainer_note: g.string().optional(),
+          maintenance_note: g.string().optional(),
+          info: g.hash().optional(),
+          active: g.bool().optional(),
+          paused: g.bool().optional(),
+          locked: g.bool().optional(),
+          run_untagged: g.bool().optional(),
+          tag_list: g.csv().optional(),
+          access_level: g.enum(['not_protected', 'ref_protected']).optional(),
+          maximum_timeout: g.int().optional(),
+        },
+        [{ mutuallyExclusive: ['maintainer_note', 'maintenance_note'] }, { mutuallyExclusive: ['active', 'paused'] }],
+      ),
+      responses: { 201: RunnerRegistrationDetailsSchema },
+    },
+    async ({ c, p }) => {
+      const token = await tokenOf(c);
+      const db = c.var.db;
+      const [[registrar], settings] = await Promise.all([registrationTokenRead(db, await digestOf(c, token)), settingsOf(c)]);
+      // Ci::Runners::RegisterRunnerService: the instance token always; project and group tokens only
+      // where valid_runner_registrars lists them; anything else is 403.
+      const allowed = (settings.valid_runner_registrars as string[] | undefined) ?? ['project', 'group'];
+      if (!registrar || (registrar.scope !== 'instance' && !allowed.includes(registrar.scope))) throw forbidden();
+      const type: RunnerType = registrar.scope === 'instance' ? 'instance_type' : registrar.scope === 'group' ? 'group_type' : 'project_type';
+      const attrs = {
+        description: p.description ?? '',
+        maintenanceNote: p.maintenance_note ?? p.maintainer_note ?? null,
+        active: p.paused !== undefined ? !p.paused : (p.active ?? true),
+        locked: p.locked ?? false,
+        runUntagged: p.run_untagged ?? true,
+        tagList: [...new Set((p.tag_list ?? []).map((t) => t.trim()).filter(Boolean))],
+        accessLevel: p.access_level ?? 'not_protected',
+        maximumTimeout: p.maximum_timeout ?? null,
+      };
+      const errors = runnerErrors(attrs);
+      if (Object.keys(errors).length) throw validationFailed(errors);
+      const now = Date.now();
+      const newToken = newAuthenticationToken('registration_token');
+      const digest = await digestOf(c, newToken);
+      const expiresAt = tokenExpiry(settings, type, now);
+      const runnerId = sql`(SELECT ${ciRunners.id} FROM ${ciRunners} WHERE ${ciRunners.tokenDigest} = ${digest})`;
+      // The runner, its project or group, and its id read back: one batch.
+      const [[created]] = await writeThenRead(
+        db,
+        [
+          db.insert(ciRunners).values({
+            runnerType: type,
+            ...attrs,
+            ...infoColumns(p.info, clientIp(c)),
+            tokenDigest: digest,
+            tokenExpiresAt: expiresAt,
+            // Registering is not a contact: the runner is never_contacted until it verifies or polls.
+            contactedAt: null,
+            registrationType: 'registration_token',
+            createdAt: now,
+            updatedAt: now,
+          }),
+          ...(type === 'project_type' ? [db.insert(ciRunnerProjects).values({ runnerId, projectId: registrar.ownerId, createdAt: now })] : []),
+          ...(type === 'group_type' ? [db.insert(ciRunnerNamespaces).values({ runnerId, namespaceId: registrar.ownerId })] : []),
+        ],
+        [db.select({ id: ciRunners.id }).from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).limit(1)],
+      );
+      if (!created) throw forbidden();
+      return c.json({ id: created.id, token: newToken, token_expires_at: iso(expiresAt) }, 201);
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/runners/verify', summary: "Validate a runner's authentication token", tags: TAGS, noAuth: true, params: params({ token: g.string().optional(), system_id: g.string().optional(), info: g.hash().optional() }), responses: { 200: RunnerRegistrationDetailsSchema } },
+    async ({ c }) => {
+      const { token, runner } = await authenticateRunner(c);
+      return c.json({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) }, 200);
+    },
+  );
+
+  r.route({ method: 'DELETE', path: '/runners', summary: 'Delete a registered runner with its authentication token', tags: TAGS, noAuth: true, params: tokenOnly, responses: { 204: null } }, async ({ c }) => {
+    const { runner } = await authenticateRunner(c);
+    const db = c.var.db;
+    await db.batch([db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, runner.id)), db.delete(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, runner.id)), db.delete(ciRunners).where(eq(ciRunners.id, runner.id))]);
+    forgetRunner(db, runner.id);
+    return c.body(null, 204);
+  });
+
+  r.route(
+    { method: 'POST', path: '/runners/reset_authentication_token', summary: "Reset a runner's authentication token with the current one", tags: TAGS, noAuth: true, params: tokenOnly, responses: { 201: ResetTokenResultSchema } },
+    async ({ c }) => {
+      const { runner } = await authenticateRunner(c);
+      const db = c.var.db;
+      const now = Date.now();
+      const token = newAuthenticationToken(runner.registrationType === 'authenticated_user' ? 'authenticated_user' : 'registration_token');
+      const expiresAt = tokenExpiry(await settingsOf(c), runner.runnerType as RunnerType, now);
+      await db.update(ciRunners).set({ tokenDigest: await digestOf(c, token), tokenExpiresAt: expiresAt, updatedAt: now }).where(eq(ciRunners.id, runner.id)).run();
+      forgetRunner(db, runner.id);
+      return c.json({ token, token_expires_at: iso(expiresAt) }, 201);
+    },
+  );
+
+  r.route(
+    {
+      method: 'POST',
+      path: '/jobs/request',
+      summary: 'Request a job for the runner',
+      tags: TAGS,
+      noAuth: true,
+      params: params({ token: g.string().optional(), system_id: g.string().optional(), last_update: g.string().optional(), info: g.hash().optional(), session: g.hash().optional() }),
+      responses: { 201: z.record(z.string(), z.unknown()), 204: null },
+    },
+    async ({ c, p }) => {
+      const { runner } = await authenticateRunner(c);
+      const stamp = await queueStamp(runner);
+      // A paused runner, a runner whose last_update is the current stamp, and (until jobs exist) every
+      // other poll: 204 with the stamp for the runner to send back next time.
+      void p.last_update;
+      return c.body(null, 204, { 'X-GitLab-Last-Update': stamp });
+    },
+  );
+}
