@@ -91,6 +91,9 @@ const NOT_FOUND: Cell = [404, '404 Not Found'];
 /** Users::ApproveService / RejectService refusing a non-admin. */
 const NOT_APPROVER = (verb: string) => rule('unauth', [403, `You are not allowed to ${verb} a user`], () => [403, `You are not allowed to ${verb} a user`]);
 
+/** The runner-facing API: a user's credentials count for nothing, an unknown runner token is 403 for everyone (ci/runner.rb `forbidden!`). */
+const RUNNER_TOKEN_ONLY = rule([403, '403 Forbidden'], [403, '403 Forbidden'], () => [403, '403 Forbidden'], [403, '403 Forbidden']);
+
 export const EXPECTATIONS: Record<string, Row> = {
   // ---- approvals (ee/lib/api/project_approvals.rb, project_approval_rules.rb, merge_request_approvals.rb, merge_request_approval_rules.rb) ----
   // Settings: `authorize! :admin_project`-like (Maintainer+); rules list/show: Developer+ (read_approval_rule needs Developer on private).
@@ -407,6 +410,16 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/repository/files/:file_path': { rule: projectGet('reporter'), query: 'ref=main' },
   'GET /api/v4/projects/:id/repository/files/:file_path/raw': { rule: projectGet('reporter'), query: 'ref=main' },
   'GET /api/v4/projects/:id/repository/tree': { rule: projectGet('reporter') },
+
+  // ---- runners (ci/runners.rb: registration token resets; ci/runner.rb: the runner-facing API, authorized by the runner's token in the body, never by a user) ----
+  'POST /api/v4/runners/reset_registration_token': { rule: adminOnly },
+  'POST /api/v4/projects/:id/runners/reset_registration_token': { rule: projectAuth('maintainer') },
+  'POST /api/v4/groups/:id/runners/reset_registration_token': { rule: groupAuth('owner') },
+  'POST /api/v4/runners': { rule: RUNNER_TOKEN_ONLY, body: { token: 'GR1348941-not-a-registration-token' } },
+  'POST /api/v4/runners/verify': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
+  'DELETE /api/v4/runners': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
+  'POST /api/v4/runners/reset_authentication_token': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
+  'POST /api/v4/jobs/request': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
 
   // ---- application settings (settings.rb: authenticated_as_admin!; §7) ----
   'GET /api/v4/application/settings': { rule: adminOnly },
