@@ -11,7 +11,7 @@
 import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { approvalMergeRequestRules, approvals, mergeRequestReviewers } from '../db/schema';
+import { approvals, mergeRequestReviewers } from '../db/schema';
 import {
   approvalEntity,
   approvalRuleShort,
@@ -28,7 +28,7 @@ import { conflict, grapeError, notFound, unauthorized } from '../platform/errors
 import { baseUrl } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from './approvals-params';
-import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
+import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadSettings, multipleRulesFeature, overridden } from './rules';
 import { type LoadedState, loadApprovalState, mergeRequestHead, withApprovals } from './state-loader';
 import { canApproveMergeRequest } from './approval-access';
 import { eligibleForApproval } from './state';
@@ -36,9 +36,9 @@ import { liveState } from '../merge-requests/live-state';
 import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
 import { mergeRequestPatchId } from '../repository/patch-id';
-import { forgetMemo, primeMemo, withReadMemo } from '../platform/read-memo';
+import { forgetMemo, memo, primeMemo, withReadMemo } from '../platform/read-memo';
 import { ruleExtras, runBatch } from './rule-support';
-import { createMrRule, type Found, findMergeRequest, updateMrRule } from './merge-request-rules';
+import { createMrRule, type Found, findMergeRequest, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
 import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
 
 const TAGS = ['merge_request_approvals'];
@@ -60,22 +60,19 @@ export function mountApprovalMergeRequests(r: Router) {
   api.route(
     { method: 'POST', path: `${base}/approvals`, summary: 'Change approval-related configuration (deprecated)', tags: TAGS, params: setApprovalsRequiredParams, responses: { 201: ApprovalStateSchema } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
-      const db = c.var.db;
-      // ee/lib/ee/api/merge_request_approvals.rb: `error!` with a string, hence the `error` key.
-      if ((await loadSettings(db, f.project.id)).disableOverridingApproversPerMergeRequest) throw grapeError('Overriding approvals is disabled', 422);
-      const existing = await db
-        .select()
-        .from(approvalMergeRequestRules)
-        .where(and(eq(approvalMergeRequestRules.mergeRequestId, f.mr.id), eq(approvalMergeRequestRules.ruleType, 'any_approver')))
-        .get();
-      if (existing) {
-        const [rule] = await loadMergeRequestRules(db, f.mr, [existing.id]);
-        await updateMrRule(c, caller, f, rule, { approvals_required: p.approvals_required });
-      } else {
-        await createMrRule(c, caller, f, { name: ALL_MEMBERS, approvals_required: p.approvals_required });
-      }
-      return c.json(await presentApprovalState(c, caller, f), 201);
+      // The merge request, its rules and settings in one round trip (state-reads.ts, through the memo),
+      // then the rule's write with the approval state read back in the same batch.
+      const { f, writes } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
+        // ee/lib/ee/api/merge_request_approvals.rb: `error!` with a string, hence the `error` key.
+        if ((await memo(c, `approval-settings:${f.project.id}`, () => loadSettings(c.var.db, f.project.id))).disableOverridingApproversPerMergeRequest) throw grapeError('Overriding approvals is disabled', 422);
+        const existing = (await mrRulesOf(c, f.mr)).find((r) => r.ruleType === 'any_approver');
+        const writes = existing
+          ? await updateMrRule(c, caller, f, existing, { approvals_required: p.approvals_required })
+          : (await createMrRule(c, caller, f, { name: ALL_MEMBERS, approvals_required: p.approvals_required })).writes;
+        return { f, writes };
+      });
+      return writeThenPresent(c, caller, f, writes, async (f) => c.json(await presentApprovalState(c, caller, f), 201));
     },
   );
 

@@ -34,7 +34,7 @@ import {
 } from './rules';
 
 /** A project's protected branches and approval rules, read once per memo (platform/read-memo.ts). */
-function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
+export function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
   return memo(c, `approval-config:${projectId}`, async () => {
     const branches = await memoProtectedBranchRows(c, projectId);
     return { branches, projectRules: await loadProjectRules(c.var.db, projectId, undefined, branches) };
