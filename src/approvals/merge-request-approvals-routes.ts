@@ -170,11 +170,15 @@ export function mountApprovalMergeRequests(r: Router) {
   api.route(
     { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, responses: { 202: null } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-      // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
-      // token users); people and merged merge requests get 401.
-      const bot = caller.user != null && caller.user.userType !== 'human';
-      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
+      // The merge request and what approve_merge_request asks in one round trip (state-reads.ts, through the memo), then the delete.
+      const f = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
+        // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
+        // token users); people and merged merge requests get 401.
+        const bot = caller.user != null && caller.user.userType !== 'human';
+        if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
+        return f;
+      });
       await c.var.db.delete(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).run();
       return c.body(null, 202);
     },
