@@ -39,7 +39,6 @@ import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
 import { attachSources, defaultSettings, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
 
-const q = (column: string) => sql.raw(column);
 
 /**
  * The reads, as unexecuted statements for one batch. `projectId` is SQL (the id or a sub-select),
@@ -61,10 +60,12 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
   const sourceHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id = ${mrId})`;
   // Only when committers may not approve (the setting); the walk is skipped otherwise.
   const committersWanted = sql`EXISTS (SELECT 1 FROM project_approval_settings s WHERE s.project_id = ${projectId} AND s.merge_requests_disable_committers_approval)`;
-  const committerEmails = sql`(WITH RECURSIVE
+  // The committers' users, the walk written once (both email columns match against it), empty unless wanted.
+  const committerIds = sql`(WITH RECURSIVE
       h(sha) AS (SELECT ${headSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM h CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = h.sha),
-      b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha)
-    SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))`;
+      b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha),
+      e(email) AS (SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))
+    SELECT u.id FROM e JOIN users u ON lower(u.email) = e.email UNION SELECT u.id FROM e JOIN users u ON lower(u.commit_email) = e.email)`;
   // The merge base of an open merge request (history.ts mergeBase over the two heads).
   const mergeBase = sql`(WITH RECURSIVE
       x(sha) AS (SELECT ${targetHead} UNION SELECT p.parent_sha FROM x CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = x.sha),
@@ -77,8 +78,10 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db
       .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
       .from(repoBranches)
+      // Looked up by (project, name) through the index, not by scanning the branches.
       .where(
-        sql`EXISTS (SELECT 1 FROM merge_requests m WHERE m.id = ${mrId} AND ((${q('"repo_branches"."project_id"')} = m.source_project_id AND ${q('"repo_branches"."name"')} = m.source_branch) OR (${q('"repo_branches"."project_id"')} = m.project_id AND ${q('"repo_branches"."name"')} = m.target_branch)))`,
+        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
+          UNION ALL SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
       ),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
     db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
@@ -107,7 +110,7 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId as unknown as number)).limit(1),
     db.select().from(approvals).where(eq(approvals.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
     db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId as unknown as number)),
-    db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) IN ${committerEmails} OR lower(${users.commitEmail}) IN ${committerEmails}`),
+    db.select({ id: users.id }).from(users).where(sql`${users.id} IN ${committerIds}`),
     // Repository#code_owners_blob candidates at the target branch's head.
     db
       .select()
@@ -116,12 +119,22 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     // Group.id_in(ids).accessible_to_user(caller), the shape rules.ts accessibleGroupIds uses.
     db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), visible)),
     // Ancestors' names for the groups' full names (groups.ts loadFullNames).
-    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+    ancestorNames(db, groupIds),
     db.select({ sha: sql<string | null>`${mergeBase}` }).from(sql`(SELECT 1)`),
     // The manifests live state and the patch id compare: the merge base, the target head and HEAD.
     db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId as unknown as number), sql`${repoCommitFiles.commitSha} IN (${mergeBase}, ${targetHead}, ${sourceHead})`)),
   ] as const;
 }
+
+/**
+ * The names of the groups `groupIds` selects and of their ancestors (groups.ts loadFullNames), looked
+ * up by id: each group's traversal path ('/1/5/9/') read as the JSON array [1,5,9].
+ */
+const ancestorNames = (db: Db, groupIds: SQL) =>
+  db
+    .select({ id: namespaces.id, name: namespaces.name })
+    .from(namespaces)
+    .where(sql`${namespaces.id} IN (SELECT a.value FROM namespaces g, json_each('[' || replace(trim(g.traversal_path, '/'), '/', ',') || ']') a WHERE g.id IN ${groupIds})`);
 
 export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateReads>]: Awaited<ReturnType<typeof approvalStateReads>[K]> };
 
@@ -202,7 +215,7 @@ export function projectRuleReads(db: Db, caller: Caller, projectId: SQL) {
           UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
       ),
     db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), groupVisibleSql(caller))),
-    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+    ancestorNames(db, groupIds),
   ] as const;
 }
 
