@@ -29,13 +29,12 @@ import { baseUrl } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from './approvals-params';
 import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadSettings, multipleRulesFeature, overridden } from './rules';
-import { type LoadedState, loadApprovalState, mergeRequestHead, withApprovals } from './state-loader';
+import { type LoadedState, loadApprovalState, mergeRequestHead, patchIdAt, withApprovals } from './state-loader';
 import { canApproveMergeRequest } from './approval-access';
 import { eligibleForApproval } from './state';
 import { liveState } from '../merge-requests/live-state';
 import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
-import { mergeRequestPatchId } from '../repository/patch-id';
 import { forgetMemo, memo, primeMemo, withReadMemo } from '../platform/read-memo';
 import { ruleExtras, runBatch } from './rule-support';
 import { createMrRule, type Found, findMergeRequest, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
@@ -105,7 +104,7 @@ export function mountApprovalMergeRequests(r: Router) {
         if (p.sha !== undefined && p.sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
         const s = await loadApprovalState(c, f.mr);
         // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
-        return { f, head, s, patchIdSha: await mergeRequestPatchId(c, f.mr, head) };
+        return { f, head, s, patchIdSha: await patchIdAt(c, f.mr, head) };
       })();
       // ApprovalService returning nil answers 401 Unauthorized (reference §4.1, GitLab 17/18's
       // lib/api/merge_request_approvals.rb): already approved at this HEAD, ineligible (author,

@@ -57,7 +57,6 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
   const stopSql = sql`(SELECT CASE WHEN ${open} THEN (SELECT b.commit_sha FROM repo_branches b WHERE b.project_id = m.project_id AND b.name = m.target_branch) ELSE m.base_sha END FROM merge_requests m WHERE m.id = ${mrId})`;
   const sourcePid = sql`(SELECT m.source_project_id FROM merge_requests m WHERE m.id = ${mrId})`;
   const targetHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id = ${mrId})`;
-  const sourceHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id = ${mrId})`;
   // Only when committers may not approve (the setting); the walk is skipped otherwise.
   const committersWanted = sql`EXISTS (SELECT 1 FROM project_approval_settings s WHERE s.project_id = ${projectId} AND s.merge_requests_disable_committers_approval)`;
   // The committers' users, the walk written once (both email columns match against it), empty unless wanted.
@@ -66,12 +65,6 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
       b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha),
       e(email) AS (SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))
     SELECT u.id FROM e JOIN users u ON lower(u.email) = e.email UNION SELECT u.id FROM e JOIN users u ON lower(u.commit_email) = e.email)`;
-  // The merge base of an open merge request (history.ts mergeBase over the two heads).
-  const mergeBase = sql`(WITH RECURSIVE
-      x(sha) AS (SELECT ${targetHead} UNION SELECT p.parent_sha FROM x CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = x.sha),
-      y(sha) AS (SELECT ${sourceHead} UNION SELECT p.parent_sha FROM y CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = y.sha)
-    SELECT c.sha FROM repo_commits c WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM x INTERSECT SELECT sha FROM y)
-    ORDER BY c.generation DESC, c.committed_at DESC LIMIT 1)`;
   const visible = groupVisibleSql(caller);
   return [
     db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId as unknown as number), eq(mergeRequests.iid, iid))).limit(1),
@@ -120,9 +113,8 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), visible)),
     // Ancestors' names for the groups' full names (groups.ts loadFullNames).
     ancestorNames(db, groupIds),
-    db.select({ sha: sql<string | null>`${mergeBase}` }).from(sql`(SELECT 1)`),
-    // The manifests live state and the patch id compare: the merge base, the target head and HEAD.
-    db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId as unknown as number), sql`${repoCommitFiles.commitSha} IN (${mergeBase}, ${targetHead}, ${sourceHead})`)),
+    // The merge base and the manifests live state and the patch id compare are functions of the shas,
+    // kept per isolate (repository/merge-facts.ts, sha-cache.ts), not read on every request: warmMergeFacts.
   ] as const;
 }
 
@@ -141,7 +133,7 @@ export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateRe
 /** Seeds the read memo with what the batch read (only inside withReadMemo; otherwise the loaders read again). */
 export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads): void {
   if (!isMemoised(c)) return;
-  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors, [base], files] = r;
+  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
   const pid = mr.projectId;
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
   const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
@@ -177,17 +169,6 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
     ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
   ];
   for (const u of userRows) entries.push([`user:${u.id}`, u]);
-  // The merge base and manifests of an open merge request, as live-state.ts and patch-id.ts ask for them.
-  if ((mr.state === 'opened' || mr.state === 'locked') && sourceHead && targetHead) {
-    const baseSha = base?.sha ?? null;
-    entries.push([`merge-base:${pid}:${targetHead}:${sourceHead}`, baseSha]);
-    for (const sha of new Set([baseSha, targetHead, sourceHead])) {
-      if (!sha) continue;
-      const m = new Map<string, { blobSha: string; mode: string; size: number }>();
-      for (const f of files) if (f.commitSha === sha) m.set(f.path, { blobSha: f.blobSha, mode: f.mode, size: f.size });
-      entries.push([`manifest:${pid}:${sha}`, m]);
-    }
-  }
   primeMemo(c, entries);
 }
 
