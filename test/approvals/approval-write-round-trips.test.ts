@@ -33,7 +33,7 @@ async function setup() {
   const M = `${P}/merge_requests/${m.body.iid}`;
   // The caller cached and the merge request's system rules built, as for any later request.
   await api(`${M}/approvals`, { token: owner.token });
-  return { P, M, groupId: g.body.id as number };
+  return { P, M, groupId: g.body.id as number, groupName: path };
 }
 
 beforeAll(async () => {
@@ -101,6 +101,22 @@ describe('approval writes in at most 3 round trips', () => {
     expect(put.body).toMatchObject({ approvals_required: 2, groups: [], contains_hidden_groups: true, users: expect.arrayContaining([expect.objectContaining({ id: dev.id })]) });
     const removed = await api(`${P}/approval_rules/${res.body.id}`, { method: 'PUT', token: owner.token, body: { name: 'named', approvals_required: 2, group_ids: [], remove_hidden_groups: true } });
     expect(removed.body).toMatchObject({ groups: [], contains_hidden_groups: false });
+  });
+
+  it('rules naming a subgroup: the lookup, the rules and the groups\' full names in one round trip', async () => {
+    const { P, M, groupId, groupName } = await setup();
+    const sub = await api('/groups', { token: owner.token, body: { name: 'Sub', path: 'sub', parent_id: groupId, visibility: 'private' } });
+    expect(sub.status).toBe(201);
+    const rule = await api(`${P}/approval_rules`, { token: owner.token, body: { name: 'sub', approvals_required: 1, group_ids: [sub.body.id] } });
+    expect(rule.body.groups).toMatchObject([{ id: sub.body.id, full_name: `${groupName} / Sub` }]);
+    const read = await api(`${P}/approval_rules/${rule.body.id}`, { token: owner.token });
+    expect(read.body.groups).toMatchObject([{ id: sub.body.id, full_name: `${groupName} / Sub` }]);
+    expect(trips(read)).toBeLessThanOrEqual(1);
+    const mrRule = await api(`${M}/approval_rules`, { token: owner.token, body: { name: 'sub', approvals_required: 1, group_ids: [sub.body.id] } });
+    expect(mrRule.body.groups).toMatchObject([{ id: sub.body.id, full_name: `${groupName} / Sub` }]);
+    const mrRead = await api(`${M}/approval_rules/${mrRule.body.id}`, { token: owner.token });
+    expect(mrRead.body.groups).toMatchObject([{ id: sub.body.id, full_name: `${groupName} / Sub` }]);
+    expect(trips(mrRead)).toBeLessThanOrEqual(2);
   });
 
   it('merge request rules and the deprecated POST .../approvals: the answer is what a later read shows', async () => {
