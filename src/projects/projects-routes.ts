@@ -41,7 +41,7 @@ import {
 import { findReadableGroup } from './groups';
 import { findReadableProject, findReadableProjectWith } from './projects';
 import { settingsOf } from '../settings/settings';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { cascade, runDeletion } from '../platform/cascade';
 
 export { findReadableProject };
 
@@ -224,9 +224,7 @@ export function mountProjects(r: Router) {
     const pr = await findReadableProject(c, caller, p.id);
     if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, pr.project.updatedAt);
-    const { statements, blobKeys } = await cascade(c.var.db, 'project', sql`(${pr.project.id})`);
-    await c.var.db.batch(asBatch(statements));
-    await deleteBlobs(c.var.blobs, blobKeys);
+    await runDeletion(c.var.db, c.var.blobs, cascade(c.var.db, 'project', sql`(${pr.project.id})`));
     return c.json(accepted(), 202);
   });
 
