@@ -32,7 +32,8 @@ import {
   listProtectedBranchesParams,
   updateProtectedBranchParams,
 } from './protected-branches-params';
-import { findReadableProjectWith, readCode } from '../projects/projects';
+import { findReadableProjectWith } from '../projects/projects';
+import { readableRepoWith } from './repository-support';
 import { type AccessKind, canUnprotect, type ProtectedBranchWithLevels } from './protected-branches';
 import { applyEntry, createEntries, entryErrors, insertLevels, levelRow, lookupIds, type Planned, raceError, unprocessable } from './protected-branch-entries';
 
@@ -63,16 +64,6 @@ function present(c: Context<AppEnv>, rows: ProtectedBranchWithLevels[], names: P
   return rows.map((r) => protectedBranchEntity(r, x));
 }
 
-/**
- * `authorize_read_code!` on a readable project (a readable project whose repository the caller may
- * not read answers 403), with the protected branch reads of `reads` in the lookup's round trip.
- */
-async function readableProjectWith<const R extends readonly BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (projectId: SQL) => R) {
-  const found = await findReadableProjectWith(c, caller, id, reads);
-  if (!readCode(caller, found.project, found.level)) throw forbidden();
-  return found;
-}
-
 /** `admin_project`, plus (Premium) ProtectedBranchPolicy's `can_unprotect` on the branch as it would be. */
 function authorizeAdmin(c: Context<AppEnv>, caller: Caller, level: number, pb?: ProtectedBranchWithLevels) {
   if (!caller.user || !hasProjectLevel(caller, level, ACCESS.MAINTAINER)) throw forbidden();
@@ -99,7 +90,7 @@ export function mountProtectedBranches(r: Router) {
       // The page (every rule when searching: a project's rules are few, GitLab loads them all to
       // match a ref, and names are matched here), its levels and names, and the count: one round trip.
       const ids = (pid: SQL) => branchIdsOf(pid, match ? undefined : { limit: req.perPage, offset: req.offset });
-      const found = await readableProjectWith(c, caller, p.id, (pid) => [...protectedBranchesReads(db, ids(pid)), countUpToQuery(db, protectedBranches, sql`${protectedBranches.projectId} = ${pid}`, MAX_COUNT + 1)] as const);
+      const found = await readableRepoWith(c, caller, p.id, (pid) => [...protectedBranchesReads(db, ids(pid)), countUpToQuery(db, protectedBranches, sql`${protectedBranches.projectId} = ${pid}`, MAX_COUNT + 1)] as const);
       const [rows, levels, userRows, groupRows, counted] = found.reads;
       const { branches, names } = protectedBranchesFrom([rows, levels, userRows, groupRows]);
       const matching = match ? branches.filter((b) => match(b.name)) : branches;
@@ -113,7 +104,7 @@ export function mountProtectedBranches(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'Get a single protected branch', tags: TAGS, params: getProtectedBranchParams, responses: { 200: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
-      const found = await readableProjectWith(c, caller, p.id, (pid) => protectedBranchesReads(c.var.db, branchIdByName(pid, p.name)));
+      const found = await readableRepoWith(c, caller, p.id, (pid) => protectedBranchesReads(c.var.db, branchIdByName(pid, p.name)));
       const { pb, names } = oneOr404(found.reads);
       return c.json(present(c, [pb], names)[0]);
     },

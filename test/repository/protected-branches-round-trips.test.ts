@@ -55,4 +55,24 @@ describe('protected branches in few round trips', () => {
     expect(trips(del)).toBeLessThanOrEqual(2);
     expect((await api(pb('/stable'), { token: owner.token })).status).toBe(404);
   });
+
+  it('DELETE /projects/:id/repository/branches/:branch: the branch and the rules read with the project, then the delete', async () => {
+    const owner = await createUser();
+    const p = (await api('/projects', { token: owner.token, body: { path: unique('bd') } })).body;
+    const init = await api(`/projects/${p.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } });
+    expect(init.status).toBe(201);
+    for (const branch of ['feat', 'rel-1']) expect((await api(`/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch, ref: 'main' } })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/protected_branches`, { token: owner.token, body: { name: 'rel-*' } })).status).toBe(201);
+    const branch = (name: string) => `/projects/${p.id}/repository/branches/${name}`;
+
+    const del = await api(branch('feat'), { method: 'DELETE', token: owner.token });
+    expect(del.status).toBe(204);
+    expect(trips(del)).toBeLessThanOrEqual(2);
+    expect((await api(branch('feat'), { token: owner.token })).status).toBe(404);
+    const prot = await api(branch('rel-1'), { method: 'DELETE', token: owner.token });
+    expect([prot.status, prot.body]).toEqual([405, { message: 'Protected branch cant be deleted' }]);
+    expect(trips(prot)).toBe(1);
+    const missing = await api(branch('nope'), { method: 'DELETE', token: owner.token });
+    expect([missing.status, missing.body]).toEqual([404, { message: '404 Branch Not Found' }]);
+  });
 });
