@@ -81,6 +81,7 @@ function memberFilters(p: { query?: string; user_ids?: number[]; skip_users?: nu
 
 function present(c: Context<AppEnv>, rows: MemberWithCreator[]) {
   const base = baseUrl(c);
+  // The creator carries only the UserBasic columns (member-reads.ts), all that `created_by` shows.
   return rows.map((r) => memberEntity(r.member, r.user, { base, createdBy: r.creator.id != null ? (r.creator as unknown as UserRow) : null }));
 }
 
