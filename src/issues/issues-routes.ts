@@ -36,7 +36,7 @@ import { findProject } from '../projects/project-queries';
 import { resolveTodosForTarget, TODO_ASSIGNED } from '../issuables/todos';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { findReadableProject } from '../projects/projects';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { cascade, runDeletion } from '../platform/cascade';
 import { dueDate } from '../platform/time';
 import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 
@@ -267,10 +267,8 @@ export function mountIssues(r: Router) {
       // destroy_issue: project owners and administrators, and only while the issues feature is on.
       if (!(caller.isAdmin || found.level >= ACCESS.OWNER) || !featureAvailable(found.project, 'issues', { level: found.level, isAdmin: caller.isAdmin })) throw forbidden();
       checkUnmodifiedSince(c, issue.updatedAt);
-      const { statements, blobKeys } = await cascade(db, 'issue', sql`(${issue.id})`);
-      await db.batch(asBatch(statements));
-      // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
-      await deleteBlobs(c.var.blobs, blobKeys);
+      // One batch; metric image files go after their rows: a failure there leaves an orphaned blob, never a dangling row.
+      await runDeletion(db, c.var.blobs, cascade(db, 'issue', sql`(${issue.id})`));
       return c.body(null, 204);
     },
   );
