@@ -4,11 +4,12 @@
  * change it, and presenting a page as ProjectLabel or Label.
  */
 import { and, asc, eq, getTableColumns, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labels, namespaces, projects } from '../db/schema';
 import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
-import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
+import { ACCESS, groupAccess, groupLevelSql, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { forbidden, notFound } from '../platform/errors';
 import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -60,23 +61,46 @@ export async function groupLabelsSql(c: Context<AppEnv>, caller: Caller, group: 
   return or(own, inArray(labels.projectId, visibleProjects))!;
 }
 
-/** `find_label`: by id when the parameter is an integer, else (or when no such id) by title. */
+/**
+ * `find_label`'s condition and order, for a read of one row (`.where(m.where).orderBy(...m.order).limit(1)`)
+ * that can go in a batch: by id when the parameter is an integer, else (or when no such id) by
+ * title; the label with that id wins, then by title a project label over a group label of the same title.
+ */
+export function labelMatch(scope: SQL, idOrTitle: string): { where: SQL; order: SQL[] } {
+  const id = decimalId(idOrTitle);
+  const match = id !== undefined ? or(eq(labels.id, id), eq(labels.title, idOrTitle)) : eq(labels.title, idOrTitle);
+  return { where: and(scope, match)!, order: [id !== undefined ? sql`${labels.id} = ${id} DESC` : sql`1`, sql`${labels.projectId} is null`, asc(labels.id)] };
+}
+
+/** `find_label` as an unexecuted read of the label row . */
+export function findLabelQuery(db: Db, scope: SQL, idOrTitle: string) {
+  const m = labelMatch(scope, idOrTitle);
+  return db.select().from(labels).where(m.where).orderBy(...m.order).limit(1);
+}
+
+/** `find_label` run alone; with `forEntity` the row carries what its entity shows (labelWithExtras). */
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow>;
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity: { caller: Caller; parent: Parent }): Promise<LabelWithExtras>;
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity?: { caller: Caller; parent: Parent }): Promise<LabelRow | LabelWithExtras> {
-  const id = decimalId(idOrTitle);
-  // One statement: the label with that id wins, then by title a project label over a group label of the same title.
-  const match = id !== undefined ? or(eq(labels.id, id), eq(labels.title, idOrTitle)) : eq(labels.title, idOrTitle);
   const columns = forEntity ? labelWithExtras(forEntity.caller.user?.id ?? null, forEntity.parent.kind === 'project' ? forEntity.parent.project.id : null) : getTableColumns(labels);
-  const [found] = await c.var.db
-    .select(columns)
-    .from(labels)
-    .where(and(scope, match))
-    .orderBy(id !== undefined ? sql`${labels.id} = ${id} DESC` : sql`1`, sql`${labels.projectId} is null`, asc(labels.id))
-    .limit(1);
+  const m = labelMatch(scope, idOrTitle);
+  const [found] = await c.var.db.select(columns).from(labels).where(m.where).orderBy(...m.order).limit(1);
+  return foundLabel(found);
+}
+
+/** The row of a `findLabelQuery`, or 404 Label Not Found. */
+export function foundLabel<T>(found: T | undefined): T {
   if (!found) throw notFound('Label');
   return found;
 }
+
+/** The caller's level in a group (GroupMember levels, inherited from ancestors), as a read for a batch. */
+export const groupLevelRead = (db: Db, caller: Caller, groupId: number) =>
+  db
+    .select({ level: (caller.user ? groupLevelSql(caller.user.id) : sql<number>`0`).as('level') })
+    .from(namespaces)
+    .where(eq(namespaces.id, groupId))
+    .limit(1);
 
 export async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
   if (kind === 'project') {
@@ -97,8 +121,11 @@ export function ownScope(parent: Parent): SQL {
   return parent.kind === 'project' ? projectScope(parent, false) : eq(labels.groupId, parent.group.id);
 }
 
-/** `authorize! :update_label/:delete_label, label`: a group label is governed by its group. */
-export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, parent: Parent, label: LabelRow): Promise<void> {
+/**
+ * `authorize! :update_label/:delete_label, label`: a group label is governed by its group.
+ * `groupLevel`: the caller's level in the label's group when already read (a project's own group).
+ */
+export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, parent: Parent, label: LabelRow, groupLevel?: number): Promise<void> {
   if (caller.isAdmin) return;
   if (parent.kind === 'project' && label.projectId === parent.project.id) {
     if (!canAdminLabels(caller, parent.level)) throw forbidden();
@@ -106,6 +133,10 @@ export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, pare
   }
   if (parent.kind === 'group' && label.groupId === parent.group.id) {
     if (!canAdminLabels(caller, parent.level)) throw forbidden();
+    return;
+  }
+  if (groupLevel !== undefined && parent.kind === 'project' && label.groupId === parent.namespace.id) {
+    if (!canAdminLabels(caller, groupLevel)) throw forbidden();
     return;
   }
   const group = label.groupId != null ? await c.var.db.select().from(namespaces).where(eq(namespaces.id, label.groupId)).get() : undefined;
