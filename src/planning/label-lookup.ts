@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labels, namespaces, projects } from '../db/schema';
 import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
-import { ACCESS, groupAccess, groupLevelSql, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
+import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { forbidden, notFound } from '../platform/errors';
 import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -93,14 +93,6 @@ export function foundLabel<T>(found: T | undefined): T {
   if (!found) throw notFound('Label');
   return found;
 }
-
-/** The caller's level in a group (GroupMember levels, inherited from ancestors), as a read for a batch. */
-export const groupLevelRead = (db: Db, caller: Caller, groupId: number) =>
-  db
-    .select({ level: (caller.user ? groupLevelSql(caller.user.id) : sql<number>`0`).as('level') })
-    .from(namespaces)
-    .where(eq(namespaces.id, groupId))
-    .limit(1);
 
 export async function loadParent(c: Context<AppEnv>, caller: Caller, kind: 'project' | 'group', id: string): Promise<Parent> {
   if (kind === 'project') {

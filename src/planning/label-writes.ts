@@ -9,14 +9,14 @@ import { batchReads, writeThenRead } from '../db/batch-reads';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
-import { subtreeOf, traversalIds } from '../projects/abilities';
+import { groupAccessRead, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, conflict, forbidden, grapeError, validationFailed } from '../platform/errors';
 import { requestParams } from '../platform/params';
 import { isUniqueViolation } from '../platform/unique';
 import { requireUser } from '../platform/guards';
 import { availableProjectLabelsSql, labelErrors, labelWithExtras, type LabelWithExtras, normalizeColor, sanitizeLabelText } from './labels';
-import { canAdminLabels, findLabel, findLabelQuery, foundLabel, type GroupParent, groupLevelRead, labelMatch, ownScope, type Parent, present, type ProjectParent, projectScope, requireLabelAdmin } from './label-lookup';
+import { canAdminLabels, findLabel, findLabelQuery, foundLabel, type GroupParent, labelMatch, ownScope, type Parent, present, type ProjectParent, projectScope, requireLabelAdmin } from './label-lookup';
 
 const PROMOTE_FAILED = 'Failed to promote project label to group label';
 
@@ -83,7 +83,7 @@ export async function updateLabel(
     findLabelQuery(db, ownScope(parent), idOrTitle),
     set.title !== undefined && parent.kind === 'project' ? titleTaken(eq(labels.projectId, parent.project.id)) : undefined,
     set.title !== undefined && ownGroupId != null ? titleTaken(eq(labels.groupId, ownGroupId)) : undefined,
-    Object.keys(set).length && parent.kind === 'project' && ownGroupId != null && !caller.isAdmin ? groupLevelRead(db, caller, ownGroupId) : undefined,
+    Object.keys(set).length && parent.kind === 'project' && ownGroupId != null && !caller.isAdmin ? groupAccessRead(db, caller.user, ownGroupId) : undefined,
   ]);
   const label = foundLabel(found);
   const badPriority = parent.kind === 'project' ? priorityErrors(p.priority) : {};
@@ -177,7 +177,7 @@ export async function promoteLabel(c: Context<AppEnv>, caller: Caller, parent: P
   const match = labelMatch(ownScope(parent), idOrTitle);
   const titleOfFound = db.select({ title: labels.title }).from(labels).where(match.where).orderBy(...match.order).limit(1);
   const [[levelRow], [found], [existing]] = await batchReads(db, [
-    groupLevelRead(db, caller, group.id),
+    groupAccessRead(db, caller.user, group.id),
     db.select().from(labels).where(match.where).orderBy(...match.order).limit(1),
     db.select().from(labels).where(and(eq(labels.groupId, group.id), inArray(labels.title, titleOfFound))).limit(1),
   ]);
