@@ -32,4 +32,40 @@ describe('epics in few round trips', () => {
     expect(all.body).toHaveLength(2);
     expect(trips(all)).toBe(trips(one));
   });
+
+  it('a page costs 2 round trips; create and update answer in 2, or 3 with a parent and labels to look up', async () => {
+    const owner = await createUser();
+    const path = unique('g');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path } });
+    await api('/user', { token: owner.token }); // the caller is cached from here on
+    const plain = await api(`/groups/${g.body.id}/epics`, { token: owner.token, body: { title: 'Plain' } });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ title: 'Plain', author: { id: owner.id }, subscribed: true, labels: [] });
+    expect(trips(plain)).toBeLessThanOrEqual(2);
+    const child = await api(`/groups/${g.body.id}/epics`, { token: owner.token, body: { title: 'Child', labels: 'a,b', parent_id: plain.body.id } });
+    expect(child.body).toMatchObject({ title: 'Child', parent_iid: plain.body.iid, labels: ['a', 'b'] });
+    expect(trips(child)).toBeLessThanOrEqual(3);
+
+    const edited = await api(`/groups/${g.body.id}/epics/${plain.body.iid}`, { method: 'PUT', token: owner.token, body: { title: 'Edited' } });
+    expect(edited.body).toMatchObject({ iid: plain.body.iid, title: 'Edited', subscribed: true });
+    expect(trips(edited)).toBeLessThanOrEqual(2);
+    const relabelled = await api(`/groups/${g.body.id}/epics/${child.body.iid}`, { method: 'PUT', token: owner.token, body: { add_labels: 'c', remove_labels: 'a', parent_id: 0 } });
+    expect(relabelled.body).toMatchObject({ labels: ['b', 'c'], parent_iid: null });
+    expect(trips(relabelled)).toBeLessThanOrEqual(3);
+    const self = await api(`/groups/${g.body.id}/epics/${child.body.iid}`, { method: 'PUT', token: owner.token, body: { parent_id: child.body.id } });
+    expect(self.body).toEqual({ message: '404 Epic Not Found' });
+
+    await api(`/groups/${g.body.id}/epics`, { token: owner.token, body: { title: 'Third', labels: 'c' } });
+    const one = await api(`/groups/${g.body.id}/epics?per_page=1`, { token: owner.token });
+    const all = await api(`/groups/${g.body.id}/epics?per_page=100`, { token: owner.token });
+    expect([one.body.length, all.body.length]).toEqual([1, 3]);
+    expect(one.headers.get('x-total')).toBe('3');
+    expect(all.body.map((e: { title: string; labels: string[] }) => [e.title, e.labels])).toEqual([
+      ['Third', ['c']],
+      ['Child', ['b', 'c']],
+      ['Edited', []],
+    ]);
+    expect(trips(all)).toBe(trips(one));
+    expect(trips(all)).toBeLessThanOrEqual(2);
+  });
 });
