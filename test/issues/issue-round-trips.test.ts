@@ -5,7 +5,7 @@
  * counted round trips until callers are cached; the numbers may only go down.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, type TestUser, unique } from '../support';
+import { api, createUser, rootToken, type TestUser, unique } from '../support';
 
 const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 
@@ -105,6 +105,26 @@ describe('issue round trips', () => {
     expect(sub.body.subscribed).toBe(false);
     expect(trips(sub)).toBeLessThanOrEqual(3);
     expect((await api(`${base}/${iids[1]}`, { token: dev.token })).body.subscribed).toBe(false);
+  });
+
+  it('an issue by global id (administrators) in one read; a deletion in 3 round trips', async () => {
+    const base = `/projects/${project.id}/issues`;
+    await api('/user', { token: rootToken }); // the caller is cached from here on
+    const byProject = await api(`${base}/${iids[2]}`, { token: rootToken });
+    const byId = await api(`/issues/${byProject.body.id}`, { token: rootToken });
+    expect(byId.status).toBe(200);
+    expect(byId.body).toEqual(byProject.body);
+    expect(byId.body.references.short).toBe(`#${iids[2]}`);
+    expect(trips(byId)).toBeLessThanOrEqual(2);
+    expect((await api('/issues/0', { token: rootToken })).body).toEqual({ message: '404 Not found' });
+
+    const doomed = await api(base, { token: owner.token, body: { title: 'doomed', labels: 'shared', assignee_ids: [dev.id] } });
+    await api('/user', { token: owner.token });
+    const gone = await api(`${base}/${doomed.body.iid}`, { method: 'DELETE', token: owner.token });
+    expect(gone.status).toBe(204);
+    expect(trips(gone)).toBeLessThanOrEqual(3);
+    expect((await api(`${base}/${doomed.body.iid}`, { token: owner.token })).status).toBe(404);
+    expect((await api(`${base}/${doomed.body.iid}`, { method: 'DELETE', token: owner.token })).body).toEqual({ message: '404 Issue Not Found' });
   });
 
   it('participants, to-dos and user counts within the budget', async () => {
