@@ -68,4 +68,32 @@ describe('epics in few round trips', () => {
     expect(trips(all)).toBe(trips(one));
     expect(trips(all)).toBeLessThanOrEqual(2);
   });
+
+  it("an epic's issues: 2 round trips whatever the page size, only the issues the caller may read", async () => {
+    const owner = await createUser();
+    const reader = await createUser();
+    const path = unique('g');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } });
+    const open = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: g.body.id, visibility: 'public' } })).body;
+    const closed = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: g.body.id, visibility: 'private' } })).body;
+    const e = (await api(`/groups/${g.body.id}/epics`, { token: owner.token, body: { title: 'Container' } })).body;
+    const mk = async (pid: number, body: Record<string, unknown>) => (await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: unique('i'), epic_id: e.id, labels: 'x', ...body } })).body;
+    const visible = [await mk(open.id, {}), await mk(open.id, { assignee_ids: [owner.id] })];
+    const secret = await mk(open.id, { confidential: true });
+    const hidden = await mk(closed.id, {});
+    const url = `/groups/${g.body.id}/epics/${e.iid}/issues`;
+
+    await api('/user', { token: owner.token }); // the caller is cached from here on
+    const one = await api(`${url}?per_page=1`, { token: owner.token });
+    const all = await api(`${url}?per_page=100`, { token: owner.token });
+    expect(all.body.map((i: { id: number }) => i.id).sort()).toEqual([...visible, secret, hidden].map((i) => i.id).sort());
+    expect(one.headers.get('x-total')).toBe('4');
+    expect(all.body.find((i: { id: number }) => i.id === visible[1].id)).toMatchObject({ labels: ['x'], assignees: [{ id: owner.id }], epic_iid: e.iid });
+    expect(trips(one)).toBe(trips(all));
+    expect(trips(all)).toBeLessThanOrEqual(2);
+
+    const asReader = await api(url, { token: reader.token });
+    expect(asReader.body.map((i: { id: number }) => i.id).sort()).toEqual(visible.map((i) => i.id).sort());
+    expect(asReader.headers.get('x-total')).toBe('2');
+  });
 });
