@@ -11,10 +11,11 @@ import { labels, namespaces, projects } from '../db/schema';
 import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { forbidden, notFound } from '../platform/errors';
-import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { batchReads } from '../db/batch-reads';
 import { requestParams } from '../platform/params';
 import { findReadableGroup } from '../projects/groups';
-import { availableProjectLabelsSql, labelWithExtras, type LabelWithExtras, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
+import { availableProjectLabelsSql, labelCountsFrom, type LabelCounts, labelCountsQuery, labelWithExtras, type LabelWithExtras, planningAvailable, loadLabelPriorities, loadLabelSubscriptions } from './labels';
 import { findReadableProject } from '../projects/projects';
 import { decimalId } from '../platform/record-id';
 
@@ -136,20 +137,19 @@ export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, pare
   if (!canAdminLabels(caller, level)) throw forbidden();
 }
 
-/** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel. */
-export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: (LabelRow | LabelWithExtras)[], withCounts = false) {
+/** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel; `counts` as read with the page (labelCountsQuery). */
+export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: (LabelRow | LabelWithExtras)[], counts?: Map<number, LabelCounts>) {
   const db = c.var.db;
   const ids = rows.map((l) => l.id);
   const projectId = parent.kind === 'project' ? parent.project.id : null;
   // Rows read with `labelWithExtras` carry their subscription and priority already.
   const carried = rows.every((l) => 'subscribed' in l);
-  const [subscribed, priorities, counts] = await Promise.all([
+  const [subscribed, priorities] = await Promise.all([
     carried ? new Set(rows.filter((l) => (l as LabelWithExtras).subscribed).map((l) => l.id)) : loadLabelSubscriptions(db, caller.user?.id ?? null, ids, projectId),
     carried ? new Map(rows.map((l) => [l.id, (l as LabelWithExtras).priority ?? undefined] as const).filter((e): e is [number, number] => e[1] != null)) : projectId != null ? loadLabelPriorities(db, projectId, ids) : Promise.resolve(new Map<number, number>()),
-    withCounts ? loadLabelCounts(db, caller, rows) : Promise.resolve(null),
   ]);
   return rows.map((l) => {
-    const x = { subscribed: subscribed.has(l.id), counts: counts?.get(l.id) ?? null };
+    const x = { subscribed: subscribed.has(l.id), counts: counts ? (counts.get(l.id) ?? { openIssues: 0, closedIssues: 0, openMergeRequests: 0 }) : null };
     return parent.kind === 'project' ? projectLabelEntity(l, { ...x, priority: priorities.get(l.id) ?? null }) : labelEntity(l, x);
   });
 }
@@ -165,19 +165,18 @@ export async function list(
   const db = c.var.db;
   const where = and(scope, p.search ? searchSql(p.search) : undefined, p.archived !== undefined ? eq(labels.archived, p.archived) : undefined);
   const raw = await requestParams(c);
-  const rows = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, defaults),
-    (limit, offset) =>
-      db
-        .select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null))
-        .from(labels)
-        .where(where)
-        .orderBy(asc(labels.title), asc(labels.id))
-        .limit(limit)
-        .offset(offset),
-    (limit) => countUpToQuery(db, labels, where, limit),
-  );
-  return c.json(await present(c, caller, parent, rows, p.with_counts));
+  const req = pageRequest(p, raw.per_page);
+  // The page (with each label's subscription and priority), its bounded count and, when asked, the
+  // issue counts hung off the page query: one round trip whatever the page size.
+  const page = db
+    .select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null))
+    .from(labels)
+    .where(where)
+    .orderBy(asc(labels.title), asc(labels.id))
+    .limit(req.perPage)
+    .offset(req.offset);
+  const [rows, [n], counts] = await batchReads(db, [page, countUpToQuery(db, labels, where, MAX_COUNT + 1), p.with_counts ? labelCountsQuery(db, caller, sql`SELECT id FROM (${page.getSQL()})`) : undefined]);
+  const total = Number(n?.n ?? 0);
+  setPaginationHeaders(c, req, linkParamsFrom(raw, defaults), total > MAX_COUNT ? null : total, rows.length);
+  return c.json(await present(c, caller, parent, rows, counts ? labelCountsFrom(counts) : undefined));
 }
