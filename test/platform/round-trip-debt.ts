@@ -18,7 +18,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'DELETE /api/v4/users/:id': 12,
   'GET /api/v4/groups/:id/epics/:epic_id/notes': 7,
   'GET /api/v4/groups/:id/epics/:epic_id/notes/:note_id': 6,
-  'GET /api/v4/groups/:id/issues': 4,
   'GET /api/v4/groups/:id/members': 6,
   'GET /api/v4/groups/:id/members/:user_id': 5,
   'GET /api/v4/groups/:id/members/all': 6,
