@@ -68,10 +68,11 @@ describe('issue round trips', () => {
     const path = unique('g');
     const g = (await api('/groups', { token: owner.token, body: { name: path, path } })).body;
     const ps = [];
-    for (let k = 0; k < 3; k++) ps.push((await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: g.id } })).body);
+    // More projects than D1's five terms of a compound SELECT (the union nests its arms).
+    for (let k = 0; k < 7; k++) ps.push((await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: g.id } })).body);
     // Interleaved across projects, some closed.
     for (let k = 0; k < 7; k++) {
-      const pid = ps[k % 3].id;
+      const pid = ps[(k * 3) % 7].id;
       const i = (await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: `u${k}` } })).body;
       if (k % 4 === 0) await api(`/projects/${pid}/issues/${i.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
     }
