@@ -3,7 +3,7 @@
  * of a page in a fixed number of queries, the insert used by create and by issue promotion.
  */
 import { and, count, eq, inArray, type SQL, sql, type SQLWrapper } from 'drizzle-orm';
-import { batchReads, inJson } from '../db/batch-reads';
+import { batchReads, inJson, writeThenRead } from '../db/batch-reads';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
@@ -158,6 +158,18 @@ export async function presentEpics(
   });
 }
 
+/**
+ * An epic write and its answer in one round trip: `writes` run (all or none), then the epic `id`
+ * names (SQL evaluated inside the batch, after the writes) and its entity's extras with the
+ * caller's subscription. Returns undefined when the epic is not there after the writes.
+ */
+export async function writeAndPresentEpic(c: Context<AppEnv>, caller: Caller, writes: BatchItem<'sqlite'>[], id: SQL, contextGroupId: number) {
+  const db = c.var.db;
+  const [rows, ...extras] = await writeThenRead(db, writes, [db.select().from(epics).where(sql`${epics.id} = ${id}`).limit(1), ...epicExtrasReads(db, caller, (col) => sql`${col} = ${id}`, true)]);
+  if (!rows[0]) return undefined;
+  return (await presentEpics(c, caller, rows, { contextGroupId, includeSubscribed: true }, extras as unknown as EpicExtras))[0];
+}
+
 /** The id of the epic inserted earlier in the same batch (its iid is the group's current `epics` counter). */
 export const newEpicIdSql = (groupId: number) =>
   sql<number>`(select ${epics.id} from ${epics} where ${epics.groupId} = ${groupId} and ${epics.iid} = (select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${groupId}))`;
@@ -178,8 +190,19 @@ export function epicInsertStatements(db: Db, v: Omit<typeof epics.$inferInsert, 
  * titles become group labels when `create` (admin_label), else they are dropped.
  */
 export async function findOrBuildGroupLabels(db: Db, group: NamespaceRow, titles: string[], now: number, create: boolean) {
+  const read = groupLabelsRead(db, group, titles);
+  return buildGroupLabels(db, group, titles, read ? await read : [], now, create);
+}
+
+/** The read of `findOrBuildGroupLabels`, for a batch: labels of the group and its ancestors by title (undefined: no title). */
+export function groupLabelsRead(db: Db, group: NamespaceRow, titles: string[]) {
   const wanted = normalizeLabelTitles(titles);
-  const rows = wanted.length ? await db.select().from(labels).where(and(inArray(labels.groupId, traversalIds(group)), titleIn(wanted))).all() : [];
+  return wanted.length ? db.select().from(labels).where(and(inArray(labels.groupId, traversalIds(group)), titleIn(wanted))) : undefined;
+}
+
+/** The rest of `findOrBuildGroupLabels`, from `groupLabelsRead`'s rows. */
+export function buildGroupLabels(db: Db, group: NamespaceRow, titles: string[], rows: LabelRow[], now: number, create: boolean) {
+  const wanted = normalizeLabelTitles(titles);
   const byTitle = new Map<string, LabelRow>();
   // The nearest group's label wins (deeper groups have longer traversal paths; ids grow downwards in practice).
   const depth = new Map(traversalIds(group).map((id, i) => [id, i]));

@@ -61,6 +61,14 @@ export async function groupAccess(db: Db, user: UserRow | null, group: Namespace
   return maxLevel(db, user.id, null, traversalIds(group));
 }
 
+/** `groupAccess` as an unexecuted read for a batch (`[{ level }]`; no row for a missing group). */
+export const groupAccessRead = (db: Db, user: UserRow | null, groupId: number) =>
+  db
+    .select({ level: (user ? groupLevelSql(user.id) : sql<number>`0`).as('level') })
+    .from(namespaces)
+    .where(eq(namespaces.id, groupId))
+    .limit(1);
+
 /** Visibility alone: public to all, internal to signed-in users who are not external. */
 export function visibilityAllows(caller: Caller, visibility: string): boolean {
   if (visibility === 'public') return true;
