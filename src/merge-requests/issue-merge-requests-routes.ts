@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { findReadableIssue } from '../issues/issues';
-import { closedByMergeRequests, relatedMergeRequestsForIssue } from './issue-merge-requests';
+import { findReadableIssue, findReadableIssueWith } from '../issues/issues';
+import { closedByMergeRequests, relatedMergeRequestsRead, sortRelated } from './issue-merge-requests';
 import { MergeRequestBasicSchema, MergeRequestSchema } from './merge-request-entity';
 import { presentMergeRequests } from './merge-request-presenter';
 import { arrayPage } from '../issues/issue-details-routes';
@@ -28,8 +28,9 @@ export function mountIssueMergeRequests(r: Router) {
       responses: { 200: z.array(MergeRequestSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const list = await relatedMergeRequestsForIssue(c, caller, found.issue.id, found.project.id);
+      // The related merge requests come with the issue (one round trip); presenting the page is the second.
+      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId) => [relatedMergeRequestsRead(c.var.db, caller, issueId)] as const);
+      const list = sortRelated(found.reads[0], found.project.id);
       const page = await arrayPage(c, p, list);
       return c.json(await presentMergeRequests(c, caller, page, { project: found.project, full: true, withoutSubscribed: true }));
     },
