@@ -13,7 +13,7 @@ import type { MergeRequestRow } from './merge-request-entity';
 /**
  * related_merge_requests: every merge request whose description mentions or closes the issue
  * (`issueId` may be a sub-select), that the caller may read, unsorted (sortRelated), unexecuted: for
- * the batch that finds the issue. Separate INs, not one UNION: D1 caps compound selects.
+ * the batch that finds the issue.
  */
 export function relatedMergeRequestsRead(db: Db, caller: Caller, issueId: SQL) {
   return db
@@ -21,14 +21,13 @@ export function relatedMergeRequestsRead(db: Db, caller: Caller, issueId: SQL) {
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(
-      and(
-        sql`(${mergeRequests.id} IN (SELECT x.merge_request_id FROM merge_requests_closing_issues x WHERE x.issue_id IN (${issueId}))
-          OR ${mergeRequests.id} IN (SELECT x.merge_request_id FROM merge_request_mentioned_issues x WHERE x.issue_id IN (${issueId})))`,
-        mergeRequestVisibleSql(caller),
-      ),
-    );
+    .where(and(sql`${mergeRequests.id} IN ${relatedMergeRequestIds(issueId)}`, mergeRequestVisibleSql(caller)));
 }
+
+/** The ids of the merge requests that close or mention the issue, readable or not: a parenthesised sub-select. */
+export const relatedMergeRequestIds = (issueId: SQL) =>
+  sql`(SELECT x.merge_request_id FROM merge_requests_closing_issues x WHERE x.issue_id IN (${issueId})
+    UNION SELECT x.merge_request_id FROM merge_request_mentioned_issues x WHERE x.issue_id IN (${issueId}))`;
 
 /** Gitlab::IssuableSorter: those of `projectId` first by iid, then the others by their full reference. */
 export function sortRelated(rows: { mr: MergeRequestRow; path: string }[], projectId: number): MergeRequestRow[] {
