@@ -5,6 +5,7 @@
  * the second.
  */
 import { asc, eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
@@ -30,11 +31,8 @@ export function mountMergeRequestClosesIssues(r: Router) {
     r.route(
       { method: 'GET', path: `/projects/:id/merge_requests/:merge_request_iid/${path}`, summary, tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(IssueSchema) } },
       async ({ c, p, caller }) => {
-        const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => {
-          const list = linkedIssueReads(c.var.db, caller, mrId, which);
-          return { list: [...list], unflatten: (results) => results as unknown as LinkedIssueResults };
-        });
-        const rows = visibleIssues(caller, found.loaded as LinkedIssueResults);
+        const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => linkedIssueReads(c.var.db, caller, mrId, which));
+        const rows = visibleIssues(caller, found.loaded!);
         const raw = await requestParams(c);
         const page = await paginate(
           c,
@@ -50,11 +48,15 @@ export function mountMergeRequestClosesIssues(r: Router) {
 }
 
 type LinkedIssue = { issue: IssueRow; project: ProjectRow; namespace: NamespaceRow; level: number; assignees: string };
-type LinkedIssueResults = [{ issueId: number }[], { issueId: number }[] | undefined, LinkedIssue[]];
+interface LinkedIssues {
+  closing: { issueId: number }[];
+  mentioned: { issueId: number }[];
+  rows: LinkedIssue[];
+}
 
 /**
  * The issues a merge request closes (or closes and mentions), each with its project, the caller's
- * level there and its assignees (for confidential issues), and the two link lists for their order.
+ * level there and its assignees (for confidential issues), and the link lists that give their order.
  * Columns aliased apart: a D1 batch keys rows by column name.
  */
 function linkedIssueReads(db: Db, caller: Caller, mrId: SQL, which: 'closing' | 'all') {
@@ -62,9 +64,7 @@ function linkedIssueReads(db: Db, caller: Caller, mrId: SQL, which: 'closing' | 
   const mr = mrId as unknown as number;
   const closing = sql`${issues.id} IN (SELECT x.issue_id FROM merge_requests_closing_issues x WHERE x.merge_request_id = ${mrId})`;
   const linked = which === 'all' ? sql`(${closing} OR ${issues.id} IN (SELECT x.issue_id FROM merge_request_mentioned_issues x WHERE x.merge_request_id = ${mrId}))` : closing;
-  return [
-    db.select({ issueId: mergeRequestsClosingIssues.issueId }).from(mergeRequestsClosingIssues).where(eq(mergeRequestsClosingIssues.mergeRequestId, mr)).orderBy(asc(mergeRequestsClosingIssues.id)),
-    which === 'all' ? db.select({ issueId: mergeRequestMentionedIssues.issueId }).from(mergeRequestMentionedIssues).where(eq(mergeRequestMentionedIssues.mergeRequestId, mr)) : undefined,
+  const list: BatchItem<'sqlite'>[] = [
     db
       .select({
         issue: issues,
@@ -77,14 +77,15 @@ function linkedIssueReads(db: Db, caller: Caller, mrId: SQL, which: 'closing' | 
       .innerJoin(projects, eq(projects.id, issues.projectId))
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(linked),
-  ].filter((q) => q !== undefined);
+    db.select({ issueId: mergeRequestsClosingIssues.issueId }).from(mergeRequestsClosingIssues).where(eq(mergeRequestsClosingIssues.mergeRequestId, mr)).orderBy(asc(mergeRequestsClosingIssues.id)),
+  ];
+  if (which === 'all') list.push(db.select({ issueId: mergeRequestMentionedIssues.issueId }).from(mergeRequestMentionedIssues).where(eq(mergeRequestMentionedIssues.mergeRequestId, mr)));
+  const unflatten = (r: readonly unknown[]): LinkedIssues => ({ rows: r[0] as LinkedIssue[], closing: r[1] as LinkedIssues['closing'], mentioned: (r[2] ?? []) as LinkedIssues['mentioned'] });
+  return { list, unflatten };
 }
 
 /** The linked issues the caller may read (project, issues feature, confidentiality), closing ones first in link order. */
-function visibleIssues(caller: Caller, loaded: LinkedIssueResults): IssueRow[] {
-  const [closing, ...rest] = loaded;
-  const mentioned = rest.length === 2 ? (rest[0] as { issueId: number }[]) : [];
-  const rows = rest[rest.length - 1] as LinkedIssue[];
+function visibleIssues(caller: Caller, { closing, mentioned, rows }: LinkedIssues): IssueRow[] {
   const ids = [...new Set([...closing, ...mentioned].map((r) => r.issueId))];
   const order = new Map(ids.map((id, i) => [id, i]));
   return rows

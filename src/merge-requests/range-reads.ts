@@ -12,7 +12,7 @@ import { repoCommitFiles } from '../db/schema';
 import { diffManifests, type FileChange } from '../repository/diffs';
 import { commitsBetweenQuery, newestFirst } from '../repository/history';
 import { cachedManifest, type CommitRow, type Manifest, manifestWhere, rememberManifest } from '../repository/repository-store';
-import { factCache } from '../repository/sha-cache';
+import { manifestCache } from '../repository/sha-cache';
 
 export interface RangeWant {
   commits?: boolean;
@@ -31,7 +31,8 @@ const commitsKey = (projectId: number, base: string | null, head: string) => `ra
 
 /** The range's commits and/or changed files: from the caches, else one round trip for all that is missing. */
 export async function loadRange(db: Db, projectId: number, base: string | null, head: string, want: RangeWant): Promise<Range> {
-  const commitCache = factCache<CommitRow[]>(db);
+  // A range's commits are rows, like a manifest's files: kept among the (fewer) manifests.
+  const commitCache = manifestCache<CommitRow[]>(db);
   const knownCommits = want.commits ? commitCache.get(commitsKey(projectId, base, head)) : [];
   const knownBase: Manifest | undefined = !want.changes || !base ? new Map() : cachedManifest(db, projectId, base);
   const knownHead: Manifest | undefined = want.changes ? cachedManifest(db, projectId, head) : new Map();
