@@ -115,4 +115,30 @@ describe('merge request sub-resources within 2 round trips', () => {
       expect(trips(hundred), url).toBe(trips(one));
     }
   });
+  it('closing and related issues of another project: confidential ones only for who may read them (assignee, level)', async () => {
+    // A public project's merge request closes issues of another public project where the reader is no member.
+    const reader = await createUser();
+    const path = unique('pub');
+    const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } })).body;
+    const mk = async (name: string) => (await api('/projects', { token: owner.token, body: { path: name, namespace_id: group.id, visibility: 'public' } })).body;
+    const [a, b] = [await mk('a'), await mk('b')];
+    const issue = async (body: Record<string, unknown>) => (await api(`/projects/${b.id}/issues`, { token: owner.token, body })).body.iid as number;
+    const open = await issue({ title: 'open' });
+    const mine = await issue({ title: 'assigned', confidential: true, assignee_ids: [reader.id] });
+    const hidden = await issue({ title: 'hidden', confidential: true });
+    expect((await api(`/projects/${a.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'r', content: 'r' }] } })).status).toBe(201);
+    expect((await api(`/projects/${a.id}/repository/branches`, { token: owner.token, body: { branch: 'f', ref: 'main' } })).status).toBe(201);
+    expect((await api(`/projects/${a.id}/repository/commits`, { token: owner.token, body: { branch: 'f', commit_message: 'f', actions: [{ action: 'create', file_path: 'f', content: 'f' }] } })).status).toBe(201);
+    const ref = `${path}/b`;
+    const description = `Closes ${ref}#${open}, ${ref}#${mine} and ${ref}#${hidden}`;
+    const created = await api(`/projects/${a.id}/merge_requests`, { token: owner.token, body: { title: 'x', source_branch: 'f', target_branch: 'main', description } });
+    expect(created.status, created.text).toBe(201);
+    for (const sub of ['closes_issues', 'related_issues']) {
+      const url = `/projects/${a.id}/merge_requests/${created.body.iid}/${sub}`;
+      expect((await api(url, { token: owner.token })).body.map((i: { iid: number }) => i.iid)).toEqual([open, mine, hidden]);
+      const seen = await measured(url, reader.token);
+      expect(seen.body.map((i: { iid: number }) => i.iid)).toEqual([open, mine]);
+      expect(trips(seen)).toBeLessThanOrEqual(2);
+    }
+  });
 });
