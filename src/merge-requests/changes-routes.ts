@@ -28,7 +28,7 @@ export function mountMergeRequestChanges(r: Router) {
     async ({ c, p, caller }) => {
       const { project, live, fullPath } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
       const rows = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { commits: true })).commits : [];
-      return arrayPage(c, p, repo.commitEntities(c, rows, fullPath));
+      return c.json(repo.commitEntities(c, await arrayPage(c, p, rows), fullPath));
     },
   );
 
@@ -49,20 +49,20 @@ export function mountMergeRequestChanges(r: Router) {
     async ({ c, p, caller }) => {
       const { project, live } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
       const changes = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes : [];
-      return arrayPage(c, p, await repo.diffEntities(c, project.id, changes, { unidiff: p.unidiff }));
+      // Only the page's files are diffed (their blobs read from the object store).
+      return c.json(await repo.diffEntities(c, project.id, await arrayPage(c, p, changes), { unidiff: p.unidiff }));
     },
   );
 }
 
-/** A list computed whole, paginated in memory (no storage). */
-async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]) {
+/** The page of a list computed whole, with GitLab's pagination headers (no storage). */
+async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: readonly T[]): Promise<T[]> {
   const raw = await requestParams(c);
-  const page = await paginate(
+  return paginate(
     c,
     pageRequest(p, raw.per_page),
     linkParamsFrom(raw, {}),
     async (limit, offset) => list.slice(offset, offset + limit),
     async (limit) => Math.min(list.length, limit),
   );
-  return c.json(page);
 }

@@ -61,6 +61,10 @@ describe('merge request sub-resources within 2 round trips', () => {
     expect(diffs.body.map((d: { new_path: string }) => d.new_path)).toEqual(['a.txt', 'b.txt']);
     expect(diffs.body[0].diff).toBe('@@ -0,0 +1 @@\n+a\n');
     expect(trips(diffs)).toBeLessThanOrEqual(2);
+    const second = await api(`${base}/diffs?per_page=1&page=2`, { token: owner.token });
+    expect(second.body.map((d: { new_path: string }) => d.new_path)).toEqual(['b.txt']);
+    expect(second.headers.get('x-total')).toBe('2');
+    expect(second.body[0].diff).toBe('@@ -0,0 +1 @@\n+b\n');
     const changes = await measured(`${base}/changes`, owner.token);
     expect(changes.body.changes.map((d: { new_path: string }) => d.new_path)).toEqual(['a.txt', 'b.txt']);
     expect(changes.body.changes_count).toBe('2');
