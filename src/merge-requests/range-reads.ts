@@ -8,10 +8,11 @@
  */
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { repoCommitFiles } from '../db/schema';
+import type { repoCommitFiles } from '../db/schema';
 import { diffManifests, type FileChange } from '../repository/diffs';
-import { commitsBetweenQuery, newestFirst } from '../repository/history';
-import { cachedManifest, type CommitRow, type Manifest, manifestWhere, rememberManifest } from '../repository/repository-store';
+import { commitsBetweenRows, newestFirst } from '../repository/history';
+import { manifestRows } from '../repository/history-reads';
+import { cachedManifest, type CommitRow, type Manifest, rememberManifest } from '../repository/repository-store';
 import { manifestCache } from '../repository/sha-cache';
 
 export interface RangeWant {
@@ -39,9 +40,9 @@ export async function loadRange(db: Db, projectId: number, base: string | null, 
   const queries: BatchItem<'sqlite'>[] = [];
   const slot = (q: BatchItem<'sqlite'> | undefined) => (q ? queries.push(q) - 1 : -1);
   const at = {
-    commits: slot(knownCommits ? undefined : commitsBetweenQuery(db, projectId, base, head)),
-    base: slot(knownBase || !base ? undefined : db.select().from(repoCommitFiles).where(manifestWhere(projectId, base))),
-    head: slot(knownHead ? undefined : db.select().from(repoCommitFiles).where(manifestWhere(projectId, head))),
+    commits: slot(knownCommits ? undefined : commitsBetweenRows(db, projectId, base, head)),
+    base: slot(knownBase || !base ? undefined : manifestRows(db, projectId, base)),
+    head: slot(knownHead ? undefined : manifestRows(db, projectId, head)),
   };
   const results = (queries.length === 0 ? [] : queries.length === 1 ? [await queries[0]] : await db.batch(queries as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
   let commits = knownCommits;

@@ -51,23 +51,6 @@ export async function commitsBetween(db: Db, projectId: number, base: string | n
   return (await commitsBetweenRows(db, projectId, base, head)).sort(newestFirst);
 }
 
-/**
- * `git log base..head` as ONE statement (the commit rows whose shas are in the range), to run alone
- * or inside a batch; unordered: sort with `newestFirst`.
- */
-export const commitsBetweenQuery = (db: Db, projectId: number, base: string | null, head: string) =>
-  db
-    .select()
-    .from(repoCommits)
-    .where(
-      and(
-        eq(repoCommits.projectId, projectId),
-        base
-          ? sql`${repoCommits.sha} IN (WITH RECURSIVE ${ancestry('h', projectId, head)}, ${ancestry('b', projectId, base)} SELECT sha FROM h EXCEPT SELECT sha FROM b)`
-          : sql`${repoCommits.sha} IN (WITH RECURSIVE ${ancestry('h', projectId, head)} SELECT sha FROM h)`,
-      ),
-    );
-
 export async function isAncestor(db: Db, projectId: number, ancestor: string, of: string): Promise<boolean> {
   const rows = await db.all<{ one: number }>(sql`WITH RECURSIVE ${ancestry('h', projectId, of)} SELECT 1 AS one FROM h WHERE sha = ${ancestor} LIMIT 1`);
   return rows.length > 0;
