@@ -23,7 +23,7 @@ type Results<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: Awaited
  */
 export async function findMergeRequestLive<const Q extends readonly BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, iid: number, extra: (mrId: SQL) => Q) {
   const found = await findReadableMergeRequestWith(c, caller, id, iid, (mrId) => ({ list: [headsRead(c.var.db, mrId), ...extra(mrId)], unflatten: (results) => results }));
-  // An iid that is no integer is a 404 before anything is loaded.
+  // The merge request was found (else a 404), so its reads were loaded.
   const [heads, ...rest] = found.loaded as [BranchHead[], ...unknown[]];
   const live = await liveStateFromHeads(c, found.mr, heads, { mergeMethod: found.project.mergeMethod });
   return { ...found, live, extra: rest as unknown as Results<Q>, fullPath: `${found.namespace.fullPath}/${found.project.path}` };
@@ -37,7 +37,8 @@ export async function findMergeRequestLive<const Q extends readonly BatchItem<'s
 export async function findMergeRequestToPresent(c: Context<AppEnv>, caller: Caller, id: string, iid: number, presenting: PresentMrOptions) {
   let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
   const found = await findReadableMergeRequestWith(c, caller, id, iid, (mrId, projectId) => {
-    const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, iid);
+    // An iid beyond SQLite's integers matches nothing, as in the lookup's own sub-select.
+    const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, Number.isSafeInteger(iid) ? iid : -1);
     const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
     return {
       list: [...own.list, ...(approvals?.list ?? [])],
