@@ -8,7 +8,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, type TestUser, unique } from '../support';
 
-const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
+const trips = (res: { headers: Headers }) => {
+  // No read is sent twice in one request either.
+  expect(res.headers.get('x-storage-repeated-reads')).toBe('0');
+  return Number(res.headers.get('x-storage-round-trips'));
+};
 
 let owner: TestUser;
 let dev: TestUser;
