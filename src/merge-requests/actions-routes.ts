@@ -1,6 +1,6 @@
 /**
  * Merge request actions (GitLab lib/api/merge_requests.rb, subscriptions.rb): merge, cancel
- * auto-merge, subscribe/unsubscribe, and the repository views (commits, changes, diffs).
+ * auto-merge, subscribe/unsubscribe; the repository views (commits, changes, diffs) are changes-routes.ts.
  */
 import { and, eq } from 'drizzle-orm';
 import { mergeRequests, subscriptions } from '../db/schema';

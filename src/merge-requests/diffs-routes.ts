@@ -1,7 +1,8 @@
 /**
  * Merge request diff versions (GitLab lib/api/merge_request_diffs.rb: `before { authenticate! }`)
  * and the raw diff (lib/api/merge_requests.rb raw_diffs). Versions are written by
- * diffs.ts; their commits and files are computed from base..head.
+ * diffs.ts; their commits and files are those of base..head (range-reads.ts: the isolate's sha
+ * caches, else one batch), the version itself read with the merge request.
  */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
