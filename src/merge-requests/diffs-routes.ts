@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { mergeRequestDiffs } from '../db/schema';
 import { type MergeRequestDiffRow, mergeRequestDiffEntity, mergeRequestDiffFullEntity, MergeRequestDiffFullSchema, MergeRequestDiffSchema } from './diff-entity';
 import { recordNotFound } from '../platform/errors';
-import { countUpToQuery, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { raw } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
@@ -41,17 +41,16 @@ export function mountMergeRequestDiffs(r: Router) {
       responses: { 200: z.array(MergeRequestDiffSchema) },
     },
     async ({ c, p, caller }) => {
-      const { mr } = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, () => ({ list: [], unflatten: () => undefined }));
       const db = c.var.db;
       const raw = await requestParams(c);
-      // `merge_request.merge_request_diffs.order_id_desc`, paginated: the page and its count in one batch.
-      const rows = await paginate(
-        c,
-        pageRequest(p, raw.per_page),
-        linkParamsFrom(raw, {}),
-        (limit, offset) => versionsPage(db, mr.id, limit, offset),
-        (limit) => countUpToQuery(db, mergeRequestDiffs, eq(mergeRequestDiffs.mergeRequestId, mr.id), limit),
-      );
+      const req = pageRequest(p, raw.per_page);
+      // `merge_request.merge_request_diffs.order_id_desc`, paginated: the page and its count come with the merge request.
+      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => ({
+        list: [versionsPage(db, mrId, req.perPage, req.offset), countUpToQuery(db, mergeRequestDiffs, eq(mergeRequestDiffs.mergeRequestId, mrId as unknown as number), MAX_COUNT + 1)],
+        unflatten: (results) => ({ rows: results[0] as MergeRequestDiffRow[], n: Number((results[1] as { n: number }[])[0]?.n ?? 0) }),
+      }));
+      const { rows, n } = found.loaded!;
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       return c.json(rows.map(mergeRequestDiffEntity));
     },
   );

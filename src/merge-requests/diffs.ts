@@ -59,9 +59,15 @@ export function versionInsert(db: Db, mergeRequestId: number | SQL<number>, v: D
 export const newestVersionIdSql = (mergeRequestId: number) =>
   sql<number>`(SELECT max(${mergeRequestDiffs.id}) FROM ${mergeRequestDiffs} WHERE ${mergeRequestDiffs.mergeRequestId} = ${mergeRequestId})`;
 
-/** A page of versions, newest first, unexecuted (for paginate's batch with the count). */
-export const versionsPage = (db: Db, mergeRequestId: number, limit: number, offset: number) =>
-  db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(limit).offset(offset);
+/** A page of versions, newest first (`mergeRequestId` may be a sub-select), unexecuted: for the batch that finds the merge request. */
+export const versionsPage = (db: Db, mergeRequestId: number | SQL, limit: number, offset: number) =>
+  db
+    .select()
+    .from(mergeRequestDiffs)
+    .where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId as number))
+    .orderBy(desc(mergeRequestDiffs.id))
+    .limit(limit)
+    .offset(offset);
 
 /** One version of a merge request (`mergeRequestId` may be a sub-select), unexecuted: for the batch that finds the merge request. */
 export const versionQuery = (db: Db, mergeRequestId: number | SQL, id: number) =>

@@ -95,6 +95,11 @@ describe('merge request sub-resources within 2 round trips', () => {
     expect((await api(`${base}/changes`, { token: owner.token })).body.changes).toHaveLength(3);
     const newest = await api(`${base}/versions`, { token: owner.token });
     expect(newest.body).toHaveLength(2);
+    expect(newest.headers.get('x-total')).toBe('2');
+    const older = await api(`${base}/versions?per_page=1&page=2`, { token: owner.token });
+    expect(older.body.map((v: { id: number }) => v.id)).toEqual([newest.body[1].id]);
+    expect(older.headers.get('x-prev-page')).toBe('1');
+    expect(older.headers.get('x-total-pages')).toBe('2');
     expect((await api(`${base}/versions/${newest.body[0].id}`, { token: owner.token })).body.commits).toHaveLength(3);
     expect((await api(`${base}/raw_diffs`, { token: owner.token })).text).toContain('b/c2.txt');
   });
