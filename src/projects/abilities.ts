@@ -166,9 +166,9 @@ const PROJECT_ID = sql.raw('"projects"."id"');
 
 /**
  * SQL: the caller's highest level in a project row (joined with `namespaces`), for `min_access_level`
- * and `membership` filters.
+ * and `membership` filters. `userId` may be a column (each user's level in one project).
  */
-export function projectLevelSql(userId: number) {
+export function projectLevelSql(userId: number | SQL) {
   return sql<number>`max(
     CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
     coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()})), 0),
