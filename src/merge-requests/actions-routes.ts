@@ -17,9 +17,11 @@ import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeR
 import { CommitSchema, DiffSchema } from '../repository/commit-entity';
 import { isApproved, liveState } from './live-state';
 import { mergeMergeRequest } from './merge';
-import { canBeMergedBy, findProjectMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds, notAllowed } from './merge-request-access';
+import { bothReads, branchRuleReads, canBeMergedBy, findProjectMergeRequest, findProjectMergeRequestWith, findReadableMergeRequest, findReadableMergeRequestWith, notAllowed, peopleReads } from './merge-request-access';
+import { writeAndPresentMergeRequest } from './merge-request-answer';
+import { withReadMemo } from '../platform/read-memo';
 import { mergeRequestChanges, MergeRequestChangesSchema, MergeRequestSchema } from './merge-request-entity';
-import { presentMergeRequest, subscribedToMergeRequest } from './merge-request-presenter';
+import { presentMergeRequest, subscribedFrom, subscriptionReads } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { systemNoteInsert } from '../issuables/system-notes';
 
@@ -103,20 +105,23 @@ export function mountMergeRequestActions(r: Router) {
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const { mr, project, level } = found;
-      // can_cancel_auto_merge?: who can merge, or who set it.
-      if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch)) && mr.mergeUserId !== user.id) throw unauthorized();
-      // AutoMergeService#cancel: 406 when nothing is scheduled.
-      if (!mr.mergeWhenPipelineSucceeds || mr.state !== 'opened') throw new ApiError(406, { message: "Can't cancel the automatic merge" });
       const db = c.var.db;
-      const now = Date.now();
-      await db.batch([
-        db.update(mergeRequests).set({ mergeWhenPipelineSucceeds: false, mergeUserId: null, updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
-        systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: 'canceled the automatic merge', at: now }),
-      ]);
-      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
-      return c.json(await presentMergeRequest(c, caller, row!, { project }), 201);
+      // Two round trips: the project, the merge request and the branch rules; then the write and its answer.
+      return withReadMemo(c, async () => {
+        const found = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (_mrId, projectId) => branchRuleReads(db, projectId));
+        const { mr, project, level } = found;
+        found.loaded.prime(c, [{ projectId: project.id, name: mr.targetBranch }]);
+        // can_cancel_auto_merge?: who can merge, or who set it.
+        if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch)) && mr.mergeUserId !== user.id) throw unauthorized();
+        // AutoMergeService#cancel: 406 when nothing is scheduled.
+        if (!mr.mergeWhenPipelineSucceeds || mr.state !== 'opened') throw new ApiError(406, { message: "Can't cancel the automatic merge" });
+        const now = Date.now();
+        const writes = [
+          db.update(mergeRequests).set({ mergeWhenPipelineSucceeds: false, mergeUserId: null, updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
+          systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: 'canceled the automatic merge', at: now }),
+        ];
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, writes), 201);
+      });
     },
   );
 
@@ -132,19 +137,19 @@ export function mountMergeRequestActions(r: Router) {
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
         const db = c.var.db;
+        // Two round trips: the merge request with what `subscribed?` reads; then the write and its answer.
+        const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => bothReads(peopleReads(db, mrId), subscriptionReads(db, caller, mrId)));
         const want = action === 'subscribe';
-        const [assignees, reviewers] = await Promise.all([mergeRequestAssigneeIds(db, found.mr.id), mergeRequestReviewerIds(db, found.mr.id)]);
+        const [people, subscription] = found.loaded!;
         // subscriptions.rb: `not_modified!` when already in the requested state.
-        if ((await subscribedToMergeRequest(db, caller, found.mr, assignees, reviewers)) === want) throw notModified();
+        if (subscribedFrom(caller, found.mr, people, subscription) === want) throw notModified();
         const now = Date.now();
-        await db
+        const write = db
           .insert(subscriptions)
           .values({ userId: user.id, subscribableType: 'MergeRequest', subscribableId: found.mr.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
-          .run();
-        return c.json(await presentMergeRequest(c, caller, found.mr, { project: found.project }), 201);
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } });
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, [write]), 201);
       },
     );
   }

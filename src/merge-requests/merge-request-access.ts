@@ -11,7 +11,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abilities';
 import { findReadableProject, findReadableProjectWith } from '../projects/projects';
-import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
+import { type AccessLevelRow, canMergeToBranch, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads, type ProtectedBranchRow } from '../repository/protected-branches';
 import type { MergeRequestRow } from './merge-request-entity';
 
 /** `not_allowed!` (lib/api/helpers.rb). */
@@ -62,13 +62,20 @@ export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Calle
   return { ...pr, mr };
 }
 
+/** Reads for the batch that finds a merge request: unexecuted queries and how to put their results back. */
+export type MergeRequestReads<R> = (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R };
+
 /**
  * `findReadableMergeRequest` plus `reads` that need only the merge request's id (`mrId`, a
  * sub-select by project and iid), all in the round trip that finds the project: a single merge
  * request's presenter reads (presenter-reads.ts) ride along. Thrown away with the 404/403.
  */
-export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
+export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: MergeRequestReads<R>) {
   if (!Number.isSafeInteger(iid)) return { ...(await findReadableMergeRequest(c, caller, projectId, iid)), loaded: undefined };
+  return findWith(c, caller, projectId, iid, reads, forbidden);
+}
+
+async function findWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: MergeRequestReads<R>, unreadable: () => ApiError) {
   const db = c.var.db;
   let unflatten: ((results: readonly unknown[]) => R) | undefined;
   const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
@@ -79,9 +86,52 @@ export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller
   const [rows, ...rest] = pr.reads as unknown as [MergeRequestRow[], ...unknown[]];
   const mr = rows[0];
   if (!mr) throw recordNotFound();
-  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw unreadable();
   const { reads: _, ...found } = pr;
   return { ...found, mr, loaded: unflatten!(rest) };
+}
+
+/** `findProjectMergeRequest` plus `reads`, as `findReadableMergeRequestWith` (one round trip). */
+export async function findProjectMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: MergeRequestReads<R>) {
+  if (!Number.isSafeInteger(iid)) {
+    await findReadableProject(c, caller, projectId);
+    throw recordNotFound();
+  }
+  return findWith(c, caller, projectId, iid, reads, recordNotFound);
+}
+
+/** The merge request's assignee and reviewer ids, in position order, as reads for the batch that finds it. */
+export function peopleReads(db: Db, mrId: SQL) {
+  return {
+    list: [
+      db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(sql`${mergeRequestAssignees.mergeRequestId} = ${mrId}`).orderBy(mergeRequestAssignees.position),
+      db.select({ userId: mergeRequestReviewers.userId }).from(mergeRequestReviewers).where(sql`${mergeRequestReviewers.mergeRequestId} = ${mrId}`).orderBy(mergeRequestReviewers.position),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({
+      assigneeIds: (results[0] as { userId: number }[]).map((r) => r.userId),
+      reviewerIds: (results[1] as { userId: number }[]).map((r) => r.userId),
+    }),
+  };
+}
+
+/**
+ * The project's protected branches as reads for the batch that finds the merge request; the result
+ * seeds the request's read memo for `branches` (inside withReadMemo), so the push and merge checks
+ * (canBeMergedBy, canPushToBranch) then read nothing.
+ */
+export function branchRuleReads(db: Db, projectId: SQL) {
+  return {
+    list: [...projectProtectedBranchReads(db, projectId)] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({
+      rows: results[0] as ProtectedBranchRow[],
+      prime: (c: Context<AppEnv>, branches: { projectId: number; name: string }[]) => primeProtectedBranches(c, results[0] as ProtectedBranchRow[], results[1] as AccessLevelRow[], branches),
+    }),
+  };
+}
+
+/** Two sets of reads for one batch, their results put back apart. */
+export function bothReads<A, B>(a: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => A }, b: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => B }) {
+  return { list: [...a.list, ...b.list], unflatten: (r: readonly unknown[]) => [a.unflatten(r.slice(0, a.list.length)), b.unflatten(r.slice(a.list.length))] as const };
 }
 
 /**

@@ -23,9 +23,9 @@ import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
 import { issueLinkStatements } from './issue-references';
 import { autoMergeIfReady } from './merge';
-import { canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds } from './merge-request-access';
+import { canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequestWith, peopleReads } from './merge-request-access';
+import { writeAndPresentMergeRequest } from './merge-request-answer';
 import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
-import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
 import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
@@ -39,10 +39,12 @@ export function mountMergeRequestUpdate(r: Router) {
     { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Update a merge request', tags: TAGS, params: updateMergeRequestParams, responses: { 200: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const { mr, project, namespace, level } = found;
       const db = c.var.db;
-      const assigneesBefore = await mergeRequestAssigneeIds(db, mr.id);
+      // The merge request with its assignees and reviewers in the project's round trip; the writes and
+      // the answer in one more (writeAndPresentMergeRequest).
+      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => peopleReads(db, mrId));
+      const { mr, project, namespace, level } = found;
+      const assigneesBefore = found.loaded!.assigneeIds;
       if (!canUpdateMergeRequest(caller, project, level, mr, assigneesBefore)) throw forbidden();
       const now = Date.now();
       const premium = planAllows(c.var.config, 'premium');
@@ -129,7 +131,7 @@ export function mountMergeRequestUpdate(r: Router) {
             statements.push(db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: mr.id, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }));
         }
         // Reviewers.
-        const reviewersBefore = await mergeRequestReviewerIds(db, mr.id);
+        const reviewersBefore = found.loaded!.reviewerIds;
         const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), (u, level) => canReadMergeRequests(u, project, level));
         if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
           const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
@@ -196,20 +198,24 @@ export function mountMergeRequestUpdate(r: Router) {
           if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
-        try {
-          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-        } catch (err) {
-          if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
-            await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
-            throw conflict('Another open merge request already exists for this source branch');
-          }
-          throw err;
-        }
       }
-      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker).
-      if (changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false) await autoMergeIfReady(c, mr.id);
-      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
-      return c.json(await presentMergeRequest(c, caller, row!, { project }));
+      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker): the
+      // update first, then the merge, then the answer.
+      const autoMerge = changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false;
+      try {
+        if (autoMerge) {
+          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+          await autoMergeIfReady(c, mr.id);
+        }
+        // The writes (if any) and the answer's reads in one round trip.
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, changedSomething && !autoMerge ? statements : []));
+      } catch (err) {
+        if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
+          await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
+          throw conflict('Another open merge request already exists for this source branch');
+        }
+        throw err;
+      }
     },
   );
 }
