@@ -15,10 +15,31 @@ import { withReadMemo } from '../platform/read-memo';
 import type { ProjectRow } from '../projects/abilities';
 import { mergeRequestApprovals } from './approvals-port';
 import type { MergeRequest, MergeRequestRow } from './merge-request-entity';
-import { type PresentMrOptions, presentMergeRequest, readOptions } from './merge-request-presenter';
+import { type PresentMrOptions, presentMergeRequests, readOptions } from './merge-request-presenter';
 import { flattenReads, idsOfPage, presenterReads } from './presenter-reads';
 
 export type AnswerOptions = Omit<PresentMrOptions, 'full' | 'project' | 'approvalsPrimed' | 'approved'>;
+
+/**
+ * What presenting the merge requests `ids` reads, as unexecuted statements for a batch of the
+ * caller's (another domain's, or a write's), and `present`, which presents the rows from the
+ * batch's results with nothing more to read. `one` (a single merge request's project and iid) adds
+ * its approval state's reads; without it the approvals are read when presenting (one batch per page).
+ */
+export function mergeRequestPresenterReads(c: Context<AppEnv>, caller: Caller, ids: readonly number[], o: Omit<PresentMrOptions, 'approvalsPrimed' | 'approved'>, one?: { projectId: number; iid: number }) {
+  const approvals = one ? mergeRequestApprovals.get().stateReads?.(c, caller, sql`${one.projectId}`, one.iid) : undefined;
+  const own = flattenReads(presenterReads(c.var.db, caller, idsOfPage(ids), readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
+  return {
+    list: [...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[],
+    // One read memo around the priming and the presentation: the approval state's results serve both.
+    present: (results: readonly unknown[], rows: MergeRequestRow[]) =>
+      withReadMemo(c, async () => {
+        const primed = approvals !== undefined && rows.length === 1 && rows[0].iid === one?.iid && rows[0].projectId === one.projectId;
+        if (primed) approvals.prime(rows[0], results.slice(own.list.length));
+        return presentMergeRequests(c, caller, rows, { ...o, approvalsPrimed: primed }, own.unflatten(results.slice(0, own.list.length)));
+      }),
+  };
+}
 
 /**
  * Runs `writes` (none: only the answer) and reads the answer in the same batch, then presents it.
@@ -33,17 +54,10 @@ export async function writeAndPresentMergeRequest(
   o: AnswerOptions = {},
 ): Promise<MergeRequest> {
   const db = c.var.db;
-  // One read memo around the priming and the presentation: the approval state's results serve both.
-  return withReadMemo(c, async () => {
-    const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, sql`${found.project.id}`, found.mr.iid);
-    const own = flattenReads(presenterReads(db, caller, idsOfPage([found.mr.id]), readOptions({ ...o, full: true, approvalsPrimed: approvals !== undefined })));
-    const row = db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).limit(1);
-    const results = (await db.batch([...writes, row, ...own.list, ...(approvals?.list ?? [])] as unknown as Parameters<typeof db.batch>[0])) as unknown as unknown[];
-    const reads = results.slice(writes.length);
-    // The row as the writes left it (deleted meanwhile: as it was found, the answer a racing delete leaves).
-    const mr = (reads[0] as MergeRequestRow[])[0] ?? found.mr;
-    const loaded = own.unflatten(reads.slice(1, 1 + own.list.length));
-    approvals?.prime(mr, reads.slice(1 + own.list.length));
-    return presentMergeRequest(c, caller, mr, { ...o, project: found.project, approvalsPrimed: approvals !== undefined }, loaded);
-  });
+  const reads = mergeRequestPresenterReads(c, caller, [found.mr.id], { ...o, full: true, project: found.project }, { projectId: found.project.id, iid: found.mr.iid });
+  const row = db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).limit(1);
+  const results = (await db.batch([...writes, row, ...reads.list] as unknown as Parameters<typeof db.batch>[0])) as unknown as unknown[];
+  // The row as the writes left it (deleted meanwhile: as it was found, the answer a racing delete leaves).
+  const mr = (results[writes.length] as MergeRequestRow[])[0] ?? found.mr;
+  return (await reads.present(results.slice(writes.length + 1), [mr]))[0] as MergeRequest;
 }
