@@ -69,5 +69,8 @@ export async function findVersion(db: Db, mergeRequestId: number, id: number): P
 }
 
 export async function latestVersion(db: Db, mergeRequestId: number): Promise<MergeRequestDiffRow | undefined> {
-  return db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(1).get();
+  return (await latestVersionRead(db, sql`${mergeRequestId}`))[0];
 }
+
+/** latestVersion as an unexecuted read for a batch (`mrId` may be a sub-select); its result is an array of at most one row. */
+export const latestVersionRead = (db: Db, mrId: SQL) => db.select().from(mergeRequestDiffs).where(sql`${mergeRequestDiffs.mergeRequestId} = ${mrId}`).orderBy(desc(mergeRequestDiffs.id)).limit(1);

@@ -6,7 +6,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests } from '../db/schema';
+import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests, repoBranches } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abilities';
@@ -126,6 +126,26 @@ export function branchRuleReads(db: Db, projectId: SQL) {
       rows: results[0] as ProtectedBranchRow[],
       prime: (c: Context<AppEnv>, branches: { projectId: number; name: string }[]) => primeProtectedBranches(c, results[0] as ProtectedBranchRow[], results[1] as AccessLevelRow[], branches),
     }),
+  };
+}
+
+/** The heads of the merge request's source and target branches now (null: the branch does not exist), as reads for its batch. */
+export function headReads(db: Db, mrId: SQL) {
+  return {
+    list: [
+      db
+        .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+        .from(repoBranches)
+        .where(
+          sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
+            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
+        ),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => {
+      const rows = results[0] as { projectId: number; name: string; sha: string }[];
+      const of = (projectId: number, name: string) => rows.find((r) => r.projectId === projectId && r.name === name)?.sha ?? null;
+      return (mr: MergeRequestRow) => ({ source: of(mr.sourceProjectId, mr.sourceBranch), target: of(mr.projectId, mr.targetBranch) });
+    },
   };
 }
 
