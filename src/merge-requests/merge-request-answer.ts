@@ -10,6 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { mergeRequests } from '../db/schema';
+import type { Db } from '../db/client';
 import type { AppEnv, Caller } from '../platform/context';
 import { withReadMemo } from '../platform/read-memo';
 import type { ProjectRow } from '../projects/abilities';
@@ -53,11 +54,25 @@ export async function writeAndPresentMergeRequest(
   writes: readonly BatchItem<'sqlite'>[],
   o: AnswerOptions = {},
 ): Promise<MergeRequest> {
-  const db = c.var.db;
+  const answer = answerReads(c, caller, found, o);
+  const results = (await c.var.db.batch([...writes, ...answer.list] as unknown as Parameters<Db['batch']>[0])) as unknown as unknown[];
+  return answer.present(results.slice(writes.length));
+}
+
+/**
+ * The reads of one merge request's answer (its row, as the batch's writes leave it, and everything
+ * its entity shows) for the end of a write's batch, and `present`, which presents their results.
+ * Present outside any read memo opened before the write: what was read before it is stale.
+ */
+export function answerReads(c: Context<AppEnv>, caller: Caller, found: { project: ProjectRow; mr: MergeRequestRow }, o: AnswerOptions = {}) {
   const reads = mergeRequestPresenterReads(c, caller, [found.mr.id], { ...o, full: true, project: found.project }, { projectId: found.project.id, iid: found.mr.iid });
-  const row = db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).limit(1);
-  const results = (await db.batch([...writes, row, ...reads.list] as unknown as Parameters<typeof db.batch>[0])) as unknown as unknown[];
-  // The row as the writes left it (deleted meanwhile: as it was found, the answer a racing delete leaves).
-  const mr = (results[writes.length] as MergeRequestRow[])[0] ?? found.mr;
-  return (await reads.present(results.slice(writes.length + 1), [mr]))[0] as MergeRequest;
+  const row = c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).limit(1);
+  return {
+    list: [row, ...reads.list] as BatchItem<'sqlite'>[],
+    present: async (results: readonly unknown[]): Promise<MergeRequest> => {
+      // The row as the writes left it (deleted meanwhile: as it was found, the answer a racing delete leaves).
+      const mr = (results[0] as MergeRequestRow[])[0] ?? found.mr;
+      return (await reads.present(results.slice(1), [mr]))[0] as MergeRequest;
+    },
+  };
 }
