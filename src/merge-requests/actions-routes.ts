@@ -57,7 +57,7 @@ export function mountMergeRequestActions(r: Router) {
         });
         const { mr, project, level } = found;
         const [[rules, heads], closing] = found.loaded;
-        const { source, target } = heads(mr);
+        const { source, target } = heads.forMr(mr);
         rules.prime(c, [{ projectId: project.id, name: mr.targetBranch }, ...(mr.sourceProjectId === project.id ? [{ projectId: project.id, name: mr.sourceBranch }] : [])]);
         primeMemo(c, [[`head:${mr.sourceProjectId}:${mr.sourceBranch}`, source], [`head:${mr.projectId}:${mr.targetBranch}`, target]]);
         primeApprovals?.(mr);

@@ -129,8 +129,11 @@ export function branchRuleReads(db: Db, projectId: SQL) {
   };
 }
 
-/** The heads of the merge request's source and target branches now (null: the branch does not exist), as reads for its batch. */
-export function headReads(db: Db, mrId: SQL) {
+/**
+ * The heads of the merge request's source and target branches now (null: the branch does not exist),
+ * and of `alsoTarget` in its project (a target branch it may get), as reads for its batch.
+ */
+export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
   return {
     list: [
       db
@@ -138,13 +141,14 @@ export function headReads(db: Db, mrId: SQL) {
         .from(repoBranches)
         .where(
           sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
-            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
+            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId}
+            UNION SELECT m.project_id, ${alsoTarget ?? null} FROM merge_requests m WHERE m.id = ${mrId})`,
         ),
     ] as BatchItem<'sqlite'>[],
     unflatten: (results: readonly unknown[]) => {
       const rows = results[0] as { projectId: number; name: string; sha: string }[];
       const of = (projectId: number, name: string) => rows.find((r) => r.projectId === projectId && r.name === name)?.sha ?? null;
-      return (mr: MergeRequestRow) => ({ source: of(mr.sourceProjectId, mr.sourceBranch), target: of(mr.projectId, mr.targetBranch) });
+      return { of, forMr: (mr: MergeRequestRow) => ({ source: of(mr.sourceProjectId, mr.sourceBranch), target: of(mr.projectId, mr.targetBranch) }) };
     },
   };
 }

@@ -41,7 +41,7 @@ export function mountMergeRequestRebase(r: Router) {
       const found = await withReadMemo(c, async () => {
         const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => bothReads(headReads(db, mrId), branchRuleReads(db, projectId)));
         const [heads, rules] = f.loaded;
-        const { source, target } = heads(f.mr);
+        const { source, target } = heads.forMr(f.mr);
         // authorize_merge_request_rebase! (RebaseService#validate): forbidden!(message).
         if (!source) throw forbidden('Source branch does not exist');
         // (The source project is the target project here: no forks.)
