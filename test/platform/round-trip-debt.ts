@@ -87,7 +87,6 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'PUT /api/v4/projects/:id/labels/:name/promote': 9,
   'PUT /api/v4/projects/:id/labels/promote': 9,
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': 17,
-  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': 18,
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': 7,
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/reset_approvals': 6,
 };
