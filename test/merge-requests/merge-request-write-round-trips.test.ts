@@ -52,6 +52,30 @@ describe('merge request writes within the round-trip budget', () => {
     expect(notes.body.map((n: { body: string }) => n.body)).toEqual(expect.arrayContaining(['changed the description', 'marked this merge request as **draft**']));
   });
 
+  it('PUT close, reopen, another target branch and labels read what they check with the merge request', async () => {
+    const { base, branch } = await openMr();
+    const close = await measured(base, 'PUT', { state_event: 'close' });
+    expect(close.res.body).toMatchObject({ state: 'closed', closed_by: { id: owner.id } });
+    expect(close.trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    const reopen = await measured(base, 'PUT', { state_event: 'reopen' });
+    expect(reopen.res.body).toMatchObject({ state: 'opened', closed_by: null });
+    expect(reopen.trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    const target = unique('target');
+    expect((await api(`/projects/${pid}/repository/branches`, { token: owner.token, body: { branch: target, ref: 'main' } })).status).toBe(201);
+    const retarget = await measured(base, 'PUT', { target_branch: target });
+    // (A new target's merge base, diff version and merge facts are read cold once: not counted here.)
+    expect(retarget.res.body).toMatchObject({ target_branch: target, source_branch: branch });
+    const labels = await measured(base, 'PUT', { labels: 'one,two' });
+    expect(labels.res.body.labels).toEqual(['one', 'two']);
+    expect(labels.trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    // Another open merge request for the same branches: the reopen is refused (409), read in the same batch.
+    await api(base, { method: 'PUT', token: owner.token, body: { state_event: 'close', target_branch: 'main' } });
+    const twin = await api(`/projects/${pid}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('twin') } });
+    expect(twin.status).toBe(201);
+    const refused = await api(base, { method: 'PUT', token: owner.token, body: { state_event: 'reopen' } });
+    expect(refused).toMatchObject({ status: 409, body: { message: [`Another open merge request already exists for this source branch: !${twin.body.iid}`] } });
+  });
+
   it('unsubscribe and subscribe answer the entity with the new subscription', async () => {
     const { base } = await openMr();
     const off = await measured(`${base}/unsubscribe`, 'POST');
