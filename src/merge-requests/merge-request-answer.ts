@@ -6,7 +6,7 @@
  * presenting the Entities::MergeRequest answer reads nothing more (but the sha-keyed merge facts
  * when this isolate has not seen the heads yet).
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { mergeRequests } from '../db/schema';
@@ -22,14 +22,14 @@ import { flattenReads, idsOfPage, presenterReads } from './presenter-reads';
 export type AnswerOptions = Omit<PresentMrOptions, 'full' | 'project' | 'approvalsPrimed' | 'approved'>;
 
 /**
- * What presenting the merge requests `ids` reads, as unexecuted statements for a batch of the
+ * What presenting the merge requests `ids` (or a parenthesised sub-select of ids) reads, as unexecuted statements for a batch of the
  * caller's (another domain's, or a write's), and `present`, which presents the rows from the
  * batch's results with nothing more to read. `one` (a single merge request's project and iid) adds
  * its approval state's reads; without it the approvals are read when presenting (one batch per page).
  */
-export function mergeRequestPresenterReads(c: Context<AppEnv>, caller: Caller, ids: readonly number[], o: Omit<PresentMrOptions, 'approvalsPrimed' | 'approved'>, one?: { projectId: number; iid: number }) {
+export function mergeRequestPresenterReads(c: Context<AppEnv>, caller: Caller, ids: readonly number[] | SQL, o: Omit<PresentMrOptions, 'approvalsPrimed' | 'approved'>, one?: { projectId: number; iid: number }) {
   const approvals = one ? mergeRequestApprovals.get().stateReads?.(c, caller, sql`${one.projectId}`, one.iid) : undefined;
-  const own = flattenReads(presenterReads(c.var.db, caller, idsOfPage(ids), readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
+  const own = flattenReads(presenterReads(c.var.db, caller, Array.isArray(ids) ? idsOfPage(ids) : (ids as SQL), readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
   return {
     list: [...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[],
     // One read memo around the priming and the presentation: the approval state's results serve both.
