@@ -200,22 +200,33 @@ export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, ro
   return (await presentMergeRequests(c, caller, [row], { ...o, full: true }, loaded))[0] as MergeRequest;
 }
 
-/** Subscribable#subscribed?: an explicit row wins; otherwise participants (author, assignees, reviewers, commenters). */
-export async function subscribedToMergeRequest(db: Db, caller: Caller, m: MergeRequestRow, assigneeIds: number[], reviewerIds: number[]): Promise<boolean> {
+/**
+ * Subscribable#subscribed? of the caller, as reads for the batch that finds the merge request
+ * (`mrId` SQL): an explicit row wins; otherwise participants (author, assignees, reviewers,
+ * commenters). `subscribedFrom` answers from their results and the merge request row.
+ */
+export function subscriptionReads(db: Db, caller: Caller, mrId: SQL) {
+  const uid = caller.user?.id ?? 0;
+  return {
+    list: [
+      db
+        .select({ subscribed: subscriptions.subscribed })
+        .from(subscriptions)
+        .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), sql`${subscriptions.subscribableId} = ${mrId}`, eq(subscriptions.userId, uid)))
+        .limit(1),
+      db
+        .select({ one: sql<number>`1` })
+        .from(notes)
+        .where(and(eq(notes.noteableType, 'MergeRequest'), sql`${notes.noteableId} = ${mrId}`, sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
+        .limit(1),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({ explicit: (results[0] as { subscribed: boolean }[])[0]?.subscribed, commented: (results[1] as unknown[]).length > 0 }),
+  };
+}
+
+export function subscribedFrom(caller: Caller, m: MergeRequestRow, people: { assigneeIds: number[]; reviewerIds: number[] }, s: { explicit: boolean | undefined; commented: boolean }): boolean {
   const uid = caller.user?.id;
   if (uid == null) return false;
-  const explicit = await db
-    .select({ subscribed: subscriptions.subscribed })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), eq(subscriptions.subscribableId, m.id), eq(subscriptions.userId, uid)))
-    .get();
-  if (explicit) return explicit.subscribed;
-  if (m.authorId === uid || assigneeIds.includes(uid) || reviewerIds.includes(uid)) return true;
-  const commented = await db
-    .select({ one: sql<number>`1` })
-    .from(notes)
-    .where(and(eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, m.id), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
-    .limit(1)
-    .get();
-  return commented != null;
+  if (s.explicit !== undefined) return Boolean(s.explicit);
+  return m.authorId === uid || people.assigneeIds.includes(uid) || people.reviewerIds.includes(uid) || s.commented;
 }

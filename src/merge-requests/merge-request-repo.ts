@@ -73,7 +73,8 @@ export const repo = {
     c: Context<AppEnv>,
     m: MergeWrite,
     extra: (r: { mergeCommitSha: string | null; squashCommitSha: string | null }) => BatchItem<'sqlite'>[],
-  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null } | null> {
+    reads: BatchItem<'sqlite'>[] = [],
+  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null; reads: unknown[] } | null> {
     const built = await buildMerge(c, {
       projectId: m.projectId,
       targetBranch: m.targetBranch,
@@ -88,7 +89,8 @@ export const repo = {
     });
     if (!built.ok) return null;
     const result = { mergeCommitSha: built.mergeCommitSha, squashCommitSha: built.squashCommitSha };
-    return (await runMerge(c, built, m.projectId, extra(result))) ? result : null;
+    const ran = await runMerge(c, built, m.projectId, extra(result), reads);
+    return ran ? { ...result, reads: ran } : null;
   },
   /** Deletes a branch if it still points at `expectedHead` (Branches::DeleteService after a merge). */
   async deleteBranch(c: Context<AppEnv>, projectId: number, branch: string, expectedHead: string | null): Promise<void> {

@@ -85,7 +85,7 @@ export function mountMergeRequests(r: Router) {
     return withReadMemo(c, async () => {
       // The merge request, everything its entity shows and its approval state in the round trip that finds the project.
       const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, presenting);
-      let loaded = found.loaded;
+      let loaded: typeof found.loaded | undefined = found.loaded;
       // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
       // checks now pass (an approval arrived) completes no later than the next read.
       if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
