@@ -283,6 +283,23 @@ export function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: numb
   return baseSelect(db).where(q.where).orderBy(...q.orderBy).limit(limit).offset(offset);
 }
 
+/**
+ * The page's merge request ids as a parenthesised sub-select (the page query itself), so the reads
+ * that present the page hang off it and go in the page's own batch (presenter-reads.ts `ids`).
+ */
+export function mergeRequestPageIds(db: Db, q: MrQuery, limit: number, offset: number): SQL {
+  const page = db
+    .select({ id: mergeRequests.id })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(q.where)
+    .orderBy(...q.orderBy)
+    .limit(limit)
+    .offset(offset);
+  return sql`(${page})`;
+}
+
 /** The count (at most `limit`), unexecuted like the page. */
 export function mergeRequestCount(db: Db, q: MrQuery, limit: number): Promise<number> | CountQuery {
   if (!q.possible) return Promise.resolve(0);

@@ -9,14 +9,14 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { canReadMergeRequests } from '../projects/abilities';
 import type { AppEnv, Caller } from '../platform/context';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { linkParamsFrom, pageRequest } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { milestoneItemsParams } from '../planning/milestones-params';
 import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
-import { buildMergeRequestQuery, labelPriorityOrder, mergeRequestCount, mergeRequestPage } from './finder';
+import { buildMergeRequestQuery, labelPriorityOrder } from './finder';
 import { MergeRequestBasicSchema } from './merge-request-entity';
-import { presentMergeRequests } from './merge-request-presenter';
+import { presentMergeRequestPage } from './list-page';
 import type { MergeRequestListParams } from './merge-requests-params';
 
 export function mountMilestoneMergeRequests(r: Router) {
@@ -48,14 +48,6 @@ async function milestoneMergeRequests(c: Context<AppEnv>, caller: Caller, parent
   if (parent.kind === 'project' && !canReadMergeRequests(caller, parent.project, parent.level)) q.possible = false;
   q.orderBy = labelPriorityOrder();
   const raw = await requestParams(c);
-  const rows = (
-    await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, {}),
-      (limit, offset) => mergeRequestPage(db, q, limit, offset),
-      (limit) => mergeRequestCount(db, q, limit),
-    )
-  ).map((r) => r.mr);
-  return c.json(await presentMergeRequests(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group }));
+  // The page, its count and what presenting it reads, in one batch (list-page.ts).
+  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), parent.kind === 'project' ? { project: parent.project } : { group: parent.group }));
 }

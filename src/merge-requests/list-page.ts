@@ -1,0 +1,59 @@
+/**
+ * A page of merge requests in ONE round trip (issue 13: a list costs a fixed number of round trips
+ * whatever its page size): the page, its count, everything the presenter shows (presenter-reads.ts)
+ * and the approval state of every row (approvals-port.ts `pageReads`) go in one batch, the reads
+ * keyed on the page query as a sub-select (finder.ts `mergeRequestPageIds`), so none waits for the
+ * page's ids. The read memo opened here carries what the batch read to the presenter and the
+ * approval arithmetic.
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import { namespaces, projects } from '../db/schema';
+import type { AppEnv, Caller } from '../platform/context';
+import { baseUrl, type CountQuery, type PageRequest, paginate, paginateWith } from '../platform/pagination';
+import { withReadMemo } from '../platform/read-memo';
+import { mergeRequestApprovals } from './approvals-port';
+import { mergeRequestCount, mergeRequestPage, mergeRequestPageIds, type MrQuery } from './finder';
+import { mergeRequestSimple } from './merge-request-entity';
+import { type PresentMrOptions, presentMergeRequests, readOptions } from './merge-request-presenter';
+import { flattenReads, presenterReads } from './presenter-reads';
+
+/** The page as MergeRequestBasic (or MergeRequestSimple for `view=simple`), pagination headers set. */
+export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller, q: MrQuery, req: PageRequest, linkParams: Record<string, unknown>, o: PresentMrOptions, view?: string) {
+  const db = c.var.db;
+  const page = (limit: number, offset: number) => mergeRequestPage(db, q, limit, offset);
+  const count = (limit: number) => mergeRequestCount(db, q, limit);
+  // A query that can match nothing reads nothing.
+  if (!q.possible) {
+    await paginate(c, req, linkParams, page, count);
+    return [];
+  }
+  // Past the check above the count is a query (a CountQuery), never the impossible case's 0.
+  const countQuery = (limit: number) => count(limit) as CountQuery;
+  const ids = mergeRequestPageIds(db, q, req.perPage, req.offset);
+  const projectIds = sql`(SELECT m.project_id FROM merge_requests m WHERE m.id IN ${ids})`;
+  if (view === 'simple') {
+    const paths = db
+      .select({ id: projects.id, path: projects.path, ns: sql<string>`${namespaces.fullPath}`.as('ns_full_path') })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(sql`${projects.id} IN ${projectIds}`);
+    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, [paths], () => {});
+    const fullPaths = new Map(reads[0].map((r) => [r.id, `${r.ns}/${r.path}`]));
+    const base = baseUrl(c);
+    return rows.map(({ mr }) => mergeRequestSimple(mr, { base, projectFullPath: fullPaths.get(mr.projectId) ?? '' }));
+  }
+  return withReadMemo(c, async () => {
+    // The presenter reads its protected branch rows itself (readOptions without approvalsPrimed).
+    const own = flattenReads(presenterReads(db, caller, ids, readOptions({ ...o, approvalsPrimed: false })));
+    const approvals = mergeRequestApprovals.get().pageReads?.(c, ids, projectIds);
+    const list = [...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[];
+    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, list, () => {});
+    const results = reads as unknown[];
+    const loaded = own.unflatten(results.slice(0, own.list.length));
+    const mrs = rows.map((r) => r.mr);
+    if (approvals) approvals.prime(mrs, results.slice(own.list.length), new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha])));
+    return presentMergeRequests(c, caller, mrs, { ...o, approvalsPrimed: approvals !== undefined }, loaded);
+  });
+}
