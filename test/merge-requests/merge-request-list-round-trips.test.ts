@@ -1,0 +1,91 @@
+/**
+ * A merge request list page costs a fixed number of storage round trips whatever its size (issue
+ * 13): the project or group lookup, then ONE batch with the page, its count, everything the rows
+ * show and every row's approval state. Each row still answers what its own GET answers.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, type TestUser, unique } from '../support';
+
+let owner: TestUser;
+let alice: TestUser;
+let gid: number;
+const pids: number[] = [];
+let milestoneId: number;
+
+const roundTrips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
+
+async function commit(pid: number, branch: string, path: string, start?: string) {
+  const res = await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: path, actions: [{ action: 'create', file_path: path, content: `${path}\n` }] } });
+  expect(res.status).toBe(201);
+}
+
+beforeAll(async () => {
+  [owner, alice] = await Promise.all([createUser(), createUser()]);
+  const path = unique('mrrt');
+  const g = await api('/groups', { token: owner.token, body: { name: path, path } });
+  expect(g.status).toBe(201);
+  gid = g.body.id;
+  expect((await api(`/groups/${gid}/members`, { token: owner.token, body: { user_id: alice.id, access_level: 30 } })).status).toBe(201);
+  const m = await api(`/groups/${gid}/milestones`, { token: owner.token, body: { title: unique('ms') } });
+  expect(m.status).toBe(201);
+  milestoneId = m.body.id;
+  for (let p = 0; p < 2; p++) {
+    const pr = await api('/projects', { token: owner.token, body: { path: `p${p}`, namespace_id: gid } });
+    expect(pr.status).toBe(201);
+    const pid = pr.body.id as number;
+    pids.push(pid);
+    await commit(pid, 'main', 'README.md');
+    expect((await api(`/projects/${pid}/approval_rules`, { token: owner.token, body: { name: 'Reviewers', approvals_required: 1, user_ids: [alice.id] } })).status).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      await commit(pid, `topic-${i}`, `f${i}.txt`, 'main');
+      const mr = await api(`/projects/${pid}/merge_requests`, {
+        token: owner.token,
+        body: { source_branch: `topic-${i}`, target_branch: 'main', title: `Topic ${i}`, labels: 'one,two', assignee_ids: [alice.id], reviewer_ids: [owner.id], milestone_id: milestoneId },
+      });
+      expect(mr.status).toBe(201);
+      if (i === 0) expect((await api(`/projects/${pid}/merge_requests/${mr.body.iid}/approve`, { method: 'POST', token: alice.token, body: { sha: mr.body.sha } })).status).toBe(201);
+      if (i === 2) expect((await api(`/projects/${pid}/merge_requests/${mr.body.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } })).status).toBe(200);
+    }
+  }
+});
+
+/** The second call's round trips (the first warms the caller) for one page size. */
+async function costOf(path: string, perPage: number) {
+  const sep = path.includes('?') ? '&' : '?';
+  await api(`${path}${sep}per_page=${perPage}`, { token: owner.token });
+  const res = await api(`${path}${sep}per_page=${perPage}`, { token: owner.token });
+  expect(res.status, res.text).toBe(200);
+  return { n: roundTrips(res), body: res.body as any[] };
+}
+
+describe('merge request lists', () => {
+  it('cost two round trips for one row or a hundred: project, group, all, simple view and milestone lists', async () => {
+    for (const path of [
+      `/projects/${pids[0]}/merge_requests`,
+      `/groups/${gid}/merge_requests`,
+      '/merge_requests?scope=all',
+      `/groups/${gid}/merge_requests?view=simple`,
+      `/projects/${pids[0]}/merge_requests?state=all&with_labels_details=true`,
+    ]) {
+      const one = await costOf(path, 1);
+      const hundred = await costOf(path, 100);
+      expect(one.body).toHaveLength(1);
+      expect(hundred.body.length, path).toBeGreaterThan(1);
+      expect([path, one.n, hundred.n]).toEqual([path, expect.any(Number), one.n]);
+      expect(hundred.n, path).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('show on every row what its own GET shows (approvals, mergeability, sha, labels, people)', async () => {
+    const list = (await api(`/groups/${gid}/merge_requests?state=all&per_page=100`, { token: owner.token })).body as any[];
+    expect(list).toHaveLength(6);
+    for (const row of list) {
+      const one = (await api(`/projects/${row.project_id}/merge_requests/${row.iid}`, { token: owner.token })).body;
+      for (const k of ['iid', 'state', 'detailed_merge_status', 'merge_status', 'sha', 'has_conflicts', 'labels', 'user_notes_count']) expect([k, row[k]]).toEqual([k, one[k]]);
+      expect(row.references.full).toBe(one.references.full);
+      expect([row.assignees.map((u: any) => u.id), row.reviewers.map((u: any) => u.id), row.milestone.id]).toEqual([[alice.id], [owner.id], milestoneId]);
+    }
+    // One approval of the two open requests per project: the other still needs Reviewers.
+    expect(list.filter((r) => r.state === 'opened').map((r) => r.detailed_merge_status).sort()).toEqual(['mergeable', 'mergeable', 'not_approved', 'not_approved']);
+  });
+});
