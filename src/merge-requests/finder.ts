@@ -55,19 +55,31 @@ function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | n
   return negate ? [sql`${labelCount(titles)} = 0`] : [sql`${labelCount(titles)} = ${sql.raw(String(titles.length))}`];
 }
 
+const noMilestone = sql`${mergeRequests.milestoneId} IS NULL`;
+const anyMilestone = sql`${mergeRequests.milestoneId} IS NOT NULL`;
+// Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
+// wider: any open milestone due in the future.
+const upcomingMilestone = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
+const startedMilestone = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
+const titled = (title: string | SQL) => sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+
 function milestoneCondition(title: string | undefined, negate: boolean): SQL | null {
   if (title === undefined) return null;
   const t = title.toLowerCase();
-  if (!negate && (t === 'none' || t === 'no milestone')) return sql`${mergeRequests.milestoneId} IS NULL`;
-  if (!negate && t === 'any') return sql`${mergeRequests.milestoneId} IS NOT NULL`;
-  if (!negate && t === 'upcoming')
-    // Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
-    // wider: any open milestone due in the future.
-    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
-  if (!negate && t === 'started')
-    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
-  const match = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+  if (!negate && (t === 'none' || t === 'no milestone')) return noMilestone;
+  if (!negate && t === 'any') return anyMilestone;
+  if (!negate && t === 'upcoming') return upcomingMilestone;
+  if (!negate && t === 'started') return startedMilestone;
+  const match = titled(title);
   return negate ? sql`(${mergeRequests.milestoneId} IS NULL OR NOT ${match})` : match;
+}
+
+/**
+ * `milestone` for a title SQLite reads (a sub-select: the milestone lists filter by their
+ * milestone's title in the page's own batch), with the same special values as milestoneCondition.
+ */
+export function milestoneTitleCondition(title: SQL): SQL {
+  return sql`(CASE lower(${title}) WHEN 'none' THEN ${noMilestone} WHEN 'no milestone' THEN ${noMilestone} WHEN 'any' THEN ${anyMilestone} WHEN 'upcoming' THEN ${upcomingMilestone} WHEN 'started' THEN ${startedMilestone} ELSE ${titled(title)} END)`;
 }
 
 const searchTable: SearchTable = { index: 'merge_requests_search', id: mergeRequests.id, title: mergeRequests.title, description: mergeRequests.description };

@@ -13,24 +13,34 @@ import { namespaces, projects } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
 import { baseUrl, type CountQuery, type PageRequest, paginate, paginateWith } from '../platform/pagination';
 import { withReadMemo } from '../platform/read-memo';
+import { batchReads } from '../db/batch-reads';
 import { mergeRequestApprovals } from './approvals-port';
 import { mergeRequestCount, mergeRequestPage, mergeRequestPageIds, type MrQuery } from './finder';
 import { mergeRequestSimple } from './merge-request-entity';
 import { type PresentMrOptions, presentMergeRequests, readOptions } from './merge-request-presenter';
 import { flattenReads, presenterReads } from './presenter-reads';
 
+/** Reads of the parent that ride in the page's batch, and the check (throwing 404/403) that runs on them before anything is presented. */
+export interface PageGuard {
+  reads: readonly BatchItem<'sqlite'>[];
+  check: (results: readonly unknown[]) => void;
+}
+
 /** The page as MergeRequestBasic (or MergeRequestSimple for `view=simple`), pagination headers set. */
-export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller, q: MrQuery, req: PageRequest, linkParams: Record<string, unknown>, o: PresentMrOptions, view?: string) {
+export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller, q: MrQuery, req: PageRequest, linkParams: Record<string, unknown>, o: PresentMrOptions, view?: string, guard?: PageGuard) {
   const db = c.var.db;
   const page = (limit: number, offset: number) => mergeRequestPage(db, q, limit, offset);
   const count = (limit: number) => mergeRequestCount(db, q, limit);
   // A query that can match nothing reads nothing.
   if (!q.possible) {
+    if (guard) guard.check(await batchReads(db, guard.reads));
     await paginate(c, req, linkParams, page, count);
     return [];
   }
   // Past the check above the count is a query (a CountQuery), never the impossible case's 0.
   const countQuery = (limit: number) => count(limit) as CountQuery;
+  const g = guard?.reads ?? [];
+  const check = (results: readonly unknown[]) => guard?.check(results.slice(0, g.length));
   const ids = mergeRequestPageIds(db, q, req.perPage, req.offset);
   const projectIds = sql`(SELECT m.project_id FROM merge_requests m WHERE m.id IN ${ids})`;
   if (view === 'simple') {
@@ -39,8 +49,8 @@ export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(sql`${projects.id} IN ${projectIds}`);
-    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, [paths], () => {});
-    const fullPaths = new Map(reads[0].map((r) => [r.id, `${r.ns}/${r.path}`]));
+    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, [...g, paths] as BatchItem<'sqlite'>[], check);
+    const fullPaths = new Map((reads[g.length] as unknown as { id: number; path: string; ns: string }[]).map((r) => [r.id, `${r.ns}/${r.path}`]));
     const base = baseUrl(c);
     return rows.map(({ mr }) => mergeRequestSimple(mr, { base, projectFullPath: fullPaths.get(mr.projectId) ?? '' }));
   }
@@ -48,9 +58,9 @@ export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller
     // The presenter reads its protected branch rows itself (readOptions without approvalsPrimed).
     const own = flattenReads(presenterReads(db, caller, ids, readOptions({ ...o, approvalsPrimed: false })));
     const approvals = mergeRequestApprovals.get().pageReads?.(c, ids, projectIds);
-    const list = [...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[];
-    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, list, () => {});
-    const results = reads as unknown[];
+    const list = [...g, ...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[];
+    const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, list, check);
+    const results = (reads as unknown[]).slice(g.length);
     const loaded = own.unflatten(results.slice(0, own.list.length));
     const mrs = rows.map((r) => r.mr);
     if (approvals) approvals.prime(mrs, results.slice(own.list.length), new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha])));

@@ -59,6 +59,18 @@ async function costOf(path: string, perPage: number) {
 }
 
 describe('merge request lists', () => {
+  it('of a milestone: 404 for a milestone of another group, nothing for one without merge requests, in the page batch', async () => {
+    const other = await api('/groups', { token: owner.token, body: { name: unique('o'), path: unique('o') } });
+    const foreign = await api(`/groups/${other.body.id}/milestones`, { token: owner.token, body: { title: unique('fm') } });
+    const res = await api(`/groups/${gid}/milestones/${foreign.body.id}/merge_requests`, { token: owner.token });
+    expect([res.status, res.body]).toEqual([404, { message: '404 Not found' }]);
+    // A milestone titled like a special value (None) filters as MergeRequestsFinder reads that title: no milestone.
+    const none = await api(`/groups/${gid}/milestones`, { token: owner.token, body: { title: 'None' } });
+    expect(none.status).toBe(201);
+    const empty = await api(`/groups/${gid}/milestones/${none.body.id}/merge_requests`, { token: owner.token });
+    expect([empty.status, empty.body, empty.headers.get('x-total')]).toEqual([200, [], '0']);
+  });
+
   it('cost two round trips for one row or a hundred: project, group, all, simple view and milestone lists', async () => {
     for (const path of [
       `/projects/${pids[0]}/merge_requests`,
@@ -66,6 +78,7 @@ describe('merge request lists', () => {
       '/merge_requests?scope=all',
       `/groups/${gid}/merge_requests?view=simple`,
       `/projects/${pids[0]}/merge_requests?state=all&with_labels_details=true`,
+      `/groups/${gid}/milestones/${milestoneId}/merge_requests`,
     ]) {
       const one = await costOf(path, 1);
       const hundred = await costOf(path, 100);
@@ -85,6 +98,9 @@ describe('merge request lists', () => {
       expect(row.references.full).toBe(one.references.full);
       expect([row.assignees.map((u: any) => u.id), row.reviewers.map((u: any) => u.id), row.milestone.id]).toEqual([[alice.id], [owner.id], milestoneId]);
     }
+    // The milestone's list shows the same rows.
+    const byMilestone = (await api(`/groups/${gid}/milestones/${milestoneId}/merge_requests?per_page=100`, { token: owner.token })).body as any[];
+    expect(byMilestone.map((r) => r.id).sort()).toEqual(list.map((r) => r.id).sort());
     // One approval of the two open requests per project: the other still needs Reviewers.
     expect(list.filter((r) => r.state === 'opened').map((r) => r.detailed_merge_status).sort()).toEqual(['mergeable', 'mergeable', 'not_approved', 'not_approved']);
   });
