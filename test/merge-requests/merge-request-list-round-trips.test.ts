@@ -14,8 +14,8 @@ let milestoneId: number;
 
 const roundTrips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 
-async function commit(pid: number, branch: string, path: string, start?: string) {
-  const res = await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: path, actions: [{ action: 'create', file_path: path, content: `${path}\n` }] } });
+async function commit(pid: number, branch: string, path: string, start?: string, content = `${path}\n`) {
+  const res = await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: path, actions: [{ action: 'create', file_path: path, content }] } });
   expect(res.status).toBe(201);
 }
 
@@ -103,5 +103,28 @@ describe('merge request lists', () => {
     expect(byMilestone.map((r) => r.id).sort()).toEqual(list.map((r) => r.id).sort());
     // One approval of the two open requests per project: the other still needs Reviewers.
     expect(list.filter((r) => r.state === 'opened').map((r) => r.detailed_merge_status).sort()).toEqual(['mergeable', 'mergeable', 'not_approved', 'not_approved']);
+  });
+
+  it('after pushes to the source and the target branch, show the merge facts the push stored while both heads match, and fresh ones after', async () => {
+    const pid = pids[1];
+    const path = `/projects/${pid}/merge_requests?per_page=100`;
+    const row = async () => {
+      const res = await api(path, { token: owner.token });
+      expect(res.status).toBe(200);
+      return { n: roundTrips(res), mr: (res.body as any[]).find((r) => r.source_branch === 'topic-1') };
+    };
+    await row();
+    await commit(pid, 'topic-1', unique('g'));
+    const after = await row();
+    expect([after.mr.has_conflicts, after.mr.merge_status]).toEqual([false, 'can_be_merged']);
+    // The target moves with a conflicting f1.txt: the stored facts no longer hold, the read computes them.
+    await commit(pid, 'main', 'f1.txt', undefined, 'other\n');
+    expect((await row()).mr.has_conflicts).toBe(true);
+    // The next push to the source stores the conflict with the rest.
+    await commit(pid, 'topic-1', unique('h'));
+    const again = await row();
+    expect([again.mr.has_conflicts, again.mr.detailed_merge_status]).toEqual([true, 'not_approved']);
+    const one = (await api(`/projects/${pid}/merge_requests/${again.mr.iid}?include_diverged_commits_count=true`, { token: owner.token })).body;
+    expect([one.has_conflicts, one.sha, one.diff_refs.base_sha, one.changes_count]).toEqual([true, again.mr.sha, expect.any(String), '3']);
   });
 });
