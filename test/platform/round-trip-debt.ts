@@ -76,7 +76,7 @@ export const ROUND_TRIP_DEBT: Record<string, number> = {
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe': 18,
   'POST /api/v4/projects/:id/milestones/:milestone_id/promote': 6,
   'POST /api/v4/projects/:id/protected_branches': 7,
-  'POST /api/v4/projects/:id/repository/commits': 13,
+  'POST /api/v4/projects/:id/repository/commits': 6,
   'PUT /api/v4/groups/:id/epics/:epic_id/notes/:note_id': 7,
   'PUT /api/v4/groups/:id/epics/:epic_iid': 6,
   'PUT /api/v4/groups/:id/labels': 7,
