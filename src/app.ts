@@ -45,7 +45,7 @@ mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();
-  app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips }));
+  app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips, repeats: deps.config.reportRepeatedReads }));
   if (deps.config.validateResponses) app.use('*', responseCheck());
   app.use('*', requestBasics());
   app.use('*', async function injectDeps(c, next) {

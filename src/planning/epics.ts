@@ -45,19 +45,37 @@ export async function findEpicsGroup(c: Context<AppEnv>, caller: Caller, id: str
 /** `find_epic!`: `404 Epic Not Found` for a missing epic or a confidential one the caller may not read. */
 /** With `withExtras`, the epic's entity extras (`presentEpics`) come in the same round trip. */
 export async function findReadableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, iid: number, withExtras = false) {
-  requirePlan(c.var.config, 'premium');
   const db = c.var.db;
   // The group, the caller's level, the epic and its entity's extras in one round trip.
-  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
+  const found = await findReadableEpicWith(c, caller, groupId, { iid }, (epicId) => (withExtras ? epicExtrasReads(db, caller, (col) => sql`${col} IN (${epicId})`, true) : []));
+  return { group: found.group, level: found.level, epic: found.epic, extras: withExtras ? (found.reads as unknown as EpicExtras) : undefined };
+}
+
+/**
+ * `find_epic!` by iid (epics API) or by id (`noteable_id` of the notes API) in the group of the
+ * request, with `reads` that need only the epic's id (`epicId`, a sub-select usable as
+ * `IN (${epicId})`): the group, the caller's level, the epic and the reads in one round trip,
+ * thrown away with the 404.
+ */
+export async function findReadableEpicWith<const R extends readonly BatchItem<'sqlite'>[]>(
+  c: Context<AppEnv>,
+  caller: Caller,
+  groupId: string,
+  by: { iid: number } | { id: number },
+  reads: (epicId: SQL) => R,
+) {
+  requirePlan(c.var.config, 'premium');
+  const db = c.var.db;
+  const key = 'iid' in by ? by.iid : by.id;
+  const safe = Number.isSafeInteger(key) ? key : -1;
   const found = await findReadableGroupWith(c, caller, groupId, (gid) => {
-    const epicId = sql`(SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.iid = ${safeIid})`;
-    const epic = db.select().from(epics).where(sql`${epics.id} = ${epicId}`).limit(1);
-    return withExtras ? ([epic, ...epicExtrasReads(db, caller, (col) => sql`${col} = ${epicId}`, true)] as const) : ([epic] as const);
+    const epicId = 'iid' in by ? sql`SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.iid = ${safe}` : sql`SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.id = ${safe}`;
+    return [db.select().from(epics).where(sql`${epics.id} IN (${epicId})`).limit(1), ...reads(epicId)] as const;
   });
   const { group, level } = found;
-  const [[epic], ...extras] = found.reads;
+  const [[epic], ...rest] = found.reads as unknown as [EpicRow[], ...unknown[]];
   if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
-  return { group, level, epic, extras: withExtras ? (extras as unknown as EpicExtras) : undefined };
+  return { group, level, epic, reads: rest as unknown as { -readonly [K in keyof R]: Awaited<R[K]> } };
 }
 
 /** SQL on `epics`: confidential epics only for those who may read them (list filter). */

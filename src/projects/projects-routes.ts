@@ -26,7 +26,7 @@ import {
   projectIdParams,
   updateProjectParams,
 } from './projects-params';
-import { createProject, featureSet, presentReadBack, projectConflictErrors, projectConflictReads, projectReadBack } from './project-writes';
+import { createProject, featureSet, presentReadBack, projectConflictErrors, projectConflictRead, projectReadBack } from './project-writes';
 import { writeThenRead } from '../db/batch-reads';
 import {
   presentProjects,
@@ -182,7 +182,7 @@ export function mountProjects(r: Router) {
     requireUser(caller);
     const db = c.var.db;
     // The project, the caller's level and the name and path already taken, in one round trip.
-    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => projectConflictReads(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid));
+    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [projectConflictRead(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid)] as const);
     // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
     if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();

@@ -12,7 +12,8 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, isProtectedBranch, projectProtectedBranchReads, type ProtectedBranchWithLevels, withLevels } from './protected-branches';
-import { branchCount, branchEntityReads, resolvedRef, resolveRefReads } from './branch-reads';
+import { branchCount, branchEntityReads } from './branch-reads';
+import { commitAtRef } from './history-reads';
 import { writeThenRead } from '../db/batch-reads';
 import { isValidBranchName } from './commit-writer';
 import { type CommitRow, findBranch } from './repository-store';
@@ -92,16 +93,15 @@ export function mountBranches(r: Router) {
       const found = await readableRepoWith(c, caller, p.id, (projectId) => [
         ...projectProtectedBranchReads(db, projectId),
         db.select({ id: repoBranches.id }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, eq(repoBranches.name, p.branch))).limit(1),
-        ...resolveRefReads(db, projectId, p.ref),
+        commitAtRef(db, projectId, p.ref),
       ]);
-      const [pbRows, pbLevels, existing, byBranch, byId] = found.reads;
+      const [pbRows, pbLevels, existing, [ref]] = found.reads;
       const pid = found.project.id;
       // branches.rb: authorize_push_to_branch!(params[:branch]).
       if (!canPushToBranchesOf(caller, found.level, withLevels(pbRows, pbLevels), [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
       // Branches::CreateService: name validity, existence, then the ref.
       if (!isValidBranchName(p.branch)) throw apiMessage(400, 'Branch name is invalid');
       if (existing.length) throw apiMessage(400, 'Branch already exists');
-      const ref = resolvedRef(byBranch, byId);
       if (!ref) throw apiMessage(400, 'Invalid reference name: ' + p.ref);
       const now = Date.now();
       const f = { name: p.branch };
