@@ -55,9 +55,9 @@ export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller
     return rows.map(({ mr }) => mergeRequestSimple(mr, { base, projectFullPath: fullPaths.get(mr.projectId) ?? '' }));
   }
   return withReadMemo(c, async () => {
-    // The presenter reads its protected branch rows itself (readOptions without approvalsPrimed).
-    const own = flattenReads(presenterReads(db, caller, ids, readOptions({ ...o, approvalsPrimed: false })));
     const approvals = mergeRequestApprovals.get().pageReads?.(c, ids, projectIds);
+    // With the approval reads, the protected branch rows come from them (primed into the memo), not twice.
+    const own = flattenReads(presenterReads(db, caller, ids, readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
     const list = [...g, ...own.list, ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[];
     const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, list, check);
     const results = (reads as unknown[]).slice(g.length);
