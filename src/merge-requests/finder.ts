@@ -297,9 +297,10 @@ export function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: numb
 
 /**
  * The page's merge request ids as a parenthesised sub-select (the page query itself), so the reads
- * that present the page hang off it and go in the page's own batch (presenter-reads.ts `ids`).
+ * that present the page hang off it and go in the page's own batch (presenter-reads.ts `ids`), and
+ * how many bound parameters it carries (each statement repeats them for every use of the set).
  */
-export function mergeRequestPageIds(db: Db, q: MrQuery, limit: number, offset: number): SQL {
+export function mergeRequestPageIds(db: Db, q: MrQuery, limit: number, offset: number): { ids: SQL; params: number } {
   const page = db
     .select({ id: mergeRequests.id })
     .from(mergeRequests)
@@ -312,7 +313,7 @@ export function mergeRequestPageIds(db: Db, q: MrQuery, limit: number, offset: n
   // A derived table, not the page query itself: SQLite counts a sub-select's expressions in the
   // expression-tree depth of the statement using it (D1 allows 100, and the visibility predicate is
   // deep), but not those of a FROM-clause sub-query.
-  return sql`(SELECT id FROM ${page})`;
+  return { ids: sql`(SELECT id FROM ${page})`, params: page.toSQL().params.length };
 }
 
 /** The count (at most `limit`), unexecuted like the page. */
