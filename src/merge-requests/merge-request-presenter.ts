@@ -17,7 +17,7 @@ import type { LabelRow } from '../planning/label-entity';
 import { milestoneEntity } from '../planning/milestone-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { primeProtectedBranches, type ProtectedBranchRow } from '../repository/protected-branches';
-import { changedFiles, commitsBetween, mergeFacts } from '../repository/repository';
+import { changedFiles, commitsBetween, mergeFacts, type MergeFacts } from '../repository/repository';
 import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
 import { userBasic } from '../users/user-entity';
@@ -70,17 +70,30 @@ export async function presentMergeRequests(
     const pbRows = data.protectedBranchRows ?? (await Promise.all([...new Set(rows.map((r) => r.projectId))].map((id) => peekMemo<ProtectedBranchRow[]>(c, `protected-branches:${id}`) ?? [])));
     primeProtectedBranches(c, pbRows.flat(), data.protectedBranchLevels, rows.map((r) => ({ projectId: r.projectId, name: r.targetBranch })));
     if (!o.approvalsPrimed) await mergeRequestApprovals.get().primeReads(c, open);
-    // Merge bases, conflicts and change counts are functions of the two heads: kept per isolate, read for all rows at once when cold.
+    // Merge bases, conflicts and change counts are functions of the two heads: stored on the row by
+    // the last push while both heads still match (refresh.ts), else kept per isolate, read for all
+    // rows at once when cold.
+    const factsById = new Map<number, MergeFacts>();
     const pairs = open.flatMap((r) => {
       const head = heads.get(`${r.sourceProjectId}:${r.sourceBranch}`);
       const targetHead = heads.get(`${r.projectId}:${r.targetBranch}`);
-      return head && targetHead ? [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }] : [];
+      if (!head || !targetHead) return [];
+      const stored = storedFacts(r, targetHead, head);
+      if (stored) factsById.set(r.id, stored);
+      return stored ? [] : [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }];
     });
     const facts = await mergeFacts(c.var.db, pairs.map((p) => p.pair));
-    const factsById = new Map(pairs.map((p, i) => [p.id, facts[i]]));
+    pairs.forEach((p, i) => factsById.set(p.id, facts[i]));
     const live = (m: MergeRequestRow): LiveInputs => ({ head: heads.get(`${m.sourceProjectId}:${m.sourceBranch}`) ?? null, targetHead: heads.get(`${m.projectId}:${m.targetBranch}`) ?? null, facts: factsById.get(m.id) ?? null });
     return presentRows(c, caller, rows, o, data, live);
   });
+}
+
+/** The merge facts stored on the row (refresh.ts), when they were computed for these two heads. */
+function storedFacts(m: MergeRequestRow, targetHead: string, head: string): MergeFacts | null {
+  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
+  const hasCommits = m.mergeBaseSha !== head;
+  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 /** The presenter's reads in one batch. */

@@ -4,14 +4,14 @@
  * query is finder.ts, the presenter merge-request-presenter.ts.
  */
 import { z } from 'zod';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
-import { mergeRequests, namespaces, projects } from '../db/schema';
+import { mergeRequests } from '../db/schema';
 import { ACCESS, canReadMergeRequests, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, grapeError, recordNotFound, unauthorized } from '../platform/errors';
-import { baseUrl, linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
+import { linkParamsFrom, pageRequest } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
@@ -28,11 +28,12 @@ import {
 } from './merge-requests-params';
 import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
-import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from './finder';
+import { buildMergeRequestQuery, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
 import { findMergeRequestToPresent } from './merge-request-find';
-import { MergeRequestBasicSchema, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
-import { presentMergeRequest, presentMergeRequests } from './merge-request-presenter';
+import { MergeRequestBasicSchema, MergeRequestSchema, MergeRequestSimpleSchema } from './merge-request-entity';
+import { presentMergeRequest } from './merge-request-presenter';
+import { presentMergeRequestPage } from './list-page';
 import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
@@ -148,37 +149,7 @@ async function listMergeRequests(
     if (caller.user) await applicationLimit(c, 'search_rate_limit', [caller.user.id]);
     else await applicationLimit(c, 'search_rate_limit_unauthenticated', [clientIp(c)]);
   }
-  const db = c.var.db;
-  const q = await buildMergeRequestQuery(db, caller, parent, p);
-  // The page and its count in one batch.
-  const rows = (
-    await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, mrListDefaults(kind)),
-      (limit, offset) => mergeRequestPage(db, q, limit, offset),
-      () => mergeRequestCount(db, q, MAX_COUNT + 1),
-    )
-  ).map((r) => r.mr);
-  if (p.view === 'simple') {
-    const paths = await projectPaths(c, rows.map((r) => r.projectId));
-    const base = baseUrl(c);
-    return c.json(rows.map((m) => mergeRequestSimple(m, { base, projectFullPath: paths.get(m.projectId) ?? '' })));
-  }
-  return c.json(await presentMergeRequests(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }));
-}
-
-async function projectPaths(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  const uniq = [...new Set(ids)];
-  for (let i = 0; i < uniq.length; i += 90) {
-    const rows = await c.var.db
-      .select({ id: projects.id, path: projects.path, ns: namespaces.fullPath })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(inArray(projects.id, uniq.slice(i, i + 90)))
-      .all();
-    for (const r of rows) out.set(r.id, `${r.ns}/${r.path}`);
-  }
-  return out;
+  const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
+  // The page, its count and everything presenting it reads, in one batch (list-page.ts).
+  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
 }
