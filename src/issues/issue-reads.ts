@@ -11,6 +11,9 @@ import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
 import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
 import { mergeRequestVisibleSql } from '../projects/abilities';
+import { cachedQueries } from '../db/prepared';
+import { today } from '../platform/time';
+import { issueIdRefOf, type IssueRef, issueRefValues } from './issues';
 
 /** A SELECT of issue ids, for `IN (…)`. */
 export type IssueIds = SQL;
@@ -102,6 +105,18 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
           .where(sql`i.id IN (${ids})`)
       : undefined,
   ] as const;
+}
+
+/**
+ * issueReads of the one issue of a lookup (findReadableIssueWith's IssueRef), built once per shape
+ * (src/db/prepared.ts): the options, the caller (its id is written into the merge request
+ * visibility test) and the day (membership expiry) name the statements; the project and iid are
+ * their placeholders.
+ */
+export function oneIssueReads(db: Db, caller: Caller, ref: IssueRef, o: IssueReadOptions) {
+  const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';
+  const key = `issue-reads:${ref.project.shape}:${Number(o.projects)}${Number(o.premium)}${Number(o.subscription)}:${caller.isAdmin ? 'admin' : ''}${who}:${today()}`;
+  return cachedQueries(db, key, (d) => issueReads(d, caller, issueIdRefOf(ref), o), issueRefValues(ref));
 }
 
 type Reads = ReturnType<typeof issueReads>;
