@@ -9,7 +9,7 @@
  * const byId = prepared(db, 'user-by-id', (db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
  * const user = await byId.get({ id });
  */
-import { fillPlaceholders } from 'drizzle-orm';
+import { fillPlaceholders, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from './client';
 
@@ -79,17 +79,55 @@ function assertSameStatements(key: string, cached: (PreparedQuery | undefined)[]
   if (a !== b) throw new Error(`cachedQuery "${key}": the key does not name everything that shapes the statement\n${a}\n---\n${b}`);
 }
 
-function bind(query: PreparedQuery, values: Record<string, unknown>) {
+/** A query builder that renders its own SQL (Drizzle's `toSQL`) and prepares a reusable statement. */
+interface Renderable {
+  toSQL(): { sql: string; params: unknown[] };
+  prepare(): unknown;
+}
+
+/**
+ * A statement whose text varies with the request (a filtered list's page): rendered once here, the
+ * statement of that text is prepared once per Db and bound to the values just rendered, so the batch
+ * does not render it again. Same text, same statement. `name` stands for the shape of the result
+ * (the selected fields' keys, which the text does not show: `{ a: t.x }` and `{ b: t.x }` render alike).
+ */
+export function renderedOnce<Q extends BatchItem<'sqlite'> & Renderable>(db: Db, name: string, query: Q, rendered = query.toSQL()): Q {
+  const { sql: text, params } = rendered;
+  const statement = prepared(db, `text:${name}:${text}`, () => query.prepare() as PreparedQuery);
+  return bind(statement, {}, params) as unknown as Q;
+}
+
+/**
+ * A rendered query (`toSQL()`) as a fragment for statements built once (cachedQueries): its text, to put in their key,
+ * the fragment itself with its values as placeholders `q0`, `q1`…, and those values. Undefined when
+ * the text holds a `?` that is not a parameter (then the caller builds its statements as usual).
+ */
+export function fragmentOf(rendered: { sql: string; params: unknown[] }): { text: string; fragment: SQL; values: Record<string, unknown> } | undefined {
+  const { sql: text, params } = rendered;
+  const parts = text.split('?');
+  if (parts.length !== params.length + 1) return undefined;
+  const chunks: SQL[] = [sql.raw(parts[0])];
+  const values: Record<string, unknown> = {};
+  params.forEach((v, i) => {
+    values[`q${i}`] = v;
+    chunks.push(sql`${sql.placeholder(`q${i}`)}`, sql.raw(parts[i + 1]));
+  });
+  return { text, fragment: sql.join(chunks), values };
+}
+
+function bind(query: PreparedQuery, values: Record<string, unknown>, rendered?: unknown[]) {
   const built = query.getQuery();
   // The drivers' batch reads the SQL and params from getQuery() and maps rows with the prepared
   // query's own mapResult: an object over it with this request's params is all a batch needs.
-  const boundQuery = Object.create(query as object) as PreparedQuery;
-  const params = fillPlaceholders(built.params, values);
+  // Run alone, the prepared query reads its own `query` (Drizzle's SQLitePreparedQuery) with the values filled in.
+  const boundQuery = Object.create(query as object) as PreparedQuery & { query: unknown };
+  const params = rendered ?? fillPlaceholders(built.params, values);
+  boundQuery.query = { ...built, params };
   boundQuery.getQuery = () => ({ ...built, params });
   return {
     _prepare: () => boundQuery,
     then<A, B>(onFulfilled?: (v: unknown) => A | PromiseLike<A>, onRejected?: (e: unknown) => B | PromiseLike<B>) {
-      return query.execute(values).then(onFulfilled, onRejected);
+      return boundQuery.execute({}).then(onFulfilled, onRejected);
     },
   };
 }

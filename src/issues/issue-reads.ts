@@ -108,15 +108,26 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
 }
 
 /**
- * issueReads of the one issue of a lookup (findReadableIssueWith's IssueRef), built once per shape
- * (src/db/prepared.ts): the options, the caller (its id is written into the merge request
- * visibility test) and the day (membership expiry) name the statements; the project and iid are
- * their placeholders.
+ * issueReads of the one issue of a lookup (findReadableIssueWith's IssueRef), built once per
+ * project reference shape and readsKey (src/db/prepared.ts); the project and iid are placeholders.
  */
 export function oneIssueReads(db: Db, caller: Caller, ref: IssueRef, o: IssueReadOptions) {
+  return cachedQueries(db, `issue-reads:${ref.project.shape}:${readsKey(caller, o)}`, (d) => issueReads(d, caller, issueIdRefOf(ref), o), issueRefValues(ref));
+}
+
+/**
+ * issueReads of a page, built once per page text (and what readsKey names): the page query,
+ * rendered once (prepared.ts fragmentOf), is the statements' id list with its values as
+ * placeholders. A list with the same filters has the same page text whatever their values.
+ */
+export function pageIssueReads(db: Db, caller: Caller, page: { text: string; fragment: SQL; values: Record<string, unknown> }, o: IssueReadOptions) {
+  return cachedQueries(db, `issue-page-reads:${readsKey(caller, o)}:${page.text}`, (d) => issueReads(d, caller, sql`SELECT id FROM (${page.fragment})`, o), page.values);
+}
+
+/** What shapes issueReads' text beside the ids: the options, the caller (its id is written into the merge request visibility test) and the day (membership expiry). */
+function readsKey(caller: Caller, o: IssueReadOptions): string {
   const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';
-  const key = `issue-reads:${ref.project.shape}:${Number(o.projects)}${Number(o.premium)}${Number(o.subscription)}:${caller.isAdmin ? 'admin' : ''}${who}:${today()}`;
-  return cachedQueries(db, key, (d) => issueReads(d, caller, issueIdRefOf(ref), o), issueRefValues(ref));
+  return `${Number(o.projects)}${Number(o.premium)}${Number(o.subscription)}:${caller.isAdmin ? 'admin' : ''}${who}:${today()}`;
 }
 
 type Reads = ReturnType<typeof issueReads>;

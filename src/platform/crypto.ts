@@ -1,4 +1,5 @@
-/** Digests, random tokens and password hashes with WebCrypto only, so Workers and Node share one implementation. */
+/** Digests, random tokens and password hashes with WebCrypto and node:crypto (Workers' nodejs_compat), so Workers and Node share one implementation. */
+import { createHash } from 'node:crypto';
 
 const enc = new TextEncoder();
 
@@ -36,7 +37,9 @@ export async function sha256(data: string | Uint8Array): Promise<Uint8Array> {
  * (GitLab uses a truncated db_key_base; we use the configured TOKEN_PEPPER). Base64, like GitLab.
  */
 export async function tokenDigest(value: string, pepper: string): Promise<string> {
-  return toBase64(await sha256(value + pepper));
+  // node:crypto (nodejs_compat on Workers) hashes in place; WebCrypto's digest is a thread-pool job
+  // on Node that cost more than the rest of a cached caller's authentication (issue 13 profile).
+  return createHash('sha256').update(value + pepper).digest('base64');
 }
 
 const URL_SAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
