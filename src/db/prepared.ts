@@ -10,6 +10,7 @@
  * const user = await byId.get({ id });
  */
 import { fillPlaceholders, type SQL, sql } from 'drizzle-orm';
+import { withRowMapper } from './row-mapper';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from './client';
 
@@ -58,7 +59,7 @@ export function cachedQuery<Q extends BatchItem<'sqlite'>>(db: Db, key: string, 
  * kept): the reads of an entity that share their placeholders.
  */
 export function cachedQueries<const Q extends readonly (BatchItem<'sqlite'> | undefined)[]>(db: Db, key: string, build: (db: Db) => Q, values: Record<string, unknown>): Q {
-  const prepareAll = (d: Db) => build(d).map((q) => (q === undefined ? undefined : (q as unknown as { prepare(): PreparedQuery }).prepare()));
+  const prepareAll = (d: Db) => build(d).map((q) => (q === undefined ? undefined : withRowMapper((q as unknown as { prepare(): PreparedQuery }).prepare())));
   const queries = prepared(db, `batch:${key}`, prepareAll);
   if (checked.has(db)) assertSameStatements(key, queries, prepareAll(db), values);
   return queries.map((q) => (q === undefined ? undefined : bind(q, values))) as unknown as Q;
@@ -93,7 +94,7 @@ interface Renderable {
  */
 export function renderedOnce<Q extends BatchItem<'sqlite'> & Renderable>(db: Db, name: string, query: Q, rendered = query.toSQL()): Q {
   const { sql: text, params } = rendered;
-  const statement = prepared(db, `text:${name}:${text}`, () => query.prepare() as PreparedQuery);
+  const statement = prepared(db, `text:${name}:${text}`, () => withRowMapper(query.prepare() as PreparedQuery));
   return bind(statement, {}, params) as unknown as Q;
 }
 

@@ -1,11 +1,11 @@
 /** Hot statements are built once per Db (db/prepared.ts) and give the same answers as a fresh query. */
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { cachedQuery, fragmentOf, prepared, renderedOnce } from '../../src/db/prepared';
 import { batchReads } from '../../src/db/batch-reads';
-import { users } from '../../src/db/schema';
+import { personalAccessTokens, users } from '../../src/db/schema';
 import { harnessApp } from '../harness/node';
-import { createUser } from '../support';
+import { api, createUser, rootToken, unique } from '../support';
 
 describe('prepared statements', () => {
   it('builds a named statement once per Db and runs it with new values each time', async () => {
@@ -73,5 +73,31 @@ describe('batch statements built once (cachedQuery, renderedOnce)', () => {
     const f = fragmentOf({ sql: 'select id from users where id = ? and name = ?', params: [1, 'x'] });
     expect(f?.values).toEqual({ q0: 1, q1: 'x' });
     expect(fragmentOf({ sql: "select '?' from users where id = ?", params: [1] })).toBeUndefined();
+  });
+});
+
+describe('rows of statements built once (row-mapper.ts)', () => {
+  it('maps rows as Drizzle does: nested tables, SQL columns, and a left-joined table with no row as null', async () => {
+    const { db } = await harnessApp();
+    const a = await createUser();
+    // A user with no token: the left join finds no row for them.
+    const username = unique('notoken');
+    const created = await api('/users', { token: rootToken, body: { email: `${username}@example.com`, name: username, username, password: `Pw-${unique('p')}-long`, skip_confirmation: true } });
+    expect(created.status).toBe(201);
+    const b = { id: created.body.id as number };
+    const build = (d: typeof db) =>
+      d
+        .select({ user: { id: users.id, username: users.username }, token: personalAccessTokens, twice: sql<number>`${users.id} * 2`.mapWith(Number) })
+        .from(users)
+        .leftJoin(personalAccessTokens, eq(personalAccessTokens.userId, users.id))
+        .where(inArray(users.id, [a.id, b.id]))
+        .orderBy(users.id, personalAccessTokens.id);
+    // The ids are written into the text: the key names them.
+    const cached = await cachedQuery(db, `test-left-join:${a.id}:${b.id}`, build, {});
+    const fresh = await build(db);
+    expect(cached).toEqual(fresh);
+    expect(cached.some((r) => r.token === null)).toBe(true);
+    expect(cached.some((r) => r.token !== null && r.token.userId === r.user.id)).toBe(true);
+    expect(cached[0].twice).toBe(cached[0].user.id * 2);
   });
 });
