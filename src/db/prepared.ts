@@ -9,7 +9,7 @@
  * const byId = prepared(db, 'user-by-id', (db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
  * const user = await byId.get({ id });
  */
-import { fillPlaceholders, type SQL, sql } from 'drizzle-orm';
+import { Column, fillPlaceholders, getTableName, is, SQL, sql, Table } from 'drizzle-orm';
 import { withRowMapper } from './row-mapper';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from './client';
@@ -96,6 +96,36 @@ export function renderedOnce<Q extends BatchItem<'sqlite'> & Renderable>(db: Db,
   const { sql: text, params } = rendered;
   const statement = prepared(db, `text:${name}:${text}`, () => withRowMapper(query.prepare() as PreparedQuery));
   return bind(statement, {}, params) as unknown as Q;
+}
+
+/**
+ * renderedOnce for any batch item: a select builder is named by the shape of its selected fields
+ * (their keys, which its text does not show); anything else (a promise, raw SQL) is returned as is.
+ */
+export function renderedOnceIfSelect<T>(db: Db, item: T): T {
+  const q = item as unknown as Partial<Renderable & { getSelectedFields(): Record<string, unknown> }>;
+  if (!q || typeof q.toSQL !== 'function' || typeof q.prepare !== 'function' || typeof q.getSelectedFields !== 'function') return item;
+  let shape: string;
+  try {
+    shape = shapeOf(q.getSelectedFields());
+  } catch {
+    // A select from a subquery hands out selection proxies that throw on raw fields: left as it is.
+    return item;
+  }
+  return renderedOnce(db, `fields:${shape}`, item as unknown as BatchItem<'sqlite'> & Renderable) as unknown as T;
+}
+
+/** The keys of selected fields, nested objects and tables included (a table's own keys follow from its name). */
+function shapeOf(fields: Record<string, unknown>): string {
+  let out = '';
+  for (const key in fields) {
+    const v = fields[key];
+    if (is(v, Column) || is(v, SQL) || is(v, SQL.Aliased)) out += `${key},`;
+    else if (is(v, Table)) out += `${key}<${getTableName(v)}>,`;
+    else if (v && typeof v === 'object' && !('_' in v)) out += `${key}{${shapeOf(v as Record<string, unknown>)}},`;
+    else out += `${key}?,`;
+  }
+  return out;
 }
 
 /**
