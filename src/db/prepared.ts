@@ -15,8 +15,12 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from './client';
 
 const statements = new WeakMap<Db, Map<string, unknown>>();
-/** Cached statements whose keys name a value (a user id written into the text): bounded, like libsql-file's cache. */
-const LIMIT = 2000;
+/**
+ * Keys may name a value (a caller's id written into the text) or a page's text, so the cache is
+ * bounded like libsql-file's (512): an entry holds up to ~10 statements of a few kB each, and a
+ * Worker isolate has 128 MB. Clearing costs each hot statement one rebuild.
+ */
+const LIMIT = 500;
 
 export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   let byName = statements.get(db);
