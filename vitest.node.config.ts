@@ -13,7 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     pool: 'forks',
     // Every response of every test is checked against its route's declared schemas (platform/response-check.ts).
-    env: { VALIDATE_RESPONSES: 'true', REPORT_ROUND_TRIPS: 'true' },
+    env: { VALIDATE_RESPONSES: 'true', REPORT_ROUND_TRIPS: 'true', REPORT_REPEATED_READS: 'true' },
     setupFiles: ['./test/harness/node-setup.ts'],
   },
 });

@@ -14,7 +14,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           // VALIDATE_RESPONSES: every response is checked against its route's declared schemas (platform/response-check.ts).
-          bindings: { TEST_MIGRATIONS: migrations, PASSWORD_HASH_ITERATIONS: '1000', TEST_RUNTIME: 'workers', VALIDATE_RESPONSES: 'true', REPORT_ROUND_TRIPS: 'true' },
+          bindings: { TEST_MIGRATIONS: migrations, PASSWORD_HASH_ITERATIONS: '1000', TEST_RUNTIME: 'workers', VALIDATE_RESPONSES: 'true', REPORT_ROUND_TRIPS: 'true', REPORT_REPEATED_READS: 'true' },
         },
       }),
     ],

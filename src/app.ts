@@ -46,7 +46,7 @@ mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();
-  app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips }));
+  app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips, repeats: deps.config.reportRepeatedReads }));
   if (deps.config.validateResponses) {
     app.use('*', responseCheck());
     checkCachedStatements(deps.db);

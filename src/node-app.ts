@@ -28,7 +28,7 @@ export interface NodeAppOptions {
 
 export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
   // The test suite turns response checking and round-trip reporting on for every app it builds (vitest.node.config.ts).
-  const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, REPORT_ROUND_TRIPS: process.env.REPORT_ROUND_TRIPS, ...opts.env } : (process.env as unknown as Env);
+  const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, REPORT_ROUND_TRIPS: process.env.REPORT_ROUND_TRIPS, REPORT_REPEATED_READS: process.env.REPORT_REPEATED_READS, ...opts.env } : (process.env as unknown as Env);
   const config = loadConfig(env);
   // A database file gets our cached-statement client (src/db/libsql-file.ts); a server URL or
   // :memory: gets @libsql/client.

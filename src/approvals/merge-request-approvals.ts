@@ -10,8 +10,10 @@ export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,
   primeReads: primeApprovalReads,
   stateReads(c, caller, projectId, iid) {
-    const list = approvalStateReads(c.var.db, caller, projectId, iid);
-    return { list, prime: (mr, results) => primeApprovalState(c, mr, results as unknown as ApprovalStateReads) };
+    // The merge request's own row comes from the batch that finds it (findReadableMergeRequestWith):
+    // left out here, so the batch does not send that read twice.
+    const [, ...list] = approvalStateReads(c.var.db, caller, projectId, iid);
+    return { list, prime: (mr, results) => primeApprovalState(c, mr, [[mr], ...results] as unknown as ApprovalStateReads) };
   },
   // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
   // when merged, whatever the CODEOWNERS file or branch rules say later.

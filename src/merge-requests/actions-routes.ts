@@ -1,26 +1,20 @@
 /**
  * Merge request actions (GitLab lib/api/merge_requests.rb, subscriptions.rb): merge, cancel
- * auto-merge, subscribe/unsubscribe, and the repository views (commits, changes, diffs).
+ * auto-merge, subscribe/unsubscribe; the repository views (commits, changes, diffs) are changes-routes.ts.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../platform/context';
 import { mergeRequests, subscriptions } from '../db/schema';
 import { ApiError, conflict, notModified, unauthorized, validationFailed } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE } from '../platform/text-limits';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
-import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
-import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
-import { CommitSchema, DiffSchema } from '../repository/commit-entity';
+import { mergeParams, mergeRequestRefParams } from './merge-requests-params';
 import { isApproved, liveState } from './live-state';
 import { mergeMergeRequest } from './merge';
 import { canBeMergedBy, findProjectMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds, notAllowed } from './merge-request-access';
-import { mergeRequestChanges, MergeRequestChangesSchema, MergeRequestSchema } from './merge-request-entity';
+import { MergeRequestSchema } from './merge-request-entity';
 import { presentMergeRequest, subscribedToMergeRequest } from './merge-request-presenter';
-import { repo } from './merge-request-repo';
+import { mountMergeRequestChanges } from './changes-routes';
 import { systemNoteInsert } from '../issuables/system-notes';
 
 const MERGE_TEXT = { merge_commit_message: { max: MAX_TEXT_SIZE }, squash_commit_message: { max: MAX_TEXT_SIZE } };
@@ -149,46 +143,5 @@ export function mountMergeRequestActions(r: Router) {
     );
   }
 
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(CommitSchema) } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const live = await liveState(c, found.mr);
-      const commits = live.sha ? await repo.commitEntities(c, found.project.id, live.mergeBase, live.sha) : [];
-      return arrayPage(c, p, commits);
-    },
-  );
-
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams, responses: { 200: MergeRequestChangesSchema } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project });
-      const refs = entity.diff_refs;
-      const changes = refs.head_sha ? await repo.diffEntities(c, found.project.id, refs.base_sha, refs.head_sha, { unidiff: p.unidiff }) : [];
-      return c.json(mergeRequestChanges(entity, changes));
-    },
-  );
-
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const live = await liveState(c, found.mr);
-      const diffs = live.sha ? await repo.diffEntities(c, found.project.id, live.mergeBase, live.sha, { unidiff: p.unidiff }) : [];
-      return arrayPage(c, p, diffs);
-    },
-  );
-}
-
-async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]) {
-  const raw = await requestParams(c);
-  const page = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, {}),
-    async (limit, offset) => list.slice(offset, offset + limit),
-    async (limit) => Math.min(list.length, limit),
-  );
-  return c.json(page);
+  mountMergeRequestChanges(r);
 }

@@ -68,20 +68,31 @@ export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Calle
  * request's presenter reads (presenter-reads.ts) ride along. Thrown away with the 404/403.
  */
 export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
-  if (!Number.isSafeInteger(iid)) return { ...(await findReadableMergeRequest(c, caller, projectId, iid)), loaded: undefined };
+  const found = await findMergeRequestWith(c, caller, projectId, iid, reads);
+  if (!canReadMergeRequests(caller, found.project, found.level)) throw forbidden();
+  return found;
+}
+
+/**
+ * `findReadableMergeRequestWith` without its read_merge_request check, for callers that answer an
+ * unreadable merge request their own way (notes and award emoji: a 404). The project is readable
+ * (404 Project Not Found) and the merge request exists (404 Not found).
+ */
+export async function findMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
   const db = c.var.db;
+  // An iid beyond SQLite's integers matches nothing (the sub-selects use -1).
+  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
   let unflatten: ((results: readonly unknown[]) => R) | undefined;
   const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
-    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${iid})`, pid);
+    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${safeIid})`, pid);
     unflatten = r.unflatten;
-    return [db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, iid))).limit(1), ...r.list] as const;
+    return [db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, safeIid))).limit(1), ...r.list] as const;
   });
   const [rows, ...rest] = pr.reads as unknown as [MergeRequestRow[], ...unknown[]];
   const mr = rows[0];
   if (!mr) throw recordNotFound();
-  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
   const { reads: _, ...found } = pr;
-  return { ...found, mr, loaded: unflatten!(rest) };
+  return { ...found, mr, loaded: unflatten!(rest) as R | undefined };
 }
 
 /**

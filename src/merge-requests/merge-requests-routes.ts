@@ -30,11 +30,9 @@ import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
 import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
-import { findReadableMergeRequestWith } from './merge-request-access';
-import { MergeRequestBasicSchema, type MergeRequestRow, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
-import { presentMergeRequest, presentMergeRequests, readOptions } from './merge-request-presenter';
-import { flattenReads, presenterReads } from './presenter-reads';
-import { mergeRequestApprovals } from './approvals-port';
+import { findMergeRequestToPresent } from './merge-request-find';
+import { MergeRequestBasicSchema, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
+import { presentMergeRequest, presentMergeRequests } from './merge-request-presenter';
 import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
@@ -85,20 +83,8 @@ export function mountMergeRequests(r: Router) {
     const presenting = { project: undefined, firstContribution: true, includeRebaseInProgress: p.include_rebase_in_progress, includeDivergedCommitsCount: p.include_diverged_commits_count };
     // One read memo for the request: the approval state's reads, seeded below, serve the presenter.
     return withReadMemo(c, async () => {
-      let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
       // The merge request, everything its entity shows and its approval state in the round trip that finds the project.
-      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
-        const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
-        const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
-        return {
-          list: [...own.list, ...(approvals?.list ?? [])],
-          unflatten: (results) => {
-            if (approvals) primeApprovals = (mr) => approvals.prime(mr, results.slice(own.list.length));
-            return own.unflatten(results.slice(0, own.list.length));
-          },
-        };
-      });
-      primeApprovals?.(found.mr);
+      const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, presenting);
       let loaded = found.loaded;
       // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
       // checks now pass (an approval arrived) completes no later than the next read.
@@ -106,7 +92,7 @@ export function mountMergeRequests(r: Router) {
         found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
         loaded = undefined;
       }
-      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && primeApprovals !== undefined }, loaded));
+      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && found.approvalsPrimed }, loaded));
     });
   });
 

@@ -17,6 +17,8 @@ export interface Config {
   validateResponses: boolean;
   /** Answer every request's storage round trips in `X-Storage-Round-Trips` (test suites and benchmark; db/round-trips.ts). */
   reportRoundTrips: boolean;
+  /** Also count the reads a request sends twice, in `X-Storage-Repeated-Reads` (test suites only: it keys every statement). */
+  reportRepeatedReads: boolean;
 }
 
 /** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
@@ -45,5 +47,6 @@ export function loadConfig(env: Env): Config {
     oauthTokenTtl: Number(env.OAUTH_TOKEN_TTL_SECONDS ?? 7200),
     validateResponses: env.VALIDATE_RESPONSES === 'true',
     reportRoundTrips: env.REPORT_ROUND_TRIPS === 'true',
+    reportRepeatedReads: env.REPORT_REPEATED_READS === 'true',
   };
 }

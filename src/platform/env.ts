@@ -28,4 +28,6 @@ export interface Env {
   VALIDATE_RESPONSES?: string;
   /** "true" adds `X-Storage-Round-Trips` to every response (the test suites and the benchmark; db/round-trips.ts). */
   REPORT_ROUND_TRIPS?: string;
+  /** "true" also adds `X-Storage-Repeated-Reads` (the test suites; not the benchmark, whose CPU figures it would inflate). */
+  REPORT_REPEATED_READS?: string;
 }

@@ -61,6 +61,14 @@ export async function groupAccess(db: Db, user: UserRow | null, group: Namespace
   return maxLevel(db, user.id, null, traversalIds(group));
 }
 
+/** `groupAccess` as an unexecuted read for a batch (`[{ level }]`; no row for a missing group). */
+export const groupAccessRead = (db: Db, user: UserRow | null, groupId: number) =>
+  db
+    .select({ level: (user ? groupLevelSql(user.id) : sql<number>`0`).as('level') })
+    .from(namespaces)
+    .where(eq(namespaces.id, groupId))
+    .limit(1);
+
 /** Visibility alone: public to all, internal to signed-in users who are not external. */
 export function visibilityAllows(caller: Caller, visibility: string): boolean {
   if (visibility === 'public') return true;
@@ -158,9 +166,10 @@ const PROJECT_ID = sql.raw('"projects"."id"');
 
 /**
  * SQL: the caller's highest level in a project row (joined with `namespaces`), for `min_access_level`
- * and `membership` filters. Placeholders for both in statements built once (src/db/prepared.ts).
+ * and `membership` filters. `userId` may be a column (each user's level in one project), or with
+ * `day` a placeholder in statements built once (src/db/prepared.ts).
  */
-export function projectLevelSql(userId: number | Placeholder, day: string | Placeholder = today()) {
+export function projectLevelSql(userId: number | SQL | Placeholder, day: string | Placeholder = today()) {
   return sql<number>`max(
     CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
     coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${day})), 0),

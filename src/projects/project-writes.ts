@@ -38,28 +38,26 @@ function namespaceIdSql(namespaceId: string | undefined, ownerId: number): SQL {
 }
 
 /**
- * Name and path taken in a namespace (`nsId` SQL): a project of that name, of that path, or a
- * subgroup at the same full path; `exceptId` leaves the project being renamed out.
+ * Name and path taken in a namespace (`nsId` SQL), as one row `{ nameTaken, pathTaken }`: a project
+ * of that name; a project of that path, or a subgroup at the same full path. `exceptId` leaves the
+ * project being renamed out; a name or path not given is not looked for (no statement is sent for it).
  */
-export function projectConflictReads(db: Db, nsId: SQL, name: string | undefined, path: string | undefined, exceptId?: SQL) {
-  const notSelf = exceptId !== undefined ? sql`${projects.id} != ${exceptId}` : undefined;
-  const none = sql`0`;
-  return [
-    db.select({ id: projects.id }).from(projects).where(and(sql`${projects.namespaceId} = ${nsId}`, name !== undefined ? sql`lower(${projects.name}) = lower(${name})` : none, notSelf)).limit(1),
-    db.select({ id: projects.id }).from(projects).where(and(sql`${projects.namespaceId} = ${nsId}`, path !== undefined ? sql`lower(${projects.path}) = lower(${path})` : none, notSelf)).limit(1),
-    db
-      .select({ id: namespaces.id })
-      .from(namespaces)
-      .where(path !== undefined ? sql`lower(${namespaces.fullPath}) = lower((SELECT cn.full_path FROM namespaces cn WHERE cn.id = ${nsId}) || '/' || ${path})` : none)
-      .limit(1),
-  ] as const;
+export function projectConflictRead(db: Db, nsId: SQL, name: string | undefined, path: string | undefined, exceptId?: SQL) {
+  const notSelf = exceptId !== undefined ? sql` AND tp.id != ${exceptId}` : sql``;
+  const nameTaken = name !== undefined ? sql`EXISTS (SELECT 1 FROM projects tp WHERE tp.namespace_id = ${nsId} AND lower(tp.name) = lower(${name})${notSelf})` : sql`0`;
+  const pathTaken =
+    path !== undefined
+      ? sql`(EXISTS (SELECT 1 FROM projects tp WHERE tp.namespace_id = ${nsId} AND lower(tp.path) = lower(${path})${notSelf})
+          OR EXISTS (SELECT 1 FROM namespaces tn WHERE lower(tn.full_path) = lower((SELECT cn.full_path FROM namespaces cn WHERE cn.id = ${nsId}) || '/' || ${path})))`
+      : sql`0`;
+  return db.select({ nameTaken: sql<number>`${nameTaken}`.as('name_taken'), pathTaken: sql<number>`${pathTaken}`.as('path_taken') }).from(sql`(SELECT 1) AS one`);
 }
 
-/** The validation errors of `projectConflictReads`' results. */
-export function projectConflictErrors(byName: unknown[], byPath: unknown[], subgroup: unknown[]): Record<string, string[]> {
+/** The validation errors of `projectConflictRead`'s row (`skip`: attributes that already have an error). */
+export function projectConflictErrors([row]: { nameTaken: number; pathTaken: number }[], skip: Record<string, unknown> = {}): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  if (byName.length) errors.name = ['has already been taken'];
-  if (byPath.length || subgroup.length) errors.path = ['has already been taken'];
+  if (Number(row?.nameTaken) && !skip.name) errors.name = ['has already been taken'];
+  if (Number(row?.pathTaken) && !skip.path) errors.path = ['has already been taken'];
   return errors;
 }
 
@@ -86,14 +84,14 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
   const [owners, nsRows, ...conflictReads] = await batchReads(db, [
     db.select().from(users).where(eq(users.id, ownerId)).limit(1),
     db.select({ ns: namespaces, level: groupLevelSql(ownerId).as('level') }).from(namespaces).where(sql`${namespaces.id} = ${nsId}`).limit(1),
-    ...projectConflictReads(db, nsId, name, path),
+    projectConflictRead(db, nsId, name, path),
     db.select({ id: projects.id }).from(projects).where(sql`${projects.namespaceId} = ${nsId}`).limit(PERSONAL_COUNT_CAP),
   ]);
   const owner = owners[0];
   if (!owner) throw notFound('User');
   const ns = nsRows[0]?.ns;
   if (!ns) throw notFound('Namespace');
-  const [byName, byPath, subgroup, personal] = conflictReads;
+  const [conflicts, personal] = conflictReads;
   const errors: Record<string, string[]> = {};
   let memberLevel: number | null = null;
   if (ns.kind === 'User') {
@@ -115,7 +113,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) errors.visibility_level = [vErr];
-  if (!errors.namespace) Object.assign(errors, projectConflictErrors(errors.name ? [] : byName, errors.path ? [] : byPath, errors.path ? [] : subgroup));
+  if (!errors.namespace) Object.assign(errors, projectConflictErrors(conflicts, errors));
   if (Object.keys(errors).length) throw validationFailed(errors);
   // Project#check_personal_projects_limit: `error!(errors[:limit_reached], 403)`, an array message.
   if (ns.kind === 'User') {

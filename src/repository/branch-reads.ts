@@ -72,29 +72,3 @@ export function defaultBranchReads(db: Db, projectId: SQL, f: BranchFilter, limi
 export function branchEntityReads(db: Db, projectId: SQL, f: BranchFilter, limit: number, offset: number) {
   return [branchPage(db, projectId, f, limit, offset), ...projectProtectedBranchReads(db, projectId), ...defaultBranchReads(db, projectId, f, limit, offset)] as const;
 }
-
-/**
- * `resolveRef` as two reads for a batch: the head commit of a branch named `ref` (git resolves
- * refs/heads first), and the commits a full or abbreviated (4+ hex) id names; `resolvedRef` picks.
- */
-export function resolveRefReads(db: Db, projectId: SQL, ref: string) {
-  const hex = ref.toLowerCase();
-  const isHex = /^[0-9a-f]{4,40}$/.test(hex);
-  return [
-    db
-      .select()
-      .from(repoCommits)
-      .where(sql`${repoCommits.projectId} = ${projectId} AND ${repoCommits.sha} = (SELECT rb.commit_sha FROM repo_branches rb WHERE rb.project_id = ${projectId} AND rb.name = ${ref})`)
-      .limit(1),
-    db
-      .select()
-      .from(repoCommits)
-      .where(and(sql`${repoCommits.projectId} = ${projectId}`, isHex ? (hex.length === 40 ? eq(repoCommits.sha, hex) : sql`${repoCommits.sha} LIKE ${`${hex}%`}`) : sql`0`))
-      .limit(2),
-  ] as const;
-}
-
-/** The commit `resolveRefReads` found: the branch's head, else the one commit the id names (an ambiguous abbreviation names nothing, as in git). */
-export function resolvedRef<T>(byBranch: T[], byId: T[]): T | null {
-  return byBranch[0] ?? (byId.length === 1 ? byId[0] : null);
-}

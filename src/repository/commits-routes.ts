@@ -1,7 +1,7 @@
 /** Commits and comparisons (lib/api/commits.rb, repositories.rb compare): commits written through the API and read back. */
-import { eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { batchReads } from '../db/batch-reads';
 import { z } from 'zod';
-import { repoBranches } from '../db/schema';
 import { commitDetail, CommitDetailSchema, commitEntity, CommitSchema, compareEntity, CompareSchema, DiffSchema } from './commit-entity';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
@@ -13,10 +13,10 @@ import { requireUser } from '../platform/guards';
 import { defaultBranchProtectionStatements, canPushToBranch } from './protected-branches';
 import { pushStatements } from './push';
 import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
-import { diffsBetween } from './diffs';
-import { commitsBetween, history, mergeBase } from './history';
-import { type CommitRow, findBranch, findCommit, hasCommits, resolveRef } from './repository-store';
-import { resolvedRef, resolveRefReads } from './branch-reads';
+import { diffsBetween, diffsOfManifests } from './diffs';
+import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
+import { cachedManifest, findBranch, findCommit, hasCommits, rememberManifest, resolveRef } from './repository-store';
+import { commitAtRef, historyCount, type HistoryFilter, historyPage, manifestRows } from './history-reads';
 import { apiMessage, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
 import type { Context } from 'hono';
@@ -193,29 +193,22 @@ export function mountCommits(r: Router) {
       responses: { 200: CommitList },
     },
     async ({ c, p, caller }) => {
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
-      const pid = found.project.id;
       const raw = await requestParams(c);
       const req = pageRequest(p, raw.per_page);
-      let rows: CommitRow[] = [];
-      if (p.all) {
-        const heads = await db.select({ sha: repoBranches.commitSha }).from(repoBranches).where(eq(repoBranches.projectId, pid)).all();
-        const seen = new Map<string, CommitRow>();
-        for (const h of heads) for (const r of await history(db, pid, h.sha, { since: p.since, until: p.until, path: p.path })) seen.set(r.sha, r);
-        rows = [...seen.values()].sort((a, b) => b.committedAt - a.committedAt || b.generation - a.generation);
-      } else {
-        const ref = p.ref_name ?? found.project.defaultBranch ?? null;
-        const head = ref ? await resolveRef(db, pid, ref) : null;
-        // An unknown ref (or an empty repository) lists nothing, as Gitaly's FindCommits does.
-        if (head) rows = await history(db, pid, head.sha, { since: p.since, until: p.until, path: p.path, firstParent: p.first_parent });
+      const f: HistoryFilter = { ref: p.ref_name, all: p.all, firstParent: p.first_parent, since: p.since, until: p.until, path: p.path };
+      // The author filter compares case-insensitively beyond ASCII (String#toLowerCase, as Ruby's downcase), which SQLite's
+      // lower() does not: with it the whole history is read and filtered here, still in the one round trip.
+      const paged = p.author === undefined;
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [historyPage(db, projectId, f, paged ? req.perPage : -1, paged ? req.offset : 0), historyCount(db, projectId, f)] as const);
+      let [page, [{ n: total }]] = found.reads;
+      if (!paged) {
+        const a = p.author!.toLowerCase();
+        const rows = page.filter((r) => r.authorName.toLowerCase().includes(a) || r.authorEmail.toLowerCase().includes(a));
+        total = rows.length;
+        page = rows.slice(req.offset, req.offset + req.perPage);
       }
-      if (p.author) {
-        const a = p.author.toLowerCase();
-        rows = rows.filter((r) => r.authorName.toLowerCase().includes(a) || r.authorEmail.toLowerCase().includes(a));
-      }
-      const page = rows.slice(req.offset, req.offset + req.perPage);
-      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), rows.length, page.length);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), Number(total), page.length);
       return c.json(page.map((r) => (p.with_stats ? commitDetail(r, { ...x(c, found), stats: true }) : commitEntity(r, x(c, found)))));
     },
   );
@@ -224,8 +217,8 @@ export function mountCommits(r: Router) {
   r.route({ method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'Get a single commit', tags: TAGS, params: commitRef, responses: { 200: CommitDetailSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
     // The commit is resolved with the project's lookup, in one round trip.
-    const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
-    const commit = resolvedRef(...found.reads);
+    const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.sha)] as const);
+    const [[commit]] = found.reads;
     if (!commit) throw notFound('Commit');
     return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }));
   });
@@ -241,8 +234,8 @@ export function mountCommits(r: Router) {
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => resolveRefReads(db, projectId, p.sha));
-      const commit = resolvedRef(...found.reads);
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.sha)] as const);
+      const [[commit]] = found.reads;
       if (!commit) throw notFound('Commit');
       const diffs = await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha);
       const raw = await requestParams(c);
@@ -265,15 +258,28 @@ export function mountCommits(r: Router) {
     async ({ c, p, caller }) => {
       const db = c.var.db;
       // Both refs are resolved with the project's lookup, in one round trip.
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => [...resolveRefReads(db, projectId, p.from), ...resolveRefReads(db, projectId, p.to)]);
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.from), commitAtRef(db, projectId, p.to)] as const);
       const pid = found.project.id;
-      const [fromByBranch, fromById, toByBranch, toById] = found.reads;
-      const [from, to] = [resolvedRef(fromByBranch, fromById), resolvedRef(toByBranch, toById)];
+      const [[from], [to]] = found.reads;
       if (!from || !to) throw notFound('Ref');
       // straight=false compares from the merge base (git diff from...to); straight=true from `from` itself.
-      const base = p.straight ? from.sha : ((await mergeBase(db, pid, from.sha, to.sha)) ?? null);
-      const commits = (await commitsBetween(db, pid, from.sha, to.sha)).reverse();
-      const diffs = await diffsBetween(c, pid, base, to.sha);
+      // The second round trip reads the merge base, the commits between and both file lists; the base's list hangs
+      // off the merge base's statement, and what this isolate already knows (sha-cache.ts) is not read again.
+      const knownBase = p.straight ? from.sha : cachedMergeBase(db, pid, from.sha, to.sha);
+      const baseSql = knownBase !== undefined ? sql`${knownBase}` : sql`(${mergeBaseQuery(db, pid, from.sha, to.sha)})`;
+      const baseFiles = knownBase !== undefined ? cachedManifest(db, pid, knownBase) : undefined;
+      const toFiles = cachedManifest(db, pid, to.sha);
+      const [baseRow, between, baseRows, toRows] = await batchReads(db, [
+        knownBase === undefined ? mergeBaseQuery(db, pid, from.sha, to.sha) : undefined,
+        commitsBetweenRows(db, pid, from.sha, to.sha),
+        baseFiles ? undefined : manifestRows(db, pid, baseSql),
+        toFiles ? undefined : manifestRows(db, pid, to.sha),
+      ]);
+      const base = knownBase !== undefined ? knownBase : rememberMergeBase(db, pid, from.sha, to.sha, baseRow?.[0]?.sha ?? null);
+      const a = baseFiles ?? (base ? rememberManifest(db, pid, base, baseRows ?? []) : new Map());
+      const b = toFiles ?? rememberManifest(db, pid, to.sha, toRows ?? []);
+      const commits = between.sort(newestFirst).reverse();
+      const diffs = await diffsOfManifests(c, pid, a, b);
       return c.json(compareEntity(commits, diffs, { ...x(c, found), fromSha: from.sha, toSha: to.sha }));
     },
   );

@@ -82,6 +82,9 @@ export async function diffsBetween(c: Context<AppEnv>, projectId: number, from: 
   return Promise.all(changes.map((ch) => diffEntity(c, projectId, ch)));
 }
 
+/** `diffsBetween` of file lists already read (the blobs come from the blob store, not storage). */
+export const diffsOfManifests = (c: Context<AppEnv>, projectId: number, a: Manifest, b: Manifest): Promise<Diff[]> => Promise.all(diffManifests(a, b).map((ch) => diffEntity(c, projectId, ch)));
+
 export async function diffEntity(c: Context<AppEnv>, projectId: number, ch: FileChange): Promise<Diff> {
   const [oldBytes, newBytes] = await Promise.all([
     ch.oldBlob && ch.oldBlob !== ch.newBlob ? readBlob(c, projectId, ch.oldBlob) : Promise.resolve(null),

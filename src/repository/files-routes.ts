@@ -9,9 +9,9 @@ import { requestParams } from '../platform/params';
 import { raw } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { lastCommitForPath } from './history';
-import { fileAt, manifestOf, readBlob, resolveRef } from './repository-store';
-import { readableRepo, TAGS } from './repository-support';
+import { commitAtRef, fileAtRef, lastCommitForPathAtRef, manifestRows } from './history-reads';
+import { cachedManifest, type CommitRow, type FileEntry, readBlob, rememberManifest } from './repository-store';
+import { readableRepoWith, TAGS } from './repository-support';
 
 const fileParams = params({ id: g.string(), file_path: g.string(), ref: g.string().optional() });
 
@@ -19,14 +19,14 @@ export function mountFiles(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/repository/files/:file_path', summary: 'Get file from repository', tags: TAGS, params: fileParams, responses: { 200: RepositoryFileSchema } },
     async ({ c, p, caller }) => {
-      const { found, commit, file, ref } = await findFile(c, caller, p, true);
+      const { found, commit, file, ref, lastCommit } = await findFile(c, caller, p, true);
       const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
       const { createHash } = await import('node:crypto');
       return c.json(
         repositoryFileEntity(p.file_path, file, {
           ref,
           commitSha: commit.sha,
-          lastCommitId: await lastCommitForPath(c.var.db, found.project.id, commit.sha, p.file_path),
+          lastCommitId: lastCommit,
           contentSha256: createHash('sha256').update(bytes).digest('hex'),
           content: Buffer.from(bytes).toString('base64'),
         }),
@@ -50,14 +50,14 @@ export function mountFiles(r: Router) {
       responses: { 200: z.array(TreeObjectSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
-      const ref = p.ref ?? found.project.defaultBranch ?? '';
-      const commit = await resolveRef(db, found.project.id, ref);
+      // The commit is resolved with the project's lookup; its file list is read only when this isolate has not kept it.
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.ref)] as const);
+      const [commit] = found.reads[0];
       if (!commit) throw notFound('Tree');
       const dir = (p.path ?? '').replace(/^\/+|\/+$/g, '');
       const prefix = dir ? `${dir}/` : '';
-      const files = await manifestOf(db, found.project.id, commit.sha);
+      const files = cachedManifest(db, found.project.id, commit.sha) ?? rememberManifest(db, found.project.id, commit.sha, await manifestRows(db, found.project.id, commit.sha));
       const entries = new Map<string, TreeObject>();
       const { treeId } = await import('./git-objects');
       for (const [path, e] of files) {
@@ -87,13 +87,20 @@ export function mountFiles(r: Router) {
   );
 }
 
-async function findFile(c: Context<AppEnv>, caller: Caller, p: { id: string; file_path: string; ref?: string }, refRequired: boolean) {
-  if (refRequired && p.ref === undefined) throw grapeError('ref is missing');
-  const found = await readableRepo(c, caller, p.id);
+/**
+ * The project, the commit the ref names, the file and (for the JSON answer) the last commit that
+ * changed it, in one round trip: the ref is resolved inside each statement (history-reads.ts).
+ */
+async function findFile(c: Context<AppEnv>, caller: Caller, p: { id: string; file_path: string; ref?: string }, withLastCommit: boolean) {
+  if (withLastCommit && p.ref === undefined) throw grapeError('ref is missing');
   const db = c.var.db;
-  const ref = p.ref ?? found.project.defaultBranch ?? '';
-  const commit = await resolveRef(db, found.project.id, ref);
-  const file = commit ? await fileAt(db, found.project.id, commit.sha, p.file_path) : null;
+  const found = await readableRepoWith(
+    c,
+    caller,
+    p.id,
+    (projectId) => [commitAtRef(db, projectId, p.ref), fileAtRef(db, projectId, p.ref, p.file_path), ...(withLastCommit ? [lastCommitForPathAtRef(db, projectId, p.ref, p.file_path)] : [])] as const,
+  );
+  const [[commit], [file], last] = found.reads as unknown as [CommitRow[], FileEntry[], { sha: string }[] | undefined];
   if (!commit || !file) throw notFound('File');
-  return { found, commit, file, ref };
+  return { found, commit, file, ref: p.ref ?? found.project.defaultBranch ?? '', lastCommit: last?.[0]?.sha ?? null };
 }

@@ -2,11 +2,11 @@
  * Commit ancestry: `git log` between two commits, ancestors, merge bases, the last commit that
  * changed a path, and the filtered history of the commits list.
  */
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { repoCommitFiles, repoCommits } from '../db/schema';
+import { repoCommits } from '../db/schema';
 import { memo } from '../platform/read-memo';
 import type { CommitRow } from './repository-store';
 import { factCache } from './sha-cache';
@@ -18,7 +18,7 @@ import { factCache } from './sha-cache';
  * step scanned all of the project's edges and a walk cost edges x depth (1.2 ms instead of 0.05 ms
  * for a merge base in a 500-commit project; test/repository/repository-plans.node.test.ts).
  */
-const ancestry = (name: string, projectId: number, sha: string) =>
+export const ancestry = (name: string, projectId: number | SQL, sha: string | SQL) =>
   sql`${sql.raw(name)}(sha) AS (SELECT ${sha} UNION SELECT p.parent_sha FROM ${sql.raw(name)} CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = ${sql.raw(name)}.sha)`;
 
 export async function commitsByShas(db: Db, projectId: number, shas: string[]): Promise<CommitRow[]> {
@@ -32,12 +32,23 @@ export const newestFirst = (a: CommitRow, b: CommitRow) => b.committedAt - a.com
 
 // Raw reads use db.all: drizzle's libsql `get` of raw SQL throws on an empty result (normalizeRow(undefined)).
 
+/** `git log base..head` as one statement: the commit rows reachable from head and not from base (any order; for a batch). */
+export const commitsBetweenRows = (db: Db, projectId: SQL | number, base: string | SQL | null, head: string | SQL) =>
+  db
+    .select()
+    .from(repoCommits)
+    .where(
+      and(
+        sql`${repoCommits.projectId} = ${projectId}`,
+        base === null
+          ? sql`${repoCommits.sha} IN (WITH RECURSIVE ${ancestry('h', projectId, head)} SELECT sha FROM h)`
+          : sql`${repoCommits.sha} IN (WITH RECURSIVE ${ancestry('h', projectId, head)}, ${ancestry('b', projectId, base)} SELECT sha FROM h EXCEPT SELECT sha FROM b)`,
+      ),
+    );
+
 /** `git log base..head`: commits reachable from head and not from base, newest first. */
 export async function commitsBetween(db: Db, projectId: number, base: string | null, head: string): Promise<CommitRow[]> {
-  const rows = base
-    ? await db.all<{ sha: string }>(sql`WITH RECURSIVE ${ancestry('h', projectId, head)}, ${ancestry('b', projectId, base)} SELECT sha FROM h EXCEPT SELECT sha FROM b`)
-    : await db.all<{ sha: string }>(sql`WITH RECURSIVE ${ancestry('h', projectId, head)} SELECT sha FROM h`);
-  return (await commitsByShas(db, projectId, rows.map((r) => r.sha))).sort(newestFirst);
+  return (await commitsBetweenRows(db, projectId, base, head)).sort(newestFirst);
 }
 
 export async function isAncestor(db: Db, projectId: number, ancestor: string, of: string): Promise<boolean> {
@@ -96,43 +107,3 @@ export async function lastCommitForPath(db: Db, projectId: number, head: string,
 
 /** The merge base, read once while a read memo is open (lib/read-memo.ts). */
 export const memoMergeBase = (c: Context<AppEnv>, projectId: number, a: string, b: string) => memo(c, `merge-base:${projectId}:${a}:${b}`, () => mergeBase(c.var.db, projectId, a, b));
-
-/** Commits of a ref for the commits list: history of `head`, filtered by time and path, newest first. */
-export async function history(db: Db, projectId: number, head: string, o: { since?: number; until?: number; path?: string; firstParent?: boolean }): Promise<CommitRow[]> {
-  let rows = await commitsBetween(db, projectId, null, head);
-  if (o.firstParent) {
-    const bySha = new Map(rows.map((r) => [r.sha, r]));
-    const chain: CommitRow[] = [];
-    let cur = bySha.get(head);
-    while (cur) {
-      chain.push(cur);
-      cur = cur.parentShas[0] ? bySha.get(cur.parentShas[0]) : undefined;
-    }
-    rows = chain;
-  }
-  if (o.since !== undefined) rows = rows.filter((r) => r.committedAt >= o.since!);
-  if (o.until !== undefined) rows = rows.filter((r) => r.committedAt <= o.until!);
-  if (o.path) {
-    const path = o.path.replace(/\/+$/, '');
-    const touched: CommitRow[] = [];
-    for (const r of rows) {
-      // git's history simplification: a commit the path is unchanged from in some parent does not count.
-      const [mine, ...parents] = await Promise.all([pathState(db, projectId, r.sha, path), ...(r.parentShas.length ? r.parentShas : [null]).map((sha) => pathState(db, projectId, sha, path))]);
-      if (parents.every((ps) => ps !== mine)) touched.push(r);
-    }
-    rows = touched;
-  }
-  return rows;
-}
-
-/** A fingerprint of a file or directory at a commit (blob ids and modes under it). */
-async function pathState(db: Db, projectId: number, sha: string | null, path: string): Promise<string> {
-  if (!sha) return '';
-  const rows = await db
-    .select({ path: repoCommitFiles.path, blob: repoCommitFiles.blobSha, mode: repoCommitFiles.mode })
-    .from(repoCommitFiles)
-    .where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha), sql`(${repoCommitFiles.path} = ${path} OR (${repoCommitFiles.path} >= ${`${path}/`} AND ${repoCommitFiles.path} < ${`${path}0`}))`))
-    .orderBy(asc(repoCommitFiles.path))
-    .all();
-  return rows.map((r) => `${r.path}:${r.blob}:${r.mode}`).join('|');
-}

@@ -38,7 +38,7 @@ export {
   repositoryDeletionStatements,
   resolveRef,
 } from './repository-store';
-export { commitsBetween, history, isAncestor, lastCommitForPath, memoMergeBase, mergeBase, newestFirst } from './history';
+export { commitsBetween, isAncestor, lastCommitForPath, memoMergeBase, mergeBase, newestFirst } from './history';
 export { changedFiles, diffEntity, diffManifests, diffsBetween, type FileChange, lineStats, unifiedDiff } from './diffs';
 export { buildCommit, type CommitAction, CommitError, isValidBranchName, type NewCommit, storeCommit, type WrittenCommit } from './commit-writer';
 export { mergeFacts, type MergeFacts, type MergePair } from './merge-facts';

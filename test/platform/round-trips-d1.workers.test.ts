@@ -22,6 +22,20 @@ describe('round-trip meter on D1', () => {
     expect(totals.statements - before.statements).toBe(6);
   });
 
+  it('counts a read sent again with the same parameters and no write between as a repeat', async () => {
+    const db = meterD1((env as unknown as { DB: D1Database }).DB);
+    const tally: Tally = { roundTrips: 0, statements: 0, seen: new Set(), repeatedReads: 0 };
+    await meterRequest(tally, async () => {
+      const stmt = db.prepare('select ? as v');
+      await stmt.bind(1).first();
+      await stmt.bind(2).first(); // other parameters: not a repeat
+      await db.batch([stmt.bind(1), db.prepare('select 7 as v')]); // a repeat
+      await db.batch([db.prepare('update users set id = id where id = -1'), stmt.bind(1)]); // after a write: new
+      await stmt.bind(1).all(); // a repeat of the read after the write
+    });
+    expect(tally.repeatedReads).toBe(2);
+  });
+
   it('keeps concurrent requests apart', async () => {
     const db = meterD1((env as unknown as { DB: D1Database }).DB);
     const a: Tally = { roundTrips: 0, statements: 0 };

@@ -20,6 +20,28 @@ describe('round-trip meter on libSQL', () => {
     expect(tally).toEqual({ roundTrips: 2, statements: 3 });
     client.close();
   });
+
+  it('counts a read sent again with the same parameters and no write between as a repeat', async () => {
+    const client = meterLibsql(libsqlFileClient(join(mkdtempSync(join(tmpdir(), 'rt-')), 'x.db')));
+    await client.execute('create table t (v integer)');
+    const tally: Tally = { roundTrips: 0, statements: 0, seen: new Set(), repeatedReads: 0 };
+    await meterRequest(tally, async () => {
+      await client.execute({ sql: 'select count(*) from t where v = ?', args: [1] });
+      await client.execute({ sql: 'select count(*) from t where v = ?', args: [2] }); // other parameters: not a repeat
+      await client.batch([{ sql: 'select count(*) from t where v = ?', args: [1] }, 'select 1']); // a repeat
+      await client.batch([{ sql: 'insert into t values (?)', args: [1] }, { sql: 'select count(*) from t where v = ?', args: [1] }]); // after a write: new
+      await client.execute({ sql: 'select count(*) from t where v = ?', args: [1] }); // a repeat of the read after the write
+    });
+    expect(tally.repeatedReads).toBe(2);
+    // Without `seen` (production) nothing is looked for.
+    const plain: Tally = { roundTrips: 0, statements: 0 };
+    await meterRequest(plain, async () => {
+      await client.execute('select 1');
+      await client.execute('select 1');
+    });
+    expect(plain).toEqual({ roundTrips: 2, statements: 2 });
+    client.close();
+  });
 });
 
 describe('X-Storage-Round-Trips', () => {
@@ -33,5 +55,6 @@ describe('X-Storage-Round-Trips', () => {
     const bad = await api('/user?private_token=x%00');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('x-storage-round-trips')).toBe('0');
+    expect(user.headers.get('x-storage-repeated-reads')).toBe('0');
   });
 });
