@@ -11,7 +11,8 @@ import { grapeError, unauthorized } from '../platform/errors';
 import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { batchReads } from '../db/batch-reads';
 import { issues, namespaces, projects } from '../db/schema';
-import { type IssueReadResults, issueReads, pageIds } from './issue-reads';
+import { type IssueReadResults, issueReads, pageIds, pageIssueReads } from './issue-reads';
+import { fragmentOf, renderedOnce } from '../db/prepared';
 import { requestParams } from '../platform/params';
 import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
@@ -129,8 +130,14 @@ async function listIssues(
   // The page, its count (unless counted above) and everything the entities show, hung off the
   // page query, in one round trip whatever the page size.
   const pageQuery = page(req.perPage, req.offset);
-  const extras = issueReads(db, caller, pageIds(pageQuery), { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' });
-  const [rows, n, ...reads] = await batchReads(db, [pageQuery, counted === null ? countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1) : undefined, ...extras]);
+  const readOptions = { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' };
+  // The page is rendered once; its statement and the reads hung off it are built once per page
+  // text (src/db/prepared.ts): building SQL text was most of a list's CPU on Node (issue 13).
+  const rendered = pageQuery.toSQL();
+  const fragment = fragmentOf(rendered);
+  const extras = fragment ? pageIssueReads(db, caller, fragment, readOptions) : issueReads(db, caller, pageIds(pageQuery), readOptions);
+  const countQuery = counted === null ? renderedOnce(db, 'issue-count', countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1)) : undefined;
+  const [rows, n, ...reads] = await batchReads(db, [renderedOnce(db, 'issue-page', pageQuery, rendered), countQuery, ...extras]);
   const limitedTotal = counted ?? Number(n?.[0]?.n ?? 0);
   setPaginationHeaders(c, req, linkParams, limitedTotal > MAX_COUNT ? null : limitedTotal, rows.length);
   return c.json(await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o));

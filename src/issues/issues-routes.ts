@@ -19,7 +19,7 @@ import { requireAdmin, requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
 import { issueReadOptions, presentIssueRows, subscribedFrom, writeAndPresentIssue } from './issue-presenter';
-import { type IssueReadResults, issueReads, jsonIds } from './issue-reads';
+import { type IssueReadResults, issueReads, jsonIds, oneIssueReads } from './issue-reads';
 import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueIdSql, type IssueRow } from './issues';
 import { findOrBuildProjectLabels } from '../planning/labels';
 import {
@@ -131,7 +131,7 @@ export function mountIssues(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
     // One round trip: project, level, issue and everything its entity shows.
-    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (_ids, _pid, ref) => oneIssueReads(c.var.db, caller, ref, issueReadOptions(c, [], { includeSubscribed: true })));
     return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, includeSubscribed: true }))[0]);
   });
 
@@ -292,7 +292,7 @@ export function mountIssues(r: Router) {
         const user = requireUser(caller);
         // The issue, its entity's reads and the caller's subscription in one round trip; the write
         // changes only `subscribed`, which the answer states without reading it back.
-        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (_ids, _pid, ref) => oneIssueReads(c.var.db, caller, ref, issueReadOptions(c, [], { includeSubscribed: true })));
         const want = action === 'subscribe';
         // subscriptions.rb: `not_modified!` when already in the requested state.
         if (subscribedFrom(caller, found.issue, found.assigneeIds, found.reads[8]?.[0]) === want) throw notModified();
