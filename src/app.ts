@@ -28,6 +28,7 @@ import { resetApprovalsOnPush } from './approvals/refresh';
 import { mergeRequestApprovals } from './merge-requests/approvals-port';
 import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
+import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
 
 export interface CreatedApp {
@@ -46,7 +47,10 @@ mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();
   app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips, repeats: deps.config.reportRepeatedReads }));
-  if (deps.config.validateResponses) app.use('*', responseCheck());
+  if (deps.config.validateResponses) {
+    app.use('*', responseCheck());
+    checkCachedStatements(deps.db);
+  }
   app.use('*', requestBasics());
   app.use('*', async function injectDeps(c, next) {
     c.set('db', deps.db);

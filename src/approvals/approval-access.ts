@@ -1,10 +1,11 @@
 /** Who may update and approve a merge request, as approvals sees it (GitLab merge_request_policy.rb with its EE prepend). */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { memo } from '../platform/read-memo';
 import type { Db } from '../db/client';
-import { approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, members, mergeRequestAssignees, protectedBranches } from '../db/schema';
+import { approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, members, mergeRequestAssignees } from '../db/schema';
+import { memoProtectedBranchRows } from '../repository/protected-branches';
 import { ACCESS, activeMember, type ProjectRow } from '../projects/abilities';
 import { canUpdateMergeRequest as mrCanUpdate } from '../merge-requests/merge-request-access';
 import { type MergeRequestRow, refMatches } from './state';
@@ -30,9 +31,8 @@ export async function canApproveMergeRequest(c: Context<AppEnv>, caller: Caller,
   const db = c.var.db;
   // The assignees are read with the approval state (state-reads.ts) when a read memo is open.
   if (level >= ACCESS.GUEST && canUpdateMergeRequest(caller, project, level, mr, await memo(c, `assignees:${mr.id}`, () => assigneeIds(db, mr.id)))) return true;
-  const branch = (await db.select().from(protectedBranches).where(eq(protectedBranches.projectId, project.id)).orderBy(asc(protectedBranches.id)).all()).find((b) =>
-    refMatches(b.name, mr.targetBranch),
-  );
+  // The project's protected branches come with the approval state too (memoProtectedBranchRows).
+  const branch = (await memoProtectedBranchRows(c, project.id)).find((b) => refMatches(b.name, mr.targetBranch));
   if (!branch) return false;
   const hit = await db
     .select({ one: sql`1` })

@@ -12,10 +12,10 @@ import { linkParamsFrom, pageRequest, setPaginationHeaders } from '../platform/p
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { createMrRuleParams, listMrRulesParams, mrRuleParams, updateMrRuleParams } from './approvals-params';
-import { isUserDefined, type LoadedRule, loadMergeRequestRules, loadSettings, overridden } from './rules';
+import { isUserDefined, type LoadedRule, loadSettings, overridden } from './rules';
 import type { MergeRequestRow } from './state';
 import { prohibited, ruleExtras, runBatch } from './rule-support';
-import { createMrRule, deleteMrRules, type Found, findMergeRequest, findMrRule, updateMrRule } from './merge-request-rules';
+import { createMrRule, deleteMrRules, type Found, findMergeRequest, findMrRule, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
 
 const RULE_TAGS = ['merge_request_approval_rules'];
 
@@ -26,7 +26,7 @@ export function mountMergeRequestApprovalRules(r: Router) {
   api.route({ method: 'GET', path: `${base}/approval_rules`, summary: 'Get all merge request approval rules', tags: RULE_TAGS, params: listMrRulesParams, responses: { 200: z.array(MergeRequestApprovalRuleSchema) } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     // The rules, their approvers and the settings come with the merge request (state-reads.ts, through the memo).
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rules = await mrRules(c, f.mr);
+    const rules = await mrRulesOf(c, f.mr);
     const raw = await requestParams(c);
     const req = pageRequest(p, raw.per_page);
     const page = rules.slice(req.offset, req.offset + req.perPage);
@@ -34,18 +34,22 @@ export function mountMergeRequestApprovalRules(r: Router) {
     return c.json(await presentMrRules(c, caller, f, page));
   }));
 
+  // Writes: the merge request, its rules and settings in one round trip (state-reads.ts, through the
+  // memo), then the write with the rules read back in the same batch (writeThenPresent).
   api.route(
     { method: 'POST', path: `${base}/approval_rules`, summary: 'Create new merge request approval rules', tags: RULE_TAGS, params: createMrRuleParams, responses: { 201: MergeRequestApprovalRuleSchema } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const id = await createMrRule(c, caller, f, p);
-      return c.json((await presentMrRules(c, caller, f, [await findMrRule(c.var.db, f.mr, id)]))[0], 201);
+      const { f, writes, ruleOf } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        return { f, ...(await createMrRule(c, caller, f, p)) };
+      });
+      return writeThenPresent(c, caller, f, writes, async (f) => c.json((await presentMrRules(c, caller, f, [found(ruleOf(await mrRulesOf(c, f.mr)))]))[0], 201));
     },
   );
 
   api.route({ method: 'GET', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Get merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } }, async ({ c, p, caller }) => withReadMemo(c, async () => {
     const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-    const rule = (await mrRules(c, f.mr)).find((r) => r.id === p.approval_rule_id);
+    const rule = (await mrRulesOf(c, f.mr)).find((r) => r.id === p.approval_rule_id);
     if (!rule) throw recordNotFound();
     return c.json((await presentMrRules(c, caller, f, [rule]))[0]);
   }));
@@ -53,32 +57,39 @@ export function mountMergeRequestApprovalRules(r: Router) {
   api.route(
     { method: 'PUT', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Update merge request approval rule', tags: RULE_TAGS, params: updateMrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const rule = await findMrRule(c.var.db, f.mr, p.approval_rule_id);
-      // ApprovalMergeRequestRulePolicy: only user-defined rules are editable.
-      if (!isUserDefined(rule.ruleType)) throw prohibited();
-      await updateMrRule(c, caller, f, rule, p);
-      return c.json((await presentMrRules(c, caller, f, [await findMrRule(c.var.db, f.mr, rule.id)]))[0]);
+      const { f, rule, writes } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        const rule = await findMrRule(c, f.mr, p.approval_rule_id);
+        // ApprovalMergeRequestRulePolicy: only user-defined rules are editable.
+        if (!isUserDefined(rule.ruleType)) throw prohibited();
+        return { f, rule, writes: await updateMrRule(c, caller, f, rule, p) };
+      });
+      return writeThenPresent(c, caller, f, writes, async (f) => c.json((await presentMrRules(c, caller, f, [found((await mrRulesOf(c, f.mr)).find((r) => r.id === rule.id))]))[0]));
     },
   );
 
   api.route(
     { method: 'DELETE', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Destroy merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
-      const db = c.var.db;
-      const rule = await findMrRule(db, f.mr, p.approval_rule_id);
+      const { f, rule } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        return { f, rule: await findMrRule(c, f.mr, p.approval_rule_id) };
+      });
       checkUnmodifiedSince(c, rule.updatedAt);
       if (!isUserDefined(rule.ruleType)) throw prohibited();
       if (f.mr.state === 'merged') throw new ApiError(400, { message: 'Merge request already merged' });
+      const db = c.var.db;
       await runBatch(db, deleteMrRules(db, eq(approvalMergeRequestRules.id, rule.id)));
       return c.body(null, 204);
     },
   );
 }
 
-/** The merge request's rules, from the memo when the approval state was read with it. */
-const mrRules = (c: Context<AppEnv>, mr: MergeRequestRow) => memo(c, `mr-rules:${mr.id}`, () => loadMergeRequestRules(c.var.db, mr));
+/** The rule a write read back (gone only if a concurrent request deleted it meanwhile). */
+function found(rule: LoadedRule | undefined): LoadedRule {
+  if (!rule) throw recordNotFound();
+  return rule;
+}
 
 /** ApprovalMergeRequestRule#approvers: the author is not eligible unless authors may approve. */
 function mrRuleApprovers(rule: LoadedRule, mr: MergeRequestRow, authorApproval: boolean): UserRow[] {

@@ -11,7 +11,7 @@
 import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { approvalMergeRequestRules, approvals, mergeRequestReviewers } from '../db/schema';
+import { approvals, mergeRequestReviewers } from '../db/schema';
 import {
   approvalEntity,
   approvalRuleShort,
@@ -28,17 +28,16 @@ import { conflict, grapeError, notFound, unauthorized } from '../platform/errors
 import { baseUrl } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from './approvals-params';
-import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
-import { type LoadedState, loadApprovalState, mergeRequestHead, withApprovals } from './state-loader';
+import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadSettings, multipleRulesFeature, overridden } from './rules';
+import { type LoadedState, loadApprovalState, mergeRequestHead, patchIdAt, withApprovals } from './state-loader';
 import { canApproveMergeRequest } from './approval-access';
 import { eligibleForApproval } from './state';
 import { liveState } from '../merge-requests/live-state';
 import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
-import { mergeRequestPatchId } from '../repository/patch-id';
-import { forgetMemo, primeMemo, withReadMemo } from '../platform/read-memo';
+import { forgetMemo, memo, primeMemo, withReadMemo } from '../platform/read-memo';
 import { ruleExtras, runBatch } from './rule-support';
-import { createMrRule, type Found, findMergeRequest, updateMrRule } from './merge-request-rules';
+import { createMrRule, type Found, findMergeRequest, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
 import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
 
 const TAGS = ['merge_request_approvals'];
@@ -60,22 +59,19 @@ export function mountApprovalMergeRequests(r: Router) {
   api.route(
     { method: 'POST', path: `${base}/approvals`, summary: 'Change approval-related configuration (deprecated)', tags: TAGS, params: setApprovalsRequiredParams, responses: { 201: ApprovalStateSchema } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
-      const db = c.var.db;
-      // ee/lib/ee/api/merge_request_approvals.rb: `error!` with a string, hence the `error` key.
-      if ((await loadSettings(db, f.project.id)).disableOverridingApproversPerMergeRequest) throw grapeError('Overriding approvals is disabled', 422);
-      const existing = await db
-        .select()
-        .from(approvalMergeRequestRules)
-        .where(and(eq(approvalMergeRequestRules.mergeRequestId, f.mr.id), eq(approvalMergeRequestRules.ruleType, 'any_approver')))
-        .get();
-      if (existing) {
-        const [rule] = await loadMergeRequestRules(db, f.mr, [existing.id]);
-        await updateMrRule(c, caller, f, rule, { approvals_required: p.approvals_required });
-      } else {
-        await createMrRule(c, caller, f, { name: ALL_MEMBERS, approvals_required: p.approvals_required });
-      }
-      return c.json(await presentApprovalState(c, caller, f), 201);
+      // The merge request, its rules and settings in one round trip (state-reads.ts, through the memo),
+      // then the rule's write with the approval state read back in the same batch.
+      const { f, writes } = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
+        // ee/lib/ee/api/merge_request_approvals.rb: `error!` with a string, hence the `error` key.
+        if ((await memo(c, `approval-settings:${f.project.id}`, () => loadSettings(c.var.db, f.project.id))).disableOverridingApproversPerMergeRequest) throw grapeError('Overriding approvals is disabled', 422);
+        const existing = (await mrRulesOf(c, f.mr)).find((r) => r.ruleType === 'any_approver');
+        const writes = existing
+          ? await updateMrRule(c, caller, f, existing, { approvals_required: p.approvals_required })
+          : (await createMrRule(c, caller, f, { name: ALL_MEMBERS, approvals_required: p.approvals_required })).writes;
+        return { f, writes };
+      });
+      return writeThenPresent(c, caller, f, writes, async (f) => c.json(await presentApprovalState(c, caller, f), 201));
     },
   );
 
@@ -108,7 +104,7 @@ export function mountApprovalMergeRequests(r: Router) {
         if (p.sha !== undefined && p.sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
         const s = await loadApprovalState(c, f.mr);
         // The diff it approves: a later HEAD with the same diff (a rebase) keeps the approval.
-        return { f, head, s, patchIdSha: await mergeRequestPatchId(c, f.mr, head) };
+        return { f, head, s, patchIdSha: await patchIdAt(c, f.mr, head) };
       })();
       // ApprovalService returning nil answers 401 Unauthorized (reference §4.1, GitLab 17/18's
       // lib/api/merge_request_approvals.rb): already approved at this HEAD, ineligible (author,
@@ -173,11 +169,15 @@ export function mountApprovalMergeRequests(r: Router) {
   api.route(
     { method: 'PUT', path: `${base}/reset_approvals`, summary: 'Remove all merge request approvals', tags: TAGS, params: mergeRequestParams, responses: { 202: null } },
     async ({ c, p, caller }) => {
-      const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
-      // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
-      // token users); people and merged merge requests get 401.
-      const bot = caller.user != null && caller.user.userType !== 'human';
-      if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
+      // The merge request and what approve_merge_request asks in one round trip (state-reads.ts, through the memo), then the delete.
+      const f = await withReadMemo(c, async () => {
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'read');
+        // reset_merge_request_approvals: approve_merge_request held by a bot (project or group access
+        // token users); people and merged merge requests get 401.
+        const bot = caller.user != null && caller.user.userType !== 'human';
+        if (!bot || f.mr.state === 'merged' || !(await canApproveMergeRequest(c, caller, f.project, f.level, f.mr))) throw unauthorized();
+        return f;
+      });
       await c.var.db.delete(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).run();
       return c.body(null, 202);
     },

@@ -4,14 +4,21 @@ import { approvalMergeRequestRules } from '../db/schema';
 import type { MergeRequestApprovals } from '../merge-requests/approvals-port';
 import { mergeRequestApprovalsBeforeMergeStatement } from './rules';
 import { loadApprovalState, mergeRequestApproved, primeApprovalReads } from './state-loader';
+import { approvalPageReads, type ApprovalPageReads, primeApprovalPage } from './page-reads';
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 
 export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,
   primeReads: primeApprovalReads,
   stateReads(c, caller, projectId, iid) {
-    const list = approvalStateReads(c.var.db, caller, projectId, iid);
-    return { list, prime: (mr, results) => primeApprovalState(c, mr, results as unknown as ApprovalStateReads) };
+    // The merge request's own row comes from the batch that finds it (findReadableMergeRequestWith):
+    // left out here, so the batch does not send that read twice.
+    const [, ...list] = approvalStateReads(c.var.db, caller, projectId, iid);
+    return { list, prime: (mr, results) => primeApprovalState(c, mr, [[mr], ...results] as unknown as ApprovalStateReads) };
+  },
+  pageReads(c, ids, projectIds) {
+    const list = approvalPageReads(c.var.db, ids, projectIds);
+    return { list, prime: (mrs, results, heads) => primeApprovalPage(c, mrs, results as unknown as ApprovalPageReads, heads) };
   },
   // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
   // when merged, whatever the CODEOWNERS file or branch rules say later.

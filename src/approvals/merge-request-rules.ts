@@ -3,24 +3,26 @@
  * ee/app/models/approval_merge_request_rule.rb) and the merge request lookup every approvals route
  * of a merge request starts with (`find_merge_request_with_access`).
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, approvalProjectRules, mergeRequests } from '../db/schema';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, mergeRequests } from '../db/schema';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import { forbidden, recordNotFound, validationFailed } from '../platform/errors';
 import { findReadableProjectWith } from '../projects/projects';
 import { canReadMergeRequests } from '../projects/abilities';
-import { isMemoised, memo } from '../platform/read-memo';
+import { isMemoised, memo, withReadMemo } from '../platform/read-memo';
+import { writeThenRead } from '../db/batch-reads';
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
-import { projectMembersAmong } from '../projects/members';
-import { accessibleGroupIds, type LoadedRule, loadMergeRequestRules, loadProjectRules, loadSettings, multipleRulesFeature, overridden, userIdsFrom, visibleGroupIds } from './rules';
+import { type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
 import { assigneeIds, canApproveMergeRequest, canUpdateMergeRequest } from './approval-access';
 import type { MergeRequestRow } from './state';
+import { approvalConfig } from './state-loader';
 import { ensureSystemRules } from './system-rules';
-import { type ErrorMap, ruleLikeErrors, runBatch, uniqueRuleError } from './rule-support';
+import { eligibleApprovers } from './approver-reads';
+import { type ErrorMap, ruleLikeErrors, uniqueRuleError } from './rule-support';
 
 export interface Found {
   project: ProjectRow;
@@ -49,8 +51,11 @@ export async function findMergeRequest(c: Context<AppEnv>, caller: Caller, proje
   return { project, namespace, level, mr };
 }
 
-export async function findMrRule(db: Db, mr: MergeRequestRow, id: number): Promise<LoadedRule> {
-  const [rule] = Number.isSafeInteger(id) ? await loadMergeRequestRules(db, mr, [id]) : [];
+/** The merge request's rules, from the memo when the approval state was read with the merge request (state-reads.ts). */
+export const mrRulesOf = (c: Context<AppEnv>, mr: MergeRequestRow) => memo(c, `mr-rules:${mr.id}`, () => loadMergeRequestRules(c.var.db, mr));
+
+export async function findMrRule(c: Context<AppEnv>, mr: MergeRequestRow, id: number): Promise<LoadedRule> {
+  const rule = Number.isSafeInteger(id) ? (await mrRulesOf(c, mr)).find((r) => r.id === id) : undefined;
   if (!rule) throw recordNotFound();
   return rule;
 }
@@ -71,15 +76,16 @@ async function findMergeRequestWithState(c: Context<AppEnv>, caller: Caller, pro
   return { ...pr, mr };
 }
 
-export function mrLinkStatements(db: Db, ruleId: number, userIds: number[] | undefined, groupIds: number[] | undefined): BatchItem<'sqlite'>[] {
+/** The rule's users and groups replaced (`ruleId` may be a sub-select of the rule inserted in the same batch); one statement per list whatever its length. */
+export function mrLinkStatements(db: Db, ruleId: number | SQL, userIds: number[] | undefined, groupIds: number[] | undefined): BatchItem<'sqlite'>[] {
   const out: BatchItem<'sqlite'>[] = [];
   if (userIds !== undefined) {
-    out.push(db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)));
-    for (let i = 0; i < userIds.length; i += 40) out.push(db.insert(approvalMergeRequestRulesUsers).values(userIds.slice(i, i + 40).map((userId) => ({ ruleId, userId }))).onConflictDoNothing());
+    out.push(db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId as number)));
+    if (userIds.length) out.push(db.insert(approvalMergeRequestRulesUsers).select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(userIds)}) WHERE true`).onConflictDoNothing());
   }
   if (groupIds !== undefined) {
-    out.push(db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)));
-    for (let i = 0; i < groupIds.length; i += 40) out.push(db.insert(approvalMergeRequestRulesGroups).values(groupIds.slice(i, i + 40).map((groupId) => ({ ruleId, groupId }))).onConflictDoNothing());
+    out.push(db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId as number)));
+    if (groupIds.length) out.push(db.insert(approvalMergeRequestRulesGroups).select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(groupIds)}) WHERE true`).onConflictDoNothing());
   }
   return out;
 }
@@ -93,23 +99,30 @@ export function deleteMrRules(db: Db, where: NonNullable<ReturnType<typeof and>>
   ];
 }
 
-/** ApprovalMergeRequestRule validations (the indexes settle races with the same messages). */
-export async function mrRuleErrors(db: Db, mr: MergeRequestRow, f: { name: string; approvalsRequired: number; ruleType: string }, selfId: number | null): Promise<ErrorMap> {
+/** ApprovalMergeRequestRule validations against the merge request's rules (the indexes settle races with the same messages). */
+export function mrRuleErrors(rules: LoadedRule[], mr: MergeRequestRow, f: { name: string; approvalsRequired: number; ruleType: string }, selfId: number | null): ErrorMap {
   const e = ruleLikeErrors({ ...f, reportType: null });
-  const others = (await db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mr.id)).all()).filter((r) => r.id !== selfId);
+  const others = rules.filter((r) => r.id !== selfId);
   if (others.some((r) => r.ruleType === f.ruleType && r.name === f.name && r.section == null)) (e.name ??= []).push('has already been taken');
   if (f.ruleType === 'any_approver' && others.some((r) => r.ruleType === 'any_approver')) (e.rule_type ??= []).push('any-approver for the merge request already exists');
   if (mr.state === 'merged') (e.merge_request ??= []).push('must not be merged');
   return e;
 }
 
-/** ApprovalRules::CreateService for a merge request (also the deprecated POST .../approvals). */
+/** A rule written in this request, as the merge request's rules read back after the write show it. */
+export type RuleOf = (rules: LoadedRule[]) => LoadedRule | undefined;
+
+/**
+ * ApprovalRules::CreateService for a merge request (also the deprecated POST .../approvals): the
+ * statements (the rule and its links, which find it by its unique (merge request, type, name)) and
+ * how to find it among the rules read back. Validated against the rules read with the merge request.
+ */
 export async function createMrRule(
   c: Context<AppEnv>,
   caller: Caller,
   f: Found,
   p: { name: string; approvals_required: number; approval_project_rule_id?: number; user_ids?: number[]; group_ids?: number[]; usernames?: string[] },
-): Promise<number> {
+): Promise<{ writes: BatchItem<'sqlite'>[]; ruleOf: RuleOf }> {
   const db = c.var.db;
   let name = p.name;
   let userIds: number[] | undefined;
@@ -118,64 +131,49 @@ export async function createMrRule(
   const approversSet = p.user_ids !== undefined || p.group_ids !== undefined || p.usernames !== undefined;
   if (p.approval_project_rule_id !== undefined) {
     // copy_approval_project_rule_properties: the project rule's name, and its users and groups unless approvers were sent.
-    const source = Number.isSafeInteger(p.approval_project_rule_id)
-      ? await db.select().from(approvalProjectRules).where(eq(approvalProjectRules.id, p.approval_project_rule_id)).get()
-      : undefined;
-    if (!source || source.projectId !== f.project.id) throw validationFailed({ approval_project_rule: ['must be for the same project'] });
+    const source = (await approvalConfig(c, f.project.id)).projectRules.find((r) => r.id === p.approval_project_rule_id);
+    if (!source) throw validationFailed({ approval_project_rule: ['must be for the same project'] });
     sourceId = source.id;
     name = source.name;
     if (!approversSet) {
-      const [loaded] = await loadProjectRules(db, f.project.id, [source.id]);
-      userIds = loaded.users.map((u) => u.id);
-      groupIds = loaded.groups.map((g) => g.id);
+      userIds = source.users.map((u) => u.id);
+      groupIds = source.groups.map((g) => g.id);
     }
   }
-  if (approversSet) {
-    if (p.user_ids !== undefined || p.usernames !== undefined) userIds = await projectMembersAmong(db, f.project, f.namespace, await userIdsFrom(db, p.user_ids ?? [], p.usernames ?? []));
-    if (p.group_ids !== undefined) groupIds = await accessibleGroupIds(db, caller, p.group_ids);
-  }
+  if (approversSet) ({ userIds, groupIds } = await eligibleApprovers(c, caller, f.project, f.namespace, p));
   const approversPresent = [p.user_ids, p.group_ids, p.usernames].some((v) => v !== undefined && v.length > 0) || Boolean(userIds?.length || groupIds?.length);
   const ruleType = approversPresent ? 'regular' : 'any_approver';
-  const pre: BatchItem<'sqlite'>[] = [];
-  if (approversPresent && !multipleRulesFeature(c)) pre.push(...deleteMrRules(db, and(eq(approvalMergeRequestRules.mergeRequestId, f.mr.id), eq(approvalMergeRequestRules.ruleType, 'any_approver'))!));
-  const errors = await mrRuleErrors(db, f.mr, { name, approvalsRequired: p.approvals_required, ruleType }, null);
-  if (pre.length) delete errors.rule_type;
+  const writes: BatchItem<'sqlite'>[] = [];
+  // Without multiple approval rules, a rule with approvers replaces the any_approver rule.
+  if (approversPresent && !multipleRulesFeature(c)) writes.push(...deleteMrRules(db, and(eq(approvalMergeRequestRules.mergeRequestId, f.mr.id), eq(approvalMergeRequestRules.ruleType, 'any_approver'))!));
+  const errors = mrRuleErrors(await mrRulesOf(c, f.mr), f.mr, { name, approvalsRequired: p.approvals_required, ruleType }, null);
+  if (writes.length) delete errors.rule_type;
   if (Object.keys(errors).length) throw validationFailed(errors);
   const now = Date.now();
-  try {
-    if (pre.length) await runBatch(db, pre);
-    const row = await db
-      .insert(approvalMergeRequestRules)
-      .values({ mergeRequestId: f.mr.id, name, approvalsRequired: p.approvals_required, ruleType, approvalProjectRuleId: sourceId, createdAt: now, updatedAt: now })
-      .returning({ id: approvalMergeRequestRules.id })
-      .get();
-    const links = mrLinkStatements(db, row.id, userIds ?? [], groupIds ?? []);
-    if (links.length) await runBatch(db, links);
-    return row.id;
-  } catch (err) {
-    throw uniqueRuleError(err, 'merge request') ?? err;
-  }
+  const ruleId = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${f.mr.id} AND r.rule_type = ${ruleType} AND r.name = ${name})`;
+  writes.push(
+    db.insert(approvalMergeRequestRules).values({ mergeRequestId: f.mr.id, name, approvalsRequired: p.approvals_required, ruleType, approvalProjectRuleId: sourceId, createdAt: now, updatedAt: now }),
+    ...mrLinkStatements(db, ruleId, userIds ?? [], groupIds ?? []),
+  );
+  return { writes, ruleOf: (rules) => rules.find((r) => r.ruleType === ruleType && r.name === name) };
 }
 
-/** ApprovalRules::UpdateService for a merge request rule; records modified_from_project_rule. */
+/** ApprovalRules::UpdateService for a merge request rule, as statements; records modified_from_project_rule. */
 export async function updateMrRule(
   c: Context<AppEnv>,
   caller: Caller,
   f: Found,
   rule: LoadedRule,
   p: { name?: string; approvals_required?: number; user_ids?: number[]; group_ids?: number[]; usernames?: string[]; remove_hidden_groups?: boolean },
-) {
+): Promise<BatchItem<'sqlite'>[]> {
   const db = c.var.db;
   const name = p.name ?? rule.name;
   const approvalsRequired = p.approvals_required ?? rule.approvalsRequired;
-  const errors = await mrRuleErrors(db, f.mr, { name, approvalsRequired, ruleType: rule.ruleType }, rule.id);
+  const errors = mrRuleErrors(await mrRulesOf(c, f.mr), f.mr, { name, approvalsRequired, ruleType: rule.ruleType }, rule.id);
   if (Object.keys(errors).length) throw validationFailed(errors);
-  const userIds = p.user_ids !== undefined || p.usernames !== undefined ? await projectMembersAmong(db, f.project, f.namespace, await userIdsFrom(db, p.user_ids ?? [], p.usernames ?? [])) : undefined;
-  let groupIds = p.group_ids !== undefined ? await accessibleGroupIds(db, caller, p.group_ids) : undefined;
-  if (groupIds !== undefined && !p.remove_hidden_groups) {
-    const visible = await visibleGroupIds(db, caller, rule.groups.map((g) => g.id));
-    groupIds = [...new Set([...groupIds, ...rule.groups.filter((g) => !visible.has(g.id)).map((g) => g.id)])];
-  }
+  const { userIds, groupIds: given, hidden } = await eligibleApprovers(c, caller, f.project, f.namespace, p, p.group_ids !== undefined && !p.remove_hidden_groups ? rule.groups.map((g) => g.id) : []);
+  // UpdateService#filter_eligible_groups!: hidden groups stay unless remove_hidden_groups.
+  const groupIds = given !== undefined ? [...new Set([...given, ...hidden])] : undefined;
   // compare_with_project_rule (before_update): overridden? after the change.
   const after: LoadedRule = {
     ...rule,
@@ -184,13 +182,28 @@ export async function updateMrRule(
     users: userIds !== undefined ? userIds.map((id) => ({ id }) as UserRow) : rule.users,
     groups: groupIds !== undefined ? groupIds.map((id) => ({ id }) as NamespaceRow) : rule.groups,
   };
-  const now = Date.now();
+  return [
+    db.update(approvalMergeRequestRules).set({ name, approvalsRequired, modifiedFromProjectRule: overridden(after), updatedAt: Date.now() }).where(eq(approvalMergeRequestRules.id, rule.id)),
+    ...mrLinkStatements(db, rule.id, userIds, groupIds),
+  ];
+}
+
+/**
+ * A merge request's rule write and its answer: the statements, then the merge request and its
+ * approval state read back in the same batch (one round trip), seeding a fresh read memo in which
+ * `present` runs without another query. A duplicate rule (a lost race) answers GitLab's validation body.
+ */
+export async function writeThenPresent<T>(c: Context<AppEnv>, caller: Caller, f: Found, writes: BatchItem<'sqlite'>[], present: (f: Found) => Promise<T>): Promise<T> {
+  const db = c.var.db;
+  let reads: ApprovalStateReads;
   try {
-    await runBatch(db, [
-      db.update(approvalMergeRequestRules).set({ name, approvalsRequired, modifiedFromProjectRule: overridden(after), updatedAt: now }).where(eq(approvalMergeRequestRules.id, rule.id)),
-      ...mrLinkStatements(db, rule.id, userIds, groupIds),
-    ]);
+    reads = (await writeThenRead(db, writes, approvalStateReads(db, caller, sql`${f.project.id}`, f.mr.iid))) as unknown as ApprovalStateReads;
   } catch (err) {
     throw uniqueRuleError(err, 'merge request') ?? err;
   }
+  return withReadMemo(c, async () => {
+    const mr = reads[0][0] ?? f.mr;
+    primeApprovalState(c, mr, reads);
+    return present({ ...f, mr });
+  });
 }

@@ -7,20 +7,24 @@
  * Abilities (EE ProjectPolicy): read_approvers, update_approvers, modify_approvers_rules and
  * manage_merge_request_settings are Maintainer+.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { approvalProjectRules, approvals, mergeRequests, projectApprovalSettings, repoBranches } from '../db/schema';
 import { approvalSettingsEntity, ApprovalSettingsSchema } from './approvals-entity';
 import { forbidden, validationFailed } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { projectParams, updateSettingsParams } from './approvals-params';
-import { ALL_MEMBERS, APPROVALS_REQUIRED_MAX, approvalsFeature, DEFAULT_SEVERITIES, effectiveSettings, loadSettings } from './rules';
-import { findReadableProject } from '../projects/projects';
-import { runBatch } from './rule-support';
+import { ALL_MEMBERS, APPROVALS_REQUIRED_MAX, approvalsFeature, DEFAULT_SEVERITIES, defaultSettings, effectiveSettings } from './rules';
+import { findReadableProjectWith } from '../projects/projects';
+import type { Db } from '../db/client';
+import { writeThenRead } from '../db/batch-reads';
 import { isMaintainer } from './project-rules';
 import { mountProjectApprovalRules } from './project-approval-rules-routes';
 
 const TAGS = ['project_approvals'];
+
+/** A project's approval settings row (`projectId` may be a sub-select), for a batch. */
+const settingsRead = (db: Db, projectId: SQL) => db.select().from(projectApprovalSettings).where(sql`${projectApprovalSettings.projectId} = ${projectId}`).limit(1);
 
 export function mountApprovals(r: Router) {
   const api = r.withDefaults(() => ({ signedIn: true }));
@@ -28,10 +32,10 @@ export function mountApprovals(r: Router) {
   api.route(
     { method: 'GET', path: '/projects/:id/approvals', summary: 'Get all project approvers and related configuration', tags: TAGS, params: projectParams, responses: { 200: ApprovalSettingsSchema } },
     async ({ c, p, caller }) => {
-      const { project, level } = await findReadableProject(c, caller, p.id);
+      const { project, level, reads } = await findReadableProjectWith(c, caller, p.id, (pid) => [settingsRead(c.var.db, pid)] as const);
       // read_approvers (Maintainer+) unless admin_project: the same people.
       if (!isMaintainer(caller, level)) throw forbidden();
-      const s = await loadSettings(c.var.db, project.id);
+      const s = reads[0][0] ?? defaultSettings(project.id);
       return c.json(approvalSettingsEntity(s, await effectiveSettings(c, s)));
     },
   );
@@ -39,10 +43,11 @@ export function mountApprovals(r: Router) {
   api.route(
     { method: 'POST', path: '/projects/:id/approvals', summary: 'Change approval-related configuration', tags: TAGS, params: updateSettingsParams, responses: { 201: ApprovalSettingsSchema } },
     async ({ c, p, caller }) => {
-      const { project, level } = await findReadableProject(c, caller, p.id);
-      if (!isMaintainer(caller, level)) throw forbidden();
       const db = c.var.db;
-      const current = await loadSettings(db, project.id);
+      // The settings come with the project; the write reads them back in its batch: two round trips.
+      const { project, level, reads } = await findReadableProjectWith(c, caller, p.id, (pid) => [settingsRead(db, pid)] as const);
+      if (!isMaintainer(caller, level)) throw forbidden();
+      const current = reads[0][0] ?? defaultSettings(project.id);
       const eff = await effectiveSettings(c, current);
       // MergeRequest::ApprovalRemovalSettings: selective code owner removals need approvals kept on push.
       const reset = p.reset_approvals_on_push ?? eff.resetApprovalsOnPush;
@@ -91,8 +96,8 @@ export function mountApprovals(r: Router) {
             .where(inArray(approvals.mergeRequestId, db.select({ id: mergeRequests.id }).from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), inArray(mergeRequests.state, ['opened', 'locked']))))),
         );
       }
-      await runBatch(db, stmts);
-      const s = await loadSettings(db, project.id);
+      const [[saved]] = await writeThenRead(db, stmts, [settingsRead(db, sql`${project.id}`)] as const);
+      const s = saved ?? defaultSettings(project.id);
       return c.json(approvalSettingsEntity(s, await effectiveSettings(c, s)), 201);
     },
   );

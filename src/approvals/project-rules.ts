@@ -2,15 +2,14 @@
  * Project approval rules' writes (GitLab ee/app/services/approval_rules/*, ee/app/models/approval_project_rule.rb):
  * their validations, the approvers and protected branches a rule may name, and the rows linking them.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalProjectRules, approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, approvalProjectRulesUsers, mergeRequests, protectedBranches } from '../db/schema';
-import { ACCESS, type NamespaceRow, type ProjectRow } from '../projects/abilities';
-import { projectMembersAmong } from '../projects/members';
-import { accessibleGroupIds, multipleRulesFeature, SCANNERS, SEVERITY_LEVELS, userIdsFrom, VULNERABILITY_STATES } from './rules';
+import { approvalProjectRules, approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, approvalProjectRulesUsers, mergeRequests } from '../db/schema';
+import { ACCESS } from '../projects/abilities';
+import { multipleRulesFeature, SCANNERS, SEVERITY_LEVELS, VULNERABILITY_STATES } from './rules';
 import { addError, type ErrorMap, ruleLikeErrors } from './rule-support';
 
 /** admin_project, manage_merge_request_settings, modify_approvers_rules, read_approvers: Maintainer+. */
@@ -28,10 +27,9 @@ export interface ProjectRuleFields {
   vulnerabilityStates: string[];
 }
 
-/** ApprovalProjectRule validations (uniqueness is settled by the indexes, checked first for the message). */
-export async function projectRuleErrors(db: Db, projectId: number, f: ProjectRuleFields, selfId: number | null): Promise<ErrorMap> {
+/** ApprovalProjectRule validations against the project's rules (uniqueness is settled by the indexes, checked first for the message). */
+export function projectRuleErrors(same: { id: number; ruleType: string; name: string }[], f: ProjectRuleFields, selfId: number | null): ErrorMap {
   const e = ruleLikeErrors(f);
-  const same = await db.select({ id: approvalProjectRules.id, ruleType: approvalProjectRules.ruleType, name: approvalProjectRules.name }).from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId)).all();
   const others = same.filter((r) => r.id !== selfId);
   if (others.some((r) => r.ruleType === f.ruleType && r.name === f.name)) addError(e, 'name', 'has already been taken');
   // validate_security_report_approver_name: Coverage-Check belongs to code_coverage rules.
@@ -45,49 +43,29 @@ export async function projectRuleErrors(db: Db, projectId: number, f: ProjectRul
   return e;
 }
 
-/** ApprovalRules::Updater: users among project members, groups the caller can access, protected branches of the project. */
-export async function filterApprovers(
-  c: Context<AppEnv>,
-  caller: Caller,
-  project: ProjectRow,
-  ns: NamespaceRow,
-  p: { user_ids?: number[]; usernames?: string[]; group_ids?: number[] },
-) {
-  const db = c.var.db;
-  const userIds = p.user_ids !== undefined || p.usernames !== undefined ? await projectMembersAmong(db, project, ns, await userIdsFrom(db, p.user_ids ?? [], p.usernames ?? [])) : undefined;
-  const groupIds = p.group_ids !== undefined ? await accessibleGroupIds(db, caller, p.group_ids) : undefined;
-  return { userIds, groupIds };
-}
-
-/** Protected branches of the project among `ids`; applied only with multiple approval rules and admin_project. */
-export async function filterProtectedBranches(c: Context<AppEnv>, caller: Caller, project: ProjectRow, level: number, ids: number[] | undefined): Promise<number[] | undefined> {
+/** Protected branches of the project (`branches`, all of them) among `ids`; applied only with multiple approval rules and admin_project. */
+export function filterProtectedBranches(c: Context<AppEnv>, caller: Caller, level: number, branches: { id: number }[], ids: number[] | undefined): number[] | undefined {
   if (ids === undefined) return undefined;
   if (!multipleRulesFeature(c) || !isMaintainer(caller, level)) return undefined;
-  const safe = [...new Set(ids.filter((x) => Number.isSafeInteger(x)))];
-  if (!safe.length) return [];
-  const rows: number[] = [];
-  for (let i = 0; i < safe.length; i += 90) {
-    const part = safe.slice(i, i + 90);
-    rows.push(...(await c.var.db.select({ id: protectedBranches.id }).from(protectedBranches).where(and(eq(protectedBranches.projectId, project.id), inArray(protectedBranches.id, part))).all()).map((r) => r.id));
-  }
-  return rows;
+  const wanted = new Set(ids);
+  return branches.filter((b) => wanted.has(b.id)).map((b) => b.id);
 }
 
-export function linkStatements(db: Db, ruleId: number, userIds: number[] | undefined, groupIds: number[] | undefined, branchIds: number[] | undefined): BatchItem<'sqlite'>[] {
+/** The rule's users, groups and protected branches replaced (`ruleId` may be a sub-select of the rule inserted in the same batch); one statement per list. */
+export function linkStatements(db: Db, ruleId: number | SQL, userIds: number[] | undefined, groupIds: number[] | undefined, branchIds: number[] | undefined): BatchItem<'sqlite'>[] {
   const out: BatchItem<'sqlite'>[] = [];
+  const from = (ids: number[]) => sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(ids)}) WHERE true`;
   if (userIds !== undefined) {
-    out.push(db.delete(approvalProjectRulesUsers).where(eq(approvalProjectRulesUsers.ruleId, ruleId)));
-    for (let i = 0; i < userIds.length; i += 40) out.push(db.insert(approvalProjectRulesUsers).values(userIds.slice(i, i + 40).map((userId) => ({ ruleId, userId }))).onConflictDoNothing());
+    out.push(db.delete(approvalProjectRulesUsers).where(eq(approvalProjectRulesUsers.ruleId, ruleId as number)));
+    if (userIds.length) out.push(db.insert(approvalProjectRulesUsers).select(from(userIds)).onConflictDoNothing());
   }
   if (groupIds !== undefined) {
-    out.push(db.delete(approvalProjectRulesGroups).where(eq(approvalProjectRulesGroups.ruleId, ruleId)));
-    for (let i = 0; i < groupIds.length; i += 40) out.push(db.insert(approvalProjectRulesGroups).values(groupIds.slice(i, i + 40).map((groupId) => ({ ruleId, groupId }))).onConflictDoNothing());
+    out.push(db.delete(approvalProjectRulesGroups).where(eq(approvalProjectRulesGroups.ruleId, ruleId as number)));
+    if (groupIds.length) out.push(db.insert(approvalProjectRulesGroups).select(from(groupIds)).onConflictDoNothing());
   }
   if (branchIds !== undefined) {
-    out.push(db.delete(approvalProjectRulesProtectedBranches).where(eq(approvalProjectRulesProtectedBranches.ruleId, ruleId)));
-    for (let i = 0; i < branchIds.length; i += 40) {
-      out.push(db.insert(approvalProjectRulesProtectedBranches).values(branchIds.slice(i, i + 40).map((protectedBranchId) => ({ ruleId, protectedBranchId }))).onConflictDoNothing());
-    }
+    out.push(db.delete(approvalProjectRulesProtectedBranches).where(eq(approvalProjectRulesProtectedBranches.ruleId, ruleId as number)));
+    if (branchIds.length) out.push(db.insert(approvalProjectRulesProtectedBranches).select(from(branchIds)).onConflictDoNothing());
   }
   return out;
 }

@@ -12,7 +12,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { approvals, members, mergeRequestReviewers, notes, users } from '../db/schema';
+import { approvals, members, mergeRequestReviewers, notes, projectApprovalSettings, users } from '../db/schema';
+import { batchReads } from '../db/batch-reads';
 import { ACCESS, activeMember } from '../projects/abilities';
 import { toSentence } from '../issuables/system-notes';
 import type { RefreshedMergeRequest } from '../merge-requests/refresh';
@@ -20,7 +21,7 @@ import { patchIdOf } from '../repository/patch-id';
 import type { Push } from '../repository/push';
 import { branchHead, diffManifests, manifestOf } from '../repository/repository';
 import { entriesForPaths } from './code-owners';
-import { approvalsFeature, effectiveSettings, loadSettings } from './rules';
+import { approvalsFeature, defaultSettings, effectiveSettings } from './rules';
 import { codeOwnersFileAt, resolveOwners } from './system-rules';
 
 /** The paths a push changed, computed once per push whatever the number of merge requests it refreshes. */
@@ -30,9 +31,13 @@ export async function resetApprovalsOnPush(c: Context<AppEnv>, push: Push, { mr,
   const db = c.var.db;
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
-  const settings = await loadSettings(db, mr.projectId);
+  // The settings and the approvals in one round trip.
+  const [settingsRows, rows] = await batchReads(db, [
+    db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, mr.projectId)).limit(1),
+    db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(approvals.createdAt, approvals.id),
+  ]);
+  const settings = settingsRows[0] ?? defaultSettings(mr.projectId);
   const eff = await effectiveSettings(c, settings);
-  const rows = await db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(approvals.createdAt, approvals.id).all();
   if (!rows.length) return out;
   if (eff.resetApprovalsOnPush) {
     // ResetApprovalsService#delete_approvals (filter_approvals: those for the new diff's patch id

@@ -249,16 +249,6 @@ export function overridden(rule: LoadedRule): boolean {
   return s.name !== rule.name || s.approvalsRequired !== rule.approvalsRequired || !sameSet(idSet(s.users), idSet(rule.users)) || !sameSet(idSet(s.groups), idSet(rule.groups));
 }
 
-/** User.by_ids_or_usernames: ids plus users named by username (case-insensitive). */
-export async function userIdsFrom(db: Db, ids: number[], usernames: string[]): Promise<number[]> {
-  const out = new Set<number>();
-  for (const part of chunks(ids.filter((x) => Number.isSafeInteger(x)))) for (const u of await db.select({ id: users.id }).from(users).where(inArray(users.id, part)).all()) out.add(u.id);
-  for (const part of chunks(usernames.map((u) => u.toLowerCase()))) {
-    for (const u of await db.select({ id: users.id }).from(users).where(inArray(sql`lower(${users.username})`, part)).all()) out.add(u.id);
-  }
-  return [...out];
-}
-
 /** Group.id_in(ids).accessible_to_user(current_user). */
 export async function accessibleGroupIds(db: Db, caller: Caller, ids: number[]): Promise<number[]> {
   const out: number[] = [];

@@ -9,7 +9,7 @@ import type { AppEnv, UserRow } from '../platform/context';
 import { approvalMergeRequestRules, approvals, users } from '../db/schema';
 import { isMemoised, memo, peekMemo, primeMemo } from '../platform/read-memo';
 import { repo } from '../merge-requests/merge-request-repo';
-import { commitsBetween } from '../repository/repository';
+import { commitsBetween, memoBranchHead, mergeFacts } from '../repository/repository';
 import { memoProtectedBranchRows } from '../repository/protected-branches';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, refMatches, type RuleInput } from './state';
 import { codeOwnersFileAt, ensureSystemRules } from './system-rules';
@@ -34,7 +34,7 @@ import {
 } from './rules';
 
 /** A project's protected branches and approval rules, read once per memo (platform/read-memo.ts). */
-function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
+export function approvalConfig(c: Context<AppEnv>, projectId: number): Promise<{ branches: ProtectedBranchRow[]; projectRules: LoadedRule[] }> {
   return memo(c, `approval-config:${projectId}`, async () => {
     const branches = await memoProtectedBranchRows(c, projectId);
     return { branches, projectRules: await loadProjectRules(c.var.db, projectId, undefined, branches) };
@@ -103,6 +103,19 @@ const toInput = (r: LoadedRule): RuleInput => ({
 export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow): Promise<string | null> {
   if (mr.state !== 'opened' && mr.state !== 'locked') return mr.headSha ?? null;
   return (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) ?? mr.headSha ?? null;
+}
+
+/**
+ * The merge request's patch id at `head` (repository/patch-id.ts). The merge base and the manifests it
+ * compares are functions of the shas kept per isolate: warm, nothing is read; cold, mergeFacts reads
+ * what is missing in one batch (live state asks for the same facts afterwards).
+ */
+export async function patchIdAt(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null): Promise<string | null> {
+  if (head && (mr.state === 'opened' || mr.state === 'locked')) {
+    const targetHead = await memoBranchHead(c, mr.projectId, mr.targetBranch);
+    if (targetHead) await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]);
+  }
+  return mergeRequestPatchId(c, mr, head);
 }
 
 /**
@@ -179,7 +192,7 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
   // Committers matter only when they may not approve (filter_committers, eligible_for_approval_by?).
   if (settings.mergeRequestsDisableCommittersApproval) committerIds.push(...(await mergeRequestCommitterIds(c, mr, head)));
   // The patch id costs two manifests: computed only when an approval from another HEAD could still count.
-  const patchId = eff.resetApprovalsOnPush && rows.some((a) => a.sha !== head && a.patchIdSha) ? await mergeRequestPatchId(c, mr, head) : null;
+  const patchId = eff.resetApprovalsOnPush && rows.some((a) => a.sha !== head && a.patchIdSha) ? await patchIdAt(c, mr, head) : null;
   const valid = validApprovals(rows, head, eff.resetApprovalsOnPush, patchId);
   const approvalUsers = await usersFor(c, valid.map((a) => a.userId));
   const multiple = multipleRulesFeature(c);
@@ -223,7 +236,7 @@ export async function loadApprovalState(c: Context<AppEnv>, mr: MergeRequestRow)
 /** The same merge request with other approvals (after an approve or unapprove): the arithmetic again, no reload. */
 export async function withApprovals(c: Context<AppEnv>, s: LoadedState, rows: ApprovalRow[]): Promise<LoadedState> {
   const reset = (await effectiveSettings(c, s.settings)).resetApprovalsOnPush;
-  const patchId = s.patchId ?? (reset && rows.some((a) => a.sha !== s.head && a.patchIdSha) ? await mergeRequestPatchId(c, s.mr, s.head) : null);
+  const patchId = s.patchId ?? (reset && rows.some((a) => a.sha !== s.head && a.patchIdSha) ? await patchIdAt(c, s.mr, s.head) : null);
   const valid = validApprovals(rows, s.head, reset, patchId);
   const approvalUsers = await usersFor(c, valid.map((a) => a.userId));
   const input = { ...s.input, approvedUserIds: valid.map((a) => a.userId) };

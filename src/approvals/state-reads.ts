@@ -39,7 +39,6 @@ import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
 import { attachSources, defaultSettings, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
 
-const q = (column: string) => sql.raw(column);
 
 /**
  * The reads, as unexecuted statements for one batch. `projectId` is SQL (the id or a sub-select),
@@ -58,27 +57,24 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
   const stopSql = sql`(SELECT CASE WHEN ${open} THEN (SELECT b.commit_sha FROM repo_branches b WHERE b.project_id = m.project_id AND b.name = m.target_branch) ELSE m.base_sha END FROM merge_requests m WHERE m.id = ${mrId})`;
   const sourcePid = sql`(SELECT m.source_project_id FROM merge_requests m WHERE m.id = ${mrId})`;
   const targetHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id = ${mrId})`;
-  const sourceHead = sql`(SELECT b.commit_sha FROM repo_branches b JOIN merge_requests m ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id = ${mrId})`;
   // Only when committers may not approve (the setting); the walk is skipped otherwise.
   const committersWanted = sql`EXISTS (SELECT 1 FROM project_approval_settings s WHERE s.project_id = ${projectId} AND s.merge_requests_disable_committers_approval)`;
-  const committerEmails = sql`(WITH RECURSIVE
+  // The committers' users, the walk written once (both email columns match against it), empty unless wanted.
+  const committerIds = sql`(WITH RECURSIVE
       h(sha) AS (SELECT ${headSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM h CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = h.sha),
-      b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha)
-    SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))`;
-  // The merge base of an open merge request (history.ts mergeBase over the two heads).
-  const mergeBase = sql`(WITH RECURSIVE
-      x(sha) AS (SELECT ${targetHead} UNION SELECT p.parent_sha FROM x CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = x.sha),
-      y(sha) AS (SELECT ${sourceHead} UNION SELECT p.parent_sha FROM y CROSS JOIN repo_commit_parents p ON p.project_id = ${projectId} AND p.sha = y.sha)
-    SELECT c.sha FROM repo_commits c WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM x INTERSECT SELECT sha FROM y)
-    ORDER BY c.generation DESC, c.committed_at DESC LIMIT 1)`;
+      b(sha) AS (SELECT ${stopSql} WHERE ${committersWanted} UNION SELECT p.parent_sha FROM b CROSS JOIN repo_commit_parents p ON p.project_id = ${sourcePid} AND p.sha = b.sha),
+      e(email) AS (SELECT lower(c.committer_email) FROM repo_commits c WHERE c.project_id = ${sourcePid} AND c.sha IN (SELECT sha FROM h WHERE sha IS NOT NULL EXCEPT SELECT sha FROM b))
+    SELECT u.id FROM e JOIN users u ON lower(u.email) = e.email UNION SELECT u.id FROM e JOIN users u ON lower(u.commit_email) = e.email)`;
   const visible = groupVisibleSql(caller);
   return [
     db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId as unknown as number), eq(mergeRequests.iid, iid))).limit(1),
     db
       .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
       .from(repoBranches)
+      // Looked up by (project, name) through the index, not by scanning the branches.
       .where(
-        sql`EXISTS (SELECT 1 FROM merge_requests m WHERE m.id = ${mrId} AND ((${q('"repo_branches"."project_id"')} = m.source_project_id AND ${q('"repo_branches"."name"')} = m.source_branch) OR (${q('"repo_branches"."project_id"')} = m.project_id AND ${q('"repo_branches"."name"')} = m.target_branch)))`,
+        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
+          UNION ALL SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
       ),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
     db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
@@ -107,7 +103,7 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId as unknown as number)).limit(1),
     db.select().from(approvals).where(eq(approvals.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
     db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mrId as unknown as number)),
-    db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) IN ${committerEmails} OR lower(${users.commitEmail}) IN ${committerEmails}`),
+    db.select({ id: users.id }).from(users).where(sql`${users.id} IN ${committerIds}`),
     // Repository#code_owners_blob candidates at the target branch's head.
     db
       .select()
@@ -116,19 +112,28 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     // Group.id_in(ids).accessible_to_user(caller), the shape rules.ts accessibleGroupIds uses.
     db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), visible)),
     // Ancestors' names for the groups' full names (groups.ts loadFullNames).
-    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
-    db.select({ sha: sql<string | null>`${mergeBase}` }).from(sql`(SELECT 1)`),
-    // The manifests live state and the patch id compare: the merge base, the target head and HEAD.
-    db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId as unknown as number), sql`${repoCommitFiles.commitSha} IN (${mergeBase}, ${targetHead}, ${sourceHead})`)),
+    ancestorNames(db, groupIds),
+    // The merge base and the manifests live state and the patch id compare are functions of the shas,
+    // kept per isolate (repository/merge-facts.ts, sha-cache.ts), not read on every request: warmMergeFacts.
   ] as const;
 }
+
+/**
+ * The names of the groups `groupIds` selects and of their ancestors (groups.ts loadFullNames), looked
+ * up by id: each group's traversal path ('/1/5/9/') read as the JSON array [1,5,9].
+ */
+const ancestorNames = (db: Db, groupIds: SQL) =>
+  db
+    .select({ id: namespaces.id, name: namespaces.name })
+    .from(namespaces)
+    .where(sql`${namespaces.id} IN (SELECT a.value FROM namespaces g, json_each('[' || replace(trim(g.traversal_path, '/'), '/', ',') || ']') a WHERE g.id IN ${groupIds})`);
 
 export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateReads>]: Awaited<ReturnType<typeof approvalStateReads>[K]> };
 
 /** Seeds the read memo with what the batch read (only inside withReadMemo; otherwise the loaders read again). */
 export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads): void {
   if (!isMemoised(c)) return;
-  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors, [base], files] = r;
+  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
   const pid = mr.projectId;
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
   const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
@@ -164,17 +169,6 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
     ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
   ];
   for (const u of userRows) entries.push([`user:${u.id}`, u]);
-  // The merge base and manifests of an open merge request, as live-state.ts and patch-id.ts ask for them.
-  if ((mr.state === 'opened' || mr.state === 'locked') && sourceHead && targetHead) {
-    const baseSha = base?.sha ?? null;
-    entries.push([`merge-base:${pid}:${targetHead}:${sourceHead}`, baseSha]);
-    for (const sha of new Set([baseSha, targetHead, sourceHead])) {
-      if (!sha) continue;
-      const m = new Map<string, { blobSha: string; mode: string; size: number }>();
-      for (const f of files) if (f.commitSha === sha) m.set(f.path, { blobSha: f.blobSha, mode: f.mode, size: f.size });
-      entries.push([`manifest:${pid}:${sha}`, m]);
-    }
-  }
   primeMemo(c, entries);
 }
 
@@ -202,7 +196,7 @@ export function projectRuleReads(db: Db, caller: Caller, projectId: SQL) {
           UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
       ),
     db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), groupVisibleSql(caller))),
-    db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(sql`EXISTS (SELECT 1 FROM namespaces g WHERE g.id IN ${groupIds} AND instr(g.traversal_path, '/' || ${q('"namespaces"."id"')} || '/') > 0)`),
+    ancestorNames(db, groupIds),
   ] as const;
 }
 

@@ -216,7 +216,6 @@ async function reportApproverStatements(db: Db, mrId: number, projectId: number,
 
 /** What the rules of an open merge request depend on. */
 async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: string; targetHead: string | null; head: string | null }> {
-  const db = c.var.db;
   const [head, targetHead] = await Promise.all([memoBranchHead(c, mr.sourceProjectId, mr.sourceBranch), memoBranchHead(c, mr.projectId, mr.targetBranch)]);
   const key = JSON.stringify([systemRulesFeature(c) ? 1 : 0, mr.targetBranch, targetHead, head ?? mr.headSha ?? null]);
   return { key, targetHead, head: head ?? mr.headSha ?? null };

@@ -5,12 +5,12 @@
  */
 import { and, asc, eq, lte, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { personalAccessTokens } from '../db/schema';
+import { personalAccessTokens, users } from '../db/schema';
 import { findUserById } from '../users/user-queries';
 import { impersonationToken, ImpersonationTokenSchema, impersonationTokenWithToken, ImpersonationTokenWithTokenSchema } from './personal-access-token-entity';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { notFound, validationFailed } from '../platform/errors';
-import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, pageRequest, paginateWith, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { today } from '../platform/time';
@@ -49,24 +49,24 @@ export function mountImpersonationTokens(r: Router) {
       responses: { 200: z.array(ImpersonationTokenSchema) },
     },
     async ({ c, p }) => {
-      const user = await findUserById(c.var.db, p.user_id);
-      if (!user) throw notFound('User');
+      const db = c.var.db;
       const t = personalAccessTokens;
       const day = today();
-      const conds: (SQL | undefined)[] = [eq(t.userId, user.id), eq(t.impersonation, true)];
+      const conds: (SQL | undefined)[] = [eq(t.userId, p.user_id), eq(t.impersonation, true)];
       if (p.state === 'active') conds.push(eq(t.revoked, false), or(sql`${t.expiresAt} IS NULL`, sql`${t.expiresAt} > ${day}`));
       if (p.state === 'inactive') conds.push(or(eq(t.revoked, true), lte(t.expiresAt, day)));
       const where = and(...conds);
       const raw = await requestParams(c);
-      const rows = await paginate(
+      // The user, the page and its count: one round trip; a missing user answers 404 before any header.
+      const { rows } = await paginateWith(
         c,
         pageRequest(p, raw.per_page),
         linkParamsFrom(raw, { state: 'all' }),
-        (limit, offset) => c.var.db.select().from(t).where(where).orderBy(asc(t.id)).limit(limit).offset(offset),
-        async (limit) => {
-          const inner = c.var.db.select({ one: sql`1` }).from(t).where(where).limit(limit);
-          const row = await c.var.db.select({ n: sql<number>`count(*)` }).from(inner.as('x')).get();
-          return Number(row?.n ?? 0);
+        (limit, offset) => db.select().from(t).where(where).orderBy(asc(t.id)).limit(limit).offset(offset),
+        (limit) => countUpToQuery(db, t, where, limit),
+        [db.select({ id: users.id }).from(users).where(eq(users.id, p.user_id)).limit(1)] as const,
+        ([user]) => {
+          if (!user[0]) throw notFound('User');
         },
       );
       return c.json(rows.map(impersonationToken));

@@ -3,7 +3,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
-import { type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
+import { type BlobRead, type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
+import type { SQL } from 'drizzle-orm';
 
 type Ids = IdSelect | ReturnType<Db['select']>;
 
@@ -25,11 +26,11 @@ function issueRows(db: Db, issueIds: Ids): BatchItem<'sqlite'>[] {
   ];
 }
 
-/** Incident metric image files of the issues: read before the batch that deletes their rows. */
-async function metricImageKeys(db: Db, issueIds: Ids): Promise<string[]> {
-  const rows = await db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)).all();
-  return rows.map((r) => r.key);
-}
+/** Incident metric image files of the issues: read at the head of the batch that deletes their rows. */
+const metricImageKeys = (db: Db, issueIds: Ids): BlobRead => ({
+  query: db.select({ key: issueMetricImages.blobKey }).from(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)),
+  keys: (rows: { key: string }[]) => rows.map((r) => r.key),
+});
 
 /**
  * A deleted user's issues. Soft delete: author, last editor and time logs become the ghost user's
@@ -37,7 +38,7 @@ async function metricImageKeys(db: Db, issueIds: Ids): Promise<string[]> {
  * they authored go (has_many :issues, dependent: :destroy), and so do their time logs. Either way
  * they stop being an assignee and closed_by is nullified (has_many :closed_issues, dependent: :nullify).
  */
-async function userIssues(db: Db, ids: IdSelect, ghostId: number | undefined) {
+function userIssues(db: Db, ids: IdSelect, ghostId: number | SQL | undefined) {
   const statements: BatchItem<'sqlite'>[] = [
     db.delete(issueAssignees).where(within(issueAssignees.userId, ids)),
     db.update(issues).set({ closedById: null }).where(within(issues.closedById, ids)),
@@ -57,18 +58,18 @@ async function userIssues(db: Db, ids: IdSelect, ghostId: number | undefined) {
     // Epics the user authored go too (planning/cascade.ts): their issues stay, outside any epic.
     db.update(issues).set({ epicId: null }).where(within(issues.epicId, authoredEpics)),
   );
-  const authored = await cascade(db, 'issue', db.select({ id: issues.id }).from(issues).where(within(issues.authorId, ids)));
-  return { statements: [...statements, ...authored.statements], blobKeys: authored.blobKeys };
+  const authored = cascade(db, 'issue', db.select({ id: issues.id }).from(issues).where(within(issues.authorId, ids)));
+  return { statements: [...statements, ...authored.statements], blobReads: authored.blobReads };
 }
 
 export const issuesCascade: Cascade = {
   user: (db, ids, { ghostId }) => userIssues(db, ids, ghostId),
-  issue: async (db, ids) => ({ statements: issueRows(db, ids), blobKeys: await metricImageKeys(db, ids) }),
-  project: async (db, ids) => {
+  issue: (db, ids) => ({ statements: issueRows(db, ids), blobReads: [metricImageKeys(db, ids)] }),
+  project: (db, ids) => {
     const issueIds = db.select({ id: issues.id }).from(issues).where(within(issues.projectId, ids));
     return {
       statements: [...issueRows(db, issueIds), db.delete(internalIds).where(and(eq(internalIds.usage, 'issues'), inArray(internalIds.scopeId, ids as never)))],
-      blobKeys: await metricImageKeys(db, issueIds),
+      blobReads: [metricImageKeys(db, issueIds)],
     };
   },
   // The groups' epics go (planning/cascade.ts); their issues stay, outside any epic.

@@ -259,8 +259,22 @@ export function issueUnionPageQuery(db: Db, q: IssueQuery, projectIds: number[],
   const arms = projectIds.map(
     (pid) => sql`SELECT * FROM (SELECT "issues"."id" AS id, ${sql.raw(`"issues"."${column}"`)} AS k FROM "issues" WHERE "issues"."project_id" = ${int(pid)} AND ${body.sql}`,
   );
-  const page = sql`SELECT id FROM (${sql.join(arms, sql` UNION ALL `)}) ORDER BY ${sql.raw(`k ${dir}, id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`)}`;
+  const page = sql`SELECT id FROM (${unionAll(arms)}) ORDER BY ${sql.raw(`k ${dir}, id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`)}`;
   return db.select().from(issues).where(sql`${issues.id} IN (${page})`).orderBy(...q.orderBy);
+}
+
+/** D1 builds SQLite with SQLITE_MAX_COMPOUND_SELECT = 5 (upstream: 500). */
+const MAX_COMPOUND_TERMS = 5;
+
+/**
+ * `a UNION ALL b UNION ALL …` within D1's compound limit: groups of at most five terms, each
+ * wrapped in `SELECT * FROM (…)` (a sub-select starts its own count), nested until five remain.
+ */
+function unionAll(terms: SQL[]): SQL {
+  if (terms.length <= MAX_COMPOUND_TERMS) return sql.join(terms, sql` UNION ALL `);
+  const groups: SQL[] = [];
+  for (let i = 0; i < terms.length; i += MAX_COMPOUND_TERMS) groups.push(sql`SELECT * FROM (${sql.join(terms.slice(i, i + MAX_COMPOUND_TERMS), sql` UNION ALL `)})`);
+  return unionAll(groups);
 }
 
 const dialect = new SQLiteAsyncDialect();

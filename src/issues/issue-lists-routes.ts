@@ -10,14 +10,15 @@ import { featureAvailable, type NamespaceRow, type ProjectRow } from '../project
 import { grapeError, unauthorized } from '../platform/errors';
 import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { batchReads } from '../db/batch-reads';
-import { issues } from '../db/schema';
-import { type IssueReadResults, issueReads, pageIds } from './issue-reads';
+import { issues, namespaces, projects } from '../db/schema';
+import { type IssueReadResults, issueReads, pageIds, pageIssueReads } from './issue-reads';
+import { fragmentOf, renderedOnce } from '../db/prepared';
 import { requestParams } from '../platform/params';
 import { IssueSchema } from './issue-entity';
 import type { Router } from '../platform/router';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { groupIssuesParams, type IssueListParams, issuesParams, listDefaults, notRuleErrors, projectIssuesParams } from './issue-lists-params';
-import { findReadableGroup } from '../projects/groups';
+import { findReadableGroupWith } from '../projects/groups';
 import {
   buildIssueQuery,
   type FinderParent,
@@ -25,7 +26,10 @@ import {
   issuePageQuery,
   type IssueQuery,
   issueUnionPageQuery,
+  MAX_UNION_PROJECTS,
 } from './issue-finder';
+import { readableProjectsSql } from './issue-filters';
+import { sql } from 'drizzle-orm';
 import { findReadableProjectWith } from '../projects/projects';
 import { searchProbeQuery } from './issue-search';
 import { issueReadOptions, presentIssueRows } from './issue-presenter';
@@ -41,8 +45,17 @@ export function mountIssueLists(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/groups/:id/issues', summary: 'List group issues', tags: ['issues'], params: groupIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
-    const { group, level } = await findReadableGroup(c, caller, p.id);
-    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group });
+    const db = c.var.db;
+    // The group's readable projects (up to one past the per-project union's limit) ride with its
+    // lookup: with few projects the page is the union of per-project index ranges, exact for any
+    // number of matches, so it goes with its count instead of after it.
+    const { group, level, reads } = await findReadableGroupWith(c, caller, p.id, (gid) => {
+      const path = sql`(SELECT g.traversal_path FROM namespaces g WHERE g.id = ${gid})`;
+      const subtree = sql`${namespaces.traversalPath} >= ${path} AND ${namespaces.traversalPath} < ${path} || ':'`;
+      return [readableProjectsSql(db, caller, [subtree, p.non_archived ? sql`${projects.archived} = 0` : undefined]).limit(MAX_UNION_PROJECTS + 1)] as const;
+    });
+    const groupProjects = reads[0].length <= MAX_UNION_PROJECTS ? reads[0].map((r) => r.id) : undefined;
+    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group }, true, undefined, groupProjects);
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
@@ -65,6 +78,7 @@ async function listIssues(
   context: { group?: NamespaceRow; project?: ProjectRow },
   readable = true,
   searchMatches?: number,
+  groupProjects?: number[],
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
   const raw = await requestParams(c);
@@ -88,27 +102,25 @@ async function listIssues(
   // (otherwise count and page run together): above the cap, the ordered index walk
   // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
   // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
-  // the per-project lookup and sort of every match (issuePageQuery).
-  // The bounded count decides the page plan for many-project lists, so it runs first there
-  // (otherwise count and page run together): above the cap, the ordered index walk
-  // (issuePageQuery walk); below it, when the matches lie in few projects and one range per
-  // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
-  // the per-project lookup and sort of every match (issuePageQuery).
+  // the per-project lookup and sort of every match (issuePageQuery). A group with at most
+  // MAX_UNION_PROJECTS readable projects takes the union over all of them, whatever the count.
+  const req = pageRequest(p, raw.per_page);
+  const groupUnion = q.possible && q.walkWhere && groupProjects ? issueUnionPageQuery(db, q, groupProjects, req.perPage, req.offset) : null;
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
-  if (q.possible && q.walkWhere) {
+  if (q.possible && q.walkWhere && !groupUnion) {
     const row = await db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
     counted = Number(row?.n ?? 0);
     matchProjects = row?.projects ? (JSON.parse(row.projects) as number[]).map(Number) : null;
   } else if (!q.possible) counted = 0;
   const page = (limit: number, offset: number) => {
+    if (groupUnion) return groupUnion;
     if (counted !== null && counted <= MAX_COUNT && matchProjects && matchProjects.length * (offset + limit) < counted) {
       const union = issueUnionPageQuery(db, q, matchProjects, limit, offset);
       if (union) return union;
     }
     return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT);
   };
-  const req = pageRequest(p, raw.per_page);
   const linkParams = linkParamsFrom(raw, listDefaults(kind));
   const o = { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project };
   if (counted === 0) {
@@ -118,8 +130,14 @@ async function listIssues(
   // The page, its count (unless counted above) and everything the entities show, hung off the
   // page query, in one round trip whatever the page size.
   const pageQuery = page(req.perPage, req.offset);
-  const extras = issueReads(db, caller, pageIds(pageQuery), { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' });
-  const [rows, n, ...reads] = await batchReads(db, [pageQuery, counted === null ? countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1) : undefined, ...extras]);
+  const readOptions = { ...issueReadOptions(c, undefined, o), projects: kind !== 'project' };
+  // The page is rendered once; its statement and the reads hung off it are built once per page
+  // text (src/db/prepared.ts): building SQL text was most of a list's CPU on Node (issue 13).
+  const rendered = pageQuery.toSQL();
+  const fragment = fragmentOf(rendered);
+  const extras = fragment ? pageIssueReads(db, caller, fragment, readOptions) : issueReads(db, caller, pageIds(pageQuery), readOptions);
+  const countQuery = counted === null ? renderedOnce(db, 'issue-count', countUpToQuery(db, issues, q.countWhere ?? q.where, MAX_COUNT + 1)) : undefined;
+  const [rows, n, ...reads] = await batchReads(db, [renderedOnce(db, 'issue-page', pageQuery, rendered), countQuery, ...extras]);
   const limitedTotal = counted ?? Number(n?.[0]?.n ?? 0);
   setPaginationHeaders(c, req, linkParams, limitedTotal > MAX_COUNT ? null : limitedTotal, rows.length);
   return c.json(await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o));

@@ -11,6 +11,9 @@ import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
 import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
 import { mergeRequestVisibleSql } from '../projects/abilities';
+import { cachedQueries } from '../db/prepared';
+import { today } from '../platform/time';
+import { issueIdRefOf, type IssueRef, issueRefValues } from './issues';
 
 /** A SELECT of issue ids, for `IN (…)`. */
 export type IssueIds = SQL;
@@ -56,12 +59,13 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(and(inIds(mergeRequestsClosingIssues.issueId), mergeRequestVisibleSql(caller)))
       .groupBy(mergeRequestsClosingIssues.issueId),
-    // Authors, closers and assignees in one read.
+    // Authors, closers and assignees in one read. The ids are materialized once: written three
+    // times, a filtered page (labels, dates) ran three times, the costliest read of the list.
     db
       .select(userBasicColumns)
       .from(users)
       .where(
-        sql`${users.id} IN (SELECT i.author_id FROM issues i WHERE i.id IN (${ids}) UNION SELECT i.closed_by_id FROM issues i WHERE i.id IN (${ids}) UNION SELECT a.user_id FROM issue_assignees a WHERE a.issue_id IN (${ids}))`,
+        sql`${users.id} IN (WITH page(id) AS MATERIALIZED (${ids}) SELECT i.author_id FROM issues i WHERE i.id IN page UNION SELECT i.closed_by_id FROM issues i WHERE i.id IN page UNION SELECT a.user_id FROM issue_assignees a WHERE a.issue_id IN page)`,
       ),
     // Milestones with the full paths of their web_url (outer columns written qualified: see abilities.ts NS_PATH).
     db
@@ -102,6 +106,29 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
           .where(sql`i.id IN (${ids})`)
       : undefined,
   ] as const;
+}
+
+/**
+ * issueReads of the one issue of a lookup (findReadableIssueWith's IssueRef), built once per
+ * project reference shape and readsKey (src/db/prepared.ts); the project and iid are placeholders.
+ */
+export function oneIssueReads(db: Db, caller: Caller, ref: IssueRef, o: IssueReadOptions) {
+  return cachedQueries(db, `issue-reads:${ref.project.shape}:${readsKey(caller, o)}`, (d) => issueReads(d, caller, issueIdRefOf(ref), o), issueRefValues(ref));
+}
+
+/**
+ * issueReads of a page, built once per page text (and what readsKey names): the page query,
+ * rendered once (prepared.ts fragmentOf), is the statements' id list with its values as
+ * placeholders. A list with the same filters has the same page text whatever their values.
+ */
+export function pageIssueReads(db: Db, caller: Caller, page: { text: string; fragment: SQL; values: Record<string, unknown> }, o: IssueReadOptions) {
+  return cachedQueries(db, `issue-page-reads:${readsKey(caller, o)}:${page.text}`, (d) => issueReads(d, caller, sql`SELECT id FROM (${page.fragment})`, o), page.values);
+}
+
+/** What shapes issueReads' text beside the ids: the options, the caller (its id is written into the merge request visibility test) and the day (membership expiry). */
+function readsKey(caller: Caller, o: IssueReadOptions): string {
+  const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';
+  return `${Number(o.projects)}${Number(o.premium)}${Number(o.subscription)}:${caller.isAdmin ? 'admin' : ''}${who}:${today()}`;
 }
 
 type Reads = ReturnType<typeof issueReads>;

@@ -18,9 +18,9 @@ import { isUniqueViolation } from '../platform/unique';
 import { requireAdmin, requireUser } from '../platform/guards';
 import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
-import { issueReadOptions, presentIssue, presentIssueRows, subscribedFrom, writeAndPresentIssue } from './issue-presenter';
-import { issueReads, jsonIds } from './issue-reads';
-import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueAssigneeIds, type IssueRow } from './issues';
+import { issueReadOptions, presentIssueRows, subscribedFrom, writeAndPresentIssue } from './issue-presenter';
+import { type IssueReadResults, issueReads, jsonIds, oneIssueReads } from './issue-reads';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueIdSql, type IssueRow } from './issues';
 import { findOrBuildProjectLabels } from '../planning/labels';
 import {
   assigneesNote,
@@ -32,12 +32,12 @@ import {
   systemNoteInsert,
   titleNote,
 } from '../issuables/system-notes';
-import { findProject } from '../projects/project-queries';
 import { resolveTodosForTarget, TODO_ASSIGNED } from '../issuables/todos';
 import { findProjectAssignableMilestone } from '../planning/milestones';
-import { findReadableProject } from '../projects/projects';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { findReadableProject, findReadableProjectWith } from '../projects/projects';
+import { cascade, runDeletion } from '../platform/cascade';
 import { dueDate } from '../platform/time';
+import { batchReads } from '../db/batch-reads';
 import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 
 
@@ -131,7 +131,7 @@ export function mountIssues(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/issues/:issue_iid', summary: 'Get a project issue', tags: ['issues'], params: issueRefParams, responses: { 200: IssueSchema } }, async ({ c, p, caller }) => {
     // One round trip: project, level, issue and everything its entity shows.
-    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+    const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (_ids, _pid, ref) => oneIssueReads(c.var.db, caller, ref, issueReadOptions(c, [], { includeSubscribed: true })));
     return c.json((await presentIssueRows(c, caller, [found.issue], found.reads, { project: found.project, includeSubscribed: true }))[0]);
   });
 
@@ -256,21 +256,24 @@ export function mountIssues(r: Router) {
     { method: 'DELETE', path: '/projects/:id/issues/:issue_iid', summary: 'Delete an issue', tags: ['issues'], params: issueRefParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const found = await findReadableProject(c, caller, p.id);
       const db = c.var.db;
-      const issue = Number.isSafeInteger(p.issue_iid)
-        ? await db.select().from(issues).where(and(eq(issues.projectId, found.project.id), eq(issues.iid, p.issue_iid))).get()
-        : undefined;
+      // The project, the caller's level, the issue and its assignees in one round trip.
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => {
+        const issueId = issueIdSql(pid, p.issue_iid);
+        return [
+          db.select().from(issues).where(sql`${issues.id} IN (${issueId})`).limit(1),
+          db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(sql`${issueAssignees.issueId} IN (${issueId})`),
+        ] as const;
+      });
+      const [[issue], assignees] = found.reads;
       // issues.rb delete: `not_found!('Issue')` (not find_by!'s "404 Not found"); a confidential
       // issue the caller may not read answers the same as a missing one.
-      if (!issue || (issue.confidential && !canReadConfidentialIssue(caller, found.level, issue, await issueAssigneeIds(db, issue.id)))) throw notFound('Issue');
+      if (!issue || (issue.confidential && !canReadConfidentialIssue(caller, found.level, issue, assignees.map((a) => a.userId)))) throw notFound('Issue');
       // destroy_issue: project owners and administrators, and only while the issues feature is on.
       if (!(caller.isAdmin || found.level >= ACCESS.OWNER) || !featureAvailable(found.project, 'issues', { level: found.level, isAdmin: caller.isAdmin })) throw forbidden();
       checkUnmodifiedSince(c, issue.updatedAt);
-      const { statements, blobKeys } = await cascade(db, 'issue', sql`(${issue.id})`);
-      await db.batch(asBatch(statements));
-      // Metric image files go after their rows: a failure here leaves an orphaned blob, never a dangling row.
-      await deleteBlobs(c.var.blobs, blobKeys);
+      // One batch; metric image files go after their rows: a failure there leaves an orphaned blob, never a dangling row.
+      await runDeletion(db, c.var.blobs, cascade(db, 'issue', sql`(${issue.id})`));
       return c.body(null, 204);
     },
   );
@@ -289,7 +292,7 @@ export function mountIssues(r: Router) {
         const user = requireUser(caller);
         // The issue, its entity's reads and the caller's subscription in one round trip; the write
         // changes only `subscribed`, which the answer states without reading it back.
-        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (ids) => issueReads(c.var.db, caller, ids, issueReadOptions(c, [], { includeSubscribed: true })));
+        const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (_ids, _pid, ref) => oneIssueReads(c.var.db, caller, ref, issueReadOptions(c, [], { includeSubscribed: true })));
         const want = action === 'subscribe';
         // subscriptions.rb: `not_modified!` when already in the requested state.
         if (subscribedFrom(caller, found.issue, found.assigneeIds, found.reads[8]?.[0]) === want) throw notModified();
@@ -309,10 +312,15 @@ export function mountIssues(r: Router) {
     // `requires :id, type: String` then `Issue.find(params['id'])`: the id casts like String#to_i,
     // so a non-numeric id is find's "404 Not found", not a 400.
     const id = Number.parseInt(p.id, 10);
-    const issue = Number.isSafeInteger(id) ? await c.var.db.select().from(issues).where(eq(issues.id, id)).get() : undefined;
+    if (!Number.isSafeInteger(id)) throw recordNotFound();
+    // The issue, its project and what its entity shows, in one round trip.
+    const db = c.var.db;
+    const o = { includeSubscribed: true };
+    const reads = issueReads(db, caller, sql`SELECT ${id}`, { ...issueReadOptions(c, undefined, o), projects: true });
+    const [[issue], ...extras] = await batchReads(db, [db.select().from(issues).where(eq(issues.id, id)).limit(1), ...reads]);
     if (!issue) throw recordNotFound();
-    const pr = await findProject(c.var.db, String(issue.projectId));
-    return c.json(await presentIssue(c, caller, issue, { project: pr?.project }));
+    const project = extras[6]?.find((r) => r.project.id === issue.projectId)?.project;
+    return c.json((await presentIssueRows(c, caller, [issue], extras as unknown as IssueReadResults, { ...o, project }))[0]);
   });
 }
 

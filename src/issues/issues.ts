@@ -2,7 +2,7 @@
  * Issue lookup and the issue abilities every issue endpoint asks (GitLab IssuePolicy:
  * read_issue, read_confidential_issues, update_issue / admin_issue).
  */
-import { eq, type SQL, sql } from 'drizzle-orm';
+import { eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
@@ -11,6 +11,8 @@ import { issueAssignees, issues } from '../db/schema';
 import { ACCESS, featureAvailable } from '../projects/abilities';
 import { recordNotFound } from '../platform/errors';
 import { findReadableProjectWith } from '../projects/projects';
+import { projectIdRefOf, type ProjectRef } from '../projects/project-queries';
+import { cachedQueries } from '../db/prepared';
 
 export type IssueRow = typeof issues.$inferSelect;
 
@@ -37,7 +39,21 @@ export const issueAssigneeIds = async (db: Db, issueId: number): Promise<number[
   (await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, issueId)).orderBy(issueAssignees.position).all()).map((r) => r.userId);
 
 /** The issue's id as SQL for statements in the lookup's own batch (matches nothing when the issue is missing). */
-export const issueIdSql = (projectId: SQL, iid: number) => sql`SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${Number.isSafeInteger(iid) ? iid : -1}`;
+export const issueIdSql = (projectId: SQL, iid: number | Placeholder) =>
+  sql`SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${typeof iid !== 'number' || Number.isSafeInteger(iid) ? iid : -1}`;
+
+/**
+ * An issue reference for statements built once (src/db/prepared.ts cachedQuery): the project's
+ * reference shape names the statement; `issueIdRefOf` is the issue id over the placeholders that
+ * `issueRefValues` fills (`iid`, and the project's `pid`, or `ns` and `path`).
+ */
+export interface IssueRef {
+  project: ProjectRef;
+  /** -1 when the iid cannot match. */
+  iid: number;
+}
+export const issueIdRefOf = (ref: IssueRef): SQL => issueIdSql(projectIdRefOf(ref.project.shape), sql.placeholder('iid'));
+export const issueRefValues = (ref: IssueRef): Record<string, unknown> => ({ ...ref.project.values, iid: ref.iid });
 
 type Slot = BatchItem<'sqlite'> | undefined;
 type SlotResult<T> = T extends PromiseLike<infer U> ? U : undefined;
@@ -56,18 +72,28 @@ export async function findReadableIssueWith<const Q extends readonly Slot[]>(
   caller: Caller,
   projectId: string,
   iid: number,
-  reads: (issueId: SQL, projectId: SQL) => Q,
+  reads: (issueId: SQL, projectId: SQL, ref: IssueRef) => Q,
 ) {
   const db = c.var.db;
   let extra: Q | undefined;
-  const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
+  const pr = await findReadableProjectWith(c, caller, projectId, (pid, project) => {
     const issueId = issueIdSql(pid, iid);
-    extra = reads(issueId, pid);
-    return [
-      db.select().from(issues).where(sql`${issues.id} IN (${issueId})`).limit(1),
-      db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(sql`${issueAssignees.issueId} IN (${issueId})`).orderBy(issueAssignees.position),
-      ...(extra.filter((q) => q !== undefined) as BatchItem<'sqlite'>[]),
-    ] as const;
+    const ref: IssueRef = { project, iid: Number.isSafeInteger(iid) ? iid : -1 };
+    extra = reads(issueId, pid, ref);
+    // The issue and its assignees, built once per project reference shape (prepared.ts).
+    const [issueRow, assignees] = cachedQueries(
+      db,
+      `issue-lookup:${project.shape}`,
+      (d) => {
+        const id = issueIdSql(projectIdRefOf(project.shape), sql.placeholder('iid'));
+        return [
+          d.select().from(issues).where(sql`${issues.id} IN (${id})`).limit(1),
+          d.select({ userId: issueAssignees.userId }).from(issueAssignees).where(sql`${issueAssignees.issueId} IN (${id})`).orderBy(issueAssignees.position),
+        ] as const;
+      },
+      issueRefValues(ref),
+    );
+    return [issueRow, assignees, ...(extra.filter((q) => q !== undefined) as BatchItem<'sqlite'>[])] as const;
   });
   if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw recordNotFound();
   const [issueRows, assigneeRows, ...rest] = pr.reads as unknown as [IssueRow[], { userId: number }[], ...unknown[]];

@@ -3,11 +3,12 @@
  * `milestone_issuables_for`) and of an epic (ee/lib/api/epic_issues.rb). The paths belong to
  * milestones and epics; the lists present issues, so they live in the issues domain.
  */
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { batchReads } from '../db/batch-reads';
 import { z } from 'zod';
 import { issues, labelLinks, labelPriorities, namespaces, projects } from '../db/schema';
-import { canReadProject, featureAvailable, projectAccess, subtreeOf } from '../projects/abilities';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { subtreeOf } from '../projects/abilities';
+import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { milestoneItemsParams } from '../planning/milestones-params';
 import { issueVisibleSql } from '../planning/labels';
 import type { Context } from 'hono';
@@ -16,11 +17,13 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { epicIssuesParams } from '../planning/epics-params';
 import { findReadableEpic } from '../planning/epics';
-import { findProject } from '../projects/project-queries';
-import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
+import { findMilestoneQuery, foundMilestone, loadParent, type Parent } from '../planning/milestones-routes';
 import { IssueBasicSchema, issueBasic, IssueSchema } from './issue-entity';
-import { presentIssues } from './issue-presenter';
-import { canReadConfidentialIssue, issueAssigneeIds } from './issues';
+import { issueReadOptions, presentIssueRows } from './issue-presenter';
+import { type IssueReadResults, issueReads, pageIds } from './issue-reads';
+
+/** EpicIssues lists at most this many issues of an epic. */
+const EPIC_ISSUES_MAX = 1000;
 
 export function mountPlanningIssues(r: Router) {
   const auth = { signedIn: true as const };
@@ -34,16 +37,34 @@ export function mountPlanningIssues(r: Router) {
   }
   r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid/issues', summary: 'List the issues of an epic', tags: ['epics'], params: epicIssuesParams, responses: { 200: z.array(IssueSchema) } }, async ({ c, p, caller }) => {
     const { group, epic } = await findReadableEpic(c, caller, p.id, p.epic_iid);
-    const rows = await readableEpicIssues(c, caller, epic.id);
+    const db = c.var.db;
     const raw = await requestParams(c);
-    const page = await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, {}),
-      async (limit, offset) => rows.slice(offset, offset + limit),
-      async () => rows.length,
-    );
-    return c.json(await presentIssues(c, caller, page, { group }));
+    const req = pageRequest(p, raw.per_page);
+    // The epic's issues the caller may read (project readable, issues feature, confidentiality: in
+    // SQL), at most the first EPIC_ISSUES_MAX: the page, its count and what the entities show hung
+    // off the page query, in one round trip whatever the page size.
+    const where = and(eq(issues.epicId, epic.id), issueVisibleSql(caller));
+    const page = db
+      .select(getTableColumns(issues))
+      .from(issues)
+      .innerJoin(projects, eq(projects.id, issues.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(where)
+      .orderBy(asc(issues.relativePosition), asc(issues.id))
+      .limit(Math.max(0, Math.min(req.perPage, EPIC_ISSUES_MAX - req.offset)))
+      .offset(req.offset);
+    const matching = db
+      .select({ one: sql`1` })
+      .from(issues)
+      .innerJoin(projects, eq(projects.id, issues.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(where)
+      .limit(EPIC_ISSUES_MAX);
+    const o = { group };
+    const extras = issueReads(db, caller, pageIds(page), { ...issueReadOptions(c, undefined, o), projects: true });
+    const [rows, [n], ...reads] = await batchReads(db, [page, db.select({ n: sql<number>`count(*)` }).from(matching.as('t')), ...extras]);
+    setPaginationHeaders(c, req, linkParamsFrom(raw, {}), Number(n?.n ?? 0), rows.length);
+    return c.json(await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o));
   });
 }
 
@@ -55,45 +76,33 @@ export function mountPlanningIssues(r: Router) {
  */
 async function milestoneIssues(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   const db = c.var.db;
-  const m = await findMilestone(c, parent, p.milestone_id);
   const scope = parent.kind === 'project' ? eq(issues.projectId, parent.project.id) : subtreeOf(parent.group.traversalPath!);
-  const where = and(eq(issues.milestoneId, m.id), scope, issueVisibleSql(caller));
+  // By the requested id: when it is not the parent's milestone the answer is a 404 and the page is dropped.
+  const where = and(eq(issues.milestoneId, p.milestone_id), scope, issueVisibleSql(caller));
   const priority = sql`(select min(${labelPriorities.priority}) from ${labelLinks} join ${labelPriorities} on ${labelPriorities.labelId} = ${labelLinks.labelId} and ${labelPriorities.projectId} = ${issues.projectId} where ${labelLinks.targetType} = 'Issue' and ${labelLinks.targetId} = ${issues.id})`;
-  const base = () => db.select({ issue: issues }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
   const raw = await requestParams(c);
-  const rows = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, {}),
-    async (limit, offset) => (await base().where(where).orderBy(sql`${priority} is null`, sql`${priority}`, desc(issues.id)).limit(limit).offset(offset).all()).map((r) => r.issue),
-    async (limit) => {
-      const inner = base().where(where).limit(limit);
-      const row = await db.get<{ n: number }>(sql`select count(*) as n from (${inner})`);
-      return Number(row?.n ?? 0);
-    },
-  );
-  const presented = await presentIssues(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group });
+  const req = pageRequest(p, raw.per_page);
+  const o = parent.kind === 'project' ? { project: parent.project } : { group: parent.group };
+  // The milestone, the page, its bounded count and what the entities show, hung off the page query: one round trip whatever the page size.
+  const page = db
+    .select(getTableColumns(issues))
+    .from(issues)
+    .innerJoin(projects, eq(projects.id, issues.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(where).orderBy(sql`${priority} is null`, sql`${priority}`, desc(issues.id)).limit(req.perPage).offset(req.offset);
+  const matching = db
+    .select({ one: sql`1` })
+    .from(issues)
+    .innerJoin(projects, eq(projects.id, issues.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(where)
+    .limit(MAX_COUNT + 1);
+  const count = db.select({ n: sql<number>`count(*)` }).from(matching.as('t'));
+  const extras = issueReads(db, caller, pageIds(page), { ...issueReadOptions(c, undefined, o), projects: parent.kind === 'group' });
+  const [[milestone], rows, [n], ...reads] = await batchReads(db, [findMilestoneQuery(db, parent, p.milestone_id), page, count, ...extras]);
+  foundMilestone(milestone);
+  const total = Number(n?.n ?? 0);
+  setPaginationHeaders(c, req, linkParamsFrom(raw, {}), total > MAX_COUNT ? null : total, rows.length);
+  const presented = await presentIssueRows(c, caller, rows, reads as unknown as IssueReadResults, o);
   return c.json(presented.map(issueBasic));
-}
-
-/** EpicIssues: issues of the epic the caller may read (project readable, issues feature, confidentiality). */
-async function readableEpicIssues(c: Context<AppEnv>, caller: Caller, epicId: number) {
-  const db = c.var.db;
-  const rows = await db.select().from(issues).where(eq(issues.epicId, epicId)).orderBy(asc(issues.relativePosition), asc(issues.id)).limit(1000).all();
-  const levels = new Map<number, number | null>();
-  for (const projectId of new Set(rows.map((r) => r.projectId))) {
-    const pr = await findProject(db, String(projectId));
-    if (!pr) continue;
-    const level = await projectAccess(db, caller.user, pr.project, pr.namespace);
-    const readable = canReadProject(caller, pr.project, level) && featureAvailable(pr.project, 'issues', { level, isAdmin: caller.isAdmin });
-    levels.set(projectId, readable ? level : null);
-  }
-  const out = [];
-  for (const r of rows) {
-    const level = levels.get(r.projectId);
-    if (level == null) continue;
-    if (r.confidential && !canReadConfidentialIssue(caller, level, r, await issueAssigneeIds(db, r.id))) continue;
-    out.push(r);
-  }
-  return out;
 }

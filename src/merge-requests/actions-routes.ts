@@ -1,26 +1,25 @@
 /**
  * Merge request actions (GitLab lib/api/merge_requests.rb, subscriptions.rb): merge, cancel
- * auto-merge, subscribe/unsubscribe, and the repository views (commits, changes, diffs).
+ * auto-merge, subscribe/unsubscribe; the repository views (commits, changes, diffs) are changes-routes.ts.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../platform/context';
 import { mergeRequests, subscriptions } from '../db/schema';
 import { ApiError, conflict, notModified, unauthorized, validationFailed } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE } from '../platform/text-limits';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
-import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
-import { changesParams, diffsParams, mergeParams, mergeRequestPageParams, mergeRequestRefParams } from './merge-requests-params';
-import { CommitSchema, DiffSchema } from '../repository/commit-entity';
+import { mergeParams, mergeRequestRefParams } from './merge-requests-params';
 import { isApproved, liveState } from './live-state';
-import { mergeMergeRequest } from './merge';
-import { canBeMergedBy, findProjectMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds, notAllowed } from './merge-request-access';
-import { mergeRequestChanges, MergeRequestChangesSchema, MergeRequestSchema } from './merge-request-entity';
-import { presentMergeRequest, subscribedToMergeRequest } from './merge-request-presenter';
-import { repo } from './merge-request-repo';
+import { closableFrom, closingIssuesRead, mergeMergeRequest } from './merge';
+import { bothReads, branchRuleReads, canBeMergedBy, findProjectMergeRequestWith, headReads, findReadableMergeRequestWith, notAllowed, peopleReads } from './merge-request-access';
+import { answerReads, writeAndPresentMergeRequest } from './merge-request-answer';
+import { mergeRequestApprovals } from './approvals-port';
+import type { MergeRequestRow } from './merge-request-entity';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { primeMemo, withReadMemo } from '../platform/read-memo';
+import { MergeRequestSchema } from './merge-request-entity';
+import { subscribedFrom, subscriptionReads } from './merge-request-presenter';
+import { mountMergeRequestChanges } from './changes-routes';
 import { systemNoteInsert } from '../issuables/system-notes';
 
 const MERGE_TEXT = { merge_commit_message: { max: MAX_TEXT_SIZE }, squash_commit_message: { max: MAX_TEXT_SIZE } };
@@ -32,63 +31,91 @@ export function mountMergeRequestActions(r: Router) {
     { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/merge', summary: 'Merge a merge request', tags: TAGS, params: mergeParams, responses: { 200: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const { mr, project, level } = found;
-      // `unauthorized! unless merge_request.can_be_merged_by?(current_user)`.
-      if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch))) throw unauthorized();
-
-      const open = mr.state === 'opened';
-      const approved = open ? await isApproved(c, mr) : true;
-      const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod });
-      const missing = !live.sha || !live.targetHead;
-      // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
-      // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
-      const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && approved;
-      // AutoMerge::BaseService#available_for?: open and not broken (commits, branches, no conflict).
-      const broken = !open || missing || live.commitCount === 0 || live.conflict;
-      const autoMerge = Boolean(p.merge_when_pipeline_succeeds || p.auto_merge);
-      // No pipelines exist here: `immediately_mergeable?` with auto-merge asks for a successful head
-      // pipeline (never), and the merge-when-checks-pass strategy is only available while a check
-      // still fails (a draft or missing approvals) on a request that is not broken.
-      const immediately = !autoMerge && stateOk;
-      const automatically = autoMerge && !broken && !stateOk;
-      if (!immediately && !automatically) throw notAllowed();
-      // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`:
-      // the git state checks (a conflict, or a fast-forward-only project's request needing a rebase).
-      if (immediately && (live.conflict || live.needRebase)) throw new ApiError(422, { message: 'Branch cannot be merged' });
-      // check_sha_param!
-      if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
-
-      // The messages become commits: held to MAX_TEXT_SIZE_LIMIT like GitLab's other text.
-      const textErrors = checkText({}, { merge_commit_message: p.merge_commit_message, squash_commit_message: p.squash_commit_message }, MERGE_TEXT);
-      if (Object.keys(textErrors).length) throw validationFailed(textErrors);
-
       const db = c.var.db;
-      if (p.squash) await db.update(mergeRequests).set({ squash: true }).where(eq(mergeRequests.id, mr.id)).run();
-      if (automatically) {
-        const now = Date.now();
-        // AutoMerge::MergeWhenChecksPassService#execute (the default strategy without pipelines).
-        if (!mr.mergeWhenPipelineSucceeds) {
-          await db.batch([
-            db
-              .update(mergeRequests)
-              .set({ mergeWhenPipelineSucceeds: true, mergeUserId: user.id, shouldRemoveSourceBranch: p.should_remove_source_branch ?? mr.shouldRemoveSourceBranch, updatedAt: now })
-              .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
-            systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: `enabled an automatic merge when all merge checks for ${live.sha} pass`, at: now }),
-          ]);
-        }
-      } else {
-        const merged = await mergeMergeRequest(c, user, found, live, {
-          mergeCommitMessage: p.merge_commit_message,
-          squashCommitMessage: p.squash_commit_message,
-          shouldRemoveSourceBranch: p.should_remove_source_branch,
-          squash: p.squash ? true : undefined,
+      // Round trips: one for every check (the project, the merge request, the branch rules, both
+      // heads, the approval state and the closing issues), the merge facts when this isolate has not
+      // seen the heads, then one batch for the merge (or the automatic merge) and the answer's reads.
+      // The checks run in a read memo; the answer is presented after it, from the batch's reads.
+      const done = await withReadMemo(c, async () => {
+        let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
+        const found = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
+          const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
+          const rest = {
+            list: [closingIssuesRead(db, user.id, mrId), ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[],
+            unflatten: (r: readonly unknown[]) => {
+              if (approvals) primeApprovals = (mr) => approvals.prime(mr, r.slice(1));
+              return r[0] as Awaited<ReturnType<typeof closingIssuesRead>>;
+            },
+          };
+          return bothReads(bothReads(branchRuleReads(db, projectId), headReads(db, mrId)), rest);
         });
+        const { mr, project, level } = found;
+        const [[rules, heads], closing] = found.loaded;
+        const { source, target } = heads.forMr(mr);
+        rules.prime(c, [{ projectId: project.id, name: mr.targetBranch }, ...(mr.sourceProjectId === project.id ? [{ projectId: project.id, name: mr.sourceBranch }] : [])]);
+        primeMemo(c, [[`head:${mr.sourceProjectId}:${mr.sourceBranch}`, source], [`head:${mr.projectId}:${mr.targetBranch}`, target]]);
+        primeApprovals?.(mr);
+        // `unauthorized! unless merge_request.can_be_merged_by?(current_user)`.
+        if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch))) throw unauthorized();
+
+        const open = mr.state === 'opened';
+        const approved = open ? await isApproved(c, mr) : true;
+        const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod });
+        const missing = !live.sha || !live.targetHead;
+        // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
+        // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
+        const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && approved;
+        // AutoMerge::BaseService#available_for?: open and not broken (commits, branches, no conflict).
+        const broken = !open || missing || live.commitCount === 0 || live.conflict;
+        const autoMerge = Boolean(p.merge_when_pipeline_succeeds || p.auto_merge);
+        // No pipelines exist here: `immediately_mergeable?` with auto-merge asks for a successful head
+        // pipeline (never), and the merge-when-checks-pass strategy is only available while a check
+        // still fails (a draft or missing approvals) on a request that is not broken.
+        const immediately = !autoMerge && stateOk;
+        const automatically = autoMerge && !broken && !stateOk;
+        if (!immediately && !automatically) throw notAllowed();
+        // `render_api_error!('Branch cannot be merged', 422) unless automatically_mergeable || merge_request.mergeable?`:
+        // the git state checks (a conflict, or a fast-forward-only project's request needing a rebase).
+        if (immediately && (live.conflict || live.needRebase)) throw new ApiError(422, { message: 'Branch cannot be merged' });
+        // check_sha_param!
+        if (p.sha !== undefined && p.sha !== live.sha) throw conflict(`SHA does not match HEAD of source branch: ${live.sha}`);
+
+        // The messages become commits: held to MAX_TEXT_SIZE_LIMIT like GitLab's other text.
+        const textErrors = checkText({}, { merge_commit_message: p.merge_commit_message, squash_commit_message: p.squash_commit_message }, MERGE_TEXT);
+        if (Object.keys(textErrors).length) throw validationFailed(textErrors);
+
+        const now = Date.now();
+        if (automatically) {
+          const writes: BatchItem<'sqlite'>[] = [];
+          if (p.squash) writes.push(db.update(mergeRequests).set({ squash: true }).where(eq(mergeRequests.id, mr.id)));
+          // AutoMerge::MergeWhenChecksPassService#execute (the default strategy without pipelines).
+          if (!mr.mergeWhenPipelineSucceeds) {
+            writes.push(
+              db
+                .update(mergeRequests)
+                .set({ mergeWhenPipelineSucceeds: true, mergeUserId: user.id, shouldRemoveSourceBranch: p.should_remove_source_branch ?? mr.shouldRemoveSourceBranch, updatedAt: now })
+                .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+              systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: `enabled an automatic merge when all merge checks for ${live.sha} pass`, at: now }),
+            );
+          }
+          return { kind: 'automatic' as const, found, writes };
+        }
+        // The merge's batch ends with the answer's reads (presented below, outside this memo).
+        const answer = answerReads(c, caller, found);
+        const merged = await mergeMergeRequest(
+          c,
+          user,
+          found,
+          live,
+          { mergeCommitMessage: p.merge_commit_message, squashCommitMessage: p.squash_commit_message, shouldRemoveSourceBranch: p.should_remove_source_branch, squash: p.squash ? true : undefined },
+          { closable: closableFrom(user, project, closing), reads: answer.list },
+        );
         // `render_api_error!("Branch cannot be merged", 422)` when the merge did not happen.
         if (!merged) throw new ApiError(422, { message: 'Branch cannot be merged' });
-      }
-      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
-      return c.json(await presentMergeRequest(c, caller, row!, { project }));
+        return { kind: 'merged' as const, found, answer, results: merged };
+      });
+      if (done.kind === 'automatic') return c.json(await writeAndPresentMergeRequest(c, caller, done.found, done.writes));
+      return c.json(await done.answer.present(done.results));
     },
   );
 
@@ -103,20 +130,23 @@ export function mountMergeRequestActions(r: Router) {
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const { mr, project, level } = found;
-      // can_cancel_auto_merge?: who can merge, or who set it.
-      if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch)) && mr.mergeUserId !== user.id) throw unauthorized();
-      // AutoMergeService#cancel: 406 when nothing is scheduled.
-      if (!mr.mergeWhenPipelineSucceeds || mr.state !== 'opened') throw new ApiError(406, { message: "Can't cancel the automatic merge" });
       const db = c.var.db;
-      const now = Date.now();
-      await db.batch([
-        db.update(mergeRequests).set({ mergeWhenPipelineSucceeds: false, mergeUserId: null, updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
-        systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: 'canceled the automatic merge', at: now }),
-      ]);
-      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
-      return c.json(await presentMergeRequest(c, caller, row!, { project }), 201);
+      // Two round trips: the project, the merge request and the branch rules; then the write and its answer.
+      return withReadMemo(c, async () => {
+        const found = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (_mrId, projectId) => branchRuleReads(db, projectId));
+        const { mr, project, level } = found;
+        found.loaded.prime(c, [{ projectId: project.id, name: mr.targetBranch }]);
+        // can_cancel_auto_merge?: who can merge, or who set it.
+        if (!(await canBeMergedBy(c, caller, project, level, mr.targetBranch)) && mr.mergeUserId !== user.id) throw unauthorized();
+        // AutoMergeService#cancel: 406 when nothing is scheduled.
+        if (!mr.mergeWhenPipelineSucceeds || mr.state !== 'opened') throw new ApiError(406, { message: "Can't cancel the automatic merge" });
+        const now = Date.now();
+        const writes = [
+          db.update(mergeRequests).set({ mergeWhenPipelineSucceeds: false, mergeUserId: null, updatedAt: now }).where(eq(mergeRequests.id, mr.id)),
+          systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: 'canceled the automatic merge', at: now }),
+        ];
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, writes), 201);
+      });
     },
   );
 
@@ -132,63 +162,22 @@ export function mountMergeRequestActions(r: Router) {
       },
       async ({ c, p, caller }) => {
         const user = requireUser(caller);
-        const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
         const db = c.var.db;
+        // Two round trips: the merge request with what `subscribed?` reads; then the write and its answer.
+        const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId) => bothReads(peopleReads(db, mrId), subscriptionReads(db, caller, mrId)));
         const want = action === 'subscribe';
-        const [assignees, reviewers] = await Promise.all([mergeRequestAssigneeIds(db, found.mr.id), mergeRequestReviewerIds(db, found.mr.id)]);
+        const [people, subscription] = found.loaded!;
         // subscriptions.rb: `not_modified!` when already in the requested state.
-        if ((await subscribedToMergeRequest(db, caller, found.mr, assignees, reviewers)) === want) throw notModified();
+        if (subscribedFrom(caller, found.mr, people, subscription) === want) throw notModified();
         const now = Date.now();
-        await db
+        const write = db
           .insert(subscriptions)
           .values({ userId: user.id, subscribableType: 'MergeRequest', subscribableId: found.mr.id, projectId: found.project.id, subscribed: want, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } })
-          .run();
-        return c.json(await presentMergeRequest(c, caller, found.mr, { project: found.project }), 201);
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: want, updatedAt: now } });
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, [write]), 201);
       },
     );
   }
 
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(CommitSchema) } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const live = await liveState(c, found.mr);
-      const commits = live.sha ? await repo.commitEntities(c, found.project.id, live.mergeBase, live.sha) : [];
-      return arrayPage(c, p, commits);
-    },
-  );
-
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams, responses: { 200: MergeRequestChangesSchema } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project });
-      const refs = entity.diff_refs;
-      const changes = refs.head_sha ? await repo.diffEntities(c, found.project.id, refs.base_sha, refs.head_sha, { unidiff: p.unidiff }) : [];
-      return c.json(mergeRequestChanges(entity, changes));
-    },
-  );
-
-  r.route(
-    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
-    async ({ c, p, caller }) => {
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const live = await liveState(c, found.mr);
-      const diffs = live.sha ? await repo.diffEntities(c, found.project.id, live.mergeBase, live.sha, { unidiff: p.unidiff }) : [];
-      return arrayPage(c, p, diffs);
-    },
-  );
-}
-
-async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: T[]) {
-  const raw = await requestParams(c);
-  const page = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, {}),
-    async (limit, offset) => list.slice(offset, offset + limit),
-    async (limit) => Math.min(list.length, limit),
-  );
-  return c.json(page);
+  mountMergeRequestChanges(r);
 }

@@ -26,6 +26,12 @@ export interface MergeRequestApprovals {
    * withReadMemo) so `approved` then reads nothing.
    */
   stateReads?(c: Context<AppEnv>, caller: Caller, projectId: SQL, iid: number): { list: readonly BatchItem<'sqlite'>[]; prime: (mr: MergeRequestRow, results: readonly unknown[]) => void };
+  /**
+   * Optional: the same for a page (`ids` and `projectIds` SQL sets hanging off the page query), for
+   * the page's batch; `prime` seeds the read memo (inside withReadMemo) from their results, `heads`
+   * being the branch heads the presenter read (`projectId:branch` -> sha).
+   */
+  pageReads?(c: Context<AppEnv>, ids: SQL, projectIds: SQL): { list: readonly BatchItem<'sqlite'>[]; prime: (mrs: readonly MergeRequestRow[], results: readonly unknown[], heads: ReadonlyMap<string, string>) => void };
 }
 
 export const mergeRequestApprovals = extensionPoint<MergeRequestApprovals>('merge request approvals');

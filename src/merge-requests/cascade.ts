@@ -1,5 +1,5 @@
 /** Merge request rows that go with deleted projects, issues, merge requests and users (platform/cascade.ts). */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import {
@@ -50,7 +50,7 @@ const issueLinks = (db: Db, issueIds: IdSelect | ReturnType<Db['select']>): Batc
  * they authored go (has_many :merge_requests, dependent: :destroy). Either way the user stops being an
  * assignee or reviewer (dependent: :destroy) and merged_by / closed_by are nullified (dependent: :nullify).
  */
-async function userMergeRequests(db: Db, ids: IdSelect, ghostId: number | undefined) {
+function userMergeRequests(db: Db, ids: IdSelect, ghostId: number | SQL | undefined) {
   const statements: BatchItem<'sqlite'>[] = [
     db.delete(mergeRequestAssignees).where(within(mergeRequestAssignees.userId, ids)),
     db.delete(mergeRequestReviewers).where(within(mergeRequestReviewers.userId, ids)),
@@ -66,8 +66,8 @@ async function userMergeRequests(db: Db, ids: IdSelect, ghostId: number | undefi
     return { statements };
   }
   statements.push(db.update(mergeRequests).set({ mergeUserId: null }).where(within(mergeRequests.mergeUserId, ids)));
-  const authored = await cascade(db, 'mergeRequest', db.select({ id: mergeRequests.id }).from(mergeRequests).where(within(mergeRequests.authorId, ids)));
-  return { statements: [...statements, ...authored.statements], blobKeys: authored.blobKeys };
+  const authored = cascade(db, 'mergeRequest', db.select({ id: mergeRequests.id }).from(mergeRequests).where(within(mergeRequests.authorId, ids)));
+  return { statements: [...statements, ...authored.statements], blobReads: authored.blobReads };
 }
 
 export const mergeRequestsCascade: Cascade = {

@@ -59,15 +59,33 @@ export function versionInsert(db: Db, mergeRequestId: number | SQL<number>, v: D
 export const newestVersionIdSql = (mergeRequestId: number) =>
   sql<number>`(SELECT max(${mergeRequestDiffs.id}) FROM ${mergeRequestDiffs} WHERE ${mergeRequestDiffs.mergeRequestId} = ${mergeRequestId})`;
 
-export async function listVersions(db: Db, mergeRequestId: number, limit: number, offset: number): Promise<MergeRequestDiffRow[]> {
-  return db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(limit).offset(offset).all();
-}
+/** A page of versions, newest first (`mergeRequestId` may be a sub-select), unexecuted: for the batch that finds the merge request. */
+export const versionsPage = (db: Db, mergeRequestId: number | SQL, limit: number, offset: number) =>
+  db
+    .select()
+    .from(mergeRequestDiffs)
+    .where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId as number))
+    .orderBy(desc(mergeRequestDiffs.id))
+    .limit(limit)
+    .offset(offset);
 
-export async function findVersion(db: Db, mergeRequestId: number, id: number): Promise<MergeRequestDiffRow | undefined> {
-  if (!Number.isSafeInteger(id)) return undefined;
-  return db.select().from(mergeRequestDiffs).where(and(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId), eq(mergeRequestDiffs.id, id))).get();
-}
+/** One version of a merge request (`mergeRequestId` may be a sub-select), unexecuted: for the batch that finds the merge request. */
+export const versionQuery = (db: Db, mergeRequestId: number | SQL, id: number) =>
+  db
+    .select()
+    .from(mergeRequestDiffs)
+    .where(and(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId as number), eq(mergeRequestDiffs.id, Number.isSafeInteger(id) ? id : -1)))
+    .limit(1);
+
+/** MergeRequest#merge_request_diff, the newest version (`mergeRequestId` may be a sub-select), unexecuted. */
+export const latestVersionQuery = (db: Db, mergeRequestId: number | SQL) =>
+  db
+    .select()
+    .from(mergeRequestDiffs)
+    .where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId as number))
+    .orderBy(desc(mergeRequestDiffs.id))
+    .limit(1);
 
 export async function latestVersion(db: Db, mergeRequestId: number): Promise<MergeRequestDiffRow | undefined> {
-  return db.select().from(mergeRequestDiffs).where(eq(mergeRequestDiffs.mergeRequestId, mergeRequestId)).orderBy(desc(mergeRequestDiffs.id)).limit(1).get();
+  return (await latestVersionQuery(db, mergeRequestId))[0];
 }

@@ -55,19 +55,31 @@ function labelConditions(list: string[] | undefined, negate: boolean): SQL[] | n
   return negate ? [sql`${labelCount(titles)} = 0`] : [sql`${labelCount(titles)} = ${sql.raw(String(titles.length))}`];
 }
 
+const noMilestone = sql`${mergeRequests.milestoneId} IS NULL`;
+const anyMilestone = sql`${mergeRequests.milestoneId} IS NOT NULL`;
+// Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
+// wider: any open milestone due in the future.
+const upcomingMilestone = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
+const startedMilestone = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
+const titled = (title: string | SQL) => sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+
 function milestoneCondition(title: string | undefined, negate: boolean): SQL | null {
   if (title === undefined) return null;
   const t = title.toLowerCase();
-  if (!negate && (t === 'none' || t === 'no milestone')) return sql`${mergeRequests.milestoneId} IS NULL`;
-  if (!negate && t === 'any') return sql`${mergeRequests.milestoneId} IS NOT NULL`;
-  if (!negate && t === 'upcoming')
-    // Milestone.upcoming_ids takes the nearest open milestone due in the future per project; this is
-    // wider: any open milestone due in the future.
-    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.due_date > date('now'))`;
-  if (!negate && t === 'started')
-    return sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.state = 'active' AND m.start_date <= date('now') AND (m.due_date IS NULL OR m.due_date >= date('now')))`;
-  const match = sql`${mergeRequests.milestoneId} IN (SELECT m.id FROM milestones m WHERE m.title = ${title})`;
+  if (!negate && (t === 'none' || t === 'no milestone')) return noMilestone;
+  if (!negate && t === 'any') return anyMilestone;
+  if (!negate && t === 'upcoming') return upcomingMilestone;
+  if (!negate && t === 'started') return startedMilestone;
+  const match = titled(title);
   return negate ? sql`(${mergeRequests.milestoneId} IS NULL OR NOT ${match})` : match;
+}
+
+/**
+ * `milestone` for a title SQLite reads (a sub-select: the milestone lists filter by their
+ * milestone's title in the page's own batch), with the same special values as milestoneCondition.
+ */
+export function milestoneTitleCondition(title: SQL): SQL {
+  return sql`(CASE lower(${title}) WHEN 'none' THEN ${noMilestone} WHEN 'no milestone' THEN ${noMilestone} WHEN 'any' THEN ${anyMilestone} WHEN 'upcoming' THEN ${upcomingMilestone} WHEN 'started' THEN ${startedMilestone} ELSE ${titled(title)} END)`;
 }
 
 const searchTable: SearchTable = { index: 'merge_requests_search', id: mergeRequests.id, title: mergeRequests.title, description: mergeRequests.description };
@@ -281,6 +293,27 @@ function baseSelect(db: Db) {
 export function mergeRequestPage(db: Db, q: MrQuery, limit: number, offset: number): PromiseLike<{ mr: MergeRequestRow }[]> {
   if (!q.possible) return Promise.resolve([]);
   return baseSelect(db).where(q.where).orderBy(...q.orderBy).limit(limit).offset(offset);
+}
+
+/**
+ * The page's merge request ids as a parenthesised sub-select (the page query itself), so the reads
+ * that present the page hang off it and go in the page's own batch (presenter-reads.ts `ids`), and
+ * how many bound parameters it carries (each statement repeats them for every use of the set).
+ */
+export function mergeRequestPageIds(db: Db, q: MrQuery, limit: number, offset: number): { ids: SQL; params: number } {
+  const page = db
+    .select({ id: mergeRequests.id })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(q.where)
+    .orderBy(...q.orderBy)
+    .limit(limit)
+    .offset(offset);
+  // A derived table, not the page query itself: SQLite counts a sub-select's expressions in the
+  // expression-tree depth of the statement using it (D1 allows 100, and the visibility predicate is
+  // deep), but not those of a FROM-clause sub-query.
+  return { ids: sql`(SELECT id FROM ${page})`, params: page.toSQL().params.length };
 }
 
 /** The count (at most `limit`), unexecuted like the page. */

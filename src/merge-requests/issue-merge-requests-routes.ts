@@ -6,10 +6,11 @@ import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { findReadableIssue } from '../issues/issues';
-import { closedByMergeRequests, relatedMergeRequestsForIssue } from './issue-merge-requests';
+import { findReadableIssue, findReadableIssueWith } from '../issues/issues';
+import { closedByMergeRequests, relatedMergeRequestIds, relatedMergeRequestsRead, sortRelated } from './issue-merge-requests';
+import { flattenReads, type PresenterLoaded, presenterReads } from './presenter-reads';
 import { MergeRequestBasicSchema, MergeRequestSchema } from './merge-request-entity';
-import { presentMergeRequests } from './merge-request-presenter';
+import { presentMergeRequests, readOptions } from './merge-request-presenter';
 import { arrayPage } from '../issues/issue-details-routes';
 
 const TAGS = ['issues'];
@@ -28,10 +29,18 @@ export function mountIssueMergeRequests(r: Router) {
       responses: { 200: z.array(MergeRequestSchema) },
     },
     async ({ c, p, caller }) => {
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
-      const list = await relatedMergeRequestsForIssue(c, caller, found.issue.id, found.project.id);
-      const page = await arrayPage(c, p, list);
-      return c.json(await presentMergeRequests(c, caller, page, { project: found.project, full: true, withoutSubscribed: true }));
+      const presenting = { project: undefined, full: true, withoutSubscribed: true };
+      // The related merge requests and what presenting them reads come with the issue, in one round
+      // trip: the presenter's reads cover every related merge request, the page takes what it shows.
+      let unflatten: ((results: readonly unknown[]) => PresenterLoaded) | undefined;
+      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId) => {
+        const own = flattenReads(presenterReads(c.var.db, caller, relatedMergeRequestIds(issueId), readOptions(presenting)));
+        unflatten = own.unflatten;
+        return [relatedMergeRequestsRead(c.var.db, caller, issueId), ...own.list] as const;
+      });
+      const [related, ...rest] = found.reads as unknown as [Awaited<ReturnType<typeof relatedMergeRequestsRead>>, ...unknown[]];
+      const page = await arrayPage(c, p, sortRelated(related, found.project.id));
+      return c.json(await presentMergeRequests(c, caller, page, { ...presenting, project: found.project }, unflatten!(rest)));
     },
   );
 

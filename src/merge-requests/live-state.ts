@@ -54,8 +54,30 @@ export async function liveState(c: Context<AppEnv>, mr: MergeRequestRow, o: Live
     repo.branchHead(c, mr.projectId, mr.targetBranch),
     o.mergeMethod ?? c.var.db.select({ m: projects.mergeMethod }).from(projects).where(eq(projects.id, mr.projectId)).get().then((r) => r?.m ?? 'merge'),
   ]);
+  return liveStateOfHeads(c, mr, head, targetHead, { ...o, mergeMethod });
+}
+
+/** A branch head as `headsRead` (presenter-reads.ts) reads it in the caller's batch. */
+export interface BranchHead {
+  projectId: number;
+  name: string;
+  sha: string;
+}
+
+/**
+ * `liveState` from branch heads the caller read in its own batch (`headsRead`) and the target
+ * project's merge method: no storage beyond the merge facts, which are kept per isolate
+ * (merge-facts.ts). A closed or merged request shows what it recorded.
+ */
+export async function liveStateFromHeads(c: Context<AppEnv>, mr: MergeRequestRow, heads: readonly BranchHead[], o: LiveOptions & { mergeMethod: string }): Promise<LiveState> {
+  if (mr.state !== 'opened' && mr.state !== 'locked') return liveStateFrom(mr, { head: null, targetHead: null, facts: null }, { ...o, changes: false });
+  const find = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
+  return liveStateOfHeads(c, mr, find(mr.sourceProjectId, mr.sourceBranch), find(mr.projectId, mr.targetBranch), o);
+}
+
+async function liveStateOfHeads(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null, targetHead: string | null, o: LiveOptions): Promise<LiveState> {
   const facts = head && targetHead ? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0] : null;
-  return liveStateFrom(mr, { head, targetHead, facts }, { ...o, mergeMethod });
+  return liveStateFrom(mr, { head, targetHead, facts }, o);
 }
 
 /**

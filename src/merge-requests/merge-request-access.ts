@@ -6,12 +6,12 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests } from '../db/schema';
+import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests, repoBranches } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abilities';
 import { findReadableProject, findReadableProjectWith } from '../projects/projects';
-import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
+import { type AccessLevelRow, canMergeToBranch, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads, type ProtectedBranchRow } from '../repository/protected-branches';
 import type { MergeRequestRow } from './merge-request-entity';
 
 /** `not_allowed!` (lib/api/helpers.rb). */
@@ -62,26 +62,105 @@ export async function findReadableMergeRequest(c: Context<AppEnv>, caller: Calle
   return { ...pr, mr };
 }
 
+/** Reads for the batch that finds a merge request: unexecuted queries and how to put their results back. */
+export type MergeRequestReads<R> = (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R };
+
 /**
  * `findReadableMergeRequest` plus `reads` that need only the merge request's id (`mrId`, a
  * sub-select by project and iid), all in the round trip that finds the project: a single merge
  * request's presenter reads (presenter-reads.ts) ride along. Thrown away with the 404/403.
  */
 export async function findReadableMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
-  if (!Number.isSafeInteger(iid)) return { ...(await findReadableMergeRequest(c, caller, projectId, iid)), loaded: undefined };
+  const found = await findMergeRequestWith(c, caller, projectId, iid, reads);
+  if (!canReadMergeRequests(caller, found.project, found.level)) throw forbidden();
+  return found;
+}
+
+/**
+ * `findReadableMergeRequestWith` without its read_merge_request check, for callers that answer an
+ * unreadable merge request their own way (notes and award emoji: a 404). The project is readable
+ * (404 Project Not Found) and the merge request exists (404 Not found).
+ */
+export async function findMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: (mrId: SQL, projectId: SQL) => { list: BatchItem<'sqlite'>[]; unflatten: (results: readonly unknown[]) => R }) {
   const db = c.var.db;
+  // An iid beyond SQLite's integers matches nothing (the sub-selects use -1).
+  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
   let unflatten: ((results: readonly unknown[]) => R) | undefined;
   const pr = await findReadableProjectWith(c, caller, projectId, (pid) => {
-    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${iid})`, pid);
+    const r = reads(sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${safeIid})`, pid);
     unflatten = r.unflatten;
-    return [db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, iid))).limit(1), ...r.list] as const;
+    return [db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, safeIid))).limit(1), ...r.list] as const;
   });
   const [rows, ...rest] = pr.reads as unknown as [MergeRequestRow[], ...unknown[]];
   const mr = rows[0];
   if (!mr) throw recordNotFound();
-  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
   const { reads: _, ...found } = pr;
-  return { ...found, mr, loaded: unflatten!(rest) };
+  return { ...found, mr, loaded: unflatten!(rest) as R };
+}
+
+/** `findProjectMergeRequest` plus `reads`, as `findReadableMergeRequestWith` (one round trip): an unreadable merge request is the same 404 as a missing one. */
+export async function findProjectMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: MergeRequestReads<R>) {
+  const found = await findMergeRequestWith(c, caller, projectId, iid, reads);
+  if (!canReadMergeRequests(caller, found.project, found.level)) throw recordNotFound();
+  return found;
+}
+
+/** The merge request's assignee and reviewer ids, in position order, as reads for the batch that finds it. */
+export function peopleReads(db: Db, mrId: SQL) {
+  return {
+    list: [
+      db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(sql`${mergeRequestAssignees.mergeRequestId} = ${mrId}`).orderBy(mergeRequestAssignees.position),
+      db.select({ userId: mergeRequestReviewers.userId }).from(mergeRequestReviewers).where(sql`${mergeRequestReviewers.mergeRequestId} = ${mrId}`).orderBy(mergeRequestReviewers.position),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({
+      assigneeIds: (results[0] as { userId: number }[]).map((r) => r.userId),
+      reviewerIds: (results[1] as { userId: number }[]).map((r) => r.userId),
+    }),
+  };
+}
+
+/**
+ * The project's protected branches as reads for the batch that finds the merge request; the result
+ * seeds the request's read memo for `branches` (inside withReadMemo), so the push and merge checks
+ * (canBeMergedBy, canPushToBranch) then read nothing.
+ */
+export function branchRuleReads(db: Db, projectId: SQL) {
+  return {
+    list: [...projectProtectedBranchReads(db, projectId)] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({
+      rows: results[0] as ProtectedBranchRow[],
+      prime: (c: Context<AppEnv>, branches: { projectId: number; name: string }[]) => primeProtectedBranches(c, results[0] as ProtectedBranchRow[], results[1] as AccessLevelRow[], branches),
+    }),
+  };
+}
+
+/**
+ * The heads of the merge request's source and target branches now (null: the branch does not exist),
+ * and of `alsoTarget` in its project (a target branch it may get), as reads for its batch.
+ */
+export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
+  return {
+    list: [
+      db
+        .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+        .from(repoBranches)
+        .where(
+          sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
+            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId}
+            UNION SELECT m.project_id, ${alsoTarget ?? null} FROM merge_requests m WHERE m.id = ${mrId})`,
+        ),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => {
+      const rows = results[0] as { projectId: number; name: string; sha: string }[];
+      const of = (projectId: number, name: string) => rows.find((r) => r.projectId === projectId && r.name === name)?.sha ?? null;
+      return { of, forMr: (mr: MergeRequestRow) => ({ source: of(mr.sourceProjectId, mr.sourceBranch), target: of(mr.projectId, mr.targetBranch) }) };
+    },
+  };
+}
+
+/** Two sets of reads for one batch, their results put back apart. */
+export function bothReads<A, B>(a: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => A }, b: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => B }) {
+  return { list: [...a.list, ...b.list], unflatten: (r: readonly unknown[]) => [a.unflatten(r.slice(0, a.list.length)), b.unflatten(r.slice(a.list.length))] as const };
 }
 
 /**

@@ -4,9 +4,9 @@
  * rule and to-dos in one batch.
  */
 import type { Caller } from '../platform/context';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, todos } from '../db/schema';
+import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, repoBranches, todos } from '../db/schema';
 import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
 import { ApiError, conflict, forbidden, recordNotFound, validationFailed } from '../platform/errors';
 import { requireUser } from '../platform/guards';
@@ -16,15 +16,15 @@ import { isUniqueViolation } from '../platform/unique';
 import { findOrBuildProjectLabels } from '../planning/labels';
 import { findProjectAssignableMilestone } from '../planning/milestones';
 import { canReadMergeRequests, canReadProject, projectAccess } from '../projects/abilities';
-import { findReadableProject } from '../projects/projects';
+import { findReadableProjectWith } from '../projects/projects';
 import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
 import { issueLinkStatements } from './issue-references';
 import { canCreateMergeRequest } from './merge-request-access';
-import { isDraftTitle, MergeRequestSchema } from './merge-request-entity';
-import { presentMergeRequest } from './merge-request-presenter';
+import { isDraftTitle, type MergeRequest, type MergeRequestRow, MergeRequestSchema } from './merge-request-entity';
+import { mergeRequestPresenterReads } from './merge-request-answer';
 import { repo } from './merge-request-repo';
-import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
+import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
 import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { createMergeRequestParams } from './merge-requests-params';
 
@@ -35,7 +35,28 @@ export function mountMergeRequestCreate(r: Router) {
     { method: 'POST', path: '/projects/:id/merge_requests', summary: 'Create a merge request', tags: TAGS, params: createMergeRequestParams, responses: { 201: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const pr = await findReadableProject(c, caller, p.id);
+      // The project, another open request for the branches and both branch heads in one round trip;
+      // the writes and the answer's reads in one more.
+      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [
+        c.var.db
+          .select({ iid: mergeRequests.iid })
+          .from(mergeRequests)
+          .where(
+            and(
+              eq(mergeRequests.projectId, pid as unknown as number),
+              eq(mergeRequests.sourceProjectId, pid as unknown as number),
+              eq(mergeRequests.sourceBranch, p.source_branch),
+              eq(mergeRequests.targetBranch, p.target_branch),
+              inArray(mergeRequests.state, ['opened', 'locked']),
+            ),
+          )
+          .limit(1),
+        c.var.db
+          .select({ name: repoBranches.name, sha: repoBranches.commitSha })
+          .from(repoBranches)
+          .where(and(eq(repoBranches.projectId, pid as unknown as number), inArray(repoBranches.name, [p.source_branch, p.target_branch]))),
+      ]);
+      const [otherOpen, branchRows] = pr.reads;
       // `authorize! :create_merge_request_from, user_project`.
       if (!canCreateMergeRequest(caller, pr.project, pr.level)) throw forbidden();
       const db = c.var.db;
@@ -62,9 +83,10 @@ export function mountMergeRequestCreate(r: Router) {
       if (!validBranchName(p.source_branch)) branchErrors.source_branch = ['is invalid'];
       if (!validBranchName(p.target_branch)) branchErrors.target_branch = ['is invalid'];
       if (Object.keys(branchErrors).length) throw validationFailed(branchErrors);
-      await assertNoOpenMergeRequest(c, project.id, p.source_branch, p.target_branch);
+      if (otherOpen[0]) throw otherOpenMergeRequest(otherOpen[0].iid);
       // MergeRequests::BuildService#validate_branches: both branches must exist.
-      const [head, targetHead] = await Promise.all([repo.branchHead(c, project.id, p.source_branch), repo.branchHead(c, project.id, p.target_branch)]);
+      const headOf = (name: string) => branchRows.find((b) => b.name === name)?.sha ?? null;
+      const [head, targetHead] = [headOf(p.source_branch), headOf(p.target_branch)];
       const missing: string[] = [];
       if (!head) missing.push(`Source branch "${p.source_branch}" does not exist`);
       if (!targetHead) missing.push(`Target branch "${p.target_branch}" does not exist`);
@@ -131,8 +153,13 @@ export function mountMergeRequestCreate(r: Router) {
           .filter((id) => id !== user.id)
           .map((userId) => db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'MergeRequest', targetId: mrIdSql, action: TODO_REVIEW_REQUESTED, state: 'pending', createdAt: now, updatedAt: now })),
       ];
+      // The answer's reads end the batch: the new row by its iid (the counter the batch just moved).
+      const newIds = sql`(SELECT m.id FROM merge_requests m WHERE m.project_id = ${P} AND m.iid = ${iidSql})`;
+      const answer = mergeRequestPresenterReads(c, caller, newIds, { full: true, project });
+      const row = db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, P), eq(mergeRequests.iid, iidSql))).limit(1);
+      let results: unknown[];
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        results = (await db.batch([...statements, row, ...answer.list] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as unknown[];
       } catch (err) {
         // A create racing another for the same branches loses on merge_requests_open_branches.
         if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
@@ -141,12 +168,8 @@ export function mountMergeRequestCreate(r: Router) {
         }
         throw err;
       }
-      const created = await db
-        .select()
-        .from(mergeRequests)
-        .where(and(eq(mergeRequests.projectId, P), eq(mergeRequests.sourceBranch, p.source_branch), eq(mergeRequests.targetBranch, p.target_branch), eq(mergeRequests.state, 'opened')))
-        .get();
-      return c.json(await presentMergeRequest(c, caller, created!, { project }), 201);
+      const created = (results[statements.length] as MergeRequestRow[])[0];
+      return c.json((await answer.present(results.slice(statements.length + 1), [created]))[0] as MergeRequest, 201);
     },
   );
 }

@@ -17,7 +17,7 @@ import type { LabelRow } from '../planning/label-entity';
 import { milestoneEntity } from '../planning/milestone-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { primeProtectedBranches, type ProtectedBranchRow } from '../repository/protected-branches';
-import { changedFiles, commitsBetween, mergeFacts } from '../repository/repository';
+import { changedFiles, commitsBetween, mergeFacts, type MergeFacts } from '../repository/repository';
 import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
 import { userBasic } from '../users/user-entity';
@@ -70,17 +70,30 @@ export async function presentMergeRequests(
     const pbRows = data.protectedBranchRows ?? (await Promise.all([...new Set(rows.map((r) => r.projectId))].map((id) => peekMemo<ProtectedBranchRow[]>(c, `protected-branches:${id}`) ?? [])));
     primeProtectedBranches(c, pbRows.flat(), data.protectedBranchLevels, rows.map((r) => ({ projectId: r.projectId, name: r.targetBranch })));
     if (!o.approvalsPrimed) await mergeRequestApprovals.get().primeReads(c, open);
-    // Merge bases, conflicts and change counts are functions of the two heads: kept per isolate, read for all rows at once when cold.
+    // Merge bases, conflicts and change counts are functions of the two heads: stored on the row by
+    // the last push while both heads still match (refresh.ts), else kept per isolate, read for all
+    // rows at once when cold.
+    const factsById = new Map<number, MergeFacts>();
     const pairs = open.flatMap((r) => {
       const head = heads.get(`${r.sourceProjectId}:${r.sourceBranch}`);
       const targetHead = heads.get(`${r.projectId}:${r.targetBranch}`);
-      return head && targetHead ? [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }] : [];
+      if (!head || !targetHead) return [];
+      const stored = storedFacts(r, targetHead, head);
+      if (stored) factsById.set(r.id, stored);
+      return stored ? [] : [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }];
     });
     const facts = await mergeFacts(c.var.db, pairs.map((p) => p.pair));
-    const factsById = new Map(pairs.map((p, i) => [p.id, facts[i]]));
+    pairs.forEach((p, i) => factsById.set(p.id, facts[i]));
     const live = (m: MergeRequestRow): LiveInputs => ({ head: heads.get(`${m.sourceProjectId}:${m.sourceBranch}`) ?? null, targetHead: heads.get(`${m.projectId}:${m.targetBranch}`) ?? null, facts: factsById.get(m.id) ?? null });
     return presentRows(c, caller, rows, o, data, live);
   });
+}
+
+/** The merge facts stored on the row (refresh.ts), when they were computed for these two heads. */
+function storedFacts(m: MergeRequestRow, targetHead: string, head: string): MergeFacts | null {
+  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
+  const hasCommits = m.mergeBaseSha !== head;
+  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 /** The presenter's reads in one batch. */
@@ -200,22 +213,33 @@ export async function presentMergeRequest(c: Context<AppEnv>, caller: Caller, ro
   return (await presentMergeRequests(c, caller, [row], { ...o, full: true }, loaded))[0] as MergeRequest;
 }
 
-/** Subscribable#subscribed?: an explicit row wins; otherwise participants (author, assignees, reviewers, commenters). */
-export async function subscribedToMergeRequest(db: Db, caller: Caller, m: MergeRequestRow, assigneeIds: number[], reviewerIds: number[]): Promise<boolean> {
+/**
+ * Subscribable#subscribed? of the caller, as reads for the batch that finds the merge request
+ * (`mrId` SQL): an explicit row wins; otherwise participants (author, assignees, reviewers,
+ * commenters). `subscribedFrom` answers from their results and the merge request row.
+ */
+export function subscriptionReads(db: Db, caller: Caller, mrId: SQL) {
+  const uid = caller.user?.id ?? 0;
+  return {
+    list: [
+      db
+        .select({ subscribed: subscriptions.subscribed })
+        .from(subscriptions)
+        .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), sql`${subscriptions.subscribableId} = ${mrId}`, eq(subscriptions.userId, uid)))
+        .limit(1),
+      db
+        .select({ one: sql<number>`1` })
+        .from(notes)
+        .where(and(eq(notes.noteableType, 'MergeRequest'), sql`${notes.noteableId} = ${mrId}`, sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
+        .limit(1),
+    ] as BatchItem<'sqlite'>[],
+    unflatten: (results: readonly unknown[]) => ({ explicit: (results[0] as { subscribed: boolean }[])[0]?.subscribed, commented: (results[1] as unknown[]).length > 0 }),
+  };
+}
+
+export function subscribedFrom(caller: Caller, m: MergeRequestRow, people: { assigneeIds: number[]; reviewerIds: number[] }, s: { explicit: boolean | undefined; commented: boolean }): boolean {
   const uid = caller.user?.id;
   if (uid == null) return false;
-  const explicit = await db
-    .select({ subscribed: subscriptions.subscribed })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.subscribableType, 'MergeRequest'), eq(subscriptions.subscribableId, m.id), eq(subscriptions.userId, uid)))
-    .get();
-  if (explicit) return explicit.subscribed;
-  if (m.authorId === uid || assigneeIds.includes(uid) || reviewerIds.includes(uid)) return true;
-  const commented = await db
-    .select({ one: sql<number>`1` })
-    .from(notes)
-    .where(and(eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, m.id), sql`+${notes.authorId} = ${uid}`, eq(notes.system, false)))
-    .limit(1)
-    .get();
-  return commented != null;
+  if (s.explicit !== undefined) return Boolean(s.explicit);
+  return m.authorId === uid || people.assigneeIds.includes(uid) || people.reviewerIds.includes(uid) || s.commented;
 }

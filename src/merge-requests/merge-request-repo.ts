@@ -3,14 +3,13 @@
  * approvals/merge-request-approvals.ts through approvals-port.ts): branch heads, merge bases,
  * changed files, the merge write, and the commits and diffs of a range as GitLab presents them.
  */
-import { eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
-import { namespaces, projects } from '../db/schema';
 import type { AppEnv, UserRow } from '../platform/context';
 import { baseUrl } from '../platform/pagination';
 import { commitEntity } from '../repository/commit-entity';
-import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffsBetween, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
+import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffEntity, type FileChange, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
+import type { CommitRow } from '../repository/repository-store';
 import { mergeRequestApprovals } from './approvals-port';
 import type { Commit, Diff } from '../repository/commit-entity';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -74,7 +73,8 @@ export const repo = {
     c: Context<AppEnv>,
     m: MergeWrite,
     extra: (r: { mergeCommitSha: string | null; squashCommitSha: string | null }) => BatchItem<'sqlite'>[],
-  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null } | null> {
+    reads: BatchItem<'sqlite'>[] = [],
+  ): Promise<{ mergeCommitSha: string | null; squashCommitSha: string | null; reads: unknown[] } | null> {
     const built = await buildMerge(c, {
       projectId: m.projectId,
       targetBranch: m.targetBranch,
@@ -89,23 +89,22 @@ export const repo = {
     });
     if (!built.ok) return null;
     const result = { mergeCommitSha: built.mergeCommitSha, squashCommitSha: built.squashCommitSha };
-    return (await runMerge(c, built, m.projectId, extra(result))) ? result : null;
+    const ran = await runMerge(c, built, m.projectId, extra(result), reads);
+    return ran ? { ...result, reads: ran } : null;
   },
   /** Deletes a branch if it still points at `expectedHead` (Branches::DeleteService after a merge). */
   async deleteBranch(c: Context<AppEnv>, projectId: number, branch: string, expectedHead: string | null): Promise<void> {
     if (!expectedHead) return;
     await deleteBranchStatement(c.var.db, projectId, branch, expectedHead).run();
   },
-  /** Entities::Commit of base..head, newest first. */
-  async commitEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string): Promise<Commit[]> {
-    const rows = await commitsBetween(c.var.db, projectId, base, head);
-    const pr = await c.var.db.select({ path: projects.path, ns: namespaces.fullPath }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, projectId)).get();
-    const x = { base: baseUrl(c), projectFullPath: pr ? `${pr.ns}/${pr.path}` : '' };
+  /** Entities::Commit of a range's commits (range-reads.ts), newest first. */
+  commitEntities(c: Context<AppEnv>, rows: readonly CommitRow[], projectFullPath: string): Commit[] {
+    const x = { base: baseUrl(c), projectFullPath };
     return rows.map((r) => commitEntity(r, x));
   },
-  /** Entities::Diff of base..head. */
-  async diffEntities(c: Context<AppEnv>, projectId: number, base: string | null, head: string, o: { unidiff?: boolean }): Promise<Diff[]> {
-    const diffs = await diffsBetween(c, projectId, base, head);
+  /** Entities::Diff of a range's changed files (range-reads.ts); the blobs come from the object store. */
+  async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean }): Promise<Diff[]> {
+    const diffs = await Promise.all(changes.map((ch) => diffEntity(c, projectId, ch)));
     return o.unidiff ? diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : diffs;
   },
 };

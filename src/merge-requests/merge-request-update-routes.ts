@@ -4,7 +4,7 @@
  * milestone, discussion lock) for who may set it, with the system notes, to-dos and diff versions
  * the changes make, in one batch.
  */
-import { and, eq, inArray, notInArray } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, todos, users } from '../db/schema';
@@ -23,11 +23,11 @@ import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
 import { issueLinkStatements } from './issue-references';
 import { autoMergeIfReady } from './merge';
-import { canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequest, mergeRequestAssigneeIds, mergeRequestReviewerIds } from './merge-request-access';
+import { bothReads, canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequestWith, headReads, peopleReads } from './merge-request-access';
+import { writeAndPresentMergeRequest } from './merge-request-answer';
 import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
-import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
-import { assertNoOpenMergeRequest, validBranchName } from './merge-request-writes';
+import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
 import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { canReadMergeRequests } from '../projects/abilities';
 import { updateMergeRequestParams } from './merge-requests-params';
@@ -39,10 +39,36 @@ export function mountMergeRequestUpdate(r: Router) {
     { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid', summary: 'Update a merge request', tags: TAGS, params: updateMergeRequestParams, responses: { 200: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const { mr, project, namespace, level } = found;
       const db = c.var.db;
-      const assigneesBefore = await mergeRequestAssigneeIds(db, mr.id);
+      // The merge request with what the checks read (assignees and reviewers, branch heads, labels,
+      // another open request for the branches) in the project's round trip; the writes and the answer
+      // in one more (writeAndPresentMergeRequest).
+      const labelsAsked = p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined;
+      const branchesAsked = p.state_event === 'reopen' || p.target_branch !== undefined;
+      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, pid) => {
+        const more = {
+          list: [
+            db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), sql`${labelLinks.targetId} = ${mrId}`, labelsAsked ? undefined : sql`0`)),
+            db
+              .select({ iid: mergeRequests.iid })
+              .from(mergeRequests)
+              .where(
+                sql`${mergeRequests.projectId} = ${pid} AND ${mergeRequests.sourceProjectId} = ${pid} AND ${mergeRequests.id} <> ${mrId} AND ${mergeRequests.state} IN ('opened', 'locked') AND ${branchesAsked ? sql`1` : sql`0`}
+                  AND (${mergeRequests.sourceBranch}, ${mergeRequests.targetBranch}) IN (SELECT m.source_branch, coalesce(${p.target_branch ?? null}, m.target_branch) FROM merge_requests m WHERE m.id = ${mrId})`,
+              )
+              .limit(1),
+          ] as BatchItem<'sqlite'>[],
+          unflatten: (r: readonly unknown[]) => ({ labelIds: (r[0] as { labelId: number }[]).map((l) => l.labelId), otherOpen: (r[1] as { iid: number }[])[0]?.iid }),
+        };
+        return bothReads(bothReads(peopleReads(db, mrId), headReads(db, mrId, p.target_branch)), more);
+      });
+      const { mr, project, namespace, level } = found;
+      const [[people, heads], known] = found.loaded!;
+      const assigneesBefore = people.assigneeIds;
+      // assertNoOpenMergeRequest, from the read above.
+      const assertNoOtherOpen = () => {
+        if (known.otherOpen !== undefined) throw otherOpenMergeRequest(known.otherOpen);
+      };
       if (!canUpdateMergeRequest(caller, project, level, mr, assigneesBefore)) throw forbidden();
       const now = Date.now();
       const premium = planAllows(c.var.config, 'premium');
@@ -83,17 +109,17 @@ export function mountMergeRequestUpdate(r: Router) {
 
       const closing = p.state_event === 'close' && open;
       // MergeRequest#reopenable?: the source branch must still exist; otherwise the event does nothing.
-      const reopening = p.state_event === 'reopen' && mr.state === 'closed' && (await repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch)) != null;
+      const reopening = p.state_event === 'reopen' && mr.state === 'closed' && heads.forMr(mr).source != null;
       if (closing) {
-        const live = await liveRefs(c, mr);
+        const live = await liveRefs(c, mr, heads.forMr(mr));
         Object.assign(set, { state: 'closed', closedAt: now, closedById: user.id, headSha: live.head ?? mr.headSha, baseSha: live.base ?? mr.baseSha, startSha: live.target ?? mr.startSha });
       }
       if (reopening) {
         // No other open request for the same branches (MergeRequest#validate_branches).
-        await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
+        assertNoOtherOpen();
         Object.assign(set, { state: 'opened', closedAt: null, closedById: null });
       }
-      if (set.targetBranch !== undefined && (open || reopening)) await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch, mr.id);
+      if (set.targetBranch !== undefined && (open || reopening)) assertNoOtherOpen();
 
       // Metadata needs admin_merge_request (IssuableBaseService#filter_params drops it for others).
       if (admin) {
@@ -129,7 +155,7 @@ export function mountMergeRequestUpdate(r: Router) {
             statements.push(db.insert(todos).values({ userId, authorId: user.id, projectId: project.id, targetType: 'MergeRequest', targetId: mr.id, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }));
         }
         // Reviewers.
-        const reviewersBefore = await mergeRequestReviewerIds(db, mr.id);
+        const reviewersBefore = people.reviewerIds;
         const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), (u, level) => canReadMergeRequests(u, project, level));
         if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
           const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
@@ -153,8 +179,7 @@ export function mountMergeRequestUpdate(r: Router) {
         }
         // Labels: `labels` replaces, then add_labels / remove_labels.
         if (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined) {
-          const current = await db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id))).all();
-          const currentIds = current.map((l) => l.labelId);
+          const currentIds = known.labelIds;
           const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
           const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
           const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
@@ -192,31 +217,35 @@ export function mountMergeRequestUpdate(r: Router) {
         // branch (reload_diff_if_branch_changed, both heads existing) and when it is reopened.
         if ((set.targetBranch !== undefined && open && !closing) || reopening) {
           const target = set.targetBranch ?? mr.targetBranch;
-          const [head, start] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, target)]);
+          const [head, start] = [heads.of(mr.sourceProjectId, mr.sourceBranch), heads.of(mr.projectId, target)];
           if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
-        try {
-          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-        } catch (err) {
-          if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
-            await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
-            throw conflict('Another open merge request already exists for this source branch');
-          }
-          throw err;
-        }
       }
-      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker).
-      if (changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false) await autoMergeIfReady(c, mr.id);
-      const row = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
-      return c.json(await presentMergeRequest(c, caller, row!, { project }));
+      // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker): the
+      // update first, then the merge, then the answer.
+      const autoMerge = changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false;
+      try {
+        if (autoMerge) {
+          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+          await autoMergeIfReady(c, mr.id);
+        }
+        // The writes (if any) and the answer's reads in one round trip.
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, changedSomething && !autoMerge ? statements : []));
+      } catch (err) {
+        if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
+          await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
+          throw conflict('Another open merge request already exists for this source branch');
+        }
+        throw err;
+      }
     },
   );
 }
 
 /** Live HEAD, target and merge base of an open merge request (recorded when it closes). */
-async function liveRefs(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ head: string | null; target: string | null; base: string | null }> {
-  const [head, target] = await Promise.all([repo.branchHead(c, mr.sourceProjectId, mr.sourceBranch), repo.branchHead(c, mr.projectId, mr.targetBranch)]);
+async function liveRefs(c: Context<AppEnv>, mr: MergeRequestRow, heads: { source: string | null; target: string | null }): Promise<{ head: string | null; target: string | null; base: string | null }> {
+  const { source: head, target } = heads;
   const base = head && target ? await repo.mergeBase(c, mr.projectId, target, head) : null;
   return { head, target, base };
 }

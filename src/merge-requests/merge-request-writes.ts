@@ -27,8 +27,11 @@ export async function assertNoOpenMergeRequest(c: Context<AppEnv>, projectId: nu
       ),
     )
     .get();
-  if (other) throw new ApiError(409, { message: [`Another open merge request already exists for this source branch: !${other.iid}`] });
+  if (other) throw otherOpenMergeRequest(other.iid);
 }
+
+/** The 409 of `assertNoOpenMergeRequest`, for a check whose read rode in another batch. */
+export const otherOpenMergeRequest = (iid: number) => new ApiError(409, { message: [`Another open merge request already exists for this source branch: !${iid}`] });
 
 /** Gitlab::GitRefValidator.validate_merge_request_branch: git's rules, and no fully qualified ref. */
 export function validBranchName(name: string): boolean {

@@ -4,14 +4,14 @@
  * query is finder.ts, the presenter merge-request-presenter.ts.
  */
 import { z } from 'zod';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
-import { mergeRequests, namespaces, projects } from '../db/schema';
+import { mergeRequests } from '../db/schema';
 import { ACCESS, canReadMergeRequests, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, grapeError, recordNotFound, unauthorized } from '../platform/errors';
-import { baseUrl, linkParamsFrom, MAX_COUNT, pageRequest, paginate } from '../platform/pagination';
+import { linkParamsFrom, pageRequest } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
@@ -28,13 +28,12 @@ import {
 } from './merge-requests-params';
 import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
-import { buildMergeRequestQuery, mergeRequestCount, mergeRequestPage, type MrFinderParent } from './finder';
+import { buildMergeRequestQuery, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
-import { findReadableMergeRequestWith } from './merge-request-access';
-import { MergeRequestBasicSchema, type MergeRequestRow, MergeRequestSchema, mergeRequestSimple, MergeRequestSimpleSchema } from './merge-request-entity';
-import { presentMergeRequest, presentMergeRequests, readOptions } from './merge-request-presenter';
-import { flattenReads, presenterReads } from './presenter-reads';
-import { mergeRequestApprovals } from './approvals-port';
+import { findMergeRequestToPresent } from './merge-request-find';
+import { MergeRequestBasicSchema, MergeRequestSchema, MergeRequestSimpleSchema } from './merge-request-entity';
+import { presentMergeRequest } from './merge-request-presenter';
+import { presentMergeRequestPage } from './list-page';
 import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
@@ -85,28 +84,16 @@ export function mountMergeRequests(r: Router) {
     const presenting = { project: undefined, firstContribution: true, includeRebaseInProgress: p.include_rebase_in_progress, includeDivergedCommitsCount: p.include_diverged_commits_count };
     // One read memo for the request: the approval state's reads, seeded below, serve the presenter.
     return withReadMemo(c, async () => {
-      let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
       // The merge request, everything its entity shows and its approval state in the round trip that finds the project.
-      const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
-        const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
-        const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
-        return {
-          list: [...own.list, ...(approvals?.list ?? [])],
-          unflatten: (results) => {
-            if (approvals) primeApprovals = (mr) => approvals.prime(mr, results.slice(own.list.length));
-            return own.unflatten(results.slice(0, own.list.length));
-          },
-        };
-      });
-      primeApprovals?.(found.mr);
-      let loaded = found.loaded;
+      const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, presenting);
+      let loaded: typeof found.loaded | undefined = found.loaded;
       // AutoMergeProcessWorker runs asynchronously in GitLab; here a queued automatic merge whose
       // checks now pass (an approval arrived) completes no later than the next read.
       if (found.mr.mergeWhenPipelineSucceeds && found.mr.state === 'opened' && (await autoMergeIfReady(c, found.mr.id))) {
         found.mr = (await c.var.db.select().from(mergeRequests).where(eq(mergeRequests.id, found.mr.id)).get()) ?? found.mr;
         loaded = undefined;
       }
-      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && primeApprovals !== undefined }, loaded));
+      return c.json(await presentMergeRequest(c, caller, found.mr, { ...presenting, project: found.project, approvalsPrimed: loaded !== undefined && found.approvalsPrimed }, loaded));
     });
   });
 
@@ -162,37 +149,7 @@ async function listMergeRequests(
     if (caller.user) await applicationLimit(c, 'search_rate_limit', [caller.user.id]);
     else await applicationLimit(c, 'search_rate_limit_unauthenticated', [clientIp(c)]);
   }
-  const db = c.var.db;
-  const q = await buildMergeRequestQuery(db, caller, parent, p);
-  // The page and its count in one batch.
-  const rows = (
-    await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, mrListDefaults(kind)),
-      (limit, offset) => mergeRequestPage(db, q, limit, offset),
-      () => mergeRequestCount(db, q, MAX_COUNT + 1),
-    )
-  ).map((r) => r.mr);
-  if (p.view === 'simple') {
-    const paths = await projectPaths(c, rows.map((r) => r.projectId));
-    const base = baseUrl(c);
-    return c.json(rows.map((m) => mergeRequestSimple(m, { base, projectFullPath: paths.get(m.projectId) ?? '' })));
-  }
-  return c.json(await presentMergeRequests(c, caller, rows, { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }));
-}
-
-async function projectPaths(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  const uniq = [...new Set(ids)];
-  for (let i = 0; i < uniq.length; i += 90) {
-    const rows = await c.var.db
-      .select({ id: projects.id, path: projects.path, ns: namespaces.fullPath })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(inArray(projects.id, uniq.slice(i, i + 90)))
-      .all();
-    for (const r of rows) out.set(r.id, `${r.ns}/${r.path}`);
-  }
-  return out;
+  const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
+  // The page, its count and everything presenting it reads, in one batch (list-page.ts).
+  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
 }

@@ -8,9 +8,10 @@ import { and, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { mergeRequestAssignees, mergeRequestReviewers, mergeRequests } from '../db/schema';
 
-export { canUpdateMergeRequest, findReadableMergeRequest } from './merge-request-access';
+export { canUpdateMergeRequest, findReadableMergeRequest, findReadableMergeRequestWith } from './merge-request-access';
 export { liveState } from './live-state';
 export { presentMergeRequests } from './merge-request-presenter';
+export { mergeRequestPresenterReads } from './merge-request-answer';
 export { autoMergeIfReady } from './merge';
 export { repo } from './merge-request-repo';
 

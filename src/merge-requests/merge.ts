@@ -2,14 +2,17 @@
  * Merging a merge request (MergeRequests::MergeService, PostMergeService) and the automatic merge
  * of one whose checks pass later (AutoMergeProcessWorker).
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
-import { issueAssignees, issues, mergeRequests, mergeRequestsClosingIssues, namespaces, projects, todos, users } from '../db/schema';
+import type { Db } from '../db/client';
+import { aliasedColumns } from '../db/aliased-columns';
+import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, projects, todos, users } from '../db/schema';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { canReadConfidentialIssue } from '../issues/issues';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
+import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, projectLevelSql, type ProjectRow } from '../projects/abilities';
+import { deleteBranchStatement } from '../repository/repository';
 import { canPushToBranch } from '../repository/protected-branches';
 import { mergeRequestApprovals } from './approvals-port';
 import { isApproved, type LiveState, liveState } from './live-state';
@@ -17,8 +20,7 @@ import { canBeMergedBy } from './merge-request-access';
 import type { MergeRequestRow } from './merge-request-entity';
 import { repo } from './merge-request-repo';
 
-/** D1 binds at most 100 parameters per statement. */
-const CHUNK = 90;
+type IssueRow = typeof issues.$inferSelect;
 
 export interface MergeInput {
   mergeCommitMessage?: string;
@@ -42,12 +44,14 @@ function toSentence(items: string[]): string {
 }
 
 /**
- * Merges an open merge request whose checks passed: locks it (`opened` -> `locked`, so a racing
- * merge or close loses), writes the merge commit on the target branch through the repository,
- * then in one batch records it as merged, closes the issues it closes when the target is the
- * default branch, resolves the merger's to-dos, and writes the issues' system notes. Returns false
- * when the repository refused (target moved or a conflict): the request is opened again and the
- * caller answers 422 Branch cannot be merged.
+ * Merges an open merge request whose checks passed: writes the merge commit on the target branch
+ * through the repository and, in the same batch, records it as merged, closes the issues it closes
+ * when the target is the default branch, resolves the merger's to-dos, writes the issues' system
+ * notes and deletes the source branch when asked. The batch is guarded, so it writes nothing when
+ * the target branch moved or the merge request stopped being open meanwhile (a racing merge or
+ * close): false then, and the caller answers 422 Branch cannot be merged. `o.reads` run at the end
+ * of the batch (the answer's reads: merge-request-answer.ts); their results come back. `o.closable`
+ * is what `closingIssuesRead` found, when the caller's own batch read it.
  */
 export async function mergeMergeRequest(
   c: Context<AppEnv>,
@@ -55,31 +59,34 @@ export async function mergeMergeRequest(
   found: { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; level: number },
   live: LiveState,
   input: MergeInput,
-): Promise<boolean> {
+  o: { closable?: Closable[]; reads?: BatchItem<'sqlite'>[] } = {},
+): Promise<false | unknown[]> {
   const db = c.var.db;
   const { mr, project, namespace } = found;
-  const locked = await db
-    .update(mergeRequests)
-    .set({ state: 'locked' })
-    .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened')))
-    .returning({ id: mergeRequests.id })
-    .all();
-  if (!locked.length) return false;
+  if (mr.state !== 'opened') return false;
   const now = Date.now();
   const fullRef = `${namespace.fullPath}/${project.path}!${mr.iid}`;
-  const closingIssueIds = (await db.select({ issueId: mergeRequestsClosingIssues.issueId }).from(mergeRequestsClosingIssues).where(eq(mergeRequestsClosingIssues.mergeRequestId, mr.id)).orderBy(mergeRequestsClosingIssues.id).all()).map(
-    (r) => r.issueId,
-  );
-  const closable = await closableIssues(c, user, project, closingIssueIds);
+  const closable = o.closable ?? closableFrom(user, project, await closingIssuesRead(db, user.id, sql`${mr.id}`).all());
   // MergeRequest#finalize_rules: the approval rules as they were when merged, in the merge's batch.
   const finalizeRules = await mergeRequestApprovals.get().finalizeRules(c, mr);
   // MergeRequest#squash_on_merge?: the project's `always`/`never` squash option wins.
   const squash = project.squashOption === 'always' ? true : project.squashOption === 'never' ? false : (input.squash ?? mr.squash);
   const closeIssues = project.defaultBranch != null && mr.targetBranch === project.defaultBranch;
+  // MergeRequests::PostMergeService#delete_source_branch: when asked and allowed, never the default or
+  // a protected branch; only while it still points at the merged head.
+  const remove = input.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch ?? false;
+  const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
+  const deleteSource =
+    remove && live.sha != null && mr.sourceBranch !== project.defaultBranch && (await canPushToBranch(c, asCaller, found.level, mr.sourceProjectId, mr.sourceBranch, { archived: project.archived }));
 
   // The merge request and issue rows change in the same batch as the branch, so a merge is all or nothing.
   const statementsFor = (r: { mergeCommitSha: string | null; squashCommitSha: string | null }): BatchItem<'sqlite'>[] => {
     const out: BatchItem<'sqlite'>[] = [
+      // The guard: a merge request no longer open fails the whole batch (NOT NULL), branch included.
+      db
+        .update(mergeRequests)
+        .set({ state: sql`CASE WHEN ${mergeRequests.state} = 'opened' THEN 'opened' END` })
+        .where(eq(mergeRequests.id, mr.id)),
       db
         .update(mergeRequests)
         .set({
@@ -99,13 +106,14 @@ export async function mergeMergeRequest(
           shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? mr.shouldRemoveSourceBranch,
           updatedAt: now,
         })
-        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))),
+        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
       // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
       db
         .update(todos)
         .set({ state: 'done', updatedAt: now })
         .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
       ...finalizeRules,
+      ...(deleteSource ? [deleteBranchStatement(db, mr.sourceProjectId, mr.sourceBranch, live.sha)] : []),
     ];
     if (!closeIssues) return out;
     for (const issue of closable) {
@@ -131,9 +139,8 @@ export async function mergeMergeRequest(
     return out;
   };
 
-  let result: { mergeCommitSha: string | null; squashCommitSha: string | null } | null = null;
   try {
-    result = await repo.merge(
+    const merged = await repo.merge(
       c,
       {
         projectId: project.id,
@@ -150,53 +157,66 @@ export async function mergeMergeRequest(
         at: now,
       },
       statementsFor,
+      o.reads,
     );
-  } finally {
-    if (!result) await db.update(mergeRequests).set({ state: 'opened' }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'locked'))).run();
+    return merged ? merged.reads : false;
+  } catch (err) {
+    // The guard above: the merge request was merged or closed meanwhile.
+    if (/NOT NULL constraint failed: merge_requests\.state/i.test(String((err as Error)?.message) + String((err as { cause?: Error })?.cause?.message))) return false;
+    throw err;
   }
-  if (!result) return false;
-
-  // MergeRequests::PostMergeService#delete_source_branch: when asked and allowed, never the default or a protected branch.
-  const remove = input.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch ?? false;
-  if (remove && mr.sourceBranch !== project.defaultBranch) {
-    const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
-    if (await canPushToBranch(c, asCaller, found.level, mr.sourceProjectId, mr.sourceBranch, { archived: project.archived })) {
-      await repo.deleteBranch(c, mr.sourceProjectId, mr.sourceBranch, live.sha).catch(() => undefined);
-    }
-  }
-  return true;
 }
+
+export interface Closable {
+  id: number;
+  projectId: number;
+  reference: string;
+}
+
+/**
+ * The merge request's closing issues with what deciding whether `userId` may close them needs (the
+ * issue, its project, the user's level there, its assignees), as one read for a batch.
+ */
+export function closingIssuesRead(db: Db, userId: number, mrId: SQL) {
+  return db
+    .select({
+      issue: aliasedColumns(issues, 'i_'),
+      project: aliasedColumns(projects, 'p_'),
+      namespace: aliasedColumns(namespaces, 'n_'),
+      level: projectLevelSql(userId).as('level'),
+      assigneeIds: sql<string>`(SELECT json_group_array(a.user_id) FROM issue_assignees a WHERE a.issue_id = ${sql.raw('"issues"."id"')})`.as('assignee_ids'),
+    })
+    .from(mergeRequestsClosingIssues)
+    .innerJoin(issues, eq(issues.id, mergeRequestsClosingIssues.issueId))
+    .innerJoin(projects, eq(projects.id, issues.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(sql`${mergeRequestsClosingIssues.mergeRequestId} = ${mrId}`)
+    .orderBy(mergeRequestsClosingIssues.id);
+}
+
+type ClosingIssueRow = Awaited<ReturnType<typeof closingIssuesRead>>[number];
 
 /**
  * The closing issues the merger may close (Issues::CloseService checks update_issue), open ones
  * only, with their reference from the merge request's project (for the commit message).
  */
-async function closableIssues(c: Context<AppEnv>, user: UserRow, project: ProjectRow, ids: number[]) {
-  const db = c.var.db;
-  const out: { id: number; projectId: number; reference: string }[] = [];
+export function closableFrom(user: UserRow, project: ProjectRow, rows: ClosingIssueRow[]): Closable[] {
   const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .select({ issue: issues, project: projects, namespace: namespaces })
-      .from(issues)
-      .innerJoin(projects, eq(projects.id, issues.projectId))
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(inArray(issues.id, ids.slice(i, i + CHUNK)))
-      .all();
-    for (const r of rows) {
-      if (r.issue.state !== 'opened') continue;
-      const level = await projectAccess(db, user, r.project, r.namespace);
-      if (!canReadProject(asCaller, r.project, level) || !featureAvailable(r.project, 'issues', { level, isAdmin: user.isAdmin })) continue;
-      const assigneeIds = (await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, r.issue.id)).all()).map((a) => a.userId);
-      if (r.issue.confidential && !canReadConfidentialIssue(asCaller, level, r.issue, assigneeIds)) continue;
-      // update_issue: Planner and above, administrators, or the author.
-      if (!(user.isAdmin || level >= ACCESS.PLANNER || r.issue.authorId === user.id)) continue;
-      const reference = r.project.id === project.id ? `#${r.issue.iid}` : `${r.namespace.fullPath}/${r.project.path}#${r.issue.iid}`;
-      out.push({ id: r.issue.id, projectId: r.project.id, reference });
-    }
+  const out: Closable[] = [];
+  for (const r of rows) {
+    const issue = r.issue as unknown as IssueRow;
+    const p = r.project as unknown as ProjectRow;
+    const ns = r.namespace as unknown as NamespaceRow;
+    const level = Number(r.level ?? 0);
+    if (issue.state !== 'opened') continue;
+    if (!canReadProject(asCaller, p, level) || !featureAvailable(p, 'issues', { level, isAdmin: user.isAdmin })) continue;
+    const assigneeIds = JSON.parse(r.assigneeIds ?? '[]') as number[];
+    if (issue.confidential && !canReadConfidentialIssue(asCaller, level, issue, assigneeIds)) continue;
+    // update_issue: Planner and above, administrators, or the author.
+    if (!(user.isAdmin || level >= ACCESS.PLANNER || issue.authorId === user.id)) continue;
+    out.push({ id: issue.id, projectId: p.id, reference: p.id === project.id ? `#${issue.iid}` : `${ns.fullPath}/${p.path}#${issue.iid}` });
   }
-  const order = new Map(ids.map((id, i) => [id, i]));
-  return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return out;
 }
 
 /**
@@ -218,5 +238,5 @@ export async function autoMergeIfReady(c: Context<AppEnv>, mrId: number): Promis
   if (!(await isApproved(c, mr))) return false;
   const live = await liveState(c, mr);
   if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict || live.needRebase) return false;
-  return mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined });
+  return (await mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined })) !== false;
 }

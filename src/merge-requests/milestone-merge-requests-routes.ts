@@ -9,14 +9,17 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { canReadMergeRequests } from '../projects/abilities';
 import type { AppEnv, Caller } from '../platform/context';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { linkParamsFrom, pageRequest } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { milestoneItemsParams } from '../planning/milestones-params';
-import { findMilestone, loadParent, type Parent } from '../planning/milestones-routes';
-import { buildMergeRequestQuery, labelPriorityOrder, mergeRequestCount, mergeRequestPage } from './finder';
+import { loadParent, type Parent } from '../planning/milestones-routes';
+import { and, eq, sql } from 'drizzle-orm';
+import { milestones } from '../db/schema';
+import { recordNotFound } from '../platform/errors';
+import { buildMergeRequestQuery, labelPriorityOrder, milestoneTitleCondition } from './finder';
 import { MergeRequestBasicSchema } from './merge-request-entity';
-import { presentMergeRequests } from './merge-request-presenter';
+import { presentMergeRequestPage } from './list-page';
 import type { MergeRequestListParams } from './merge-requests-params';
 
 export function mountMilestoneMergeRequests(r: Router) {
@@ -39,23 +42,26 @@ export function mountMilestoneMergeRequests(r: Router) {
 
 async function milestoneMergeRequests(c: Context<AppEnv>, caller: Caller, parent: Parent, p: { milestone_id: number; page?: number; per_page?: number }) {
   const db = c.var.db;
-  const m = await findMilestone(c, parent, p.milestone_id);
+  // `parent.milestones.find(id)` (planning's findMilestone) rides in the page's batch: its title
+  // filters the page there, through a sub-select, and a missing one answers 404 before anything is shown.
+  const own = parent.kind === 'project' ? eq(milestones.projectId, parent.project.id) : eq(milestones.groupId, parent.group.id);
+  const found = db.select({ id: milestones.id }).from(milestones).where(and(own, eq(milestones.id, p.milestone_id))).limit(1);
+  const title = sql`(SELECT t.title FROM milestones t WHERE t.id = ${p.milestone_id} AND ${parent.kind === 'project' ? sql`t.project_id = ${parent.project.id}` : sql`t.group_id = ${parent.group.id}`})`;
   // The finder's own parameters: every state, no archived-project filter (that default belongs to
   // the list endpoints' `non_archived` parameter, which this one does not have).
-  const finderParams = { milestone: m.title, state: 'all', scope: 'all', non_archived: false } as MergeRequestListParams;
+  const finderParams = { state: 'all', scope: 'all', non_archived: false } as MergeRequestListParams;
   const q = await buildMergeRequestQuery(db, caller, parent.kind === 'project' ? { kind: 'project', project: parent.project } : { kind: 'group', group: parent.group }, finderParams);
+  q.where = and(q.where, milestoneTitleCondition(title));
   // A project whose merge requests the caller may not read lists none (the finder, not a 403).
   if (parent.kind === 'project' && !canReadMergeRequests(caller, parent.project, parent.level)) q.possible = false;
   q.orderBy = labelPriorityOrder();
   const raw = await requestParams(c);
-  const rows = (
-    await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, {}),
-      (limit, offset) => mergeRequestPage(db, q, limit, offset),
-      (limit) => mergeRequestCount(db, q, limit),
-    )
-  ).map((r) => r.mr);
-  return c.json(await presentMergeRequests(c, caller, rows, parent.kind === 'project' ? { project: parent.project } : { group: parent.group }));
+  // The page, its count and what presenting it reads, in one batch (list-page.ts).
+  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, {}), parent.kind === 'project' ? { project: parent.project } : { group: parent.group }, undefined, {
+      reads: [found],
+      check: ([rows]) => {
+        if (!(rows as unknown[]).length) throw recordNotFound();
+      },
+    }),
+  );
 }

@@ -11,8 +11,10 @@ import { linkParamsFrom, pageRequest, paginate, paginationParams } from '../plat
 import { requestParams } from '../platform/params';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { latestVersion } from './diffs';
-import { findReadableMergeRequest, notAllowed } from './merge-request-access';
+import { latestVersionQuery } from './diffs';
+import type { MergeRequestDiffRow } from './diff-entity';
+import { withReadMemo } from '../platform/read-memo';
+import { branchRuleReads, findReadableMergeRequest, findReadableMergeRequestWith, notAllowed } from './merge-request-access';
 import { canMergeToBranch, canPushToBranch } from '../repository/protected-branches';
 
 const TAGS = ['merge_requests'];
@@ -56,26 +58,36 @@ export function mountMergeRequestPipelines(r: Router) {
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const { mr, project, level } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      // `service.execute_async(merge_request); status :accepted`: the worker fails later, out of
-      // sight; Grape renders the endpoint's value, the status code, as the body.
-      if (p.async) return c.json(202, 202);
-      // CreatePipelineService#can_create_pipeline_for?: `has_no_commits?` on the newest diff version.
-      const version = await latestVersion(c.var.db, mr.id);
-      if (!version?.headCommitSha || version.baseCommitSha === version.headCommitSha) throw notAllowed();
-      // Chain::Validate::Abilities.
-      if (featureLevel(project, 'builds') === 'disabled') throw pipelineError('Pipelines are disabled!');
-      const createPipeline = !project.archived && (caller.isAdmin || level >= ACCESS.DEVELOPER);
-      if (!createPipeline) throw pipelineError('Insufficient permissions to create a new pipeline');
-      // detached_pipeline_project_and_ref: the merge request ref when the caller may update the source
-      // branch (always allowed then), else the source branch itself, which the caller may not update.
-      const opts = { archived: project.archived };
-      const canUpdateSource =
-        (await canPushToBranch(c, caller, level, mr.sourceProjectId, mr.sourceBranch, opts)) || (await canMergeToBranch(c, caller, level, mr.sourceProjectId, mr.sourceBranch, opts));
-      if (!canUpdateSource)
-        throw pipelineError(`You do not have sufficient permission to run a pipeline on '${mr.sourceBranch}'. Please select a different branch or contact your administrator for assistance.`);
-      // Chain::Config::Content: no CI configuration is ever read here.
-      throw pipelineError('Missing CI config file');
+      const db = c.var.db;
+      // One round trip: the project, the merge request, its newest diff version and the branch rules.
+      return withReadMemo(c, async () => {
+        const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
+          const rules = branchRuleReads(db, projectId);
+          return { list: [latestVersionQuery(db, mrId), ...rules.list], unflatten: (r) => ({ version: (r[0] as MergeRequestDiffRow[])[0], rules: rules.unflatten(r.slice(1)) }) };
+        });
+        const { mr, project, level } = found;
+        // `service.execute_async(merge_request); status :accepted`: the worker fails later, out of
+        // sight; Grape renders the endpoint's value, the status code, as the body.
+        if (p.async) return c.json(202, 202);
+        // CreatePipelineService#can_create_pipeline_for?: `has_no_commits?` on the newest diff version.
+        const version = found.loaded!.version;
+        if (!version?.headCommitSha || version.baseCommitSha === version.headCommitSha) throw notAllowed();
+        // Chain::Validate::Abilities.
+        if (featureLevel(project, 'builds') === 'disabled') throw pipelineError('Pipelines are disabled!');
+        const createPipeline = !project.archived && (caller.isAdmin || level >= ACCESS.DEVELOPER);
+        if (!createPipeline) throw pipelineError('Insufficient permissions to create a new pipeline');
+        // detached_pipeline_project_and_ref: the merge request ref when the caller may update the source
+        // branch (always allowed then), else the source branch itself, which the caller may not update.
+        // (The source project is the target project here: no forks.)
+        if (mr.sourceProjectId === project.id) found.loaded!.rules.prime(c, [{ projectId: project.id, name: mr.sourceBranch }]);
+        const opts = { archived: project.archived };
+        const canUpdateSource =
+          (await canPushToBranch(c, caller, level, mr.sourceProjectId, mr.sourceBranch, opts)) || (await canMergeToBranch(c, caller, level, mr.sourceProjectId, mr.sourceBranch, opts));
+        if (!canUpdateSource)
+          throw pipelineError(`You do not have sufficient permission to run a pipeline on '${mr.sourceBranch}'. Please select a different branch or contact your administrator for assistance.`);
+        // Chain::Config::Content: no CI configuration is ever read here.
+        throw pipelineError('Missing CI config file');
+      });
     },
   );
 }

@@ -49,6 +49,16 @@ const milestoneGroup = alias(namespaces, 'milestone_group');
 /** A page's merge request ids as a set for `presenterReads` (one parameter, whatever the page size). */
 export const idsOfPage = (ids: readonly number[]): SQL => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
+/** The source and target branch heads of the open merge requests among `ids` (a closed one shows what it recorded). */
+export const headsRead = (db: Db, ids: SQL) =>
+  db
+    .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
+    .from(repoBranches)
+    .where(
+      sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
+        UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
+    );
+
 export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
   const uid = caller.user?.id;
   const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
@@ -94,13 +104,7 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
       .leftJoin(milestoneGroup, eq(milestoneGroup.id, milestones.groupId))
       .where(within(milestones.id, ofMrs('m.milestone_id'))),
     // Only open merge requests read their branches (a closed one shows what it recorded).
-    heads: db
-      .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
-      .from(repoBranches)
-      .where(
-        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
-          UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
-      ),
+    heads: headsRead(db, ids),
     // The merge checks of the full entity and the approval rules' branch scopes both read them (the
     // rows are left out when the approval state's reads in the same batch bring them).
     protectedBranchRows: o.protectedBranchRows === false ? undefined : protectedBranchReads(db, projectIds)[0],

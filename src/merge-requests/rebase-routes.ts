@@ -14,11 +14,12 @@ import { obj } from '../platform/response-schemas';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { allowForcePush, canPushToBranch, isProtectedBranch } from '../repository/protected-branches';
+import { allowForcePush, canPushToBranch, isProtectedBranch, refMatches } from '../repository/protected-branches';
 import { pushStatements } from '../repository/push';
 import { buildRebase } from '../repository/rebase';
-import { blobKey, branchHead } from '../repository/repository';
-import { findProjectMergeRequest } from './merge-request-access';
+import { blobKey } from '../repository/repository';
+import { withReadMemo } from '../platform/read-memo';
+import { bothReads, branchRuleReads, findProjectMergeRequestWith, headReads } from './merge-request-access';
 
 /** MergeRequests::RebaseService::REBASE_ERROR. */
 export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
@@ -35,24 +36,35 @@ export function mountMergeRequestRebase(r: Router) {
     { method: 'PUT', path: '/projects/:id/merge_requests/:merge_request_iid/rebase', summary: 'Rebase a merge request', tags: ['merge_requests'], params: rebaseParams, responses: { 202: RebaseAccepted } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const { mr, project, level } = await findProjectMergeRequest(c, caller, p.id, p.merge_request_iid);
       const db = c.var.db;
-      // authorize_merge_request_rebase! (RebaseService#validate): forbidden!(message).
-      const sourceHead = await branchHead(db, mr.sourceProjectId, mr.sourceBranch);
-      if (!sourceHead) throw forbidden('Source branch does not exist');
-      if (!(await canPushToBranch(c, caller, level, mr.sourceProjectId, mr.sourceBranch, { archived: project.archived }))) throw forbidden('Cannot push to source branch');
-      if ((await isProtectedBranch(db, mr.sourceProjectId, mr.sourceBranch)) && !(await allowForcePush(db, mr.sourceProjectId, mr.sourceBranch)))
-        throw forbidden('Source branch is protected from force push');
+      // One round trip for every check: the project, the merge request, both branch heads and the branch rules.
+      const found = await withReadMemo(c, async () => {
+        const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => bothReads(headReads(db, mrId), branchRuleReads(db, projectId)));
+        const [heads, rules] = f.loaded;
+        const { source, target } = heads.forMr(f.mr);
+        // authorize_merge_request_rebase! (RebaseService#validate): forbidden!(message).
+        if (!source) throw forbidden('Source branch does not exist');
+        // (The source project is the target project here: no forks.)
+        if (f.mr.sourceProjectId === f.project.id) rules.prime(c, [{ projectId: f.project.id, name: f.mr.sourceBranch }]);
+        if (!(await canPushToBranch(c, caller, f.level, f.mr.sourceProjectId, f.mr.sourceBranch, { archived: f.project.archived }))) throw forbidden('Cannot push to source branch');
+        const matching = f.mr.sourceProjectId === f.project.id ? rules.rows.filter((r) => refMatches(r.name, f.mr.sourceBranch)) : null;
+        const protectedNoForce = matching
+          ? matching.length > 0 && !matching.some((r) => r.allowForcePush)
+          : (await isProtectedBranch(db, f.mr.sourceProjectId, f.mr.sourceBranch)) && !(await allowForcePush(db, f.mr.sourceProjectId, f.mr.sourceBranch));
+        if (protectedNoForce) throw forbidden('Source branch is protected from force push');
+        return { ...f, sourceHead: source, targetHead: target };
+      });
+      const { mr, sourceHead, targetHead } = found;
       // rebase_async raises RebaseLockTimeout (409) unless the merge request is open.
       if (mr.state !== 'opened') throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
 
-      const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
       const at = Date.now();
       const outcome = targetHead ? await buildRebase(c, { projectId: mr.sourceProjectId, branch: mr.sourceBranch, sourceHead, targetHead, user: { id: user.id, name: user.name, email: user.email }, at }) : null;
       let ok = false;
       if (outcome?.ok && outcome.noop) {
         ok = true;
-        await db.update(mergeRequests).set({ mergeError: null }).where(eq(mergeRequests.id, mr.id)).run();
+        // Nothing to rebase: only a previous failure's message to clear.
+        if (mr.mergeError != null) await db.update(mergeRequests).set({ mergeError: null }).where(eq(mergeRequests.id, mr.id)).run();
       } else if (outcome?.ok) {
         // The rewritten branch is a push: the merge requests from it are refreshed in the same batch.
         const refresh = await pushStatements(c, {

@@ -9,11 +9,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { mergeRequests, namespaces, notes, projects } from '../db/schema';
+import { mergeRequests, namespaces, notes, projects, repoBranches } from '../db/schema';
+import { alias } from 'drizzle-orm/sqlite-core';
 import { hookList } from '../platform/extension';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { Push } from '../repository/push';
-import { branchHead, diffManifests, type FileChange, manifestOf, mergeBase } from '../repository/repository';
+import { diffManifests, factsOf, type FileChange, manifestOf, mergeBase } from '../repository/repository';
 import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
 import type { MergeRequestRow } from './merge-request-entity';
 
@@ -58,14 +59,18 @@ function addCommitsBody(push: Push, mrPath: string): { head: string; tail: strin
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
+const targetBranch = alias(repoBranches, 'target_branch');
+
 /** The push hook of this domain (src/app.ts registers it). */
 export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<BatchItem<'sqlite'>[]> {
   const db = c.var.db;
+  // The open merge requests from the branch, with their target heads (one read for all of them).
   const open = await db
-    .select({ mr: mergeRequests, project: projects, namespace: namespaces })
+    .select({ mr: mergeRequests, project: projects, namespace: namespaces, targetHead: targetBranch.commitSha })
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .leftJoin(targetBranch, and(eq(targetBranch.projectId, mergeRequests.projectId), eq(targetBranch.name, mergeRequests.targetBranch)))
     .where(and(eq(mergeRequests.sourceProjectId, push.projectId), eq(mergeRequests.sourceBranch, push.branch), eq(mergeRequests.state, 'opened')))
     .all();
   if (!open.length) return [];
@@ -73,18 +78,27 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<Bat
   const at = push.at;
   const newHead = push.commits[push.commits.length - 1].sha;
 
-  for (const { mr, project, namespace } of open) {
+  for (const { mr, project, namespace, targetHead } of open) {
     const mrPath = `/${namespace.fullPath}/${project.path}/-/merge_requests/${mr.iid}`;
     const body = addCommitsBody(push, mrPath);
     // MergeRequest#reload_diff: a new diff version with head = the new commit, start = the target
     // head and base = their merge base. The new commit is not stored yet, so the base is taken
     // from the commit it builds on (the same merge base: the new commit is in no target's history).
-    const targetHead = await branchHead(db, mr.projectId, mr.targetBranch);
     const base = targetHead && push.from ? await mergeBase(db, push.projectId, targetHead, push.from) : null;
-    const changes = diffManifests(await manifestOf(db, push.projectId, base), push.manifest);
+    const baseManifest = await manifestOf(db, push.projectId, base);
+    const changes = diffManifests(baseManifest, push.manifest);
     const version: DiffVersion = { head: newHead, base, start: targetHead, changes };
+    // The merge facts the merge request shows until one of its heads moves again (the columns'
+    // comment in db/schema): computed from what the push holds, since its head is stored only by this batch.
+    const facts =
+      targetHead && base && mr.projectId === push.projectId
+        ? factsOf(base, { projectId: mr.projectId, targetHead, head: newHead }, baseManifest, await manifestOf(db, mr.projectId, targetHead), push.manifest)
+        : null;
+    const stored = facts
+      ? { mergeFactsFor: `${targetHead}:${newHead}`, mergeBaseSha: facts.base, mergeConflict: facts.conflict, changedFilesCount: facts.changes }
+      : { mergeFactsFor: null, mergeBaseSha: null, mergeConflict: null, changedFilesCount: null };
     out.push(
-      db.update(mergeRequests).set({ updatedAt: at }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+      db.update(mergeRequests).set({ updatedAt: at, ...stored }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
       versionInsert(db, mr.id, version, at),
       // The comparison link names the version written just above (SystemNoteService#add_commits: merge_request_diff.id).
       db.insert(notes).values({

@@ -5,10 +5,9 @@
  */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { batchReads } from '../db/batch-reads';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { awardEmoji, issues, mergeRequests, notes, users } from '../db/schema';
+import { awardEmoji, issues, mergeRequests, users } from '../db/schema';
 import { type AwardRow, awardEmojiEntity, AwardEmojiSchema } from './award-emoji-entity';
 import { userBasic } from '../users/user-entity';
 import { isEmojiName } from '../platform/emoji';
@@ -36,11 +35,8 @@ import {
   createMergeRequestNoteAwardParams,
   noteAwardRefParams,
 } from './notes-params';
-import { findReadableEpic } from '../planning/epics';
-import { canReadMergeRequests } from '../projects/abilities';
 import { canReadNote, lockedOut, noteOfQuery, readableNote } from './notes';
-import { findReadableIssueWith } from '../issues/issues';
-import { findReadableProject } from '../projects/projects';
+import { findNoteableWith, type NoteableRef, type SlotResults } from './noteable';
 import { z } from 'zod';
 
 interface Awardable {
@@ -55,13 +51,15 @@ interface Awardable {
 }
 
 type Slot = BatchItem<'sqlite'> | undefined;
-type SlotResult<T> = T extends PromiseLike<infer U> ? U : undefined;
-type SlotResults<Q extends readonly unknown[]> = { -readonly [K in keyof Q]: SlotResult<Q[K]> };
 
 /**
  * `awardable`: the issue, merge request, one of their notes, or an epic (EE), with the route's
- * `reads` over the awardable's id (as SQL). For an issue and its notes, the lookup and the reads
- * are one round trip; merge requests and epics read theirs after the lookup.
+ * `reads` over the awardable's id (as SQL), in one round trip (noteable.ts).
+ * helpers/award_emoji.rb finds a merge request (`find_by!`) and a note (`awardable.notes.find`)
+ * without a permission check (404 Not found when missing); reading them is checked per route
+ * (read_merge_request; an internal note needs read_internal_note). An issue's notes are found as
+ * the notes API finds them. Awarding is refused on an archived project (ArchivedAbilities:
+ * award_emoji) and to non-members on a locked discussion (IssuablePolicy).
  */
 async function findAwardable<const Q extends readonly Slot[]>(
   c: Context<AppEnv>,
@@ -69,51 +67,36 @@ async function findAwardable<const Q extends readonly Slot[]>(
   p: { id: string; issue_iid?: number; merge_request_iid?: number; note_id?: number; epic_iid?: number },
   reads: (awardable: { type: Awardable['type']; id: SQL }) => Q,
 ): Promise<Awardable & { reads: SlotResults<Q> }> {
-  if (p.epic_iid !== undefined || p.merge_request_iid !== undefined) {
-    const a: Awardable =
-      p.epic_iid !== undefined
-        ? { type: 'Epic', id: (await findReadableEpic(c, caller, p.id, p.epic_iid)).epic.id, votes: null, readable: true, canAward: true }
-        : await findMergeRequestAwardable(c, caller, p as { id: string; merge_request_iid: number; note_id?: number });
-    return { ...a, reads: (await batchReads(c.var.db, reads({ type: a.type, id: sql`SELECT ${a.id}` }))) as unknown as SlotResults<Q> };
-  }
+  const ref: NoteableRef =
+    p.epic_iid !== undefined
+      ? { type: 'Epic', groupId: p.id, by: { iid: p.epic_iid } }
+      : p.merge_request_iid !== undefined
+        ? { type: 'MergeRequest', projectId: p.id, iid: p.merge_request_iid }
+        : { type: 'Issue', projectId: p.id, iid: p.issue_iid! };
   const noteId = p.note_id;
-  const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid!, (issueId) => {
-    const id = noteId === undefined ? issueId : sql`SELECT id FROM notes WHERE id = ${Number.isSafeInteger(noteId) ? noteId : -1} AND noteable_type = 'Issue' AND noteable_id IN (${issueId})`;
-    return [noteId === undefined ? undefined : noteOfQuery(c, 'Issue', issueId, noteId), ...reads({ type: noteId === undefined ? 'Issue' : 'Note', id })] as const;
+  const found = await findNoteableWith(c, caller, ref, (noteableId) => {
+    if (noteId === undefined) return [undefined, ...reads({ type: ref.type, id: noteableId })] as const;
+    const id = sql`SELECT id FROM notes WHERE id = ${safeId(noteId)} AND noteable_type = ${ref.type} AND noteable_id IN (${noteableId})`;
+    return [noteOfQuery(c, ref.type, noteableId, noteId), ...reads({ type: 'Note', id })] as const;
   });
   const [noteRows, ...rest] = found.reads;
-  const votes = { table: 'Issue' as const, id: found.issue.id };
-  // award_emoji: prevented on an archived project (ArchivedAbilities) and for non-members on a locked discussion (IssuablePolicy).
-  const canAward = !found.project.archived && !lockedOut(caller, found.level, found.issue.discussionLocked);
   const own = rest as unknown as SlotResults<Q>;
-  if (noteId === undefined) return { type: 'Issue', id: found.issue.id, votes, readable: true, canAward, reads: own };
-  const note = readableNote(caller, found.level, noteRows?.[0]);
-  return { type: 'Note', id: note.id, votes, readable: true, canAward, reads: own };
-}
-
-/**
- * helpers/award_emoji.rb: `user_project.merge_requests.find_by!(iid:)` and `awardable.notes.find(note_id)`
- * find without a permission check (404 Not found when missing); reading is checked per route
- * (read_merge_request; an internal note needs read_internal_note). Awarding is refused on an
- * archived project (ArchivedAbilities: award_emoji) and to non-members on a locked discussion.
- */
-async function findMergeRequestAwardable(c: Context<AppEnv>, caller: Caller, p: { id: string; merge_request_iid: number; note_id?: number }): Promise<Awardable> {
-  const { project, level } = await findReadableProject(c, caller, p.id);
-  const db = c.var.db;
-  const mr = Number.isSafeInteger(p.merge_request_iid)
-    ? await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, p.merge_request_iid))).get()
-    : undefined;
-  if (!mr) throw recordNotFound();
-  const votes = { table: 'MergeRequest' as const, id: mr.id };
-  const readable = canReadMergeRequests(caller, project, level);
-  const canAward = readable && caller.user != null && !project.archived && !lockedOut(caller, level, mr.discussionLocked);
-  if (p.note_id === undefined) return { type: 'MergeRequest', id: mr.id, votes, readable, canAward };
-  const note = Number.isSafeInteger(p.note_id)
-    ? await db.select().from(notes).where(and(eq(notes.id, p.note_id), eq(notes.noteableType, 'MergeRequest'), eq(notes.noteableId, mr.id))).get()
-    : undefined;
+  if (found.type === 'Epic') return { type: 'Epic', id: found.id, votes: null, readable: true, canAward: true, reads: own };
+  const votes = { table: found.type, id: found.id };
+  const project = found.project!;
+  const mayAward = !project.archived && !lockedOut(caller, found.level, found.discussionLocked);
+  if (found.type === 'Issue') {
+    if (noteId === undefined) return { type: 'Issue', id: found.id, votes, readable: true, canAward: mayAward, reads: own };
+    const note = readableNote(caller, found.level, noteRows?.[0]);
+    return { type: 'Note', id: note.id, votes, readable: true, canAward: mayAward, reads: own };
+  }
+  const { readable } = found;
+  const canAward = readable && caller.user != null && mayAward;
+  if (noteId === undefined) return { type: 'MergeRequest', id: found.id, votes, readable, canAward, reads: own };
+  const note = noteRows?.[0];
   if (!note) throw recordNotFound();
-  const noteReadable = readable && canReadNote(caller, level, note);
-  return { type: 'Note', id: note.id, votes, readable: noteReadable, canAward: canAward && noteReadable };
+  const noteReadable = readable && canReadNote(caller, found.level, note);
+  return { type: 'Note', id: note.id, votes, readable: noteReadable, canAward: canAward && noteReadable, reads: own };
 }
 
 const votesOf = (table: 'Issue' | 'MergeRequest', id: number, name: string) =>

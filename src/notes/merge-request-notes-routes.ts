@@ -4,8 +4,7 @@
  * Merge request notes may be internal as issue notes (Note validation allows MergeRequest).
  * Quick actions in the body are not run: the body is stored as written.
  */
-import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
+import type { Caller } from '../platform/context';
 import { notes } from '../db/schema';
 import { ACCESS, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -18,8 +17,8 @@ import {
   canReadInternalNotes,
   checkNoteUpdate,
   destroyNote,
-  findNoteableMergeRequest,
-  findNoteOf,
+  findNoteableForNotes,
+  findNoteWith,
   listNotesOf,
   lockedOut,
   noteBodyErrors,
@@ -37,15 +36,10 @@ import { z } from 'zod';
  * abilities (ArchivedAbilities::ARCHIVED_FEATURES has :note), IssuablePolicy refuses non-members
  * on a locked discussion.
  */
-const mayWriteNotes = (caller: Caller, project: ProjectRow, level: number, mr: { discussionLocked: boolean | null }) =>
+const mayWriteNotes = (caller: Caller, project: ProjectRow, level: number, mr: { discussionLocked: boolean }) =>
   !project.archived && !lockedOut(caller, level, mr.discussionLocked);
 
-/** The merge request (readable) and one of its notes (readable). */
-async function findMergeRequestNote(c: Context<AppEnv>, caller: Caller, p: { id: string; merge_request_iid: number; note_id: number }) {
-  const found = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
-  const note: NoteRow = await findNoteOf(c, caller, 'MergeRequest', found.mr.id, found.level, p.note_id);
-  return { ...found, note };
-}
+const mrRef = (p: { id: string; merge_request_iid: number }) => ({ type: 'MergeRequest' as const, projectId: p.id, iid: p.merge_request_iid });
 
 export function mountMergeRequestNotes(r: Router) {
   r.route(
@@ -59,8 +53,8 @@ export function mountMergeRequestNotes(r: Router) {
       responses: { 200: z.array(NoteSchema) },
     },
     async ({ c, p, caller }) => {
-      const { mr, level } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      return c.json(await listNotesOf(c, caller, 'MergeRequest', mr.id, level, p, mr.iid));
+      const { id, iid, level } = await findNoteableForNotes(c, caller, mrRef(p), () => [] as const);
+      return c.json(await listNotesOf(c, caller, 'MergeRequest', id, level, p, iid));
     },
   );
 
@@ -75,8 +69,8 @@ export function mountMergeRequestNotes(r: Router) {
       responses: { 200: NoteSchema },
     },
     async ({ c, p, caller }) => {
-      const { mr, note } = await findMergeRequestNote(c, caller, p);
-      return c.json((await presentNotes(c, [note], mr.iid))[0]);
+      const { iid, note, people } = await findNoteWith(c, caller, mrRef(p), p.note_id);
+      return c.json((await presentNotes(c, [note], iid, undefined, people))[0]);
     },
   );
 
@@ -93,7 +87,9 @@ export function mountMergeRequestNotes(r: Router) {
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const { project, level, mr } = await findNoteableMergeRequest(c, caller, p.id, p.merge_request_iid);
+      const mr = await findNoteableForNotes(c, caller, mrRef(p), () => [] as const);
+      const { level } = mr;
+      const project = mr.project!;
       // create_note: `authorize!` before the note is built, so 403 comes before any validation error.
       if (!mayWriteNotes(caller, project, level, mr)) throw forbidden();
       if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
@@ -124,11 +120,12 @@ export function mountMergeRequestNotes(r: Router) {
     },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const { project, level, mr, note } = await findMergeRequestNote(c, caller, p);
-      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, project, level, mr)) throw forbidden();
+      const mr = await findNoteWith(c, caller, mrRef(p), p.note_id);
+      const { level, note } = mr;
+      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, mr.project!, level, mr)) throw forbidden();
       checkNoteUpdate(note, p);
       const row = await saveNoteBody(c, user, note, p.body);
-      return c.json((await presentNotes(c, [row], mr.iid))[0]);
+      return c.json((await presentNotes(c, [row], mr.iid, undefined, mr.people))[0]);
     },
   );
 
@@ -144,8 +141,9 @@ export function mountMergeRequestNotes(r: Router) {
     },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const { project, level, mr, note } = await findMergeRequestNote(c, caller, p);
-      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, project, level, mr)) throw forbidden();
+      const mr = await findNoteWith(c, caller, mrRef(p), p.note_id);
+      const { level, note } = mr;
+      if (!canAdminNote(caller, level, note) || !mayWriteNotes(caller, mr.project!, level, mr)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
       await destroyNote(c, note);
       return c.body(null, 204);

@@ -2,34 +2,32 @@
  * Notes on issues (GitLab lib/api/notes.rb, helpers/notes_helpers.rb): list, get, create (with the
  * `/promote` quick action, spec: Issues), update, delete. notes.rb runs `authenticate!` for every route.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { epics, issues, notes } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { forbidden, notFound } from '../platform/errors';
+import { forbidden } from '../platform/errors';
 import { requirePlan } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
 import { createEpicNoteParams, createNoteParams, epicNoteRefParams, listEpicNotesParams, listNotesParams, noteRefParams, updateEpicNoteParams, updateNoteParams } from './notes-params';
-import { canReadConfidentialEpic, findEpicsGroup, promoteIssueToEpic } from '../planning/epics';
+import { promoteIssueToEpic } from '../planning/epics';
 import {
   canAdminNote,
   canReadInternalNotes,
   checkNoteUpdate,
   destroyNote,
-  findIssueNoteWith,
+  findNoteableForNotes,
+  findNoteWith,
   findNoteableIssue,
   lockedOut,
-  findNoteOf,
   listNotesOf,
   noteBodyErrors,
   noteError,
   presentNotes,
   saveNoteBody,
 } from './notes';
-import type { Context } from 'hono';
-import type { AppEnv, Caller } from '../platform/context';
 import { extractQuickActions } from '../issuables/quick-actions';
 import { mountMergeRequestNotes } from './merge-request-notes-routes';
 import { NoteCommandsSchema, NoteSchema } from './note-entity';
@@ -49,8 +47,8 @@ export function mountNotes(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Get a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
-      const found = await findIssueNoteWith(c, caller, p);
-      return c.json((await presentNotes(c, [found.note], found.issue.iid, undefined, found.people))[0]);
+      const found = await findNoteWith(c, caller, issueRef(p), p.note_id);
+      return c.json((await presentNotes(c, [found.note], found.iid, undefined, found.people))[0]);
     },
   );
 
@@ -113,12 +111,12 @@ export function mountNotes(r: Router) {
     { method: 'PUT', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Edit a note of an issue', tags: ['notes'], params: updateNoteParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findIssueNoteWith(c, caller, p);
+      const found = await findNoteWith(c, caller, issueRef(p), p.note_id);
       const { note } = found;
       if (!canAdminNote(caller, found.level, note)) throw forbidden();
       checkNoteUpdate(note, p);
       const row = await saveNoteBody(c, user, note, p.body);
-      return c.json((await presentNotes(c, [row], found.issue.iid, undefined, found.people))[0]);
+      return c.json((await presentNotes(c, [row], found.iid, undefined, found.people))[0]);
     },
   );
 
@@ -126,7 +124,7 @@ export function mountNotes(r: Router) {
     { method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', summary: 'Delete a note of an issue', tags: ['notes'], params: noteRefParams, signedIn: true, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const { note, level } = await findIssueNoteWith(c, caller, p);
+      const { note, level } = await findNoteWith(c, caller, issueRef(p), p.note_id);
       if (!canAdminNote(caller, level, note)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
       await destroyNote(c, note);
@@ -135,35 +133,24 @@ export function mountNotes(r: Router) {
   );
 }
 
+const issueRef = (p: { id: string; issue_iid: number }) => ({ type: 'Issue' as const, projectId: p.id, iid: p.issue_iid });
 /** EE notes on epics: `noteable_id` is the epic's id (NotesHelpers target_id), in the group of the request. */
-async function findNoteableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, epicId: number) {
-  const { group, level } = await findEpicsGroup(c, caller, groupId);
-  const epic = Number.isSafeInteger(epicId) ? await c.var.db.select().from(epics).where(and(eq(epics.id, epicId), eq(epics.groupId, group.id))).get() : undefined;
-  if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
-  return { group, level, epic };
-}
+const epicRef = (p: { id: string; epic_id: number }) => ({ type: 'Epic' as const, groupId: p.id, by: { id: p.epic_id } });
 
 export function mountEpicNotes(r: Router) {
   r.route(
     { method: 'GET', path: '/groups/:id/epics/:epic_id/notes', summary: 'List the notes of an epic', tags: ['notes'], params: listEpicNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {
-      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-      return c.json(await listNotesOf(c, caller, 'Epic', epic.id, level, p, null));
+      const { id, level } = await findNoteableForNotes(c, caller, epicRef(p), () => [] as const);
+      return c.json(await listNotesOf(c, caller, 'Epic', id, level, p, null));
     },
   );
-
-  /** A note of the epic the caller may read (internal notes: planners and above, or their author). */
-  async function findEpicNote(c: Context<AppEnv>, caller: Caller, p: { id: string; epic_id: number; note_id: number }) {
-    const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
-    const note = await findNoteOf(c, caller, 'Epic', epic.id, level, p.note_id);
-    return { epic, level, note };
-  }
 
   r.route(
     { method: 'GET', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Get a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
-      const { note } = await findEpicNote(c, caller, p);
-      return c.json((await presentNotes(c, [note], null))[0]);
+      const { note, people } = await findNoteWith(c, caller, epicRef(p), p.note_id);
+      return c.json((await presentNotes(c, [note], null, undefined, people))[0]);
     },
   );
 
@@ -172,11 +159,11 @@ export function mountEpicNotes(r: Router) {
     { method: 'PUT', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Edit a note of an epic', tags: ['notes'], params: updateEpicNoteParams, signedIn: true, responses: { 200: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const { level, note } = await findEpicNote(c, caller, p);
+      const { level, note, people } = await findNoteWith(c, caller, epicRef(p), p.note_id);
       if (!canAdminNote(caller, level, note)) throw forbidden();
       checkNoteUpdate(note, p);
       const row = await saveNoteBody(c, user, note, p.body);
-      return c.json((await presentNotes(c, [row], null))[0]);
+      return c.json((await presentNotes(c, [row], null, undefined, people))[0]);
     },
   );
 
@@ -184,7 +171,7 @@ export function mountEpicNotes(r: Router) {
     { method: 'DELETE', path: '/groups/:id/epics/:epic_id/notes/:note_id', summary: 'Delete a note of an epic', tags: ['notes'], params: epicNoteRefParams, signedIn: true, responses: { 204: null } },
     async ({ c, p, caller }) => {
       requireUser(caller);
-      const { level, note } = await findEpicNote(c, caller, p);
+      const { level, note } = await findNoteWith(c, caller, epicRef(p), p.note_id);
       if (!canAdminNote(caller, level, note)) throw forbidden();
       checkUnmodifiedSince(c, note.updatedAt);
       await destroyNote(c, note);
@@ -196,7 +183,7 @@ export function mountEpicNotes(r: Router) {
     { method: 'POST', path: '/groups/:id/epics/:epic_id/notes', summary: 'Comment on an epic', tags: ['notes'], params: createEpicNoteParams, signedIn: true, rateLimit: 'notes_create', responses: { 201: NoteSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const { epic, level } = await findNoteableEpic(c, caller, p.id, p.epic_id);
+      const { id: epicId, level } = await findNoteableForNotes(c, caller, epicRef(p), () => [] as const);
       if (p.body.trim() === '') throw noteError({ note: ["can't be blank"] });
       const tooLong = noteBodyErrors(p.body);
       if (tooLong) throw noteError(tooLong);
@@ -205,8 +192,8 @@ export function mountEpicNotes(r: Router) {
       const internal = Boolean(p.internal ?? p.confidential) && canReadInternalNotes(caller, level);
       const db = c.var.db;
       const [inserted] = (await db.batch([
-        db.insert(notes).values({ noteableType: 'Epic', noteableId: epic.id, projectId: null, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
-        db.update(epics).set({ updatedAt: now }).where(eq(epics.id, epic.id)),
+        db.insert(notes).values({ noteableType: 'Epic', noteableId: epicId, projectId: null, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
+        db.update(epics).set({ updatedAt: now }).where(eq(epics.id, epicId)),
       ])) as unknown as [(typeof notes.$inferSelect)[]];
       return c.json((await presentNotes(c, [inserted[0]], null, undefined, [user]))[0], 201);
     },

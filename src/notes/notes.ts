@@ -4,19 +4,20 @@
  * the presentation of a page in a fixed number of queries.
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { awardEmoji, epics, issues, mergeRequests, notes, users } from '../db/schema';
 import { type NoteRow, noteEntity } from './note-entity';
 import { userBasic } from '../users/user-entity';
-import { ACCESS, canReadMergeRequests } from '../projects/abilities';
+import { ACCESS } from '../projects/abilities';
 import { ApiError, notFound, recordNotFound } from '../platform/errors';
 import { checkText } from '../platform/text-limits';
 import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { batchReads } from '../db/batch-reads';
-import { findReadableIssue, findReadableIssueWith, type IssueRow } from '../issues/issues';
-import { findReadableProject } from '../projects/projects';
+import { findReadableIssue } from '../issues/issues';
+import { findNoteableWith, type NoteableRef } from './noteable';
 
 export type { NoteRow };
 export type NoteableType = 'Issue' | 'Epic' | 'MergeRequest';
@@ -53,18 +54,16 @@ export async function findNoteableIssue(c: Context<AppEnv>, caller: Caller, proj
 }
 
 /**
- * NotesHelpers#find_noteable for a merge request: `user_project` (404 Project Not Found), then
- * NotesFinder#target, `MergeRequestsFinder.new(current_user, project_id:).execute.find_by!(iid:)`.
- * The finder holds only merge requests the caller may read (read_merge_request on the project),
- * so a missing and a hidden merge request alike raise RecordNotFound: `404 Not found`.
+ * NotesHelpers#find_noteable, with the route's `reads` in the same round trip (noteable.ts). For a
+ * merge request, NotesFinder#target runs `MergeRequestsFinder.new(current_user, project_id:)
+ * .execute.find_by!(iid:)`: the finder holds only merge requests the caller may read
+ * (read_merge_request on the project), so a missing and a hidden one alike raise RecordNotFound:
+ * `404 Not found`. Epics: `404 Epic Not Found`.
  */
-export async function findNoteableMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
-  const pr = await findReadableProject(c, caller, projectId);
-  const mr = Number.isSafeInteger(iid)
-    ? await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get()
-    : undefined;
-  if (!mr || !canReadMergeRequests(caller, pr.project, pr.level)) throw recordNotFound();
-  return { ...pr, mr };
+export async function findNoteableForNotes<const Q extends readonly (BatchItem<'sqlite'> | undefined)[]>(c: Context<AppEnv>, caller: Caller, ref: NoteableRef, reads: (noteableId: SQL) => Q) {
+  const found = await findNoteableWith(c, caller, ref, reads);
+  if (!found.readable) throw recordNotFound();
+  return found;
 }
 
 /**
@@ -74,15 +73,10 @@ export async function findNoteableMergeRequest(c: Context<AppEnv>, caller: Calle
  */
 export const lockedOut = (caller: Caller, level: number, locked: boolean | null | undefined) => Boolean(locked) && !caller.isAdmin && level < ACCESS.GUEST;
 
-/** `noteable.notes.find(id)`: 404 Not found unless the note is on this noteable; an unreadable internal note is `404 Note Not Found`. */
-export async function findNoteOf(c: Context<AppEnv>, caller: Caller, type: NoteableType, noteableId: number, level: number, noteId: number): Promise<NoteRow> {
-  const note = Number.isSafeInteger(noteId)
-    ? await c.var.db.select().from(notes).where(and(eq(notes.id, noteId), eq(notes.noteableType, type), eq(notes.noteableId, noteableId))).get()
-    : undefined;
-  return readableNote(caller, level, note);
-}
-
-/** findNoteOf's answer for a note read elsewhere (in the noteable's own lookup batch). */
+/**
+ * `noteable.notes.find(id)` of a note read in the noteable's lookup batch: 404 Not found unless the
+ * note is on this noteable; an unreadable internal note is `404 Note Not Found`.
+ */
 export function readableNote(caller: Caller, level: number, note: NoteRow | undefined): NoteRow {
   if (!note) throw recordNotFound();
   if (!canReadNote(caller, level, note)) throw notFound('Note');
@@ -105,17 +99,15 @@ export const noteUsersQuery = (c: Context<AppEnv>, noteIds: SQL) =>
     .where(sql`${users.id} IN (SELECT n.author_id FROM notes n WHERE n.id IN (${noteIds}) UNION SELECT n.resolved_by_id FROM notes n WHERE n.id IN (${noteIds}))`);
 
 /**
- * An issue's note with the issue, the project and the note's users in one round trip (the note's
- * checks as findNoteOf makes them).
+ * A note of the noteable with the noteable, its parent and the note's users in one round trip
+ * (the checks of `find_noteable` and `noteable.notes.find`).
  */
-export async function findIssueNoteWith(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid: number; note_id: number }) {
-  const noteIds = sql`SELECT id FROM notes WHERE id = ${Number.isSafeInteger(p.note_id) ? p.note_id : -1}`;
-  const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId) => [noteOfQuery(c, 'Issue', issueId, p.note_id), noteUsersQuery(c, noteIds)] as const);
+export async function findNoteWith(c: Context<AppEnv>, caller: Caller, ref: NoteableRef, noteId: number) {
+  const noteIds = sql`SELECT id FROM notes WHERE id = ${Number.isSafeInteger(noteId) ? noteId : -1}`;
+  const found = await findNoteableForNotes(c, caller, ref, (noteableId) => [noteOfQuery(c, ref.type, noteableId, noteId), noteUsersQuery(c, noteIds)] as const);
   const [[row], people] = found.reads;
   return { ...found, note: readableNote(caller, found.level, row), people: people as UserRow[] };
 }
-
-export const findIssueNote = (c: Context<AppEnv>, caller: Caller, issue: IssueRow, level: number, noteId: number) => findNoteOf(c, caller, 'Issue', issue.id, level, noteId);
 
 /**
  * GET .../notes: `noteable.notes.with_notes_filter(activity_filter).reorder(order_by sort, id sort)`,

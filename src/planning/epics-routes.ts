@@ -4,14 +4,14 @@
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { Context } from 'hono';
 import { z } from 'zod';
-import type { AppEnv, Caller } from '../platform/context';
 import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, subscriptions, users } from '../db/schema';
 import { subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
-import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { batchReads } from '../db/batch-reads';
+import type { Db } from '../db/client';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
@@ -21,12 +21,17 @@ import {
   canDestroyEpic,
   canUpdateEpic,
   epicInsertStatements,
+  epicExtrasReads,
+  type EpicExtras,
+  type EpicRow,
   epicVisibleSql,
   findEpicsGroup,
-  findOrBuildGroupLabels,
+  buildGroupLabels,
+  groupLabelsRead,
   findReadableEpic,
   newEpicIdSql,
   presentEpics,
+  writeAndPresentEpic,
 } from './epics';
 import { EpicSchema } from './epic-entity';
 import { COLOR_PATTERN } from './label-entity';
@@ -72,14 +77,14 @@ export function mountEpics(r: Router) {
     const col = p.order_by === 'title' ? epics.title : p.order_by === 'updated_at' ? epics.updatedAt : epics.createdAt;
     const dir = p.sort === 'asc' ? asc : desc;
     const raw = await requestParams(c);
-    const rows = await paginate(
-      c,
-      pageRequest(p, raw.per_page),
-      linkParamsFrom(raw, {}),
-      (limit, offset) => db.select().from(epics).where(where).orderBy(dir(col), desc(epics.id)).limit(limit).offset(offset),
-      (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(epics).where(where).limit(limit).as('t')),
-    );
-    return c.json(await presentEpics(c, caller, rows, { withLabelsDetails: p.with_labels_details, contextGroupId: group.id }));
+    const req = pageRequest(p, raw.per_page);
+    // The page, its bounded count and the entities' extras hung off the page query: one round trip whatever the page size.
+    const page = db.select().from(epics).where(where).orderBy(dir(col), desc(epics.id)).limit(req.perPage).offset(req.offset);
+    const count = db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(epics).where(where).limit(MAX_COUNT + 1).as('t'));
+    const [rows, [n], ...extras] = await batchReads(db, [page, count, ...epicExtrasReads(db, caller, (column) => sql`${column} IN (SELECT id FROM (${page.getSQL()}))`, false)]);
+    const total = Number(n?.n ?? 0);
+    setPaginationHeaders(c, req, linkParamsFrom(raw, {}), total > MAX_COUNT ? null : total, rows.length);
+    return c.json(await presentEpics(c, caller, rows, { withLabelsDetails: p.with_labels_details, contextGroupId: group.id }, extras as unknown as EpicExtras));
   });
 
   r.route({ method: 'GET', path: '/groups/:id/epics/:epic_iid', summary: 'Get an epic', tags: ['epics'], params: epicRefParams, responses: { 200: EpicSchema } }, async ({ c, p, caller }) => {
@@ -95,8 +100,10 @@ export function mountEpics(r: Router) {
     if (Object.keys(errors).length) throw validationFailed(errors);
     const db = c.var.db;
     const now = Date.now();
-    const parentId = p.parent_id ? await readableParent(c, caller, group, p.parent_id) : null;
-    const labelsFound = p.labels?.length ? await findOrBuildGroupLabels(db, group, p.labels, now, true) : null;
+    // The parent epic and the labels by title in one round trip.
+    const [parentRows, labelRows] = await batchReads(db, [p.parent_id ? parentEpicRead(db, p.parent_id) : undefined, p.labels?.length ? groupLabelsRead(db, group, p.labels) : undefined]);
+    const parentId = p.parent_id ? readableParent(parentRows?.[0], group) : null;
+    const labelsFound = p.labels?.length ? buildGroupLabels(db, group, p.labels, labelRows ?? [], now, true) : null;
     const createdAt = caller.isAdmin || level >= 50 ? (p.created_at ?? now) : now;
     const idSql = newEpicIdSql(group.id);
     const statements: BatchItem<'sqlite'>[] = [
@@ -116,12 +123,8 @@ export function mountEpics(r: Router) {
       }),
       ...(labelsFound?.ids ?? []).map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: idSql, createdAt: now }).onConflictDoNothing()),
     ];
-    const results = await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    // The id from the epic's own INSERT: `idSql` read after the batch names the group's newest epic,
-    // which a concurrent create may have inserted.
-    const [{ id }] = results[(labelsFound?.inserts.length ?? 0) + 1] as Array<{ id: number }>;
-    const epic = await db.select().from(epics).where(eq(epics.id, id)).get();
-    return c.json((await presentEpics(c, caller, [epic!], { contextGroupId: group.id, includeSubscribed: true }))[0], 201);
+    // `idSql` read inside the batch (one transaction) names the epic just inserted, and no other.
+    return c.json((await writeAndPresentEpic(c, caller, statements, idSql, group.id))!, 201);
   });
 
   r.route({ method: 'PUT', path: '/groups/:id/epics/:epic_iid', summary: 'Update an epic', tags: ['epics'], params: updateEpicParams, responses: { 200: EpicSchema } }, async ({ c, p, caller }) => {
@@ -143,12 +146,20 @@ export function mountEpics(r: Router) {
     else if (p.start_date_fixed !== undefined) set.startDate = dueDate(p.start_date_fixed);
     if (p.due_date_is_fixed === false) set.dueDate = null;
     else if (p.due_date_fixed !== undefined) set.dueDate = dueDate(p.due_date_fixed);
-    if (p.parent_id !== undefined) set.parentId = p.parent_id ? await readableParent(c, caller, group, p.parent_id, epic.id) : null;
+    const labelsGiven = p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined;
+    const addTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
+    // The parent epic and the labels to add and to remove, by title, in one round trip.
+    const [parentRows, addRows, removeRows] = await batchReads(db, [
+      p.parent_id ? parentEpicRead(db, p.parent_id) : undefined,
+      labelsGiven ? groupLabelsRead(db, group, addTitles) : undefined,
+      labelsGiven && p.remove_labels?.length ? groupLabelsRead(db, group, p.remove_labels) : undefined,
+    ]);
+    if (p.parent_id !== undefined) set.parentId = p.parent_id ? readableParent(parentRows?.[0], group, epic.id) : null;
     if (p.updated_at !== undefined && (caller.isAdmin || level >= 50)) set.updatedAt = p.updated_at;
     const statements: BatchItem<'sqlite'>[] = [];
-    if (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined) {
-      const add = await findOrBuildGroupLabels(db, group, [...(p.labels ?? []), ...(p.add_labels ?? [])], now, true);
-      const remove = p.remove_labels?.length ? await findOrBuildGroupLabels(db, group, p.remove_labels, now, false) : null;
+    if (labelsGiven) {
+      const add = buildGroupLabels(db, group, addTitles, addRows ?? [], now, true);
+      const remove = p.remove_labels?.length ? buildGroupLabels(db, group, p.remove_labels, removeRows ?? [], now, false) : null;
       const removeIds = (remove?.existing ?? []).map((l) => l.id);
       statements.push(...add.inserts);
       if (p.labels !== undefined) statements.push(db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id))));
@@ -157,9 +168,7 @@ export function mountEpics(r: Router) {
     }
     set.updatedAt ??= now;
     statements.unshift(db.update(epics).set(set).where(eq(epics.id, epic.id)));
-    await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    const row = await db.select().from(epics).where(eq(epics.id, epic.id)).get();
-    return c.json((await presentEpics(c, caller, [row!], { contextGroupId: group.id, includeSubscribed: true }))[0]);
+    return c.json((await writeAndPresentEpic(c, caller, statements, sql`${epic.id}`, group.id))!);
   });
 
   r.route({ method: 'DELETE', path: '/groups/:id/epics/:epic_iid', summary: 'Delete an epic', tags: ['epics'], params: epicRefParams, responses: { 204: null } }, async ({ c, p, caller }) => {
@@ -182,10 +191,11 @@ export function mountEpics(r: Router) {
 
 }
 
+/** The parent epic by id, for a batch (`readableParent` judges the row). */
+const parentEpicRead = (db: Db, parentId: number) => db.select().from(epics).where(eq(epics.id, parentId)).limit(1);
+
 /** A parent epic must be readable in the group's hierarchy and must not be the epic itself. */
-async function readableParent(c: Context<AppEnv>, caller: Caller, group: { traversalPath: string | null; id: number }, parentId: number, selfId?: number) {
-  const parent = await c.var.db.select().from(epics).where(eq(epics.id, parentId)).get();
+function readableParent(parent: EpicRow | undefined, group: { traversalPath: string | null; id: number }, selfId?: number) {
   if (!parent || parent.id === selfId || !traversalIds(group as never).includes(parent.groupId)) throw notFound('Epic');
   return parent.id;
 }
-

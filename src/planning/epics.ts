@@ -3,7 +3,7 @@
  * of a page in a fixed number of queries, the insert used by create and by issue promotion.
  */
 import { and, count, eq, inArray, type SQL, sql, type SQLWrapper } from 'drizzle-orm';
-import { batchReads, inJson } from '../db/batch-reads';
+import { batchReads, inJson, writeThenRead } from '../db/batch-reads';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
@@ -45,19 +45,37 @@ export async function findEpicsGroup(c: Context<AppEnv>, caller: Caller, id: str
 /** `find_epic!`: `404 Epic Not Found` for a missing epic or a confidential one the caller may not read. */
 /** With `withExtras`, the epic's entity extras (`presentEpics`) come in the same round trip. */
 export async function findReadableEpic(c: Context<AppEnv>, caller: Caller, groupId: string, iid: number, withExtras = false) {
-  requirePlan(c.var.config, 'premium');
   const db = c.var.db;
   // The group, the caller's level, the epic and its entity's extras in one round trip.
-  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
+  const found = await findReadableEpicWith(c, caller, groupId, { iid }, (epicId) => (withExtras ? epicExtrasReads(db, caller, (col) => sql`${col} IN (${epicId})`, true) : []));
+  return { group: found.group, level: found.level, epic: found.epic, extras: withExtras ? (found.reads as unknown as EpicExtras) : undefined };
+}
+
+/**
+ * `find_epic!` by iid (epics API) or by id (`noteable_id` of the notes API) in the group of the
+ * request, with `reads` that need only the epic's id (`epicId`, a sub-select usable as
+ * `IN (${epicId})`): the group, the caller's level, the epic and the reads in one round trip,
+ * thrown away with the 404.
+ */
+export async function findReadableEpicWith<const R extends readonly BatchItem<'sqlite'>[]>(
+  c: Context<AppEnv>,
+  caller: Caller,
+  groupId: string,
+  by: { iid: number } | { id: number },
+  reads: (epicId: SQL) => R,
+) {
+  requirePlan(c.var.config, 'premium');
+  const db = c.var.db;
+  const key = 'iid' in by ? by.iid : by.id;
+  const safe = Number.isSafeInteger(key) ? key : -1;
   const found = await findReadableGroupWith(c, caller, groupId, (gid) => {
-    const epicId = sql`(SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.iid = ${safeIid})`;
-    const epic = db.select().from(epics).where(sql`${epics.id} = ${epicId}`).limit(1);
-    return withExtras ? ([epic, ...epicExtrasReads(db, caller, (col) => sql`${col} = ${epicId}`, true)] as const) : ([epic] as const);
+    const epicId = 'iid' in by ? sql`SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.iid = ${safe}` : sql`SELECT fe.id FROM epics fe WHERE fe.group_id = ${gid} AND fe.id = ${safe}`;
+    return [db.select().from(epics).where(sql`${epics.id} IN (${epicId})`).limit(1), ...reads(epicId)] as const;
   });
   const { group, level } = found;
-  const [[epic], ...extras] = found.reads;
+  const [[epic], ...rest] = found.reads as unknown as [EpicRow[], ...unknown[]];
   if (!epic || (epic.confidential && !canReadConfidentialEpic(caller, level, epic))) throw notFound('Epic');
-  return { group, level, epic, extras: withExtras ? (extras as unknown as EpicExtras) : undefined };
+  return { group, level, epic, reads: rest as unknown as { -readonly [K in keyof R]: Awaited<R[K]> } };
 }
 
 /** SQL on `epics`: confidential epics only for those who may read them (list filter). */
@@ -140,6 +158,18 @@ export async function presentEpics(
   });
 }
 
+/**
+ * An epic write and its answer in one round trip: `writes` run (all or none), then the epic `id`
+ * names (SQL evaluated inside the batch, after the writes) and its entity's extras with the
+ * caller's subscription. Returns undefined when the epic is not there after the writes.
+ */
+export async function writeAndPresentEpic(c: Context<AppEnv>, caller: Caller, writes: BatchItem<'sqlite'>[], id: SQL, contextGroupId: number) {
+  const db = c.var.db;
+  const [rows, ...extras] = await writeThenRead(db, writes, [db.select().from(epics).where(sql`${epics.id} = ${id}`).limit(1), ...epicExtrasReads(db, caller, (col) => sql`${col} = ${id}`, true)]);
+  if (!rows[0]) return undefined;
+  return (await presentEpics(c, caller, rows, { contextGroupId, includeSubscribed: true }, extras as unknown as EpicExtras))[0];
+}
+
 /** The id of the epic inserted earlier in the same batch (its iid is the group's current `epics` counter). */
 export const newEpicIdSql = (groupId: number) =>
   sql<number>`(select ${epics.id} from ${epics} where ${epics.groupId} = ${groupId} and ${epics.iid} = (select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'epics' and ${internalIds.scopeId} = ${groupId}))`;
@@ -160,8 +190,19 @@ export function epicInsertStatements(db: Db, v: Omit<typeof epics.$inferInsert, 
  * titles become group labels when `create` (admin_label), else they are dropped.
  */
 export async function findOrBuildGroupLabels(db: Db, group: NamespaceRow, titles: string[], now: number, create: boolean) {
+  const read = groupLabelsRead(db, group, titles);
+  return buildGroupLabels(db, group, titles, read ? await read : [], now, create);
+}
+
+/** The read of `findOrBuildGroupLabels`, for a batch: labels of the group and its ancestors by title (undefined: no title). */
+export function groupLabelsRead(db: Db, group: NamespaceRow, titles: string[]) {
   const wanted = normalizeLabelTitles(titles);
-  const rows = wanted.length ? await db.select().from(labels).where(and(inArray(labels.groupId, traversalIds(group)), titleIn(wanted))).all() : [];
+  return wanted.length ? db.select().from(labels).where(and(inArray(labels.groupId, traversalIds(group)), titleIn(wanted))) : undefined;
+}
+
+/** The rest of `findOrBuildGroupLabels`, from `groupLabelsRead`'s rows. */
+export function buildGroupLabels(db: Db, group: NamespaceRow, titles: string[], rows: LabelRow[], now: number, create: boolean) {
+  const wanted = normalizeLabelTitles(titles);
   const byTitle = new Map<string, LabelRow>();
   // The nearest group's label wins (deeper groups have longer traversal paths; ids grow downwards in practice).
   const depth = new Map(traversalIds(group).map((id, i) => [id, i]));

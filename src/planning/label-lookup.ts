@@ -4,16 +4,18 @@
  * change it, and presenting a page as ProjectLabel or Label.
  */
 import { and, asc, eq, getTableColumns, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labels, namespaces, projects } from '../db/schema';
 import { labelEntity, type LabelRow, projectLabelEntity } from './label-entity';
 import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { forbidden, notFound } from '../platform/errors';
-import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { batchReads } from '../db/batch-reads';
 import { requestParams } from '../platform/params';
 import { findReadableGroup } from '../projects/groups';
-import { availableProjectLabelsSql, labelWithExtras, type LabelWithExtras, planningAvailable, loadLabelCounts, loadLabelPriorities, loadLabelSubscriptions } from './labels';
+import { availableProjectLabelsSql, labelCountsFrom, type LabelCounts, labelCountsQuery, labelWithExtras, type LabelWithExtras, planningAvailable, loadLabelPriorities, loadLabelSubscriptions } from './labels';
 import { findReadableProject } from '../projects/projects';
 import { decimalId } from '../platform/record-id';
 
@@ -60,20 +62,35 @@ export async function groupLabelsSql(c: Context<AppEnv>, caller: Caller, group: 
   return or(own, inArray(labels.projectId, visibleProjects))!;
 }
 
-/** `find_label`: by id when the parameter is an integer, else (or when no such id) by title. */
+/**
+ * `find_label`'s condition and order, for a read of one row (`.where(m.where).orderBy(...m.order).limit(1)`)
+ * that can go in a batch: by id when the parameter is an integer, else (or when no such id) by
+ * title; the label with that id wins, then by title a project label over a group label of the same title.
+ */
+export function labelMatch(scope: SQL, idOrTitle: string): { where: SQL; order: SQL[] } {
+  const id = decimalId(idOrTitle);
+  const match = id !== undefined ? or(eq(labels.id, id), eq(labels.title, idOrTitle)) : eq(labels.title, idOrTitle);
+  return { where: and(scope, match)!, order: [id !== undefined ? sql`${labels.id} = ${id} DESC` : sql`1`, sql`${labels.projectId} is null`, asc(labels.id)] };
+}
+
+/** `find_label` as an unexecuted read of the label row . */
+export function findLabelQuery(db: Db, scope: SQL, idOrTitle: string) {
+  const m = labelMatch(scope, idOrTitle);
+  return db.select().from(labels).where(m.where).orderBy(...m.order).limit(1);
+}
+
+/** `find_label` run alone; with `forEntity` the row carries what its entity shows (labelWithExtras). */
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string): Promise<LabelRow>;
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity: { caller: Caller; parent: Parent }): Promise<LabelWithExtras>;
 export async function findLabel(c: Context<AppEnv>, scope: SQL, idOrTitle: string, forEntity?: { caller: Caller; parent: Parent }): Promise<LabelRow | LabelWithExtras> {
-  const id = decimalId(idOrTitle);
-  // One statement: the label with that id wins, then by title a project label over a group label of the same title.
-  const match = id !== undefined ? or(eq(labels.id, id), eq(labels.title, idOrTitle)) : eq(labels.title, idOrTitle);
   const columns = forEntity ? labelWithExtras(forEntity.caller.user?.id ?? null, forEntity.parent.kind === 'project' ? forEntity.parent.project.id : null) : getTableColumns(labels);
-  const [found] = await c.var.db
-    .select(columns)
-    .from(labels)
-    .where(and(scope, match))
-    .orderBy(id !== undefined ? sql`${labels.id} = ${id} DESC` : sql`1`, sql`${labels.projectId} is null`, asc(labels.id))
-    .limit(1);
+  const m = labelMatch(scope, idOrTitle);
+  const [found] = await c.var.db.select(columns).from(labels).where(m.where).orderBy(...m.order).limit(1);
+  return foundLabel(found);
+}
+
+/** The row of a `findLabelQuery`, or 404 Label Not Found. */
+export function foundLabel<T>(found: T | undefined): T {
   if (!found) throw notFound('Label');
   return found;
 }
@@ -97,8 +114,11 @@ export function ownScope(parent: Parent): SQL {
   return parent.kind === 'project' ? projectScope(parent, false) : eq(labels.groupId, parent.group.id);
 }
 
-/** `authorize! :update_label/:delete_label, label`: a group label is governed by its group. */
-export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, parent: Parent, label: LabelRow): Promise<void> {
+/**
+ * `authorize! :update_label/:delete_label, label`: a group label is governed by its group.
+ * `groupLevel`: the caller's level in the label's group when already read (a project's own group).
+ */
+export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, parent: Parent, label: LabelRow, groupLevel?: number): Promise<void> {
   if (caller.isAdmin) return;
   if (parent.kind === 'project' && label.projectId === parent.project.id) {
     if (!canAdminLabels(caller, parent.level)) throw forbidden();
@@ -108,25 +128,28 @@ export async function requireLabelAdmin(c: Context<AppEnv>, caller: Caller, pare
     if (!canAdminLabels(caller, parent.level)) throw forbidden();
     return;
   }
+  if (groupLevel !== undefined && parent.kind === 'project' && label.groupId === parent.namespace.id) {
+    if (!canAdminLabels(caller, groupLevel)) throw forbidden();
+    return;
+  }
   const group = label.groupId != null ? await c.var.db.select().from(namespaces).where(eq(namespaces.id, label.groupId)).get() : undefined;
   const level = group ? await groupAccess(c.var.db, caller.user, group) : 0;
   if (!canAdminLabels(caller, level)) throw forbidden();
 }
 
-/** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel. */
-export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: (LabelRow | LabelWithExtras)[], withCounts = false) {
+/** Presents labels as ProjectLabel (with the project's priorities) or GroupLabel; `counts` as read with the page (labelCountsQuery). */
+export async function present(c: Context<AppEnv>, caller: Caller, parent: Parent, rows: (LabelRow | LabelWithExtras)[], counts?: Map<number, LabelCounts>) {
   const db = c.var.db;
   const ids = rows.map((l) => l.id);
   const projectId = parent.kind === 'project' ? parent.project.id : null;
   // Rows read with `labelWithExtras` carry their subscription and priority already.
   const carried = rows.every((l) => 'subscribed' in l);
-  const [subscribed, priorities, counts] = await Promise.all([
+  const [subscribed, priorities] = await Promise.all([
     carried ? new Set(rows.filter((l) => (l as LabelWithExtras).subscribed).map((l) => l.id)) : loadLabelSubscriptions(db, caller.user?.id ?? null, ids, projectId),
     carried ? new Map(rows.map((l) => [l.id, (l as LabelWithExtras).priority ?? undefined] as const).filter((e): e is [number, number] => e[1] != null)) : projectId != null ? loadLabelPriorities(db, projectId, ids) : Promise.resolve(new Map<number, number>()),
-    withCounts ? loadLabelCounts(db, caller, rows) : Promise.resolve(null),
   ]);
   return rows.map((l) => {
-    const x = { subscribed: subscribed.has(l.id), counts: counts?.get(l.id) ?? null };
+    const x = { subscribed: subscribed.has(l.id), counts: counts ? (counts.get(l.id) ?? { openIssues: 0, closedIssues: 0, openMergeRequests: 0 }) : null };
     return parent.kind === 'project' ? projectLabelEntity(l, { ...x, priority: priorities.get(l.id) ?? null }) : labelEntity(l, x);
   });
 }
@@ -142,19 +165,18 @@ export async function list(
   const db = c.var.db;
   const where = and(scope, p.search ? searchSql(p.search) : undefined, p.archived !== undefined ? eq(labels.archived, p.archived) : undefined);
   const raw = await requestParams(c);
-  const rows = await paginate(
-    c,
-    pageRequest(p, raw.per_page),
-    linkParamsFrom(raw, defaults),
-    (limit, offset) =>
-      db
-        .select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null))
-        .from(labels)
-        .where(where)
-        .orderBy(asc(labels.title), asc(labels.id))
-        .limit(limit)
-        .offset(offset),
-    (limit) => countUpToQuery(db, labels, where, limit),
-  );
-  return c.json(await present(c, caller, parent, rows, p.with_counts));
+  const req = pageRequest(p, raw.per_page);
+  // The page (with each label's subscription and priority), its bounded count and, when asked, the
+  // issue counts hung off the page query: one round trip whatever the page size.
+  const page = db
+    .select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null))
+    .from(labels)
+    .where(where)
+    .orderBy(asc(labels.title), asc(labels.id))
+    .limit(req.perPage)
+    .offset(req.offset);
+  const [rows, [n], counts] = await batchReads(db, [page, countUpToQuery(db, labels, where, MAX_COUNT + 1), p.with_counts ? labelCountsQuery(db, caller, sql`SELECT id FROM (${page.getSQL()})`) : undefined]);
+  const total = Number(n?.n ?? 0);
+  setPaginationHeaders(c, req, linkParamsFrom(raw, defaults), total > MAX_COUNT ? null : total, rows.length);
+  return c.json(await present(c, caller, parent, rows, counts ? labelCountsFrom(counts) : undefined));
 }

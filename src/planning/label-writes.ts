@@ -3,18 +3,20 @@
  * subscriptions.rb): create, update (with the project's priority), delete, promote a project label
  * to its group, and (un)subscribe. Each answers with the presented label, or 204/304.
  */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { batchReads, writeThenRead } from '../db/batch-reads';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
-import { groupAccess, subtreeOf, traversalIds } from '../projects/abilities';
+import { groupAccessRead, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, conflict, forbidden, grapeError, validationFailed } from '../platform/errors';
 import { requestParams } from '../platform/params';
 import { isUniqueViolation } from '../platform/unique';
 import { requireUser } from '../platform/guards';
-import { availableProjectLabelsSql, labelErrors, normalizeColor, sanitizeLabelText } from './labels';
-import { canAdminLabels, findLabel, type GroupParent, ownScope, type Parent, present, type ProjectParent, projectScope, requireLabelAdmin } from './label-lookup';
+import { availableProjectLabelsSql, labelErrors, labelWithExtras, type LabelWithExtras, normalizeColor, sanitizeLabelText } from './labels';
+import { canAdminLabels, findLabel, findLabelQuery, foundLabel, type GroupParent, labelMatch, ownScope, type Parent, present, type ProjectParent, projectScope, requireLabelAdmin } from './label-lookup';
 
 const PROMOTE_FAILED = 'Failed to promote project label to group label';
 
@@ -34,23 +36,24 @@ export async function createLabel(c: Context<AppEnv>, caller: Caller, parent: Pa
   const groupId = parent.kind === 'group' ? parent.group.id : null;
   const insert = db.insert(labels).values({ projectId, groupId, title, color, description, archived: p.archived ?? false, createdAt: now, updatedAt: now });
   const byTitle = and(projectId != null ? eq(labels.projectId, projectId) : eq(labels.groupId, groupId!), eq(labels.title, title));
-  try {
-    if (projectId != null && p.priority != null) {
-      await db.batch([
-        insert,
-        db.insert(labelPriorities).select(
+  const priority =
+    projectId != null && p.priority != null
+      ? db.insert(labelPriorities).select(
           db
             .select({ projectId: sql<number>`${projectId}`.as('project_id'), labelId: labels.id, priority: sql<number>`${p.priority}`.as('priority') })
             .from(labels)
             .where(byTitle),
-        ),
-      ]);
-    } else await insert.run();
+        )
+      : undefined;
+  // The write and the label as its entity shows it (subscription, priority), one round trip.
+  const answer = db.select(labelWithExtras(caller.user?.id ?? null, projectId)).from(labels).where(byTitle).limit(1);
+  let row: LabelWithExtras;
+  try {
+    [[row]] = await writeThenRead(db, priority ? [insert, priority] : [insert], [answer]);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('Label already exists');
     throw err;
   }
-  const row = (await db.select().from(labels).where(byTitle).get())!;
   return c.json((await present(c, caller, parent, [row]))[0], 201);
 }
 
@@ -66,17 +69,29 @@ export async function updateLabel(
   if (!canAdminLabels(caller, parent.level) || (parent.kind === 'project' && !parent.planning)) throw forbidden();
   const db = c.var.db;
   const raw = await requestParams(c);
-  const label = await findLabel(c, ownScope(parent), idOrTitle);
-  const badPriority = parent.kind === 'project' ? priorityErrors(p.priority) : {};
-  if (Object.keys(badPriority).length) throw validationFailed(badPriority);
   const set: Partial<typeof labels.$inferInsert> = {};
   if (p.new_name !== undefined) set.title = sanitizeLabelText(p.new_name).trim();
   if (p.color !== undefined) set.color = normalizeColor(p.color);
   if (p.description !== undefined) set.description = labelDescription(p.description);
   if (p.archived !== undefined) set.archived = p.archived;
+  // The label and what deciding on the change needs, in one round trip: whether the new title is
+  // taken in the project or in its group (the label's own scope is one of them), and the caller's
+  // level in the project's group (which governs a group label changed through the project).
+  const ownGroupId = parent.kind === 'group' ? parent.group.id : parent.namespace.kind === 'Group' ? parent.namespace.id : null;
+  const titleTaken = (owner: SQL) => db.select({ id: labels.id }).from(labels).where(and(owner, eq(labels.title, set.title!))).limit(1);
+  const [[found], inProject, inGroup, groupLevelRows] = await batchReads(db, [
+    findLabelQuery(db, ownScope(parent), idOrTitle),
+    set.title !== undefined && parent.kind === 'project' ? titleTaken(eq(labels.projectId, parent.project.id)) : undefined,
+    set.title !== undefined && ownGroupId != null ? titleTaken(eq(labels.groupId, ownGroupId)) : undefined,
+    Object.keys(set).length && parent.kind === 'project' && ownGroupId != null && !caller.isAdmin ? groupAccessRead(db, caller.user, ownGroupId) : undefined,
+  ]);
+  const label = foundLabel(found);
+  const badPriority = parent.kind === 'project' ? priorityErrors(p.priority) : {};
+  if (Object.keys(badPriority).length) throw validationFailed(badPriority);
   const now = Date.now();
+  const writes: BatchItem<'sqlite'>[] = [];
   if (Object.keys(set).length) {
-    await requireLabelAdmin(c, caller, parent, label);
+    await requireLabelAdmin(c, caller, parent, label, groupLevelRows ? Number(groupLevelRows[0]?.level ?? 0) : undefined);
     const errors = labelErrors({
       title: set.title,
       color: set.color,
@@ -86,33 +101,33 @@ export async function updateLabel(
       previous: label.description,
     });
     if (set.title !== undefined && set.title !== label.title && !errors.title) {
-      const sameScope = label.projectId != null ? eq(labels.projectId, label.projectId) : eq(labels.groupId, label.groupId!);
-      if (await db.select({ id: labels.id }).from(labels).where(and(sameScope, eq(labels.title, set.title))).get()) errors.title = ['has already been taken'];
-      else if (label.projectId != null && parent.kind === 'project' && parent.namespace.kind === 'Group') {
-        // ProjectLabel#title_must_not_exist_at_group_level (the project's own group only).
-        if (await db.select({ id: labels.id }).from(labels).where(and(eq(labels.groupId, parent.namespace.id), eq(labels.title, set.title))).get())
-          errors.title = [`already exists at group level for ${escapeHtml(parent.namespace.name)}. Please choose another one.`];
-      }
+      if (label.projectId != null ? inProject?.length : inGroup?.length) errors.title = ['has already been taken'];
+      // ProjectLabel#title_must_not_exist_at_group_level (the project's own group only).
+      else if (label.projectId != null && parent.kind === 'project' && inGroup?.length)
+        errors.title = [`already exists at group level for ${escapeHtml(parent.namespace.name)}. Please choose another one.`];
     }
     if (Object.keys(errors).length) throw validationFailed(errors);
-    try {
-      await db.update(labels).set({ ...set, updatedAt: now }).where(eq(labels.id, label.id)).run();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw validationFailed({ title: ['has already been taken'] });
-      throw err;
-    }
+    writes.push(db.update(labels).set({ ...set, updatedAt: now }).where(eq(labels.id, label.id)));
   }
   if (parent.kind === 'project' && 'priority' in raw) {
     const pid = parent.project.id;
-    if (p.priority == null) await db.delete(labelPriorities).where(and(eq(labelPriorities.projectId, pid), eq(labelPriorities.labelId, label.id))).run();
+    if (p.priority == null) writes.push(db.delete(labelPriorities).where(and(eq(labelPriorities.projectId, pid), eq(labelPriorities.labelId, label.id))));
     else
-      await db
-        .insert(labelPriorities)
-        .values({ projectId: pid, labelId: label.id, priority: p.priority })
-        .onConflictDoUpdate({ target: [labelPriorities.projectId, labelPriorities.labelId], set: { priority: p.priority } })
-        .run();
+      writes.push(
+        db
+          .insert(labelPriorities)
+          .values({ projectId: pid, labelId: label.id, priority: p.priority })
+          .onConflictDoUpdate({ target: [labelPriorities.projectId, labelPriorities.labelId], set: { priority: p.priority } }),
+      );
   }
-  const row = (await db.select().from(labels).where(eq(labels.id, label.id)).get())!;
+  const answer = db.select(labelWithExtras(caller.user?.id ?? null, parent.kind === 'project' ? parent.project.id : null)).from(labels).where(eq(labels.id, label.id)).limit(1);
+  let row: LabelWithExtras;
+  try {
+    [[row]] = await writeThenRead(db, writes, [answer]);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw validationFailed({ title: ['has already been taken'] });
+    throw err;
+  }
   return c.json((await present(c, caller, parent, [row]))[0]);
 }
 
@@ -157,11 +172,19 @@ export async function promoteLabel(c: Context<AppEnv>, caller: Caller, parent: P
   const db = c.var.db;
   const group = parent.namespace;
   if (group.kind !== 'Group') throw new ApiError(400, { message: PROMOTE_FAILED });
-  const groupLevel = await groupAccess(db, caller.user, group);
+  // The caller's level in the group, the label, and the group's label of the same title (which
+  // the label merges into), in one round trip: the title comes from the label's own lookup.
+  const match = labelMatch(ownScope(parent), idOrTitle);
+  const titleOfFound = db.select({ title: labels.title }).from(labels).where(match.where).orderBy(...match.order).limit(1);
+  const [[levelRow], [found], [existing]] = await batchReads(db, [
+    groupAccessRead(db, caller.user, group.id),
+    db.select().from(labels).where(match.where).orderBy(...match.order).limit(1),
+    db.select().from(labels).where(and(eq(labels.groupId, group.id), inArray(labels.title, titleOfFound))).limit(1),
+  ]);
+  const groupLevel = Number(levelRow?.level ?? 0);
   if (!canAdminLabels(caller, groupLevel)) throw forbidden();
-  const label = await findLabel(c, ownScope(parent), idOrTitle);
+  const label = foundLabel(found);
   if (label.projectId == null) throw new ApiError(400, { message: PROMOTE_FAILED });
-  const existing = await db.select().from(labels).where(and(eq(labels.groupId, group.id), eq(labels.title, label.title))).get();
   const targetId = existing?.id ?? label.id;
   const now = Date.now();
   // Project labels of this title in the group's projects (subgroups included), except the target.
@@ -191,8 +214,8 @@ export async function promoteLabel(c: Context<AppEnv>, caller: Caller, parent: P
     db.update(subscriptions).set({ subscribableId: targetId }).where(and(eq(subscriptions.subscribableType, 'Label'), inArray(subscriptions.subscribableId, merged))),
     db.delete(labels).where(inArray(labels.id, merged)),
   ] as const;
-  await db.batch(statements as unknown as [(typeof statements)[0], ...(typeof statements)[number][]]);
-  const row = (await db.select().from(labels).where(eq(labels.id, targetId)).get())!;
+  const answer = db.select(labelWithExtras(caller.user?.id ?? null, null)).from(labels).where(eq(labels.id, targetId)).limit(1);
+  const [[row]] = await writeThenRead(db, statements, [answer]);
   const groupParent: GroupParent = { kind: 'group', group, level: groupLevel };
   return c.json((await present(c, caller, groupParent, [row]))[0]);
 }
@@ -210,21 +233,27 @@ export async function toggleSubscription(c: Context<AppEnv>, caller: Caller, par
   const user = requireUser(caller);
   const db = c.var.db;
   const scope = parent.kind === 'project' ? projectScope(parent) : inArray(labels.groupId, [parent.group.id, ...traversalIds(parent.group)]);
-  const label = await findLabel(c, scope, idOrTitle);
   const projectId = parent.kind === 'project' ? parent.project.id : null;
-  const rows = await db.select().from(subscriptions).where(subscriptionScope(label.id, user.id, projectId)).all();
-  const current = rows.some((r) => r.subscribed);
+  const m = labelMatch(scope, idOrTitle);
+  // The label with the caller's row for this parent: null when there is none, else whether it subscribes.
+  const id = sql.raw('"labels"."id"');
+  const onParent = projectId != null ? sql`s.project_id = ${projectId}` : sql`s.project_id IS NULL`;
+  const mine = sql<number | null>`(SELECT max(s.subscribed) FROM subscriptions s WHERE s.subscribable_type = 'Label' AND s.subscribable_id = ${id} AND s.user_id = ${user.id} AND ${onParent})`.as('mine');
+  const [found] = await db.select({ ...getTableColumns(labels), mine }).from(labels).where(m.where).orderBy(...m.order).limit(1);
+  const label = foundLabel(found);
   // subscriptions.rb: already in the requested state answers 304 Not Modified.
-  if (current === subscribe) return c.body(null, 304);
+  if (Boolean(Number(label.mine ?? 0)) === subscribe) return c.body(null, 304);
   const now = Date.now();
-  if (rows.length) await db.update(subscriptions).set({ subscribed: subscribe, updatedAt: now }).where(subscriptionScope(label.id, user.id, projectId)).run();
-  else
-    await db
-      .insert(subscriptions)
-      .values({ userId: user.id, subscribableType: 'Label', subscribableId: label.id, projectId, subscribed: subscribe, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: subscribe, updatedAt: now } })
-      .run();
-  return c.json((await present(c, caller, parent, [label]))[0], 201);
+  // A row without a project is not unique to SQLite (NULLs differ), so an existing row is updated, never upserted.
+  const write =
+    label.mine != null
+      ? db.update(subscriptions).set({ subscribed: subscribe, updatedAt: now }).where(subscriptionScope(label.id, user.id, projectId))
+      : db
+          .insert(subscriptions)
+          .values({ userId: user.id, subscribableType: 'Label', subscribableId: label.id, projectId, subscribed: subscribe, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [subscriptions.subscribableType, subscriptions.subscribableId, subscriptions.userId, subscriptions.projectId], set: { subscribed: subscribe, updatedAt: now } });
+  const [[row]] = await writeThenRead(db, [write], [db.select(labelWithExtras(user.id, projectId)).from(labels).where(eq(labels.id, label.id)).limit(1)]);
+  return c.json((await present(c, caller, parent, [row]))[0], 201);
 }
 
 /** `at_least_one_of` of project_label_update_params by key presence (Grape counts `"priority": null`), before the handler body. */

@@ -7,6 +7,7 @@
  * group (traversal ids of the namespace). A personal project has only its own labels.
  */
 import { and, asc, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { issueAssignees, issues, labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
@@ -312,47 +313,43 @@ export interface LabelCounts {
 }
 
 /**
- * Label#open_issues_count / closed_issues_count for a page of labels, over the issues the caller
- * may see: a project label counts issues of its project, a group label issues of the projects in
- * its group's subtree, in both cases issues carrying any label with the same title (IssuesFinder
- * `label_name`). One query per label subject. Merge requests do not exist here: 0.
+ * Label#open_issues_count / closed_issues_count for a page of labels (`labelIds`: a SELECT of their
+ * ids, e.g. hung off the page query), over the issues the caller may see, as one unexecuted read: a
+ * project label counts issues of its project, a group label issues of the projects in its group's
+ * subtree, in both cases issues carrying any label with the same title (IssuesFinder
+ * `label_name`). Merge requests do not exist here: 0. Rows: label id, issue state, count.
  */
-export async function loadLabelCounts(db: Db, caller: Caller, rows: LabelRow[]): Promise<Map<number, LabelCounts>> {
+export function labelCountsQuery(db: Db, caller: Caller, labelIds: SQL) {
+  const pl = alias(labels, 'pl');
+  const groupPath = sql`(SELECT g.traversal_path FROM namespaces g WHERE g.id = ${pl.groupId})`;
+  return db
+    .select({ labelId: sql<number>`${pl.id}`.as('label_id'), state: issues.state, n: sql<number>`count(distinct ${issues.id})`.as('n') })
+    .from(issues)
+    .innerJoin(labelLinks, and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issues.id)))
+    .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+    .innerJoin(pl, and(sql`${pl.id} IN (${labelIds})`, eq(pl.title, labels.title)))
+    .innerJoin(projects, eq(projects.id, issues.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(
+      and(
+        or(
+          eq(issues.projectId, pl.projectId),
+          and(isNull(pl.projectId), sql`${namespaces.traversalPath} >= ${groupPath} AND ${namespaces.traversalPath} < ${groupPath} || ':'`),
+        ),
+        issueVisibleSql(caller),
+      ),
+    )
+    .groupBy(pl.id, issues.state);
+}
+
+/** `labelCountsQuery`'s rows by label id (labels without a row count nothing). */
+export function labelCountsFrom(rows: { labelId: number; state: string; n: number }[]): Map<number, LabelCounts> {
   const out = new Map<number, LabelCounts>();
-  for (const l of rows) out.set(l.id, { openIssues: 0, closedIssues: 0, openMergeRequests: 0 });
-  const bySubject = new Map<string, LabelRow[]>();
-  for (const l of rows) {
-    const key = l.projectId != null ? `p${l.projectId}` : `g${l.groupId}`;
-    bySubject.set(key, [...(bySubject.get(key) ?? []), l]);
-  }
-  for (const [key, ls] of bySubject) {
-    let scope: SQL;
-    if (key.startsWith('p')) scope = eq(issues.projectId, Number(key.slice(1)));
-    else {
-      const g = await db.select().from(namespaces).where(eq(namespaces.id, Number(key.slice(1)))).get();
-      if (!g?.traversalPath) continue;
-      scope = subtreeOf(g.traversalPath);
-    }
-    const titles = [...new Set(ls.map((l) => l.title))];
-    {
-      const counted = await db
-        .select({ title: labels.title, state: issues.state, n: sql<number>`count(distinct ${issues.id})` })
-        .from(issues)
-        .innerJoin(labelLinks, and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issues.id)))
-        .innerJoin(labels, eq(labels.id, labelLinks.labelId))
-        .innerJoin(projects, eq(projects.id, issues.projectId))
-        .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-        .where(and(scope, titleIn(titles), issueVisibleSql(caller)))
-        .groupBy(labels.title, issues.state)
-        .all();
-      for (const c of counted)
-        for (const l of ls)
-          if (l.title === c.title) {
-            const o = out.get(l.id)!;
-            if (c.state === 'opened') o.openIssues = Number(c.n);
-            else if (c.state === 'closed') o.closedIssues = Number(c.n);
-          }
-    }
+  for (const r of rows) {
+    const o = out.get(Number(r.labelId)) ?? { openIssues: 0, closedIssues: 0, openMergeRequests: 0 };
+    if (r.state === 'opened') o.openIssues = Number(r.n);
+    else if (r.state === 'closed') o.closedIssues = Number(r.n);
+    out.set(Number(r.labelId), o);
   }
   return out;
 }

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { issues, milestones, namespaces, projects } from '../db/schema';
 import { type MilestoneRow, MilestoneSchema } from './milestone-entity';
-import { ACCESS, groupAccess, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
+import { ACCESS, groupAccessRead, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, recordNotFound } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
@@ -31,7 +31,8 @@ import {
 import { findReadableGroup } from '../projects/groups';
 import { planningAvailable, sanitizeLabelText } from './labels';
 import { bumpIid, iidSql, milestoneWithPath, type MilestoneWithPath, presentMilestones } from './milestones';
-import { writeThenRead } from '../db/batch-reads';
+import { batchReads, writeThenRead } from '../db/batch-reads';
+import type { Db } from '../db/client';
 import { findReadableProject } from '../projects/projects';
 
 const TAGS = ['milestones'];
@@ -63,7 +64,14 @@ const ownSql = (parent: Parent) => (parent.kind === 'project' ? eq(milestones.pr
 
 /** `parent.milestones.find(id)`. */
 export async function findMilestone(c: Context<AppEnv>, parent: Parent, id: number): Promise<MilestoneWithPath> {
-  const [m] = await c.var.db.select(milestoneWithPath).from(milestones).where(and(ownSql(parent), eq(milestones.id, id))).limit(1);
+  const [m] = await findMilestoneQuery(c.var.db, parent, id);
+  return foundMilestone(m);
+}
+
+/** `parent.milestones.find(id)` as an unexecuted read for a batch (`foundMilestone` on its row). */
+export const findMilestoneQuery = (db: Db, parent: Parent, id: number) => db.select(milestoneWithPath).from(milestones).where(and(ownSql(parent), eq(milestones.id, id))).limit(1);
+
+export function foundMilestone<T>(m: T | undefined): T {
   if (!m) throw recordNotFound();
   return m;
 }
@@ -314,9 +322,10 @@ async function promoteMilestone(c: Context<AppEnv>, caller: Caller, parent: Proj
   const group = parent.namespace;
   // `authorize! :admin_milestone, user_project.group`: no group (a personal project) is a refusal too.
   if (group.kind !== 'Group') throw forbidden();
-  const groupLevel = await groupAccess(db, caller.user, group);
-  if (!(caller.isAdmin || groupLevel >= ACCESS.PLANNER)) throw forbidden();
-  const m = await findMilestone(c, parent, milestoneId);
+  // The caller's level in the group and the milestone, in one round trip.
+  const [[levelRow], [found]] = await batchReads(db, [groupAccessRead(db, caller.user, group.id), findMilestoneQuery(db, parent, milestoneId)]);
+  if (!(caller.isAdmin || Number(levelRow?.level ?? 0) >= ACCESS.PLANNER)) throw forbidden();
+  const m = foundMilestone(found);
   const now = Date.now();
   const directProjects = db.select({ id: projects.id }).from(projects).where(eq(projects.namespaceId, group.id));
   const sameTitle = and(eq(milestones.title, m.title), or(inArray(milestones.projectId, directProjects), eq(milestones.id, m.id)));

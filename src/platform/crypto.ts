@@ -1,4 +1,5 @@
-/** Digests, random tokens and password hashes with WebCrypto only, so Workers and Node share one implementation. */
+/** Digests, random tokens and password hashes with WebCrypto and node:crypto (Workers' nodejs_compat), so Workers and Node share one implementation. */
+import { createHash } from 'node:crypto';
 
 const enc = new TextEncoder();
 
@@ -36,7 +37,9 @@ export async function sha256(data: string | Uint8Array): Promise<Uint8Array> {
  * (GitLab uses a truncated db_key_base; we use the configured TOKEN_PEPPER). Base64, like GitLab.
  */
 export async function tokenDigest(value: string, pepper: string): Promise<string> {
-  return toBase64(await sha256(value + pepper));
+  // node:crypto (nodejs_compat on Workers) hashes in place; WebCrypto's digest is a thread-pool job
+  // on Node that cost more than the rest of a cached caller's authentication (issue 13 profile).
+  return createHash('sha256').update(value + pepper).digest('base64');
 }
 
 const URL_SAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -51,6 +54,26 @@ export function randomToken(length = 20): string {
 
 export function randomHex(bytes = 16): string {
   return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+/**
+ * Random hex for identifiers that are not secrets (request ids), drawn from a pooled buffer: one
+ * `getRandomValues` call per request was ~3 % of a cached caller's `GET /user` on Node. Secrets
+ * (tokens, cookies) use randomHex.
+ */
+export function randomIdHex(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  let s = '';
+  for (let i = poolAt; i < poolAt + bytes; i++) s += HEX[pool[i]];
+  poolAt += bytes;
+  return s;
 }
 
 /** Constant-time comparison of two strings of possibly different length. */

@@ -9,6 +9,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
+import { renderedOnceIfSelect } from '../db/prepared';
 import { requestParams } from './params';
 import type { AppEnv } from './context';
 import { g } from './validate';
@@ -122,7 +123,8 @@ export async function paginate<T>(
   const [rows, n] =
     page instanceof Promise || counted instanceof Promise
       ? await Promise.all([page, counted])
-      : ((await c.var.db.batch([page, counted] as unknown as Parameters<Db['batch']>[0])) as unknown as [T[], { n: number }[]]);
+      : // Each rendered once, and its statement built once per text (db/prepared.ts).
+        ((await c.var.db.batch([renderedOnceIfSelect(c.var.db, page), renderedOnceIfSelect(c.var.db, counted)] as unknown as Parameters<Db['batch']>[0])) as unknown as [T[], { n: number }[]]);
   const limitedTotal = typeof n === 'number' ? n : Number(n[0]?.n ?? 0);
   const total = limitedTotal > MAX_COUNT ? null : limitedTotal;
   setPaginationHeaders(c, req, linkParams, total, rows.length);
@@ -143,7 +145,8 @@ export async function paginateWith<T, const R extends readonly BatchItem<'sqlite
   reads: R,
   check: (reads: { -readonly [K in keyof R]: Awaited<R[K]> }) => void,
 ): Promise<{ rows: T[]; reads: { -readonly [K in keyof R]: Awaited<R[K]> } }> {
-  const results = (await c.var.db.batch([...reads, page(req.perPage, req.offset), count(MAX_COUNT + 1)] as unknown as Parameters<Db['batch']>[0])) as unknown as unknown[];
+  const db = c.var.db;
+  const results = (await db.batch([...reads, renderedOnceIfSelect(db, page(req.perPage, req.offset)), renderedOnceIfSelect(db, count(MAX_COUNT + 1))] as unknown as Parameters<Db['batch']>[0])) as unknown as unknown[];
   const own = results.slice(0, reads.length) as { -readonly [K in keyof R]: Awaited<R[K]> };
   check(own);
   const rows = results[reads.length] as T[];

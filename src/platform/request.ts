@@ -5,13 +5,13 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context';
 import { grapeError } from './errors';
-import { randomHex } from './crypto';
+import { randomIdHex } from './crypto';
 import { MAX_URL_BYTES, uriTooLong } from './limits';
 
 
 export function requestBasics(): MiddlewareHandler<AppEnv> {
   return async function requestBasicsMiddleware(c, next) {
-    const requestId = c.req.header('x-request-id')?.slice(0, 64) || randomHex(13);
+    const requestId = c.req.header('x-request-id')?.slice(0, 64) || randomIdHex(13);
     c.set('requestId', requestId);
     c.header('X-Request-Id', requestId);
     c.header('X-Frame-Options', 'SAMEORIGIN');

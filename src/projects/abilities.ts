@@ -10,7 +10,7 @@
  * the project's own row plus the rows of its namespace and every ancestor, whose ids come from the
  * namespace's `traversal_path` already loaded with the project.
  */
-import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { members, namespaces, projects } from '../db/schema';
 import { today } from '../platform/time';
@@ -60,6 +60,14 @@ export async function groupAccess(db: Db, user: UserRow | null, group: Namespace
   if (!user) return 0;
   return maxLevel(db, user.id, null, traversalIds(group));
 }
+
+/** `groupAccess` as an unexecuted read for a batch (`[{ level }]`; no row for a missing group). */
+export const groupAccessRead = (db: Db, user: UserRow | null, groupId: number) =>
+  db
+    .select({ level: (user ? groupLevelSql(user.id) : sql<number>`0`).as('level') })
+    .from(namespaces)
+    .where(eq(namespaces.id, groupId))
+    .limit(1);
 
 /** Visibility alone: public to all, internal to signed-in users who are not external. */
 export function visibilityAllows(caller: Caller, visibility: string): boolean {
@@ -158,13 +166,14 @@ const PROJECT_ID = sql.raw('"projects"."id"');
 
 /**
  * SQL: the caller's highest level in a project row (joined with `namespaces`), for `min_access_level`
- * and `membership` filters.
+ * and `membership` filters. `userId` may be a column (each user's level in one project), or with
+ * `day` a placeholder in statements built once (src/db/prepared.ts).
  */
-export function projectLevelSql(userId: number) {
+export function projectLevelSql(userId: number | SQL | Placeholder, day: string | Placeholder = today()) {
   return sql<number>`max(
     CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
-    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()})), 0),
-    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
+    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${day})), 0),
+    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
 }
 
 /** SQL: the caller's highest level in a group row (`namespaces`). */

@@ -30,7 +30,7 @@ import { presentProjectRows, projectExtras, projectExtrasReads, projectListQuery
 import { batchReads } from '../db/batch-reads';
 import type { Db } from '../db/client';
 import { settingsOf } from '../settings/settings';
-import { asBatch, deleteBlobs } from '../platform/cascade';
+import { runDeletion } from '../platform/cascade';
 import { groupDeletion } from './cascade';
 import { decimalId } from '../platform/record-id';
 
@@ -281,9 +281,7 @@ export function mountGroups(r: Router) {
     if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, group.updatedAt);
     // groups.rb: destroy_conditionally! then `accepted!` (Groups::DestroyService runs in a worker there; here at once).
-    const { statements, blobKeys } = await groupDeletion(c.var.db, group);
-    await c.var.db.batch(asBatch(statements));
-    await deleteBlobs(c.var.blobs, blobKeys);
+    await runDeletion(c.var.db, c.var.blobs, groupDeletion(c.var.db, group));
     return c.json(accepted(), 202);
   });
 

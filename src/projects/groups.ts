@@ -114,7 +114,7 @@ export function groupInsertStatements(db: Db, values: typeof namespaces.$inferIn
 }
 
 /** The ids of every project in the group's subtree, as a sub-select. */
-export function groupTreeProjectIds(db: Db, group: NamespaceRow) {
+export function groupTreeProjectIds(db: Db, group: Pick<NamespaceRow, 'traversalPath'>) {
   const tree = db.select({ id: namespaces.id }).from(namespaces).where(subtreeOf(group.traversalPath!));
   return db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, tree));
 }

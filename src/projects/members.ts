@@ -12,17 +12,6 @@ import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds 
 
 export const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 15: 'Planner', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
-/** Owners of a group, its ancestors' owners included (`Group#last_owner?`), at most `limit`. */
-export async function groupOwnerCount(db: Db, groupIds: number[], limit = 2): Promise<number> {
-  const rows = await db
-    .select({ id: members.id })
-    .from(members)
-    .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), eq(members.accessLevel, ACCESS.OWNER), activeMember()))
-    .limit(limit)
-    .all();
-  return rows.length;
-}
-
 /** Project#members_among: the given users who are members of the project (directly, through its groups, or its personal owner). */
 export async function projectMembersAmong(db: Db, project: ProjectRow, ns: NamespaceRow, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];

@@ -37,5 +37,30 @@ export function projectIdRef(idOrPath: string): SQL {
   return sql`(SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE lower(n.full_path) = lower(${idOrPath.slice(0, i)}) AND lower(p.path) = lower(${idOrPath.slice(i + 1)}))`;
 }
 
+/**
+ * `find_project(id)` for statements built once (src/db/prepared.ts cachedQuery): the shape of the
+ * reference (an id, or a namespace path and project path) names the statement, and its values fill
+ * the placeholders `pid`, or `ns` and `path`, of projectWhereOf / projectIdRefOf. Undefined when
+ * nothing can match (as projectWhere).
+ */
+export type ProjectRef = { shape: 'id'; values: { pid: number } } | { shape: 'path'; values: { ns: string; path: string } };
+export function projectRef(idOrPath: string): ProjectRef | undefined {
+  const id = decimalId(idOrPath);
+  if (id !== undefined) return { shape: 'id', values: { pid: id } };
+  const i = idOrPath.lastIndexOf('/');
+  if (i <= 0 || i === idOrPath.length - 1) return undefined;
+  return { shape: 'path', values: { ns: idOrPath.slice(0, i), path: idOrPath.slice(i + 1) } };
+}
+/** projectWhere with the placeholders of a ProjectRef. */
+export const projectWhereOf = (shape: ProjectRef['shape']): SQL =>
+  shape === 'id'
+    ? eq(projects.id, sql.placeholder('pid'))
+    : and(sql`lower(${namespaces.fullPath}) = lower(${sql.placeholder('ns')})`, sql`lower(${projects.path}) = lower(${sql.placeholder('path')})`)!;
+/** projectIdRef with the placeholders of a ProjectRef. */
+export const projectIdRefOf = (shape: ProjectRef['shape']): SQL =>
+  shape === 'id'
+    ? sql`${sql.placeholder('pid')}`
+    : sql`(SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE lower(n.full_path) = lower(${sql.placeholder('ns')}) AND lower(p.path) = lower(${sql.placeholder('path')}))`;
+
 export const projectsSelect = (db: Db) =>
   db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));

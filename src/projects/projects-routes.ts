@@ -3,9 +3,8 @@ import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
-import { personalNamespace } from './group-queries';
-import { findUserByIdOrUsername } from '../users/user-queries';
-import { members, namespaces, projects } from '../db/schema';
+import { decimalId } from '../platform/record-id';
+import { members, namespaces, projects, users } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
 import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -41,7 +40,7 @@ import {
 import { findReadableGroup } from './groups';
 import { findReadableProject, findReadableProjectWith } from './projects';
 import { settingsOf } from '../settings/settings';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { cascade, runDeletion } from '../platform/cascade';
 
 export { findReadableProject };
 
@@ -224,18 +223,22 @@ export function mountProjects(r: Router) {
     const pr = await findReadableProject(c, caller, p.id);
     if (!caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
     checkUnmodifiedSince(c, pr.project.updatedAt);
-    const { statements, blobKeys } = await cascade(c.var.db, 'project', sql`(${pr.project.id})`);
-    await c.var.db.batch(asBatch(statements));
-    await deleteBlobs(c.var.blobs, blobKeys);
+    await runDeletion(c.var.db, c.var.blobs, cascade(c.var.db, 'project', sql`(${pr.project.id})`));
     return c.json(accepted(), 202);
   });
 
   r.route({ method: 'GET', path: '/users/:user_id/projects', summary: "List a user's projects", tags: ['projects'], params: listUserProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
-    const user = await findUserByIdOrUsername(c.var.db, p.user_id);
-    if (!user) throw notFound('User');
-    const ns = await personalNamespace(c.var.db, user.id);
-    if (!ns) return c.json([]);
-    return listProjects(c, caller, p, [eq(projects.namespaceId, ns.id)], { user_id: p.user_id });
+    // The user and their personal namespace in one statement, then the page (listProjects: one batch).
+    const id = decimalId(p.user_id);
+    const [row] = await c.var.db
+      .select({ userId: users.id, namespaceId: namespaces.id })
+      .from(users)
+      .leftJoin(namespaces, and(eq(namespaces.kind, 'User'), eq(namespaces.ownerId, users.id)))
+      .where(id !== undefined ? eq(users.id, id) : sql`lower(${users.username}) = lower(${p.user_id})`)
+      .limit(1);
+    if (!row) throw notFound('User');
+    if (row.namespaceId == null) return c.json([]);
+    return listProjects(c, caller, p, [eq(projects.namespaceId, row.namespaceId)], { user_id: p.user_id });
   });
 
   r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {

@@ -16,7 +16,9 @@ import { ACCESS, canReadProject, type NamespaceRow, projectAccess, projectLevelS
 import { baseUrl } from '../platform/pagination';
 import { notFound } from '../platform/errors';
 import { namespaceFullNameSql } from './group-queries';
-import { projectIdRef, projectWhere, type ProjectWithNamespace } from './project-queries';
+import { projectIdRef, projectRef, type ProjectRef, projectWhereOf, type ProjectWithNamespace } from './project-queries';
+import { cachedQuery } from '../db/prepared';
+import { today } from '../platform/time';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
@@ -223,21 +225,33 @@ export async function findReadableProjectWith<const R extends readonly BatchItem
   c: Context<AppEnv>,
   caller: Caller,
   id: string,
-  reads: (projectId: SQL) => R,
+  reads: (projectId: SQL, ref: ProjectRef) => R,
 ): Promise<ProjectWithNamespace & { level: number; reads: { [K in keyof R]: R[K] extends BatchItem<'sqlite'> ? Awaited<R[K]> : never } }> {
-  const where = projectWhere(id);
-  if (!where) throw notFound('Project');
+  const ref = projectRef(id);
+  if (!ref) throw notFound('Project');
   const db = c.var.db;
+  const uid = caller.user?.id;
+  // Built once per reference shape and caller kind (prepared.ts): every project route starts here.
   // Namespace columns and `level` are named apart (aliased-columns.ts): a D1 batch keys rows by column name.
-  const head = db
-    .select({ project: projects, namespace: NAMESPACE, level: (caller.user ? projectLevelSql(caller.user.id) : sql<number>`0`).as('level') })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(where)
-    .limit(1);
-  const more = reads(projectIdRef(id));
+  const head = cachedQuery(
+    db,
+    `project-head:${ref.shape}:${uid == null ? 'anonymous' : 'user'}`,
+    (d) =>
+      d
+        .select({
+          project: projects,
+          namespace: NAMESPACE,
+          level: (uid == null ? sql<number>`0` : projectLevelSql(sql.placeholder('uid'), sql.placeholder('today'))).as('level'),
+        })
+        .from(projects)
+        .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+        .where(projectWhereOf(ref.shape))
+        .limit(1),
+    uid == null ? ref.values : { ...ref.values, uid, today: today() },
+  );
+  const more = reads(projectIdRef(id), ref);
   type Head = { project: ProjectRow; namespace: NamespaceRow; level: number }[];
-  const [rows, ...rest] = more.length ? ((await db.batch([head, ...more])) as unknown as [Head, ...unknown[]]) : [(await head.all()) as Head];
+  const [rows, ...rest] = more.length ? ((await db.batch([head, ...more])) as unknown as [Head, ...unknown[]]) : [(await head) as Head];
   const found = rows[0];
   if (!found) throw notFound('Project');
   const level = Number(found.level ?? 0);

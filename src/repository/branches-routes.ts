@@ -11,13 +11,13 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { branchProtectionOf, canPushCode, canPushToBranch, canPushToBranchesOf, isProtectedBranch, projectProtectedBranchReads, type ProtectedBranchWithLevels, withLevels } from './protected-branches';
+import { branchProtectionOf, canPushCode, canPushToBranchesOf, projectProtectedBranchReads, type ProtectedBranchWithLevels, refMatches, withLevels } from './protected-branches';
 import { branchCount, branchEntityReads } from './branch-reads';
 import { commitAtRef } from './history-reads';
 import { writeThenRead } from '../db/batch-reads';
 import { isValidBranchName } from './commit-writer';
-import { type CommitRow, findBranch } from './repository-store';
-import { apiMessage, type Found, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
+import type { CommitRow } from './repository-store';
+import { apiMessage, type Found, readableRepoWith, TAGS, x } from './repository-support';
 
 export function mountBranches(r: Router) {
   r.route(
@@ -127,17 +127,21 @@ export function mountBranches(r: Router) {
 
   r.route({ method: 'DELETE', path: '/projects/:id/repository/branches/:branch', summary: 'Delete repository branch', tags: TAGS, params: branchRef, responses: { 204: null } }, async ({ c, p, caller }) => {
     requireUser(caller);
-    const found = await readableRepo(c, caller, p.id);
     const db = c.var.db;
-    const pid = found.project.id;
+    // The project, the branch and the project's protection rules: one round trip, then the delete.
+    const found = await readableRepoWith(c, caller, p.id, (pid) => [
+      db.select().from(repoBranches).where(and(sql`${repoBranches.projectId} = ${pid}`, eq(repoBranches.name, p.branch))).limit(1),
+      ...projectProtectedBranchReads(db, pid),
+    ] as const);
+    const [[branch], rules, levels] = found.reads;
     // branches.rb: `authorize_push_project!` (push_code, plain 403) comes before `find_branch!`.
     if (!canPushCode(caller, found.level, found.project.archived)) throw forbidden();
-    const branch = await findBranch(db, pid, p.branch);
     if (!branch) throw notFound('Branch');
     // Branches::DeleteService: push access to the branch, never the default branch, never a protected one.
-    if (!(await canPushToBranch(c, caller, found.level, pid, p.branch, { archived: found.project.archived }))) throw forbidden('You are not allowed to push into this branch');
+    const protectedBranches = withLevels(rules, levels);
+    if (!canPushToBranchesOf(caller, found.level, protectedBranches, [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
     if (branch.name === found.project.defaultBranch) throw apiMessage(405, 'The default branch of a project cannot be deleted.');
-    if (await isProtectedBranch(db, pid, branch.name)) throw apiMessage(405, 'Protected branch cant be deleted');
+    if (protectedBranches.some((pb) => refMatches(pb.name, branch.name))) throw apiMessage(405, 'Protected branch cant be deleted');
     await db.delete(repoBranches).where(and(eq(repoBranches.id, branch.id), eq(repoBranches.commitSha, branch.commitSha)));
     return c.body(null, 204);
   });

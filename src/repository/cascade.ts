@@ -6,8 +6,8 @@ import { repositoryBlobKeys, repositoryDeletionStatements } from './repository-s
 export const repositoryCascade: Cascade = {
   user: (db, ids) => ({ statements: protectedBranchUserDeletionStatements(db, ids) }),
   group: (db, ids) => ({ statements: protectedBranchGroupDeletionStatements(db, ids) }),
-  project: async (db, ids) => ({
+  project: (db, ids) => ({
     statements: [...protectedBranchDeletionStatements(db, ids), ...repositoryDeletionStatements(db, ids)],
-    blobKeys: await repositoryBlobKeys(db, ids),
+    blobReads: [repositoryBlobKeys(db, ids)],
   }),
 };

@@ -10,8 +10,9 @@ import type { AppEnv } from '../platform/context';
 import { projects, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
 import { decoder, diffManifests, isBinary, lineStats } from './diffs';
 import { blobId, commitId, treeId } from './git-objects';
-import { commitsByShas, lastCommitForPath } from './history';
-import { blobKey, type CommitRow, findCommit, type Manifest, manifestOf, readBlob } from './repository-store';
+import { lastCommitForPath } from './history';
+import { inJson } from '../db/batch-reads';
+import { blobKey, type CommitRow, type Manifest, manifestOf, readBlob } from './repository-store';
 
 export type CommitAction =
   | { action: 'create' | 'update'; file_path: string; content?: string; encoding?: 'text' | 'base64'; last_commit_id?: string; execute_filemode?: boolean }
@@ -163,7 +164,14 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   const tree = treeId(files);
   const authorAt = n.authoredAt ?? at;
   const sha = commitId(tree, parents, { ...n.author, at: authorAt }, { ...n.committer, at }, n.message);
-  const parentRows: { generation: number }[] = parents.length ? await commitsByShas(db, n.projectId, parents) : [];
+  // One read for the parents' generations and whether this commit exists already (a merge or a
+  // commit repeated with the same contents, parents and timestamps).
+  const known = await db
+    .select({ sha: repoCommits.sha, generation: repoCommits.generation })
+    .from(repoCommits)
+    .where(and(eq(repoCommits.projectId, n.projectId), inJson(repoCommits.sha, [...parents, sha])))
+    .all();
+  const parentRows: { generation: number }[] = known.filter((r) => r.sha !== sha);
   if (n.pendingParent) parentRows.push({ generation: n.pendingParent.generation });
   const seconds = Math.floor(at / 1000) * 1000;
   const commit: CommitRow = {
@@ -191,7 +199,7 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
       ? sql`(SELECT ${sha} WHERE NOT EXISTS (SELECT 1 FROM ${repoBranches} WHERE ${repoBranches.projectId} = ${n.projectId} AND ${repoBranches.name} = ${n.branch}))`
       : sql`(SELECT ${sha} WHERE EXISTS (SELECT 1 FROM ${repoBranches} WHERE ${repoBranches.projectId} = ${n.projectId} AND ${repoBranches.name} = ${n.branch} AND ${repoBranches.commitSha} = ${n.expectedHead}))`;
   statements.push(db.insert(repoBranchUpdates).values({ projectId: n.projectId, branch: n.branch, oldSha: n.expectedHead, newSha: guard as unknown as string, userId: n.userId, createdAt: at }));
-  const exists = await findCommit(db, n.projectId, sha);
+  const exists = known.some((r) => r.sha === sha);
   if (!exists) {
     statements.push(db.insert(repoCommits).values(commit));
     parents.forEach((p, i) => statements.push(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i })));

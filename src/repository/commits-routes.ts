@@ -1,6 +1,7 @@
 /** Commits and comparisons (lib/api/commits.rb, repositories.rb compare): commits written through the API and read back. */
 import { sql } from 'drizzle-orm';
 import { batchReads } from '../db/batch-reads';
+import { repoBranches } from '../db/schema';
 import { z } from 'zod';
 import { commitDetail, CommitDetailSchema, commitEntity, CommitSchema, compareEntity, CompareSchema, DiffSchema } from './commit-entity';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
@@ -10,12 +11,13 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { defaultBranchProtectionStatements, canPushToBranch } from './protected-branches';
+import { defaultBranchProtectionStatements, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads } from './protected-branches';
+import { withReadMemo } from '../platform/read-memo';
 import { pushStatements } from './push';
 import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
 import { diffsBetween, diffsOfManifests } from './diffs';
 import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
-import { cachedManifest, findBranch, findCommit, hasCommits, rememberManifest, resolveRef } from './repository-store';
+import { cachedManifest, findCommit, rememberManifest, resolveRef } from './repository-store';
 import { commitAtRef, historyCount, type HistoryFilter, historyPage, manifestRows } from './history-reads';
 import { apiMessage, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
@@ -102,21 +104,35 @@ export function mountCommits(r: Router) {
       if (p.actions === undefined) throw grapeError('actions is missing');
       if (!p.branch) throw grapeError('branch is empty');
       const actions = parseActions(p.actions);
-      const found = await readableRepo(c, caller, p.id);
       const db = c.var.db;
+      const startBranch = p.start_branch ?? p.branch;
+      // The project, whether its repository is empty, the branch and the start branch, and the
+      // protected branches the push check reads, in one round trip.
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => [
+        db.select({ one: sql`1` }).from(repoBranches).where(sql`${repoBranches.projectId} = ${projectId}`).limit(1),
+        db
+          .select()
+          .from(repoBranches)
+          .where(sql`${repoBranches.projectId} = ${projectId} AND ${repoBranches.name} IN (${p.branch}, ${startBranch})`),
+        ...projectProtectedBranchReads(db, projectId),
+      ]);
+      const [any, branches, pbRows, pbLevels] = found.reads;
       const pid = found.project.id;
       if (p.start_project !== undefined && p.start_project !== String(pid) && p.start_project !== found.fullPath)
         throw grapeError('start_project is not supported: commits start from the same project', 400);
-      const empty = !(await hasCommits(db, pid));
-      // commits.rb: authorize_push_to_branch!(params[:branch]).
-      if (!(await canPushToBranch(c, caller, found.level, pid, p.branch, { emptyRepo: empty, archived: found.project.archived })))
-        throw forbidden('You are not allowed to push into this branch');
+      const empty = any.length === 0;
+      // commits.rb: authorize_push_to_branch!(params[:branch]), over the protected branches read above.
+      const allowed = await withReadMemo(c, async () => {
+        primeProtectedBranches(c, pbRows, pbLevels, [{ projectId: pid, name: p.branch }]);
+        return canPushToBranch(c, caller, found.level, pid, p.branch, { emptyRepo: empty, archived: found.project.archived });
+      });
+      if (!allowed) throw forbidden('You are not allowed to push into this branch');
       if (!isValidBranchName(p.branch)) throw apiMessage(400, `Branch name is invalid`);
       // Git stores any message, but GitLab holds text to MAX_TEXT_SIZE_LIMIT; author fields are `string(255)`.
       const textErrors = checkText({}, { commit_message: p.commit_message, author_name: p.author_name, author_email: p.author_email }, COMMIT_TEXT);
       if (Object.keys(textErrors).length) throw validationFailed(textErrors);
 
-      const target = await findBranch(db, pid, p.branch);
+      const target = branches.find((b) => b.name === p.branch);
       // attrs[:start_branch] ||= attrs[:branch_name] unless attrs[:start_sha]
       let parent: string | null = null;
       if (p.start_sha !== undefined) {
@@ -124,8 +140,7 @@ export function mountCommits(r: Router) {
         if (!start || start.sha !== p.start_sha.toLowerCase().padEnd(40, start.sha.slice(p.start_sha.length))) throw apiMessage(400, `Invalid start sha: ${p.start_sha}`);
         parent = start.sha;
       } else {
-        const startBranch = p.start_branch ?? p.branch;
-        const start = await findBranch(db, pid, startBranch);
+        const start = branches.find((b) => b.name === startBranch);
         // Files::BaseService#validate_on_branch!: a non-empty repository needs an existing start branch.
         if (!start && !empty) throw apiMessage(400, 'You can only create or edit files when you are on a branch');
         parent = start?.commitSha ?? null;

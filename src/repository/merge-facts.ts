@@ -34,7 +34,8 @@ export interface MergeFacts {
 
 const key = (p: MergePair) => `merge-facts:${p.projectId}:${p.targetHead}:${p.head}`;
 
-function factsOf(base: string | null, p: MergePair, b: Manifest, t: Manifest, s: Manifest): MergeFacts {
+/** The facts from the merge base and the three manifests (also for a push's own batch, whose head is not stored yet: merge-requests/refresh.ts). */
+export function factsOf(base: string | null, p: MergePair, b: Manifest, t: Manifest, s: Manifest): MergeFacts {
   const hasCommits = base !== p.head;
   if (!hasCommits) return { base, hasCommits, conflict: false, changes: 0 };
   // A target that moved since the merge base can conflict: the same path changed differently on both sides.

@@ -116,12 +116,16 @@ export async function fastForward(db: Db, projectId: number, branch: string, fro
   ];
 }
 
-/** Stores a merge's blobs and runs its statements plus `extra` in one batch. False when the target branch moved meanwhile. */
-export async function runMerge(c: Context<AppEnv>, m: Extract<MergeOutcome, { ok: true }>, projectId: number, extra: BatchItem<'sqlite'>[] = []): Promise<boolean> {
+/**
+ * Stores a merge's blobs and runs its statements plus `extra` in one batch, then `reads` (in the same
+ * batch, seeing the merge), whose results come back. False when the target branch moved meanwhile.
+ */
+export async function runMerge(c: Context<AppEnv>, m: Extract<MergeOutcome, { ok: true }>, projectId: number, extra: BatchItem<'sqlite'>[] = [], reads: BatchItem<'sqlite'>[] = []): Promise<false | unknown[]> {
   await Promise.all([...m.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(projectId, sha), bytes)));
   try {
-    await c.var.db.batch([...m.statements, ...extra] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    return true;
+    const writes = [...m.statements, ...extra];
+    const results = (await c.var.db.batch([...writes, ...reads] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as unknown[];
+    return results.slice(writes.length);
   } catch (err) {
     if (/NOT NULL constraint failed: repo_branch_updates\.new_sha/i.test(collect(err))) return false;
     throw err;

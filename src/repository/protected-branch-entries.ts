@@ -3,11 +3,12 @@
  * accepts_nested_attributes_for): entries planned from the request, the users and groups they name,
  * the validations of ProtectedRefAccess and its EE additions, and the rows they become.
  */
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import { members, namespaces, protectedBranchAccessLevels, users } from '../db/schema';
+import { batchReads, inJson } from '../db/batch-reads';
 import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { ApiError, conflict } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
@@ -78,28 +79,27 @@ export async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: Nam
   const userIds = [...new Set(touched.map((p) => p.userId).filter((x): x is number => x != null))];
   const groupIds = [...new Set(touched.map((p) => p.groupId).filter((x): x is number => x != null))];
   const userLevels = new Map<number, number>();
-  const groups = new Set<number>();
+  if (!userIds.length && !groupIds.length) return { userLevels, groups: new Set() };
   const ancestors = traversalIds(ns);
-  // 60 ids + the project, the ancestors (20 levels at most) and the date stay under D1's 100 parameters.
-  for (let i = 0; i < userIds.length; i += 60) {
-    const chunk = userIds.slice(i, i + 60);
-    for (const u of await db.select({ id: users.id }).from(users).where(inArray(users.id, chunk)).all()) userLevels.set(u.id, 0);
-    const found = chunk.filter((id) => userLevels.has(id));
-    if (!found.length) continue;
-    // lib/abilities.ts projectAccess for many users: project membership, inherited group membership, personal owner.
-    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-    if (ancestors.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, ancestors)));
-    const rows = await db
-      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
-      .from(members)
-      .where(and(inArray(members.userId, found), or(...sources), activeMember()))
-      .groupBy(members.userId)
-      .all();
-    for (const r of rows) userLevels.set(r.userId, Number(r.level));
-    if (ns.kind === 'User' && ns.ownerId != null && userLevels.has(ns.ownerId)) userLevels.set(ns.ownerId, ACCESS.OWNER);
-  }
-  for (let i = 0; i < groupIds.length; i += 90)
-    for (const g of await db.select({ id: namespaces.id }).from(namespaces).where(and(inArray(namespaces.id, groupIds.slice(i, i + 90)), eq(namespaces.kind, 'Group'))).all()) groups.add(g.id);
+  // lib/abilities.ts projectAccess for many users: project membership, inherited group membership,
+  // personal owner. The ids go as one JSON parameter each (inJson), so the three reads are one batch.
+  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
+  if (ancestors.length) sources.push(and(eq(members.sourceType, 'Namespace'), inJson(members.sourceId, ancestors)));
+  const [found, levels, groupRows] = await batchReads(db, [
+    userIds.length ? db.select({ id: users.id }).from(users).where(inJson(users.id, userIds)) : undefined,
+    userIds.length
+      ? db
+          .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})`.as('level') })
+          .from(members)
+          .where(and(inJson(members.userId, userIds), or(...sources), activeMember()))
+          .groupBy(members.userId)
+      : undefined,
+    groupIds.length ? db.select({ id: namespaces.id }).from(namespaces).where(and(inJson(namespaces.id, groupIds), eq(namespaces.kind, 'Group'))) : undefined,
+  ]);
+  for (const u of found ?? []) userLevels.set(u.id, 0);
+  for (const r of levels ?? []) if (userLevels.has(r.userId)) userLevels.set(r.userId, Number(r.level));
+  if (ns.kind === 'User' && ns.ownerId != null && userLevels.has(ns.ownerId)) userLevels.set(ns.ownerId, ACCESS.OWNER);
+  const groups = new Set((groupRows ?? []).map((g) => g.id));
   return { userLevels, groups };
 }
 

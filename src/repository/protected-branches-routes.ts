@@ -8,17 +8,19 @@
  * caller must also pass the branch's unprotect access levels (a rule they could not remove later
  * cannot be created either). A project the caller cannot read answers 404 Project Not Found.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
-import { approvalProjectRulesProtectedBranches, namespaces, protectedBranchAccessLevels, protectedBranches, users } from '../db/schema';
-import { protectedBranchEntity, ProtectedBranchSchema } from './protected-branch-entity';
+import { approvalProjectRulesProtectedBranches, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
+import { writeThenRead } from '../db/batch-reads';
+import { branchIdByName, branchIdsOf, protectedBranchesFrom, protectedBranchesReads } from './protected-branch-reads';
+import { type ProtectedBranchExtras, protectedBranchEntity, ProtectedBranchSchema } from './protected-branch-entity';
 import { ACCESS, hasProjectLevel } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, grapeError, recordNotFound } from '../platform/errors';
-import { countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
@@ -30,8 +32,9 @@ import {
   listProtectedBranchesParams,
   updateProtectedBranchParams,
 } from './protected-branches-params';
-import { findReadableProject, readCode } from '../projects/projects';
-import { type AccessKind, attachLevels, canUnprotect, findProtectedBranch, type ProtectedBranchWithLevels } from './protected-branches';
+import { findReadableProjectWith } from '../projects/projects';
+import { readableRepoWith } from './repository-support';
+import { type AccessKind, canUnprotect, type ProtectedBranchWithLevels } from './protected-branches';
 import { applyEntry, createEntries, entryErrors, insertLevels, levelRow, lookupIds, type Planned, raceError, unprocessable } from './protected-branch-entries';
 
 const TAGS = ['protected_branches'];
@@ -55,27 +58,10 @@ function nameMatcher(search: string | undefined): ((name: string) => boolean) | 
   return (name) => name.toLowerCase() === query;
 }
 
-/** Presents protected branches with the names their user and group entries are described by. */
-async function present(c: Context<AppEnv>, rows: ProtectedBranchWithLevels[]) {
-  const db = c.var.db;
-  const levels = rows.flatMap((r) => [...r.push, ...r.merge, ...r.unprotect]);
-  const userIds = [...new Set(levels.map((l) => l.userId).filter((x): x is number => x != null))];
-  const groupIds = [...new Set(levels.map((l) => l.groupId).filter((x): x is number => x != null))];
-  const userNames = new Map<number, string>();
-  const groupNames = new Map<number, string>();
-  for (let i = 0; i < userIds.length; i += 90)
-    for (const u of await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, userIds.slice(i, i + 90))).all()) userNames.set(u.id, u.name);
-  for (let i = 0; i < groupIds.length; i += 90)
-    for (const g of await db.select({ id: namespaces.id, name: namespaces.name }).from(namespaces).where(inArray(namespaces.id, groupIds.slice(i, i + 90))).all()) groupNames.set(g.id, g.name);
-  const x = { premium: premium(c), userNames, groupNames };
+/** Presents protected branches with the names their user and group entries are described by (read beside them: protected-branch-reads.ts). */
+function present(c: Context<AppEnv>, rows: ProtectedBranchWithLevels[], names: Pick<ProtectedBranchExtras, 'userNames' | 'groupNames'>) {
+  const x = { premium: premium(c), ...names };
   return rows.map((r) => protectedBranchEntity(r, x));
-}
-
-/** `authorize_read_code!`: a readable project whose repository the caller may not read answers 403. */
-async function readableProject(c: Context<AppEnv>, caller: Caller, id: string) {
-  const found = await findReadableProject(c, caller, id);
-  if (!readCode(caller, found.project, found.level)) throw forbidden();
-  return found;
 }
 
 /** `admin_project`, plus (Premium) ProtectedBranchPolicy's `can_unprotect` on the branch as it would be. */
@@ -84,11 +70,11 @@ function authorizeAdmin(c: Context<AppEnv>, caller: Caller, level: number, pb?: 
   if (pb && premium(c) && !canUnprotect(caller, level, pb)) throw forbidden();
 }
 
-async function findOr404(c: Context<AppEnv>, projectId: number, name: string): Promise<ProtectedBranchWithLevels> {
-  const pb = await findProtectedBranch(c.var.db, projectId, name);
-  // `find_by!` raises ActiveRecord::RecordNotFound, which the API renders as "404 Not found".
-  if (!pb) throw recordNotFound();
-  return pb;
+/** The one branch of `protectedBranchesReads(db, branchIdByName(…))`, or `find_by!`'s 404 ("404 Not found"). */
+function oneOr404(reads: Parameters<typeof protectedBranchesFrom>[0]) {
+  const { branches, names } = protectedBranchesFrom(reads);
+  if (!branches[0]) throw recordNotFound();
+  return { pb: branches[0], names };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,58 +83,41 @@ export function mountProtectedBranches(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/protected_branches', summary: "Get a project's protected branches", tags: TAGS, params: listProtectedBranchesParams, responses: { 200: z.array(ProtectedBranchSchema) } },
     async ({ c, p, caller }) => {
-      const { project } = await readableProject(c, caller, p.id);
       const db = c.var.db;
       const raw = await requestParams(c);
       const req = pageRequest(p, raw.per_page);
-      const own = eq(protectedBranches.projectId, project.id);
       const match = nameMatcher(p.search);
-      let rows: (typeof protectedBranches.$inferSelect)[];
-      if (match) {
-        // A project's rules are few (GitLab loads them all to match a ref); filter their names here.
-        const ids = (await db.select({ id: protectedBranches.id, name: protectedBranches.name }).from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).all())
-          .filter((r) => match(r.name))
-          .map((r) => r.id);
-        rows = await paginate(
-          c,
-          req,
-          linkParamsFrom(raw, {}),
-          async (limit, offset) => {
-            const pageIds = ids.slice(offset, offset + limit);
-            return pageIds.length ? db.select().from(protectedBranches).where(inArray(protectedBranches.id, pageIds)).orderBy(asc(protectedBranches.id)).all() : [];
-          },
-          async (limit) => Math.min(ids.length, limit),
-        );
-      } else {
-        rows = await paginate(
-          c,
-          req,
-          linkParamsFrom(raw, {}),
-          (limit, offset) => db.select().from(protectedBranches).where(own).orderBy(asc(protectedBranches.id)).limit(limit).offset(offset),
-          (limit) => countUpToQuery(db, protectedBranches, own, limit),
-        );
-      }
-      return c.json(await present(c, await attachLevels(db, rows)));
+      // The page (every rule when searching: a project's rules are few, GitLab loads them all to
+      // match a ref, and names are matched here), its levels and names, and the count: one round trip.
+      const ids = (pid: SQL) => branchIdsOf(pid, match ? undefined : { limit: req.perPage, offset: req.offset });
+      const found = await readableRepoWith(c, caller, p.id, (pid) => [...protectedBranchesReads(db, ids(pid)), countUpToQuery(db, protectedBranches, sql`${protectedBranches.projectId} = ${pid}`, MAX_COUNT + 1)] as const);
+      const [rows, levels, userRows, groupRows, counted] = found.reads;
+      const { branches, names } = protectedBranchesFrom([rows, levels, userRows, groupRows]);
+      const matching = match ? branches.filter((b) => match(b.name)) : branches;
+      const page = match ? matching.slice(req.offset, req.offset + req.perPage) : matching;
+      const n = match ? matching.length : Number(counted[0]?.n ?? 0);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, page.length);
+      return c.json(present(c, page, names));
     },
   );
 
   r.route(
     { method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'Get a single protected branch', tags: TAGS, params: getProtectedBranchParams, responses: { 200: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
-      const { project } = await readableProject(c, caller, p.id);
-      const pb = await findOr404(c, project.id, p.name);
-      return c.json((await present(c, [pb]))[0]);
+      const found = await readableRepoWith(c, caller, p.id, (pid) => protectedBranchesReads(c.var.db, branchIdByName(pid, p.name)));
+      const { pb, names } = oneOr404(found.reads);
+      return c.json(present(c, [pb], names)[0]);
     },
   );
 
   r.route(
     { method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a single branch', tags: TAGS, params: createProtectedBranchParams, responses: { 201: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
-      const { project, namespace, level } = await findReadableProject(c, caller, p.id);
-      authorizeAdmin(c, caller, level);
       const db = c.var.db;
-      if (await db.select({ id: protectedBranches.id }).from(protectedBranches).where(and(eq(protectedBranches.projectId, project.id), eq(protectedBranches.name, p.name))).get())
-        throw conflict(`Protected branch '${p.name}' already exists`);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [db.select({ id: protectedBranches.id }).from(protectedBranches).where(sql`${protectedBranches.id} = ${branchIdByName(pid, p.name)}`).limit(1)] as const);
+      const { project, namespace, level } = found;
+      authorizeAdmin(c, caller, level);
+      if (found.reads[0][0]) throw conflict(`Protected branch '${p.name}' already exists`);
       const isPremium = premium(c);
       const entries: Record<AccessKind, AccessEntry[]> = {
         push: createEntries('push', p.push_access_level, p.allowed_to_push, isPremium),
@@ -196,26 +165,29 @@ export function mountProtectedBranches(r: Router) {
         }),
         ...insertLevels(c, pbId, KINDS.flatMap((kind) => planned[kind].map((p) => ({ kind, p }))), now),
       ];
+      let created;
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        // The rule, its levels and their answer in one batch.
+        created = await writeThenRead(db, statements, protectedBranchesReads(db, pbId));
       } catch (err) {
         throw raceError(err, p.name) ?? err;
       }
-      const created = await findOr404(c, project.id, p.name);
-      return c.json((await present(c, [created]))[0], 201);
+      const { pb, names } = oneOr404(created);
+      return c.json(present(c, [pb], names)[0], 201);
     },
   );
 
   r.route(
     { method: 'PATCH', path: '/projects/:id/protected_branches/:name', summary: 'Update a protected branch', tags: TAGS, params: updateProtectedBranchParams, responses: { 200: ProtectedBranchSchema } },
     async ({ c, p, caller }) => {
-      const { project, namespace, level } = await findReadableProject(c, caller, p.id);
       const raw = await requestParams(c);
+      const db = c.var.db;
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => protectedBranchesReads(db, branchIdByName(pid, p.name)));
+      const { project, namespace, level } = found;
       // `allow_blank: false` on allow_force_push.
       if (raw.allow_force_push === '' || raw.allow_force_push === null) throw grapeError('allow_force_push is empty');
-      const pb = await findOr404(c, project.id, p.name);
+      const { pb, names } = oneOr404(found.reads);
       authorizeAdmin(c, caller, level, pb);
-      const db = c.var.db;
       const isPremium = premium(c);
       const given: Record<AccessKind, AccessEntry[]> = {
         // CE declares only deploy_key_id entries for allowed_to_push.
@@ -247,7 +219,7 @@ export function mountProtectedBranches(r: Router) {
         set.codeOwnerApprovalRequired = p.code_owner_approval_required;
       const levelsChange = KINDS.some((k) => planned[k].some((q) => q.destroy || q.changed));
       // ActiveRecord touches updated_at only when something changed.
-      if (!Object.keys(set).length && !levelsChange) return c.json((await present(c, [pb]))[0]);
+      if (!Object.keys(set).length && !levelsChange) return c.json(present(c, [pb], names)[0]);
       const statements: BatchItem<'sqlite'>[] = [db.update(protectedBranches).set({ ...set, updatedAt: now }).where(eq(protectedBranches.id, pb.id))];
       for (const kind of KINDS)
         for (const q of planned[kind]) {
@@ -257,24 +229,25 @@ export function mountProtectedBranches(r: Router) {
           }
         }
       statements.push(...insertLevels(c, pb.id, KINDS.flatMap((kind) => planned[kind].filter((q) => q.id === undefined).map((p) => ({ kind, p }))), now));
+      let updated;
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        updated = await writeThenRead(db, statements, protectedBranchesReads(db, sql`(${pb.id})`));
       } catch (err) {
         throw raceError(err, p.name) ?? err;
       }
-      const updated = await findOr404(c, project.id, p.name);
-      return c.json((await present(c, [updated]))[0]);
+      const after = oneOr404(updated);
+      return c.json(present(c, [after.pb], after.names)[0]);
     },
   );
 
   r.route(
     { method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Unprotect a single branch', tags: TAGS, params: deleteProtectedBranchParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
-      const { project, level } = await findReadableProject(c, caller, p.id);
-      const pb = await findOr404(c, project.id, p.name);
-      authorizeAdmin(c, caller, level, pb);
-      checkUnmodifiedSince(c, pb.updatedAt);
       const db = c.var.db;
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => protectedBranchesReads(db, branchIdByName(pid, p.name)));
+      const { pb } = oneOr404(found.reads);
+      authorizeAdmin(c, caller, found.level, pb);
+      checkUnmodifiedSince(c, pb.updatedAt);
       await db.batch([
         db.delete(protectedBranchAccessLevels).where(eq(protectedBranchAccessLevels.protectedBranchId, pb.id)),
         // approval_project_rules_protected_branches: GitLab's foreign key cascades on the protected branch.

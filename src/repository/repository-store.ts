@@ -140,7 +140,7 @@ export async function listBranches(db: Db, projectId: number, o: { search?: stri
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
-/** Rows removed with a project (blob files: `repositoryBlobKeys` before the batch). */
+/** Rows removed with a project (blob files: `repositoryBlobKeys` at the head of the batch). */
 export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(): SQL }): BatchItem<'sqlite'>[] {
   const within = (col: Parameters<typeof inArray>[0]) => inArray(col, projectIds as never);
   return [
@@ -152,12 +152,10 @@ export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(
   ];
 }
 
-/** Blob-store keys of the projects' repository contents. */
-export async function repositoryBlobKeys(db: Db, projectIds: SQL | { getSQL(): SQL }): Promise<string[]> {
-  const rows = await db
-    .selectDistinct({ projectId: repoCommitFiles.projectId, blob: repoCommitFiles.blobSha })
-    .from(repoCommitFiles)
-    .where(inArray(repoCommitFiles.projectId, projectIds as never))
-    .all();
-  return rows.map((r) => blobKey(r.projectId, r.blob));
+/** Blob-store keys of the projects' repository contents: a read for the head of the deleting batch (platform/cascade.ts). */
+export function repositoryBlobKeys(db: Db, projectIds: SQL | { getSQL(): SQL }) {
+  return {
+    query: db.selectDistinct({ projectId: repoCommitFiles.projectId, blob: repoCommitFiles.blobSha }).from(repoCommitFiles).where(inArray(repoCommitFiles.projectId, projectIds as never)),
+    keys: (rows: { projectId: number; blob: string }[]) => rows.map((r) => blobKey(r.projectId, r.blob)),
+  };
 }

@@ -15,8 +15,9 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { findReadableIssue } from '../issues/issues';
-import { findReadableMergeRequest } from '../merge-requests/merge-requests';
-import { markTodo, presentTodos, todoTargetVisibleSql } from './todos';
+import { findReadableMergeRequestWith } from '../merge-requests/merge-requests';
+import { markedTodoRow, markTodo, markTodoStatement, presentTodos, todoReads, todoTargetVisibleSql } from './todos';
+import type { TodoRow } from './todo-entity';
 import { TodoSchema } from './todo-entity';
 import { z } from 'zod';
 
@@ -59,10 +60,14 @@ export function mountTodos(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       // ISSUABLE_TYPES['merge_requests']: find_merge_request_with_access (403 without read_merge_request).
-      const { mr } = await findReadableMergeRequest(c, caller, p.id, p.merge_request_iid);
-      const todo = await markTodo(c.var.db, user, 'MergeRequest', mr.id);
+      const { mr, project } = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, () => ({ list: [], unflatten: () => undefined }));
+      // The insert and everything its answer shows in one batch: the new row is known before it exists.
+      const now = Date.now();
+      const reads = todoReads(c, caller, [markedTodoRow(user, mr.projectId, 'MergeRequest', mr.id, now)], {}, { withoutSubscribed: false, one: { projectId: project.id, iid: mr.iid } });
+      const [inserted, ...results] = (await c.var.db.batch([markTodoStatement(c.var.db, user, 'MergeRequest', mr.id, now), ...reads.list])) as unknown as [TodoRow[], ...unknown[]];
+      const todo = inserted[0];
       if (!todo) throw notModified();
-      const [out] = await presentTodos(c, caller, [todo], {}, { withoutSubscribed: false });
+      const [out] = await reads.present(results, [todo]);
       // Entities::Todo represents the target with the options of its type only (none here): the
       // MergeRequest entity sees no current user, so `subscribed` and `user.can_merge` are false.
       const target = out.target as { subscribed?: boolean; user?: { can_merge: boolean } };

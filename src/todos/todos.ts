@@ -19,8 +19,9 @@ import { type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow,
 import { issueReadOptions, type PresentOptions, presentIssueRows } from '../issues/issue-presenter';
 import { type IssueReadResults, issueReads, jsonIds } from '../issues/issue-reads';
 import type { ProjectWithNamespace } from '../projects/project-queries';
-import { batchReads, inJson } from '../db/batch-reads';
-import { presentMergeRequests } from '../merge-requests/merge-requests';
+import { inJson } from '../db/batch-reads';
+import { mergeRequestPresenterReads } from '../merge-requests/merge-requests';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { baseUrl } from '../platform/pagination';
 
 type IssueRow = typeof issues.$inferSelect;
@@ -58,12 +59,17 @@ export function todoTargetVisibleSql(caller: Caller): SQL {
  * calls create one row.
  */
 export async function markTodo(db: Db, user: UserRow, targetType: 'Issue' | 'MergeRequest', targetId: number, now = Date.now()): Promise<TodoRow | null> {
+  return (await markTodoStatement(db, user, targetType, targetId, now).all())[0] ?? null;
+}
+
+/** markTodo as an unexecuted statement for a batch: it returns the new row, or none. */
+export function markTodoStatement(db: Db, user: UserRow, targetType: 'Issue' | 'MergeRequest', targetId: number, now: number) {
   const target = targetType === 'Issue' ? issues : mergeRequests;
   const pending = db
     .select({ one: sql`1` })
     .from(todos)
     .where(and(eq(todos.userId, user.id), eq(todos.targetType, targetType), eq(todos.targetId, targetId), eq(todos.state, 'pending')));
-  const rows = await db
+  return db
     .insert(todos)
     .select(
       db
@@ -85,10 +91,25 @@ export async function markTodo(db: Db, user: UserRow, targetType: 'Issue' | 'Mer
         .from(target)
         .where(and(eq(target.id, targetId), notExists(pending))),
     )
-    .returning()
-    .all();
-  return rows[0] ?? null;
+    .returning();
 }
+
+/** The row `markTodoStatement` would write for `user` on a project's target (its reads can be built before it exists). */
+export const markedTodoRow = (user: UserRow, projectId: number, targetType: 'Issue' | 'MergeRequest', targetId: number, now: number): TodoRow => ({
+  id: 0,
+  userId: user.id,
+  authorId: user.id,
+  projectId,
+  groupId: null,
+  targetType,
+  targetId,
+  noteId: null,
+  action: TODO_MARKED,
+  state: 'pending',
+  body: '',
+  createdAt: now,
+  updatedAt: now,
+});
 
 /** Namespace full names (`Parent / Child`) from the namespaces and the names of their ancestors. */
 function fullNamesOf(rows: NamespaceRow[], names: Map<number, string>): Map<number, string> {
@@ -96,11 +117,28 @@ function fullNamesOf(rows: NamespaceRow[], names: Map<number, string>): Map<numb
 }
 
 /**
- * Presents to-dos (issue and merge request targets) with their authors, projects and Issue
- * entities: everything but merge request targets is read in one round trip.
+ * Presents to-dos (issue and merge request targets) with their authors, projects and target
+ * entities: everything is read in one round trip (but a page's merge request approvals, read when
+ * presenting them).
  */
-export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}, mrOpts: { withoutSubscribed?: boolean } = { withoutSubscribed: true }) {
+export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}, mrOpts: TodoMrOptions = { withoutSubscribed: true }) {
   if (!rows.length) return [];
+  const reads = todoReads(c, caller, rows, issueOpts, mrOpts);
+  return reads.present(reads.list.length ? ((await c.var.db.batch(reads.list as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as unknown[]) : [], rows);
+}
+
+export interface TodoMrOptions {
+  withoutSubscribed?: boolean;
+  /** The one merge request target's project and iid: its approval state is read in the same batch. */
+  one?: { projectId: number; iid: number };
+}
+
+/**
+ * What presenting the to-dos `rows` reads, as unexecuted statements for one batch (a write's, such as
+ * the insert of a marked to-do, whose row is known before it is written), and `present`, which
+ * presents the rows from the batch's results (merge request targets included) reading nothing more.
+ */
+export function todoReads(c: Context<AppEnv>, caller: Caller, rows: TodoRow[], issueOpts: PresentOptions = {}, mrOpts: TodoMrOptions = { withoutSubscribed: true }) {
   const db = c.var.db;
   const base = baseUrl(c);
   const uniq = (xs: number[]) => [...new Set(xs)];
@@ -111,7 +149,7 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
   const noteIds = uniq(rows.flatMap((t) => (t.noteId ? [t.noteId] : [])));
   const projectNamespaces = sql`SELECT p.namespace_id FROM projects p WHERE p.id IN (SELECT value FROM json_each(${JSON.stringify(projectIds)}))`;
   const extras = issueIds.length ? issueReads(db, caller, jsonIds(issueIds), { ...issueReadOptions(c, undefined, issueOpts), projects: false }) : [];
-  const [issueList, authorList, projectList, groupList, noteList, mrList, ancestorList, ...issueExtras] = (await batchReads(db, [
+  const slots = [
     issueIds.length ? db.select().from(issues).where(inJson(issues.id, issueIds)) : undefined,
     db.select().from(users).where(inJson(users.id, uniq(rows.map((t) => t.authorId)))),
     projectIds.length
@@ -128,73 +166,82 @@ export async function presentTodos(c: Context<AppEnv>, caller: Caller, rows: Tod
           .where(sql`EXISTS (SELECT 1 FROM namespaces n WHERE n.id IN (${projectNamespaces}) AND n.traversal_path >= "namespaces"."traversal_path" AND n.traversal_path < "namespaces"."traversal_path" || ':') OR "namespaces"."id" IN (${projectNamespaces})`)
       : undefined,
     ...extras,
-  ] as const)) as unknown as [
-    IssueRow[] | undefined,
-    UserRow[],
-    ProjectWithNamespace[] | undefined,
-    NamespaceRow[] | undefined,
-    { id: number; body: string }[] | undefined,
-    (typeof mergeRequests.$inferSelect)[] | undefined,
-    { id: number; name: string }[] | undefined,
-    ...unknown[],
-  ];
-  const byId = <T extends { id: number }>(list: T[] | undefined) => new Map((list ?? []).map((r) => [r.id, r]));
-  const issueRows = byId(issueList);
-  const authors = byId(authorList);
-  const projectRows = new Map((projectList ?? []).map((r) => [r.project.id, { id: r.project.id, ...r }]));
-  const groupRows = byId(groupList);
-  const noteBodies = byId(noteList);
-  const fullNames = fullNamesOf([...projectRows.values()].map((r) => r.namespace), new Map((ancestorList ?? []).map((n) => [n.id, n.name])));
+  ] as const;
+  const mrReads = mrIds.length ? mergeRequestPresenterReads(c, caller, mrIds, { full: true, withoutSubscribed: mrOpts.withoutSubscribed }, mrOpts.one) : undefined;
+  const list = [...slots.filter((q) => q !== undefined), ...(mrReads?.list ?? [])] as BatchItem<'sqlite'>[];
+  const present = async (results: readonly unknown[], rows: TodoRow[]) => {
+    let k = 0;
+    const slotResults = slots.map((q) => (q === undefined ? undefined : results[k++]));
+    const mrResults = results.slice(k);
+    const [issueList, authorList, projectList, groupList, noteList, mrList, ancestorList, ...issueExtras] = slotResults as unknown as [
+      IssueRow[] | undefined,
+      UserRow[],
+      ProjectWithNamespace[] | undefined,
+      NamespaceRow[] | undefined,
+      { id: number; body: string }[] | undefined,
+      (typeof mergeRequests.$inferSelect)[] | undefined,
+      { id: number; name: string }[] | undefined,
+      ...unknown[],
+    ];
+    const byId = <T extends { id: number }>(list: T[] | undefined) => new Map((list ?? []).map((r) => [r.id, r]));
+    const issueRows = byId(issueList);
+    const authors = byId(authorList);
+    const projectRows = new Map((projectList ?? []).map((r) => [r.project.id, { id: r.project.id, ...r }]));
+    const groupRows = byId(groupList);
+    const noteBodies = byId(noteList);
+    const fullNames = fullNamesOf([...projectRows.values()].map((r) => r.namespace), new Map((ancestorList ?? []).map((n) => [n.id, n.name])));
 
-  const targets = [...issueRows.values()];
-  // The issues' projects are the to-dos' own (a to-do's project is its target's).
-  if (issueExtras.length) issueExtras[6] = projectList;
-  const presented = targets.length ? await presentIssueRows(c, caller, targets, issueExtras as unknown as IssueReadResults, issueOpts) : [];
-  const targetJson = new Map<number, Todo['target']>(targets.map((row, i) => [row.id, presented[i]]));
-  // Merge request targets: Entities::MergeRequest (todo.rb presents the full entity).
-  const mrRows = byId(mrList);
-  const mrTargets = [...mrRows.values()];
-  const mrJson = await presentMergeRequests(c, caller, mrTargets, { full: true, withoutSubscribed: mrOpts.withoutSubscribed });
-  const mrTargetJson = new Map<number, Todo['target']>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
+    const targets = [...issueRows.values()];
+    // The issues' projects are the to-dos' own (a to-do's project is its target's).
+    if (issueExtras.length) issueExtras[6] = projectList;
+    const presented = targets.length ? await presentIssueRows(c, caller, targets, issueExtras as unknown as IssueReadResults, issueOpts) : [];
+    const targetJson = new Map<number, Todo['target']>(targets.map((row, i) => [row.id, presented[i]]));
+    // Merge request targets: Entities::MergeRequest (todo.rb presents the full entity).
+    const mrRows = byId(mrList);
+    const mrTargets = [...mrRows.values()];
+    const mrJson = mrReads && mrTargets.length ? await mrReads.present(mrResults, mrTargets) : [];
+    const mrTargetJson = new Map<number, Todo['target']>(mrTargets.map((row, i) => [row.id, mrJson[i]]));
 
-  const out = [];
-  for (const t of rows) {
-    const author = authors.get(t.authorId);
-    if (t.targetType === 'MergeRequest') {
-      const mr = mrRows.get(t.targetId);
+    const out = [];
+    for (const t of rows) {
+      const author = authors.get(t.authorId);
+      if (t.targetType === 'MergeRequest') {
+        const mr = mrRows.get(t.targetId);
+        const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
+        if (!mr || !author || !parent) continue;
+        const fullPath = `${parent.namespace.fullPath}/${parent.project.path}`;
+        out.push(
+          todoEntity(t, {
+            base,
+            author,
+            project: { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name },
+            group: null,
+            target: mrTargetJson.get(mr.id)!,
+            targetUrl: `${base}/${fullPath}/-/merge_requests/${mr.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
+            body: t.noteId ? noteBodies.get(t.noteId)?.body ?? mr.title : mr.title,
+          }),
+        );
+        continue;
+      }
+      const issue = issueRows.get(t.targetId);
+      if (t.targetType !== 'Issue' || !issue || !author) continue;
       const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
-      if (!mr || !author || !parent) continue;
-      const fullPath = `${parent.namespace.fullPath}/${parent.project.path}`;
+      const project = parent ? { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name } : null;
+      const fullPath = parent ? `${parent.namespace.fullPath}/${parent.project.path}` : '';
       out.push(
         todoEntity(t, {
           base,
           author,
-          project: { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name },
-          group: null,
-          target: mrTargetJson.get(mr.id)!,
-          targetUrl: `${base}/${fullPath}/-/merge_requests/${mr.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
-          body: t.noteId ? noteBodies.get(t.noteId)?.body ?? mr.title : mr.title,
+          project,
+          group: t.groupId ? groupRows.get(t.groupId) ?? null : null,
+          target: targetJson.get(issue.id)!,
+          // Gitlab::Routing project_issue_url, with the note anchor of note to-dos (entities/todo.rb).
+          targetUrl: `${base}/${fullPath}/-/issues/${issue.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
+          body: t.noteId ? noteBodies.get(t.noteId)?.body ?? issue.title : issue.title,
         }),
       );
-      continue;
     }
-    const issue = issueRows.get(t.targetId);
-    if (t.targetType !== 'Issue' || !issue || !author) continue;
-    const parent = t.projectId ? projectRows.get(t.projectId) : undefined;
-    const project = parent ? { project: parent.project as ProjectRow, namespace: parent.namespace as NamespaceRow, namespaceFullName: fullNames.get(parent.namespace.id) ?? parent.namespace.name } : null;
-    const fullPath = parent ? `${parent.namespace.fullPath}/${parent.project.path}` : '';
-    out.push(
-      todoEntity(t, {
-        base,
-        author,
-        project,
-        group: t.groupId ? groupRows.get(t.groupId) ?? null : null,
-        target: targetJson.get(issue.id)!,
-        // Gitlab::Routing project_issue_url, with the note anchor of note to-dos (entities/todo.rb).
-        targetUrl: `${base}/${fullPath}/-/issues/${issue.iid}${t.noteId ? `#note_${t.noteId}` : ''}`,
-        body: t.noteId ? noteBodies.get(t.noteId)?.body ?? issue.title : issue.title,
-      }),
-    );
-  }
-  return out;
+    return out;
+  };
+  return { list, present };
 }

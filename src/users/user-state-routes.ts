@@ -13,7 +13,7 @@ import { requireAdmin, requireUser } from '../platform/guards';
 import { userIdParams } from './users-params';
 import { actorStamp, isBlockedState, isInternalUser, upsertCustomAttribute } from './users';
 import { settingsOf } from '../settings/settings';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { cascade, runDeletion } from '../platform/cascade';
 import { invalidateCaller } from './caller-cache';
 
 /** The endpoint's return value: whether the transition happened, `null` when already in the target state. */
@@ -131,10 +131,8 @@ export function mountUserStateActions(r: Router) {
     async ({ c, caller, user }) => {
       if (user.state !== 'blocked_pending_approval') throw apiError('This user does not have a pending request', 409);
       // A rejected user is hard-deleted (RejectService: delete_async with hard_delete: true).
-      const { statements, blobKeys } = await cascade(c.var.db, 'user', sql`(${user.id})`);
-      await c.var.db.batch(asBatch(statements));
+      await runDeletion(c.var.db, c.var.blobs, cascade(c.var.db, 'user', sql`(${user.id})`));
       invalidateCaller(c.var.db, { userId: user.id });
-      await deleteBlobs(c.var.blobs, blobKeys);
       return c.json({ message: 'Success' }, 200);
     },
     { adminFirst: 'You are not allowed to reject a user', responses: { 200: Success } },

@@ -20,14 +20,15 @@ import {
   checkUserConflicts,
   userConflicts,
   findOrCreateGhost,
+  ghostInsert,
   identityInsert,
   personalNamespaceInsert,
-  soleOwnedGroupCount,
   storeAvatar,
   validateUserFields,
 } from './users';
 import { settingsOf } from '../settings/settings';
-import { asBatch, cascade, deleteBlobs } from '../platform/cascade';
+import { cascade, runDeletion } from '../platform/cascade';
+import { GHOST_ID, userDeletionReads } from './user-deletion';
 import { invalidateCaller } from './caller-cache';
 
 export function mountUserCreate(r: Router) {
@@ -272,21 +273,32 @@ export function mountUserWrites(r: Router) {
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const db = c.var.db;
-      const user = await findUserById(db, p.id);
+      // One round trip for what the deletion needs to know, one for the deletion (user-deletion.ts).
+      const { user, soleOwned, ghostId, ghostNames } = await userDeletionReads(db, p.id);
       if (!user) throw notFound('User');
       // UserPolicy prevents destroy_user on the ghost user ("This user cannot be removed.").
       if (user.userType === 'ghost') throw forbidden();
-      if (!p.hard_delete && (await soleOwnedGroupCount(db, user.id)) > 0) throw conflict('User cannot be removed while is the sole-owner of a group');
+      if (!p.hard_delete && soleOwned.length > 0) throw conflict('User cannot be removed while is the sole-owner of a group');
       checkUnmodifiedSince(c, user.updatedAt);
-      // Soft delete hands contributions to the ghost user (Users::MigrateRecordsToGhostUserService), which
-      // exists from then on; hard_delete removes them instead.
-      const ghost = p.hard_delete ? undefined : await findOrCreateGhost(db);
       // Everything that goes with the user, in one batch (platform/cascade.ts): each domain re-attributes
       // or removes its rows; hard_delete removes the groups the user solely owns too (Users::DestroyService).
-      const { statements, blobKeys } = await cascade(db, 'user', sql`(${user.id})`, { hardDelete: p.hard_delete, ghostId: ghost?.id });
-      await db.batch(asBatch(statements));
+      const ids = sql`(${user.id})`;
+      if (p.hard_delete) await runDeletion(db, c.var.blobs, cascade(db, 'user', ids, { soleOwnedGroups: soleOwned }));
+      else if (ghostId !== undefined) await runDeletion(db, c.var.blobs, cascade(db, 'user', ids, { ghostId }));
+      else {
+        // Soft delete hands contributions to the ghost user (Users::MigrateRecordsToGhostUserService),
+        // which exists from then on: created at the head of the batch, named by a sub-select after it.
+        const created = ghostNames
+          ? await runDeletion(db, c.var.blobs, cascade(db, 'user', ids, { ghostId: GHOST_ID }), ghostInsert(db, ghostNames, Date.now())).then(
+              () => true,
+              // Another deletion created the ghost meanwhile: nothing of this batch was written.
+              (err) => (isUniqueViolation(err) ? false : Promise.reject(err)),
+            )
+          : false;
+        // The ghost's first candidate names are all taken, or another deletion made it: the slow way.
+        if (!created) await runDeletion(db, c.var.blobs, cascade(db, 'user', ids, { ghostId: (await findOrCreateGhost(db)).id }));
+      }
       invalidateCaller(db, { userId: user.id });
-      await deleteBlobs(c.var.blobs, blobKeys);
       return c.body(null, 204);
     },
   );

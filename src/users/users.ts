@@ -5,6 +5,7 @@
  */
 import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { UserRow } from '../platform/context';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { batchReads } from '../db/batch-reads';
 import { NON_INTERNAL_USER_TYPES } from './user-queries';
@@ -220,6 +221,26 @@ async function uniquify(make: (n: number | null) => string, taken: (candidate: s
   throw new Error('no free name for an internal user');
 }
 
+/** The ghost user and its personal namespace (Users::Internal.ghost): two statements for a batch. */
+export function ghostInsert(db: Db, names: { username: string; email: string }, now: number): BatchItem<'sqlite'>[] {
+  return [
+    db.insert(users).values({
+      username: names.username,
+      email: names.email,
+      name: 'Ghost User',
+      bio: GHOST_BIO,
+      userType: 'ghost',
+      state: 'active',
+      projectsLimit: 0,
+      canCreateGroup: false,
+      confirmedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    }),
+    personalNamespaceInsert(db, names.username, 'Ghost User', now),
+  ];
+}
+
 const findGhost = (db: Db) => db.select().from(users).where(eq(users.userType, 'ghost')).orderBy(users.id).get();
 
 /**
@@ -238,22 +259,7 @@ export async function findOrCreateGhost(db: Db): Promise<UserRow> {
     );
     const now = Date.now();
     try {
-      await db.batch([
-        db.insert(users).values({
-          username,
-          email,
-          name: 'Ghost User',
-          bio: GHOST_BIO,
-          userType: 'ghost',
-          state: 'active',
-          projectsLimit: 0,
-          canCreateGroup: false,
-          confirmedAt: now,
-          createdAt: now,
-          updatedAt: now,
-        }),
-        personalNamespaceInsert(db, username, 'Ghost User', now),
-      ]);
+      await db.batch(ghostInsert(db, { username, email }, now) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -272,15 +278,6 @@ export function soleOwnedGroupsSql(userIds: SQL | { getSQL(): SQL }) {
   return sql`SELECT m.source_id FROM members m JOIN namespaces g ON g.id = m.source_id WHERE m.user_id IN ${userIds} AND m.source_type = 'Namespace' AND m.access_level = 50
     AND NOT EXISTS (SELECT 1 FROM members o JOIN namespaces a ON a.id = o.source_id WHERE o.source_type = 'Namespace' AND o.access_level = 50 AND o.user_id NOT IN ${userIds}
       AND g.traversal_path >= a.traversal_path AND g.traversal_path < a.traversal_path || ':')`;
-}
-
-export async function soleOwnedGroupIds(db: Db, userIds: SQL | { getSQL(): SQL }): Promise<number[]> {
-  const rows = await db.all<{ source_id: number }>(soleOwnedGroupsSql(userIds));
-  return rows.map((r) => Number(r.source_id));
-}
-
-export async function soleOwnedGroupCount(db: Db, userId: number): Promise<number> {
-  return (await soleOwnedGroupIds(db, sql`(${userId})`)).length;
 }
 
 /**

@@ -65,6 +65,29 @@ describe('GET /projects/:id/milestones/:milestone_id/issues', () => {
     expect(res.body[0].milestone).toMatchObject({ id: gm.id, group_id: group.id });
   });
 
+  it('a milestone issue page costs 2 round trips whatever its size; another parent\'s milestone is a 404', async () => {
+    const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
+    const pm = (await api(`/projects/${project.id}/milestones`, { token: owner.token, body: { title: unique('rt') } })).body;
+    const gm = (await api(`/groups/${group.id}/milestones`, { token: owner.token, body: { title: unique('grt') } })).body;
+    const l = (await api(`/projects/${project.id}/labels`, { token: owner.token, body: { name: unique('rl'), color: '#000000', priority: 1 } })).body;
+    for (const m of [pm, gm]) for (let k = 0; k < 3; k++) await issue({ milestone_id: m.id, labels: l.name, assignee_ids: [owner.id] });
+    await api('/user', { token: owner.token }); // the caller is cached from here on
+    for (const path of [`/projects/${project.id}/milestones/${pm.id}/issues`, `/groups/${group.id}/milestones/${gm.id}/issues`]) {
+      const one = await api(`${path}?per_page=1`, { token: owner.token });
+      const all = await api(`${path}?per_page=100`, { token: owner.token });
+      expect([one.body.length, all.body.length]).toEqual([1, 3]);
+      expect(one.headers.get('x-total')).toBe('3');
+      expect(all.body[0]).toMatchObject({ labels: [l.name], assignees: [{ id: owner.id }] });
+      expect(trips(one)).toBe(trips(all));
+      expect(trips(all)).toBeLessThanOrEqual(2);
+    }
+    const other = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: group.id } })).body;
+    expect((await api(`/projects/${other.id}/milestones/${pm.id}/issues`, { token: owner.token })).status).toBe(404);
+    const promoted = await api(`/projects/${project.id}/milestones/${pm.id}/promote`, { method: 'POST', token: owner.token });
+    expect(promoted.status).toBe(200);
+    expect(trips(promoted)).toBeLessThanOrEqual(3);
+  });
+
   it('deleting the milestone leaves its issues without one', async () => {
     const m = (await api(`/projects/${project.id}/milestones`, { token: owner.token, body: { title: unique('gone') } })).body;
     const i = await issue({ milestone_id: m.id });

@@ -69,4 +69,40 @@ describe('labels and milestones in few round trips', () => {
     expect(got.body).toMatchObject({ title: 'P1 renamed', web_url: pm.body.web_url });
     expect(trips(got)).toBeLessThanOrEqual(3);
   });
+
+  it('label counts hang off the page: one batch whatever the page size and however many groups the labels come from', async () => {
+    const owner = await createUser();
+    const gp = unique('g');
+    const top = (await api('/groups', { token: owner.token, body: { name: gp, path: gp } })).body;
+    const sp = unique('s');
+    const sub = (await api('/groups', { token: owner.token, body: { name: sp, path: sp, parent_id: top.id } })).body;
+    const pr = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: sub.id } })).body;
+    const sibling = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: top.id } })).body;
+    const t = (await api(`/groups/${top.id}/labels`, { token: owner.token, body: { name: 'a-top', color: '#FF0000' } })).body;
+    const s1 = (await api(`/groups/${sub.id}/labels`, { token: owner.token, body: { name: 'b-sub', color: '#00FF00' } })).body;
+    const own = (await api(`/projects/${pr.id}/labels`, { token: owner.token, body: { name: 'c-own', color: '#0000FF' } })).body;
+    const mk = async (pid: number, labels: string, close = false) => {
+      const i = (await api(`/projects/${pid}/issues`, { token: owner.token, body: { title: unique('i'), labels } })).body;
+      if (close) await api(`/projects/${pid}/issues/${i.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } });
+    };
+    await mk(pr.id, 'a-top,b-sub,c-own');
+    await mk(pr.id, 'a-top', true);
+    await mk(sibling.id, 'a-top'); // in top's subtree, outside sub's
+    // A project label of the sibling with the title `c-own` does not count for this project's label.
+    await mk(sibling.id, 'c-own');
+
+    await api('/user', { token: owner.token }); // the caller is cached from here on
+    const one = await api(`/projects/${pr.id}/labels?with_counts=true&per_page=1`, { token: owner.token });
+    const all = await api(`/projects/${pr.id}/labels?with_counts=true&per_page=100`, { token: owner.token });
+    expect(all.body.map((l: { id: number; open_issues_count: number; closed_issues_count: number }) => [l.id, l.open_issues_count, l.closed_issues_count])).toEqual([
+      [t.id, 2, 1],
+      [s1.id, 1, 0],
+      [own.id, 1, 0],
+    ]);
+    expect(one.body).toHaveLength(1);
+    expect(trips(all)).toBe(trips(one));
+    expect(trips(all)).toBeLessThanOrEqual(2);
+    const groupView = await api(`/groups/${top.id}/labels?with_counts=true`, { token: owner.token });
+    expect(groupView.body.map((l: { id: number; open_issues_count: number }) => [l.id, l.open_issues_count])).toEqual([[t.id, 2]]);
+  });
 });

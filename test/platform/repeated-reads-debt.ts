@@ -6,7 +6,5 @@
  * the test until it is removed.
  */
 export const REPEATED_READS_DEBT: Record<string, number> = {
-  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': 1,
-  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/approvals': 3,
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': 4,
 };

@@ -102,7 +102,7 @@ describe('routing conventions', () => {
     const res = await api('/user', { token: rootToken });
     expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]+$/);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{26}$/);
   });
   it('formats timestamps as ISO 8601 with milliseconds and Z', async () => {
     const res = await api('/user', { token: rootToken });

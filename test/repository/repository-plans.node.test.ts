@@ -16,6 +16,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Db, schema } from '../../src/db/client';
 import { repoCommitFiles, repoCommitParents, repoCommits } from '../../src/db/schema';
 import { commitsBetween, isAncestor, lastCommitForPath, mergeBase } from '../../src/repository/repository';
+import { historyCount, historyPage, lastCommitForPathAtRef } from '../../src/repository/history-reads';
+import { sql } from 'drizzle-orm';
 
 let client: ReturnType<typeof createClient>;
 let db: Db;
@@ -86,6 +88,34 @@ describe('ancestry walks', () => {
       const edges = lines.filter((l) => /^(SCAN|SEARCH) p\b/.test(l));
       expect(edges.length, lines.join('\n')).toBeGreaterThan(0);
       for (const l of edges) expect(l).toMatch(/^SEARCH p USING INDEX \S+ \(project_id=\? AND sha=\?\)/);
+    }
+  });
+});
+
+describe('history reads (history-reads.ts)', () => {
+  const pid = sql`${P}`;
+
+  it('list a ref history filtered by path, first parents or not, with its count', async () => {
+    const head = sha('b4');
+    const byPath = await historyPage(db, pid, { ref: head, path: 'README.md' }, 20, 0);
+    // README.md changed at a0 (created), a300 and b2.
+    expect(byPath.map((c) => c.message)).toEqual(['b2', 'a300', 'a0']);
+    expect(await historyCount(db, pid, { ref: head, path: 'README.md' })).toEqual([{ n: 3 }]);
+    const page = await historyPage(db, pid, { ref: head, firstParent: true }, 3, 5);
+    expect(page.map((c) => c.message)).toEqual(['a500', 'a499', 'a498']);
+    expect(await historyCount(db, pid, { ref: head })).toEqual([{ n: 506 }]);
+    expect(await historyCount(db, pid, { ref: sha('a10').slice(0, 9) })).toEqual([{ n: 11 }]);
+  });
+
+  it('walk parent edges and compare file lists through their indexes, never scanning', async () => {
+    sent.length = 0;
+    await historyPage(db, pid, { ref: sha('b4'), path: 'README.md' }, 20, 0);
+    await historyCount(db, pid, { ref: sha('b4'), firstParent: true });
+    await lastCommitForPathAtRef(db, pid, sha('b4'), 'README.md');
+    expect(sent.length).toBe(3);
+    for (const s of sent) {
+      const lines = await planOf(s);
+      expect(lines.filter((l) => /^SCAN (p|p1|p0|fa|fb|f0|pf|f|rc|c)\b/.test(l)), lines.join("\n")).toEqual([]);
     }
   });
 });

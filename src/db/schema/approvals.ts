@@ -110,6 +110,8 @@ export const approvalMergeRequestRules = sqliteTable(
     uniqueIndex('approval_merge_request_rules_report_type').on(t.mergeRequestId, t.reportType).where(sql`rule_type = 'report_approver'`),
     uniqueIndex('approval_merge_request_rules_any_approver').on(t.mergeRequestId).where(sql`rule_type = 'any_approver'`),
     index('approval_merge_request_rules_source').on(t.approvalProjectRuleId),
+    // Every approval-state read asks for a merge request's rules: the partial unique indexes above cannot serve it.
+    index('approval_merge_request_rules_mr').on(t.mergeRequestId),
   ],
 );
 

@@ -60,6 +60,17 @@ export const mergeRequests = sqliteTable(
     systemRulesSyncedFor: text('system_rules_synced_for'),
     baseSha: text('base_sha'),
     startSha: text('start_sha'),
+    /**
+     * The merge facts of an open merge request (repository/merge-facts.ts) as the last push to its
+     * source branch computed them, in the push's batch (merge-requests/refresh.ts): `<target
+     * head>:<source head>` they hold for, the merge base, whether merging conflicts, the files
+     * changed. A read uses them while both heads still match (a push to the target moves its head,
+     * and the read then computes them again), so a list page needs no repository read for them.
+     */
+    mergeFactsFor: text('merge_facts_for'),
+    mergeBaseSha: text('merge_base_sha'),
+    mergeConflict: bool('merge_conflict'),
+    changedFilesCount: integer('changed_files_count'),
     /** Seconds. */
     timeEstimate: integer('time_estimate').notNull().default(0),
     totalTimeSpent: integer('total_time_spent').notNull().default(0),

@@ -1,0 +1,1 @@
+CREATE INDEX `approval_merge_request_rules_mr` ON `approval_merge_request_rules` (`merge_request_id`);

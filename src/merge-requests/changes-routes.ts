@@ -1,0 +1,68 @@
+/**
+ * A merge request's repository views (lib/api/merge_requests.rb `commits`, `changes`, `diffs`): the
+ * commits and files of merge base..HEAD. The merge request, its branch heads (or its entity's reads)
+ * come in the round trip that finds the project (merge-request-find.ts); the range's commits and
+ * manifests from the isolate's sha caches, else one batch (range-reads.ts); the blobs from the object
+ * store.
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../platform/context';
+import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import { withReadMemo } from '../platform/read-memo';
+import type { Router } from '../platform/router';
+import { CommitSchema, DiffSchema } from '../repository/commit-entity';
+import { findMergeRequestLive, findMergeRequestToPresent } from './merge-request-find';
+import { mergeRequestChanges, MergeRequestChangesSchema } from './merge-request-entity';
+import { presentMergeRequest } from './merge-request-presenter';
+import { repo } from './merge-request-repo';
+import { changesParams, diffsParams, mergeRequestPageParams } from './merge-requests-params';
+import { loadRange } from './range-reads';
+
+const TAGS = ['merge_requests'];
+
+export function mountMergeRequestChanges(r: Router) {
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(CommitSchema) } },
+    async ({ c, p, caller }) => {
+      const { project, live, fullPath } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
+      const rows = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { commits: true })).commits : [];
+      return c.json(repo.commitEntities(c, await arrayPage(c, p, rows), fullPath));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/changes', summary: 'Get merge request changes', tags: TAGS, params: changesParams, responses: { 200: MergeRequestChangesSchema } },
+    async ({ c, p, caller }) =>
+      withReadMemo(c, async () => {
+        const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, {});
+        const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project, approvalsPrimed: found.approvalsPrimed }, found.loaded);
+        const refs = entity.diff_refs;
+        const changes = refs.head_sha ? (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes : [];
+        return c.json(mergeRequestChanges(entity, await repo.diffEntities(c, found.project.id, changes, { unidiff: p.unidiff })));
+      }),
+  );
+
+  r.route(
+    { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
+    async ({ c, p, caller }) => {
+      const { project, live } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
+      const changes = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes : [];
+      // Only the page's files are diffed (their blobs read from the object store).
+      return c.json(await repo.diffEntities(c, project.id, await arrayPage(c, p, changes), { unidiff: p.unidiff }));
+    },
+  );
+}
+
+/** The page of a list computed whole, with GitLab's pagination headers (no storage). */
+async function arrayPage<T>(c: Context<AppEnv>, p: { page?: number; per_page?: number }, list: readonly T[]): Promise<T[]> {
+  const raw = await requestParams(c);
+  return paginate(
+    c,
+    pageRequest(p, raw.per_page),
+    linkParamsFrom(raw, {}),
+    async (limit, offset) => list.slice(offset, offset + limit),
+    async (limit) => Math.min(list.length, limit),
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * A page of merge requests in ONE round trip (issue 13: a list costs a fixed number of round trips
+ * whatever its page size): the page, its count, everything the presenter shows (presenter-reads.ts)
+ * and the approval state of every row (approvals-port.ts `pageReads`) go in one batch, the reads
+ * keyed on the page query as a sub-select (finder.ts `mergeRequestPageIds`), so none waits for the
+ * page's ids. The read memo opened here carries what the batch read to the presenter and the
+ * approval arithmetic.
+ */
+import { eq, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Context } from 'hono';
+import { namespaces, projects } from '../db/schema';
+import type { AppEnv, Caller } from '../platform/context';
+import { baseUrl, type CountQuery, type PageRequest, paginate, paginateWith } from '../platform/pagination';
+import { withReadMemo } from '../platform/read-memo';
+import { batchReads } from '../db/batch-reads';
+import { type MergeRequestApprovals, mergeRequestApprovals } from './approvals-port';
+import { mergeRequestCount, mergeRequestPage, mergeRequestPageIds, type MrQuery } from './finder';
+import { mergeRequestSimple } from './merge-request-entity';
+import { type PresentMrOptions, presentMergeRequests, readOptions } from './merge-request-presenter';
+import { flattenReads, idsOfPage, presenterReads } from './presenter-reads';
+
+/** Reads of the parent that ride in the page's batch, and the check (throwing 404/403) that runs on them before anything is presented. */
+export interface PageGuard {
+  reads: readonly BatchItem<'sqlite'>[];
+  check: (results: readonly unknown[]) => void;
+}
+
+/**
+ * A statement names the page's id set up to SET_USES times (the presenter's users read), each use
+ * carrying the page query's bound parameters; D1 allows MAX_PARAMS per statement, OWN_PARAMS kept
+ * for the statement's own.
+ */
+const SET_USES = 6;
+const OWN_PARAMS = 10;
+const MAX_PARAMS = 100;
+
+/** The page as MergeRequestBasic (or MergeRequestSimple for `view=simple`), pagination headers set. */
+export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller, q: MrQuery, req: PageRequest, linkParams: Record<string, unknown>, o: PresentMrOptions, view?: string, guard?: PageGuard) {
+  const db = c.var.db;
+  const page = (limit: number, offset: number) => mergeRequestPage(db, q, limit, offset);
+  const count = (limit: number) => mergeRequestCount(db, q, limit);
+  // A query that can match nothing reads nothing.
+  if (!q.possible) {
+    if (guard) guard.check(await batchReads(db, guard.reads));
+    await paginate(c, req, linkParams, page, count);
+    return [];
+  }
+  // Past the check above the count is a query (a CountQuery), never the impossible case's 0.
+  const countQuery = (limit: number) => count(limit) as CountQuery;
+  const g = guard?.reads ?? [];
+  const check = (results: readonly unknown[]) => guard?.check(results.slice(0, g.length));
+  const pageIds = mergeRequestPageIds(db, q, req.perPage, req.offset);
+  // Past D1's parameter limit (a request with many string filters), the page is read first and its
+  // ids travel as one JSON parameter: one round trip more, for that request only.
+  const inline = pageIds.params * SET_USES + OWN_PARAMS <= MAX_PARAMS;
+  /** The page and the reads `of` its id set (and its projects' ids), in one batch when inline. */
+  const read = async (of: (ids: SQL, projectIds: SQL) => readonly BatchItem<'sqlite'>[]) => {
+    const projectsOf = (ids: SQL) => sql`(SELECT m.project_id FROM merge_requests m WHERE m.id IN ${ids})`;
+    if (inline) {
+      const { rows, reads } = await paginateWith(c, req, linkParams, page, countQuery, [...g, ...of(pageIds.ids, projectsOf(pageIds.ids))] as BatchItem<'sqlite'>[], check);
+      return { mrs: rows.map((r) => r.mr), results: (reads as unknown[]).slice(g.length) };
+    }
+    const { rows } = await paginateWith(c, req, linkParams, page, countQuery, g as BatchItem<'sqlite'>[], check);
+    const mrs = rows.map((r) => r.mr);
+    const ids = idsOfPage(mrs.map((m) => m.id));
+    const list = mrs.length ? of(ids, projectsOf(ids)) : [];
+    return { mrs, results: list.length ? ((await db.batch(list as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[]) : list.map(() => []) };
+  };
+  if (view === 'simple') {
+    const { mrs, results } = await read((_, projectIds) => [
+      db
+        .select({ id: projects.id, path: projects.path, ns: sql<string>`${namespaces.fullPath}`.as('ns_full_path') })
+        .from(projects)
+        .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+        .where(sql`${projects.id} IN ${projectIds}`),
+    ]);
+    const fullPaths = new Map(((results[0] ?? []) as { id: number; path: string; ns: string }[]).map((r) => [r.id, `${r.ns}/${r.path}`]));
+    const base = baseUrl(c);
+    return mrs.map((mr) => mergeRequestSimple(mr, { base, projectFullPath: fullPaths.get(mr.projectId) ?? '' }));
+  }
+  return withReadMemo(c, async () => {
+    let approvals: ReturnType<NonNullable<MergeRequestApprovals['pageReads']>> | undefined;
+    let own: ReturnType<typeof flattenReads> | undefined;
+    const { mrs, results } = await read((ids, projectIds) => {
+      approvals = mergeRequestApprovals.get().pageReads?.(c, ids, projectIds);
+      // With the approval reads, the protected branch rows come from them (primed into the memo), not twice.
+      own = flattenReads(presenterReads(db, caller, ids, readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
+      return [...own.list, ...(approvals?.list ?? [])];
+    });
+    if (!mrs.length || !own) return [];
+    const loaded = own.unflatten(results.slice(0, own.list.length));
+    if (approvals) approvals.prime(mrs, results.slice(own.list.length), new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha])));
+    return presentMergeRequests(c, caller, mrs, { ...o, approvalsPrimed: approvals !== undefined }, loaded);
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * Member reads sent in the same batch as their source's lookup (issue 13; ../shared/DESIGN.md "Data
+ * access"): they name the project or group by SQL (its id, or a sub-select by path) and its
+ * ancestors by a sub-select over its traversal path, so a members page, its count and its creators
+ * cost the one round trip that finds the project or group.
+ */
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../db/client';
+import { members, namespaces, users } from '../db/schema';
+import { aliasedColumns } from '../db/aliased-columns';
+import type { UserRow } from '../platform/context';
+import { ACCESS, activeMember } from './abilities';
+import { groupIdRef } from './group-queries';
+import { projectIdRef } from './project-queries';
+import type { SourceType } from './member-queries';
+
+/** The project or group whose members are read, as SQL for statements batched with its lookup. */
+export interface SourceRef {
+  type: SourceType;
+  /** Its id: the number, or a sub-select by path. */
+  id: SQL;
+  /**
+   * The ids of the groups whose memberships it inherits (`traversal_ids`: a project's namespace and
+   * its ancestors; a group's ancestors and itself, which is the same set of sources for a group).
+   */
+  groups: SQL;
+}
+
+/** The ids of a traversal path ('/1/5/') as a sub-select: a personal namespace's NULL path has none. */
+const pathIds = (traversalPath: SQL) => sql`(SELECT value FROM json_each('[' || replace(trim(${traversalPath}, '/'), '/', ',') || ']'))`;
+
+export function sourceRef(kind: 'projects' | 'groups', idOrPath: string): SourceRef {
+  if (kind === 'projects') {
+    const id = projectIdRef(idOrPath);
+    return { type: 'Project', id, groups: pathIds(sql`(SELECT sn.traversal_path FROM projects sp JOIN namespaces sn ON sn.id = sp.namespace_id WHERE sp.id = ${id})`) };
+  }
+  const id = groupIdRef(idOrPath);
+  return { type: 'Namespace', id, groups: pathIds(sql`(SELECT sg.traversal_path FROM namespaces sg WHERE sg.id = ${id})`) };
+}
+
+/** Memberships of the source itself. */
+export const ownMemberships = (s: SourceRef) => and(eq(members.sourceType, s.type), sql`${members.sourceId} = ${s.id}`);
+
+/** Memberships of the source and of the groups it inherits from (`members/all`). */
+export const allMemberships = (s: SourceRef) => or(ownMemberships(s), and(eq(members.sourceType, 'Namespace'), sql`${members.sourceId} IN ${s.groups}`));
+
+// Each table's columns named apart: a D1 batch keys rows by column name (aliased-columns.ts).
+const creators = alias(users, 'creators');
+const MEMBER = aliasedColumns(members, 'm_');
+const USER = aliasedColumns(users, 'u_');
+/** The creator's UserBasic columns only: D1 refuses a result of more than 100 columns, and two whole user rows pass it. */
+const CREATOR = Object.fromEntries(
+  (['id', 'username', 'name', 'state', 'avatarPath', 'email'] as const).map((k) => [k, sql`${creators[k]}`.mapWith(creators[k]).as(`c_${creators[k].name}`)]),
+) as { [K in CreatorColumn]: SQL.Aliased<UserRow[K] | null> };
+type CreatorColumn = 'id' | 'username' | 'name' | 'state' | 'avatarPath' | 'email';
+
+export interface MemberWithCreator {
+  member: typeof members.$inferSelect;
+  user: UserRow;
+  /** The user who added the membership, its UserBasic columns (a left join: all null when there is none). */
+  creator: { [K in CreatorColumn]: UserRow[K] | null };
+}
+
+/** Memberships with their users and creators (`created_by`), one statement; add `.where(...)`. */
+export const memberSelect = (db: Db) =>
+  db
+    .select({ member: MEMBER, user: USER, creator: CREATOR })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .leftJoin(creators, eq(creators.id, members.createdById))
+    .$dynamic();
+
+/** At most `limit` memberships matching `where` (with their users), counted: the `X-Total` of a members page. */
+export const memberCount = (db: Db, where: SQL | undefined, limit: number) =>
+  db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).limit(limit).as('t'));
+
+/** Active owners of the group or of a group above it, at most two (`Group#last_owner?`). */
+export const groupOwnersRead = (db: Db, s: SourceRef) =>
+  db
+    .select({ id: members.id })
+    .from(members)
+    .where(and(eq(members.sourceType, 'Namespace'), sql`${members.sourceId} IN ${s.groups}`, eq(members.accessLevel, ACCESS.OWNER), activeMember()))
+    .limit(2);
+
+/** The user's highest inherited membership of a project (ProjectMember's validation against its groups), with the group's name. */
+export const inheritedMembershipRead = (db: Db, s: SourceRef, userId: SQL) =>
+  db
+    .select({ level: members.accessLevel, groupName: namespaces.name })
+    .from(members)
+    .innerJoin(namespaces, eq(namespaces.id, members.sourceId))
+    .where(and(sql`${members.userId} = ${userId}`, eq(members.sourceType, 'Namespace'), sql`${members.sourceId} IN ${s.groups}`, activeMember()))
+    .orderBy(sql`${members.accessLevel} desc`)
+    .limit(1);
