@@ -12,6 +12,7 @@ import { responseCheck } from './platform/response-check';
 import { roundTripMeter } from './platform/round-trip-meter';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
+import { ciCascade } from './ci/cascade';
 import { todosCascade } from './todos/cascade';
 import { notesCascade } from './notes/cascade';
 import { approvalsCascade } from './approvals/cascade';
@@ -38,7 +39,7 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);

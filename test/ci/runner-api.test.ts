@@ -159,4 +159,23 @@ describe('the runner-facing API', () => {
     expect((await runner('/jobs/request', { token })).status).toBe(403);
     expect((await api('/runners', { method: 'DELETE', body: { token }, headers: RUNNER_HEADERS })).status).toBe(403);
   });
+
+  it('goes with a deleted project or group: its registration token, and the runners left with nothing to run for', async () => {
+    const owner = await createUser();
+    const keep = (await api('/projects', { token: owner.token, body: { name: unique('keep') } })).body;
+    const doomed = (await api('/projects', { token: owner.token, body: { name: unique('doomed') } })).body;
+    const group = (await api('/groups', { token: owner.token, body: { name: unique('g'), path: unique('g') } })).body;
+    const projectToken = (await api(`/projects/${doomed.id}/runners/reset_registration_token`, { method: 'POST', token: owner.token })).body.token;
+    const groupToken = (await api(`/groups/${group.id}/runners/reset_registration_token`, { method: 'POST', token: owner.token })).body.token;
+    // Registered but never polled: no isolate holds them (a cached runner is trusted for up to a minute).
+    const projectRunner = (await runner('/runners', { token: projectToken })).body.token;
+    const groupRunner = (await runner('/runners', { token: groupToken })).body.token;
+    const instanceRunner = (await runner('/runners', { token: await instanceRegistrationToken() })).body.token;
+    expect((await api(`/projects/${doomed.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    expect((await api(`/groups/${group.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    for (const token of [projectToken, groupToken]) expect((await runner('/runners', { token })).body).toEqual({ message: '403 Forbidden' });
+    for (const token of [projectRunner, groupRunner]) expect((await runner('/runners/verify', { token })).status).toBe(403);
+    expect((await runner('/runners/verify', { token: instanceRunner })).status).toBe(200);
+    expect((await api(`/projects/${keep.id}`, { token: owner.token })).status).toBe(200);
+  });
 });
