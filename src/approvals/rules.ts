@@ -94,16 +94,22 @@ export async function usersByIds(db: Db, ids: number[]): Promise<Map<number, Use
   return out;
 }
 
-/** Group#users (direct members, not minimal access, membership in force) of each group. */
+/**
+ * Group#users of the groups `groupIds` names (a list or a sub-select): direct members above minimal
+ * access whose membership is in force, with their level (approve_merge_request), by user id. Unexecuted.
+ */
+export const groupUsersRead = (db: Db, groupIds: readonly number[] | SQL) =>
+  db
+    .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
+    .from(members)
+    .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds as number[]), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+    .orderBy(asc(members.userId));
+
+/** Group#users of each group. */
 async function groupMemberIds(db: Db, groupIds: number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>();
   for (const part of chunks([...new Set(groupIds)])) {
-    const rows = await db
-      .select({ groupId: members.sourceId, userId: members.userId })
-      .from(members)
-      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, part), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
-      .orderBy(asc(members.userId))
-      .all();
+    const rows = await groupUsersRead(db, part).all();
     for (const r of rows) out.set(r.groupId, [...(out.get(r.groupId) ?? []), r.userId]);
   }
   return out;

@@ -10,7 +10,7 @@
  * They run before the caller is authorised and are thrown away with the 404 when the project or
  * the merge request is hidden: reads change nothing.
  */
-import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -33,11 +33,11 @@ import {
   repoCommitFiles,
   users,
 } from '../db/schema';
-import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow } from '../projects/abilities';
+import { ACCESS, groupVisibleSql, type NamespaceRow } from '../projects/abilities';
 import { isMemoised, primeMemo } from '../platform/read-memo';
 import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
-import { attachSources, defaultSettings, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
+import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
 
 
 /**
@@ -85,12 +85,8 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, mrRuleIds)),
     db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, mrRuleIds)),
     db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
-    // Group#users (direct members above minimal access, membership in force), with their level for approve_merge_request.
-    db
-      .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
-      .from(members)
-      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
-      .orderBy(asc(members.userId)),
+    // Group#users, with their level for approve_merge_request.
+    groupUsersRead(db, groupIds),
     db
       .select()
       .from(users)
@@ -183,11 +179,7 @@ export function projectRuleReads(db: Db, caller: Caller, projectId: SQL) {
     db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, ruleIds)),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
     db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
-    db
-      .select({ groupId: members.sourceId, userId: members.userId, accessLevel: members.accessLevel })
-      .from(members)
-      .where(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
-      .orderBy(asc(members.userId)),
+    groupUsersRead(db, groupIds),
     db
       .select()
       .from(users)

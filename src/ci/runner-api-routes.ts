@@ -181,13 +181,11 @@ export function mountRunnerApi(r: Router) {
       params: params({ token: g.string().optional(), system_id: g.string().optional(), last_update: g.string().optional(), info: g.hash().optional(), session: g.hash().optional() }),
       responses: { 201: z.record(z.string(), z.unknown()), 204: null },
     },
-    async ({ c, p }) => {
+    async ({ c }) => {
       const { runner } = await authenticateRunner(c);
-      const stamp = await queueStamp(runner);
-      // A paused runner, a runner whose last_update is the current stamp, and (until jobs exist) every
-      // other poll: 204 with the stamp for the runner to send back next time.
-      void p.last_update;
-      return c.body(null, 204, { 'X-GitLab-Last-Update': stamp });
+      // A paused runner, a runner whose `last_update` is the current stamp, and (no job is ever queued
+      // here yet) every other poll get the same answer: 204 with the stamp to send back next time.
+      return c.body(null, 204, { 'X-GitLab-Last-Update': await queueStamp(runner) });
     },
   );
 }
