@@ -37,6 +37,7 @@ import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
 import { mountRunnerApi } from './ci/runner-api-routes';
 import { mountRunners } from './ci/runners-routes';
+import { mountProjectRunners } from './ci/project-runners-routes';
 import { mountSessions } from './auth/sessions-routes';
 import { mountSettings } from './settings/settings-routes';
 import { mountTodos } from './todos/todos-routes';
@@ -119,6 +120,7 @@ export function mountApi(api: Router, web: Router) {
   mountRepository(inRepository(groupsApi));
   mountRunnerApi(inCi(api));
   mountRunners(inCi(signedInApi));
+  mountProjectRunners(inCi(signedInApi));
   mountSettings(inSettings(api));
   mountTodos(inTodos(signedInApi));
   mountUserCounts(inTodos(api));
