@@ -233,3 +233,16 @@ describe('DELETE /runners/:id', () => {
     expect((await api(`/runners/${id}`, { method: 'DELETE', token: rootToken, headers: { 'If-Unmodified-Since': new Date(Date.now() + 60_000).toUTCString() } })).status).toBe(204);
   });
 });
+
+describe('token scopes', () => {
+  it('lets a read_api token read runners but not change them', async () => {
+    const w = await runnerWorld();
+    const { id } = await register(w.projectToken);
+    const reader = (await api(`/users/${w.owner.id}/personal_access_tokens`, { token: rootToken, body: { name: unique('ro'), scopes: ['read_api'] } })).body.token;
+    expect((await api(`/runners/${id}`, { token: reader })).status).toBe(200);
+    expect((await api('/runners', { token: reader })).status).toBe(200);
+    const put = await api(`/runners/${id}`, { method: 'PUT', token: reader, body: { description: 'x' } });
+    expect(put.status).toBe(403);
+    expect(put.body.error).toBe('insufficient_scope');
+  });
+});
