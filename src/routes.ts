@@ -36,6 +36,7 @@ import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
 import { mountRunnerApi } from './ci/runner-api-routes';
+import { mountUserRunners } from './ci/user-runners-routes';
 import { mountSessions } from './auth/sessions-routes';
 import { mountSettings } from './settings/settings-routes';
 import { mountTodos } from './todos/todos-routes';
@@ -117,6 +118,7 @@ export function mountApi(api: Router, web: Router) {
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));
   mountRunnerApi(inCi(api));
+  mountUserRunners(inCi(signedInApi));
   mountSettings(inSettings(api));
   mountTodos(inTodos(signedInApi));
   mountUserCounts(inTodos(api));

@@ -420,6 +420,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/runners': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
   'POST /api/v4/runners/reset_authentication_token': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
   'POST /api/v4/jobs/request': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
+  // user_runners.rb: `authenticate!`, then CreateRunnerService: an instance runner is for administrators (`create_instance_runner`).
+  'POST /api/v4/user/runners': { rule: rule('unauth', [403, '403 Forbidden - Insufficient permissions'], () => [403, '403 Forbidden - Insufficient permissions']), body: { runner_type: 'instance_type' } },
 
   // ---- application settings (settings.rb: authenticated_as_admin!; §7) ----
   'GET /api/v4/application/settings': { rule: adminOnly },
