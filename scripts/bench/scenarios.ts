@@ -199,8 +199,10 @@ export const RUNNER_INFO = {
  * the `last_update` that runner got from its previous poll, as gitlab-runner echoes
  * `X-GitLab-Last-Update`, and 10 % `POST /runners/verify`. Both carry the token in the body and the
  * `RUNNER-TOKEN` header, a `system_id` and the runner's `info`. `prepare` is each runner's first poll
- * after the server started (the fleet reconnecting): it loads the runner into the isolate's cache,
- * persists its contact and collects the stamp the measured polls send back.
+ * after the server started (a fleet that was polling; run.ts freshens the seeded contacts so none is
+ * due to be persisted): it loads the runner into the isolate's cache and collects the stamp the
+ * measured polls send back. The cache trusts an entry for a minute (RUNNER_CACHE_TTL_MS), so a
+ * runner visited less often than that (a pass over the fleet slower than a minute) is read again.
  */
 function runnersScenario(m: Manifest): Scenario {
   const n = m.runners?.count ?? 0;
