@@ -20,9 +20,10 @@ import { FLOOR_PATH } from './floor';
 import { closedLoop, openLoop, type RunResult, type Sample } from './load';
 import { renderMarkdown, type Mode, type ResultLine } from './report';
 import { workerdCpuMicros } from './proc-cpu';
-import { scenarios, type Scenario } from './scenarios';
+import { RUNNER_INFO, scenarios, type Scenario } from './scenarios';
 import { diffStats, type ServerStats } from './server-stats';
-import { DATASETS, freshenRunnerContacts, seed, type Manifest } from './seed';
+import { freshenRunnerContacts } from './runner-fleet';
+import { DATASETS, seed, type Manifest } from './seed';
 import { byKind, median, summarize } from './stats';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -351,7 +352,7 @@ const { file, manifest } = await dataset(tree);
 const lines: ResultLine[] = [];
 for (const runtime of cfg.runtimes as ('node' | 'workerd')[]) {
   log(`${runtime}: starting`);
-  if (!cfg.only || cfg.only.includes('runner')) log(`${runtime}: ${freshenRunnerContacts(file)} runners last contacted a minute ago`);
+  if (!cfg.only || cfg.only.includes('runner')) log(`${runtime}: ${freshenRunnerContacts(file, RUNNER_INFO)} runners last contacted a minute ago`);
   const server = runtime === 'node' ? await startNode(tree, file) : await startWorkerd(tree, file);
   try {
     await runRuntime(runtime, server, manifest, lines);

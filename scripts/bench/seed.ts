@@ -414,21 +414,6 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
   return out;
 }
 
-/**
- * Before each run: the seeded runners last contacted the server a minute ago, as a fleet that was
- * polling until the server (or a new isolate) started. Their first polls then read the runner and
- * write nothing (a contact is persisted every 40-55 minutes), which is the steady state the runner
- * scenario measures; the seed itself stays deterministic (its clock is fixed in the past).
- */
-export function freshenRunnerContacts(file: string, now = Date.now()): number {
-  const sq = new Database(file);
-  try {
-    return sq.prepare('UPDATE ci_runners SET contacted_at = ?').run(now - 60_000).changes;
-  } finally {
-    sq.close();
-  }
-}
-
 // `tsx scripts/bench/seed.ts [M|S] [dir]`
 if (import.meta.url === `file://${process.argv[1]}`) {
   const spec = DATASETS[process.argv[2] ?? 'S'];
