@@ -111,6 +111,15 @@ export function forgetRunner(db: Db, runnerId: number): void {
 }
 
 /**
+ * Drops every runner from this isolate's cache: a project or group deletion removes runners it names
+ * by sub-select (cascade.ts), so which ones is not known here. Deletions are rare; each cached runner
+ * costs one read to come back.
+ */
+export function forgetAllRunners(db: Db): void {
+  cacheOf(db).invalidate();
+}
+
+/**
  * The contacts this isolate saw, newer than the stored ones between writes (bounded; an entry
  * outlives the longest gap between persisted contacts, after which the row is as new).
  */

@@ -5,7 +5,7 @@
  * entry at once: a cached token that was reset or unregistered is refused on the very next call.
  */
 import { describe, expect, it } from 'vitest';
-import { api, rootToken } from '../support';
+import { api, createUser, rootToken, unique } from '../support';
 
 const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 const runner = (path: string, body: Record<string, unknown>) => api(path, { method: 'POST', body, headers: { 'RUNNER-TOKEN': String(body.token) } });
@@ -76,5 +76,28 @@ describe('runner polling without storage', () => {
     expect((await api('/runners', { method: 'DELETE', body: { token } })).status).toBe(204);
     expect((await runner('/runners/verify', { token })).status).toBe(403);
     expect((await runner('/jobs/request', { token })).status).toBe(403);
+  });
+});
+
+describe('runners removed with their project or group', () => {
+  it('are refused at once, even while this isolate had them cached', async () => {
+    const owner = await createUser();
+    const group = (await api('/groups', { token: owner.token, body: { name: unique('g'), path: unique('g') } })).body;
+    const project = (await api('/projects', { token: owner.token, body: { name: unique('p') } })).body;
+    const groupRunner = (await api('/user/runners', { method: 'POST', token: owner.token, body: { runner_type: 'group_type', group_id: group.id } })).body.token;
+    const projectRunner = (await api('/user/runners', { method: 'POST', token: owner.token, body: { runner_type: 'project_type', project_id: project.id } })).body.token;
+    const { token: instanceRunner } = await registered();
+    for (const token of [groupRunner, projectRunner, instanceRunner]) {
+      await warmed(token);
+      expect(trips(await runner('/jobs/request', { token }))).toBe(0);
+    }
+    expect((await api(`/projects/${project.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    expect((await runner('/jobs/request', { token: projectRunner })).status).toBe(403);
+    expect((await runner('/runners/verify', { token: groupRunner })).status).toBe(200);
+    expect((await api(`/groups/${group.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    expect((await runner('/runners/verify', { token: groupRunner })).status).toBe(403);
+    // Other runners stay, read once more into the emptied cache.
+    expect((await runner('/jobs/request', { token: instanceRunner })).status).toBe(204);
+    expect(trips(await runner('/jobs/request', { token: instanceRunner }))).toBe(0);
   });
 });
