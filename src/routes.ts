@@ -38,6 +38,7 @@ import { mountRepository } from './repository/repository-routes';
 import { mountRunnerApi } from './ci/runner-api-routes';
 import { mountRunners } from './ci/runners-routes';
 import { mountProjectRunners } from './ci/project-runners-routes';
+import { mountUserRunners } from './ci/user-runners-routes';
 import { mountSessions } from './auth/sessions-routes';
 import { mountSettings } from './settings/settings-routes';
 import { mountTodos } from './todos/todos-routes';
@@ -121,6 +122,7 @@ export function mountApi(api: Router, web: Router) {
   mountRunnerApi(inCi(api));
   mountRunners(inCi(signedInApi));
   mountProjectRunners(inCi(signedInApi));
+  mountUserRunners(inCi(signedInApi));
   mountSettings(inSettings(api));
   mountTodos(inTodos(signedInApi));
   mountUserCounts(inTodos(api));

@@ -442,6 +442,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   // The world's runner has only this project: disabling it there is refused past authorization.
   'DELETE /api/v4/projects/:id/runners/:runner_id': { rule: { ...projectAuth('maintainer'), maintainer: ONLY_PROJECT, owner: ONLY_PROJECT, admin: ONLY_PROJECT } },
   'GET /api/v4/groups/:id/runners': { rule: groupAuth('owner') },
+  // user_runners.rb: `authenticate!`, then CreateRunnerService: an instance runner is for administrators (`create_instance_runner`).
+  'POST /api/v4/user/runners': { rule: rule('unauth', [403, '403 Forbidden - Insufficient permissions'], () => [403, '403 Forbidden - Insufficient permissions']), body: { runner_type: 'instance_type' } },
 
   // ---- application settings (settings.rb: authenticated_as_admin!; §7) ----
   'GET /api/v4/application/settings': { rule: adminOnly },
