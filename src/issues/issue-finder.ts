@@ -46,6 +46,8 @@ export interface FinderInput {
   p: IssueListParams;
   /** The search's index matches when the route read them already (issue-search.ts searchProbeQuery). */
   searchMatches?: number;
+  /** The project's matches as a JSON array, read with them (searchProbeQuery `ids`). */
+  searchProjectMatches?: string | null;
 }
 
 export interface IssueQuery {
@@ -171,7 +173,8 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     if (planAllows({ plan }, 'premium') && not.weight !== undefined) conds.push(sql`${issues.weight} != ${int(not.weight)}`);
   }
 
-  const search = p.search ? await searchCondition(db, p.search, p.in, input.searchMatches) : undefined;
+  const search = p.search ? await searchCondition(db, p.search, p.in, input.searchMatches, input.searchProjectMatches) : undefined;
+  if (search?.none) return none;
   conds.push(search?.where);
   conds.push(confidentialitySql(caller, allConfidential));
   const rest = and(...conds);

@@ -60,12 +60,15 @@ export function mountIssueLists(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
     // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
-    const probe = searchProbeQuery(c.var.db, p.search, p.in);
-    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, () => (probe ? [probe] : []));
+    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, (projectId) => {
+      const probe = searchProbeQuery(c.var.db, p.search, p.in, projectId);
+      return probe ? [probe] : [];
+    });
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
-    const searchMatches = probe ? Number(reads[0]?.[0]?.n ?? 0) : undefined;
-    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, searchMatches);
+    const probed = reads[0]?.[0] as { n: number; ids?: string | null } | undefined;
+    const search = reads.length ? { matches: Number(probed?.n ?? 0), projectMatches: probed?.ids ?? null } : undefined;
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, search);
   });
 }
 
@@ -77,7 +80,7 @@ async function listIssues(
   kind: 'issues' | 'group' | 'project',
   context: { group?: NamespaceRow; project?: ProjectRow },
   readable = true,
-  searchMatches?: number,
+  search?: { matches: number; projectMatches: string | null },
   groupProjects?: number[],
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
@@ -96,7 +99,7 @@ async function listIssues(
 
   const db = c.var.db;
   const q: IssueQuery = readable
-    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches })
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches: search?.matches, searchProjectMatches: search?.projectMatches })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
   // The bounded count decides the page plan for many-project lists, so it runs first there
   // (otherwise count and page run together): above the cap, the ordered index walk
