@@ -115,12 +115,23 @@ export function labelsSql(names: string[], parent: FinderParent): SQL | undefine
     const driver = sql`${issues.id} IN (SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT l.id FROM labels l WHERE l.title = ${unique[0]}${ownerScope('l', parent)}))`;
     return sql`${driver} AND (SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))${ownerScope('l', parent)}) = ${int(unique.length)}`;
   }
+  return sql`${issues.id} IN (${labelLinksSql(unique, ownerScope('l', parent))})`;
+}
+
+/** Plain titles (no None/Any) that labelsSql intersects, else undefined. */
+export function intersectedLabels(names: string[] | undefined): string[] | undefined {
+  const unique = [...new Set(names ?? [])];
+  if (!unique.length || unique.length > MAX_INTERSECTED_LABELS || unique.some((n) => /^(none|any|no label)$/i.test(n))) return undefined;
+  return unique;
+}
+
+/** The target ids linked to a label of every title, `scope` (` AND …` on `l`) choosing the labels. */
+export function labelLinksSql(unique: string[], scope: SQL): SQL {
   let links = `SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT s.id FROM s WHERE s.k = 0)`;
   for (let k = 1; k < unique.length; k++) {
     links += ` AND ll.target_id IN (SELECT l${k}.target_id FROM label_links l${k} WHERE l${k}.target_type = 'Issue' AND l${k}.label_id IN (SELECT s.id FROM s WHERE s.k = ${k}))`;
   }
-  const scoped = sql`SELECT l.id, t.key AS k FROM json_each(${json(unique)}) t JOIN labels l ON l.title = t.value WHERE 1${ownerScope('l', parent)}`;
-  return sql`${issues.id} IN (WITH s AS (${scoped}) ${sql.raw(links)})`;
+  return sql`WITH s AS (SELECT l.id, t.key AS k FROM json_each(${json(unique)}) t JOIN labels l ON l.title = t.value WHERE 1${scope}) ${sql.raw(links)}`;
 }
 
 export function notLabelsSql(names: string[]): SQL | undefined {

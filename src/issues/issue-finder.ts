@@ -34,6 +34,10 @@ import {
   userIdsByUsername,
 } from './issue-filters';
 import { searchCondition } from './issue-search';
+import { drivenByIds } from './issue-lists-drivers';
+
+/** Ids read with the project (FinderInput.driverIds) up to which they drive the page (an issue row read each per statement). */
+const IDS_DRIVE_MAX = 200;
 
 export type { FinderParent };
 
@@ -48,6 +52,8 @@ export interface FinderInput {
   searchMatches?: number;
   /** The project's matches as a JSON array, read with them (searchProbeQuery `ids`). */
   searchProjectMatches?: string | null;
+  /** The project's issues matching assignee_id and labels, read with the project (issue-lists-drivers.ts). */
+  driverIds?: string | null;
 }
 
 export interface IssueQuery {
@@ -109,8 +115,17 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   if (p.updated_before !== undefined) conds.push(sql`${issues.updatedAt} <= ${int(p.updated_before)}`);
   if (p.state === 'opened' || p.state === 'closed') conds.push(sql`${issues.state} = ${sql.raw(`'${p.state}'`)}`);
 
+  // Filters answered by ids read with the project (issue-lists-drivers.ts): a short list tested
+  // in each statement; up to IDS_DRIVE_MAX the ids drive, above it the page walks the project's order.
+  const ids = parent.kind === 'project' && typeof input.driverIds === 'string' ? (JSON.parse(input.driverIds) as unknown[]).length : null;
+  const byIds = ids === null ? { assignee: false, labels: false } : drivenByIds(p);
+  if (ids === 0) return none;
+  if (ids !== null) conds.push(sql`${issues.id} IN (SELECT value FROM json_each(${input.driverIds}))`);
+
   // Issuables::AssigneeFilter
-  if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
+  if (byIds.assignee) {
+    // Answered by the ids above.
+  } else if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
   else if (p.assignee_id === 'any') conds.push(sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
   else if (typeof p.assignee_id === 'number') conds.push(assignedToDriver(p.assignee_id));
   else if (p.assignee_username?.some((u) => u !== '')) {
@@ -129,7 +144,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
 
   if (p.iids?.length) conds.push(sql`${issues.iid} IN ${ints(p.iids)}`);
   conds.push(milestoneSql(p.milestone, p.milestone_id, parent));
-  conds.push(labelsSql(p.labels ?? [], parent));
+  if (!byIds.labels) conds.push(labelsSql(p.labels ?? [], parent));
 
   // my_reaction_emoji is ignored for anonymous callers.
   if (p.my_reaction_emoji && uid) {
@@ -185,12 +200,13 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   const driven =
     p.author_id !== undefined ||
     Boolean(p.author_username) ||
-    typeof p.assignee_id === 'number' ||
+    (typeof p.assignee_id === 'number' && !byIds.assignee) ||
     Boolean(p.assignee_username?.some((u) => u !== '')) ||
     (Boolean(p.milestone) && !/^(none|any|no milestone|any milestone|#upcoming|#started)$/i.test(p.milestone ?? '')) ||
-    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l))) ||
+    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l)) && !byIds.labels) ||
+    (ids !== null && ids <= IDS_DRIVE_MAX) ||
     search?.plan === 'driven';
-  const countDriven = driven || search?.plan === 'count';
+  const countDriven = driven || search?.plan === 'count' || ids !== null;
   if (parent.kind === 'project') {
     const pid = int(parent.project.id);
     const where = and(driven ? sql`+${issues.projectId} = ${pid}` : eq(issues.projectId, parent.project.id), rest);
