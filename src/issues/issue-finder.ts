@@ -75,6 +75,14 @@ export interface IssueQuery {
    */
   perProject: { where: SQL; column: 'created_at' | 'updated_at'; dir: 'ASC' | 'DESC' } | null;
   orderBy: SQL[];
+  /** Many-project lists: the projects the caller may read, as a sub-select (each statement recomputes it). */
+  projectSet?: SQLiteSelect;
+  /**
+   * The same query over those projects given as a JSON array of ids (read once, issueCountProjectsQuery
+   * `readable`) instead of the sub-select: the set costs a scan of the projects with their access
+   * sub-queries, which every statement of the page's batch would otherwise repeat.
+   */
+  withProjects?: (json: string) => IssueQuery;
 }
 
 /** Builds the WHERE and ORDER BY of a list; `possible: false` short-circuits to an empty page. */
@@ -213,16 +221,23 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     const countWhere = and(countDriven ? sql`+${issues.projectId} = ${pid}` : eq(issues.projectId, parent.project.id), rest);
     return { possible: true, where, countWhere, walkWhere: null, perProject: null, orderBy: orderSql(p) };
   }
-  const set = projectSet!;
-  // Index-matched searches never walk or split per project: each arm would rebuild the match set.
   const walkable = !countDriven && (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
-  return {
-    possible: true,
+  // Index-matched searches never walk or split per project: each arm would rebuild the match set.
+  const over = (set: SQL | SQLiteSelect) => ({
     where: and(driven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     countWhere: and(countDriven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     walkWhere: walkable ? and(sql`+${issues.projectId} IN ${set}`, rest)! : null,
-    perProject: walkable ? { where: rest ?? sql`1`, column: p.order_by === 'updated_at' ? 'updated_at' : 'created_at', dir: p.sort === 'asc' ? 'ASC' : 'DESC' } : null,
+  });
+  const base = {
+    possible: true,
+    perProject: walkable ? { where: rest ?? sql`1`, column: p.order_by === 'updated_at' ? 'updated_at' : 'created_at', dir: p.sort === 'asc' ? 'ASC' : 'DESC' } as const : null,
     orderBy: orderSql(p),
+  };
+  return {
+    ...base,
+    ...over(projectSet!),
+    projectSet: projectSet!,
+    withProjects: (json: string): IssueQuery => ({ ...base, ...over(sql`(SELECT value FROM json_each(${json}))`) }),
   };
 }
 
@@ -252,7 +267,8 @@ export const MAX_UNION_PROJECTS = 50;
  */
 export function issueCountProjectsQuery(db: Db, q: IssueQuery, limit: number) {
   const inner = db.select({ projectId: issues.projectId }).from(issues).where(q.countWhere ?? q.where).limit(limit);
-  return sql`select count(*) as n, CASE WHEN count(DISTINCT project_id) <= ${int(MAX_UNION_PROJECTS)} THEN json_group_array(DISTINCT project_id) END as projects from (${inner})`;
+  const readable = q.projectSet ? sql`(SELECT json_group_array(id) FROM (${q.projectSet}))` : sql`NULL`;
+  return sql`select count(*) as n, CASE WHEN count(DISTINCT project_id) <= ${int(MAX_UNION_PROJECTS)} THEN json_group_array(DISTINCT project_id) END as projects, ${readable} as readable from (${inner})`;
 }
 
 /**

@@ -107,7 +107,7 @@ async function listIssues(
   }
 
   const db = c.var.db;
-  const q: IssueQuery = readable
+  let q: IssueQuery = readable
     ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches: search?.matches, searchProjectMatches: search?.projectMatches, driverIds })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
   // The bounded count decides the page plan for many-project lists, so it runs first there
@@ -121,9 +121,11 @@ async function listIssues(
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
   if (q.possible && q.walkWhere && !groupUnion) {
-    const row = await db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
+    const row = await db.get<{ n: number; projects: string | null; readable: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
     counted = Number(row?.n ?? 0);
     matchProjects = row?.projects ? (JSON.parse(row.projects) as number[]).map(Number) : null;
+    // The readable projects, read with the count: the page's statements take them as a list.
+    if (row?.readable && q.withProjects) q = q.withProjects(row.readable);
   } else if (!q.possible) counted = 0;
   const page = (limit: number, offset: number) => {
     if (groupUnion) return groupUnion;

@@ -104,6 +104,14 @@ async function expectListIndexed(label: string, caller: Caller, parent: FinderPa
   expectIndexed(await plan(issuePageQuery(db, q, 20, 40, false)), `${label} page`);
   if (q.walkWhere) expectIndexed(await plan(issuePageQuery(db, q, 20, 40, true)), `${label} walk`);
   expectIndexed(await plan(issueCountProjectsQuery(db, q, 10_001)), `${label} count`);
+  if (q.withProjects) {
+    // The page's statements over the readable projects read with the count, as a list.
+    const { readable } = (await db.get<{ readable: string | null }>(issueCountProjectsQuery(db, q, 10_001)))!;
+    expect(JSON.parse(readable!), label).toEqual(expect.any(Array));
+    const listed = q.withProjects(readable!);
+    expectIndexed(await plan(issuePageQuery(db, listed, 20, 40, false)), `${label} page over the listed projects`);
+    if (listed.walkWhere) expectIndexed(await plan(issuePageQuery(db, listed, 20, 40, true)), `${label} walk over the listed projects`);
+  }
   const union = issueUnionPageQuery(db, q, [1, 2, 3, BIG], 20, 40);
   if (union) expectIndexed(await plan(union), `${label} union`);
 }
