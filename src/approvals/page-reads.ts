@@ -70,15 +70,16 @@ export function approvalPageReads(db: Db, ids: SQL, projectIds: SQL) {
       ),
     db.select().from(projectApprovalSettings).where(within(projectApprovalSettings.projectId, projectIds)),
     db.select().from(approvals).where(within(approvals.mergeRequestId, ids)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
-    // Repository#code_owners_blob candidates at each open merge request's target head.
+    // Repository#code_owners_blob candidates at each open merge request's target head, keyed by
+    // rowid through the primary key (project, sha, path): a `(project_id, commit_sha) IN (…)` test
+    // used only its first column and read every file of the project (~4 ms of a page on dataset M).
     db
       .select()
       .from(repoCommitFiles)
       .where(
-        and(
-          sql`(${repoCommitFiles.projectId}, ${repoCommitFiles.commitSha}) IN (SELECT b.project_id, b.commit_sha FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
-          within(repoCommitFiles.path, sql`(SELECT value FROM json_each(${JSON.stringify(CODEOWNERS_PATHS)}))`),
-        ),
+        sql`rowid IN (SELECT f.rowid FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = m.target_branch
+          JOIN repo_commit_files f ON f.project_id = b.project_id AND f.commit_sha = b.commit_sha
+          WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked') AND f.path IN (SELECT value FROM json_each(${JSON.stringify(CODEOWNERS_PATHS)})))`,
       ),
   ] as const;
 }

@@ -49,14 +49,18 @@ const milestoneGroup = alias(namespaces, 'milestone_group');
 /** A page's merge request ids as a set for `presenterReads` (one parameter, whatever the page size). */
 export const idsOfPage = (ids: readonly number[]): SQL => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
-/** The source and target branch heads of the open merge requests among `ids` (a closed one shows what it recorded). */
+/**
+ * The source and target branch heads of the open merge requests among `ids` (a closed one shows what
+ * it recorded). Keyed by the branch rows' ids, found by (project, name) through the unique index: a
+ * `(project_id, name) IN (…)` row-value test made SQLite scan every branch of every project.
+ */
 export const headsRead = (db: Db, ids: SQL) =>
   db
     .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
     .from(repoBranches)
     .where(
-      sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
-        UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
+      sql`${repoBranches.id} IN (SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
+        UNION ALL SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
     );
 
 export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
