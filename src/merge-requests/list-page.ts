@@ -14,7 +14,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { baseUrl, type CountQuery, type PageRequest, paginate, paginateWith } from '../platform/pagination';
 import { withReadMemo } from '../platform/read-memo';
 import { batchReads } from '../db/batch-reads';
-import { cachedQueries, cachedQuery, renderedOnceIfSelect } from '../db/prepared';
+import { cachedQueries, cachedQuery, prepared, renderedOnceIfSelect } from '../db/prepared';
 import { MAX_COUNT, setPaginationHeaders } from '../platform/pagination';
 import { findReadableProjectWith } from '../projects/projects';
 import type { ProjectRow } from '../projects/abilities';
@@ -106,7 +106,8 @@ export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller
  * page and its count in the first (findReadableProjectWith; `q` was built on the project's id as SQL),
  * then everything the page shows in the second, keyed by the page's ids (presentKnownPage). An
  * empty page reads nothing more. `authorize` throws (403) on the project found before anything is
- * set; the page read beside it is then simply dropped.
+ * set; the page read beside it is then simply dropped. `renderKey`, when given, names everything that
+ * shapes the page and count statements (text and values): they are then rendered once per Db.
  */
 export async function presentProjectMergeRequestPage(
   c: Context<AppEnv>,
@@ -118,13 +119,13 @@ export async function presentProjectMergeRequestPage(
   o: PresentMrOptions,
   view: string | undefined,
   authorize: (project: ProjectRow, level: number) => void,
+  renderKey?: string,
 ) {
   const db = c.var.db;
-  const found = await findReadableProjectWith(c, caller, projectId, () =>
-    q.possible
-      ? ([renderedOnceIfSelect(db, mergeRequestPage(db, q, req.perPage, req.offset) as never), renderedOnceIfSelect(db, mergeRequestCount(db, q, MAX_COUNT + 1) as CountQuery as never)] as const)
-      : ([] as const),
-  );
+  // Rendering the page and count to SQL text cost more CPU than running them: with a `renderKey`
+  // (everything that shapes their text and values) they are rendered once per Db.
+  const render = () => [renderedOnceIfSelect(db, mergeRequestPage(db, q, req.perPage, req.offset) as never), renderedOnceIfSelect(db, mergeRequestCount(db, q, MAX_COUNT + 1) as CountQuery as never)] as const;
+  const found = await findReadableProjectWith(c, caller, projectId, () => (q.possible ? (renderKey === undefined ? render() : prepared(db, `mr-project-page:${renderKey}`, render)) : ([] as const)));
   authorize(found.project, found.level);
   const [rows, n] = (q.possible ? found.reads : [[], [{ n: 0 }]]) as unknown as [{ mr: MergeRequestRow }[], { n: number }[]];
   const total = Number(n[0]?.n ?? 0);

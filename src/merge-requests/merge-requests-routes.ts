@@ -78,7 +78,7 @@ export function mountMergeRequests(r: Router) {
       await presentProjectMergeRequestPage(c, caller, p.id, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults('project')), o, p.view, (project, level) => {
         // `authorize! :read_merge_request, user_project`.
         if (!canReadMergeRequests(caller, project, level)) throw forbidden();
-      }),
+      }, renderKeyOf(caller, p)),
     );
   });
 
@@ -149,6 +149,17 @@ async function listMergeRequests(
   const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
   // The page, its count and everything presenting it reads, in one batch (list-page.ts).
   return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
+}
+
+/**
+ * What shapes the project list's page and count statements (finder.ts): the params and the caller's
+ * id (the `scope` and `my_reaction_emoji` filters write it in). Username filters write in the id they
+ * resolve to, which a rename changes: those lists are rendered afresh (undefined).
+ */
+function renderKeyOf(caller: Caller, p: MergeRequestListParams): string | undefined {
+  const names = [p.author_username, p.assignee_username, p.reviewer_username, p.merge_user_username, p.not?.author_username, p.not?.assignee_username, p.not?.reviewer_username];
+  if (names.some((n) => n !== undefined)) return undefined;
+  return JSON.stringify([caller.user?.id ?? null, p]);
 }
 
 /** The lists' checks beyond the declared params (Grape's mutually_exclusive rules, the plan's limits, the search rate limit); the raw params. */
