@@ -179,16 +179,23 @@ export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: 
       key,
       (d) => {
         const own = flattenReads(presenterReads(d, caller, idsParam, options));
+        // Keys name the day: yesterday's layouts go.
+        if (layouts.size >= 64) layouts.clear();
         layouts.set(key, { ownCount: own.list.length, unflatten: own.unflatten });
         return [...own.list, ...(port.pageReads?.(c, idsParam, pidsParam).list ?? [])] as readonly BatchItem<'sqlite'>[];
       },
       values,
     );
     const layout = layouts.get(key)!;
-    const prime = primed ? port.pageReads!(c, idsParam, pidsParam).prime : undefined;
     const results = (await db.batch(list as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
     const loaded = layout.unflatten(results.slice(0, layout.ownCount));
-    prime?.(mrs, results.slice(layout.ownCount), new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha])));
+    if (primed) {
+      const heads = new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha]));
+      const approvals = results.slice(layout.ownCount);
+      // primePage seeds the memo without building the statements again (they were built once, above).
+      if (port.primePage) port.primePage(c, mrs, approvals, heads);
+      else port.pageReads!(c, idsParam, pidsParam).prime(mrs, approvals, heads);
+    }
     return presentMergeRequests(c, caller, mrs, { ...o, approvalsPrimed: primed }, loaded);
   });
 }
