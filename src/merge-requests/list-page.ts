@@ -17,7 +17,7 @@ import { batchReads } from '../db/batch-reads';
 import { cachedQueries, cachedQuery, prepared, renderedOnceIfSelect } from '../db/prepared';
 import { MAX_COUNT, setPaginationHeaders } from '../platform/pagination';
 import { findReadableProjectWith } from '../projects/projects';
-import type { ProjectRow } from '../projects/abilities';
+import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import { today } from '../platform/time';
 import type { MergeRequestRow } from './merge-request-entity';
 import { type MergeRequestApprovals, mergeRequestApprovals } from './approvals-port';
@@ -130,7 +130,7 @@ export async function presentProjectMergeRequestPage(
   const [rows, n] = (q.possible ? found.reads : [[], [{ n: 0 }]]) as unknown as [{ mr: MergeRequestRow }[], { n: number }[]];
   const total = Number(n[0]?.n ?? 0);
   setPaginationHeaders(c, req, linkParams, total > MAX_COUNT ? null : total, rows.length);
-  return presentKnownPage(c, caller, rows.map((r) => r.mr), { ...o, project: found.project }, view);
+  return presentKnownPage(c, caller, rows.map((r) => r.mr), { ...o, project: found.project }, view, { project: found.project, namespace: found.namespace });
 }
 
 /** Where the presenter's results sit in a batch built by presentKnownPage, per statement key (the same for every Db). */
@@ -147,10 +147,16 @@ const pidsParam = sql`(SELECT value FROM json_each(${sql.placeholder('pids')}))`
  * than running it, and each statement re-running the page query as a sub-select cost SQLite more
  * than reading the rows by id (issue 13 profile of `mr_list`).
  */
-export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: MergeRequestRow[], o: PresentMrOptions, view?: string) {
+export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: MergeRequestRow[], o: PresentMrOptions, view?: string, known?: { project: ProjectRow; namespace: NamespaceRow }) {
   if (!mrs.length) return [];
+  // A project's list: every row's project is the one already read (its level matters only to the full entity).
+  const one = known && !o.full && mrs.every((m) => m.projectId === known.project.id) ? known : undefined;
   const db = c.var.db;
   const values = { ids: JSON.stringify(mrs.map((m) => m.id)), pids: JSON.stringify([...new Set(mrs.map((m) => m.projectId))]) };
+  if (view === 'simple' && one) {
+    const base = baseUrl(c);
+    return mrs.map((mr) => mergeRequestSimple(mr, { base, projectFullPath: `${one.namespace.fullPath}/${one.project.path}` }));
+  }
   if (view === 'simple') {
     const rows = (await cachedQuery(
       db,
@@ -170,7 +176,7 @@ export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: 
   return withReadMemo(c, async () => {
     const port = mergeRequestApprovals.get();
     const primed = port.pageReads !== undefined;
-    const options = readOptions({ ...o, approvalsPrimed: primed });
+    const options = { ...readOptions({ ...o, approvalsPrimed: primed }), projects: !one };
     // What shapes the text beside the two sets: the options, the caller when the full entity writes
     // its id in, and the day (membership expiry, written in by the approval reads).
     const key = `mr-page-reads:${JSON.stringify(options)}:${primed}:${options.full ? (caller.user?.id ?? '-') : ''}:${today()}`;
@@ -189,6 +195,7 @@ export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: 
     const layout = layouts.get(key)!;
     const results = (await db.batch(list as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
     const loaded = layout.unflatten(results.slice(0, layout.ownCount));
+    if (one) loaded.projects = [{ project: one.project, namespace: one.namespace, level: 0 }];
     if (primed) {
       const heads = new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha]));
       const approvals = results.slice(layout.ownCount);

@@ -36,6 +36,8 @@ export interface PresenterReadOptions {
   firstContribution?: boolean;
   /** False when another read of the batch brings the protected branch rows (into the read memo). */
   protectedBranchRows?: boolean;
+  /** False when the caller knows the one project of every merge request (a project's list) and fills `projects` itself. */
+  projects?: boolean;
 }
 
 /** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
@@ -68,7 +70,7 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
   const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
   const projectIds = ofMrs('m.project_id');
   return {
-    projects: db
+    projects: o.projects === false ? undefined : db
       .select({ project: projects, namespace: aliasedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
