@@ -84,3 +84,19 @@ export const ciRegistrationTokens = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.ownerId] }), uniqueIndex('ci_registration_tokens_digest').on(t.tokenDigest)],
 );
+
+/**
+ * What changed which runner, for the other isolates' runner caches (src/ci/runner-tokens.ts): every
+ * write to a runner adds a row in the same batch; each isolate reads the rows past the last id it saw
+ * at most every 10 s and drops the runners they name. `runner_id` null names every runner. Rows
+ * older than an hour are pruned by the writes themselves.
+ */
+export const ciRunnerChanges = sqliteTable(
+  'ci_runner_changes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    runnerId: integer('runner_id'),
+    changedAt: ts('changed_at').notNull(),
+  },
+  (t) => [index('ci_runner_changes_changed_at').on(t.changedAt)],
+);
