@@ -7,11 +7,13 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ciRegistrationTokens, ciRunnerNamespaces, ciRunnerProjects, ciRunners } from '../db/schema';
 import type { Cascade } from '../platform/cascade';
+import { runnerChangeStatements } from './runner-changes';
 import { forgetAllRunners } from './runner-tokens';
 
 /**
  * The deleted runners must not keep answering from this isolate's runner cache: it is emptied as the
- * deletion's batch is built (a poll whose read started before that is not cached after it; one read
+ * deletion's batch is built, and the batch logs every runner of the doomed projects and groups for
+ * the other isolates (runner-changes.ts) (a poll whose read started before that is not cached after it; one read
  * in the single round trip until the batch commits still can be).
  */
 export const ciCascade: Cascade = {
@@ -19,6 +21,8 @@ export const ciCascade: Cascade = {
     forgetAllRunners(db);
     return {
       statements: [
+        // Every runner of the projects, named for the other isolates' caches before its links go.
+        ...runnerChangeStatements(db, db.select({ runnerId: ciRunnerProjects.runnerId }).from(ciRunnerProjects).where(inArray(ciRunnerProjects.projectId, ids as never)).getSQL()),
         // Project runners none of whose other projects survive.
         db.delete(ciRunners).where(
           and(
@@ -36,6 +40,7 @@ export const ciCascade: Cascade = {
     forgetAllRunners(db);
     return {
       statements: [
+        ...runnerChangeStatements(db, db.select({ runnerId: ciRunnerNamespaces.runnerId }).from(ciRunnerNamespaces).where(inArray(ciRunnerNamespaces.namespaceId, ids as never)).getSQL()),
         db.delete(ciRunners).where(and(eq(ciRunners.runnerType, 'group_type'), inArray(ciRunners.id, db.select({ id: ciRunnerNamespaces.runnerId }).from(ciRunnerNamespaces).where(inArray(ciRunnerNamespaces.namespaceId, ids as never))))),
         db.delete(ciRunnerNamespaces).where(inArray(ciRunnerNamespaces.namespaceId, ids as never)),
         db.delete(ciRegistrationTokens).where(and(eq(ciRegistrationTokens.scope, 'group'), inArray(ciRegistrationTokens.ownerId, ids as never))),

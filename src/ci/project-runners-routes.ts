@@ -17,6 +17,7 @@ import { findReadableProject, findReadableProjectWith } from '../projects/projec
 import { runnerEntity, RunnerSchema } from './runner-entity';
 import { filterShape, runnerFilters, SCOPES, scopeShape } from './runner-filters';
 import { groupRunnersSql, loadedRunner, noAccess, projectRunnersSql, type RunnerReadResults, runnerReads } from './runner-reads';
+import { runnerChangeStatements } from './runner-changes';
 import { forgetRunner, knownContact } from './runner-tokens';
 import { listRunners } from './runners-routes';
 
@@ -68,6 +69,7 @@ export function mountProjectRunners(r: Router) {
       await db.batch([
         db.insert(ciRunnerProjects).values({ runnerId: runner.id, projectId: found.project.id, createdAt: now }).onConflictDoNothing(),
         db.update(ciRunners).set({ runnerType, updatedAt: now }).where(eq(ciRunners.id, runner.id)),
+        ...runnerChangeStatements(db, runner.id, now),
       ]);
       forgetRunner(db, runner.id);
       const updated = { ...runner, runnerType, updatedAt: now };
@@ -99,7 +101,8 @@ export function mountProjectRunners(r: Router) {
       if (!link) throw notFound('Runner');
       if (Number(count?.n ?? 0) === 1) throw forbidden('Only one project associated with the runner. Please remove the runner instead');
       checkUnmodifiedSince(c, link.createdAt);
-      await db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.id, link.id)).run();
+      // Nothing a poll answers changes yet, but the runner's projects decide which jobs it may get.
+      await db.batch([db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.id, link.id)), ...runnerChangeStatements(db, p.runner_id)]);
       forgetRunner(db, p.runner_id);
       return c.body(null, 204);
     },

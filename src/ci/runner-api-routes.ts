@@ -23,6 +23,7 @@ import { g, params } from '../platform/validate';
 import { settingsOf } from '../settings/settings';
 import { clientIp } from '../users/audit';
 import { digestOf, forgetRunner, heartbeat, infoColumns, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
+import { runnerChangeStatements } from './runner-changes';
 import { runnerErrors } from './runner-validation';
 
 const TAGS = ['runners'];
@@ -154,7 +155,12 @@ export function mountRunnerApi(r: Router) {
   r.route({ method: 'DELETE', path: '/runners', summary: 'Delete a registered runner with its authentication token', tags: TAGS, noAuth: true, params: tokenOnly, responses: { 204: null } }, async ({ c }) => {
     const { runner } = await authenticateRunner(c);
     const db = c.var.db;
-    await db.batch([db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, runner.id)), db.delete(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, runner.id)), db.delete(ciRunners).where(eq(ciRunners.id, runner.id))]);
+    await db.batch([
+      db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, runner.id)),
+      db.delete(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, runner.id)),
+      db.delete(ciRunners).where(eq(ciRunners.id, runner.id)),
+      ...runnerChangeStatements(db, runner.id),
+    ]);
     forgetRunner(db, runner.id);
     return c.body(null, 204);
   });
@@ -167,7 +173,7 @@ export function mountRunnerApi(r: Router) {
       const now = Date.now();
       const token = newAuthenticationToken(runner.registrationType === 'authenticated_user' ? 'authenticated_user' : 'registration_token');
       const expiresAt = tokenExpiry(await settingsOf(c), runner.runnerType as RunnerType, now);
-      await db.update(ciRunners).set({ tokenDigest: await digestOf(c, token), tokenExpiresAt: expiresAt, updatedAt: now }).where(eq(ciRunners.id, runner.id)).run();
+      await db.batch([db.update(ciRunners).set({ tokenDigest: await digestOf(c, token), tokenExpiresAt: expiresAt, updatedAt: now }).where(eq(ciRunners.id, runner.id)), ...runnerChangeStatements(db, runner.id, now)]);
       forgetRunner(db, runner.id);
       return c.json({ token, token_expires_at: iso(expiresAt) }, 201);
     },

@@ -4,10 +4,11 @@
  * value is shown once, in the answer that issues it.
  *
  * A runner fleet polls forever (POST /jobs/request every few seconds per runner), so the runner
- * behind a token is kept per isolate (`RUNNER_CACHE_TTL_MS`) and a known token's poll sends no
+ * behind a token is kept per isolate until a change to it is seen, and a known token's poll sends no
  * storage round trip. What changes a runner's answer in this isolate drops its entry at once
- * (reset, delete, pause and every update go through `forgetRunner`); another isolate sees the change
- * once its entry is older than the TTL.
+ * (reset, delete, pause and every update go through `forgetRunner`); every such write also logs the
+ * change in its batch, and another isolate drops the entry within 10 s, when it next reads the log
+ * (runner-changes.ts explains why and how).
  */
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
@@ -15,8 +16,9 @@ import type { Db } from '../db/client';
 import { ciRegistrationTokens, ciRunners } from '../db/schema';
 import type { AppEnv } from '../platform/context';
 import { randomToken, tokenDigest } from '../platform/crypto';
-import { TtlCache } from '../platform/isolate-cache';
+import { perDb, TtlCache } from '../platform/isolate-cache';
 import type { Settings } from '../settings/settings';
+import { type ChangeCheck, type ChangeRow, claimChangeCheck, type Dropped, RUNNER_CHANGES_RETENTION_MS } from './runner-changes';
 
 export type RunnerRow = typeof ciRunners.$inferSelect;
 export type RunnerType = 'instance_type' | 'group_type' | 'project_type';
@@ -64,12 +66,11 @@ export async function resetRegistrationToken(c: Context<AppEnv>, scope: Registra
 // ---- the runner behind an authentication token, per isolate ----
 
 /**
- * How long this isolate trusts a cached runner: a runner deleted, paused or reset in another isolate
- * is answered as before here for at most this long. Longer than the caller cache's 10 s because a
- * fleet's polls are the instance's steadiest load and a stale answer here hands out nothing (no job
- * is ever assigned from a cached row without storage).
+ * A backstop only: entries are dropped when the change log names them (runner-changes.ts), so this
+ * bounds how long a write path that forgot to log its change could go unseen elsewhere. Each runner
+ * costs one read per hour for it.
  */
-export const RUNNER_CACHE_TTL_MS = 60_000;
+export const RUNNER_CACHE_TTL_MS = RUNNER_CHANGES_RETENTION_MS;
 
 interface CachedRunner {
   runner: RunnerRow;
@@ -77,29 +78,59 @@ interface CachedRunner {
   contactedAt: number | null;
 }
 
-const caches = new WeakMap<Db, TtlCache<CachedRunner>>();
-const cacheOf = (db: Db) => {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new TtlCache<CachedRunner>(RUNNER_CACHE_TTL_MS, 50_000)));
-  return cache;
-};
+const cacheOf = perDb(() => new TtlCache<CachedRunner>(RUNNER_CACHE_TTL_MS, 50_000));
+
+/** Drops what a change check found; true when it moved the cache's generation. */
+function dropChanged(cache: TtlCache<CachedRunner>, dropped: Dropped): boolean {
+  if (dropped === 'all') cache.invalidate();
+  else if (dropped.size) cache.invalidate((e) => dropped.has(e.runner.id));
+  else return false;
+  return true;
+}
+
+/** Awaits the statement that carries a check; a failure leaves the check to the next request. */
+async function carrying<T>(check: ChangeCheck, sent: PromiseLike<T>): Promise<T> {
+  try {
+    return await sent;
+  } catch (e) {
+    check.abandon();
+    throw e;
+  }
+}
 
 /**
  * The runner an authentication token names, or null: unknown, or expired (a runner whose token
  * expired must reset it with a valid one, so an expired token is refused like an unknown one).
+ * Once per check interval a request also reads the change log: alone on a hit, in the same round
+ * trip as the runner on a miss.
  */
 export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<CachedRunner | null> {
   if (!token) return null;
   const db = c.get('db');
   const digest = await digestOf(c, token);
   const cache = cacheOf(db);
+  let check = claimChangeCheck(db);
   let entry = cache.get(digest);
+  if (check && entry) {
+    dropChanged(cache, check.apply(await carrying(check, check.query)));
+    check = undefined;
+    entry = cache.get(digest);
+  }
   if (!entry) {
     const generation = cache.generation;
-    const row = await db.select().from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).get();
+    const read = db.select().from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).limit(1);
+    let row: RunnerRow | undefined;
+    let moved = 0;
+    if (check) {
+      // The row and the log from one batch: the row is as new as the changes applied with it, so
+      // the generation those changes move is no reason not to cache it.
+      const [rows, changes] = await carrying(check, db.batch([read, check.query]));
+      row = rows[0];
+      moved = dropChanged(cache, check.apply(changes as ChangeRow[])) ? 1 : 0;
+    } else row = (await read)[0];
     if (!row) return null;
     entry = { runner: row, contactedAt: row.contactedAt };
-    cache.setIfCurrent(generation, digest, entry);
+    cache.setIfCurrent(generation + moved, digest, entry);
   }
   if (entry.runner.tokenExpiresAt !== null && entry.runner.tokenExpiresAt <= Date.now()) return null;
   return entry;

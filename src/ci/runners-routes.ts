@@ -2,7 +2,8 @@
  * The user-facing runner API (lib/api/ci/runners.rb, `resource :runners`): the caller's runners and
  * all runners, a runner's details, updating, pausing and deleting it, its jobs and its token reset.
  * Every write drops the runner from this isolate's token cache (runner-tokens.ts `forgetRunner`),
- * so its next poll sees the change.
+ * so its next poll sees the change, and logs the change in its batch for the other isolates
+ * (runner-changes.ts).
  */
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
@@ -22,6 +23,7 @@ import { RunnerDetailsSchema, runnerEntity, RunnerJobSchema, RunnerSchema, Runne
 import { filterShape, runnerFilters, SCOPES, scopeShape, STATUSES } from './runner-filters';
 import { loadRunner, ownedRunnersSql, presentDetails, requireOwner, requireShow } from './runner-reads';
 import { digestOf, forgetRunner, knownContact, newAuthenticationToken, type RunnerRow, type RunnerType, tokenExpiry } from './runner-tokens';
+import { runnerChangeStatements } from './runner-changes';
 import { runnerErrors } from './runner-validation';
 
 const TAGS = ['runners'];
@@ -112,7 +114,7 @@ export function mountRunners(r: Router) {
       if (Object.keys(errors).length) throw validationFailed(errors);
       const db = c.var.db;
       const updatedAt = Date.now();
-      await db.update(ciRunners).set({ ...attrs, updatedAt }).where(eq(ciRunners.id, loaded.runner.id)).run();
+      await db.batch([db.update(ciRunners).set({ ...attrs, updatedAt }).where(eq(ciRunners.id, loaded.runner.id)), ...runnerChangeStatements(db, loaded.runner.id, updatedAt)]);
       forgetRunner(db, loaded.runner.id);
       return c.json(presentDetails(c, caller, loaded, { ...loaded.runner, ...attrs, updatedAt }));
     },
@@ -128,7 +130,7 @@ export function mountRunners(r: Router) {
     checkUnmodifiedSince(c, loaded.runner.updatedAt);
     const db = c.var.db;
     const id = loaded.runner.id;
-    await db.batch([db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, id)), db.delete(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, id)), db.delete(ciRunners).where(eq(ciRunners.id, id))]);
+    await db.batch([db.delete(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, id)), db.delete(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, id)), db.delete(ciRunners).where(eq(ciRunners.id, id)), ...runnerChangeStatements(db, id)]);
     forgetRunner(db, id);
     return c.body(null, 204);
   });
@@ -162,7 +164,7 @@ export function mountRunners(r: Router) {
       const now = Date.now();
       const token = newAuthenticationToken(runner.registrationType === 'authenticated_user' ? 'authenticated_user' : 'registration_token');
       const expiresAt = tokenExpiry(settings, runner.runnerType as RunnerType, now);
-      await db.update(ciRunners).set({ tokenDigest: await digestOf(c, token), tokenExpiresAt: expiresAt, updatedAt: now }).where(eq(ciRunners.id, runner.id)).run();
+      await db.batch([db.update(ciRunners).set({ tokenDigest: await digestOf(c, token), tokenExpiresAt: expiresAt, updatedAt: now }).where(eq(ciRunners.id, runner.id)), ...runnerChangeStatements(db, runner.id, now)]);
       forgetRunner(db, runner.id);
       return c.json({ token, token_expires_at: iso(expiresAt) }, 201);
     },
