@@ -74,6 +74,8 @@ export interface ChangeRow {
 }
 
 export interface ChangeCheck {
+  /** A fresh start: everything cached goes whatever the log says (drop it first, then read with the check). */
+  fresh: boolean;
   /** The statement to send (alone or in a batch with a read). */
   query: BatchItem<'sqlite'> & PromiseLike<ChangeRow[]>;
   /** Applies its rows: moves the cursor and says what to drop. */
@@ -99,6 +101,7 @@ export function claimChangeCheck(db: Db): ChangeCheck | undefined {
   const after = fresh ? sql`(SELECT max(${ciRunnerChanges.id}) - 1 FROM ${ciRunnerChanges})` : sql`${cursor.lastId}`;
   const query = db.select({ id: ciRunnerChanges.id, runnerId: ciRunnerChanges.runnerId }).from(ciRunnerChanges).where(gt(ciRunnerChanges.id, after)).orderBy(ciRunnerChanges.id).limit(CHECK_LIMIT);
   return {
+    fresh,
     query,
     apply(rows) {
       cursor.checking = false;

@@ -110,6 +110,7 @@ export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<
   const digest = await digestOf(c, token);
   const cache = cacheOf(db);
   let check = claimChangeCheck(db);
+  if (check?.fresh) cache.invalidate();
   let entry = cache.get(digest);
   if (check && entry) {
     dropChanged(cache, check.apply(await carrying(check, check.query)));
