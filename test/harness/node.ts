@@ -27,6 +27,11 @@ export const harnessApp = () => created;
 
 sweepStorage(async (q) => (await created).db.all(sql.raw(q)));
 
+/** Runs SQL on this file's storage directly: a write made by "another isolate", bypassing this app's caches. */
+export async function storageSql(query: string): Promise<unknown[]> {
+  return (await created).db.all(sql.raw(query));
+}
+
 export async function fetchApi(path: string, init?: RequestInit): Promise<Response> {
   const { app } = await created;
   const url = path.startsWith('http') ? path : `http://localhost${path}`;

@@ -2,4 +2,5 @@ declare module '#harness' {
   export const runtime: 'workers' | 'node';
   export const rootToken: string;
   export function fetchApi(path: string, init?: RequestInit): Promise<Response>;
+  export function storageSql(query: string): Promise<unknown[]>;
 }

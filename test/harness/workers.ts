@@ -1,5 +1,5 @@
 /** Harness for workerd: requests go to the Worker's own fetch handler with real bindings. */
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import { failOnSchemaViolation } from './schema-violation';
 import { sweep } from './secret-sweep';
@@ -13,4 +13,9 @@ export async function fetchApi(path: string, init?: RequestInit): Promise<Respon
   const res = failOnSchemaViolation(await (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init)));
   await sweep.recordResponse(init?.method ?? 'GET', url, res, init);
   return res;
+}
+
+/** Runs SQL on the D1 binding directly: a write made by "another isolate", bypassing this app's caches. */
+export async function storageSql(query: string): Promise<unknown[]> {
+  return (await (env as unknown as { DB: D1Database }).DB.prepare(query).all()).results;
 }
