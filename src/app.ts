@@ -2,7 +2,7 @@
  * The one Hono app both runtimes serve. `createApp(deps)` wires the ports onto the context,
  * mounts every resource under /api/v4 (alphabetically), and ends with GitLab's catch-all.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv, Deps } from './platform/context';
 import { methodNotAllowed } from './platform/errors';
 import { Router, type RouteRecord } from './platform/router';
@@ -13,6 +13,7 @@ import { roundTripMeter } from './platform/round-trip-meter';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { ciCascade } from './ci/cascade';
+import { mountRunnerFastPath } from './ci/runner-poll-fast';
 import { todosCascade } from './todos/cascade';
 import { notesCascade } from './notes/cascade';
 import { approvalsCascade } from './approvals/cascade';
@@ -52,8 +53,7 @@ export function createApp(deps: Deps): CreatedApp {
     app.use('*', responseCheck());
     checkCachedStatements(deps.db);
   }
-  app.use('*', requestBasics());
-  app.use('*', async function injectDeps(c, next) {
+  const inject = (c: Context<AppEnv>) => {
     c.set('db', deps.db);
     c.set('blobs', deps.blobs);
     c.set('jobs', deps.jobs);
@@ -64,6 +64,12 @@ export function createApp(deps: Deps): CreatedApp {
     // and handlers read `c.var.db` many times per request: ~0.4 ms of a merge request page's CPU on
     // Node. A view that reads each variable where it is (`c.get`) answers the same.
     Object.defineProperty(c, 'var', { value: new Proxy({}, { get: (_, key) => c.get(key as never) }), configurable: true });
+  };
+  // A known runner's polls skip the rest of the chain (ci/runner-poll-fast.ts).
+  mountRunnerFastPath(app, '/api/v4', deps, inject);
+  app.use('*', requestBasics());
+  app.use('*', async function injectDeps(c, next) {
+    inject(c);
     await next();
   });
 

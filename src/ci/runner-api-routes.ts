@@ -22,7 +22,7 @@ import { iso } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { settingsOf } from '../settings/settings';
 import { clientIp } from '../users/audit';
-import { digestOf, forgetRunner, heartbeat, infoColumns, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
+import { type CachedRunner, digestOf, forgetRunner, heartbeat, infoColumns, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
 import { runnerChangeStatements } from './runner-changes';
 import { runnerErrors } from './runner-validation';
 
@@ -48,11 +48,25 @@ async function authenticateRunner(c: Context<AppEnv>) {
   const token = await tokenOf(c);
   const entry = await runnerByToken(c, token);
   if (!entry) throw forbidden();
-  const raw = await requestParams(c);
+  return { token, runner: await authenticatedRunner(c, entry, await requestParams(c)) };
+}
+
+/** The runner's contact noted, with what it reports (`info`); its row. */
+export async function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw: Record<string, unknown>): Promise<RunnerRow> {
   const info = raw.info && typeof raw.info === 'object' && !Array.isArray(raw.info) ? (raw.info as Record<string, unknown>) : undefined;
   await heartbeat(c, entry, infoColumns(info, clientIp(c)));
-  return { token, runner: entry.runner };
+  return entry.runner;
 }
+
+/**
+ * POST /jobs/request's answer. A paused runner, a runner whose `last_update` is the current stamp,
+ * and (no job is ever queued here yet) every other poll get the same answer: 204 with the stamp to
+ * send back next time.
+ */
+export const pollAnswer = (c: Context<AppEnv>, runner: RunnerRow) => c.body(null, 204, { 'X-GitLab-Last-Update': queueStamp(runner) });
+
+/** POST /runners/verify's answer. */
+export const verifyAnswer = (c: Context<AppEnv>, token: string, runner: RunnerRow) => c.json({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) }, 200);
 
 /**
  * The runner's queue stamp (`X-GitLab-Last-Update`; GitLab keeps a random value in Redis and ticks it
@@ -60,10 +74,17 @@ async function authenticateRunner(c: Context<AppEnv>) {
  * runner does: it is derived from the runner's id and last update.
  */
 function queueStamp(runner: RunnerRow): string {
+  const known = stamps.get(runner);
+  if (known && known.updatedAt === runner.updatedAt) return known.stamp;
   // node:crypto hashes in place; WebCrypto's digest is a thread-pool job on Node and was the largest
   // single cost of a cached poll (issue 14's bench profile).
-  return createHash('sha256').update(`${runner.id}:${runner.updatedAt}`).digest('hex').slice(0, 32);
+  const stamp = createHash('sha256').update(`${runner.id}:${runner.updatedAt}`).digest('hex').slice(0, 32);
+  stamps.set(runner, { updatedAt: runner.updatedAt, stamp });
+  return stamp;
 }
+
+/** Each cached row's stamp, computed once (a row that changes is a new object, or its updatedAt moved). */
+const stamps = new WeakMap<RunnerRow, { updatedAt: number; stamp: string }>();
 
 export function mountRunnerApi(r: Router) {
   r.route(
@@ -148,7 +169,7 @@ export function mountRunnerApi(r: Router) {
     { method: 'POST', path: '/runners/verify', summary: "Validate a runner's authentication token", tags: TAGS, noAuth: true, params: params({ token: g.string().optional(), system_id: g.string().optional(), info: g.hash().optional() }), responses: { 200: RunnerRegistrationDetailsSchema } },
     async ({ c }) => {
       const { token, runner } = await authenticateRunner(c);
-      return c.json({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) }, 200);
+      return verifyAnswer(c, token, runner);
     },
   );
 
@@ -191,9 +212,7 @@ export function mountRunnerApi(r: Router) {
     },
     async ({ c }) => {
       const { runner } = await authenticateRunner(c);
-      // A paused runner, a runner whose `last_update` is the current stamp, and (no job is ever queued
-      // here yet) every other poll get the same answer: 204 with the stamp to send back next time.
-      return c.body(null, 204, { 'X-GitLab-Last-Update': queueStamp(runner) });
+      return pollAnswer(c, runner);
     },
   );
 }

@@ -72,7 +72,7 @@ export async function resetRegistrationToken(c: Context<AppEnv>, scope: Registra
  */
 export const RUNNER_CACHE_TTL_MS = RUNNER_CHANGES_RETENTION_MS;
 
-interface CachedRunner {
+export interface CachedRunner {
   runner: RunnerRow;
   /** The last contact this isolate saw (newer than the row's between persisted writes). */
   contactedAt: number | null;

@@ -127,6 +127,9 @@ function safeDecode(s: string): string | null {
 }
 
 /** The route's body limit in bytes (set by router.ts before authentication; the default elsewhere). */
+/** The context key of a body already read, for a handler that read it and then leaves the request to the routes. */
+export const BODY_READ = 'bodyRead';
+
 export const bodyLimitOf = (c: Context): number => (c.get('bodyLimit' as never) as number | undefined) ?? DEFAULT_BODY_LIMIT;
 
 /**
@@ -143,7 +146,10 @@ export function checkContentLength(c: Context, limit = bodyLimitOf(c)): void {
  * is read, and reading stops (and the stream is cancelled) as soon as it passes the limit, so an
  * endless body costs at most `limit` bytes of memory.
  */
-async function readBody(c: Context): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBody(c: Context): Promise<Uint8Array<ArrayBuffer>> {
+  // A body a fast path already read (ci/runner-poll-fast.ts) before handing the request on.
+  const read = c.get(BODY_READ as never) as Uint8Array<ArrayBuffer> | undefined;
+  if (read) return read;
   const limit = bodyLimitOf(c);
   checkContentLength(c, limit);
   const stream = c.req.raw.body;
