@@ -22,7 +22,7 @@ import { iso } from '../platform/time';
 import { g, params } from '../platform/validate';
 import { settingsOf } from '../settings/settings';
 import { clientIp } from '../users/audit';
-import { type CachedRunner, digestOf, forgetRunner, heartbeat, infoColumns, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
+import { type CachedRunner, digestOf, forgetRunner, heartbeat, infoColumns, reportsChange, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
 import { runnerChangeStatements } from './runner-changes';
 import { runnerErrors } from './runner-validation';
 
@@ -51,10 +51,13 @@ async function authenticateRunner(c: Context<AppEnv>) {
   return { token, runner: await authenticatedRunner(c, entry, await requestParams(c)) };
 }
 
+const NOTHING_NEW: Partial<RunnerRow> = Object.freeze({});
+
 /** The runner's contact noted, with what it reports (`info`); its row. */
 export async function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw: Record<string, unknown>): Promise<RunnerRow> {
   const info = raw.info && typeof raw.info === 'object' && !Array.isArray(raw.info) ? (raw.info as Record<string, unknown>) : undefined;
-  await heartbeat(c, entry, infoColumns(info, clientIp(c)));
+  const ip = clientIp(c);
+  await heartbeat(c, entry, reportsChange(entry.runner, info, ip) ? infoColumns(info, ip) : NOTHING_NEW);
   return entry.runner;
 }
 

@@ -51,10 +51,14 @@ function plainParams(text: string): Record<string, unknown> | undefined {
     const v = params[k];
     if (v !== undefined && (!v || typeof v !== 'object' || Array.isArray(v))) return undefined;
   }
-  try {
-    checkParamStrings(params);
-  } catch {
-    return undefined;
+  // A NUL or a lone surrogate can only come from a `\u` escape (JSON text holds neither raw, and the
+  // text was strict UTF-8): without one there is nothing for the walk to find.
+  if (text.includes('\\u')) {
+    try {
+      checkParamStrings(params);
+    } catch {
+      return undefined;
+    }
   }
   return params;
 }

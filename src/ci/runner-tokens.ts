@@ -183,18 +183,34 @@ export interface RunnerInfo {
   executor?: string;
 }
 
+const INFO_KEYS = [
+  ['name', 'name'],
+  ['version', 'version'],
+  ['revision', 'revision'],
+  ['platform', 'platform'],
+  ['architecture', 'architecture'],
+  ['executor', 'executorType'],
+] as const;
+
+/**
+ * Whether `infoColumns(info, ip)` would differ from the row, without building it: nearly every poll
+ * reports what the row already says, and this is on every poll's path.
+ */
+export function reportsChange(runner: RunnerRow, info: Record<string, unknown> | undefined, ip: string | null): boolean {
+  if (ip && runner.ipAddress !== ip) return true;
+  if (!info) return false;
+  for (const [k, col] of INFO_KEYS) {
+    const v = info[k];
+    if (typeof v === 'string' && runner[col] !== (v.length > 255 ? v.slice(0, 255) : v)) return true;
+  }
+  return false;
+}
+
 /** The info fields a runner reports (`info` hash), as stored; unknown keys and non-strings are ignored. */
 export function infoColumns(info: Record<string, unknown> | undefined, ip: string | null) {
   const str = (k: string) => (typeof info?.[k] === 'string' ? (info[k] as string).slice(0, 255) : undefined);
   const out: Partial<RunnerRow> = {};
-  for (const [k, col] of [
-    ['name', 'name'],
-    ['version', 'version'],
-    ['revision', 'revision'],
-    ['platform', 'platform'],
-    ['architecture', 'architecture'],
-    ['executor', 'executorType'],
-  ] as const) {
+  for (const [k, col] of INFO_KEYS) {
     const v = str(k);
     if (v !== undefined) out[col] = v;
   }
