@@ -46,7 +46,9 @@ export function runnerChangeStatements(db: Db, runners: number | readonly number
   const insert =
     typeof runners === 'number' || Array.isArray(runners)
       ? db.insert(ciRunnerChanges).values(([] as number[]).concat(runners as number | number[]).map((runnerId) => ({ runnerId, changedAt: now })))
-      : db.run(sql`INSERT INTO ${ciRunnerChanges} (runner_id, changed_at) SELECT runner_id, ${now} FROM (${runners})`);
+      : // Drizzle lists every column (id, runner_id, changed_at); a NULL id takes the next one. (A raw
+        // db.run cannot go in a D1 batch.)
+        db.insert(ciRunnerChanges).select(sql`SELECT NULL, runner_id, ${now} FROM (${runners})`);
   return [insert, db.delete(ciRunnerChanges).where(lt(ciRunnerChanges.changedAt, now - RUNNER_CHANGES_RETENTION_MS))];
 }
 
