@@ -21,6 +21,10 @@
  *   whose last check is older than half of it (by its own clock; the margin absorbs clock skew) may
  *   have missed pruned rows, so it drops its whole cache and starts again from the newest id.
  *
+ * Over D1 with read replication, requests may read replicas that lag differently: a runner row is
+ * cached only when read with a change id at least as new as the cursor (`cacheable`), and a check
+ * that reads a lagging replica only moves the cursor as far as what it saw.
+ *
  * The check is claimed synchronously: concurrent polls keep answering from the cache while one of
  * them asks (Workers must not await another request's I/O), so the window is 10 s plus one round trip.
  * The contact a poll writes every 40-55 minutes is not logged: it changes nothing a poll answers.
@@ -66,6 +70,20 @@ const cursorOf = (db: Db) => {
   if (!c) cursors.set(db, (c = { lastId: null, checkedAt: 0, checking: false }));
   return c;
 };
+
+/**
+ * The newest change id, read in the same batch as a runner row: the row may be cached only if it is
+ * at least as new as this isolate's cursor. Over D1 with read replication each request may read
+ * another replica, and a row read from one that lags behind the cursor could miss a change the
+ * cursor has already passed (it would never be dropped).
+ */
+export const newestChange = (db: Db) => db.select({ id: sql<number | null>`max(${ciRunnerChanges.id})` }).from(ciRunnerChanges);
+
+/** Whether a row read where the newest change id was `newest` may be cached by this isolate. */
+export function cacheable(db: Db, newest: number | null | undefined): boolean {
+  const cursor = cursorOf(db);
+  return cursor.lastId !== null && (newest ?? 0) >= cursor.lastId;
+}
 
 /** What a check found: `all` (drop everything) or the runner ids to drop. */
 export type Dropped = 'all' | Set<number>;

@@ -18,7 +18,7 @@ import type { AppEnv } from '../platform/context';
 import { randomToken, tokenDigest } from '../platform/crypto';
 import { perDb, TtlCache } from '../platform/isolate-cache';
 import type { Settings } from '../settings/settings';
-import { type ChangeCheck, type ChangeRow, claimChangeCheck, type Dropped, RUNNER_CHANGES_RETENTION_MS } from './runner-changes';
+import { cacheable, type ChangeCheck, type ChangeRow, claimChangeCheck, type Dropped, newestChange, RUNNER_CHANGES_RETENTION_MS } from './runner-changes';
 
 export type RunnerRow = typeof ciRunners.$inferSelect;
 export type RunnerType = 'instance_type' | 'group_type' | 'project_type';
@@ -121,17 +121,23 @@ export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<
     const generation = cache.generation;
     const read = db.select().from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).limit(1);
     let row: RunnerRow | undefined;
+    let newest: number | null | undefined;
     let moved = 0;
     if (check) {
       // The row and the log from one batch: the row is as new as the changes applied with it, so
       // the generation those changes move is no reason not to cache it.
-      const [rows, changes] = await carrying(check, db.batch([read, check.query]));
+      const [rows, changes, [top]] = await carrying(check, db.batch([read, check.query, newestChange(db)]));
       row = rows[0];
+      newest = top?.id;
       moved = dropChanged(cache, check.apply(changes as ChangeRow[])) ? 1 : 0;
-    } else row = (await read)[0];
+    } else {
+      const [rows, [top]] = await db.batch([read, newestChange(db)]);
+      row = rows[0];
+      newest = top?.id;
+    }
     if (!row) return null;
     entry = { runner: row, contactedAt: row.contactedAt };
-    cache.setIfCurrent(generation + moved, digest, entry);
+    if (cacheable(db, newest)) cache.setIfCurrent(generation + moved, digest, entry);
   }
   if (entry.runner.tokenExpiresAt !== null && entry.runner.tokenExpiresAt <= Date.now()) return null;
   return entry;

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RUNNER_CHANGES_CHECK_MS } from '../../src/ci/runner-changes';
+import { cacheable, claimChangeCheck, RUNNER_CHANGES_CHECK_MS } from '../../src/ci/runner-changes';
 import { createNodeApp } from '../../src/node-app';
 import { DEV_ROOT_TOKEN } from '../../src/platform/config';
 import { setCacheClock } from '../../src/platform/isolate-cache';
@@ -94,5 +94,21 @@ describe('a runner written elsewhere', () => {
     const { before, after } = await aroundCheck(token);
     expect(before.status).toBe(204);
     expect(after.status).toBe(403);
+  });
+});
+
+describe('a row read from a replica behind this isolate', () => {
+  it('is answered but not cached: only rows read with a change id at least as new as the cursor are', async () => {
+    // A Db no request has used yet (the cursor is per Db); the check's statement is not sent.
+    const dir = mkdtempSync(join(tmpdir(), 'wfapi-runner-cursor-'));
+    const { db } = await createNodeApp({ databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000' } });
+    expect(cacheable(db, 7)).toBe(false); // no check yet: nothing is known to be new enough
+    const check = claimChangeCheck(db)!;
+    expect(check.fresh).toBe(true);
+    expect(check.apply([{ id: 5, runnerId: 1 }])).toBe('all');
+    expect(cacheable(db, 4)).toBe(false);
+    expect(cacheable(db, null)).toBe(false);
+    expect(cacheable(db, 5)).toBe(true);
+    expect(cacheable(db, 9)).toBe(true);
   });
 });

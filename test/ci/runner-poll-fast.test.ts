@@ -60,7 +60,7 @@ describe('outside the plain case, the routes answer as before', () => {
     expect([nul.status, await nul.json()]).toEqual([400, { error: 'system_id contains a null byte' }]);
     const malformed = await send('/runners/verify', `{"token":"${token}"`);
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error).toContain('message body does not match declared format');
+    expect(((await malformed.json()) as { error: string }).error).toContain('message body does not match declared format');
     const missing = await send('/jobs/request', JSON.stringify({ system_id: 's_1' }));
     expect([missing.status, await missing.json()]).toEqual([400, { error: 'token is missing' }]);
   });
