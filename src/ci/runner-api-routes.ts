@@ -48,17 +48,17 @@ async function authenticateRunner(c: Context<AppEnv>) {
   const token = await tokenOf(c);
   const entry = await runnerByToken(c, token);
   if (!entry) throw forbidden();
-  return { token, runner: await authenticatedRunner(c, entry, await requestParams(c)) };
+  await authenticatedRunner(c, entry, await requestParams(c));
+  return { token, runner: entry.runner };
 }
 
 const NOTHING_NEW: Partial<RunnerRow> = Object.freeze({});
 
-/** The runner's contact noted, with what it reports (`info`); its row. */
-export async function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw: Record<string, unknown>): Promise<RunnerRow> {
+/** The runner's contact noted, with what it reports (`info`): a promise only when that is written. */
+export function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw: Record<string, unknown>): Promise<unknown> | undefined {
   const info = raw.info && typeof raw.info === 'object' && !Array.isArray(raw.info) ? (raw.info as Record<string, unknown>) : undefined;
   const ip = clientIp(c);
-  await heartbeat(c, entry, reportsChange(entry.runner, info, ip) ? infoColumns(info, ip) : NOTHING_NEW);
-  return entry.runner;
+  return heartbeat(c, entry, reportsChange(entry.runner, info, ip) ? infoColumns(info, ip) : NOTHING_NEW);
 }
 
 /**

@@ -78,7 +78,7 @@ export function mountRunnerFastPath(app: Hono<AppEnv>, prefix: string, deps: Pic
       try {
         // A declared length is what the server let through (Node reads it straight from the socket);
         // a body of unknown length is read within the routes' limit, as params.ts does.
-        bytes = declared ? await req.arrayBuffer().then((b) => new Uint8Array(b), () => Promise.reject(badRequest('request body could not be read'))) : await readBody(c);
+        bytes = declared ? new Uint8Array(await req.arrayBuffer().catch((): Promise<ArrayBuffer> => Promise.reject(badRequest('request body could not be read')))) : await readBody(c);
       } catch (e) {
         // The generic path reads the body after the rate limits: the same order here.
         inject(c);
@@ -111,8 +111,9 @@ export function mountRunnerFastPath(app: Hono<AppEnv>, prefix: string, deps: Pic
         await enforceRateLimits(c, anonymous);
         throw forbidden();
       }
-      const runner = await authenticatedRunner(c, entry, params);
-      return answer === 'poll' ? pollAnswer(c, runner) : verifyAnswer(c, token, runner);
+      const writing = authenticatedRunner(c, entry, params);
+      if (writing) await writing;
+      return answer === 'poll' ? pollAnswer(c, entry.runner) : verifyAnswer(c, token, entry.runner);
     };
   app.post(`${prefix}/jobs/request`, fast('poll'));
   app.post(`${prefix}/runners/verify`, fast('verify'));

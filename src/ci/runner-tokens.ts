@@ -229,7 +229,7 @@ export function infoColumns(info: Record<string, unknown> | undefined, ip: strin
  * runner reports about itself) is written when the stored one is older than 40-55 minutes or missing,
  * or when the reported info changed; otherwise only this isolate remembers it.
  */
-export async function heartbeat(c: Context<AppEnv>, entry: CachedRunner, info: Partial<RunnerRow>): Promise<void> {
+export function heartbeat(c: Context<AppEnv>, entry: CachedRunner, info: Partial<RunnerRow>): Promise<void> | undefined {
   const now = Date.now();
   const runner = entry.runner;
   entry.contactedAt = now;
@@ -238,7 +238,12 @@ export async function heartbeat(c: Context<AppEnv>, entry: CachedRunner, info: P
   seen.setIfCurrent(seen.generation, String(runner.id), now);
   const changed = Object.entries(info).some(([k, v]) => runner[k as keyof RunnerRow] !== v);
   const stale = runner.contactedAt === null || now - runner.contactedAt >= persistAfterMs();
-  if (!changed && !stale) return;
-  await db.update(ciRunners).set({ ...info, contactedAt: now }).where(eq(ciRunners.id, runner.id)).run();
-  Object.assign(runner, info, { contactedAt: now });
+  // Nothing to write (nearly every poll): no promise to wait for.
+  if (!changed && !stale) return undefined;
+  return db
+    .update(ciRunners)
+    .set({ ...info, contactedAt: now })
+    .where(eq(ciRunners.id, runner.id))
+    .run()
+    .then(() => void Object.assign(runner, info, { contactedAt: now }));
 }
