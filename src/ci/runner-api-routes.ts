@@ -68,6 +68,17 @@ export function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw
  */
 export const pollAnswer = (c: Context<AppEnv>, runner: RunnerRow) => c.body(null, 204, { 'X-GitLab-Last-Update': queueStamp(runner) });
 
+/**
+ * The same answers built as one Response with plain headers (the fast path, which sets no context
+ * headers): Hono's `c.header` keeps a Headers object, whose per-call validation was a visible share
+ * of a cached poll on Node.
+ */
+export function plainAnswer(kind: 'poll' | 'verify', token: string, runner: RunnerRow, headers: Record<string, string>): Response {
+  if (kind === 'poll') return new Response(null, { status: 204, headers: { ...headers, 'X-GitLab-Last-Update': queueStamp(runner) } });
+  const body = JSON.stringify({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) });
+  return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': 'application/json' } });
+}
+
 /** POST /runners/verify's answer. */
 export const verifyAnswer = (c: Context<AppEnv>, token: string, runner: RunnerRow) => c.json({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) }, 200);
 

@@ -6,7 +6,7 @@
  * Why: a fleet's polls are most of an instance's requests, and a cached poll does almost nothing
  * (a digest, a map lookup, a stamp), so the generic per-request work was nearly all of its CPU on
  * Node (issue 14's bench profile). The answer is the routes' own (runner-api-routes.ts
- * `pollAnswer`, `verifyAnswer`) and the headers requestBasics sets; the rate limits are left out
+ * `plainAnswer`) with the headers requestBasics sets; the rate limits are left out
  * for a valid runner because GitLab's Rack::Attack does not count a request that names a runner
  * (Gitlab::RackAttack::Request#unauthenticated? is false when `authenticated_runner_id` is set),
  * and no authenticated throttle keys on a runner.
@@ -25,7 +25,7 @@ import { badRequest, forbidden } from '../platform/errors';
 import { checkParamStrings, MAX_URL_BYTES } from '../platform/limits';
 import { BODY_READ, readBody } from '../platform/params';
 import { enforceRateLimits } from '../settings/rate-limits';
-import { authenticatedRunner, pollAnswer, verifyAnswer } from './runner-api-routes';
+import { authenticatedRunner, plainAnswer } from './runner-api-routes';
 import { runnerByToken } from './runner-tokens';
 
 /** Larger bodies take the generic path (a runner's poll is under 1 KiB). */
@@ -99,21 +99,21 @@ export function mountRunnerFastPath(app: Hono<AppEnv>, prefix: string, deps: Pic
       // requestBasics' headers; what the routes read from the context.
       const requestId = req.headers.get('x-request-id')?.slice(0, 64) || randomIdHex(13);
       c.set('requestId', requestId);
-      c.header('X-Request-Id', requestId);
-      c.header('X-Frame-Options', 'SAMEORIGIN');
-      c.header('X-Content-Type-Options', 'nosniff');
       c.set('db', deps.db);
       c.set('config', deps.config);
       c.set('rawParams', params);
       const entry = await runnerByToken(c, token);
       if (!entry) {
+        c.header('X-Request-Id', requestId);
+        c.header('X-Frame-Options', 'SAMEORIGIN');
+        c.header('X-Content-Type-Options', 'nosniff');
         inject(c);
         await enforceRateLimits(c, anonymous);
         throw forbidden();
       }
       const writing = authenticatedRunner(c, entry, params);
       if (writing) await writing;
-      return answer === 'poll' ? pollAnswer(c, entry.runner) : verifyAnswer(c, token, entry.runner);
+      return plainAnswer(answer, token, entry.runner, { 'X-Request-Id': requestId, 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
     };
   app.post(`${prefix}/jobs/request`, fast('poll'));
   app.post(`${prefix}/runners/verify`, fast('verify'));

@@ -33,6 +33,10 @@ describe('the fast path', () => {
     expect(verified.status).toBe(200);
     expect(await verified.json()).toEqual({ id, token, token_expires_at: null });
     expect(verified.headers.get('x-request-id')).toMatch(/^[0-9a-f]{26}$/);
+    // The same Content-Type as the route's own answer (a form body takes the generic path).
+    const generic = await send('/runners/verify', `token=${token}`, { 'Content-Type': 'application/x-www-form-urlencoded' });
+    expect(await generic.json()).toEqual({ id, token, token_expires_at: null });
+    expect(verified.headers.get('content-type')).toBe(generic.headers.get('content-type'));
   });
 
   it('refuses an unknown token with the 403 body and one read', async () => {
