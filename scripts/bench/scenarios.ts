@@ -201,8 +201,9 @@ export const RUNNER_INFO = {
  * `RUNNER-TOKEN` header, a `system_id` and the runner's `info`. `prepare` is each runner's first poll
  * after the server started (a fleet that was polling; run.ts freshens the seeded contacts so none is
  * due to be persisted): it loads the runner into the isolate's cache and collects the stamp the
- * measured polls send back. The cache trusts an entry for a minute (RUNNER_CACHE_TTL_MS), so a
- * runner visited less often than that (a pass over the fleet slower than a minute) is read again.
+ * measured polls send back. The cache keeps an entry until the runner change log names it
+ * (src/ci/runner-changes.ts), so however slow a pass over the fleet is, a measured poll is answered
+ * from the cache; the log check adds one round trip per 10 s per isolate.
  */
 function runnersScenario(m: Manifest): Scenario {
   const n = m.runners?.count ?? 0;

@@ -37,8 +37,8 @@ export const TARGETS: Target[] = [
   { label: `\`/user\`, single issue, single MR, project issue list hold ${RATE} req/s, p90 ≤ 50 ms`, runtime: 'workerd', metric: 'hold', max: 50, scenarios: ['user', 'issue', 'mr', 'list_default'] },
   // Issue 14: a fleet's polls are the steadiest load; a known runner's poll and verify touch no storage.
   { label: 'runner polls: ≥ 50 % of the bare route\'s capacity', runtime: 'node', metric: 'ratio', max: 0.5, scenarios: ['runner'] },
-  // 0.00 at the table's precision: the isolate's settings refresh (every 10 s, whatever the route) and a
-  // runner whose cache entry outlived RUNNER_CACHE_TTL_MS are the only reads left.
+  // 0.00 at the table's precision: the isolate's runner change-log check (one statement every 10 s,
+  // src/ci/runner-changes.ts) is the only read left; a known runner's poll reads no settings.
   { label: 'cached runner poll and verify: 0 round trips (rt/req 0.00)', runtime: 'workerd', metric: 'rt', max: 0.005, scenarios: ['runner'], kinds: ['poll', 'verify'] },
 ];
 
