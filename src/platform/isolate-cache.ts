@@ -45,6 +45,14 @@ export class TtlCache<V> {
   ) {}
 
   get(key: string): V | undefined {
+    return this.lookup(key)?.value;
+  }
+
+  /**
+   * The entry and whether it is past half its TTL (`aging`): still valid, but the time to refresh it
+   * on a round trip the request makes anyway (db/riders.ts) so it never expires under a busy caller.
+   */
+  lookup(key: string): { value: V; aging: boolean } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     const age = cacheNow() - e.at;
@@ -55,7 +63,12 @@ export class TtlCache<V> {
     }
     this.entries.delete(key);
     this.entries.set(key, e);
-    return e.value;
+    return { value: e.value, aging: age >= this.ttlMs / 2 };
+  }
+
+  /** Drops one entry (a refresh found it gone from storage); no generation move: nothing stale can be stored by it. */
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   /** Stores `value` unless an invalidation happened since `generation` was read. */

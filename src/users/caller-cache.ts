@@ -29,8 +29,15 @@ const cacheOf = perDb(() => new TtlCache<CachedCredential>(ISOLATE_CACHE_TTL_MS,
 
 const keyOf = (kind: CredentialKind, digest: string) => `${kind}:${digest}`;
 
-export function cachedCredential<K extends CredentialKind>(db: Db, kind: K, digest: string): Extract<CachedCredential, { kind: K }> | undefined {
-  return cacheOf(db).get(keyOf(kind, digest)) as Extract<CachedCredential, { kind: K }> | undefined;
+/** The cached credential, and whether it is past half its TTL (`aging`: refresh it on the request's next round trip, auth/caller-refresh.ts). */
+export function cachedCredential<K extends CredentialKind>(db: Db, kind: K, digest: string): { entry: Extract<CachedCredential, { kind: K }>; aging: boolean } | undefined {
+  const hit = cacheOf(db).lookup(keyOf(kind, digest));
+  return hit && { entry: hit.value as Extract<CachedCredential, { kind: K }>, aging: hit.aging };
+}
+
+/** Forgets one credential: a refresh found it no longer in storage (deleted elsewhere), so the next request looks it up and is refused. */
+export function forgetCredential(db: Db, kind: CredentialKind, digest: string): void {
+  cacheOf(db).delete(keyOf(kind, digest));
 }
 
 /** Note this before reading a credential from storage; `rememberCredential` stores it only if nothing was invalidated meanwhile. */
