@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import { ride } from '../db/riders';
 import { oauthAccessTokens, personalAccessTokens, users, webSessions } from '../db/schema';
 import { primeSettings, settingsPrefetch } from '../settings/settings';
-import { type CachedCredential, callerCacheGeneration, type CredentialKind, forgetCredential, rememberCredential } from '../users/caller-cache';
+import { type CachedCredential, callerCacheGeneration, claimRefresh, type CredentialKind, forgetCredential, rememberCredential } from '../users/caller-cache';
 
 export const patLookup = (db: Db, digest: string) => db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)).limit(1);
 export const oauthLookup = (db: Db, digest: string) => db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)).limit(1);
@@ -38,9 +38,11 @@ const reads = {
  * user is cached as such (and refused by the next request), a deleted one is forgotten (and looked up,
  * then refused). A revocation elsewhere is therefore still seen within the TTL: an entry is at most
  * one TTL old, whether it was renewed or not. The generation noted now keeps a refresh that raced an
- * invalidation in this isolate from storing what the invalidation dropped.
+ * invalidation in this isolate from storing what the invalidation dropped. One request at a time
+ * carries the refresh (`claimRefresh`).
  */
 export function refreshOnNextTrip(db: Db, kind: CredentialKind, digest: string): void {
+  if (!claimRefresh(db, kind, digest)) return;
   const generation = callerCacheGeneration(db);
   const prefetch = settingsPrefetch(db);
   const [token, user] = reads[kind](db, digest);
