@@ -37,6 +37,7 @@ import { ACCESS, groupVisibleSql, type NamespaceRow } from '../projects/abilitie
 import { isMemoised, primeMemo } from '../platform/read-memo';
 import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
+import { branchIdsOf } from '../merge-requests/presenter-reads';
 import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
 
 
@@ -71,11 +72,8 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db
       .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
       .from(repoBranches)
-      // Looked up by (project, name) through the index, not by scanning the branches.
-      .where(
-        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
-          UNION ALL SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
-      ),
+      // Looked up by (project, name) through the index (branchIdsOf), not by scanning the branches.
+      .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`= ${mrId}`)}`),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
     db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
     db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, projectRuleIds)),

@@ -13,6 +13,7 @@ import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abili
 import { findReadableProject, findReadableProjectWith } from '../projects/projects';
 import { type AccessLevelRow, canMergeToBranch, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads, type ProtectedBranchRow } from '../repository/protected-branches';
 import type { MergeRequestRow } from './merge-request-entity';
+import { branchIdsOf } from './presenter-reads';
 
 /** `not_allowed!` (lib/api/helpers.rb). */
 export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
@@ -144,11 +145,7 @@ export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
       db
         .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
         .from(repoBranches)
-        .where(
-          sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
-            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId}
-            UNION SELECT m.project_id, ${alsoTarget ?? null} FROM merge_requests m WHERE m.id = ${mrId})`,
-        ),
+        .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`= ${mrId}`, alsoTarget === undefined ? undefined : sql`${alsoTarget}`)}`),
     ] as BatchItem<'sqlite'>[],
     unflatten: (results: readonly unknown[]) => {
       const rows = results[0] as { projectId: number; name: string; sha: string }[];

@@ -54,10 +54,18 @@ export const headsRead = (db: Db, ids: SQL) =>
   db
     .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
     .from(repoBranches)
-    .where(
-      sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
-        UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
-    );
+    .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`IN ${ids} AND m.state IN ('opened', 'locked')`)}`);
+
+/**
+ * The ids of the source and target branches of the merge requests `m.id <which>` (`= (SELECT …)`,
+ * `IN (…)`, with more conditions on `m`), each joined through the (project_id, name) index. Written
+ * as `(project_id, name) IN (SELECT …)` SQLite scans every branch instead (0.5-0.9 ms on dataset M).
+ */
+export const branchIdsOf = (which: SQL, alsoTarget?: SQL) =>
+  sql`(SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id ${which}
+    UNION ALL SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id ${which}${
+      alsoTarget ? sql` UNION ALL SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = ${alsoTarget} WHERE m.id ${which}` : sql``
+    })`;
 
 export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
   const uid = caller.user?.id;
