@@ -45,7 +45,7 @@ import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type Prote
  * The reads, as unexecuted statements for one batch. `projectId` is SQL (the id or a sub-select),
  * `iid` the merge request's iid. Every statement names the merge request through a sub-select.
  */
-export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: number) {
+export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: number | SQL) {
   const mrId = sql`(SELECT m.id FROM merge_requests m WHERE m.project_id = ${projectId} AND m.iid = ${iid})`;
   const projectRuleIds = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId})`;
   const mrRuleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mrId})`;
@@ -125,8 +125,10 @@ const ancestorNames = (db: Db, groupIds: SQL) =>
 export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateReads>]: Awaited<ReturnType<typeof approvalStateReads>[K]> };
 
 /** Seeds the read memo with what the batch read (only inside withReadMemo; otherwise the loaders read again). */
-export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads): void {
+export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads, o: { headsOfOpenOnly?: boolean } = {}): void {
   if (!isMemoised(c)) return;
+  // Heads read for open merge requests only (presenter-reads.ts headsRead) say nothing of a closed one's branches.
+  const headsKnown = !o.headsOfOpenOnly || mr.state === 'opened' || mr.state === 'locked';
   const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
   const pid = mr.projectId;
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
@@ -149,8 +151,12 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   const mrRules = hydrateFrom('merge_request', mRules, links(mUsers, mGroups, [], []));
   attachSources(mRules, mrRules, projectRules);
   const entries: [string, unknown][] = [
-    [`head:${mr.sourceProjectId}:${mr.sourceBranch}`, sourceHead],
-    [`head:${pid}:${mr.targetBranch}`, targetHead],
+    ...((headsKnown
+      ? [
+          [`head:${mr.sourceProjectId}:${mr.sourceBranch}`, sourceHead],
+          [`head:${pid}:${mr.targetBranch}`, targetHead],
+        ]
+      : []) as [string, unknown][]),
     [`protected-branches:${pid}`, branches],
     [`approval-config:${pid}`, { branches, projectRules }],
     [`approval-settings:${pid}`, settings[0] ?? defaultSettings(pid)],
@@ -158,7 +164,7 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
     [`approvals:${mr.id}`, approvalRows],
     [`assignees:${mr.id}`, assignees.map((a) => a.userId)],
     [`committers:${mr.id}`, committers.map((u) => u.id)],
-    ...(targetHead ? ([[`codeowners-candidates:${pid}:${targetHead}`, codeOwners]] as [string, unknown][]) : []),
+    ...(headsKnown && targetHead ? ([[`codeowners-candidates:${pid}:${targetHead}`, codeOwners]] as [string, unknown][]) : []),
     ['rule-groups:visible', { ids: new Set(groups.map((g) => g.id)), visible: new Set(visible.map((g) => g.id)) }],
     ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
   ];

@@ -36,6 +36,11 @@ export interface PresenterReadOptions {
   firstContribution?: boolean;
   /** False when another read of the batch brings the protected branch rows (into the read memo). */
   protectedBranchRows?: boolean;
+  /**
+   * Merge requests of the project their lookup found (merge-request-find.ts): its row, namespace and
+   * the caller's level are known, so `projects` is not read (the caller fills it in).
+   */
+  ofFoundProject?: boolean;
 }
 
 /** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
@@ -72,11 +77,13 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
   const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
   const projectIds = ofMrs('m.project_id');
   return {
-    projects: db
-      .select({ project: projects, namespace: aliasedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(within(projects.id, projectIds)),
+    projects: o.ofFoundProject
+      ? undefined
+      : db
+          .select({ project: projects, namespace: aliasedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
+          .from(projects)
+          .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+          .where(within(projects.id, projectIds)),
     assignees: db.select().from(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, ids)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position),
     reviewers: db.select().from(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, ids)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position),
     labels: db
