@@ -41,7 +41,7 @@ export async function findMergeRequestToPresent(c: Context<AppEnv>, caller: Call
   const db = c.var.db;
   const approvals = mergeRequestApprovals.get();
   const shared = approvals.stateStatements !== undefined && approvals.primeState !== undefined;
-  const o = { ...readOptions({ ...presenting, full: true, approvalsPrimed: shared }), ofFoundProject: true };
+  const o = { ...readOptions({ ...presenting, full: true, approvalsPrimed: shared }), ofFoundProject: true, recordedChanges: true, single: true };
   // What shapes the statements beside the placeholders: the options, the caller (written into the
   // subscription reads and the approval groups' visibility) and the day (membership expiry).
   const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';

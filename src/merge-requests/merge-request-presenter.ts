@@ -142,12 +142,13 @@ async function presentRows(
   const commented = new Set((data.commented ?? []).map((n) => n.id));
   const firstContributions = new Map((data.firstContribution ?? []).map((f) => [f.id, Boolean(f.first)]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
+  const recorded = new Map((data.recordedSizes ?? []).map((r) => [r.id, r.realSize]));
 
   const presentOne = async (m: MergeRequestRow) => {
     const pr = projectsById.get(m.projectId)!;
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
-    const closedChanges = o.full && !open && m.baseSha && m.headSha ? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length : null;
+    const closedChanges = o.full && !open && m.baseSha && m.headSha ? (recordedCount(recorded.get(m.id)) ?? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length) : null;
     const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
@@ -196,6 +197,9 @@ async function presentRows(
   };
   return Promise.all(rows.map(presentOne));
 }
+
+/** A recorded real_size as the count liveStateFrom formats again (`1000+` stays `1000+`). */
+const recordedCount = (realSize: string | null | undefined) => (realSize == null ? undefined : realSize.endsWith('+') ? Number.parseInt(realSize, 10) + 1 : Number(realSize));
 
 /** Commits of the target since the merge base: a function of the two shas, counted once per isolate. */
 async function divergedCommits(db: Db, projectId: number, base: string | null, targetHead: string): Promise<number> {
