@@ -76,8 +76,16 @@ export async function liveStateFromHeads(c: Context<AppEnv>, mr: MergeRequestRow
 }
 
 async function liveStateOfHeads(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null, targetHead: string | null, o: LiveOptions): Promise<LiveState> {
-  const facts = head && targetHead ? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0] : null;
+  // The facts the last push stored on the row while both heads still match, else kept per isolate.
+  const facts = head && targetHead ? (storedFacts(mr, targetHead, head) ?? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0]) : null;
   return liveStateFrom(mr, { head, targetHead, facts }, o);
+}
+
+/** The merge facts stored on the row (refresh.ts), when they were computed for these two heads. */
+export function storedFacts(m: MergeRequestRow, targetHead: string, head: string): MergeFacts | null {
+  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
+  const hasCommits = m.mergeBaseSha !== head;
+  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 /**

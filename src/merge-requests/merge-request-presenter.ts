@@ -22,7 +22,7 @@ import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
 import { userBasic } from '../users/user-entity';
 import { mergeRequestApprovals } from './approvals-port';
-import { isApproved, type LiveInputs, liveStateFrom } from './live-state';
+import { isApproved, type LiveInputs, liveStateFrom, storedFacts } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import { type MergeRequest, type MergeRequestBasic, mergeRequestBasic, mergeRequestEntity, type MergeRequestRow } from './merge-request-entity';
 import { flattenReads, idsOfPage, type PresenterLoaded, presenterReads } from './presenter-reads';
@@ -87,13 +87,6 @@ export async function presentMergeRequests(
     const live = (m: MergeRequestRow): LiveInputs => ({ head: heads.get(`${m.sourceProjectId}:${m.sourceBranch}`) ?? null, targetHead: heads.get(`${m.projectId}:${m.targetBranch}`) ?? null, facts: factsById.get(m.id) ?? null });
     return presentRows(c, caller, rows, o, data, live);
   });
-}
-
-/** The merge facts stored on the row (refresh.ts), when they were computed for these two heads. */
-function storedFacts(m: MergeRequestRow, targetHead: string, head: string): MergeFacts | null {
-  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
-  const hasCommits = m.mergeBaseSha !== head;
-  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 /** The presenter's reads in one batch. */

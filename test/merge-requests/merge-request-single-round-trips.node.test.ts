@@ -2,7 +2,8 @@
  * A single merge request answers in the round trip that finds its project (merge-request-find.ts),
  * also on an isolate that never saw it: a merged one's changes_count comes from the real_size of its
  * recorded diff version, read in that batch, not from two manifests read afterwards. A second app on
- * the same database has every sha-keyed cache cold.
+ * the same database has every sha-keyed cache cold. The approvals' merge_status (liveState) uses the
+ * merge facts a push stored on the row as the presenter does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +47,29 @@ it('a merged merge request on a cold isolate: one round trip, the same answer', 
   const cold = await open();
   await cold('/user'); // the caller, cached from here on
   const one = await cold(`/projects/${pid}/merge_requests/${mr.body.iid}`);
+  expect(one.n).toBe(1);
+  expect(one.body).toEqual(warm.body);
+});
+
+it('the approvals of an open merge request on a cold isolate after a push: its merge status from the facts the push stored, one round trip', async () => {
+  const call = await open();
+  const p = await call('/projects', { name: 'single-open' });
+  const pid = p.body.id;
+  const commit = (branch: string, path: string, content = `${path}\n`) => call(`/projects/${pid}/repository/commits`, { branch, commit_message: path, actions: [{ action: 'create', file_path: path, content }] });
+  expect((await commit('main', 'a.txt')).status).toBe(201);
+  expect((await call(`/projects/${pid}/repository/branches`, { branch: 'topic', ref: 'main' })).status).toBe(201);
+  expect((await commit('topic', 'b.txt')).status).toBe(201);
+  // The target gets a b.txt of its own: merging conflicts.
+  expect((await commit('main', 'b.txt', 'other\n')).status).toBe(201);
+  const mr = await call(`/projects/${pid}/merge_requests`, { source_branch: 'topic', target_branch: 'main', title: 'Topic' });
+  expect(mr.status).toBe(201);
+  expect((await commit('topic', 'c.txt')).status).toBe(201);
+  const warm = await call(`/projects/${pid}/merge_requests/${mr.body.iid}/approvals`);
+  expect([warm.status, warm.body.merge_status]).toEqual([200, 'cannot_be_merged']);
+
+  const cold = await open();
+  await cold('/user');
+  const one = await cold(`/projects/${pid}/merge_requests/${mr.body.iid}/approvals`);
   expect(one.n).toBe(1);
   expect(one.body).toEqual(warm.body);
 });
