@@ -8,7 +8,7 @@ import { approvalPageReads, type ApprovalPageReads, primeApprovalPage } from './
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 
 /** Where the assignees' read sits in approvalStateReads once the row and the heads are left out. */
-const SHARED_ASSIGNEES = 13;
+const SHARED_ASSIGNEES = 8;
 
 export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,

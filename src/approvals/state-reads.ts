@@ -10,7 +10,7 @@
  * They run before the caller is authorised and are thrown away with the 404 when the project or
  * the merge request is hidden: reads change nothing.
  */
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -75,13 +75,26 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
       // Looked up by (project, name) through the index (branchIdsOf), not by scanning the branches.
       .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`= ${mrId}`)}`),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
-    db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
-    db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, projectRuleIds)),
-    db.select().from(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, projectRuleIds)),
-    db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, projectRuleIds)),
-    db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvalMergeRequestRules.id)),
-    db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, mrRuleIds)),
-    db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, mrRuleIds)),
+    // Each rule with its users, groups (and protected branches) as JSON arrays: one statement instead of one per link table.
+    db
+      .select({
+        ...getTableColumns(approvalProjectRules),
+        linkUsers: linkIds('user_id', 'approval_project_rules_users', 'approval_project_rule_id', 'approval_project_rules').as('link_users'),
+        linkGroups: linkIds('group_id', 'approval_project_rules_groups', 'approval_project_rule_id', 'approval_project_rules').as('link_groups'),
+        linkBranches: linkIds('protected_branch_id', 'approval_project_rules_protected_branches', 'approval_project_rule_id', 'approval_project_rules').as('link_branches'),
+      })
+      .from(approvalProjectRules)
+      .where(eq(approvalProjectRules.projectId, projectId as unknown as number))
+      .orderBy(asc(approvalProjectRules.id)),
+    db
+      .select({
+        ...getTableColumns(approvalMergeRequestRules),
+        linkUsers: linkIds('user_id', 'approval_merge_request_rules_users', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_users'),
+        linkGroups: linkIds('group_id', 'approval_merge_request_rules_groups', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_groups'),
+      })
+      .from(approvalMergeRequestRules)
+      .where(eq(approvalMergeRequestRules.mergeRequestId, mrId as unknown as number))
+      .orderBy(asc(approvalMergeRequestRules.id)),
     db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
     // Group#users, with their level for approve_merge_request.
     groupUsersRead(db, groupIds),
@@ -112,6 +125,15 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
   ] as const;
 }
 
+/** The ids a rule links to in `table` (its `column` where `ruleColumn` is the rule's id), as a JSON array. */
+const linkIds = (column: string, table: string, ruleColumn: string, ruleTable: string) =>
+  sql<string>`(SELECT json_group_array(l.${sql.raw(column)}) FROM ${sql.raw(table)} l WHERE l.${sql.raw(ruleColumn)} = ${sql.raw(`"${ruleTable}"."id"`)})`;
+
+/** The link rows a rule's JSON arrays stand for, as the link tables' reads return them. */
+function linksOf<K extends string>(rules: readonly ({ id: number } & Record<string, unknown>)[], json: string, key: K): ({ ruleId: number } & Record<K, number>)[] {
+  return rules.flatMap((r) => (JSON.parse(String(r[json] ?? '[]')) as number[]).map((v) => ({ ruleId: r.id, [key]: v }) as { ruleId: number } & Record<K, number>));
+}
+
 /**
  * The names of the groups `groupIds` selects and of their ancestors (groups.ts loadFullNames), looked
  * up by id: each group's traversal path ('/1/5/9/') read as the JSON array [1,5,9].
@@ -129,7 +151,12 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   if (!isMemoised(c)) return;
   // Heads read for open merge requests only (presenter-reads.ts headsRead) say nothing of a closed one's branches.
   const headsKnown = !o.headsOfOpenOnly || mr.state === 'opened' || mr.state === 'locked';
-  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
+  const [, heads, branches, pRules, mRules, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
+  const pUsers = linksOf(pRules, 'linkUsers', 'userId');
+  const pGroups = linksOf(pRules, 'linkGroups', 'groupId');
+  const pBranches = linksOf(pRules, 'linkBranches', 'protectedBranchId');
+  const mUsers = linksOf(mRules, 'linkUsers', 'userId');
+  const mGroups = linksOf(mRules, 'linkGroups', 'groupId');
   const pid = mr.projectId;
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
   const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
