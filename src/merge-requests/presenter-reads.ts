@@ -45,8 +45,8 @@ export interface PresenterReadOptions {
   /** The full entity's changes_count of closed and merged merge requests from their recorded diff version (`recordedSizes`). */
   recordedChanges?: boolean;
   /**
-   * One merge request: its counts and per-caller answers (notes, unresolved discussions, subscription,
-   * commented, first contribution, recorded size) in ONE row (`facts`) instead of a statement each;
+   * One merge request: its assignees, reviewers, counts and per-caller answers (notes, unresolved
+   * discussions, subscription, commented, first contribution, recorded size) in ONE row (`facts`) instead of a statement each;
    * flattenReads' `unflatten` spreads it back into those keys, so presenting does not change.
    */
   single?: boolean;
@@ -96,8 +96,8 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
           .from(projects)
           .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
           .where(within(projects.id, projectIds)),
-    assignees: db.select().from(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, ids)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position),
-    reviewers: db.select().from(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, ids)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position),
+    assignees: unless(o.single, db.select().from(mergeRequestAssignees).where(within(mergeRequestAssignees.mergeRequestId, ids)).orderBy(mergeRequestAssignees.mergeRequestId, mergeRequestAssignees.position)),
+    reviewers: unless(o.single, db.select().from(mergeRequestReviewers).where(within(mergeRequestReviewers.mergeRequestId, ids)).orderBy(mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.position)),
     labels: db
       .select({ targetId: labelLinks.targetId, label: labels })
       .from(labelLinks)
@@ -184,6 +184,9 @@ function factsRead(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
   return db
     .select({
       id: mergeRequests.id,
+      // In position order (the sub-select's order is what json_group_array sees).
+      assigneeIds: sql<string>`(SELECT json_group_array(a.user_id) FROM (SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id = ${id} ORDER BY a.position) a)`.as('f_assignees'),
+      reviewerIds: sql<string>`(SELECT json_group_array(r.user_id) FROM (SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id = ${id} ORDER BY r.position) r)`.as('f_reviewers'),
       notes: sql<number>`(SELECT count(*) FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = ${id} AND n.system = 0)`.as('f_notes'),
       unresolved: sql<number>`(SELECT count(*) FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = ${id} AND n.resolvable = 1 AND n.resolved_at IS NULL)`.as('f_unresolved'),
       explicit: (subscribedToo
@@ -205,7 +208,7 @@ function factsRead(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
     .where(sql`${MR}."id" IN ${ids}`);
 }
 
-type FactsRow = { id: number; notes: number; unresolved: number; explicit: number | null; commented: number; first: number; realSize: string | null };
+type FactsRow = { id: number; assigneeIds: string; reviewerIds: string; notes: number; unresolved: number; explicit: number | null; commented: number; first: number; realSize: string | null };
 
 /**
  * The `single` facts spread into the keys of the reads they replace, as those reads would have
@@ -213,6 +216,10 @@ type FactsRow = { id: number; notes: number; unresolved: number; explicit: numbe
  */
 function spreadFacts(out: Record<string, unknown>): void {
   const rows = out.facts as FactsRow[];
+  // The presenter reads a merge request's people by id in position order.
+  const people = (json: 'assigneeIds' | 'reviewerIds') => rows.flatMap((r) => (JSON.parse(r[json] ?? '[]') as number[]).map((userId, position) => ({ mergeRequestId: r.id, userId, position })));
+  out.assignees = people('assigneeIds');
+  out.reviewers = people('reviewerIds');
   out.noteCounts = rows.filter((r) => Number(r.notes) > 0).map((r) => ({ id: r.id, n: Number(r.notes) }));
   out.unresolved = rows.filter((r) => Number(r.unresolved) > 0).map((r) => ({ id: r.id, n: Number(r.unresolved) }));
   out.subscriptions = rows.filter((r) => r.explicit != null).map((r) => ({ id: r.id, subscribed: Boolean(r.explicit) }));
