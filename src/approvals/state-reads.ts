@@ -98,8 +98,10 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
     // Group#users, with their level for approve_merge_request.
     groupUsersRead(db, groupIds),
+    // Only what the approval entities show of a user (UserBasic) and the arithmetic asks (state):
+    // a users row has ~47 columns, and every column of every row is serialized.
     db
-      .select()
+      .select(approvalUserColumns)
       .from(users)
       .where(
         sql`${users.id} IN (SELECT user_id FROM approval_project_rules_users WHERE approval_project_rule_id IN ${projectRuleIds}
@@ -124,6 +126,9 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     // kept per isolate (repository/merge-facts.ts, sha-cache.ts), not read on every request: warmMergeFacts.
   ] as const;
 }
+
+/** The user columns the approval state reads (UserBasic and `state`); approvals code reads no other. */
+const approvalUserColumns = { id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email };
 
 /** The ids a rule links to in `table` (its `column` where `ruleColumn` is the rule's id), as a JSON array. */
 const linkIds = (column: string, table: string, ruleColumn: string, ruleTable: string) =>
@@ -161,7 +166,7 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
   const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
   const targetHead = headOf(pid, mr.targetBranch);
-  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u as UserRow]));
   const groupsById = new Map<number, NamespaceRow>(groups.map((g) => [g.id, g]));
   const membersOf = new Map<number, number[]>();
   for (const m of groupMembers) membersOf.set(m.groupId, [...(membersOf.get(m.groupId) ?? []), m.userId]);
