@@ -60,6 +60,10 @@ export function createApp(deps: Deps): CreatedApp {
     c.set('config', deps.config);
     c.set('rateLimiter', deps.rateLimiter);
     c.set('assets', deps.assets);
+    // Hono's `c.var` getter copies every variable into a new object on each read (Object.fromEntries),
+    // and handlers read `c.var.db` many times per request: ~0.4 ms of a merge request page's CPU on
+    // Node. A view that reads each variable where it is (`c.get`) answers the same.
+    Object.defineProperty(c, 'var', { value: new Proxy({}, { get: (_, key) => c.get(key as never) }), configurable: true });
     await next();
   });
 

@@ -20,8 +20,9 @@ import { FLOOR_PATH } from './floor';
 import { closedLoop, openLoop, type RunResult, type Sample } from './load';
 import { renderMarkdown, type Mode, type ResultLine } from './report';
 import { workerdCpuMicros } from './proc-cpu';
-import { scenarios, type Scenario } from './scenarios';
+import { RUNNER_INFO, scenarios, type Scenario } from './scenarios';
 import { diffStats, type ServerStats } from './server-stats';
+import { freshenRunnerContacts } from './runner-fleet';
 import { DATASETS, seed, type Manifest } from './seed';
 import { byKind, median, summarize } from './stats';
 
@@ -257,8 +258,14 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
   const list = scenarios(manifest).filter((s) => !cfg.only || s.id === 'bare' || cfg.only.includes(s.id));
   list.sort((a, b) => Number(!!a.writes) - Number(!!b.writes));
   const bare: Partial<Record<Mode, ResultLine>> = {};
+  const prepNotes = new Map<string, string>();
   for (const s of list) {
     const status = await probe(server.port, s);
+    if (status === 'ok' && s.prepare) {
+      const prepared = await s.prepare(server.port);
+      log(`  ${runtime} ${s.id}: ${prepared}`);
+      prepNotes.set(s.id, prepared);
+    }
     for (const mode of ['capacity', 'serial', 'fixed'] as Mode[]) {
       const base: ResultLine = {
         sha,
@@ -320,7 +327,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
         server: served ? { requests: served.requests, round_trips: served.roundTrips, statements: served.statements, cpu_ms: served.cpuMs == null ? null : round(served.cpuMs) } : undefined,
         kinds: byKind(result.samples),
         error_sample: result.errorSample,
-        notes: runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : undefined,
+        notes: [runs.length > 1 ? `median of ${runs.length} runs: ${runs.map((x) => Math.round((x.samples.length * 1000) / x.elapsedMs)).join(', ')} req/s` : '', mode === 'capacity' ? (prepNotes.get(s.id) ?? '') : ''].filter(Boolean).join('; ') || undefined,
       };
       if (s.id === 'bare') bare[mode] = line;
       out.push(line);
@@ -345,6 +352,7 @@ const { file, manifest } = await dataset(tree);
 const lines: ResultLine[] = [];
 for (const runtime of cfg.runtimes as ('node' | 'workerd')[]) {
   log(`${runtime}: starting`);
+  if (!cfg.only || cfg.only.includes('runner')) log(`${runtime}: ${freshenRunnerContacts(file, RUNNER_INFO)} runners last contacted a minute ago`);
   const server = runtime === 'node' ? await startNode(tree, file) : await startWorkerd(tree, file);
   try {
     await runRuntime(runtime, server, manifest, lines);

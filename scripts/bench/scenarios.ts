@@ -5,7 +5,7 @@
 import { FLOOR_PATH } from './floor';
 import type { Req } from './load';
 import { rng } from './rng';
-import type { Manifest } from './seed';
+import { runnerToken, type Manifest } from './seed';
 
 export interface Scenario {
   id: string;
@@ -17,6 +17,8 @@ export interface Scenario {
   next: () => Req;
   /** After every mode ran: checks the state the writes left against what they should have left (a summary for the report). */
   verify?: (port: number) => Promise<string>;
+  /** Before the first mode: brings the server to the scenario's steady state (a summary for the report). */
+  prepare?: (port: number) => Promise<string>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -96,6 +98,7 @@ export function scenarios(m: Manifest): Scenario[] {
       next: () => ({ method: 'GET', path: `/api/v4/projects/${m.gptProjectId}/merge_requests/${r.int(1, gptMrs)}`, headers: member }),
     },
     approvalsScenario(m),
+    runnersScenario(m),
     {
       id: 'create',
       title: 'create issue `POST /projects/:id/issues`',
@@ -168,6 +171,82 @@ function approvalsScenario(m: Manifest): Scenario {
       for (let i = 0; i < a.mrs.length; i += 8) await Promise.all(Array.from({ length: Math.min(8, a.mrs.length - i) }, (_, j) => check(i + j)));
       const touched = Math.min(step, pairs);
       return `final state after ${step} writes: ${approved} approvals; of ${touched} pairs written, ${known.size} known from their last answer, ${mismatched} of those differ, ${touched - known.size} unanswered`;
+    },
+  };
+}
+
+/** What gitlab-runner 17.x reports about itself with every runner request (reference gitlab-behaviour-2.md 5.4; common/network.go VersionInfo). */
+export const RUNNER_INFO = {
+  name: 'gitlab-runner',
+  version: '17.5.0',
+  revision: '1d3ef4c3',
+  platform: 'linux',
+  architecture: 'amd64',
+  executor: 'docker',
+  shell: 'bash',
+  features: {
+    variables: true, image: true, services: true, artifacts: true, cache: true, fallback_cache_keys: true, shared: true, upload_multiple_artifacts: true,
+    upload_raw_artifacts: true, session: true, terminal: true, refspecs: true, masking: true, proxy: true, raw_variables: true, artifacts_exclude: true,
+    multi_build_steps: true, trace_reset: true, trace_checksum: true, trace_size: true, vault_secrets: true, cancelable: true, return_exit_code: true,
+    service_variables: true, service_multiple_aliases: true, image_executor_opts: true, service_executor_opts: true, cancel_gracefully: true,
+  },
+  config: { gpus: '' },
+};
+
+/**
+ * S6 (performance.md 4.4): a fleet of registered runners polling. Each request is the next runner's
+ * (round robin over all of them, so every runner polls once per pass): 90 % `POST /jobs/request` with
+ * the `last_update` that runner got from its previous poll, as gitlab-runner echoes
+ * `X-GitLab-Last-Update`, and 10 % `POST /runners/verify`. Both carry the token in the body and the
+ * `RUNNER-TOKEN` header, a `system_id` and the runner's `info`. `prepare` is each runner's first poll
+ * after the server started (a fleet that was polling; run.ts freshens the seeded contacts so none is
+ * due to be persisted): it loads the runner into the isolate's cache and collects the stamp the
+ * measured polls send back. The cache trusts an entry for a minute (RUNNER_CACHE_TTL_MS), so a
+ * runner visited less often than that (a pass over the fleet slower than a minute) is read again.
+ */
+function runnersScenario(m: Manifest): Scenario {
+  const n = m.runners?.count ?? 0;
+  const r = rng(13);
+  const stamps: (string | undefined)[] = new Array(n);
+  const systemId = (k: number) => `s_${k.toString(16).padStart(12, '0')}`;
+  const poll = (k: number): Req => {
+    const token = runnerToken(k);
+    return {
+      kind: 'poll',
+      method: 'POST',
+      path: '/api/v4/jobs/request',
+      headers: { 'RUNNER-TOKEN': token },
+      body: { info: RUNNER_INFO, token, system_id: systemId(k), ...(stamps[k] ? { last_update: stamps[k] } : {}) },
+    };
+  };
+  let step = 0;
+  return {
+    id: 'runner',
+    title: `runners polling (${n} runners): 90 % \`POST /jobs/request\` with last_update, 10 % \`POST /runners/verify\``,
+    next: () => {
+      const k = step++ % Math.max(1, n);
+      if (!r.chance(0.1)) return poll(k);
+      const token = runnerToken(k);
+      return { kind: 'verify', method: 'POST', path: '/api/v4/runners/verify', headers: { 'RUNNER-TOKEN': token }, body: { token, system_id: systemId(k), info: RUNNER_INFO } };
+    },
+    async prepare(port) {
+      const t0 = performance.now();
+      let next = 0;
+      let trips = 0;
+      const statuses: Record<number, number> = {};
+      const worker = async () => {
+        for (let k = next++; k < n; k = next++) {
+          const req = poll(k);
+          const res = await fetch(`http://127.0.0.1:${port}${req.path}`, { method: 'POST', headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(req.body) });
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          trips += Number(res.headers.get('x-storage-round-trips') ?? 0);
+          stamps[k] = res.headers.get('x-gitlab-last-update') ?? undefined;
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+      const s = ((performance.now() - t0) / 1000).toFixed(1);
+      return `first polls of ${n} runners in ${s} s: ${Object.entries(statuses).map(([k, v]) => `${v} × ${k}`).join(', ')}, ${(trips / Math.max(1, n)).toFixed(2)} round trips each`;
     },
   };
 }

@@ -43,15 +43,17 @@ export interface DatasetSpec {
   /** S5: open merge requests of the GPT project that `approvers` developers approve and unapprove in turn. */
   approveMergeRequests: number;
   approvers: number;
+  /** S6: registered runners (token digests as the server stores them) that poll `jobs/request` and verify. */
+  runners: number;
 }
 
 export const DATASETS: Record<string, DatasetSpec> = {
   // performance.md 4.3 dataset M (issues part): 100k issues, 200+ projects, one project of 20k.
   M: { id: 'M', users: 2000, groups: 20, projectsPerGroup: 10, personalProjects: 10, issues: 100_000, bigIssues: 20_000, gptIssues: 6_722, notesPerIssue: 3, memberProjects: 50,
-    mergeRequests: 10_000, gptMergeRequests: 3_609, approveMergeRequests: 1_000, approvers: 20 },
+    mergeRequests: 10_000, gptMergeRequests: 3_609, approveMergeRequests: 1_000, approvers: 20, runners: 10_000 },
   // Development runs (`--quick`): same shape, a tenth of the size, still one project above 10,000.
   S: { id: 'S', users: 300, groups: 6, projectsPerGroup: 8, personalProjects: 4, issues: 20_000, bigIssues: 11_000, gptIssues: 2_000, notesPerIssue: 1, memberProjects: 30,
-    mergeRequests: 1_000, gptMergeRequests: 500, approveMergeRequests: 200, approvers: 20 },
+    mergeRequests: 1_000, gptMergeRequests: 500, approveMergeRequests: 200, approvers: 20, runners: 1_000 },
 };
 
 export interface Manifest {
@@ -77,10 +79,14 @@ export interface Manifest {
   mergeRequests: { id: number; mergeRequests: number }[];
   /** S5: developers of the GPT project (tokens) and the open merge requests they approve, with HEAD shas. */
   approve: { projectId: number; tokens: string[]; userIds: number[]; mrs: { iid: number; sha: string }[] };
+  /** S6: runners 1..count, each with the token `runnerToken(k)` (k = 0..count-1). */
+  runners: { count: number };
 }
 
 export const BENCH_MEMBER_TOKEN = 'glpat-bench-member-token-000001';
 const approverToken = (k: number) => `glpat-bench-approver-${String(k).padStart(10, '0')}`;
+/** The k-th seeded runner's authentication token (20 characters, the legacy form a registered runner gets). */
+export const runnerToken = (k: number) => `benchrunner${String(k).padStart(9, '0')}`;
 const DAY = 86_400_000;
 /** A fixed clock so two seeds of one spec are identical. */
 const NOW = Date.UTC(2026, 9, 1);
@@ -369,6 +375,17 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
   const token = sq.prepare('INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
   token.run(manifest.memberId, 'bench', digest, JSON.stringify(['api']), NOW, NOW);
   for (const [k, u] of manifest.approverIds.entries()) token.run(u, 'bench', await tokenDigest(approverToken(k), config.tokenPepper), JSON.stringify(['api']), NOW, NOW);
+  // S6: runners as POST /runners leaves them, their tokens stored as the server digests them
+  // (tokenDigest with the configured pepper: runner-tokens.ts digestOf). Last contact a while ago, so
+  // each runner's first poll persists its contact, as after a restart of the fleet.
+  const runner = sq.prepare(
+    "INSERT INTO ci_runners (id, runner_type, description, token_digest, active, locked, run_untagged, tag_list, access_level, contacted_at, registration_type, created_at, updated_at) VALUES (?, 'instance_type', ?, ?, 1, 0, 1, '[]', 'not_protected', ?, 'registration_token', ?, ?)",
+  );
+  const runnerDigests = await Promise.all(Array.from({ length: spec.runners }, (_, k) => tokenDigest(runnerToken(k), config.tokenPepper)));
+  sq.transaction(() => {
+    for (let k = 0; k < spec.runners; k++) runner.run(k + 1, `bench runner ${k + 1}`, runnerDigests[k], NOW - DAY, NOW - SPAN, NOW - SPAN);
+  })();
+  counts.ci_runners = spec.runners;
   // One self-contained file (Miniflare's D1 gets a copy of it).
   sq.exec('PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;');
   sq.close();
@@ -390,6 +407,7 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
     to: NOW,
     mergeRequests: manifest.mrs.perProject,
     approve: { projectId: 2, tokens: manifest.approverIds.map((_, k) => approverToken(k)), userIds: manifest.approverIds, mrs: manifest.mrs.approve },
+    runners: { count: spec.runners },
   };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(out, null, 1));
   log(`seeded dataset ${spec.id} in ${(out.seedMs / 1000).toFixed(1)} s: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -20,6 +20,7 @@ export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
     const list = approvalPageReads(c.var.db, ids, projectIds);
     return { list, prime: (mrs, results, heads) => primeApprovalPage(c, mrs, results as unknown as ApprovalPageReads, heads) };
   },
+  primePage: (c, mrs, results, heads) => primeApprovalPage(c, mrs, results as unknown as ApprovalPageReads, heads),
   // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
   // when merged, whatever the CODEOWNERS file or branch rules say later.
   async finalizeRules(c, mr) {

@@ -32,7 +32,9 @@ export const newRegistrationToken = () => `${REGISTRATION_TOKEN_PREFIX}${randomT
 export const newAuthenticationToken = (registrationType: 'registration_token' | 'authenticated_user') =>
   registrationType === 'authenticated_user' ? `${CREATED_RUNNER_TOKEN_PREFIX}${randomToken(20)}` : randomToken(20);
 
-export const digestOf = (c: Context<AppEnv>, token: string) => tokenDigest(token, c.var.config.tokenPepper);
+// `c.get`, not `c.var`: Hono builds a fresh object of every variable on each `c.var` read, a cost a
+// cached poll (these three functions and nothing else) pays several times.
+export const digestOf = (c: Context<AppEnv>, token: string) => tokenDigest(token, c.get('config').tokenPepper);
 
 /**
  * When a token issued now expires (Ci::Runner#compute_token_expiration): the interval setting of
@@ -88,7 +90,7 @@ const cacheOf = (db: Db) => {
  */
 export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<CachedRunner | null> {
   if (!token) return null;
-  const db = c.var.db;
+  const db = c.get('db');
   const digest = await digestOf(c, token);
   const cache = cacheOf(db);
   let entry = cache.get(digest);
@@ -106,6 +108,15 @@ export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<
 /** Drops a runner from this isolate's cache (after any write to it). */
 export function forgetRunner(db: Db, runnerId: number): void {
   cacheOf(db).invalidate((e) => e.runner.id === runnerId);
+}
+
+/**
+ * Drops every runner from this isolate's cache: a project or group deletion removes runners it names
+ * by sub-select (cascade.ts), so which ones is not known here. Deletions are rare; each cached runner
+ * costs one read to come back.
+ */
+export function forgetAllRunners(db: Db): void {
+  cacheOf(db).invalidate();
 }
 
 /**
@@ -168,11 +179,12 @@ export async function heartbeat(c: Context<AppEnv>, entry: CachedRunner, info: P
   const now = Date.now();
   const runner = entry.runner;
   entry.contactedAt = now;
-  const seen = contactsOf(c.var.db);
+  const db = c.get('db');
+  const seen = contactsOf(db);
   seen.setIfCurrent(seen.generation, String(runner.id), now);
   const changed = Object.entries(info).some(([k, v]) => runner[k as keyof RunnerRow] !== v);
   const stale = runner.contactedAt === null || now - runner.contactedAt >= persistAfterMs();
   if (!changed && !stale) return;
-  await c.var.db.update(ciRunners).set({ ...info, contactedAt: now }).where(eq(ciRunners.id, runner.id)).run();
+  await db.update(ciRunners).set({ ...info, contactedAt: now }).where(eq(ciRunners.id, runner.id)).run();
   Object.assign(runner, info, { contactedAt: now });
 }

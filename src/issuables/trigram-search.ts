@@ -89,12 +89,28 @@ export function indexedSearchSql(t: SearchTable, s: ParsedSearch, expr = searchE
  * this serves what the index cannot (1-2 characters, NUL) and ASCII queries.
  */
 export function rowSearchSql(t: SearchTable, s: ParsedSearch): SQL {
+  const patterns = s.words.length <= MAX_LIKE_WORDS ? s.words.map(likePattern) : [];
   const parts = s.columns.map((name) => {
     const col = t[name];
     if (!s.words.length) return sql`lower(${col}) = lower(${s.query})`;
+    // LIKE folds ASCII case exactly as lower() does and scans the text in place (lower() copies
+    // it first): a third of the cost on a count that reads every issue of a project (issue 13).
+    if (patterns.length && patterns.every((p) => p !== null)) return sql`(${sql.join(patterns.map((p) => sql`${col} LIKE ${p} ESCAPE '\\'`), sql` AND `)})`;
     return sql`(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(s.words)}) w WHERE instr(lower(${col}), lower(w.value)) = 0))`;
   });
   return sql`(${sql.join(parts, sql` OR `)})`;
+}
+
+/** Words up to which rowSearchSql binds a LIKE pattern each (beyond, one JSON parameter keeps D1's 100 bound values). */
+const MAX_LIKE_WORDS = 4;
+
+/**
+ * `%word%` with LIKE's wildcards and the escape character escaped, or null when longer than D1's
+ * 50-byte LIKE pattern limit (SQLITE_LIMIT_LIKE_PATTERN_LENGTH).
+ */
+function likePattern(word: string): string | null {
+  const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return new TextEncoder().encode(pattern).length <= 50 ? pattern : null;
 }
 
 /** The search as one condition, from the index whenever it can answer. */

@@ -90,6 +90,9 @@ export function readableProjectsSql(db: Db, caller: Caller, extra: (SQL | undefi
 
 const labelLinkOf = sql`ll.target_type = 'Issue' AND ll.target_id = ${issues.id}`;
 
+/** Titles up to which labelsSql intersects one link list per title. */
+const MAX_INTERSECTED_LABELS = 5;
+
 /** Issuables::LabelFilter: None/Any (case-insensitive), else every title must be on the issue. */
 export function labelsSql(names: string[], parent: FinderParent): SQL | undefined {
   if (!names.length) return undefined;
@@ -98,10 +101,37 @@ export function labelsSql(names: string[], parent: FinderParent): SQL | undefine
   if (lower.includes('none') || lower.includes('no label')) return sql`NOT EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
   if (lower.includes('any')) return sql`EXISTS (SELECT 1 FROM label_links ll WHERE ${labelLinkOf})`;
   const unique = [...new Set(names)];
-  // Driven from the first label's links (label_links_label_target), then every title checked on the issue.
-  const driver = sql`${issues.id} IN (SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT l.id FROM labels l WHERE l.title = ${unique[0]}${ownerScope('l', parent)}))`;
-  if (unique.length === 1) return driver;
-  return sql`${driver} AND (SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))) = ${int(unique.length)}`;
+  // The issues carrying every title are found in label_links alone before any issue row is read:
+  // the first title's links (label_links_label_target) kept when their target is among each other
+  // title's links (a list built once per statement). Checking the other titles per candidate issue
+  // (a correlated count over its links after reading its row) cost ~2,000 row reads and
+  // sub-queries per statement on the benchmark's two-label filter, and a list page repeats its
+  // page query in every read hung off it (issue 13). Every title is scoped like the first
+  // (GitLab's LabelFilter#find_label_ids scopes every title to the root namespace). The titles
+  // travel as one JSON parameter and the scope is written once, whatever the number of titles.
+  if (unique.length > MAX_INTERSECTED_LABELS) {
+    // Many titles: the first drives, the others are counted on each candidate's links (one
+    // expression whatever their number; a list per title would exceed SQLite's expression depth).
+    const driver = sql`${issues.id} IN (SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT l.id FROM labels l WHERE l.title = ${unique[0]}${ownerScope('l', parent)}))`;
+    return sql`${driver} AND (SELECT count(DISTINCT l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ${labelLinkOf} AND l.title IN (SELECT value FROM json_each(${json(unique)}))${ownerScope('l', parent)}) = ${int(unique.length)}`;
+  }
+  return sql`${issues.id} IN (${labelLinksSql(unique, ownerScope('l', parent))})`;
+}
+
+/** Plain titles (no None/Any) that labelsSql intersects, else undefined. */
+export function intersectedLabels(names: string[] | undefined): string[] | undefined {
+  const unique = [...new Set(names ?? [])];
+  if (!unique.length || unique.length > MAX_INTERSECTED_LABELS || unique.some((n) => /^(none|any|no label)$/i.test(n))) return undefined;
+  return unique;
+}
+
+/** The target ids linked to a label of every title, `scope` (` AND …` on `l`) choosing the labels. */
+export function labelLinksSql(unique: string[], scope: SQL): SQL {
+  let links = `SELECT ll.target_id FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.label_id IN (SELECT s.id FROM s WHERE s.k = 0)`;
+  for (let k = 1; k < unique.length; k++) {
+    links += ` AND ll.target_id IN (SELECT l${k}.target_id FROM label_links l${k} WHERE l${k}.target_type = 'Issue' AND l${k}.label_id IN (SELECT s.id FROM s WHERE s.k = ${k}))`;
+  }
+  return sql`WITH s AS (SELECT l.id, t.key AS k FROM json_each(${json(unique)}) t JOIN labels l ON l.title = t.value WHERE 1${scope}) ${sql.raw(links)}`;
 }
 
 export function notLabelsSql(names: string[]): SQL | undefined {

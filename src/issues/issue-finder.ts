@@ -34,6 +34,10 @@ import {
   userIdsByUsername,
 } from './issue-filters';
 import { searchCondition } from './issue-search';
+import { drivenByIds } from './issue-lists-drivers';
+
+/** Ids read with the project (FinderInput.driverIds) up to which they drive the page (an issue row read each per statement). */
+const IDS_DRIVE_MAX = 200;
 
 export type { FinderParent };
 
@@ -46,6 +50,10 @@ export interface FinderInput {
   p: IssueListParams;
   /** The search's index matches when the route read them already (issue-search.ts searchProbeQuery). */
   searchMatches?: number;
+  /** The project's matches as a JSON array, read with them (searchProbeQuery `ids`). */
+  searchProjectMatches?: string | null;
+  /** The project's issues matching assignee_id and labels, read with the project (issue-lists-drivers.ts). */
+  driverIds?: string | null;
 }
 
 export interface IssueQuery {
@@ -67,6 +75,14 @@ export interface IssueQuery {
    */
   perProject: { where: SQL; column: 'created_at' | 'updated_at'; dir: 'ASC' | 'DESC' } | null;
   orderBy: SQL[];
+  /** Many-project lists: the projects the caller may read, as a sub-select (each statement recomputes it). */
+  projectSet?: SQLiteSelect;
+  /**
+   * The same query over those projects given as a JSON array of ids (read once, issueCountProjectsQuery
+   * `readable`) instead of the sub-select: the set costs a scan of the projects with their access
+   * sub-queries, which every statement of the page's batch would otherwise repeat.
+   */
+  withProjects?: (json: string) => IssueQuery;
 }
 
 /** Builds the WHERE and ORDER BY of a list; `possible: false` short-circuits to an empty page. */
@@ -107,8 +123,17 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   if (p.updated_before !== undefined) conds.push(sql`${issues.updatedAt} <= ${int(p.updated_before)}`);
   if (p.state === 'opened' || p.state === 'closed') conds.push(sql`${issues.state} = ${sql.raw(`'${p.state}'`)}`);
 
+  // Filters answered by ids read with the project (issue-lists-drivers.ts): a short list tested
+  // in each statement; up to IDS_DRIVE_MAX the ids drive, above it the page walks the project's order.
+  const ids = parent.kind === 'project' && typeof input.driverIds === 'string' ? (JSON.parse(input.driverIds) as unknown[]).length : null;
+  const byIds = ids === null ? { assignee: false, labels: false } : drivenByIds(p);
+  if (ids === 0) return none;
+  if (ids !== null) conds.push(sql`${issues.id} IN (SELECT value FROM json_each(${input.driverIds}))`);
+
   // Issuables::AssigneeFilter
-  if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
+  if (byIds.assignee) {
+    // Answered by the ids above.
+  } else if (p.assignee_id === 'none') conds.push(sql`NOT EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
   else if (p.assignee_id === 'any') conds.push(sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`);
   else if (typeof p.assignee_id === 'number') conds.push(assignedToDriver(p.assignee_id));
   else if (p.assignee_username?.some((u) => u !== '')) {
@@ -127,7 +152,7 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
 
   if (p.iids?.length) conds.push(sql`${issues.iid} IN ${ints(p.iids)}`);
   conds.push(milestoneSql(p.milestone, p.milestone_id, parent));
-  conds.push(labelsSql(p.labels ?? [], parent));
+  if (!byIds.labels) conds.push(labelsSql(p.labels ?? [], parent));
 
   // my_reaction_emoji is ignored for anonymous callers.
   if (p.my_reaction_emoji && uid) {
@@ -171,7 +196,8 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
     if (planAllows({ plan }, 'premium') && not.weight !== undefined) conds.push(sql`${issues.weight} != ${int(not.weight)}`);
   }
 
-  const search = p.search ? await searchCondition(db, p.search, p.in, input.searchMatches) : undefined;
+  const search = p.search ? await searchCondition(db, p.search, p.in, input.searchMatches, input.searchProjectMatches) : undefined;
+  if (search?.none) return none;
   conds.push(search?.where);
   conds.push(confidentialitySql(caller, allConfidential));
   const rest = and(...conds);
@@ -182,28 +208,36 @@ export async function buildIssueQuery(db: Db, input: FinderInput): Promise<Issue
   const driven =
     p.author_id !== undefined ||
     Boolean(p.author_username) ||
-    typeof p.assignee_id === 'number' ||
+    (typeof p.assignee_id === 'number' && !byIds.assignee) ||
     Boolean(p.assignee_username?.some((u) => u !== '')) ||
     (Boolean(p.milestone) && !/^(none|any|no milestone|any milestone|#upcoming|#started)$/i.test(p.milestone ?? '')) ||
-    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l))) ||
+    Boolean(p.labels?.length && !p.labels.some((l) => /^(none|any|no label)$/i.test(l)) && !byIds.labels) ||
+    (ids !== null && ids <= IDS_DRIVE_MAX) ||
     search?.plan === 'driven';
-  const countDriven = driven || search?.plan === 'count';
+  const countDriven = driven || search?.plan === 'count' || ids !== null;
   if (parent.kind === 'project') {
     const pid = int(parent.project.id);
     const where = and(driven ? sql`+${issues.projectId} = ${pid}` : eq(issues.projectId, parent.project.id), rest);
     const countWhere = and(countDriven ? sql`+${issues.projectId} = ${pid}` : eq(issues.projectId, parent.project.id), rest);
     return { possible: true, where, countWhere, walkWhere: null, perProject: null, orderBy: orderSql(p) };
   }
-  const set = projectSet!;
-  // Index-matched searches never walk or split per project: each arm would rebuild the match set.
   const walkable = !countDriven && (p.order_by === 'created_at' || p.order_by === 'updated_at') && scope !== 'created_by_me' && scope !== 'assigned_to_me';
-  return {
-    possible: true,
+  // Index-matched searches never walk or split per project: each arm would rebuild the match set.
+  const over = (set: SQL | SQLiteSelect) => ({
     where: and(driven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     countWhere: and(countDriven ? sql`+${issues.projectId} IN ${set}` : inArray(issues.projectId, set), rest),
     walkWhere: walkable ? and(sql`+${issues.projectId} IN ${set}`, rest)! : null,
-    perProject: walkable ? { where: rest ?? sql`1`, column: p.order_by === 'updated_at' ? 'updated_at' : 'created_at', dir: p.sort === 'asc' ? 'ASC' : 'DESC' } : null,
+  });
+  const base = {
+    possible: true,
+    perProject: walkable ? { where: rest ?? sql`1`, column: p.order_by === 'updated_at' ? 'updated_at' : 'created_at', dir: p.sort === 'asc' ? 'ASC' : 'DESC' } as const : null,
     orderBy: orderSql(p),
+  };
+  return {
+    ...base,
+    ...over(projectSet!),
+    projectSet: projectSet!,
+    withProjects: (json: string): IssueQuery => ({ ...base, ...over(sql`(SELECT value FROM json_each(${json}))`) }),
   };
 }
 
@@ -233,7 +267,8 @@ export const MAX_UNION_PROJECTS = 50;
  */
 export function issueCountProjectsQuery(db: Db, q: IssueQuery, limit: number) {
   const inner = db.select({ projectId: issues.projectId }).from(issues).where(q.countWhere ?? q.where).limit(limit);
-  return sql`select count(*) as n, CASE WHEN count(DISTINCT project_id) <= ${int(MAX_UNION_PROJECTS)} THEN json_group_array(DISTINCT project_id) END as projects from (${inner})`;
+  const readable = q.projectSet ? sql`(SELECT json_group_array(id) FROM (${q.projectSet}))` : sql`NULL`;
+  return sql`select count(*) as n, CASE WHEN count(DISTINCT project_id) <= ${int(MAX_UNION_PROJECTS)} THEN json_group_array(DISTINCT project_id) END as projects, ${readable} as readable from (${inner})`;
 }
 
 /**

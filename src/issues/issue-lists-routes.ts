@@ -32,6 +32,7 @@ import { readableProjectsSql } from './issue-filters';
 import { sql } from 'drizzle-orm';
 import { findReadableProjectWith } from '../projects/projects';
 import { searchProbeQuery } from './issue-search';
+import { driverIdsQuery } from './issue-lists-drivers';
 import { issueReadOptions, presentIssueRows } from './issue-presenter';
 
 const IssueListSchema = z.array(IssueSchema);
@@ -60,12 +61,22 @@ export function mountIssueLists(r: Router) {
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
     // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
-    const probe = searchProbeQuery(c.var.db, p.search, p.in);
-    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, () => (probe ? [probe] : []));
+    let hasProbe = false;
+    let hasDrivers = false;
+    const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, (projectId) => {
+      const probe = searchProbeQuery(c.var.db, p.search, p.in, projectId);
+      const drivers = driverIdsQuery(c.var.db, p, projectId);
+      hasProbe = probe !== undefined;
+      hasDrivers = drivers !== undefined;
+      return [...(probe ? [probe] : []), ...(drivers ? [drivers] : [])];
+    });
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
-    const searchMatches = probe ? Number(reads[0]?.[0]?.n ?? 0) : undefined;
-    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, searchMatches);
+    const rows = reads as unknown as Record<string, unknown>[][];
+    const probed = hasProbe ? (rows[0]?.[0] as { n: number; ids?: string | null } | undefined) : undefined;
+    const search = hasProbe ? { matches: Number(probed?.n ?? 0), projectMatches: probed?.ids ?? null } : undefined;
+    const driverIds = hasDrivers ? ((rows[hasProbe ? 1 : 0]?.[0] as { ids: string | null } | undefined)?.ids ?? null) : undefined;
+    return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, search, undefined, driverIds);
   });
 }
 
@@ -77,8 +88,9 @@ async function listIssues(
   kind: 'issues' | 'group' | 'project',
   context: { group?: NamespaceRow; project?: ProjectRow },
   readable = true,
-  searchMatches?: number,
+  search?: { matches: number; projectMatches: string | null },
   groupProjects?: number[],
+  driverIds?: string | null,
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
   const raw = await requestParams(c);
@@ -95,8 +107,8 @@ async function listIssues(
   }
 
   const db = c.var.db;
-  const q: IssueQuery = readable
-    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches })
+  let q: IssueQuery = readable
+    ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches: search?.matches, searchProjectMatches: search?.projectMatches, driverIds })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
   // The bounded count decides the page plan for many-project lists, so it runs first there
   // (otherwise count and page run together): above the cap, the ordered index walk
@@ -109,9 +121,11 @@ async function listIssues(
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
   if (q.possible && q.walkWhere && !groupUnion) {
-    const row = await db.get<{ n: number; projects: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
+    const row = await db.get<{ n: number; projects: string | null; readable: string | null }>(issueCountProjectsQuery(db, q, MAX_COUNT + 1));
     counted = Number(row?.n ?? 0);
     matchProjects = row?.projects ? (JSON.parse(row.projects) as number[]).map(Number) : null;
+    // The readable projects, read with the count: the page's statements take them as a list.
+    if (row?.readable && q.withProjects) q = q.withProjects(row.readable);
   } else if (!q.possible) counted = 0;
   const page = (limit: number, offset: number) => {
     if (groupUnion) return groupUnion;

@@ -32,6 +32,8 @@ export interface MergeRequestApprovals {
    * being the branch heads the presenter read (`projectId:branch` -> sha).
    */
   pageReads?(c: Context<AppEnv>, ids: SQL, projectIds: SQL): { list: readonly BatchItem<'sqlite'>[]; prime: (mrs: readonly MergeRequestRow[], results: readonly unknown[], heads: ReadonlyMap<string, string>) => void };
+  /** Optional: `pageReads(…).prime` without building the statements (a caller that built them once, db/prepared.ts, needs only this). */
+  primePage?(c: Context<AppEnv>, mrs: readonly MergeRequestRow[], results: readonly unknown[], heads: ReadonlyMap<string, string>): void;
 }
 
 export const mergeRequestApprovals = extensionPoint<MergeRequestApprovals>('merge request approvals');

@@ -16,7 +16,11 @@ import type { CountQuery } from '../platform/pagination';
 import { mergeRequestVisibleSql } from '../projects/abilities';
 import { fullSearchSql, parseSearch, type SearchTable } from '../issuables/trigram-search';
 
-export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
+/**
+ * `projectId` is a project not read yet, as SQL (projectIdRef): the project list sends its page in
+ * the round trip that finds the project (list-page.ts presentProjectMergeRequestPage).
+ */
+export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow } | { kind: 'projectId'; projectId: SQL };
 
 export interface MrQuery {
   possible: boolean;
@@ -102,6 +106,7 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
   };
 
   if (parent.kind === 'project') conds.push(sql`${mergeRequests.projectId} = ${int(parent.project.id)}`);
+  else if (parent.kind === 'projectId') conds.push(sql`${mergeRequests.projectId} = ${parent.projectId}`);
   else {
     conds.push(mergeRequestVisibleSql(caller));
     if (parent.kind === 'group') {

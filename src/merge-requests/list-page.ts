@@ -14,6 +14,12 @@ import type { AppEnv, Caller } from '../platform/context';
 import { baseUrl, type CountQuery, type PageRequest, paginate, paginateWith } from '../platform/pagination';
 import { withReadMemo } from '../platform/read-memo';
 import { batchReads } from '../db/batch-reads';
+import { cachedQueries, cachedQuery, prepared, renderedOnceIfSelect } from '../db/prepared';
+import { MAX_COUNT, setPaginationHeaders } from '../platform/pagination';
+import { findReadableProjectWith } from '../projects/projects';
+import type { NamespaceRow, ProjectRow } from '../projects/abilities';
+import { today } from '../platform/time';
+import type { MergeRequestRow } from './merge-request-entity';
 import { type MergeRequestApprovals, mergeRequestApprovals } from './approvals-port';
 import { mergeRequestCount, mergeRequestPage, mergeRequestPageIds, type MrQuery } from './finder';
 import { mergeRequestSimple } from './merge-request-entity';
@@ -92,5 +98,111 @@ export async function presentMergeRequestPage(c: Context<AppEnv>, caller: Caller
     const loaded = own.unflatten(results.slice(0, own.list.length));
     if (approvals) approvals.prime(mrs, results.slice(own.list.length), new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha])));
     return presentMergeRequests(c, caller, mrs, { ...o, approvalsPrimed: approvals !== undefined }, loaded);
+  });
+}
+
+/**
+ * The project list in two round trips whatever the page size: the project, the caller's level, the
+ * page and its count in the first (findReadableProjectWith; `q` was built on the project's id as SQL),
+ * then everything the page shows in the second, keyed by the page's ids (presentKnownPage). An
+ * empty page reads nothing more. `authorize` throws (403) on the project found before anything is
+ * set; the page read beside it is then simply dropped. `renderKey`, when given, names everything that
+ * shapes the page and count statements (text and values): they are then rendered once per Db.
+ */
+export async function presentProjectMergeRequestPage(
+  c: Context<AppEnv>,
+  caller: Caller,
+  projectId: string,
+  q: MrQuery,
+  req: PageRequest,
+  linkParams: Record<string, unknown>,
+  o: PresentMrOptions,
+  view: string | undefined,
+  authorize: (project: ProjectRow, level: number) => void,
+  renderKey?: string,
+) {
+  const db = c.var.db;
+  // Rendering the page and count to SQL text cost more CPU than running them: with a `renderKey`
+  // (everything that shapes their text and values) they are rendered once per Db.
+  const render = () => [renderedOnceIfSelect(db, mergeRequestPage(db, q, req.perPage, req.offset) as never), renderedOnceIfSelect(db, mergeRequestCount(db, q, MAX_COUNT + 1) as CountQuery as never)] as const;
+  const found = await findReadableProjectWith(c, caller, projectId, () => (q.possible ? (renderKey === undefined ? render() : prepared(db, `mr-project-page:${renderKey}`, render)) : ([] as const)));
+  authorize(found.project, found.level);
+  const [rows, n] = (q.possible ? found.reads : [[], [{ n: 0 }]]) as unknown as [{ mr: MergeRequestRow }[], { n: number }[]];
+  const total = Number(n[0]?.n ?? 0);
+  setPaginationHeaders(c, req, linkParams, total > MAX_COUNT ? null : total, rows.length);
+  return presentKnownPage(c, caller, rows.map((r) => r.mr), { ...o, project: found.project }, view, { project: found.project, namespace: found.namespace });
+}
+
+/** Where the presenter's results sit in a batch built by presentKnownPage, per statement key (the same for every Db). */
+const layouts = new Map<string, { ownCount: number; unflatten: ReturnType<typeof flattenReads>['unflatten'] }>();
+
+/** The statements' id sets: JSON arrays bound to the placeholders `ids` and `pids`, so their text never changes. */
+const idsParam = sql`(SELECT value FROM json_each(${sql.placeholder('ids')}))`;
+const pidsParam = sql`(SELECT value FROM json_each(${sql.placeholder('pids')}))`;
+
+/**
+ * Presents merge request rows already read, in one more round trip: what the presenter shows and
+ * the approval state of every row, keyed by the rows' ids and projects' ids as two JSON parameters,
+ * each statement built once per Db (db/prepared.ts cachedQueries): building SQL text cost more CPU
+ * than running it, and each statement re-running the page query as a sub-select cost SQLite more
+ * than reading the rows by id (issue 13 profile of `mr_list`).
+ */
+export async function presentKnownPage(c: Context<AppEnv>, caller: Caller, mrs: MergeRequestRow[], o: PresentMrOptions, view?: string, known?: { project: ProjectRow; namespace: NamespaceRow }) {
+  if (!mrs.length) return [];
+  // A project's list: every row's project is the one already read (its level matters only to the full entity).
+  const one = known && !o.full && mrs.every((m) => m.projectId === known.project.id) ? known : undefined;
+  const db = c.var.db;
+  const values = { ids: JSON.stringify(mrs.map((m) => m.id)), pids: JSON.stringify([...new Set(mrs.map((m) => m.projectId))]) };
+  if (view === 'simple' && one) {
+    const base = baseUrl(c);
+    return mrs.map((mr) => mergeRequestSimple(mr, { base, projectFullPath: `${one.namespace.fullPath}/${one.project.path}` }));
+  }
+  if (view === 'simple') {
+    const rows = (await cachedQuery(
+      db,
+      'mr-page-project-paths',
+      (d) =>
+        d
+          .select({ id: projects.id, path: projects.path, ns: sql<string>`${namespaces.fullPath}`.as('ns_full_path') })
+          .from(projects)
+          .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+          .where(sql`${projects.id} IN ${pidsParam}`),
+      values,
+    )) as { id: number; path: string; ns: string }[];
+    const fullPaths = new Map(rows.map((r) => [r.id, `${r.ns}/${r.path}`]));
+    const base = baseUrl(c);
+    return mrs.map((mr) => mergeRequestSimple(mr, { base, projectFullPath: fullPaths.get(mr.projectId) ?? '' }));
+  }
+  return withReadMemo(c, async () => {
+    const port = mergeRequestApprovals.get();
+    const primed = port.pageReads !== undefined;
+    const options = { ...readOptions({ ...o, approvalsPrimed: primed }), projects: !one };
+    // What shapes the text beside the two sets: the options, the caller when the full entity writes
+    // its id in, and the day (membership expiry, written in by the approval reads).
+    const key = `mr-page-reads:${JSON.stringify(options)}:${primed}:${options.full ? (caller.user?.id ?? '-') : ''}:${today()}`;
+    const list = cachedQueries(
+      db,
+      key,
+      (d) => {
+        const own = flattenReads(presenterReads(d, caller, idsParam, options));
+        // Keys name the day: yesterday's layouts go.
+        if (layouts.size >= 64) layouts.clear();
+        layouts.set(key, { ownCount: own.list.length, unflatten: own.unflatten });
+        return [...own.list, ...(port.pageReads?.(c, idsParam, pidsParam).list ?? [])] as readonly BatchItem<'sqlite'>[];
+      },
+      values,
+    );
+    const layout = layouts.get(key)!;
+    const results = (await db.batch(list as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
+    const loaded = layout.unflatten(results.slice(0, layout.ownCount));
+    if (one) loaded.projects = [{ project: one.project, namespace: one.namespace, level: 0 }];
+    if (primed) {
+      const heads = new Map(loaded.heads.map((h) => [`${h.projectId}:${h.name}`, h.sha]));
+      const approvals = results.slice(layout.ownCount);
+      // primePage seeds the memo without building the statements again (they were built once, above).
+      if (port.primePage) port.primePage(c, mrs, approvals, heads);
+      else port.pageReads!(c, idsParam, pidsParam).prime(mrs, approvals, heads);
+    }
+    return presentMergeRequests(c, caller, mrs, { ...o, approvalsPrimed: primed }, loaded);
   });
 }

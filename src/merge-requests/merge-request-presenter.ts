@@ -123,7 +123,7 @@ async function presentRows(
     const u = id != null ? usersById.get(id) : undefined;
     return u ? userBasic(u, { base }) : null;
   };
-  const projectsById = new Map(data.projects.map((r) => [r.project.id, r]));
+  const projectsById = new Map((data.projects ?? []).map((r) => [r.project.id, r]));
   const group = <T extends { mergeRequestId: number; userId: number }>(list: T[]) => {
     const out = new Map<number, number[]>();
     for (const a of list) out.set(a.mergeRequestId, [...(out.get(a.mergeRequestId) ?? []), a.userId]);

@@ -28,12 +28,13 @@ import {
 } from './merge-requests-params';
 import { findReadableGroup } from '../projects/groups';
 import { findReadableProject } from '../projects/projects';
+import { projectIdRef } from '../projects/project-queries';
 import { buildMergeRequestQuery, type MrFinderParent } from './finder';
 import { autoMergeIfReady } from './merge';
 import { findMergeRequestToPresent } from './merge-request-find';
 import { MergeRequestBasicSchema, MergeRequestSchema, MergeRequestSimpleSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
-import { presentMergeRequestPage } from './list-page';
+import { presentMergeRequestPage, presentProjectMergeRequestPage } from './list-page';
 import { withReadMemo } from '../platform/read-memo';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
@@ -69,10 +70,16 @@ export function mountMergeRequests(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests', summary: 'List project merge requests', tags: TAGS, params: projectMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
-    const { project, level } = await findReadableProject(c, caller, p.id);
-    // `authorize! :read_merge_request, user_project`.
-    if (!canReadMergeRequests(caller, project, level)) throw forbidden();
-    return listMergeRequests(c, caller, p, { kind: 'project', project }, 'project', { project });
+    const raw = await checkListParams(c, caller, p);
+    // The page goes in the round trip that finds the project (list-page.ts), so the query is built on its id as SQL.
+    const q = await buildMergeRequestQuery(c.var.db, caller, { kind: 'projectId', projectId: projectIdRef(p.id) }, p);
+    const o = { withLabelsDetails: p.with_labels_details };
+    return c.json(
+      await presentProjectMergeRequestPage(c, caller, p.id, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults('project')), o, p.view, (project, level) => {
+        // `authorize! :read_merge_request, user_project`.
+        if (!canReadMergeRequests(caller, project, level)) throw forbidden();
+      }, renderKeyOf(caller, p)),
+    );
   });
 
   mountMergeRequestCreate(r);
@@ -138,6 +145,25 @@ async function listMergeRequests(
   kind: 'all' | 'group' | 'project',
   context: { group?: NamespaceRow; project?: ProjectRow },
 ) {
+  const raw = await checkListParams(c, caller, p);
+  const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
+  // The page, its count and everything presenting it reads, in one batch (list-page.ts).
+  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
+}
+
+/**
+ * What shapes the project list's page and count statements (finder.ts): the params and the caller's
+ * id (the `scope` and `my_reaction_emoji` filters write it in). Username filters write in the id they
+ * resolve to, which a rename changes: those lists are rendered afresh (undefined).
+ */
+function renderKeyOf(caller: Caller, p: MergeRequestListParams): string | undefined {
+  const names = [p.author_username, p.assignee_username, p.reviewer_username, p.merge_user_username, p.not?.author_username, p.not?.assignee_username, p.not?.reviewer_username];
+  if (names.some((n) => n !== undefined)) return undefined;
+  return JSON.stringify([caller.user?.id ?? null, p]);
+}
+
+/** The lists' checks beyond the declared params (Grape's mutually_exclusive rules, the plan's limits, the search rate limit); the raw params. */
+async function checkListParams(c: Context<AppEnv>, caller: Caller, p: MergeRequestListParams) {
   const raw = await requestParams(c);
   const ruleErrors = mrNotRuleErrors(raw.not);
   if (ruleErrors.length) throw grapeError(ruleErrors.join(', '));
@@ -149,7 +175,5 @@ async function listMergeRequests(
     if (caller.user) await applicationLimit(c, 'search_rate_limit', [caller.user.id]);
     else await applicationLimit(c, 'search_rate_limit_unauthenticated', [clientIp(c)]);
   }
-  const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
-  // The page, its count and everything presenting it reads, in one batch (list-page.ts).
-  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
+  return raw;
 }

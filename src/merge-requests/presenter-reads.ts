@@ -36,6 +36,8 @@ export interface PresenterReadOptions {
   firstContribution?: boolean;
   /** False when another read of the batch brings the protected branch rows (into the read memo). */
   protectedBranchRows?: boolean;
+  /** False when the caller knows the one project of every merge request (a project's list) and fills `projects` itself. */
+  projects?: boolean;
 }
 
 /** `IN` over a set of merge request ids (`ids` is a parenthesised sub-select). */
@@ -49,14 +51,18 @@ const milestoneGroup = alias(namespaces, 'milestone_group');
 /** A page's merge request ids as a set for `presenterReads` (one parameter, whatever the page size). */
 export const idsOfPage = (ids: readonly number[]): SQL => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
-/** The source and target branch heads of the open merge requests among `ids` (a closed one shows what it recorded). */
+/**
+ * The source and target branch heads of the open merge requests among `ids` (a closed one shows what
+ * it recorded). Keyed by the branch rows' ids, found by (project, name) through the unique index: a
+ * `(project_id, name) IN (…)` row-value test made SQLite scan every branch of every project.
+ */
 export const headsRead = (db: Db, ids: SQL) =>
   db
     .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
     .from(repoBranches)
     .where(
-      sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
-        UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
+      sql`${repoBranches.id} IN (SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.source_project_id AND b.name = m.source_branch WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked')
+        UNION ALL SELECT b.id FROM merge_requests m JOIN repo_branches b ON b.project_id = m.project_id AND b.name = m.target_branch WHERE m.id IN ${ids} AND m.state IN ('opened', 'locked'))`,
     );
 
 export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterReadOptions) {
@@ -64,7 +70,7 @@ export function presenterReads(db: Db, caller: Caller, ids: SQL, o: PresenterRea
   const ofMrs = (column: string) => sql`(SELECT ${sql.raw(column)} FROM merge_requests m WHERE m.id IN ${ids})`;
   const projectIds = ofMrs('m.project_id');
   return {
-    projects: db
+    projects: o.projects === false ? undefined : db
       .select({ project: projects, namespace: aliasedColumns(namespaces, 'ns_'), level: (o.full && uid != null ? projectLevelSql(uid) : sql<number>`0`).as('level') })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))

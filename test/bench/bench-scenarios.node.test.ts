@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Req } from '../../scripts/bench/load';
 import { scenarios } from '../../scripts/bench/scenarios';
-import { DATASETS, type Manifest } from '../../scripts/bench/seed';
+import { DATASETS, runnerToken, type Manifest } from '../../scripts/bench/seed';
 
 const manifest: Manifest = {
   dataset: DATASETS.S,
@@ -37,6 +37,7 @@ const manifest: Manifest = {
       { iid: 501, sha: 'd'.repeat(40) },
     ],
   },
+  runners: { count: 5 },
 };
 
 describe('bench scenarios', () => {
@@ -44,7 +45,7 @@ describe('bench scenarios', () => {
   const byId = Object.fromEntries(list.map((s) => [s.id, s]));
 
   it('covers the bare route, /user, issue get, lists, /issues for both callers, merge requests, approvals and creation', () => {
-    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr', 'approve', 'create']);
+    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr', 'approve', 'runner', 'create']);
     expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'create']);
     expect(byId.mr_list.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/merge_requests', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.bare.next()).toEqual({ method: 'GET', path: '/__bench/hello' });
@@ -132,6 +133,36 @@ describe('bench scenarios', () => {
       expect(await s.verify!(1)).toMatch(/, 1 of those differ, 1 unanswered$/);
     } finally {
       vi.unstubAllGlobals();
+    }
+  });
+
+  it('polls as each runner in turn, echoing the stamp its first poll got, and verifies one time in ten', async () => {
+    const s = scenarios(manifest).find((x) => x.id === 'runner')!;
+    // The server: 204 with a stamp per runner token, as the runner-facing API answers a poll.
+    const bodies: Record<string, unknown>[] = [];
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      const body = JSON.parse(String(init.body));
+      bodies.push(body);
+      return new Response(null, { status: 204, headers: { 'X-GitLab-Last-Update': `stamp-${body.token}`, 'X-Storage-Round-Trips': '2' } });
+    });
+    try {
+      expect(await s.prepare!(1)).toMatch(/^first polls of 5 runners in [\d.]+ s: 5 × 204, 2\.00 round trips each$/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(bodies.map((b) => b.token).sort()).toEqual([0, 1, 2, 3, 4].map(runnerToken));
+    const reqs = Array.from({ length: 400 }, () => s.next());
+    const polls = reqs.filter((r) => r.kind === 'poll');
+    const verifies = reqs.filter((r) => r.kind === 'verify');
+    expect(polls.length + verifies.length).toBe(400);
+    expect(verifies.length).toBeGreaterThan(20);
+    expect(verifies.length).toBeLessThan(70);
+    for (const [i, r] of reqs.entries()) {
+      const token = runnerToken(i % 5);
+      expect(r).toMatchObject({ method: 'POST', headers: { 'RUNNER-TOKEN': token }, body: { token, info: { name: 'gitlab-runner', features: { variables: true } } } });
+      expect((r.body as { system_id: string }).system_id).toMatch(/^s_[0-9a-f]{12}$/);
+      if (r.kind === 'poll') expect(r).toMatchObject({ path: '/api/v4/jobs/request', body: { last_update: `stamp-${token}` } });
+      else expect(r.path).toBe('/api/v4/runners/verify');
     }
   });
 

@@ -235,4 +235,25 @@ describe('bench report', () => {
     expect(approvals({ approve: { count: 1, p50_ms: 1, p99_ms: 1 } })).toMatchObject({ measured: '2.10', met: true });
     expect(renderMarkdown(lines, { date: 'd', sha: 's', dataset: 'S', command: 'c', cpu: 'cpu', seed: '1 s' })).toContain('### Targets');
   });
+
+  it("checks issue 14's runner targets: Node capacity against the bare route's, workerd round trips per poll and verify", () => {
+    const kinds = (poll: number, verify: number) => ({ poll: { count: 900, p50_ms: 1, p99_ms: 2, rt_per_req: poll }, verify: { count: 100, p50_ms: 1, p99_ms: 2, rt_per_req: verify } });
+    const judge = (ratio: number, poll: number) => {
+      const v = checkTargets([
+        line('runner', 'capacity', { rps: ratio * 10_000, bare_rps: 10_000, ratio }),
+        line('runner', 'capacity', { runtime: 'workerd', kinds: kinds(poll, 0), ...served(1000, 2, 2, 1) }),
+      ]);
+      return [v.find((x) => /capacity/.test(x.target))!, v.find((x) => /0 round trips/.test(x.target))!];
+    };
+    const [capacity, trips] = judge(0.55, 0);
+    expect(capacity).toMatchObject({ runtime: 'node', scenario: 'runner', measured: '5500 req/s, 55 % of 10000', met: true });
+    expect(trips).toMatchObject({ runtime: 'workerd', scenario: 'runner', measured: 'poll 0.00, verify 0.00', met: true });
+    // A settings refresh every 10 s is 0.00 per poll at the table's precision; a read every hundred polls is not.
+    expect(judge(0.55, 0.001)[1]).toMatchObject({ measured: 'poll 0.00, verify 0.00', met: true });
+    const [slow, costly] = judge(0.3, 0.01);
+    expect(slow.met).toBe(false);
+    expect(costly).toMatchObject({ measured: 'poll 0.01, verify 0.00', met: false });
+    // No bare route in the run: not judged.
+    expect(checkTargets([line('runner', 'capacity', {})]).find((x) => /capacity/.test(x.target))).toMatchObject({ met: null });
+  });
 });

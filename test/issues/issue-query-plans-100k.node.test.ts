@@ -20,8 +20,9 @@ import type { Caller, UserRow } from '../../src/platform/context';
 import { type Db, schema } from '../../src/db/client';
 import type { NamespaceRow, ProjectRow } from '../../src/projects/abilities';
 import type { IssueListParams } from '../../src/issues/issue-lists-params';
-import { buildIssueQuery, type FinderParent, issueCountProjectsQuery, issuePageQuery, issueUnionPageQuery } from '../../src/issues/issue-finder';
-import { searchCondition } from '../../src/issues/issue-search';
+import { buildIssueQuery, type FinderInput, type FinderParent, issueCountProjectsQuery, issuePageQuery, issueUnionPageQuery } from '../../src/issues/issue-finder';
+import { searchCondition, searchProbeQuery } from '../../src/issues/issue-search';
+import { driverIdsQuery } from '../../src/issues/issue-lists-drivers';
 import { ISSUE_LIST_FILTERS, ISSUE_LIST_ORDERS } from './issue-list-filter-cases';
 
 const ISSUES = 100_000;
@@ -97,12 +98,20 @@ function expectIndexed(text: string, label: string) {
 }
 
 /** Page (sorted and walked), bounded count and, where offered, the per-project union. */
-async function expectListIndexed(label: string, caller: Caller, parent: FinderParent, p: Partial<IssueListParams>) {
-  const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, ...p } as IssueListParams });
+async function expectListIndexed(label: string, caller: Caller, parent: FinderParent, p: Partial<IssueListParams>, read: Partial<FinderInput> = {}) {
+  const q = await buildIssueQuery(db, { caller, plan: 'ultimate', parent, p: { ...base, ...p } as IssueListParams, ...read });
   expect(q.possible, label).toBe(true);
   expectIndexed(await plan(issuePageQuery(db, q, 20, 40, false)), `${label} page`);
   if (q.walkWhere) expectIndexed(await plan(issuePageQuery(db, q, 20, 40, true)), `${label} walk`);
   expectIndexed(await plan(issueCountProjectsQuery(db, q, 10_001)), `${label} count`);
+  if (q.withProjects) {
+    // The page's statements over the readable projects read with the count, as a list.
+    const { readable } = (await db.get<{ readable: string | null }>(issueCountProjectsQuery(db, q, 10_001)))!;
+    expect(JSON.parse(readable!), label).toEqual(expect.any(Array));
+    const listed = q.withProjects(readable!);
+    expectIndexed(await plan(issuePageQuery(db, listed, 20, 40, false)), `${label} page over the listed projects`);
+    if (listed.walkWhere) expectIndexed(await plan(issuePageQuery(db, listed, 20, 40, true)), `${label} walk over the listed projects`);
+  }
   const union = issueUnionPageQuery(db, q, [1, 2, 3, BIG], 20, 40);
   if (union) expectIndexed(await plan(union), `${label} union`);
 }
@@ -145,6 +154,40 @@ describe('every filter of the issue lists on 100,000 issues reads issues through
       }
     }
   }, 60_000);
+
+  it('the project list\'s reads with the project lookup (driver ids, search probe) and the lists they make', async () => {
+    const projectList = lists[0];
+    const cases: [string, Partial<IssueListParams>][] = [
+      ['assignee_id', { assignee_id: 5 }],
+      ['labels', { labels: ['bug', 'ui'] }],
+      ['labels and assignee_id, opened', { labels: ['ui'], assignee_id: 6, state: 'opened' }],
+      ['labels and assignee_id', { labels: ['bug', 'ui'], assignee_id: 5 }],
+      ['labels, no match', { labels: ['bug', 'nonexistent'] }],
+    ];
+    const sizes: number[] = [];
+    for (const [name, p] of cases) {
+      const query = driverIdsQuery(db, { ...base, ...p } as IssueListParams, sql`${BIG}`)!;
+      expectIndexed(await plan(query), `driver ids ${name}`);
+      const ids = ((await query.all()) as { ids: string | null }[])[0].ids;
+      expect(ids, name).not.toBeNull();
+      const n = (JSON.parse(ids!) as number[]).length;
+      if (name.includes('no match')) expect(n).toBe(0);
+      else {
+        expect(n, name).toBeGreaterThan(0);
+        sizes.push(n);
+        await expectListIndexed(`project ${name} by ids`, projectList[1], projectList[2], { ...p, ...projectList[3] }, { driverIds: ids });
+      }
+    }
+    // Both plans occur: up to 200 ids drive, more are tested while the page walks the project.
+    expect(Math.min(...sizes)).toBeLessThanOrEqual(200);
+    expect(Math.max(...sizes)).toBeGreaterThan(200);
+    for (const word of ['rareword', 'middling', 'common']) {
+      const probe = searchProbeQuery(db, word, undefined, sql`${BIG}`)!;
+      expectIndexed(await plan(probe), `search probe ${word}`);
+      const [row] = (await probe.all()) as { n: number; ids: string | null }[];
+      await expectListIndexed(`project search ${word} by ids`, projectList[1], projectList[2], { search: word, ...projectList[3] }, { searchMatches: row.n, searchProjectMatches: row.ids });
+    }
+  });
 
   it('every scope of /issues, for users and anonymous callers', async () => {
     for (const scope of ['created_by_me', 'assigned_to_me', 'all'] as const) {

@@ -89,6 +89,30 @@ describe('merge request lists', () => {
     }
   });
 
+  it('of a project: an empty page in one round trip, and each query its own page and count (the statements are rendered once per query)', async () => {
+    const list = async (query: string) => {
+      const path = `/projects/${pids[0]}/merge_requests?${query}`;
+      await api(path, { token: owner.token });
+      const res = await api(path, { token: owner.token });
+      expect(res.status, res.text).toBe(200);
+      return { n: roundTrips(res), total: res.headers.get('x-total'), branches: (res.body as any[]).map((r) => r.source_branch) };
+    };
+    expect(await list('state=merged')).toEqual({ n: 1, total: '0', branches: [] });
+    expect(await list('state=closed')).toEqual({ n: 2, total: '1', branches: ['topic-2'] });
+    expect(await list('state=opened')).toEqual({ n: 2, total: '2', branches: ['topic-1', 'topic-0'] });
+    expect(await list('state=opened&sort=asc')).toEqual({ n: 2, total: '2', branches: ['topic-0', 'topic-1'] });
+    expect(await list(`state=opened&author_id=${alice.id}`)).toEqual({ n: 1, total: '0', branches: [] });
+    expect(await list(`state=opened&author_id=${owner.id}&page=2&per_page=1`)).toEqual({ n: 2, total: '2', branches: ['topic-0'] });
+    // By path, the project is found by the same round trip.
+    const byPath = encodeURIComponent((await api(`/projects/${pids[0]}`, { token: owner.token })).body.path_with_namespace);
+    const res = await api(`/projects/${byPath}/merge_requests?state=closed`, { token: owner.token });
+    expect([res.status, roundTrips(res), (res.body as any[]).map((r) => r.source_branch)]).toEqual([200, 2, ['topic-2']]);
+    // Someone who may not read the project: 404, and nothing of the page.
+    const stranger = await createUser();
+    const hidden = await api(`/projects/${pids[0]}/merge_requests`, { token: stranger.token });
+    expect([hidden.status, hidden.body, hidden.headers.get('x-total')]).toEqual([404, { message: '404 Project Not Found' }, null]);
+  });
+
   it('with many string filters (past D1\'s 100 parameters if the page query were repeated in every read) answer, one round trip more', async () => {
     const q = new URLSearchParams({
       search: 'Topic', source_branch: 'topic-0', target_branch: 'main', created_after: '2020-01-01T00:00:00Z', created_before: '2100-01-01T00:00:00Z',

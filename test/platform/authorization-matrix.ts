@@ -93,6 +93,10 @@ const NOT_APPROVER = (verb: string) => rule('unauth', [403, `You are not allowed
 
 /** The runner-facing API: a user's credentials count for nothing, an unknown runner token is 403 for everyone (ci/runner.rb `forbidden!`). */
 const RUNNER_TOKEN_ONLY = rule([403, '403 Forbidden'], [403, '403 Forbidden'], () => [403, '403 Forbidden'], [403, '403 Forbidden']);
+/** ci/runners.rb `forbidden!("No access granted")` unless the caller owns the runner (maintainer of its project) or is an administrator. */
+const NO_ACCESS: Cell = [403, '403 Forbidden - No access granted'];
+const RUNNER_OWNER = rule('unauth', NO_ACCESS, (l) => (LEVEL[l] >= LEVEL.maintainer ? 'ok' : NO_ACCESS));
+const ONLY_PROJECT: Cell = [403, '403 Forbidden - Only one project associated with the runner. Please remove the runner instead'];
 
 export const EXPECTATIONS: Record<string, Row> = {
   // ---- approvals (ee/lib/api/project_approvals.rb, project_approval_rules.rb, merge_request_approvals.rb, merge_request_approval_rules.rb) ----
@@ -420,6 +424,26 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/runners': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
   'POST /api/v4/runners/reset_authentication_token': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
   'POST /api/v4/jobs/request': { rule: RUNNER_TOKEN_ONLY, body: { token: 'not-a-runner-token' } },
+  // ---- runners for users (ci/runners.rb, 14.x: before { authenticate! }; RunnerPolicy: a runner's owners are the
+  //      maintainers of its projects and the owners of its group; the world's runner is a runner of the private project) ----
+  'GET /api/v4/runners': { rule: signedIn },
+  // authenticated_as_admin! inside the endpoint.
+  'GET /api/v4/runners/all': { rule: adminOnly },
+  'GET /api/v4/runners/:id': { rule: RUNNER_OWNER },
+  'PUT /api/v4/runners/:id': { rule: RUNNER_OWNER, body: { description: 'matrix' } },
+  // The first owner deletes it; later columns meet its `404 Not found` (past authorization).
+  'DELETE /api/v4/runners/:id': { rule: RUNNER_OWNER, params: { id: 'runnerToDelete' } },
+  'GET /api/v4/runners/:id/jobs': { rule: RUNNER_OWNER },
+  'POST /api/v4/runners/:id/reset_authentication_token': { rule: RUNNER_OWNER },
+  // authorize_admin_project / authorize_admin_group before anything else.
+  'GET /api/v4/projects/:id/runners': { rule: projectAuth('maintainer') },
+  // No such runner: past authorization the maintainers meet its `404 Not found`.
+  'POST /api/v4/projects/:id/runners': { rule: projectAuth('maintainer'), body: { runner_id: 999999999 } },
+  // The world's runner has only this project: disabling it there is refused past authorization.
+  'DELETE /api/v4/projects/:id/runners/:runner_id': { rule: { ...projectAuth('maintainer'), maintainer: ONLY_PROJECT, owner: ONLY_PROJECT, admin: ONLY_PROJECT } },
+  'GET /api/v4/groups/:id/runners': { rule: groupAuth('owner') },
+  // user_runners.rb: `authenticate!`, then CreateRunnerService: an instance runner is for administrators (`create_instance_runner`).
+  'POST /api/v4/user/runners': { rule: rule('unauth', [403, '403 Forbidden - Insufficient permissions'], () => [403, '403 Forbidden - Insufficient permissions']), body: { runner_type: 'instance_type' } },
 
   // ---- application settings (settings.rb: authenticated_as_admin!; §7) ----
   'GET /api/v4/application/settings': { rule: adminOnly },

@@ -104,6 +104,10 @@ export async function buildWorld(): Promise<void> {
   world.projectRule = ok('rule', await api(`${P}/approval_rules`, { token: tokens.owner, body: { name: 'base', approvals_required: 1 } })).id;
   world.mrRule = ok('rule', await api(`${P}/merge_requests/${world.mr}/approval_rules`, { token: tokens.owner, body: { name: 'base', approvals_required: 1 } })).id;
   world.todoId = ok('todo', await api(`${P}/issues/${world.issue}/todo`, { method: 'POST', token: tokens.owner })).id;
+  // Two runners of the private project, registered as gitlab-runner registers them: one to read and act on, one to delete.
+  const runnerRegistration = ok('runner token', await api(`${P}/runners/reset_registration_token`, { method: 'POST', token: tokens.owner })).token;
+  world.runnerId = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'matrix' } })).id;
+  world.runnerToDelete = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'doomed' } })).id;
 
   world.targetKey = ok('key', await api(`/users/${target.id}/keys`, { token: rootToken, body: { title: 'k', key: freshSshKey().key } })).id;
   world.targetGpgKey = ok('gpg', await api(`/users/${target.id}/gpg_keys`, { token: rootToken, body: { key: freshGpgKey().key } })).id;
@@ -139,6 +143,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       personal_access_tokens: 'patId',
       applications: 'applicationId',
       audit_events: 'auditId',
+      runners: 'runnerId',
       // Reads look at the target user; administrators' writes act on a victim nobody else uses.
       users: method === 'GET' ? 'targetId' : 'victimId',
     };
@@ -162,6 +167,7 @@ export function param(path: string, method: string, name: string, row: Row): str
     name: () => (path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
+    runner_id: () => world.runnerId,
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',

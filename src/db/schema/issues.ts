@@ -49,17 +49,20 @@ export const issues = sqliteTable(
   },
   (t) => [
     uniqueIndex('issues_project_iid').on(t.projectId, t.iid),
-    // List orders per project (default created_at desc, id desc as the tie-break).
-    index('issues_project_created').on(t.projectId, t.createdAt, t.id),
+    // List orders per project (default created_at desc, id desc as the tie-break). The trailing
+    // columns make the date, state and confidentiality filters and the bounded count answerable
+    // from the index alone (no issue row read per candidate; issue 13: created_after + updated_before).
+    index('issues_project_created').on(t.projectId, t.createdAt, t.id, t.updatedAt, t.state, t.confidential, t.authorId),
     index('issues_project_state_created').on(t.projectId, t.state, t.createdAt, t.id),
-    index('issues_project_updated').on(t.projectId, t.updatedAt, t.id),
+    index('issues_project_updated').on(t.projectId, t.updatedAt, t.id, t.createdAt, t.state),
     index('issues_project_due').on(t.projectId, t.dueDate, t.id),
-    // Instance-wide lists (/issues scope=all for administrators, created_by_me).
-    index('issues_created').on(t.createdAt, t.id),
-    // /issues and group lists ordered by updated_at walk this one (services/issue-finder.ts).
-    index('issues_updated').on(t.updatedAt, t.id),
-    index('issues_author_created').on(t.authorId, t.createdAt, t.id),
-    index('issues_milestone').on(t.milestoneId, t.createdAt, t.id),
+    // Instance-wide lists (/issues scope=all, created_by_me) walk these in order (services/issue-finder.ts):
+    // project and confidentiality (confidential, author) are tested on the index, no row read.
+    index('issues_created').on(t.createdAt, t.id, t.projectId, t.confidential, t.authorId),
+    index('issues_updated').on(t.updatedAt, t.id, t.projectId, t.confidential, t.authorId),
+    // Author and milestone filters: project and state read from the index too (covering counts).
+    index('issues_author_created').on(t.authorId, t.createdAt, t.id, t.projectId, t.state),
+    index('issues_milestone').on(t.milestoneId, t.createdAt, t.id, t.projectId, t.state),
     index('issues_epic').on(t.epicId),
   ],
 );
