@@ -11,6 +11,10 @@
  * never blobs.
  */
 import { createHash } from 'node:crypto';
+import { factsOf } from '../../src/repository/merge-facts';
+import { patchIdOf } from '../../src/repository/patch-id';
+import { diffManifests } from '../../src/repository/diffs';
+import type { Manifest } from '../../src/repository/repository-store';
 import type { Rng } from './rng';
 
 export interface MrSeedProject {
@@ -49,6 +53,25 @@ const MAIN_COMMITS = 12;
 const DAY = 86_400_000;
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+/** A commit's files as the repository reads them (repo_commit_files rows below: mode and size included). */
+const manifestOf = (files: Map<string, string>): Manifest => new Map([...files].map(([path, blob]) => [path, { blobSha: blob, mode: '100644', size: 200 + (blob.charCodeAt(0) % 50) * 40 }]));
+
+/**
+ * The merge facts a push to the source branch stores on the row (src/merge-requests/refresh.ts), for
+ * a merge request whose branch is still there: its merge base with main is the commit it was forked
+ * from, and main's head is the target head.
+ */
+function storedFacts(mainHead: string, head: string, base: string, mainFiles: Map<string, string>, baseFiles: Map<string, string>, files: Map<string, string>) {
+  const [b, t, s] = [manifestOf(baseFiles), manifestOf(mainFiles), manifestOf(files)];
+  const facts = factsOf(base, { projectId: 0, targetHead: mainHead, head }, b, t, s);
+  return {
+    merge_facts_for: `${mainHead}:${head}`,
+    merge_base_sha: facts.base,
+    merge_conflict: facts.conflict,
+    changed_files_count: facts.changes,
+    merge_patch_id_sha: patchIdOf(diffManifests(b, s)),
+  };
+}
 
 export function seedMergeRequests(x: MrSeedInput): MrSeedResult {
   const { r, insert } = x;
@@ -184,6 +207,8 @@ export function seedMergeRequests(x: MrSeedInput): MrSeedResult {
         start_sha: done ? mainHead : main[fork],
         // Already built for the current heads (system-approval-rules.ts syncKey), so reads do not write.
         system_rules_synced_for: state === 'opened' ? JSON.stringify([1, 'main', mainHead, head]) : null,
+        // As the push of its branch left them (a merged one's branch is gone: its facts are not read).
+        ...(state !== 'merged' ? storedFacts(mainHead, head, main[fork], mainManifests[mainManifests.length - 1], mainManifests[fork], files) : {}),
         created_at: created,
         updated_at: updated,
       });

@@ -37,6 +37,8 @@ import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
 import { forgetMemo, memo, primeMemo, withReadMemo } from '../platform/read-memo';
 import { ruleExtras, runBatch } from './rule-support';
+import { cachedQueries } from '../db/prepared';
+import type { Db } from '../db/client';
 import { createMrRule, type Found, findMergeRequest, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
 import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
 
@@ -120,22 +122,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // The row carries this request's write id, so the reviewer state and the system note of the
       // same batch are written only by the request whose approval was stored.
       const writeId = crypto.randomUUID();
-      const mine = sql`EXISTS (SELECT 1 FROM ${approvals} WHERE ${approvals.mergeRequestId} = ${f.mr.id} AND ${approvals.userId} = ${user.id} AND ${approvals.writeId} = ${writeId})`;
-      const results = await runBatch(db, [
-        db
-          .insert(approvals)
-          .values({ mergeRequestId: f.mr.id, userId: user.id, sha: head, patchIdSha, writeId, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({
-            target: [approvals.mergeRequestId, approvals.userId],
-            set: { sha: head, patchIdSha, writeId, createdAt: now, updatedAt: now },
-            setWhere: head == null ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)),
-          }),
-        // update_reviewer_state and SystemNoteService.approve_mr.
-        db.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id), mine)),
-        systemNoteInsertWhen(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'approved this merge request', at: now }, mine),
-        // The approvals after the write, read back in the same batch: the answer's approved_by.
-        db.select().from(approvals).where(eq(approvals.mergeRequestId, f.mr.id)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
-      ]);
+      const results = await runBatch(db, [...approveWrites(db, head == null, { mr: f.mr.id, user: user.id, project: f.project.id, head, patchIdSha, writeId, now })]);
       const rows = results[results.length - 1] as ApprovalRow[];
       if (!rows.some((a) => a.userId === user.id && a.writeId === writeId)) throw unauthorized();
       // The memo's approvals are those before the write; nothing else it holds was written.
@@ -155,12 +142,7 @@ export function mountApprovalMergeRequests(r: Router) {
     const s = await loadApprovalState(c, f.mr);
     // RemoveApprovalService returns nil unless the caller approved (or when merged): 404.
     if (!s.input.approvedUserIds.includes(user.id) || f.mr.state === 'merged') throw notFound();
-    await runBatch(db, [
-      db.delete(approvals).where(and(eq(approvals.mergeRequestId, f.mr.id), eq(approvals.userId, user.id))),
-      db.update(mergeRequestReviewers).set({ state: 'unapproved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, f.mr.id), eq(mergeRequestReviewers.userId, user.id))),
-      // RemoveApprovalService#create_note (SystemNoteService.unapprove_mr).
-      systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: f.mr.id, projectId: f.project.id, authorId: user.id, body: 'unapproved this merge request', at: Date.now() }),
-    ]);
+    await runBatch(db, [...unapproveWrites(db, { mr: f.mr.id, user: user.id, project: f.project.id, now: Date.now() })]);
     // The answer is computed from what was read minus the removed approval (the memo's approvals are those before the delete).
     forgetMemo(c, `approvals:${f.mr.id}`);
     return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, s.approvals.filter((a) => a.userId !== user.id))), 201);
@@ -184,6 +166,56 @@ export function mountApprovalMergeRequests(r: Router) {
   );
 
   mountMergeRequestApprovalRules(r);
+}
+
+/** A statement's value, filled in when a statement built once runs (db/prepared.ts). */
+const value = <T>(name: string) => sql.placeholder(name) as unknown as T;
+
+/**
+ * The approve's batch, built once per Db (db/prepared.ts: building its SQL cost more than running
+ * it): the approval (a stale row, given at another HEAD, is replaced), the reviewer state and the
+ * system note written only by the request whose approval was stored (its write id), and the
+ * approvals after the write.
+ */
+function approveWrites(db: Db, noHead: boolean, values: { mr: number; user: number; project: number; head: string | null; patchIdSha: string | null; writeId: string; now: number }) {
+  return cachedQueries(
+    db,
+    `approve:${noHead ? 'no-head' : 'head'}`,
+    (d) => {
+      const [mr, user, head, now] = [value<number>('mr'), value<number>('user'), value<string>('head'), value<number>('now')];
+      const stored = { sha: head, patchIdSha: value<string>('patchIdSha'), writeId: value<string>('writeId'), createdAt: now, updatedAt: now };
+      const mine = sql`EXISTS (SELECT 1 FROM ${approvals} WHERE ${approvals.mergeRequestId} = ${mr} AND ${approvals.userId} = ${user} AND ${approvals.writeId} = ${stored.writeId})`;
+      return [
+        d
+          .insert(approvals)
+          .values({ mergeRequestId: mr, userId: user, ...stored })
+          .onConflictDoUpdate({ target: [approvals.mergeRequestId, approvals.userId], set: stored, setWhere: noHead ? sql`${approvals.sha} IS NOT NULL` : or(isNull(approvals.sha), ne(approvals.sha, head)) }),
+        // update_reviewer_state and SystemNoteService.approve_mr.
+        d.update(mergeRequestReviewers).set({ state: 'approved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, mr), eq(mergeRequestReviewers.userId, user), mine)),
+        systemNoteInsertWhen(d, { noteableType: 'MergeRequest', noteableId: mr, projectId: value<number>('project'), authorId: user, body: 'approved this merge request', at: now }, mine),
+        // The approvals after the write, read back in the same batch: the answer's approved_by.
+        d.select().from(approvals).where(eq(approvals.mergeRequestId, mr)).orderBy(asc(approvals.createdAt), asc(approvals.id)),
+      ] as const;
+    },
+    values,
+  );
+}
+
+/** The unapprove's batch, built once per Db: the approval removed, the reviewer state, RemoveApprovalService#create_note (SystemNoteService.unapprove_mr). */
+function unapproveWrites(db: Db, values: { mr: number; user: number; project: number; now: number }) {
+  return cachedQueries(
+    db,
+    'unapprove',
+    (d) => {
+      const [mr, user, now] = [value<number>('mr'), value<number>('user'), value<number>('now')];
+      return [
+        d.delete(approvals).where(and(eq(approvals.mergeRequestId, mr), eq(approvals.userId, user))),
+        d.update(mergeRequestReviewers).set({ state: 'unapproved' }).where(and(eq(mergeRequestReviewers.mergeRequestId, mr), eq(mergeRequestReviewers.userId, user))),
+        systemNoteInsert(d, { noteableType: 'MergeRequest', noteableId: mr, projectId: value<number>('project'), authorId: user, body: 'unapproved this merge request', at: now }),
+      ] as const;
+    },
+    values,
+  );
 }
 
 /** ApprovalState entity of a merge request for the caller. */

@@ -7,6 +7,9 @@ import { loadApprovalState, mergeRequestApproved, primeApprovalReads } from './s
 import { approvalPageReads, type ApprovalPageReads, primeApprovalPage } from './page-reads';
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 
+/** Where the assignees' read sits in approvalStateReads once the row and the heads are left out. */
+const SHARED_ASSIGNEES = 8;
+
 export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
   approved: mergeRequestApproved,
   primeReads: primeApprovalReads,
@@ -15,6 +18,15 @@ export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
     // left out here, so the batch does not send that read twice.
     const [, ...list] = approvalStateReads(c.var.db, caller, projectId, iid);
     return { list, prime: (mr, results) => primeApprovalState(c, mr, [[mr], ...results] as unknown as ApprovalStateReads) };
+  },
+  stateStatements(db, caller, projectId, iid) {
+    const [, , ...rest] = approvalStateReads(db, caller, projectId, iid);
+    return rest.filter((_, i) => i !== SHARED_ASSIGNEES);
+  },
+  primeState(c, mr, results, shared) {
+    const rest: unknown[] = [...results];
+    rest.splice(SHARED_ASSIGNEES, 0, shared.assigneeIds.map((userId) => ({ userId })));
+    primeApprovalState(c, mr, [[mr], shared.heads, ...rest] as unknown as ApprovalStateReads, { headsOfOpenOnly: true });
   },
   pageReads(c, ids, projectIds) {
     const list = approvalPageReads(c.var.db, ids, projectIds);

@@ -15,6 +15,9 @@ import { findReadableProjectWith } from '../projects/projects';
 import { canReadMergeRequests } from '../projects/abilities';
 import { isMemoised, memo, withReadMemo } from '../platform/read-memo';
 import { writeThenRead } from '../db/batch-reads';
+import { cachedQueries } from '../db/prepared';
+import { projectIdRefOf } from '../projects/project-queries';
+import { today } from '../platform/time';
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 import { type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeature, overridden } from './rules';
 import { assigneeIds, canApproveMergeRequest, canUpdateMergeRequest } from './approval-access';
@@ -67,7 +70,14 @@ export async function findMrRule(c: Context<AppEnv>, mr: MergeRequestRow, id: nu
  */
 async function findMergeRequestWithState(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number) {
   const safe = Number.isSafeInteger(iid);
-  const { reads, ...pr } = await findReadableProjectWith(c, caller, projectId, (pid) => (safe && isMemoised(c) ? approvalStateReads(c.var.db, caller, pid, iid) : ([] as const)));
+  // The statements are built once per Db, caller and day (db/prepared.ts): what shapes them beside
+  // the placeholders is the caller (the groups' visibility) and the day (membership expiry).
+  const who = `${caller.isAdmin ? 'admin' : ''}${caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous'}:${today()}`;
+  const { reads, ...pr } = await findReadableProjectWith(c, caller, projectId, (_pid, ref) =>
+    safe && isMemoised(c)
+      ? cachedQueries(c.var.db, `approval-state:${ref.shape}:${who}`, (d) => approvalStateReads(d, caller, projectIdRefOf(ref.shape), sql`${sql.placeholder('iid')}`), { ...ref.values, iid })
+      : ([] as const),
+  );
   if (!safe) throw recordNotFound();
   const mr = reads.length ? (reads as unknown as ApprovalStateReads)[0][0] : await c.var.db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pr.project.id), eq(mergeRequests.iid, iid))).get();
   if (!mr) throw recordNotFound();

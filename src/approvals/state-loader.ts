@@ -14,7 +14,7 @@ import { memoProtectedBranchRows } from '../repository/protected-branches';
 import { type ApprovalState, type ApprovalStateInput, computeApprovalState, type MergeRequestRow, refMatches, type RuleInput } from './state';
 import { codeOwnersFileAt, ensureSystemRules } from './system-rules';
 import { type CodeOwnersFile, isOptionalSection } from './code-owners';
-import { mergeRequestPatchId } from '../repository/patch-id';
+import { mergeRequestPatchId, storedPatchId } from '../repository/patch-id';
 import { chunks } from '../platform/chunks';
 import {
   type ApprovalRow,
@@ -113,6 +113,9 @@ export async function mergeRequestHead(c: Context<AppEnv>, mr: MergeRequestRow):
 export async function patchIdAt(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null): Promise<string | null> {
   if (head && (mr.state === 'opened' || mr.state === 'locked')) {
     const targetHead = await memoBranchHead(c, mr.projectId, mr.targetBranch);
+    // Stored by the push that moved either head (merge-requests/refresh.ts): nothing to read.
+    const stored = targetHead ? storedPatchId(mr, targetHead, head) : undefined;
+    if (stored !== undefined) return stored;
     if (targetHead) await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]);
   }
   return mergeRequestPatchId(c, mr, head);

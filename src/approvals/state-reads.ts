@@ -10,7 +10,7 @@
  * They run before the caller is authorised and are thrown away with the 404 when the project or
  * the merge request is hidden: reads change nothing.
  */
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
@@ -37,6 +37,7 @@ import { ACCESS, groupVisibleSql, type NamespaceRow } from '../projects/abilitie
 import { isMemoised, primeMemo } from '../platform/read-memo';
 import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
+import { branchIdsOf } from '../merge-requests/presenter-reads';
 import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
 
 
@@ -44,7 +45,7 @@ import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type Prote
  * The reads, as unexecuted statements for one batch. `projectId` is SQL (the id or a sub-select),
  * `iid` the merge request's iid. Every statement names the merge request through a sub-select.
  */
-export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: number) {
+export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: number | SQL) {
   const mrId = sql`(SELECT m.id FROM merge_requests m WHERE m.project_id = ${projectId} AND m.iid = ${iid})`;
   const projectRuleIds = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId})`;
   const mrRuleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mrId})`;
@@ -71,24 +72,36 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
     db
       .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
       .from(repoBranches)
-      // Looked up by (project, name) through the index, not by scanning the branches.
-      .where(
-        sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
-          UNION ALL SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId})`,
-      ),
+      // Looked up by (project, name) through the index (branchIdsOf), not by scanning the branches.
+      .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`= ${mrId}`)}`),
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId as unknown as number)).orderBy(asc(protectedBranches.id)),
-    db.select().from(approvalProjectRules).where(eq(approvalProjectRules.projectId, projectId as unknown as number)).orderBy(asc(approvalProjectRules.id)),
-    db.select().from(approvalProjectRulesUsers).where(inArray(approvalProjectRulesUsers.ruleId, projectRuleIds)),
-    db.select().from(approvalProjectRulesGroups).where(inArray(approvalProjectRulesGroups.ruleId, projectRuleIds)),
-    db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, projectRuleIds)),
-    db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mrId as unknown as number)).orderBy(asc(approvalMergeRequestRules.id)),
-    db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, mrRuleIds)),
-    db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, mrRuleIds)),
+    // Each rule with its users, groups (and protected branches) as JSON arrays: one statement instead of one per link table.
+    db
+      .select({
+        ...getTableColumns(approvalProjectRules),
+        linkUsers: linkIds('user_id', 'approval_project_rules_users', 'approval_project_rule_id', 'approval_project_rules').as('link_users'),
+        linkGroups: linkIds('group_id', 'approval_project_rules_groups', 'approval_project_rule_id', 'approval_project_rules').as('link_groups'),
+        linkBranches: linkIds('protected_branch_id', 'approval_project_rules_protected_branches', 'approval_project_rule_id', 'approval_project_rules').as('link_branches'),
+      })
+      .from(approvalProjectRules)
+      .where(eq(approvalProjectRules.projectId, projectId as unknown as number))
+      .orderBy(asc(approvalProjectRules.id)),
+    db
+      .select({
+        ...getTableColumns(approvalMergeRequestRules),
+        linkUsers: linkIds('user_id', 'approval_merge_request_rules_users', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_users'),
+        linkGroups: linkIds('group_id', 'approval_merge_request_rules_groups', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_groups'),
+      })
+      .from(approvalMergeRequestRules)
+      .where(eq(approvalMergeRequestRules.mergeRequestId, mrId as unknown as number))
+      .orderBy(asc(approvalMergeRequestRules.id)),
     db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
     // Group#users, with their level for approve_merge_request.
     groupUsersRead(db, groupIds),
+    // Only what the approval entities show of a user (UserBasic) and the arithmetic asks (state):
+    // a users row has ~47 columns, and every column of every row is serialized.
     db
-      .select()
+      .select(approvalUserColumns)
       .from(users)
       .where(
         sql`${users.id} IN (SELECT user_id FROM approval_project_rules_users WHERE approval_project_rule_id IN ${projectRuleIds}
@@ -114,6 +127,18 @@ export function approvalStateReads(db: Db, caller: Caller, projectId: SQL, iid: 
   ] as const;
 }
 
+/** The user columns the approval state reads (UserBasic and `state`); approvals code reads no other. */
+const approvalUserColumns = { id: users.id, username: users.username, name: users.name, state: users.state, avatarPath: users.avatarPath, email: users.email };
+
+/** The ids a rule links to in `table` (its `column` where `ruleColumn` is the rule's id), as a JSON array. */
+const linkIds = (column: string, table: string, ruleColumn: string, ruleTable: string) =>
+  sql<string>`(SELECT json_group_array(l.${sql.raw(column)}) FROM ${sql.raw(table)} l WHERE l.${sql.raw(ruleColumn)} = ${sql.raw(`"${ruleTable}"."id"`)})`;
+
+/** The link rows a rule's JSON arrays stand for, as the link tables' reads return them. */
+function linksOf<K extends string>(rules: readonly ({ id: number } & Record<string, unknown>)[], json: string, key: K): ({ ruleId: number } & Record<K, number>)[] {
+  return rules.flatMap((r) => (JSON.parse(String(r[json] ?? '[]')) as number[]).map((v) => ({ ruleId: r.id, [key]: v }) as { ruleId: number } & Record<K, number>));
+}
+
 /**
  * The names of the groups `groupIds` selects and of their ancestors (groups.ts loadFullNames), looked
  * up by id: each group's traversal path ('/1/5/9/') read as the JSON array [1,5,9].
@@ -127,14 +152,21 @@ const ancestorNames = (db: Db, groupIds: SQL) =>
 export type ApprovalStateReads = { [K in keyof ReturnType<typeof approvalStateReads>]: Awaited<ReturnType<typeof approvalStateReads>[K]> };
 
 /** Seeds the read memo with what the batch read (only inside withReadMemo; otherwise the loaders read again). */
-export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads): void {
+export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: ApprovalStateReads, o: { headsOfOpenOnly?: boolean } = {}): void {
   if (!isMemoised(c)) return;
-  const [, heads, branches, pRules, pUsers, pGroups, pBranches, mRules, mUsers, mGroups, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
+  // Heads read for open merge requests only (presenter-reads.ts headsRead) say nothing of a closed one's branches.
+  const headsKnown = !o.headsOfOpenOnly || mr.state === 'opened' || mr.state === 'locked';
+  const [, heads, branches, pRules, mRules, groups, groupMembers, userRows, settings, approvalRows, assignees, committers, codeOwners, visible, ancestors] = r;
+  const pUsers = linksOf(pRules, 'linkUsers', 'userId');
+  const pGroups = linksOf(pRules, 'linkGroups', 'groupId');
+  const pBranches = linksOf(pRules, 'linkBranches', 'protectedBranchId');
+  const mUsers = linksOf(mRules, 'linkUsers', 'userId');
+  const mGroups = linksOf(mRules, 'linkGroups', 'groupId');
   const pid = mr.projectId;
   const headOf = (projectId: number, name: string) => heads.find((h) => h.projectId === projectId && h.name === name)?.sha ?? null;
   const sourceHead = headOf(mr.sourceProjectId, mr.sourceBranch);
   const targetHead = headOf(pid, mr.targetBranch);
-  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u]));
+  const usersById = new Map<number, UserRow>(userRows.map((u) => [u.id, u as UserRow]));
   const groupsById = new Map<number, NamespaceRow>(groups.map((g) => [g.id, g]));
   const membersOf = new Map<number, number[]>();
   for (const m of groupMembers) membersOf.set(m.groupId, [...(membersOf.get(m.groupId) ?? []), m.userId]);
@@ -151,8 +183,12 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   const mrRules = hydrateFrom('merge_request', mRules, links(mUsers, mGroups, [], []));
   attachSources(mRules, mrRules, projectRules);
   const entries: [string, unknown][] = [
-    [`head:${mr.sourceProjectId}:${mr.sourceBranch}`, sourceHead],
-    [`head:${pid}:${mr.targetBranch}`, targetHead],
+    ...((headsKnown
+      ? [
+          [`head:${mr.sourceProjectId}:${mr.sourceBranch}`, sourceHead],
+          [`head:${pid}:${mr.targetBranch}`, targetHead],
+        ]
+      : []) as [string, unknown][]),
     [`protected-branches:${pid}`, branches],
     [`approval-config:${pid}`, { branches, projectRules }],
     [`approval-settings:${pid}`, settings[0] ?? defaultSettings(pid)],
@@ -160,7 +196,7 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
     [`approvals:${mr.id}`, approvalRows],
     [`assignees:${mr.id}`, assignees.map((a) => a.userId)],
     [`committers:${mr.id}`, committers.map((u) => u.id)],
-    ...(targetHead ? ([[`codeowners-candidates:${pid}:${targetHead}`, codeOwners]] as [string, unknown][]) : []),
+    ...(headsKnown && targetHead ? ([[`codeowners-candidates:${pid}:${targetHead}`, codeOwners]] as [string, unknown][]) : []),
     ['rule-groups:visible', { ids: new Set(groups.map((g) => g.id)), visible: new Set(visible.map((g) => g.id)) }],
     ['rule-groups:names', new Map([...ancestors.map((a) => [a.id, a.name] as const), ...groups.map((g) => [g.id, g.name] as const)])],
   ];

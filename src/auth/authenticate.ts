@@ -13,9 +13,9 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
-import { oauthAccessTokens, personalAccessTokens, users, webSessions } from '../db/schema';
+import { personalAccessTokens } from '../db/schema';
 import { findUserById, findUserByUsername } from '../users/user-queries';
 import { safeEqual, tokenDigest } from '../platform/crypto';
 import {
@@ -35,6 +35,7 @@ import { requireAdmin, type RouteAuth } from '../platform/guards';
 import { primeSettings, settingsOf, settingsPrefetch } from '../settings/settings';
 import { batchReads } from '../db/batch-reads';
 import { cachedCredential, callerCacheGeneration, invalidateCaller, rememberCredential, type CachedCredential } from '../users/caller-cache';
+import { oauthLookup, oauthUser, patLookup, patUser, refreshOnNextTrip, sessionLookup, sessionUser } from './credential-reads';
 import { decimalId } from '../platform/record-id';
 
 export const SESSION_COOKIE = '_service_session';
@@ -93,21 +94,6 @@ function basicPassword(c: Context): string | undefined {
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
-/*
- * A credential and its user are two statements of one batch, not a join: a D1 batch answers rows as
- * objects keyed by column name, where the joined tables' equal names (id, created_at) would collide.
- */
-const patLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)).limit(1);
-const oauthLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)).limit(1);
-const sessionLookup = (c: Context<AppEnv>, digest: string) => c.var.db.select().from(webSessions).where(eq(webSessions.sessionDigest, digest)).limit(1);
-/** The user of a credential, by the credential's digest (a sub-select: it needs no earlier answer). */
-const patUser = (c: Context<AppEnv>, digest: string) =>
-  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: personalAccessTokens.userId }).from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, digest)))).limit(1);
-const oauthUser = (c: Context<AppEnv>, digest: string) =>
-  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: oauthAccessTokens.userId }).from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenDigest, digest)))).limit(1);
-const sessionUser = (c: Context<AppEnv>, digest: string) =>
-  c.var.db.select().from(users).where(inArray(users.id, c.var.db.select({ id: webSessions.userId }).from(webSessions).where(eq(webSessions.sessionDigest, digest)))).limit(1);
-
 /**
  * The validity facts of a token, from its rows as cached or just read. The user is a copy: a handler
  * changing its caller's fields must not change what the next request of this caller sees.
@@ -138,18 +124,24 @@ async function findToken(c: Context<AppEnv>, oauthValue: string | undefined, pat
   const oauthDigest = oauthValue ? await tokenDigest(oauthValue, pepper) : undefined;
   const patDigest = !patValue ? undefined : patValue === oauthValue ? oauthDigest : await tokenDigest(patValue, pepper);
   const cachedOauth = oauthDigest ? cachedCredential(db, 'oauth', oauthDigest) : undefined;
-  if (cachedOauth) return foundFrom(cachedOauth);
+  if (cachedOauth) {
+    if (cachedOauth.aging) refreshOnNextTrip(db, 'oauth', oauthDigest!);
+    return foundFrom(cachedOauth.entry);
+  }
   // A cached personal token answers only when no other OAuth value could take precedence over it.
   const cachedPat = patDigest && (!oauthDigest || oauthDigest === patDigest) ? cachedCredential(db, 'pat', patDigest) : undefined;
-  if (cachedPat) return foundFrom(cachedPat);
+  if (cachedPat) {
+    if (cachedPat.aging) refreshOnNextTrip(db, 'pat', patDigest!);
+    return foundFrom(cachedPat.entry);
+  }
 
   const generation = callerCacheGeneration(db);
   const prefetch = settingsPrefetch(db);
   const [oauthRows, oauthUsers, patRows, patUsers, settingsRows] = await batchReads(db, [
-    oauthDigest ? oauthLookup(c, oauthDigest) : undefined,
-    oauthDigest ? oauthUser(c, oauthDigest) : undefined,
-    patDigest ? patLookup(c, patDigest) : undefined,
-    patDigest ? patUser(c, patDigest) : undefined,
+    oauthDigest ? oauthLookup(db, oauthDigest) : undefined,
+    oauthDigest ? oauthUser(db, oauthDigest) : undefined,
+    patDigest ? patLookup(db, patDigest) : undefined,
+    patDigest ? patUser(db, patDigest) : undefined,
     prefetch.query,
   ]);
   primeSettings(db, prefetch, settingsRows);
@@ -381,11 +373,13 @@ export function csrfTokenOf(c: Context, params: Record<string, unknown>): string
 async function findSession(c: Context<AppEnv>, cookie: string, params: Record<string, unknown>): Promise<{ user: UserRow } | null> {
   const db = c.var.db;
   const digest = await tokenDigest(cookie, c.var.config.tokenPepper);
-  let entry = cachedCredential(db, 'session', digest);
+  const cached = cachedCredential(db, 'session', digest);
+  if (cached?.aging) refreshOnNextTrip(db, 'session', digest);
+  let entry = cached?.entry;
   if (!entry) {
     const generation = callerCacheGeneration(db);
     const prefetch = settingsPrefetch(db);
-    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(c, digest), sessionUser(c, digest), prefetch.query]);
+    const [rows, sessionUsers, settingsRows] = await batchReads(db, [sessionLookup(db, digest), sessionUser(db, digest), prefetch.query]);
     primeSettings(db, prefetch, settingsRows);
     if (!rows[0] || !sessionUsers[0]) return null;
     entry = { kind: 'session', token: rows[0], user: sessionUsers[0] };

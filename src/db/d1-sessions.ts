@@ -19,6 +19,7 @@
  * the plain binding, which D1 sends to the primary.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { literalLimits } from './literal-limits';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -45,10 +46,11 @@ class RoutedStatement {
   bind(...values: unknown[]) {
     return new RoutedStatement(this.binding, this.query, values);
   }
-  /** The real statement on `target` (D1's `prepare` is local: no round trip). */
+  /** The real statement on `target` (D1's `prepare` is local: no round trip), LIMIT/OFFSET values in its text (literal-limits.ts). */
   on(target: D1Like): D1PreparedStatement {
-    const s = target.prepare(this.query);
-    return this.values.length ? s.bind(...this.values) : s;
+    const [query, values] = literalLimits(this.query, this.values);
+    const s = target.prepare(query);
+    return values.length ? s.bind(...values) : s;
   }
   private get target(): D1Like {
     return current.getStore() ?? this.binding;

@@ -5,9 +5,10 @@
  * (a prototype walk when it fails) and walks the field's path per value; with the SQL text cached,
  * that mapping was the largest part of Drizzle's remaining CPU on a list (issue 13 profile). The
  * decoders and paths are resolved here once per statement; a row then costs its assignments. Same
- * result as drizzle-orm 0.45's libsql `mapAllResult` + `mapResultRow` (nested paths, and a left-joined
- * table whose columns are all null becomes null). Only libSQL's prepared queries are given it: D1's
- * batch hands rows over keyed by name, which its own mapper turns back into arrays first.
+ * result as drizzle-orm 0.45's libsql and d1 `mapAllResult` + `mapResultRow` (nested paths, and a
+ * left-joined table whose columns are all null becomes null). D1's batch hands rows over as objects
+ * keyed by column name: they are read back in key order, as Drizzle's d1ToRawMapping does (so the
+ * same columns are lost when names repeat: alias them, aliased-columns.ts).
  */
 import { Column, getTableName, is, SQL } from 'drizzle-orm';
 
@@ -34,10 +35,14 @@ const decoderOf = (field: unknown): Decoder => {
   return (f._?.sql ?? f.sql)!.decoder;
 };
 
-/** Gives a libSQL prepared select a compiled `mapAllResult`; anything else is returned as it is. */
+/** Drizzle's prepared queries whose `mapAllResult` is replaced, by entity kind. */
+const MAPPED = new Set(['LibSQLPreparedQuery', 'D1PreparedQuery']);
+
+/** Gives a libSQL or D1 prepared select a compiled `mapAllResult`; anything else is returned as it is. */
 export function withRowMapper<Q>(query: Q): Q {
   const q = query as unknown as MappableQuery & { constructor: { name?: string } };
-  if (!q.fields || q.customResultMapper || (q.constructor as { [k: symbol]: unknown })[Symbol.for('drizzle:entityKind')] !== 'LibSQLPreparedQuery') return query;
+  const kind = (q.constructor as { [k: symbol]: unknown })[Symbol.for('drizzle:entityKind')] as string;
+  if (!q.fields || q.customResultMapper || !MAPPED.has(kind)) return query;
   const columns = q.fields.map(({ path, field }) => ({
     path,
     decoder: decoderOf(field),
@@ -67,6 +72,10 @@ export function withRowMapper<Q>(query: Q): Q {
     if (nullable && joins) for (const [name, table] of Object.entries(nullify)) if (typeof table === 'string' && !joins[table]) result[name] = null;
     return result;
   };
-  q.mapAllResult = (rows, isFromBatch) => ((isFromBatch ? (rows as { rows: ArrayLike<unknown>[] }).rows : (rows as ArrayLike<unknown>[])) as ArrayLike<unknown>[]).map(mapRow);
+  q.mapAllResult =
+    kind === 'D1PreparedQuery'
+      ? (rows, isFromBatch) =>
+          isFromBatch ? (rows as { results: Record<string, unknown>[] }).results.map((r) => mapRow(Object.values(r))) : (rows as ArrayLike<unknown>[]).map(mapRow)
+      : (rows, isFromBatch) => ((isFromBatch ? (rows as { rows: ArrayLike<unknown>[] }).rows : (rows as ArrayLike<unknown>[])) as ArrayLike<unknown>[]).map(mapRow);
   return query;
 }

@@ -8,7 +8,7 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { type IssueRow, issueEntity } from './issue-entity';
 import type { LabelRow } from '../planning/label-entity';
 import { milestoneEntity } from '../planning/milestone-entity';
-import { userBasic } from '../users/user-entity';
+import { type UserBasic, userBasic } from '../users/user-entity';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import { timeStats } from '../platform/duration';
 import { baseUrl } from '../platform/pagination';
@@ -73,9 +73,18 @@ export async function presentIssueRows(c: Context<AppEnv>, caller: Caller, rows:
   const settings = await settingsOf(c);
 
   const usersById = new Map<number, UserRow>((userRows as unknown as UserRow[]).map((u) => [u.id, u]));
-  const present = (id: number | null | undefined) => {
-    const u = id != null ? usersById.get(id) : undefined;
-    return u ? userBasic(u, { base }) : null;
+  // Each user is presented once per page (an author of many issues, an assignee): UserBasic's
+  // avatar_url hashes the email (Gravatar MD5), the costliest part of a user on workerd.
+  const presented = new Map<number, UserBasic>();
+  const present = (id: number | null | undefined): UserBasic | null => {
+    if (id == null) return null;
+    let p = presented.get(id);
+    if (p === undefined) {
+      const u = usersById.get(id);
+      if (!u) return null;
+      presented.set(id, (p = userBasic(u, { base })));
+    }
+    return p;
   };
   const projectsById = new Map<number, ProjectWithNamespace>((projectRows ?? []).map((r) => [r.project.id, r]));
   for (const r of rows) {

@@ -27,6 +27,14 @@ export interface MergeRequestApprovals {
    */
   stateReads?(c: Context<AppEnv>, caller: Caller, projectId: SQL, iid: number): { list: readonly BatchItem<'sqlite'>[]; prime: (mr: MergeRequestRow, results: readonly unknown[]) => void };
   /**
+   * Optional: `stateReads`' statements for a batch built once per Db (db/prepared.ts cachedQueries:
+   * `projectId` and `iid` may be placeholders), without the merge request's branch heads and
+   * assignees, which the presenter's reads of the same batch bring (`headsRead`: open merge requests only).
+   */
+  stateStatements?(db: Db, caller: Caller, projectId: SQL, iid: SQL): readonly BatchItem<'sqlite'>[];
+  /** Seeds the read memo (inside withReadMemo) from `stateStatements`' results and the shared reads. */
+  primeState?(c: Context<AppEnv>, mr: MergeRequestRow, results: readonly unknown[], shared: { heads: readonly { projectId: number; name: string; sha: string }[]; assigneeIds: readonly number[] }): void;
+  /**
    * Optional: the same for a page (`ids` and `projectIds` SQL sets hanging off the page query), for
    * the page's batch; `prime` seeds the read memo (inside withReadMemo) from their results, `heads`
    * being the branch heads the presenter read (`projectId:branch` -> sha).

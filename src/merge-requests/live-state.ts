@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { projects } from '../db/schema';
 import type { AppEnv } from '../platform/context';
-import { mergeFacts, type MergeFacts } from '../repository/repository';
+import { mergeFacts, type MergeFacts, storedMergeFacts } from '../repository/repository';
 import type { DiffRefs, MergeRequestLive, MergeRequestRow } from './merge-request-entity';
 import { repo } from './merge-request-repo';
 
@@ -76,7 +76,8 @@ export async function liveStateFromHeads(c: Context<AppEnv>, mr: MergeRequestRow
 }
 
 async function liveStateOfHeads(c: Context<AppEnv>, mr: MergeRequestRow, head: string | null, targetHead: string | null, o: LiveOptions): Promise<LiveState> {
-  const facts = head && targetHead ? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0] : null;
+  // Stored on the row by the push that moved the source head while they still hold: nothing to read.
+  const facts = head && targetHead ? (storedMergeFacts(mr, targetHead, head) ?? (await mergeFacts(c.var.db, [{ projectId: mr.projectId, targetHead, head }]))[0]) : null;
   return liveStateFrom(mr, { head, targetHead, facts }, o);
 }
 

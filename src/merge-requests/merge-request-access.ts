@@ -11,8 +11,11 @@ import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { ACCESS, canReadMergeRequests, type ProjectRow } from '../projects/abilities';
 import { findReadableProject, findReadableProjectWith } from '../projects/projects';
+import { projectIdRefOf } from '../projects/project-queries';
+import { cachedQueries } from '../db/prepared';
 import { type AccessLevelRow, canMergeToBranch, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads, type ProtectedBranchRow } from '../repository/protected-branches';
 import type { MergeRequestRow } from './merge-request-entity';
+import { branchIdsOf } from './presenter-reads';
 
 /** `not_allowed!` (lib/api/helpers.rb). */
 export const notAllowed = () => new ApiError(405, { message: '405 Method Not Allowed' });
@@ -98,6 +101,39 @@ export async function findMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller
   return { ...found, mr, loaded: unflatten!(rest) as R };
 }
 
+/**
+ * `findReadableMergeRequestWith` whose statements (the merge request's row and `build`'s, by the
+ * merge request's id and project id as SQL over the placeholders `iid` and the project reference's)
+ * are built once per Db and `key` (db/prepared.ts cachedQueries): `key` names everything else that
+ * shapes them (options, the caller when written into them). `loaded` holds `build`'s results in order.
+ */
+export async function findReadableMergeRequestBuiltOnce(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, key: string, build: (db: Db, mrId: SQL, projectId: SQL) => readonly BatchItem<'sqlite'>[]) {
+  const db = c.var.db;
+  // An iid beyond SQLite's integers matches nothing.
+  const safeIid = Number.isSafeInteger(iid) ? iid : -1;
+  const pr = await findReadableProjectWith(c, caller, projectId, (_pid, ref) =>
+    cachedQueries(
+      db,
+      `mr-with:${ref.shape}:${key}`,
+      (d) => {
+        const pid = projectIdRefOf(ref.shape);
+        const iidValue = sql.placeholder('iid');
+        return [
+          d.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, pid as unknown as number), eq(mergeRequests.iid, iidValue))).limit(1),
+          ...build(d, sql`(SELECT mr.id FROM merge_requests mr WHERE mr.project_id = ${pid} AND mr.iid = ${iidValue})`, pid),
+        ];
+      },
+      { ...ref.values, iid: safeIid },
+    ),
+  );
+  const [rows, ...loaded] = pr.reads as unknown as [MergeRequestRow[], ...unknown[]];
+  const mr = rows[0];
+  if (!mr) throw recordNotFound();
+  if (!canReadMergeRequests(caller, pr.project, pr.level)) throw forbidden();
+  const { reads: _, ...found } = pr;
+  return { ...found, mr, loaded };
+}
+
 /** `findProjectMergeRequest` plus `reads`, as `findReadableMergeRequestWith` (one round trip): an unreadable merge request is the same 404 as a missing one. */
 export async function findProjectMergeRequestWith<R>(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, reads: MergeRequestReads<R>) {
   const found = await findMergeRequestWith(c, caller, projectId, iid, reads);
@@ -144,11 +180,7 @@ export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
       db
         .select({ projectId: repoBranches.projectId, name: repoBranches.name, sha: repoBranches.commitSha })
         .from(repoBranches)
-        .where(
-          sql`(${repoBranches.projectId}, ${repoBranches.name}) IN (SELECT m.source_project_id, m.source_branch FROM merge_requests m WHERE m.id = ${mrId}
-            UNION SELECT m.project_id, m.target_branch FROM merge_requests m WHERE m.id = ${mrId}
-            UNION SELECT m.project_id, ${alsoTarget ?? null} FROM merge_requests m WHERE m.id = ${mrId})`,
-        ),
+        .where(sql`${repoBranches.id} IN ${branchIdsOf(sql`= ${mrId}`, alsoTarget === undefined ? undefined : sql`${alsoTarget}`)}`),
     ] as BatchItem<'sqlite'>[],
     unflatten: (results: readonly unknown[]) => {
       const rows = results[0] as { projectId: number; name: string; sha: string }[];

@@ -4,14 +4,15 @@
  * state they give (commits, diffs, raw diffs), or everything its full entity shows and its approval
  * state (GET .../merge_requests/:iid and /changes).
  */
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { mergeRequestApprovals } from './approvals-port';
 import { type BranchHead, liveStateFromHeads } from './live-state';
-import { findReadableMergeRequestWith } from './merge-request-access';
-import type { MergeRequestRow } from './merge-request-entity';
+import { findReadableMergeRequestBuiltOnce, findReadableMergeRequestWith } from './merge-request-access';
+import { prepared } from '../db/prepared';
+import { today } from '../platform/time';
 import { type PresentMrOptions, readOptions } from './merge-request-presenter';
 import { flattenReads, headsRead, presenterReads } from './presenter-reads';
 
@@ -32,22 +33,27 @@ export async function findMergeRequestLive<const Q extends readonly BatchItem<'s
 /**
  * The merge request with its presenter's reads and approval state in one round trip; `loaded` and
  * `approvalsPrimed` go to presentMergeRequest. Call inside withReadMemo: the approval reads are
- * seeded into its memo.
+ * seeded into its memo. The statements are built once per Db, caller and day (db/prepared.ts: their
+ * SQL text cost more CPU than SQLite spends running them); the project found and the presenter's
+ * branch heads and assignees serve the approval state too, so none is read twice.
  */
 export async function findMergeRequestToPresent(c: Context<AppEnv>, caller: Caller, id: string, iid: number, presenting: PresentMrOptions) {
-  let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
-  const found = await findReadableMergeRequestWith(c, caller, id, iid, (mrId, projectId) => {
-    // An iid beyond SQLite's integers matches nothing, as in the lookup's own sub-select.
-    const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, Number.isSafeInteger(iid) ? iid : -1);
-    const own = flattenReads(presenterReads(c.var.db, caller, mrId, readOptions({ ...presenting, full: true, approvalsPrimed: approvals !== undefined })));
-    return {
-      list: [...own.list, ...(approvals?.list ?? [])],
-      unflatten: (results) => {
-        if (approvals) primeApprovals = (mr) => approvals.prime(mr, results.slice(own.list.length));
-        return own.unflatten(results.slice(0, own.list.length));
-      },
-    };
-  });
-  primeApprovals?.(found.mr);
-  return { ...found, approvalsPrimed: primeApprovals !== undefined };
+  const db = c.var.db;
+  const approvals = mergeRequestApprovals.get();
+  const shared = approvals.stateStatements !== undefined && approvals.primeState !== undefined;
+  const o = { ...readOptions({ ...presenting, full: true, approvalsPrimed: shared }), ofFoundProject: true, recordedChanges: true, single: true };
+  // What shapes the statements beside the placeholders: the options, the caller (written into the
+  // subscription reads and the approval groups' visibility) and the day (membership expiry).
+  const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';
+  const key = `present:${Number(o.subscribed)}${Number(Boolean(o.firstContribution))}${Number(shared)}:${caller.isAdmin ? 'admin' : ''}${who}:${today()}`;
+  // Where each presenter read sits in the batch (the same options build the same list).
+  const layout = prepared(db, `mr-present-layout:${key}`, (d) => flattenReads(presenterReads(d, caller, sql`(NULL)`, o)));
+  const found = await findReadableMergeRequestBuiltOnce(c, caller, id, iid, key, (d, mrId, projectId) => [
+    ...flattenReads(presenterReads(d, caller, mrId, o)).list,
+    ...(shared ? approvals.stateStatements!(d, caller, projectId, sql`${sql.placeholder('iid')}`) : []),
+  ]);
+  const loaded = layout.unflatten(found.loaded.slice(0, layout.list.length));
+  loaded.projects = [{ project: found.project, namespace: found.namespace, level: found.level }];
+  if (shared) approvals.primeState!(c, found.mr, found.loaded.slice(layout.list.length), { heads: loaded.heads, assigneeIds: loaded.assignees.map((a) => a.userId) });
+  return { ...found, loaded, approvalsPrimed: shared };
 }

@@ -17,7 +17,7 @@ import type { LabelRow } from '../planning/label-entity';
 import { milestoneEntity } from '../planning/milestone-entity';
 import { ACCESS, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { primeProtectedBranches, type ProtectedBranchRow } from '../repository/protected-branches';
-import { changedFiles, commitsBetween, mergeFacts, type MergeFacts } from '../repository/repository';
+import { changedFiles, commitsBetween, mergeFacts, type MergeFacts, storedMergeFacts } from '../repository/repository';
 import { factCache } from '../repository/sha-cache';
 import { settingsOf } from '../settings/settings';
 import { userBasic } from '../users/user-entity';
@@ -78,7 +78,7 @@ export async function presentMergeRequests(
       const head = heads.get(`${r.sourceProjectId}:${r.sourceBranch}`);
       const targetHead = heads.get(`${r.projectId}:${r.targetBranch}`);
       if (!head || !targetHead) return [];
-      const stored = storedFacts(r, targetHead, head);
+      const stored = storedMergeFacts(r, targetHead, head);
       if (stored) factsById.set(r.id, stored);
       return stored ? [] : [{ id: r.id, pair: { projectId: r.projectId, targetHead, head } }];
     });
@@ -87,13 +87,6 @@ export async function presentMergeRequests(
     const live = (m: MergeRequestRow): LiveInputs => ({ head: heads.get(`${m.sourceProjectId}:${m.sourceBranch}`) ?? null, targetHead: heads.get(`${m.projectId}:${m.targetBranch}`) ?? null, facts: factsById.get(m.id) ?? null });
     return presentRows(c, caller, rows, o, data, live);
   });
-}
-
-/** The merge facts stored on the row (refresh.ts), when they were computed for these two heads. */
-function storedFacts(m: MergeRequestRow, targetHead: string, head: string): MergeFacts | null {
-  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
-  const hasCommits = m.mergeBaseSha !== head;
-  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 /** The presenter's reads in one batch. */
@@ -142,12 +135,13 @@ async function presentRows(
   const commented = new Set((data.commented ?? []).map((n) => n.id));
   const firstContributions = new Map((data.firstContribution ?? []).map((f) => [f.id, Boolean(f.first)]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
+  const recorded = new Map((data.recordedSizes ?? []).map((r) => [r.id, r.realSize]));
 
   const presentOne = async (m: MergeRequestRow) => {
     const pr = projectsById.get(m.projectId)!;
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
-    const closedChanges = o.full && !open && m.baseSha && m.headSha ? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length : null;
+    const closedChanges = o.full && !open && m.baseSha && m.headSha ? (recordedCount(recorded.get(m.id)) ?? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length) : null;
     const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
@@ -196,6 +190,9 @@ async function presentRows(
   };
   return Promise.all(rows.map(presentOne));
 }
+
+/** A recorded real_size as the count liveStateFrom formats again (`1000+` stays `1000+`). */
+const recordedCount = (realSize: string | null | undefined) => (realSize == null ? undefined : realSize.endsWith('+') ? Number.parseInt(realSize, 10) + 1 : Number(realSize));
 
 /** Commits of the target since the merge base: a function of the two shas, counted once per isolate. */
 async function divergedCommits(db: Db, projectId: number, base: string | null, targetHead: string): Promise<number> {

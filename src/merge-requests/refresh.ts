@@ -15,6 +15,7 @@ import { hookList } from '../platform/extension';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { Push } from '../repository/push';
 import { diffManifests, factsOf, type FileChange, manifestOf, mergeBase } from '../repository/repository';
+import { patchIdOf } from '../repository/patch-id';
 import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
 import type { MergeRequestRow } from './merge-request-entity';
 
@@ -95,8 +96,8 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<Bat
         ? factsOf(base, { projectId: mr.projectId, targetHead, head: newHead }, baseManifest, await manifestOf(db, mr.projectId, targetHead), push.manifest)
         : null;
     const stored = facts
-      ? { mergeFactsFor: `${targetHead}:${newHead}`, mergeBaseSha: facts.base, mergeConflict: facts.conflict, changedFilesCount: facts.changes }
-      : { mergeFactsFor: null, mergeBaseSha: null, mergeConflict: null, changedFilesCount: null };
+      ? { mergeFactsFor: `${targetHead}:${newHead}`, mergeBaseSha: facts.base, mergeConflict: facts.conflict, changedFilesCount: facts.changes, mergePatchIdSha: patchIdOf(changes) }
+      : { mergeFactsFor: null, mergeBaseSha: null, mergeConflict: null, changedFilesCount: null, mergePatchIdSha: null };
     out.push(
       db.update(mergeRequests).set({ updatedAt: at, ...stored }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
       versionInsert(db, mr.id, version, at),

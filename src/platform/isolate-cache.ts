@@ -6,8 +6,10 @@
  * what it changes at once; a write made in another Workers isolate is seen here once the entry is
  * older than the TTL, so a token revoked or a user blocked elsewhere stops working within 10 seconds.
  * GitLab itself caches ApplicationSetting.current per process for a minute; 10 s keeps the window a
- * revoked credential stays usable short while a busy caller still costs one lookup per 10 s instead
- * of one per request.
+ * revoked credential stays usable short. A busy caller costs no lookup at all: past half the TTL an
+ * entry still answers and its refresh rides on the request's own next round trip (db/riders.ts,
+ * auth/credential-reads.ts), so it is renewed before it expires; only an entry left alone past the
+ * TTL is looked up again, in a round trip of its own.
  *
  * The caches are keyed by Db (tests build several apps in one process) and read the clock through
  * `cacheNow`, which tests move with `setCacheClock` instead of sleeping.
@@ -45,6 +47,14 @@ export class TtlCache<V> {
   ) {}
 
   get(key: string): V | undefined {
+    return this.lookup(key)?.value;
+  }
+
+  /**
+   * The entry and whether it is past half its TTL (`aging`): still valid, but the time to refresh it
+   * on a round trip the request makes anyway (db/riders.ts) so it never expires under a busy caller.
+   */
+  lookup(key: string): { value: V; aging: boolean } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     const age = cacheNow() - e.at;
@@ -55,7 +65,12 @@ export class TtlCache<V> {
     }
     this.entries.delete(key);
     this.entries.set(key, e);
-    return e.value;
+    return { value: e.value, aging: age >= this.ttlMs / 2 };
+  }
+
+  /** Drops one entry (a refresh found it gone from storage); no generation move: nothing stale can be stored by it. */
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   /** Stores `value` unless an invalidation happened since `generation` was read. */

@@ -9,7 +9,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { repoCommitFiles } from '../db/schema';
+import { type mergeRequests, repoCommitFiles } from '../db/schema';
 import { diffManifests } from './diffs';
 import { cachedMergeBase, mergeBaseQuery, rememberMergeBase } from './history';
 import { mergeManifests } from './merge';
@@ -40,6 +40,17 @@ export function factsOf(base: string | null, p: MergePair, b: Manifest, t: Manif
   if (!hasCommits) return { base, hasCommits, conflict: false, changes: 0 };
   // A target that moved since the merge base can conflict: the same path changed differently on both sides.
   return { base, hasCommits, conflict: base !== p.targetHead && mergeManifests(b, t, s) === null, changes: diffManifests(b, s).length };
+}
+
+/**
+ * The facts stored on a merge request row by the last push to its source branch
+ * (merge-requests/refresh.ts), when they were computed for these two heads: no storage, warm or cold
+ * isolate. Null when a head moved since (the target's, usually): then `mergeFacts`.
+ */
+export function storedMergeFacts(m: typeof mergeRequests.$inferSelect, targetHead: string, head: string): MergeFacts | null {
+  if (m.mergeFactsFor !== `${targetHead}:${head}` || m.mergeBaseSha == null) return null;
+  const hasCommits = m.mergeBaseSha !== head;
+  return { base: m.mergeBaseSha, hasCommits, conflict: hasCommits && Boolean(m.mergeConflict), changes: hasCommits ? (m.changedFilesCount ?? 0) : 0 };
 }
 
 type FileRow = typeof repoCommitFiles.$inferSelect;

@@ -32,3 +32,15 @@ export async function mergeRequestPatchId(c: Context<AppEnv>, mr: typeof mergeRe
   const [a, b] = await Promise.all([memoManifest(c, mr.projectId, base), memoManifest(c, mr.projectId, head)]);
   return patchIdOf(diffManifests(a, b));
 }
+
+/**
+ * The patch id stored on the merge request row by the last push to its source branch
+ * (merge-requests/refresh.ts), while the heads it was computed for are still the heads; undefined
+ * when it must be computed. A null patch id is stored for a diff without changes; a row whose facts
+ * predate the column (changes but no patch id) is computed.
+ */
+export function storedPatchId(mr: typeof mergeRequests.$inferSelect, targetHead: string, head: string): string | null | undefined {
+  if (mr.mergeFactsFor !== `${targetHead}:${head}` || mr.mergeBaseSha == null) return undefined;
+  if (mr.mergePatchIdSha != null) return mr.mergePatchIdSha;
+  return mr.mergeBaseSha === head || mr.changedFilesCount === 0 ? null : undefined;
+}

@@ -41,5 +41,5 @@ export {
 export { commitsBetween, isAncestor, lastCommitForPath, memoMergeBase, mergeBase, newestFirst } from './history';
 export { changedFiles, diffEntity, diffManifests, diffsBetween, type FileChange, lineStats, unifiedDiff } from './diffs';
 export { buildCommit, type CommitAction, CommitError, isValidBranchName, type NewCommit, storeCommit, type WrittenCommit } from './commit-writer';
-export { factsOf, mergeFacts, type MergeFacts, type MergePair } from './merge-facts';
+export { factsOf, mergeFacts, type MergeFacts, type MergePair, storedMergeFacts } from './merge-facts';
 export { buildMerge, deleteBranchStatement, fastForward, isObjectInsert, mergeConflicts, type MergeInput, mergeManifests, type MergeOutcome, runMerge } from './merge';

@@ -13,7 +13,7 @@
 import type { Db } from '../db/client';
 import type { oauthAccessTokens, personalAccessTokens, webSessions } from '../db/schema';
 import type { UserRow } from '../platform/context';
-import { ISOLATE_CACHE_TTL_MS, perDb, TtlCache } from '../platform/isolate-cache';
+import { cacheNow, ISOLATE_CACHE_TTL_MS, perDb, TtlCache } from '../platform/isolate-cache';
 
 /** Bounds the memory a burst of distinct callers can take (a few KB each). */
 export const CALLER_CACHE_MAX_ENTRIES = 10_000;
@@ -29,15 +29,44 @@ const cacheOf = perDb(() => new TtlCache<CachedCredential>(ISOLATE_CACHE_TTL_MS,
 
 const keyOf = (kind: CredentialKind, digest: string) => `${kind}:${digest}`;
 
-export function cachedCredential<K extends CredentialKind>(db: Db, kind: K, digest: string): Extract<CachedCredential, { kind: K }> | undefined {
-  return cacheOf(db).get(keyOf(kind, digest)) as Extract<CachedCredential, { kind: K }> | undefined;
+/** The cached credential, and whether it is past half its TTL (`aging`: refresh it on the request's next round trip, auth/caller-refresh.ts). */
+export function cachedCredential<K extends CredentialKind>(db: Db, kind: K, digest: string): { entry: Extract<CachedCredential, { kind: K }>; aging: boolean } | undefined {
+  const hit = cacheOf(db).lookup(keyOf(kind, digest));
+  return hit && { entry: hit.value as Extract<CachedCredential, { kind: K }>, aging: hit.aging };
+}
+
+/** Forgets one credential: a refresh found it no longer in storage (deleted elsewhere), so the next request looks it up and is refused. */
+export function forgetCredential(db: Db, kind: CredentialKind, digest: string): void {
+  claimsOf(db).delete(keyOf(kind, digest));
+  cacheOf(db).delete(keyOf(kind, digest));
 }
 
 /** Note this before reading a credential from storage; `rememberCredential` stores it only if nothing was invalidated meanwhile. */
 export const callerCacheGeneration = (db: Db) => cacheOf(db).generation;
 
 export function rememberCredential(db: Db, generation: number, digest: string, entry: CachedCredential): void {
+  claimsOf(db).delete(keyOf(entry.kind, digest));
   cacheOf(db).setIfCurrent(generation, keyOf(entry.kind, digest), entry);
+}
+
+/** When a request of this isolate last took on refreshing an aging credential (auth/credential-reads.ts). */
+const claimsOf = perDb(() => new Map<string, number>());
+/** A claim older than this is taken over: its request may have ended without a round trip to carry the refresh. */
+const CLAIM_MS = ISOLATE_CACHE_TTL_MS / 4;
+
+/**
+ * True for the one request that should refresh an aging credential: under load, the requests in
+ * flight when an entry turns half its TTL would otherwise each send the same refresh.
+ */
+export function claimRefresh(db: Db, kind: CredentialKind, digest: string): boolean {
+  const claims = claimsOf(db);
+  const key = keyOf(kind, digest);
+  const now = cacheNow();
+  const at = claims.get(key);
+  if (at !== undefined && now - at < CLAIM_MS && now >= at) return false;
+  if (claims.size >= CALLER_CACHE_MAX_ENTRIES) claims.clear();
+  claims.set(key, now);
+  return true;
 }
 
 /**

@@ -187,3 +187,26 @@ describe('TtlCache', () => {
     expect(cache.get('k')).toBe('fresh');
   });
 });
+
+describe('an aging caller under concurrent requests', () => {
+  it('is refreshed by one of them: the refresh statements are sent once', async () => {
+    const { totals } = await import('../../src/db/round-trips');
+    const u = await newUser();
+    now = Date.now();
+    setCacheClock(() => now);
+    expect((await here('/user', { token: u.token })).status).toBe(200);
+    let before = totals.statements;
+    expect((await here('/user', { token: u.token })).roundTrips).toBe(1);
+    const perRequest = totals.statements - before;
+    advance(ISOLATE_CACHE_TTL_MS / 2 + 1);
+    before = totals.statements;
+    const answers = await Promise.all([here('/user', { token: u.token }), here('/user', { token: u.token }), here('/user', { token: u.token })]);
+    expect(answers.map((a) => [a.status, a.roundTrips])).toEqual([
+      [200, 1],
+      [200, 1],
+      [200, 1],
+    ]);
+    // The token, its user and the settings row, once.
+    expect(totals.statements - before).toBe(3 * perRequest + 3);
+  });
+});

@@ -128,6 +128,12 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const application = await call('POST', '/applications', root, { name: 'fuzz app', redirect_uri: 'https://example.com/cb', scopes: 'api' });
   const audit = await call<{ id: number }[]>('GET', '/audit_events', root);
 
+  // Runners registered with the project's and the group's registration tokens, as gitlab-runner does.
+  const projectRegistration = await call('POST', `${P}/runners/reset_registration_token`, ownerToken, undefined, [201]);
+  const projectRunner = await call('POST', '/runners', null, { token: projectRegistration.token, description: 'fuzz project runner' }, [201]);
+  const groupRegistration = await call('POST', `/groups/${group.id}/runners/reset_registration_token`, ownerToken, undefined, [201]);
+  const groupRunner = await call('POST', '/runners', null, { token: groupRegistration.token, description: 'fuzz group runner', tag_list: ['docker'] }, [201]);
+
   const enc = encodeURIComponent;
   const ids = (...xs: (number | string)[]) => xs.map((x) => enc(String(x)));
   const segments: Record<string, string[]> = {
@@ -174,6 +180,7 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     imageFile: ids('graph.png'),
     avatarUser: ids(avatarPath[avatarPath.length - 2]),
     avatarFile: ids(avatarPath[avatarPath.length - 1]),
+    runner: ids(projectRunner.id, projectRunner.id, groupRunner.id),
   };
   const words = [user.username, owner.username, victim.username, 'main', 'feature', 'topic', 'bug', 'grouplabel', 'v1', 'README.md', project.path_with_namespace, group.full_path, 'thumbsup', 'None', 'Any', first.id];
   const ints = [user.id, owner.id, victim.id, project.id, group.id, issue.iid, issue.id, mr.iid, mr.id, milestone.id, epic.id, epic.iid, label.id, 1, 0];
@@ -207,9 +214,12 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       if (path.startsWith('/api/v4/todos')) return 'todo';
       if (path.startsWith('/api/v4/audit_events')) return 'audit';
       if (path.startsWith('/uploads/-/system/user/avatar')) return 'avatarUser';
+      if (path.startsWith('/api/v4/runners/:id')) return 'runner';
       return someone;
     case 'user_id':
       return someone;
+    case 'runner_id':
+      return 'runner';
     case 'id_or_username':
       return 'username';
     case 'issue_iid':

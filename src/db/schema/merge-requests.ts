@@ -71,6 +71,8 @@ export const mergeRequests = sqliteTable(
     mergeBaseSha: text('merge_base_sha'),
     mergeConflict: bool('merge_conflict'),
     changedFilesCount: integer('changed_files_count'),
+    /** With the facts: the patch id of merge base..source head (repository/patch-id.ts), what an approval records, so approving reads no manifests. */
+    mergePatchIdSha: text('merge_patch_id_sha'),
     /** Seconds. */
     timeEstimate: integer('time_estimate').notNull().default(0),
     totalTimeSpent: integer('total_time_spent').notNull().default(0),

@@ -1,0 +1,1 @@
+ALTER TABLE `merge_requests` ADD `merge_patch_id_sha` text;
