@@ -6,7 +6,9 @@
  *
  * Polling costs no storage round trip for a runner this isolate knows (runner-tokens.ts): the token's
  * runner is cached, the contact is written at most every 40-55 minutes, and the queue stamp is
- * derived from the cached row. No job is ever scheduled here yet, so a poll answers 204.
+ * derived from the cached row. No job is ever scheduled here yet, so a poll answers 204. A known
+ * runner's JSON poll and verify are answered before the generic chain (runner-poll-fast.ts); these
+ * routes answer everything else.
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
