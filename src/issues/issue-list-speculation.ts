@@ -74,9 +74,9 @@ export function samePlan(remembered: number | undefined, fresh: number | undefin
 }
 
 /** The page and count (unexecuted, rendered once) built on the last lookup's results, or undefined when there is none or the filters read something first. */
-export async function speculativePage(c: Context<AppEnv>, caller: Caller, p: IssueListParams) {
+export async function speculativePage(c: Context<AppEnv>, caller: Caller, id: string, p: IssueListParams) {
   const db = c.var.db;
-  const guess = lastFound(db).get(keyOf(caller, p.id));
+  const guess = lastFound(db).get(keyOf(caller, id));
   if (!guess) return undefined;
   // A search's plan needs its index matches (searchCondition `probed`): the count the last probe of
   // the same search read picks it (the plan changes how the rows are found, never which).

@@ -65,7 +65,7 @@ export function mountIssueLists(r: Router) {
     const db = c.var.db;
     // The page and its count ride with the project lookup when this caller listed the project before:
     // built on what that lookup found (issue-list-speculation.ts), used only if this one finds the same.
-    const spec = await speculativePage(c, caller, p);
+    const spec = await speculativePage(c, caller, p.id, p);
     // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
     let hasProbe = false;
     let hasDrivers = false;
