@@ -11,7 +11,8 @@ import { grapeError, unauthorized } from '../platform/errors';
 import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { batchReads } from '../db/batch-reads';
 import { issues, namespaces, projects } from '../db/schema';
-import { type IssueReadResults, issueReads, pageIds, pageIssueReads } from './issue-reads';
+import { type IssueReadResults, issueReads, knownIssueReads, pageIds, pageIssueReads } from './issue-reads';
+import { remember, rememberProbe, sameInputs, samePlan, speculativePage } from './issue-list-speculation';
 import { fragmentOf, renderedOnce } from '../db/prepared';
 import { requestParams } from '../platform/params';
 import { IssueSchema } from './issue-entity';
@@ -25,6 +26,7 @@ import {
   issueCountProjectsQuery,
   issuePageQuery,
   type IssueQuery,
+  type IssueRow,
   issueUnionPageQuery,
   MAX_UNION_PROJECTS,
 } from './issue-finder';
@@ -60,12 +62,17 @@ export function mountIssueLists(r: Router) {
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {
+    const db = c.var.db;
+    // The page and its count ride with the project lookup when this caller listed the project before:
+    // built on what that lookup found (issue-list-speculation.ts), used only if this one finds the same.
+    const spec = await speculativePage(c, caller, p.id, p);
     // The search's index probe rides with the project lookup (issue-search.ts searchProbeQuery).
     let hasProbe = false;
     let hasDrivers = false;
     const { project, namespace, level, reads } = await findReadableProjectWith(c, caller, p.id, (projectId) => {
-      const probe = searchProbeQuery(c.var.db, p.search, p.in, projectId);
-      const drivers = driverIdsQuery(c.var.db, p, projectId);
+      if (spec) return spec.probe ? [spec.page, spec.count, spec.probe] : [spec.page, spec.count];
+      const probe = searchProbeQuery(db, p.search, p.in, projectId);
+      const drivers = driverIdsQuery(db, p, projectId);
       hasProbe = probe !== undefined;
       hasDrivers = drivers !== undefined;
       return [...(probe ? [probe] : []), ...(drivers ? [drivers] : [])];
@@ -73,8 +80,18 @@ export function mountIssueLists(r: Router) {
     // IssuableFinder::Params#project is nil without read_issue (issues feature off for the caller): an empty list, not a 404.
     const readable = featureAvailable(project, 'issues', { level, isAdmin: caller.isAdmin });
     const rows = reads as unknown as Record<string, unknown>[][];
+    remember(c, caller, p.id, { project, namespace, level });
+    if (spec) {
+      const matches = spec.probe ? Number(rows[2]?.[0]?.n ?? 0) : undefined;
+      if (matches !== undefined) rememberProbe(c, p, matches);
+      const known = readable && sameInputs(spec.parent, project, namespace, level) && samePlan(spec.searchMatches, matches) ? { rows: rows[0] as IssueRow[], n: Number(rows[1]?.[0]?.n ?? 0) } : undefined;
+      // A wrong guess (or a list the caller may not read) takes the usual plan, the filters answered in its statements.
+      const search = matches === undefined ? undefined : { matches, projectMatches: null };
+      return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, search, undefined, undefined, known);
+    }
     const probed = hasProbe ? (rows[0]?.[0] as { n: number; ids?: string | null } | undefined) : undefined;
     const search = hasProbe ? { matches: Number(probed?.n ?? 0), projectMatches: probed?.ids ?? null } : undefined;
+    if (search) rememberProbe(c, p, search.matches);
     const driverIds = hasDrivers ? ((rows[hasProbe ? 1 : 0]?.[0] as { ids: string | null } | undefined)?.ids ?? null) : undefined;
     return listIssues(c, caller, p, { kind: 'project', project, level, namespace }, 'project', { project }, readable, search, undefined, driverIds);
   });
@@ -91,6 +108,7 @@ async function listIssues(
   search?: { matches: number; projectMatches: string | null },
   groupProjects?: number[],
   driverIds?: string | null,
+  known?: { rows: IssueRow[]; n: number },
 ) {
   // A NUL in any parameter is refused for every route by requestParams (platform/limits.ts).
   const raw = await requestParams(c);
@@ -107,6 +125,17 @@ async function listIssues(
   }
 
   const db = c.var.db;
+  const req = pageRequest(p, raw.per_page);
+  const linkParams = linkParamsFrom(raw, listDefaults(kind));
+  const o = { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project };
+  if (known) {
+    // The page and count came with the project: what the entities show, keyed by the page's ids.
+    setPaginationHeaders(c, req, linkParams, known.n > MAX_COUNT ? null : known.n, known.rows.length);
+    if (!known.rows.length) return c.json([]);
+    const readOptions = { ...issueReadOptions(c, undefined, o), projects: false };
+    const reads = await batchReads(db, knownIssueReads(db, caller, known.rows.map((r) => r.id), readOptions));
+    return c.json(await presentIssueRows(c, caller, known.rows, reads as unknown as IssueReadResults, o));
+  }
   let q: IssueQuery = readable
     ? await buildIssueQuery(db, { caller, plan: c.var.config.plan, parent, p, searchMatches: search?.matches, searchProjectMatches: search?.projectMatches, driverIds })
     : { possible: false, where: undefined, walkWhere: null, perProject: null, orderBy: [] };
@@ -116,7 +145,6 @@ async function listIssues(
   // project is smaller than all matches, the per-project union (issueUnionPageQuery); else
   // the per-project lookup and sort of every match (issuePageQuery). A group with at most
   // MAX_UNION_PROJECTS readable projects takes the union over all of them, whatever the count.
-  const req = pageRequest(p, raw.per_page);
   const groupUnion = q.possible && q.walkWhere && groupProjects ? issueUnionPageQuery(db, q, groupProjects, req.perPage, req.offset) : null;
   let counted: number | null = null;
   let matchProjects: number[] | null = null;
@@ -135,8 +163,6 @@ async function listIssues(
     }
     return issuePageQuery(db, q, limit, offset, (counted ?? 0) > MAX_COUNT);
   };
-  const linkParams = linkParamsFrom(raw, listDefaults(kind));
-  const o = { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project };
   if (counted === 0) {
     setPaginationHeaders(c, req, linkParams, 0, 0);
     return c.json([]);

@@ -125,6 +125,15 @@ export function pageIssueReads(db: Db, caller: Caller, page: { text: string; fra
   return cachedQueries(db, `issue-page-reads:${readsKey(caller, o)}:${page.text}`, (d) => issueReads(d, caller, sql`SELECT id FROM (${page.fragment})`, o), page.values);
 }
 
+/**
+ * issueReads of a page whose ids are known (read in the round trip before), keyed by them as one
+ * JSON parameter `ids`: the statements' text never changes, so they are built once per readsKey,
+ * and none re-runs the list's filters (each statement hung off the page query did, ~10 per page).
+ */
+export function knownIssueReads(db: Db, caller: Caller, ids: readonly number[], o: IssueReadOptions) {
+  return cachedQueries(db, `issue-known-reads:${readsKey(caller, o)}`, (d) => issueReads(d, caller, sql`SELECT value FROM json_each(${sql.placeholder('ids')})`, o), { ids: JSON.stringify(ids) });
+}
+
 /** What shapes issueReads' text beside the ids: the options, the caller (its id is written into the merge request visibility test) and the day (membership expiry). */
 function readsKey(caller: Caller, o: IssueReadOptions): string {
   const who = caller.user ? `${caller.user.id}${caller.user.external ? 'x' : ''}` : 'anonymous';

@@ -40,7 +40,7 @@ const PROJECT_MATCHES_DRIVE_MAX = 200;
  * benchmark's 20,000-issue project a word in 90% of 100,000 issues took ~55 ms from the index,
  * while the walk finds a page in 1 ms and the bounded count scans ~10 ms).
  */
-const SEARCH_INDEX_MAX = 5000;
+export const SEARCH_INDEX_MAX = 5000;
 
 /**
  * Issuable.full_search (Gitlab::SQL::Pattern#fuzzy_arel_match): words of 3+ characters must all
