@@ -10,10 +10,9 @@
  * runner's JSON poll and verify are answered before the generic chain (runner-poll-fast.ts); these
  * routes answer everything else.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { writeThenRead } from '../db/batch-reads';
 import { ciRunnerNamespaces, ciRunnerProjects, ciRunners } from '../db/schema';
 import type { AppEnv } from '../platform/context';
 import { createHash } from 'node:crypto';
@@ -26,6 +25,7 @@ import { settingsOf } from '../settings/settings';
 import { clientIp } from '../users/audit';
 import { type CachedRunner, digestOf, forgetRunner, heartbeat, infoColumns, reportsChange, newAuthenticationToken, registrationTokenRead, type RunnerRow, type RunnerType, runnerByToken, tokenExpiry } from './runner-tokens';
 import { runnerChangeStatements } from './runner-changes';
+import { createRunner } from './runner-create';
 import { runnerErrors } from './runner-validation';
 
 const TAGS = ['runners'];
@@ -150,34 +150,9 @@ export function mountRunnerApi(r: Router) {
       };
       const errors = runnerErrors(attrs);
       if (Object.keys(errors).length) throw validationFailed(errors);
-      const now = Date.now();
-      const newToken = newAuthenticationToken('registration_token');
-      const digest = await digestOf(c, newToken);
-      const expiresAt = tokenExpiry(settings, type, now);
-      const runnerId = sql`(SELECT ${ciRunners.id} FROM ${ciRunners} WHERE ${ciRunners.tokenDigest} = ${digest})`;
-      // The runner, its project or group, and its id read back: one batch.
-      const [[created]] = await writeThenRead(
-        db,
-        [
-          db.insert(ciRunners).values({
-            runnerType: type,
-            ...attrs,
-            ...infoColumns(p.info, clientIp(c)),
-            tokenDigest: digest,
-            tokenExpiresAt: expiresAt,
-            // Registering is not a contact: the runner is never_contacted until it verifies or polls.
-            contactedAt: null,
-            registrationType: 'registration_token',
-            createdAt: now,
-            updatedAt: now,
-          }),
-          ...(type === 'project_type' ? [db.insert(ciRunnerProjects).values({ runnerId, projectId: registrar.ownerId, createdAt: now })] : []),
-          ...(type === 'group_type' ? [db.insert(ciRunnerNamespaces).values({ runnerId, namespaceId: registrar.ownerId })] : []),
-        ],
-        [db.select({ id: ciRunners.id }).from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).limit(1)],
-      );
+      const created = await createRunner(c, settings, { type, ownerId: registrar.ownerId, registrationType: 'registration_token', columns: { ...attrs, ...infoColumns(p.info, clientIp(c)) } });
       if (!created) throw forbidden();
-      return c.json({ id: created.id, token: newToken, token_expires_at: iso(expiresAt) }, 201);
+      return c.json({ id: created.id, token: created.token, token_expires_at: iso(created.expiresAt) }, 201);
     },
   );
 

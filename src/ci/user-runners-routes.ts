@@ -8,9 +8,8 @@
  * without `create_runners` (`create_instance_runner`) 403 `Insufficient permissions`, and the model's
  * validation errors 400 with their full messages joined as a sentence (`errors.to_sentence`).
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { writeThenRead } from '../db/batch-reads';
-import { ciRunnerNamespaces, ciRunnerProjects, ciRunners, namespaces, projects } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
+import { namespaces, projects } from '../db/schema';
 import { badRequest, forbidden, grapeError } from '../platform/errors';
 import { requireUser } from '../platform/guards';
 import type { Router } from '../platform/router';
@@ -19,7 +18,8 @@ import { g, params } from '../platform/validate';
 import { ACCESS, groupLevelSql, projectLevelSql } from '../projects/abilities';
 import { settingsOf } from '../settings/settings';
 import { RunnerRegistrationDetailsSchema } from './runner-api-routes';
-import { digestOf, newAuthenticationToken, type RunnerType, tokenExpiry } from './runner-tokens';
+import type { RunnerType } from './runner-tokens';
+import { createRunner } from './runner-create';
 import { runnerErrors } from './runner-validation';
 
 const RUNNER_TYPES = ['instance_type', 'group_type', 'project_type'] as const;
@@ -96,32 +96,9 @@ export function mountUserRunners(r: Router) {
       const errors = runnerErrors(attrs);
       if (Object.keys(errors).length) throw badRequest(fullMessagesSentence(errors));
 
-      const now = Date.now();
-      const token = newAuthenticationToken('authenticated_user');
-      const digest = await digestOf(c, token);
-      const expiresAt = tokenExpiry(settings, type, now);
-      const runnerId = sql`(SELECT ${ciRunners.id} FROM ${ciRunners} WHERE ${ciRunners.tokenDigest} = ${digest})`;
-      // The runner, its project or group, and its id read back: one batch.
-      const [[created]] = await writeThenRead(
-        db,
-        [
-          db.insert(ciRunners).values({
-            runnerType: type,
-            ...attrs,
-            tokenDigest: digest,
-            tokenExpiresAt: expiresAt,
-            contactedAt: null,
-            registrationType: 'authenticated_user',
-            createdById: user.id,
-            createdAt: now,
-            updatedAt: now,
-          }),
-          ...(type === 'project_type' ? [db.insert(ciRunnerProjects).values({ runnerId, projectId: scope!.id, createdAt: now })] : []),
-          ...(type === 'group_type' ? [db.insert(ciRunnerNamespaces).values({ runnerId, namespaceId: scope!.id })] : []),
-        ],
-        [db.select({ id: ciRunners.id }).from(ciRunners).where(eq(ciRunners.tokenDigest, digest)).limit(1)],
-      );
-      return c.json({ id: created!.id, token, token_expires_at: iso(expiresAt) }, 201);
+      const created = await createRunner(c, settings, { type, ownerId: scope?.id ?? 0, registrationType: 'authenticated_user', columns: { ...attrs, createdById: user.id } });
+      if (!created) throw forbidden();
+      return c.json({ id: created.id, token: created.token, token_expires_at: iso(created.expiresAt) }, 201);
     },
   );
 }
