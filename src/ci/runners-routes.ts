@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ciRunnerNamespaces, ciRunnerProjects, ciRunners } from '../db/schema';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import type { AppEnv } from '../platform/context';
-import { forbidden, validationFailed } from '../platform/errors';
+import { forbidden, grapeError, validationFailed } from '../platform/errors';
 import { requireAdmin } from '../platform/guards';
 import { countUpToQuery, linkParamsFrom, paginate, pageRequest, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -27,6 +27,7 @@ import { runnerChangeStatements } from './runner-changes';
 import { runnerErrors } from './runner-validation';
 
 const TAGS = ['runners'];
+const UPDATE_KEYS = ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note'];
 const listParams = params({ ...scopeShape, ...filterShape });
 const idParams = params({ id: g.int() });
 /** Ci::Build::AVAILABLE_STATUSES. */
@@ -99,17 +100,19 @@ export function mountRunners(r: Router) {
           maximum_timeout: g.int().optional(),
           maintenance_note: g.string().optional(),
         },
-        [
-          { atLeastOneOf: ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note'] },
-          { mutuallyExclusive: ['active', 'paused'] },
-        ],
+        [{ mutuallyExclusive: ['active', 'paused'] }],
       ),
       responses: { 200: RunnerDetailsSchema },
     },
     async ({ c, p, caller }) => {
+      const raw = await requestParams(c);
+      // `at_least_one_of` counts a key given as null (Grape checks key presence).
+      if (!UPDATE_KEYS.some((k) => k in raw)) throw grapeError(`${UPDATE_KEYS.join(', ')} are missing, at least one parameter must be provided`);
       const loaded = await loadRunner(c, caller, p.id);
       requireOwner(loaded);
-      const attrs = updatedAttributes(loaded.runner, p);
+      // `maximum_timeout` given as null or blank (Grape coerces '' to nil) clears the limit.
+      const clearsTimeout = 'maximum_timeout' in raw && (raw.maximum_timeout === null || raw.maximum_timeout === '');
+      const attrs = updatedAttributes(loaded.runner, clearsTimeout ? { ...p, maximum_timeout: null } : p);
       const errors = runnerErrors(attrs);
       if (Object.keys(errors).length) throw validationFailed(errors);
       const db = c.var.db;

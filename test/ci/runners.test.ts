@@ -203,6 +203,26 @@ describe('PUT /runners/:id', () => {
     expect((await api(`/runners/${inst.id}`, { method: 'PUT', token: w.owner.token, body: { description: 'x' } })).status).toBe(403);
     expect((await api(`/runners/${inst.id}`, { method: 'PUT', token: rootToken, body: { description: unique('shared') } })).status).toBe(200);
   });
+
+  it('clears maximum_timeout given as null (JSON) or blank (form); 599 is still refused', async () => {
+    const w = await runnerWorld();
+    const { id } = await register(w.projectToken, { maximum_timeout: 3600 });
+    const put = (opts: { body?: Record<string, unknown>; form?: Record<string, string> }) => api(`/runners/${id}`, { method: 'PUT', token: w.owner.token, ...opts });
+    expect((await api(`/runners/${id}`, { token: w.owner.token })).body.maximum_timeout).toBe(3600);
+    // Alone, a null key still counts for at_least_one_of (Grape checks key presence).
+    const cleared = await put({ body: { maximum_timeout: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.maximum_timeout).toBeNull();
+    expect((await api(`/runners/${id}`, { token: w.owner.token })).body.maximum_timeout).toBeNull();
+    expect((await put({ body: { maximum_timeout: 7200 } })).body.maximum_timeout).toBe(7200);
+    const blank = await put({ form: { maximum_timeout: '', description: 'form' } });
+    expect(blank.status).toBe(200);
+    expect(blank.body).toMatchObject({ maximum_timeout: null, description: 'form' });
+    expect((await put({ body: { maximum_timeout: 599 } })).body).toEqual({ message: { maximum_timeout: ['needs to be at least 10 minutes'] } });
+    // Absent, it is kept.
+    await put({ body: { maximum_timeout: 900 } });
+    expect((await put({ body: { description: 'kept' } })).body.maximum_timeout).toBe(900);
+  });
 });
 
 describe('DELETE /runners/:id', () => {
