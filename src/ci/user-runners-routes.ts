@@ -4,7 +4,8 @@
  * project (maintainers) and gets its `glrt-` authentication token once. gitlab-runner then skips
  * registration and verifies that token (reference gitlab-behaviour-2.md 5.1), polling like any runner.
  *
- * Errors are the service's words: an unknown scope is 400 `Missing/invalid group|project`, a caller
+ * Errors are the service's words: an unknown scope is 400 `Missing/invalid group|project`, a group
+ * or project id the runner type does not take 400 `Unexpected scope`, a caller
  * without `create_runners` (`create_instance_runner`) 403 `Insufficient permissions`, and the model's
  * validation errors 400 with their full messages joined as a sentence (`errors.to_sentence`).
  */
@@ -66,6 +67,10 @@ export function mountUserRunners(r: Router) {
       const type: RunnerType = p.runner_type;
       if (type === 'group_type' && p.group_id === undefined) throw grapeError('group_id is missing');
       if (type === 'project_type' && p.project_id === undefined) throw grapeError('project_id is missing');
+      // A group or project the runner's type does not take: the service's `Unexpected scope`
+      // (InstanceRunnerStrategy#validate_params), before any permission check. GitLab's REST path
+      // hands such an id on to Ci::Runner.new, which fails with a 500; it is never ignored.
+      if ((type !== 'group_type' && p.group_id !== undefined) || (type !== 'project_type' && p.project_id !== undefined)) throw badRequest('Unexpected scope');
       const db = c.var.db;
       // The scope and the caller's level in it in one read (Group.find_by_id / Project.find_by_id
       // see every group and project: one the caller cannot see is refused with 403, not 404).

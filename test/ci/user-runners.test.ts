@@ -77,6 +77,21 @@ describe('POST /user/runners', () => {
     expect((await create(owner.token, { runner_type: 'group_type', group_id: 'abc' })).body).toEqual({ error: 'group_id is invalid' });
   });
 
+  it('refuses a group or project id the runner type does not take with 400 Unexpected scope, before the permission check', async () => {
+    const { owner, group, project } = await groupAndProject();
+    const UNEXPECTED = { message: '400 Bad request - Unexpected scope' };
+    expect(await create(rootToken, { runner_type: 'instance_type', group_id: group.id })).toMatchObject({ status: 400, body: UNEXPECTED });
+    expect(await create(rootToken, { runner_type: 'instance_type', project_id: project.id })).toMatchObject({ status: 400, body: UNEXPECTED });
+    expect(await create(owner.token, { runner_type: 'instance_type', group_id: group.id })).toMatchObject({ status: 400, body: UNEXPECTED });
+    expect(await create(owner.token, { runner_type: 'group_type', group_id: group.id, project_id: project.id })).toMatchObject({ status: 400, body: UNEXPECTED });
+    expect(await create(owner.token, { runner_type: 'project_type', project_id: project.id, group_id: group.id })).toMatchObject({ status: 400, body: UNEXPECTED });
+    // Blank ids are no ids (attributes_for_keys keeps present values only).
+    expect((await api('/user/runners', { method: 'POST', token: rootToken, form: { runner_type: 'instance_type', group_id: '' } })).status).toBe(201);
+    // Nothing was created for the refused requests: the group has only the runner made now.
+    expect((await create(owner.token, { runner_type: 'group_type', group_id: group.id })).status).toBe(201);
+    expect((await api(`/groups/${group.id}/runners?type=group_type`, { token: owner.token })).body).toHaveLength(1);
+  });
+
   it("answers the model's validation errors as full messages in one sentence", async () => {
     expect(await create(rootToken, { runner_type: 'instance_type', run_untagged: false })).toMatchObject({
       status: 400,
