@@ -13,13 +13,11 @@ import json
 import secrets
 import subprocess
 import sys
-import warnings
 
 import gitlab
 from gitlab.v4.objects import CurrentUserManager, GroupEpicAwardEmojiManager
+from pyharness import ROOT, TAG, URL, Fail, case, check, client, eq, need, raises, state
 
-URL = os.environ["GITLAB_URL"]
-ROOT = os.environ["GITLAB_ROOT_TOKEN"]
 # Fallback when the runner could not make keys (no ssh-keygen): fixed ed25519 public keys.
 EMBEDDED_KEYS = [
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOsGtfM0IHiTL3gJ70/2B8bAcWoCqtIfQO/eHFC5PqSB fallback-1@clients",
@@ -40,77 +38,7 @@ r8p0/9paySFsEEn7FRX6PKKndIwBANPOhXiyeVVpwO9fOxE4TviPNhao7sWWQq3H
 -----END PGP PUBLIC KEY BLOCK-----"""
 KEYS = [k for k in os.environ.get("CLIENT_SSH_KEYS", "").split("\n") if k.strip()] or EMBEDDED_KEYS
 
-TAG = secrets.token_hex(3)
-state = {}
 PASSWORDS = {}
-last = {}
-
-
-def on_response(resp, *args, **kwargs):
-    req = resp.request
-    path = req.url[len(URL):] if req.url.startswith(URL) else req.url
-    body = resp.text if resp.text is not None else ""
-    last.update(method=req.method, path=path, status=resp.status_code, body=body[:300].replace("\n", " "))
-
-
-def client(token=None, **kwargs):
-    # A per-request timeout keeps a hung endpoint from stalling the whole stage (the runner also has a deadline).
-    gl = gitlab.Gitlab(URL, private_token=token, timeout=20, **kwargs)
-    gl.session.hooks["response"].append(on_response)
-    return gl
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail(f"{what}: expected {expected!r}, got {actual!r}")
-
-
-def need(*names):
-    missing = [n for n in names if n not in state]
-    if missing:
-        raise Fail(f"not run: needs {', '.join(missing)} from an earlier case")
-    return [state[n] for n in names]
-
-
-def raises(exc_type, status, fn, message=None):
-    """fn must fail with python-gitlab's exc_type and the HTTP status (and message substring when given)."""
-    try:
-        fn()
-    except exc_type as e:
-        eq(e.response_code, status, f"{exc_type.__name__} status")
-        if message is not None:
-            check(message in str(e.error_message), f"error message {e.error_message!r} lacks {message!r}")
-        return e
-    except gitlab.exceptions.GitlabError as e:
-        raise Fail(f"expected {exc_type.__name__} {status}, got {type(e).__name__} {e.response_code} {e.error_message!r}")
-    raise Fail(f"expected {exc_type.__name__} {status}, but the call succeeded")
-
-
-def case(name):
-    def run(fn):
-        last.clear()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                fn()
-            print(f"PASS {name}", flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported, never raised
-            reason = f"{type(e).__name__}: {e}".replace("\n", " ")
-            if last:
-                reason += f" | last response: {last['method']} {last['path']} -> {last['status']} {last['body']}"
-            print(f"FAIL {name} :: {reason}", flush=True)
-        return fn
-
-    return run
 
 
 def key_body(k):

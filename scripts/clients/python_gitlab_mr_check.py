@@ -10,87 +10,14 @@ merge request (which says "Closes #n") is approved with the right sha, refused w
 approved again, loses its approval when the source branch moves, and is merged with the HEAD sha, closing the issue.
 Other users act through sudo (root's token has the sudo scope), as an administrator's script would.
 """
-import os
 import re
 import secrets
 import sys
-import warnings
 
 import gitlab
+from pyharness import ROOT, TAG, case, check, client, eq, need, raises, state
 
-URL = os.environ["GITLAB_URL"]
-ROOT = os.environ["GITLAB_ROOT_TOKEN"]
-TAG = secrets.token_hex(3)
 SHA = re.compile(r"^[0-9a-f]{40}$")
-state = {}
-last = {}
-
-
-def on_response(resp, *args, **kwargs):
-    req = resp.request
-    path = req.url[len(URL):] if req.url.startswith(URL) else req.url
-    body = resp.text if resp.text is not None else ""
-    last.update(method=req.method, path=path, status=resp.status_code, body=body[:300].replace("\n", " "))
-
-
-def client(token=None, **kwargs):
-    # A per-request timeout keeps a hung endpoint from stalling the whole stage (the runner also has a deadline).
-    gl = gitlab.Gitlab(URL, private_token=token, timeout=20, **kwargs)
-    gl.session.hooks["response"].append(on_response)
-    return gl
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail(f"{what}: expected {expected!r}, got {actual!r}")
-
-
-def need(*names):
-    missing = [n for n in names if n not in state]
-    if missing:
-        raise Fail(f"not run: needs {', '.join(missing)} from an earlier case")
-    return [state[n] for n in names]
-
-
-def raises(exc_type, status, fn, message=None):
-    """fn must fail with python-gitlab's exc_type and the HTTP status (and message substring when given)."""
-    try:
-        fn()
-    except exc_type as e:
-        eq(e.response_code, status, f"{exc_type.__name__} status")
-        if message is not None:
-            check(message in str(e.error_message), f"error message {e.error_message!r} lacks {message!r}")
-        return e
-    except gitlab.exceptions.GitlabError as e:
-        raise Fail(f"expected {exc_type.__name__} {status}, got {type(e).__name__} {e.response_code} {e.error_message!r}")
-    raise Fail(f"expected {exc_type.__name__} {status}, but the call succeeded")
-
-
-def case(name):
-    def run(fn):
-        last.clear()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                fn()
-            print(f"PASS {name}", flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported, never raised
-            reason = f"{type(e).__name__}: {e}".replace("\n", " ")
-            if last:
-                reason += f" | last response: {last['method']} {last['path']} -> {last['status']} {last['body']}"
-            print(f"FAIL {name} :: {reason}", flush=True)
-        return fn
-
-    return run
 
 
 def new_user(prefix):
