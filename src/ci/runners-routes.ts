@@ -63,6 +63,18 @@ function updatedAttributes(r: RunnerRow, p: { description?: string; active?: boo
   };
 }
 
+/**
+ * Blank values the parameter types set aside as absent but GitLab applies: `maximum_timeout` null or
+ * '' (Grape coerces '' to nil) removes the limit; `tag_list=''` (CommaSeparatedToArray gives `[]`)
+ * removes every tag.
+ */
+function blanksThatClear(raw: Record<string, unknown>): { maximum_timeout?: null; tag_list?: string[] } {
+  const out: { maximum_timeout?: null; tag_list?: string[] } = {};
+  if ('maximum_timeout' in raw && (raw.maximum_timeout === null || raw.maximum_timeout === '')) out.maximum_timeout = null;
+  if (raw.tag_list === '') out.tag_list = [];
+  return out;
+}
+
 export function mountRunners(r: Router) {
   r.route({ method: 'GET', path: '/runners', summary: 'List owned runners', tags: TAGS, params: listParams, responses: { 200: z.array(RunnerSchema) } }, async ({ c, p, caller }) => {
     // current_user.ci_owned_runners; `scope` here takes the statuses only.
@@ -110,9 +122,7 @@ export function mountRunners(r: Router) {
       if (!UPDATE_KEYS.some((k) => k in raw)) throw grapeError(`${UPDATE_KEYS.join(', ')} are missing, at least one parameter must be provided`);
       const loaded = await loadRunner(c, caller, p.id);
       requireOwner(loaded);
-      // `maximum_timeout` given as null or blank (Grape coerces '' to nil) clears the limit.
-      const clearsTimeout = 'maximum_timeout' in raw && (raw.maximum_timeout === null || raw.maximum_timeout === '');
-      const attrs = updatedAttributes(loaded.runner, clearsTimeout ? { ...p, maximum_timeout: null } : p);
+      const attrs = updatedAttributes(loaded.runner, { ...p, ...blanksThatClear(raw) });
       const errors = runnerErrors(attrs);
       if (Object.keys(errors).length) throw validationFailed(errors);
       const db = c.var.db;

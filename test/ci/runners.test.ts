@@ -223,6 +223,22 @@ describe('PUT /runners/:id', () => {
     await put({ body: { maximum_timeout: 900 } });
     expect((await put({ body: { description: 'kept' } })).body.maximum_timeout).toBe(900);
   });
+
+  it('clears the tags given a blank tag_list (form) or an empty list (JSON)', async () => {
+    const w = await runnerWorld();
+    const { id } = await register(w.projectToken, { tag_list: 'a,b' });
+    const put = (opts: { body?: Record<string, unknown>; form?: Record<string, string> }) => api(`/runners/${id}`, { method: 'PUT', token: w.owner.token, ...opts });
+    expect((await api(`/runners/${id}`, { token: w.owner.token })).body.tag_list).toEqual(['a', 'b']);
+    const blank = await put({ form: { tag_list: '' } });
+    expect(blank.status).toBe(200);
+    expect(blank.body.tag_list).toEqual([]);
+    expect((await put({ body: { tag_list: ['c'] } })).body.tag_list).toEqual(['c']);
+    expect((await put({ body: { tag_list: [] } })).body.tag_list).toEqual([]);
+    // Without tags a runner must take untagged jobs: the model's refusal, tags unchanged.
+    await put({ body: { tag_list: 'd' } });
+    expect((await put({ form: { tag_list: '', run_untagged: 'false' } })).body).toEqual({ message: { tags_list: ['can not be empty when runner is not allowed to pick untagged jobs'] } });
+    expect((await api(`/runners/${id}`, { token: w.owner.token })).body.tag_list).toEqual(['d']);
+  });
 });
 
 describe('DELETE /runners/:id', () => {
