@@ -1,8 +1,9 @@
 /**
  * The list filters of lib/api/ci/runners.rb (`filter_params`, `deprecated_filter_params`,
  * `filter_runners`, `apply_filter`) as SQL over ci_runners. Values are Ci::Runner's constants of the
- * 14.x API: Grape refuses a value outside them (`scope does not have a valid value`); a scope the
- * route does not allow is `400 {"message":"Scope contains invalid value"}`.
+ * 14.x API: Grape refuses a value outside a route's `values:` (`scope does not have a valid value`;
+ * GET /runners declares the statuses only). filter_runners' own refusal, `400 {"message":"Scope
+ * contains invalid value"}`, answers a scope the route declares but does not allow.
  *
  * Statuses filter on the stored contact time, which lags a polling runner by up to 55 minutes
  * (runner-tokens.ts `heartbeat`), as GitLab's database filters lag its cached contact.

@@ -28,7 +28,10 @@ import { runnerErrors } from './runner-validation';
 
 const TAGS = ['runners'];
 const UPDATE_KEYS = ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note'];
-const listParams = params({ ...scopeShape, ...filterShape });
+const allListParams = params({ ...scopeShape, ...filterShape });
+// GET /runners declares `scope` with `values: AVAILABLE_STATUSES`: Grape refuses `shared` or
+// `specific` there (`scope does not have a valid value`) before filter_runners could.
+const ownedListParams = params({ scope: g.enum(STATUSES).optional(), ...filterShape });
 const idParams = params({ id: g.int() });
 /** Ci::Build::AVAILABLE_STATUSES. */
 const JOB_STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'] as const;
@@ -76,13 +79,13 @@ function blanksThatClear(raw: Record<string, unknown>): { maximum_timeout?: null
 }
 
 export function mountRunners(r: Router) {
-  r.route({ method: 'GET', path: '/runners', summary: 'List owned runners', tags: TAGS, params: listParams, responses: { 200: z.array(RunnerSchema) } }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/runners', summary: 'List owned runners', tags: TAGS, params: ownedListParams, responses: { 200: z.array(RunnerSchema) } }, async ({ c, p, caller }) => {
     // current_user.ci_owned_runners; `scope` here takes the statuses only.
     const conds = [...runnerFilters({ scope: p.scope }, STATUSES), ...runnerFilters(p)];
     return listRunners(c, p, [ownedRunnersSql(caller.user!.id), ...conds]);
   });
 
-  r.route({ method: 'GET', path: '/runners/all', summary: 'List all runners', tags: TAGS, params: listParams, responses: { 200: z.array(RunnerSchema) } }, async ({ c, p, caller }) => {
+  r.route({ method: 'GET', path: '/runners/all', summary: 'List all runners', tags: TAGS, params: allListParams, responses: { 200: z.array(RunnerSchema) } }, async ({ c, p, caller }) => {
     requireAdmin(caller);
     return listRunners(c, p, runnerFilters(p, SCOPES));
   });

@@ -151,9 +151,10 @@ describe('GET /runners and /runners/all', () => {
     expect(await ids('status=paused')).toEqual([paused.id]);
     expect(await ids('scope=online')).toEqual([tagged.id]);
     expect(await ids('scope=active&type=project_type')).toEqual([tagged.id, docker.id]);
-    // Scopes /runners does not take, and values nobody takes.
-    expect((await api('/runners?scope=shared', { token: w.owner.token })).body).toEqual({ message: 'Scope contains invalid value' });
-    expect((await api('/runners?scope=specific', { token: w.owner.token })).status).toBe(400);
+    // Scopes /runners does not take (its `values:` are the statuses: Grape's words), and values nobody takes.
+    expect(await api('/runners?scope=shared', { token: w.owner.token })).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
+    expect(await api('/runners?scope=specific', { token: w.owner.token })).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
+    expect(await api('/runners?scope=project_type', { token: w.owner.token })).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
     expect((await api('/runners?scope=bogus', { token: w.owner.token })).body).toEqual({ error: 'scope does not have a valid value' });
     expect((await api('/runners?type=bogus', { token: w.owner.token })).body).toEqual({ error: 'type does not have a valid value' });
     expect((await api('/runners?status=stale', { token: w.owner.token })).body).toEqual({ error: 'status does not have a valid value' });
