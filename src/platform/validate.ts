@@ -251,6 +251,9 @@ function dropBlankOptionals(shape: z.ZodRawShape, raw: Params): Params {
   return out ?? raw;
 }
 
+/** A required `g.enum` / `g.intEnum` (an optional one is wrapped, and its wrapper carries no metadata). */
+const hasValues = (schema: unknown) => Array.isArray((schema as Unwrappable | undefined)?.meta?.()?.enum);
+
 /** Grape names nested params `not[labels]`, array items `ids[0]`. */
 function paramName(path: PropertyKey[]): string {
   return path.map((p, i) => (i === 0 ? String(p) : `[${String(p)}]`)).join('');
@@ -296,6 +299,8 @@ export function validateParams<S extends z.ZodRawShape>(spec: ParamSpec<S>, raw:
       else message = INVALID;
       const line = `${name} ${message}`;
       if (!errors.includes(line)) errors.push(line);
+      // Grape's values validator runs on a missing required parameter too (the nil is not one of the values).
+      if (message === 'is missing' && issue.path.length === 1 && hasValues(spec.shape[String(issue.path[0])])) errors.push(`${name} ${NOT_VALID_VALUE}`);
     }
   }
   errors.push(...checkRules(raw, spec.rules ?? []));

@@ -73,7 +73,9 @@ describe('POST /user/runners', () => {
     expect((await create(owner.token, { runner_type: 'group_type', group_id: personal.id })).body).toEqual({ message: '400 Bad request - Missing/invalid group' });
     expect((await create(owner.token, { runner_type: 'project_type', project_id: 999_999_999 })).body).toEqual({ message: '400 Bad request - Missing/invalid project' });
     expect((await create(owner.token, { runner_type: 'specific' })).body).toEqual({ error: 'runner_type does not have a valid value' });
-    expect((await create(owner.token, {})).body).toEqual({ error: 'runner_type is missing' });
+    // Grape's values validator runs on the missing value too (GitLab's user_runners_spec expects both).
+    expect((await create(owner.token, {})).body).toEqual({ error: 'runner_type is missing, runner_type does not have a valid value' });
+    expect((await create(owner.token, { runner_type: null })).body).toEqual({ error: 'runner_type does not have a valid value' });
     expect((await create(owner.token, { runner_type: 'group_type', group_id: 'abc' })).body).toEqual({ error: 'group_id is invalid' });
   });
 
