@@ -68,13 +68,13 @@ function updatedAttributes(r: RunnerRow, p: { description?: string; active?: boo
 
 /**
  * Blank values the parameter types set aside as absent but GitLab applies: `maximum_timeout` null or
- * '' (Grape coerces '' to nil) removes the limit; `tag_list=''` (CommaSeparatedToArray gives `[]`)
- * removes every tag.
+ * '' (Grape coerces '' to nil) removes the limit; `tag_list` null or '' (CommaSeparatedToArray
+ * gives `[]`; acts_as_taggable reads nil as no tags) removes every tag.
  */
 function blanksThatClear(raw: Record<string, unknown>): { maximum_timeout?: null; tag_list?: string[] } {
   const out: { maximum_timeout?: null; tag_list?: string[] } = {};
   if ('maximum_timeout' in raw && (raw.maximum_timeout === null || raw.maximum_timeout === '')) out.maximum_timeout = null;
-  if (raw.tag_list === '') out.tag_list = [];
+  if ('tag_list' in raw && (raw.tag_list === null || raw.tag_list === '')) out.tag_list = [];
   return out;
 }
 

@@ -225,7 +225,7 @@ describe('PUT /runners/:id', () => {
     expect((await put({ body: { description: 'kept' } })).body.maximum_timeout).toBe(900);
   });
 
-  it('clears the tags given a blank tag_list (form) or an empty list (JSON)', async () => {
+  it('clears the tags given a blank tag_list (form), an empty list or null (JSON)', async () => {
     const w = await runnerWorld();
     const { id } = await register(w.projectToken, { tag_list: 'a,b' });
     const put = (opts: { body?: Record<string, unknown>; form?: Record<string, string> }) => api(`/runners/${id}`, { method: 'PUT', token: w.owner.token, ...opts });
@@ -235,6 +235,8 @@ describe('PUT /runners/:id', () => {
     expect(blank.body.tag_list).toEqual([]);
     expect((await put({ body: { tag_list: ['c'] } })).body.tag_list).toEqual(['c']);
     expect((await put({ body: { tag_list: [] } })).body.tag_list).toEqual([]);
+    await put({ body: { tag_list: 'e' } });
+    expect((await put({ body: { tag_list: null } })).body.tag_list).toEqual([]);
     // Without tags a runner must take untagged jobs: the model's refusal, tags unchanged.
     await put({ body: { tag_list: 'd' } });
     expect((await put({ form: { tag_list: '', run_untagged: 'false' } })).body).toEqual({ message: { tags_list: ['can not be empty when runner is not allowed to pick untagged jobs'] } });
