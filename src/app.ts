@@ -13,7 +13,7 @@ import { roundTripMeter } from './platform/round-trip-meter';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { ciCascade } from './ci/cascade';
-import { mountRunnerFastPath } from './ci/runner-poll-fast';
+import { answerRunnersFirst, mountRunnerFastPath } from './ci/runner-poll-fast';
 import { todosCascade } from './todos/cascade';
 import { notesCascade } from './notes/cascade';
 import { approvalsCascade } from './approvals/cascade';
@@ -91,6 +91,8 @@ export function createApp(deps: Deps): CreatedApp {
     return notFoundHandler(c);
   });
   app.onError(onError);
+  // A known runner's cached polls are answered before the router (ci/runner-poll-fast.ts).
+  answerRunnersFirst(app, '/api/v4', deps);
   return { app, routes: [...api.records, ...web.records] };
 }
 
