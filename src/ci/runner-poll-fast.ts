@@ -11,6 +11,9 @@
  * (Gitlab::RackAttack::Request#unauthenticated? is false when `authenticated_runner_id` is set),
  * and no authenticated throttle keys on a runner.
  *
+ * A cached runner's plain poll is answered even earlier, before the router (runner-poll-first.ts):
+ * what reaches this path is a miss, a change check due, a write due, or a server without that layer.
+ *
  * Only the plain case is taken: a JSON body (of declared length up to FAST_BODY_LIMIT, or read within
  * the routes' limit when undeclared), no query string, every declared parameter of its type, a token that names a runner. Anything else (a form
  * body, a missing token, a wrong type, malformed JSON, NUL bytes) is handed on to the routes with the
