@@ -59,7 +59,13 @@ function answeringEarly(early: EarlyAnswers, app: RequestListener): RequestListe
     req.on('error', () => req.destroy());
     req.on('end', () => {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const a = early.answer(url, header, { incoming: req, outgoing: res }, body);
+      let a: ReturnType<EarlyAnswers['answer']>;
+      try {
+        a = early.answer(url, header, { incoming: req, outgoing: res }, body);
+      } catch {
+        // Nothing here may take the process down: the app answers (and reports) what went wrong.
+        a = undefined;
+      }
       if (!a) {
         (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
         return app(req, res);

@@ -152,7 +152,7 @@ export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<
 /**
  * Each token's digest, noted where runnerByToken computed it: a digest is a function of the token
  * (and the app's pepper), so it never goes stale, and a poll answered before any context exists
- * (runner-poll-fast.ts) looks its runner up without hashing. Bounded like the runner cache.
+ * (runner-poll-first.ts) looks its runner up without hashing. Bounded like the runner cache.
  */
 const digestsOf = perDb(() => new Map<string, string>());
 

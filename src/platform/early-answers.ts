@@ -38,7 +38,13 @@ export function answerEarlyInFetch(app: { fetch: Fetch }, early: EarlyAnswers): 
     return req.arrayBuffer().then(
       (buffer) => {
         const body = new Uint8Array(buffer);
-        const a = early.answer(path, header, env, body);
+        let a: EarlyAnswer | undefined;
+        try {
+          a = early.answer(path, header, env, body);
+        } catch {
+          // The app answers (and reports) what went wrong.
+          a = undefined;
+        }
         if (a) return new Response(a.body, { status: a.status, headers: a.headers });
         // The app reads the body again from a request that carries it.
         return inner(new Request(req.url, { method: req.method, headers: req.headers, body }), env, ctx);
