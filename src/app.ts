@@ -14,6 +14,8 @@ import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { ciCascade } from './ci/cascade';
 import { mountRunnerFastPath } from './ci/runner-poll-fast';
+import { runnerEarlyAnswers } from './ci/runner-poll-first';
+import { answerEarlyInFetch, type EarlyAnswers } from './platform/early-answers';
 import { todosCascade } from './todos/cascade';
 import { notesCascade } from './notes/cascade';
 import { approvalsCascade } from './approvals/cascade';
@@ -36,6 +38,8 @@ import { enforceRateLimits } from './settings/rate-limits';
 export interface CreatedApp {
   app: Hono<AppEnv>;
   routes: RouteRecord[];
+  /** What the app answers before its router; `app.fetch` asks it already, a server may ask it earlier. */
+  early: EarlyAnswers;
 }
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
@@ -91,7 +95,11 @@ export function createApp(deps: Deps): CreatedApp {
     return notFoundHandler(c);
   });
   app.onError(onError);
-  return { app, routes: [...api.records, ...web.records] };
+  // A known runner's cached polls are answered before the router (ci/runner-poll-first.ts); Node's
+  // server asks `early` before it builds the web Request (node-server.ts).
+  const early = runnerEarlyAnswers('/api/v4', deps);
+  answerEarlyInFetch(app, early);
+  return { app, routes: [...api.records, ...web.records], early };
 }
 
 /** `/users/:id/keys` → a regex over one URL segment per parameter (encoded `%2F` stays inside a segment). */

@@ -6,12 +6,12 @@ import { createNodeApp } from './node-app';
 import { serveNode } from './node-server';
 
 const port = Number(process.env.PORT ?? 8787);
-const { app, config } = await createNodeApp({
+const { app, config, early } = await createNodeApp({
   databaseUrl: process.env.DATABASE_URL ?? 'file:.data/workflow-api.db',
   blobRoot: process.env.BLOB_ROOT ?? '.data/blobs',
   migrationsFolder: process.env.MIGRATIONS_FOLDER ?? 'drizzle',
 });
-serveNode(app.fetch, { port, hostname: process.env.HOST ?? '127.0.0.1' }, (info) => {
+serveNode(app.fetch, { port, hostname: process.env.HOST ?? '127.0.0.1', early }, (info) => {
   console.log(`workflow-api (node) listening on http://${info.address}:${info.port}`);
   if (!process.env.ROOT_TOKEN) console.log(`root token (local default): ${config.rootToken}`);
 });

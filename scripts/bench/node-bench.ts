@@ -6,16 +6,25 @@
  */
 import { createNodeApp, type NodeAppOptions } from '../../src/node-app';
 import { totals } from '../../src/db/round-trips';
+import type { EarlyAnswers } from '../../src/platform/early-answers';
 import { withFloor } from './floor';
 import { statsBody } from './server-stats';
 
 export const STATS_PATH = '/__bench/stats';
 
 export async function benchNodeFetch(opts: NodeAppOptions): Promise<(req: Request) => Response | Promise<Response>> {
-  const { app } = await createNodeApp(opts);
+  return (await benchNode(opts)).fetch;
+}
+
+/**
+ * The fetch and the app's early answers (src/node-server.ts asks them before building the web
+ * Request, as src/node.ts serves the product): a request answered early is counted there.
+ */
+export async function benchNode(opts: NodeAppOptions): Promise<{ fetch: (req: Request) => Response | Promise<Response>; early: EarlyAnswers }> {
+  const { app, early } = await createNodeApp(opts);
   const product = withFloor(app.fetch);
   let requests = 0;
-  return (req: Request) => {
+  const fetch = (req: Request) => {
     if (req.url.endsWith(STATS_PATH)) {
       const cpu = process.cpuUsage();
       return Response.json(statsBody(requests, totals, cpu.user + cpu.system));
@@ -23,4 +32,13 @@ export async function benchNodeFetch(opts: NodeAppOptions): Promise<(req: Reques
     requests++;
     return product(req);
   };
+  const counted: EarlyAnswers = {
+    wants: early.wants,
+    answer: (...args) => {
+      const a = early.answer(...args);
+      if (a) requests++;
+      return a;
+    },
+  };
+  return { fetch, early: counted };
 }

@@ -155,7 +155,7 @@ async function startNode(tree: string, db: string): Promise<Server> {
   mkdirSync(dir, { recursive: true });
   copyFileSync(db, join(dir, 'bench.db'));
   const { child, port } = await startServer(tree, 'scripts/bench/node-server.ts', { ...BENCH_ENV, DATABASE_URL: `file:${join(dir, 'bench.db')}`, BLOB_ROOT: join(dir, 'blobs'), PORT: '0' });
-  return { port, version: `Node ${process.version}, @hono/node-server, libsql file client (src/db/libsql-file.ts, cached statements)`, stats: () => benchStats(port), stop: stopper(child) };
+  return { port, version: `Node ${process.version}, src/node-server.ts on @hono/node-server, libsql file client (src/db/libsql-file.ts, cached statements)`, stats: () => benchStats(port), stop: stopper(child) };
 }
 
 async function startWorkerd(tree: string, db: string): Promise<Server> {

@@ -70,15 +70,28 @@ export function authenticatedRunner(c: Context<AppEnv>, entry: CachedRunner, raw
  */
 export const pollAnswer = (c: Context<AppEnv>, runner: RunnerRow) => c.body(null, 204, { 'X-GitLab-Last-Update': queueStamp(runner) });
 
+/** A fast path's answer as plain parts: what `plainAnswer` builds, or what a server writes itself (node-server.ts). */
+export interface PlainAnswer {
+  status: 200 | 204;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/** The same answers as `pollAnswer` and `verifyAnswer`, with the given headers added. */
+export function plainAnswerParts(kind: 'poll' | 'verify', token: string, runner: RunnerRow, headers: Record<string, string>): PlainAnswer {
+  if (kind === 'poll') return { status: 204, headers: { ...headers, 'X-GitLab-Last-Update': queueStamp(runner) }, body: null };
+  const body = JSON.stringify({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) });
+  return { status: 200, headers: { ...headers, 'Content-Type': 'application/json' }, body };
+}
+
 /**
  * The same answers built as one Response with plain headers (the fast path, which sets no context
  * headers): Hono's `c.header` keeps a Headers object, whose per-call validation was a visible share
  * of a cached poll on Node.
  */
 export function plainAnswer(kind: 'poll' | 'verify', token: string, runner: RunnerRow, headers: Record<string, string>): Response {
-  if (kind === 'poll') return new Response(null, { status: 204, headers: { ...headers, 'X-GitLab-Last-Update': queueStamp(runner) } });
-  const body = JSON.stringify({ id: runner.id, token, token_expires_at: iso(runner.tokenExpiresAt) });
-  return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': 'application/json' } });
+  const a = plainAnswerParts(kind, token, runner, headers);
+  return new Response(a.body, { status: a.status, headers: a.headers });
 }
 
 /** POST /runners/verify's answer. */

@@ -104,6 +104,15 @@ export interface ChangeCheck {
   abandon(): void;
 }
 
+/** Whether a check is due: none under way, and the last one older than the interval (or none yet). */
+const checkDue = (cursor: Cursor, age: number) => !cursor.checking && (cursor.lastId === null || age < 0 || age >= RUNNER_CHANGES_CHECK_MS);
+
+/** Whether a request would claim the check now (claimChangeCheck), without claiming it. */
+export const changeCheckDue = (db: Db) => {
+  const cursor = cursorOf(db);
+  return checkDue(cursor, cacheNow() - cursor.checkedAt);
+};
+
 /**
  * Claims this isolate's check when one is due (undefined otherwise, the cached path: no I/O). The
  * claimant must send `query` and call `apply` or `abandon`.
@@ -112,7 +121,7 @@ export function claimChangeCheck(db: Db): ChangeCheck | undefined {
   const cursor = cursorOf(db);
   const now = cacheNow();
   const age = now - cursor.checkedAt;
-  if (cursor.checking || (cursor.lastId !== null && age >= 0 && age < RUNNER_CHANGES_CHECK_MS)) return undefined;
+  if (!checkDue(cursor, age)) return undefined;
   const fresh = cursor.lastId === null || age < 0 || age >= RUNNER_CHANGES_RETENTION_MS / 2;
   const previous = { checkedAt: cursor.checkedAt };
   cursor.checking = true;

@@ -11,6 +11,9 @@
  * (Gitlab::RackAttack::Request#unauthenticated? is false when `authenticated_runner_id` is set),
  * and no authenticated throttle keys on a runner.
  *
+ * A cached runner's plain poll is answered even earlier, before the router (runner-poll-first.ts):
+ * what reaches this path is a miss, a change check due, a write due, or a server without that layer.
+ *
  * Only the plain case is taken: a JSON body (of declared length up to FAST_BODY_LIMIT, or read within
  * the routes' limit when undeclared), no query string, every declared parameter of its type, a token that names a runner. Anything else (a form
  * body, a missing token, a wrong type, malformed JSON, NUL bytes) is handed on to the routes with the
@@ -29,15 +32,15 @@ import { authenticatedRunner, plainAnswer } from './runner-api-routes';
 import { runnerByToken } from './runner-tokens';
 
 /** Larger bodies take the generic path (a runner's poll is under 1 KiB). */
-const FAST_BODY_LIMIT = 64 * 1024;
+export const FAST_BODY_LIMIT = 64 * 1024;
 const STRINGS = ['token', 'system_id', 'last_update'] as const;
 const HASHES = ['info', 'session'] as const;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+export const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** The caller of a noAuth route (auth/authenticate.ts), for the rate limits. */
 const anonymous: Caller = { user: null, sudoer: null, credential: null, isAdmin: false };
 
 /** The parsed body when it is the plain case, else undefined (the routes will say what is wrong). */
-function plainParams(text: string): Record<string, unknown> | undefined {
+export function plainParams(text: string): Record<string, unknown> | undefined {
   let p: unknown;
   try {
     p = JSON.parse(text);
@@ -118,3 +121,4 @@ export function mountRunnerFastPath(app: Hono<AppEnv>, prefix: string, deps: Pic
   app.post(`${prefix}/jobs/request`, fast('poll'));
   app.post(`${prefix}/runners/verify`, fast('verify'));
 }
+

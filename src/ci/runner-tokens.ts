@@ -18,7 +18,7 @@ import type { AppEnv } from '../platform/context';
 import { randomToken, tokenDigest } from '../platform/crypto';
 import { perDb, TtlCache } from '../platform/isolate-cache';
 import type { Settings } from '../settings/settings';
-import { cacheable, type ChangeCheck, type ChangeRow, claimChangeCheck, type Dropped, newestChange, RUNNER_CHANGES_RETENTION_MS } from './runner-changes';
+import { cacheable, type ChangeCheck, type ChangeRow, changeCheckDue, claimChangeCheck, type Dropped, newestChange, RUNNER_CHANGES_RETENTION_MS } from './runner-changes';
 
 export type RunnerRow = typeof ciRunners.$inferSelect;
 export type RunnerType = 'instance_type' | 'group_type' | 'project_type';
@@ -140,6 +140,32 @@ export async function runnerByToken(c: Context<AppEnv>, token: string): Promise<
     if (cacheable(db, newest)) cache.setIfCurrent(generation + moved, digest, entry);
   }
   if (entry.runner.tokenExpiresAt !== null && entry.runner.tokenExpiresAt <= Date.now()) return null;
+  // Only a runner's token is noted: unknown tokens would push known ones out.
+  const digests = digestsOf(db);
+  if (!digests.has(token)) {
+    if (digests.size >= 50_000) digests.delete(digests.keys().next().value as string);
+    digests.set(token, digest);
+  }
+  return entry;
+}
+
+/**
+ * Each token's digest, noted where runnerByToken computed it: a digest is a function of the token
+ * (and the app's pepper), so it never goes stale, and a poll answered before any context exists
+ * (runner-poll-first.ts) looks its runner up without hashing. Bounded like the runner cache.
+ */
+const digestsOf = perDb(() => new Map<string, string>());
+
+/**
+ * The runner of a token when it is answered from this isolate's cache with no I/O at all: its digest
+ * known, no change check due, the entry cached and unexpired. Undefined otherwise (runnerByToken
+ * decides, with its reads).
+ */
+export function cachedRunner(db: Db, token: string): CachedRunner | undefined {
+  const digest = digestsOf(db).get(token);
+  if (digest === undefined || changeCheckDue(db)) return undefined;
+  const entry = cacheOf(db).get(digest);
+  if (!entry || (entry.runner.tokenExpiresAt !== null && entry.runner.tokenExpiresAt <= Date.now())) return undefined;
   return entry;
 }
 
@@ -179,6 +205,25 @@ export function knownContact(db: Db, runner: Pick<RunnerRow, 'id' | 'contactedAt
  * UPDATE_CONTACT_COLUMN_EVERY), keeping the newest in its cache meanwhile.
  */
 const persistAfterMs = () => (40 + Math.random() * 15) * 60_000;
+const contactDue = (runner: RunnerRow, now: number) => runner.contactedAt === null || now - runner.contactedAt >= persistAfterMs();
+
+/** The contact this isolate remembers between persisted ones. */
+function noteContact(db: Db, entry: CachedRunner, now: number): void {
+  entry.contactedAt = now;
+  const seen = contactsOf(db);
+  seen.setIfCurrent(seen.generation, String(entry.runner.id), now);
+}
+
+/**
+ * `heartbeat` for a runner that reports nothing new, when it needs no write: true with the contact
+ * noted, or false (nothing noted) when the contact is due to be persisted.
+ */
+export function contactWithoutWrite(db: Db, entry: CachedRunner): boolean {
+  const now = Date.now();
+  if (contactDue(entry.runner, now)) return false;
+  noteContact(db, entry, now);
+  return true;
+}
 
 export interface RunnerInfo {
   name?: string;
@@ -232,12 +277,10 @@ export function infoColumns(info: Record<string, unknown> | undefined, ip: strin
 export function heartbeat(c: Context<AppEnv>, entry: CachedRunner, info: Partial<RunnerRow>): Promise<void> | undefined {
   const now = Date.now();
   const runner = entry.runner;
-  entry.contactedAt = now;
   const db = c.get('db');
-  const seen = contactsOf(db);
-  seen.setIfCurrent(seen.generation, String(runner.id), now);
+  noteContact(db, entry, now);
   const changed = Object.entries(info).some(([k, v]) => runner[k as keyof RunnerRow] !== v);
-  const stale = runner.contactedAt === null || now - runner.contactedAt >= persistAfterMs();
+  const stale = contactDue(runner, now);
   // Nothing to write (nearly every poll): no promise to wait for.
   if (!changed && !stale) return undefined;
   return db

@@ -68,12 +68,16 @@ export function auditEvent(db: Db, input: AuditInput) {
  * proxy), else X-Real-IP, else the socket peer on Node (@hono/node-server passes `incoming` as env).
  */
 export function clientIp(c: Context): string | null {
-  const cf = c.req.header('cf-connecting-ip');
+  return clientIpOf((name) => c.req.header(name), c.env);
+}
+
+/** `clientIp` from a request's headers and its runtime's env (ci/runner-poll-fast.ts answers before a context exists). */
+export function clientIpOf(header: (name: string) => string | null | undefined, env: unknown): string | null {
+  const cf = header('cf-connecting-ip');
   if (cf) return cf;
-  const xff = c.req.header('x-forwarded-for');
+  const xff = header('x-forwarded-for');
   if (xff) return xff.split(',')[0].trim() || null;
-  const real = c.req.header('x-real-ip');
+  const real = header('x-real-ip');
   if (real) return real;
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? null;
+  return (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? null;
 }
