@@ -32,6 +32,8 @@ import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
+import { jobHandlers } from './platform/jobs-consumer';
+import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -45,6 +47,8 @@ for (const part of [ciCascade, todosCascade, notesCascade, approvalsCascade, mer
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
+// Queue / in-process job handlers (platform/jobs-consumer.ts).
+jobHandlers[EXPORT_JOB] = runProjectExport;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

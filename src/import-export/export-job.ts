@@ -1,0 +1,97 @@
+/**
+ * The `project_export` job (GitLab Projects::ImportExport::ExportService on a Sidekiq worker):
+ * writes the archive, stores it in the blob store and marks the export finished. Delivery is at
+ * least once: a finished or failed export is left alone, and a redelivered message of an export
+ * that died half-way writes its archive again under a new key.
+ */
+import { and, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { namespaces, projectExportJobs, projects } from '../db/schema';
+import type { JobHandler } from '../platform/jobs-consumer';
+import { randomHex } from '../platform/crypto';
+import { TarWriter } from '../platform/tar-write';
+import { projectBundle } from './bundle-write';
+import { EXPORT_TTL_MS, exportFilename } from './export-status';
+import { issueLines, labelLines, memberLines, milestoneLines, projectJson, protectedBranchLines } from './export-tree';
+import { mergeRequestLines } from './export-merge-requests';
+import type { BlobStore } from '../platform/blobs';
+
+export const EXPORT_JOB = 'project_export';
+
+/** Gitlab::ImportExport.version. */
+export const EXPORT_VERSION = '0.2.4';
+
+/** The relations in import_export.yml's order (those this server holds). */
+const RELATIONS: [string, (db: Db, projectId: number) => AsyncGenerator<Record<string, unknown>>][] = [
+  ['labels', labelLines],
+  ['milestones', milestoneLines],
+  ['issues', issueLines],
+  ['project_members', memberLines],
+  ['merge_requests', mergeRequestLines],
+  ['protected_branches', protectedBranchLines],
+];
+
+export const runProjectExport: JobHandler = async (message, { db, blobs }) => {
+  const now = Date.now();
+  // queued -> started; a redelivery of a started export (its consumer died) starts it over.
+  const [job] = await db
+    .update(projectExportJobs)
+    .set({ status: 'started', updatedAt: now })
+    .where(and(eq(projectExportJobs.jid, message.id), inArray(projectExportJobs.status, ['queued', 'started'])))
+    .returning()
+    .all();
+  if (!job) return;
+  const found = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, job.projectId)).get();
+  if (!found) {
+    await db.update(projectExportJobs).set({ status: 'failed', error: 'Project not found', updatedAt: Date.now() }).where(eq(projectExportJobs.id, job.id)).run();
+    return;
+  }
+  const { project, namespace } = found;
+  const filename = exportFilename(`${namespace.fullPath}/${project.path}`, new Date(now));
+  // A random segment: a project re-created at the same path never finds an older project's archive.
+  const key = `exports/${project.id}/${randomHex(16)}/${filename}`;
+  const archive = await buildArchive(db, blobs, project, job.description, now);
+  await blobs.put(key, archive, 'application/gzip');
+
+  const done = Date.now();
+  // Older archives of the project (and expired ones) give way to this one: their keys are read in
+  // the same batch that unlinks them, and the blobs go after.
+  const staleWhere = and(eq(projectExportJobs.projectId, project.id), ne(projectExportJobs.id, job.id), isNotNull(projectExportJobs.blobKey), or(eq(projectExportJobs.status, 'finished'), lt(projectExportJobs.expiresAt, done)));
+  const [stale] = await db.batch([
+    db.select({ key: projectExportJobs.blobKey }).from(projectExportJobs).where(staleWhere),
+    db
+      .update(projectExportJobs)
+      .set({ status: 'finished', blobKey: key, filename, expiresAt: done + EXPORT_TTL_MS, updatedAt: done })
+      .where(and(eq(projectExportJobs.id, job.id), eq(projectExportJobs.status, 'started'))),
+    db.update(projectExportJobs).set({ blobKey: null, status: 'removed', updatedAt: done }).where(staleWhere),
+  ]);
+  for (const old of stale) if (old.key) await blobs.delete(old.key);
+};
+
+/**
+ * The archive: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members under
+ * `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson, project.bundle.
+ */
+export async function buildArchive(db: Db, blobs: BlobStore, project: typeof projects.$inferSelect, description: string | null, now: number): Promise<Uint8Array> {
+  const gzip = new CompressionStream('gzip');
+  const writer = gzip.writable.getWriter();
+  const compressed = new Response(gzip.readable).arrayBuffer();
+  const tar = new TarWriter((chunk) => writer.write(chunk as Uint8Array<ArrayBuffer>));
+  const mtime = now;
+  await tar.directory({ name: './', mtime });
+  await tar.file({ name: './VERSION', mtime }, `${EXPORT_VERSION}\n`);
+  await tar.directory({ name: './tree/', mtime });
+  await tar.file({ name: './tree/project.json', mtime }, JSON.stringify(projectJson(project, description)));
+  await tar.directory({ name: './tree/project/', mtime });
+  for (const [name, lines] of RELATIONS) {
+    // One file is the unit a tar header sizes, so each relation is gathered before it is written.
+    const parts: string[] = [];
+    for await (const line of lines(db, project.id)) parts.push(JSON.stringify(line));
+    await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
+  }
+  const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
+  if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
+  await tar.end();
+  await writer.close();
+  return new Uint8Array(await compressed);
+}
