@@ -1,0 +1,152 @@
+/** Project export over HTTP (lib/api/project_export.rb; spec 001 "Project import and export"; reference 2 §4.1). */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, unique, type TestUser } from '../support';
+import { download, ndjson, untar, waitForExport } from './export-support';
+
+let owner: TestUser;
+let maintainer: TestUser;
+let developer: TestUser;
+let outsider: TestUser;
+
+async function newProject(visibility = 'private') {
+  const res = await api('/projects', { token: owner.token, body: { name: unique('exp'), visibility, description: 'The original' } });
+  expect(res.status).toBe(201);
+  for (const [u, level] of [[maintainer, 40], [developer, 30]] as const) {
+    expect((await api(`/projects/${res.body.id}/members`, { token: owner.token, body: { user_id: u.id, access_level: level } })).status).toBe(201);
+  }
+  return res.body as { id: number; name: string; path: string; path_with_namespace: string; name_with_namespace: string; created_at: string };
+}
+
+beforeAll(async () => {
+  [owner, maintainer, developer, outsider] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
+});
+
+describe('POST /projects/:id/export', () => {
+  it('accepts an export from a maintainer with 202 and GitLab body; others get 403, 404 or 401', async () => {
+    const p = await newProject();
+    // The caller is known (cached) after a first request: the write then costs at most 3 round trips.
+    expect((await api(`/projects/${p.id}/export`, { token: maintainer.token })).status).toBe(200);
+    const res = await api(`/projects/${p.id}/export`, { method: 'POST', token: maintainer.token });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ message: '202 Accepted' });
+    expect(Number(res.headers.get('x-storage-round-trips'))).toBeLessThanOrEqual(3);
+    const dev = await api(`/projects/${p.id}/export`, { method: 'POST', token: developer.token });
+    expect(dev.status).toBe(403);
+    expect(dev.body).toEqual({ message: '403 Forbidden' });
+    const hidden = await api(`/projects/${p.id}/export`, { method: 'POST', token: outsider.token });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ message: '404 Project Not Found' });
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: null })).status).toBe(401);
+  });
+
+  it('validates upload[url] and upload[http_method] with GitLab bodies', async () => {
+    const p = await newProject();
+    const post = (body: unknown) => api(`/projects/${p.id}/export`, { method: 'POST', token: maintainer.token, body });
+    let res = await post({ upload: { http_method: 'PUT' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'upload[url] is missing' });
+    res = await post({ upload: { url: 'https://example.com/put-here', http_method: 'GET' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'upload[http_method] does not have a valid value' });
+    res = await post({ upload: { url: 'not a url' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: { url: ['must be a valid URL'] } });
+    res = await post({ upload: { url: 'ftp://example.com/x' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: { url: ['is blocked: Only allowed schemes are http, https'] } });
+    // Form fields as python-gitlab sends them.
+    res = await api(`/projects/${p.id}/export`, { token: maintainer.token, form: { 'upload[url]': 'https://example.com/put-here', 'upload[http_method]': 'POST' } });
+    expect(res.status).toBe(202);
+  });
+
+  it('answers 429 with GitLab body past project_export_limit (6 a minute per user)', async () => {
+    const p = await newProject();
+    const user = await createUser();
+    expect((await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: user.id, access_level: 40 } })).status).toBe(201);
+    for (let i = 0; i < 6; i++) expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: user.token })).status).toBe(202);
+    const res = await api(`/projects/${p.id}/export`, { method: 'POST', token: user.token });
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ message: { error: 'This endpoint has been requested too many times. Try again later.' } });
+    await waitForExport(p.id, user.token);
+  });
+});
+
+describe('GET /projects/:id/export', () => {
+  it('shows none before any export, then finished with _links', async () => {
+    const p = await newProject();
+    const before = await api(`/projects/${p.id}/export`, { token: maintainer.token });
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({
+      id: p.id,
+      description: 'The original',
+      name: p.name,
+      name_with_namespace: p.name_with_namespace,
+      path: p.path,
+      path_with_namespace: p.path_with_namespace,
+      created_at: p.created_at,
+      export_status: 'none',
+    });
+    expect(Number(before.headers.get('x-storage-round-trips'))).toBeLessThanOrEqual(3);
+    expect((await api(`/projects/${p.id}/export`, { token: developer.token })).status).toBe(403);
+    expect((await api(`/projects/${p.id}/export`, { token: outsider.token })).status).toBe(404);
+
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: maintainer.token })).status).toBe(202);
+    const queued = await api(`/projects/${p.id}/export`, { token: maintainer.token });
+    expect(['queued', 'started', 'finished']).toContain(queued.body.export_status);
+    const done = await waitForExport(p.id, maintainer.token);
+    expect(Object.keys(done)).toEqual(['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'export_status', '_links']);
+    expect(done._links.api_url).toMatch(new RegExp(`/api/v4/projects/${p.id}/export/download$`));
+    expect(done._links.web_url).toMatch(new RegExp(`/${p.path_with_namespace}/download_export$`));
+
+    // A new export while one is downloadable: regeneration_in_progress, then finished again.
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: maintainer.token })).status).toBe(202);
+    const again = await api(`/projects/${p.id}/export`, { token: maintainer.token });
+    expect(['regeneration_in_progress', 'finished']).toContain(again.body.export_status);
+    if (again.body.export_status === 'regeneration_in_progress') expect(again.body._links).toBeUndefined();
+    await waitForExport(p.id, maintainer.token);
+  });
+});
+
+describe('GET /projects/:id/export/download', () => {
+  it('answers 404 before an export exists, then the archive with GitLab filename, once a minute', async () => {
+    const p = await newProject();
+    // The owner asks (the limit counts the 404 too: check_rate_limit! comes first).
+    const missing = await api(`/projects/${p.id}/export/download`, { token: owner.token });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Not found or has expired' });
+    const label = await api(`/projects/${p.id}/labels`, { token: maintainer.token, body: { name: 'bug', color: '#ff0000', priority: 3 } });
+    expect(label.status).toBe(201);
+    const issue = await api(`/projects/${p.id}/issues`, { token: maintainer.token, body: { title: 'Exported issue', description: 'Body', labels: 'bug', assignee_ids: [developer.id] } });
+    expect(issue.status).toBe(201);
+    expect((await api(`/projects/${p.id}/issues/${issue.body.iid}/notes`, { token: developer.token, body: { body: 'A comment' } })).status).toBe(201);
+
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: maintainer.token, body: { description: 'Exported description' } })).status).toBe(202);
+    await waitForExport(p.id, maintainer.token);
+    const res = await download(p.id, maintainer.token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/gzip');
+    const path = p.path_with_namespace.replaceAll('/', '_');
+    const disposition = res.headers.get('content-disposition') ?? '';
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? '';
+    expect(filename).toMatch(/^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{3}_.+_export\.tar\.gz$/);
+    expect(filename).toBe(`${filename.slice(0, 21)}${path}`.slice(0, 51) + '_export.tar.gz');
+
+    const files = await untar(await res.arrayBuffer());
+    expect(new TextDecoder().decode(files.get('./VERSION'))).toBe('0.2.4\n');
+    const project = JSON.parse(new TextDecoder().decode(files.get('./tree/project.json')));
+    expect(project.description).toBe('Exported description');
+    expect(ndjson(files, 'labels')).toEqual([expect.objectContaining({ id: label.body.id, title: 'bug', color: '#ff0000', type: 'ProjectLabel', priorities: [{ project_id: p.id, priority: 3 }] })]);
+    const [exported] = ndjson(files, 'issues');
+    expect(exported).toMatchObject({ id: issue.body.id, iid: issue.body.iid, title: 'Exported issue', description: 'Body', state: 'opened', issue_assignees: [{ user_id: developer.id, issue_id: issue.body.id }] });
+    expect(exported.label_links).toEqual([expect.objectContaining({ label_id: label.body.id, target_type: 'Issue', label: expect.objectContaining({ title: 'bug' }) })]);
+    expect(exported.notes.filter((n: any) => !n.system)).toEqual([expect.objectContaining({ note: 'A comment', noteable_type: 'Issue', author_id: developer.id, author: { name: developer.name } })]);
+    const members = ndjson(files, 'project_members');
+    expect(members.find((m) => m.user_id === developer.id)).toMatchObject({ access_level: 30, source_type: 'Project', user: { id: developer.id, email: developer.email, username: developer.username } });
+
+    // project_download_export: 1 a minute per user and namespace.
+    const second = await download(p.id, maintainer.token);
+    expect(second.status).toBe(429);
+    expect(await second.json()).toEqual({ message: { error: 'This endpoint has been requested too many times. Try again later.' } });
+    expect((await download(p.id, developer.token)).status).toBe(403);
+  });
+});
