@@ -15,6 +15,8 @@ import { EXPORT_TTL_MS, exportFilename } from './export-status';
 import { issueLines, labelLines, memberLines, milestoneLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
 import type { BlobStore } from '../platform/blobs';
+import { loadSettings } from '../settings/settings';
+import { uploadArchive } from './export-upload';
 
 export const EXPORT_JOB = 'project_export';
 
@@ -52,6 +54,9 @@ export const runProjectExport: JobHandler = async (message, { db, blobs }) => {
   const key = `exports/${project.id}/${randomHex(16)}/${filename}`;
   const archive = await buildArchive(db, blobs, project, job.description, now);
   await blobs.put(key, archive, 'application/gzip');
+  // The upload is part of `started` (spec: post-export actions); its outcome is recorded, and the
+  // archive stays downloadable either way.
+  const uploadError = job.uploadUrl ? await uploadArchive(job.uploadUrl, job.uploadMethod ?? 'PUT', archive, await loadSettings(db)) : null;
 
   const done = Date.now();
   // Older archives of the project (and expired ones) give way to this one: their keys are read in
@@ -61,7 +66,7 @@ export const runProjectExport: JobHandler = async (message, { db, blobs }) => {
     db.select({ key: projectExportJobs.blobKey }).from(projectExportJobs).where(staleWhere),
     db
       .update(projectExportJobs)
-      .set({ status: 'finished', blobKey: key, filename, expiresAt: done + EXPORT_TTL_MS, updatedAt: done })
+      .set({ status: 'finished', blobKey: key, filename, error: uploadError, expiresAt: done + EXPORT_TTL_MS, updatedAt: done })
       .where(and(eq(projectExportJobs.id, job.id), eq(projectExportJobs.status, 'started'))),
     db.update(projectExportJobs).set({ blobKey: null, status: 'removed', updatedAt: done }).where(staleWhere),
   ]);

@@ -54,8 +54,8 @@ describe('POST /projects/:id/export', () => {
     res = await post({ upload: { url: 'ftp://example.com/x' } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: { url: ['is blocked: Only allowed schemes are http, https'] } });
-    // Form fields as python-gitlab sends them.
-    res = await api(`/projects/${p.id}/export`, { token: maintainer.token, form: { 'upload[url]': 'https://example.com/put-here', 'upload[http_method]': 'POST' } });
+    // Form fields as python-gitlab sends them (a local address: accepted here, refused by the job's outbound guard).
+    res = await api(`/projects/${p.id}/export`, { token: maintainer.token, form: { 'upload[url]': 'https://10.255.255.1/put-here', 'upload[http_method]': 'POST' } });
     expect(res.status).toBe(202);
   });
 
