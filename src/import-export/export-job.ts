@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { namespaces, projectExportJobs, projects } from '../db/schema';
-import type { JobHandler } from '../platform/jobs-consumer';
+import type { JobDeps, JobHandler } from '../platform/jobs-consumer';
 import { randomHex } from '../platform/crypto';
 import { TarWriter } from '../platform/tar-write';
 import { projectBundle } from './bundle-write';
@@ -33,13 +33,30 @@ const RELATIONS: [string, (db: Db, projectId: number) => AsyncGenerator<Record<s
   ['protected_branches', protectedBranchLines],
 ];
 
-export const runProjectExport: JobHandler = async (message, { db, blobs }) => {
+/**
+ * A failed export is marked `failed` (shown as `none`, or `finished` while an older archive is
+ * still downloadable) rather than retried: the user asks again, as GitLab's export worker leaves it.
+ */
+export const runProjectExport: JobHandler = async (message, deps) => {
+  try {
+    await exportProject(message.id, deps);
+  } catch (err) {
+    console.error(JSON.stringify({ level: 'error', job: EXPORT_JOB, id: message.id, error: String(err) }));
+    await deps.db
+      .update(projectExportJobs)
+      .set({ status: 'failed', error: 'The export could not be written', updatedAt: Date.now() })
+      .where(and(eq(projectExportJobs.jid, message.id), inArray(projectExportJobs.status, ['queued', 'started'])))
+      .run();
+  }
+};
+
+async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void> {
   const now = Date.now();
   // queued -> started; a redelivery of a started export (its consumer died) starts it over.
   const [job] = await db
     .update(projectExportJobs)
     .set({ status: 'started', updatedAt: now })
-    .where(and(eq(projectExportJobs.jid, message.id), inArray(projectExportJobs.status, ['queued', 'started'])))
+    .where(and(eq(projectExportJobs.jid, jid), inArray(projectExportJobs.status, ['queued', 'started'])))
     .returning()
     .all();
   if (!job) return;
@@ -71,7 +88,7 @@ export const runProjectExport: JobHandler = async (message, { db, blobs }) => {
     db.update(projectExportJobs).set({ blobKey: null, status: 'removed', updatedAt: done }).where(staleWhere),
   ]);
   for (const old of stale) if (old.key) await blobs.delete(old.key);
-};
+}
 
 /**
  * The archive: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members under

@@ -1,5 +1,6 @@
 /** Project export over HTTP (lib/api/project_export.rb; spec 001 "Project import and export"; reference 2 §4.1). */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { storageSql } from '#harness';
 import { api, createUser, unique, type TestUser } from '../support';
 import { download, ndjson, untar, waitForExport } from './export-support';
 
@@ -148,5 +149,38 @@ describe('GET /projects/:id/export/download', () => {
     expect(second.status).toBe(429);
     expect(await second.json()).toEqual({ message: { error: 'This endpoint has been requested too many times. Try again later.' } });
     expect((await download(p.id, developer.token)).status).toBe(403);
+  });
+});
+
+describe('the project_export job', () => {
+  it('marks an export it cannot write failed: the status falls back to none and nothing is downloadable', async () => {
+    const p = await newProject();
+    expect((await api(`/projects/${p.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } })).status).toBe(201);
+    // A file whose contents the blob store does not hold: the bundle cannot be written.
+    await storageSql(`UPDATE repo_commit_files SET blob_sha = '${'0'.repeat(40)}' WHERE project_id = ${p.id}`);
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: owner.token })).status).toBe(202);
+    const until = Date.now() + 25_000;
+    let status = 'queued';
+    while (['queued', 'started'].includes(status) && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await api(`/projects/${p.id}/export`, { token: owner.token })).body.export_status;
+    }
+    expect(status).toBe('none');
+    expect(await storageSql(`SELECT status, error FROM project_export_jobs WHERE project_id = ${p.id}`)).toEqual([{ status: 'failed', error: 'The export could not be written' }]);
+    // A maintainer who has not downloaded from this namespace within the minute (project_download_export).
+    const fresh = await createUser();
+    expect((await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: fresh.id, access_level: 40 } })).status).toBe(201);
+    const res = await api(`/projects/${p.id}/export/download`, { token: fresh.token });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 Not found or has expired' });
+  });
+
+  it('goes with its project when the project is deleted', async () => {
+    const p = await newProject();
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: owner.token })).status).toBe(202);
+    await waitForExport(p.id, owner.token);
+    expect(await storageSql(`SELECT count(*) AS n FROM project_export_jobs WHERE project_id = ${p.id}`)).toEqual([{ n: 1 }]);
+    expect((await api(`/projects/${p.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    expect(await storageSql(`SELECT count(*) AS n FROM project_export_jobs WHERE project_id = ${p.id}`)).toEqual([{ n: 0 }]);
   });
 });
