@@ -24,7 +24,7 @@ export const EXPORT_JOB = 'project_export';
 export const EXPORT_VERSION = '0.2.4';
 
 /** The relations in import_export.yml's order (those this server holds). */
-const RELATIONS: [string, (db: Db, projectId: number) => AsyncGenerator<Record<string, unknown>>][] = [
+const RELATIONS: [string, (db: Db, projectId: number, blobs: BlobStore) => AsyncGenerator<Record<string, unknown>>][] = [
   ['labels', labelLines],
   ['milestones', milestoneLines],
   ['issues', issueLines],
@@ -108,7 +108,7 @@ export async function buildArchive(db: Db, blobs: BlobStore, project: typeof pro
   for (const [name, lines] of RELATIONS) {
     // One file is the unit a tar header sizes, so each relation is gathered before it is written.
     const parts: string[] = [];
-    for await (const line of lines(db, project.id)) parts.push(JSON.stringify(line));
+    for await (const line of lines(db, project.id, blobs)) parts.push(JSON.stringify(line));
     await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
   }
   const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);

@@ -7,11 +7,69 @@ import type { Db } from '../db/client';
 import { inJson } from '../db/batch-reads';
 import { mergeRequestDiffs, mergeRequests, milestones } from '../db/schema';
 import { iso } from '../platform/time';
+import type { BlobStore } from '../platform/blobs';
+import { commitsBetween } from '../repository/history';
+import { changedFiles, decoder, isBinary, unifiedDiff } from '../repository/diffs';
+import { blobKey } from '../repository/repository-store';
 import { labelLinksOf, notesOf, PAGE } from './export-tree';
+
+type DiffRow = typeof mergeRequestDiffs.$inferSelect;
+
+/**
+ * The latest diff version's commits and files (merge_request_diff_commits, merge_request_diff_files),
+ * computed from the repository between its base and head as the diffs API shows them.
+ */
+async function diffDetails(db: Db, blobs: BlobStore, projectId: number, d: DiffRow) {
+  if (!d.headCommitSha) return { commits: [], files: [] };
+  const base = d.baseCommitSha ?? null;
+  const [commits, changes] = await Promise.all([commitsBetween(db, projectId, base, d.headCommitSha), changedFiles(db, projectId, base, d.headCommitSha)]);
+  const read = async (sha: string | null) => {
+    if (!sha) return null;
+    const blob = await blobs.get(blobKey(projectId, sha));
+    return blob ? new Uint8Array(await new Response(blob.body).arrayBuffer()) : null;
+  };
+  const files = [];
+  for (const [i, ch] of changes.entries()) {
+    const [before, after] = ch.oldBlob === ch.newBlob ? [null, null] : await Promise.all([read(ch.oldBlob), read(ch.newBlob)]);
+    const binary = (before && isBinary(before)) || (after && isBinary(after));
+    files.push({
+      merge_request_diff_id: d.id,
+      relative_order: i,
+      utf8_diff: binary ? `Binary files a/${ch.oldPath} and b/${ch.newPath} differ\n` : ch.oldBlob === ch.newBlob ? '' : unifiedDiff(before ? decoder.decode(before) : '', after ? decoder.decode(after) : ''),
+      new_path: ch.newPath,
+      old_path: ch.oldPath,
+      a_mode: ch.aMode,
+      b_mode: ch.bMode,
+      new_file: ch.newFile,
+      renamed_file: ch.renamedFile,
+      deleted_file: ch.deletedFile,
+      too_large: false,
+      binary: !!binary,
+    });
+  }
+  return {
+    commits: commits.map((c, i) => ({
+      merge_request_diff_id: d.id,
+      relative_order: i,
+      sha: c.sha,
+      message: c.message,
+      authored_date: at(c.authoredAt),
+      author_name: c.authorName,
+      author_email: c.authorEmail,
+      committed_date: at(c.committedAt),
+      committer_name: c.committerName,
+      committer_email: c.committerEmail,
+      commit_author: { name: c.authorName, email: c.authorEmail },
+      committer: { name: c.committerName, email: c.committerEmail },
+      trailers: {},
+    })),
+    files,
+  };
+}
 
 const at = (ms: number | null | undefined) => (ms == null ? null : iso(ms));
 
-export async function* mergeRequestLines(db: Db, projectId: number): AsyncGenerator<Record<string, unknown>> {
+export async function* mergeRequestLines(db: Db, projectId: number, blobs: BlobStore): AsyncGenerator<Record<string, unknown>> {
   let after = 0;
   for (;;) {
     const rows = await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId), gt(mergeRequests.id, after))).orderBy(asc(mergeRequests.id)).limit(PAGE).all();
@@ -26,6 +84,7 @@ export async function* mergeRequestLines(db: Db, projectId: number): AsyncGenera
     const linksOf = await labelLinksOf(db, 'MergeRequest', ids);
     for (const m of rows) {
       const diff = diffs.find((d) => d.mergeRequestId === m.id);
+      const details = diff ? await diffDetails(db, blobs, projectId, diff) : null;
       const milestone = ms.find((x) => x.id === m.milestoneId);
       yield {
         id: m.id,
@@ -69,8 +128,8 @@ export async function* mergeRequestLines(db: Db, projectId: number): AsyncGenera
           ? {
               id: diff.id,
               state: diff.state,
-              merge_request_diff_commits: [],
-              merge_request_diff_files: [],
+              merge_request_diff_commits: details?.commits ?? [],
+              merge_request_diff_files: details?.files ?? [],
               merge_request_id: m.id,
               created_at: at(diff.createdAt),
               updated_at: at(diff.updatedAt),

@@ -184,3 +184,51 @@ describe('the project_export job', () => {
     expect(await storageSql(`SELECT count(*) AS n FROM project_export_jobs WHERE project_id = ${p.id}`)).toEqual([{ n: 0 }]);
   });
 });
+
+describe('the archive tree', () => {
+  it('carries milestones, merge requests with notes, diffs and award emoji, time logs and protected branches', async () => {
+    const p = await newProject();
+    const t = owner.token;
+    const commit = (body: Record<string, unknown>) => api(`/projects/${p.id}/repository/commits`, { token: t, body });
+    expect((await commit({ branch: 'main', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: 'one\n' }] })).status).toBe(201);
+    const feature = await commit({ branch: 'feature', start_branch: 'main', commit_message: 'Change the readme', actions: [{ action: 'update', file_path: 'README.md', content: 'one\ntwo\n' }] });
+    expect(feature.status).toBe(201);
+    const milestone = await api(`/projects/${p.id}/milestones`, { token: t, body: { title: 'v1.0', description: 'First' } });
+    expect(milestone.status).toBe(201);
+    const issue = await api(`/projects/${p.id}/issues`, { token: t, body: { title: 'Timed', milestone_id: milestone.body.id } });
+    expect((await api(`/projects/${p.id}/issues/${issue.body.iid}/add_spent_time`, { token: t, body: { duration: '1h30m', summary: 'work' } })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/issues/${issue.body.iid}/award_emoji`, { token: developer.token, body: { name: 'thumbsup' } })).status).toBe(201);
+    const mr = await api(`/projects/${p.id}/merge_requests`, { token: t, body: { source_branch: 'feature', target_branch: 'main', title: 'Feature MR', description: 'Please merge', milestone_id: milestone.body.id } });
+    expect(mr.status).toBe(201);
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/notes`, { token: developer.token, body: { body: 'Looks good' } })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/award_emoji`, { token: developer.token, body: { name: 'rocket' } })).status).toBe(201);
+
+    expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: t })).status).toBe(202);
+    await waitForExport(p.id, t);
+    const fresh = await createUser();
+    expect((await api(`/projects/${p.id}/members`, { token: t, body: { user_id: fresh.id, access_level: 40 } })).status).toBe(201);
+    const res = await download(p.id, fresh.token);
+    expect(res.status).toBe(200);
+    const files = await untar(await res.arrayBuffer());
+
+    expect(ndjson(files, 'milestones')).toEqual([expect.objectContaining({ id: milestone.body.id, iid: milestone.body.iid, title: 'v1.0', description: 'First', state: 'active', project_id: p.id })]);
+    const [exportedIssue] = ndjson(files, 'issues');
+    expect(exportedIssue.milestone).toMatchObject({ id: milestone.body.id, title: 'v1.0' });
+    expect(exportedIssue.timelogs).toEqual([expect.objectContaining({ time_spent: 5400, user_id: owner.id, summary: 'work' })]);
+    expect(exportedIssue.award_emoji).toEqual([expect.objectContaining({ name: 'thumbsup', user_id: developer.id, awardable_type: 'Issue', awardable_id: issue.body.id })]);
+
+    const [exportedMr] = ndjson(files, 'merge_requests');
+    expect(exportedMr).toMatchObject({ id: mr.body.id, iid: mr.body.iid, title: 'Feature MR', description: 'Please merge', source_branch: 'feature', target_branch: 'main', state: 'opened', target_project_id: p.id, source_project_id: p.id, milestone: { title: 'v1.0' } });
+    expect(exportedMr.notes.filter((n: any) => !n.system)).toEqual([expect.objectContaining({ note: 'Looks good', noteable_type: 'MergeRequest', author: { name: developer.name } })]);
+    expect(exportedMr.award_emoji).toEqual([expect.objectContaining({ name: 'rocket', awardable_type: 'MergeRequest' })]);
+    const diff = exportedMr.merge_request_diff;
+    expect(diff.head_commit_sha).toBe(feature.body.id);
+    expect(diff.merge_request_diff_commits).toEqual([expect.objectContaining({ relative_order: 0, sha: feature.body.id, message: 'Change the readme' })]);
+    expect(diff.merge_request_diff_files).toEqual([expect.objectContaining({ relative_order: 0, new_path: 'README.md', old_path: 'README.md', new_file: false, deleted_file: false, utf8_diff: '@@ -1 +1,2 @@\n one\n+two\n' })]);
+
+    const branches = ndjson(files, 'protected_branches');
+    expect(branches.map((b) => b.name)).toEqual(['main']);
+    expect(branches[0].push_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
+    expect(branches[0].merge_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
+  });
+});
