@@ -17,6 +17,13 @@ export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 /** Exports are removed a day after they were written (ImportExportCleanUpService, 24 hours). */
 export const EXPORT_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * A job queued or started this long ago died with its consumer (StuckExportJobsWorker,
+ * EXPORT_JOBS_EXPIRATION: 6 hours): it no longer counts as running.
+ */
+export const EXPORT_STUCK_MS = 6 * 60 * 60 * 1000;
+const running = (r: ExportRow, status: string, now: number) => r.status === status && r.updatedAt > now - EXPORT_STUCK_MS;
+
 /** The finished archive still downloadable at `now`, newest first. */
 export const downloadable = (rows: ExportRow[], now: number) => rows.find((r) => r.status === 'finished' && r.blobKey && (r.expiresAt ?? 0) > now);
 
@@ -25,8 +32,8 @@ export const downloadable = (rows: ExportRow[], now: number) => rows.find((r) =>
  * otherwise queued, then started, then finished when a file exists, else none.
  */
 export function exportStatus(rows: ExportRow[], now: number): ExportStatus {
-  const queued = rows.some((r) => r.status === 'queued');
-  const started = rows.some((r) => r.status === 'started');
+  const queued = rows.some((r) => running(r, 'queued', now));
+  const started = rows.some((r) => running(r, 'started', now));
   const file = downloadable(rows, now);
   if ((queued || started) && file) return 'regeneration_in_progress';
   if (queued) return 'queued';

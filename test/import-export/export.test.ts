@@ -232,3 +232,17 @@ describe('the archive tree', () => {
     expect(branches[0].merge_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
   });
 });
+
+describe('stuck exports', () => {
+  it('stop counting as queued or started after 6 hours (StuckExportJobsWorker)', async () => {
+    const p = await newProject();
+    // A job whose consumer died: no API makes one, so the row is written as the dead consumer left it.
+    const hours = (h: number) => Date.now() - h * 3600_000;
+    await storageSql(
+      `INSERT INTO project_export_jobs (project_id, user_id, jid, status, created_at, updated_at) VALUES (${p.id}, ${owner.id}, 'stuck-${p.id}', 'started', ${hours(7)}, ${hours(7)})`,
+    );
+    expect((await api(`/projects/${p.id}/export`, { token: owner.token })).body.export_status).toBe('none');
+    await storageSql(`UPDATE project_export_jobs SET updated_at = ${hours(5)} WHERE jid = 'stuck-${p.id}'`);
+    expect((await api(`/projects/${p.id}/export`, { token: owner.token })).body.export_status).toBe('started');
+  });
+});
