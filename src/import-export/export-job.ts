@@ -69,11 +69,10 @@ async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void>
   const filename = exportFilename(`${namespace.fullPath}/${project.path}`, new Date(now));
   // A random segment: a project re-created at the same path never finds an older project's archive.
   const key = `exports/${project.id}/${randomHex(16)}/${filename}`;
-  const archive = await buildArchive(db, blobs, project, job.description, now);
-  await blobs.put(key, archive, 'application/gzip');
+  await blobs.put(key, archiveStream(db, blobs, project, job.description, now), 'application/gzip');
   // The upload is part of `started` (spec: post-export actions); its outcome is recorded, and the
   // archive stays downloadable either way.
-  const uploadError = job.uploadUrl ? await uploadArchive(job.uploadUrl, job.uploadMethod ?? 'PUT', archive, await loadSettings(db)) : null;
+  const uploadError = job.uploadUrl ? await uploadStored(blobs, key, job.uploadUrl, job.uploadMethod ?? 'PUT', await loadSettings(db)) : null;
 
   const done = Date.now();
   // Older archives of the project (and expired ones) give way to this one: their keys are read in
@@ -90,30 +89,40 @@ async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void>
   for (const old of stale) if (old.key) await blobs.delete(old.key);
 }
 
+/** The stored archive, sent to the upload URL (read whole: the request carries its Content-Length). */
+async function uploadStored(blobs: BlobStore, key: string, url: string, method: string, settings: Awaited<ReturnType<typeof loadSettings>>) {
+  const stored = await blobs.get(key);
+  if (!stored) return 'Error uploading the project. Code 0: the export file is missing';
+  return uploadArchive(url, method, new Uint8Array(await new Response(stored.body).arrayBuffer()), settings);
+}
+
 /**
- * The archive: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members under
- * `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson, project.bundle.
+ * The archive as a stream: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members
+ * under `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson, project.bundle. It is
+ * written as the blob store reads it; a failure half-way errors the stream, and so the store's write.
  */
-export async function buildArchive(db: Db, blobs: BlobStore, project: typeof projects.$inferSelect, description: string | null, now: number): Promise<Uint8Array> {
+export function archiveStream(db: Db, blobs: BlobStore, project: typeof projects.$inferSelect, description: string | null, now: number): ReadableStream<Uint8Array> {
   const gzip = new CompressionStream('gzip');
   const writer = gzip.writable.getWriter();
-  const compressed = new Response(gzip.readable).arrayBuffer();
   const tar = new TarWriter((chunk) => writer.write(chunk as Uint8Array<ArrayBuffer>));
-  const mtime = now;
-  await tar.directory({ name: './', mtime });
-  await tar.file({ name: './VERSION', mtime }, `${EXPORT_VERSION}\n`);
-  await tar.directory({ name: './tree/', mtime });
-  await tar.file({ name: './tree/project.json', mtime }, JSON.stringify(projectJson(project, description)));
-  await tar.directory({ name: './tree/project/', mtime });
-  for (const [name, lines] of RELATIONS) {
-    // One file is the unit a tar header sizes, so each relation is gathered before it is written.
-    const parts: string[] = [];
-    for await (const line of lines(db, project.id, blobs)) parts.push(JSON.stringify(line));
-    await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
-  }
-  const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
-  if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
-  await tar.end();
-  await writer.close();
-  return new Uint8Array(await compressed);
+  const write = async () => {
+    const mtime = now;
+    await tar.directory({ name: './', mtime });
+    await tar.file({ name: './VERSION', mtime }, `${EXPORT_VERSION}\n`);
+    await tar.directory({ name: './tree/', mtime });
+    await tar.file({ name: './tree/project.json', mtime }, JSON.stringify(projectJson(project, description)));
+    await tar.directory({ name: './tree/project/', mtime });
+    for (const [name, lines] of RELATIONS) {
+      // One file is the unit a tar header sizes, so each relation is gathered before it is written.
+      const parts: string[] = [];
+      for await (const line of lines(db, project.id, blobs)) parts.push(JSON.stringify(line));
+      await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
+    }
+    const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
+    if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
+    await tar.end();
+    await writer.close();
+  };
+  write().catch((err) => writer.abort(err).catch(() => undefined));
+  return gzip.readable;
 }
