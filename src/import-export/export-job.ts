@@ -12,7 +12,7 @@ import { randomHex } from '../platform/crypto';
 import { TarWriter } from '../platform/tar-write';
 import { projectBundle } from './bundle-write';
 import { EXPORT_TTL_MS, exportFilename } from './export-status';
-import { issueLines, labelLines, memberLines, milestoneLines, projectJson, protectedBranchLines } from './export-tree';
+import { issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
@@ -24,13 +24,14 @@ export const EXPORT_JOB = 'project_export';
 export const EXPORT_VERSION = '0.2.4';
 
 /** The relations in import_export.yml's order (those this server holds). */
-const RELATIONS: [string, (db: Db, projectId: number, blobs: BlobStore) => AsyncGenerator<Record<string, unknown>>][] = [
+const RELATIONS: [string, (db: Db, projectId: number, blobs: BlobStore, project: typeof projects.$inferSelect) => AsyncGenerator<Record<string, unknown>>][] = [
   ['labels', labelLines],
   ['milestones', milestoneLines],
   ['issues', issueLines],
   ['project_members', memberLines],
   ['merge_requests', mergeRequestLines],
   ['protected_branches', protectedBranchLines],
+  ['project_feature', projectFeatureLines],
 ];
 
 /**
@@ -115,7 +116,7 @@ export function archiveStream(db: Db, blobs: BlobStore, project: typeof projects
     for (const [name, lines] of RELATIONS) {
       // One file is the unit a tar header sizes, so each relation is gathered before it is written.
       const parts: string[] = [];
-      for await (const line of lines(db, project.id, blobs)) parts.push(JSON.stringify(line));
+      for await (const line of lines(db, project.id, blobs, project)) parts.push(JSON.stringify(line));
       await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
     }
     const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);

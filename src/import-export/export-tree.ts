@@ -8,7 +8,7 @@ import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { inJson } from '../db/batch-reads';
 import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, members, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs, users } from '../db/schema';
-import type { ProjectRow } from '../projects/abilities';
+import { FEATURES, featureLevel, type ProjectRow } from '../projects/abilities';
 import { iso } from '../platform/time';
 
 /** Rows of a relation read per statement batch. */
@@ -19,7 +19,6 @@ type Lines = AsyncGenerator<Record<string, unknown>>;
 
 /** project.json: the project's own attributes (never its name, path, namespace, ids or tokens). */
 export function projectJson(p: ProjectRow, description: string | null) {
-  const features = JSON.parse(p.features || '{}') as Record<string, string>;
   return {
     description: description ?? p.description ?? '',
     visibility_level: p.visibility === 'public' ? 20 : p.visibility === 'internal' ? 10 : 0,
@@ -30,7 +29,19 @@ export function projectJson(p: ProjectRow, description: string | null) {
     lfs_enabled: p.lfsEnabled,
     topics: JSON.parse(p.topics || '[]'),
     squash_option: p.squashOption,
-    project_feature: Object.fromEntries(Object.entries(features).map(([k, v]) => [`${k}_access_level`, v === 'disabled' ? 0 : v === 'private' ? 10 : 20])),
+  };
+}
+
+/** ProjectFeature access levels: disabled 0, private 10, enabled 20. */
+const FEATURE_LEVEL: Record<string, number> = { disabled: 0, private: 10, enabled: 20 };
+
+/** `project_feature.ndjson`: a single-object relation, one JSON document (ndjson_writer.rb `write_relation`). */
+export async function* projectFeatureLines(_db: Db, _projectId: number, _blobs: unknown, p: ProjectRow): Lines {
+  yield {
+    project_id: p.id,
+    ...Object.fromEntries(FEATURES.map((f) => [`${f}_access_level`, FEATURE_LEVEL[featureLevel(p, f)] ?? 20])),
+    created_at: at(p.createdAt),
+    updated_at: at(p.updatedAt),
   };
 }
 

@@ -203,6 +203,7 @@ describe('the archive tree', () => {
     expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/notes`, { token: developer.token, body: { body: 'Looks good' } })).status).toBe(201);
     expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/award_emoji`, { token: developer.token, body: { name: 'rocket' } })).status).toBe(201);
 
+    expect((await api(`/projects/${p.id}`, { method: 'PUT', token: t, body: { wiki_access_level: 'disabled', snippets_access_level: 'private' } })).status).toBe(200);
     expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: t })).status).toBe(202);
     await waitForExport(p.id, t);
     const fresh = await createUser();
@@ -226,6 +227,7 @@ describe('the archive tree', () => {
     expect(diff.merge_request_diff_commits).toEqual([expect.objectContaining({ relative_order: 0, sha: feature.body.id, message: 'Change the readme' })]);
     expect(diff.merge_request_diff_files).toEqual([expect.objectContaining({ relative_order: 0, new_path: 'README.md', old_path: 'README.md', new_file: false, deleted_file: false, utf8_diff: '@@ -1 +1,2 @@\n one\n+two\n' })]);
 
+    expect(ndjson(files, 'project_feature')).toEqual([expect.objectContaining({ project_id: p.id, issues_access_level: 20, wiki_access_level: 0, snippets_access_level: 10 })]);
     const branches = ndjson(files, 'protected_branches');
     expect(branches.map((b) => b.name)).toEqual(['main']);
     expect(branches[0].push_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
