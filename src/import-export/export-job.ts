@@ -12,7 +12,7 @@ import { randomHex } from '../platform/crypto';
 import { TarWriter } from '../platform/tar-write';
 import { projectBundle } from './bundle-write';
 import { EXPORT_TTL_MS, exportFilename } from './export-status';
-import { issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
+import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
@@ -24,7 +24,7 @@ export const EXPORT_JOB = 'project_export';
 export const EXPORT_VERSION = '0.2.4';
 
 /** The relations in import_export.yml's order (those this server holds). */
-const RELATIONS: [string, (db: Db, projectId: number, blobs: BlobStore, project: typeof projects.$inferSelect) => AsyncGenerator<Record<string, unknown>>][] = [
+const RELATIONS: [string, (scope: ExportScope) => AsyncGenerator<Record<string, unknown>>][] = [
   ['labels', labelLines],
   ['milestones', milestoneLines],
   ['issues', issueLines],
@@ -70,7 +70,7 @@ async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void>
   const filename = exportFilename(`${namespace.fullPath}/${project.path}`, new Date(now));
   // A random segment: a project re-created at the same path never finds an older project's archive.
   const key = `exports/${project.id}/${randomHex(16)}/${filename}`;
-  await blobs.put(key, archiveStream(db, blobs, project, job.description, now), 'application/gzip');
+  await blobs.put(key, archiveStream({ db, blobs, project, namespace, userId: job.userId }, job.description, now), 'application/gzip');
   // The upload is part of `started` (spec: post-export actions); its outcome is recorded, and the
   // archive stays downloadable either way.
   const uploadError = job.uploadUrl ? await uploadStored(blobs, key, job.uploadUrl, job.uploadMethod ?? 'PUT', await loadSettings(db)) : null;
@@ -102,7 +102,8 @@ async function uploadStored(blobs: BlobStore, key: string, url: string, method: 
  * under `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson, project.bundle. It is
  * written as the blob store reads it; a failure half-way errors the stream, and so the store's write.
  */
-export function archiveStream(db: Db, blobs: BlobStore, project: typeof projects.$inferSelect, description: string | null, now: number): ReadableStream<Uint8Array> {
+export function archiveStream(scope: ExportScope, description: string | null, now: number): ReadableStream<Uint8Array> {
+  const { db, blobs, project } = scope;
   const gzip = new CompressionStream('gzip');
   const writer = gzip.writable.getWriter();
   const tar = new TarWriter((chunk) => writer.write(chunk as Uint8Array<ArrayBuffer>));
@@ -116,7 +117,7 @@ export function archiveStream(db: Db, blobs: BlobStore, project: typeof projects
     for (const [name, lines] of RELATIONS) {
       // One file is the unit a tar header sizes, so each relation is gathered before it is written.
       const parts: string[] = [];
-      for await (const line of lines(db, project.id, blobs, project)) parts.push(JSON.stringify(line));
+      for await (const line of lines(scope)) parts.push(JSON.stringify(line));
       await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
     }
     const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);

@@ -11,7 +11,7 @@ import type { BlobStore } from '../platform/blobs';
 import { commitsBetween } from '../repository/history';
 import { changedFiles, decoder, isBinary, unifiedDiff } from '../repository/diffs';
 import { blobKey } from '../repository/repository-store';
-import { labelLinksOf, notesOf, PAGE } from './export-tree';
+import { type ExportScope, labelLinksOf, notesOf, PAGE } from './export-tree';
 
 type DiffRow = typeof mergeRequestDiffs.$inferSelect;
 
@@ -69,7 +69,7 @@ async function diffDetails(db: Db, blobs: BlobStore, projectId: number, d: DiffR
 
 const at = (ms: number | null | undefined) => (ms == null ? null : iso(ms));
 
-export async function* mergeRequestLines(db: Db, projectId: number, blobs: BlobStore): AsyncGenerator<Record<string, unknown>> {
+export async function* mergeRequestLines({ db, blobs, project: { id: projectId } }: ExportScope): AsyncGenerator<Record<string, unknown>> {
   let after = 0;
   for (;;) {
     const rows = await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId), gt(mergeRequests.id, after))).orderBy(asc(mergeRequests.id)).limit(PAGE).all();

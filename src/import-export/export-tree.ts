@@ -4,11 +4,13 @@
  * the same keys and nesting, ids of this server). Relations are read a page at a time, each page
  * with its related rows in one batch, so a large project is never read whole.
  */
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { inJson } from '../db/batch-reads';
 import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, members, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs, users } from '../db/schema';
-import { FEATURES, featureLevel, type ProjectRow } from '../projects/abilities';
+import { ACCESS, FEATURES, featureLevel, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import type { BlobStore } from '../platform/blobs';
+import { today } from '../platform/time';
 import { iso } from '../platform/time';
 
 /** Rows of a relation read per statement batch. */
@@ -16,6 +18,15 @@ export const PAGE = 200;
 
 const at = (ms: number | null | undefined) => (ms == null ? null : iso(ms));
 type Lines = AsyncGenerator<Record<string, unknown>>;
+
+/** What every relation writer is given: storage, the project and who asked for the export. */
+export interface ExportScope {
+  db: Db;
+  blobs: BlobStore;
+  project: ProjectRow;
+  namespace: NamespaceRow;
+  userId: number;
+}
 
 /** project.json: the project's own attributes (never its name, path, namespace, ids or tokens). */
 export function projectJson(p: ProjectRow, description: string | null) {
@@ -36,7 +47,7 @@ export function projectJson(p: ProjectRow, description: string | null) {
 const FEATURE_LEVEL: Record<string, number> = { disabled: 0, private: 10, enabled: 20 };
 
 /** `project_feature.ndjson`: a single-object relation, one JSON document (ndjson_writer.rb `write_relation`). */
-export async function* projectFeatureLines(_db: Db, _projectId: number, _blobs: unknown, p: ProjectRow): Lines {
+export async function* projectFeatureLines({ project: p }: ExportScope): Lines {
   yield {
     project_id: p.id,
     ...Object.fromEntries(FEATURES.map((f) => [`${f}_access_level`, FEATURE_LEVEL[featureLevel(p, f)] ?? 20])),
@@ -71,7 +82,7 @@ const milestoneJson = (m: typeof milestones.$inferSelect) => ({
   ...(m.groupId ? { group_id: m.groupId } : {}),
 });
 
-export async function* labelLines(db: Db, projectId: number): Lines {
+export async function* labelLines({ db, project: { id: projectId } }: ExportScope): Lines {
   let after = 0;
   for (;;) {
     const rows = await db.select().from(labels).where(and(eq(labels.projectId, projectId), gt(labels.id, after))).orderBy(asc(labels.id)).limit(PAGE).all();
@@ -82,7 +93,7 @@ export async function* labelLines(db: Db, projectId: number): Lines {
   }
 }
 
-export async function* milestoneLines(db: Db, projectId: number): Lines {
+export async function* milestoneLines({ db, project: { id: projectId } }: ExportScope): Lines {
   let after = 0;
   for (;;) {
     const rows = await db.select().from(milestones).where(and(eq(milestones.projectId, projectId), gt(milestones.id, after))).orderBy(asc(milestones.id)).limit(PAGE).all();
@@ -172,7 +183,7 @@ export async function labelLinksOf(db: Db, type: 'Issue' | 'MergeRequest', ids: 
       .map((r) => ({ label_id: r.link.labelId, target_id: r.link.targetId, target_type: type, created_at: at(r.link.createdAt), updated_at: at(r.link.createdAt), label: labelJson(r.label) }));
 }
 
-export async function* issueLines(db: Db, projectId: number): Lines {
+export async function* issueLines({ db, project: { id: projectId } }: ExportScope): Lines {
   let after = 0;
   for (;;) {
     const rows = await db.select().from(issues).where(and(eq(issues.projectId, projectId), gt(issues.id, after))).orderBy(asc(issues.id)).limit(PAGE).all();
@@ -229,36 +240,57 @@ export async function* issueLines(db: Db, projectId: number): Lines {
   }
 }
 
-/** Direct project members; `user` is `{id, public_email, email, username}` (import matches by email). */
-export async function* memberLines(db: Db, projectId: number): Lines {
-  const rows = await db
-    .select({ m: members, id: users.id, email: users.email, publicEmail: users.publicEmail, username: users.username })
-    .from(members)
-    .innerJoin(users, eq(users.id, members.userId))
-    .where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId)))
-    .orderBy(asc(members.id))
-    .all();
-  for (const r of rows)
-    yield {
-      id: r.m.id,
-      access_level: r.m.accessLevel,
-      source_id: r.m.sourceId,
-      source_type: 'Project',
-      user_id: r.m.userId,
-      notification_level: 3,
-      created_at: at(r.m.createdAt),
-      updated_at: at(r.m.updatedAt),
-      created_by_id: r.m.createdById,
-      invite_email: null,
-      invite_token: null,
-      invite_accepted_at: null,
-      requested_at: null,
-      expires_at: r.m.expiresAt,
-      user: { id: r.id, public_email: r.publicEmail || null, email: r.email, username: r.username },
-    };
+type MemberRow = { m: typeof members.$inferSelect; id: number; email: string; publicEmail: string | null; username: string };
+
+const memberJson = (r: MemberRow) => ({
+  id: r.m.id,
+  access_level: r.m.accessLevel,
+  source_id: r.m.sourceId,
+  // Group members become members of the imported project (ProjectExportPresenter#converted_group_members).
+  source_type: 'Project',
+  user_id: r.m.userId,
+  notification_level: 3,
+  created_at: at(r.m.createdAt),
+  updated_at: at(r.m.updatedAt),
+  created_by_id: r.m.createdById,
+  invite_email: null,
+  invite_token: null,
+  invite_accepted_at: null,
+  requested_at: null,
+  expires_at: r.m.expiresAt,
+  user: { id: r.id, public_email: r.publicEmail || null, email: r.email, username: r.username },
+});
+
+/**
+ * `project_members` (ProjectExportPresenter#project_members): the direct members, then, when the
+ * exporter may administer the project's group (an owner of it or an ancestor, or an administrator),
+ * the group's members (inherited ones too, each user once at their highest level) who are not
+ * members of the project themselves. `user` is `{id, public_email, email, username}`: import matches by email.
+ */
+export async function* memberLines(x: ExportScope): Lines {
+  const { db, project, namespace, userId } = x;
+  const groupIds = namespace.kind === 'Group' ? traversalIds(namespace) : [];
+  const select = { m: members, id: users.id, email: users.email, publicEmail: users.publicEmail, username: users.username };
+  const unexpired = or(isNull(members.expiresAt), gt(members.expiresAt, today()));
+  const [direct, inGroups, exporter] = await db.batch([
+    db.select(select).from(members).innerJoin(users, eq(users.id, members.userId)).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))).orderBy(asc(members.id)),
+    db.select(select).from(members).innerJoin(users, eq(users.id, members.userId)).where(and(eq(members.sourceType, 'Namespace'), inJson(members.sourceId, groupIds), unexpired)).orderBy(asc(members.id)),
+    db.select({ isAdmin: users.isAdmin }).from(users).where(eq(users.id, userId)).limit(1),
+  ]);
+  for (const r of direct) yield memberJson(r);
+  const owner = exporter[0]?.isAdmin || inGroups.some((r) => r.id === userId && r.m.accessLevel >= ACCESS.OWNER);
+  if (!owner) return;
+  const best = new Map<number, MemberRow>();
+  const projectUsers = new Set(direct.map((r) => r.id));
+  for (const r of inGroups) {
+    if (projectUsers.has(r.id)) continue;
+    const seen = best.get(r.id);
+    if (!seen || r.m.accessLevel > seen.m.accessLevel) best.set(r.id, r);
+  }
+  for (const r of best.values()) yield memberJson(r);
 }
 
-export async function* protectedBranchLines(db: Db, projectId: number): Lines {
+export async function* protectedBranchLines({ db, project: { id: projectId } }: ExportScope): Lines {
   const [branches, levels] = await db.batch([
     db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)),
     db

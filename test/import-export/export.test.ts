@@ -248,3 +248,38 @@ describe('stuck exports', () => {
     expect((await api(`/projects/${p.id}/export`, { token: owner.token })).body.export_status).toBe('started');
   });
 });
+
+describe('project_members in the archive', () => {
+  it("adds the group's members when the exporter owns the group, and only the direct members otherwise", async () => {
+    const [groupOwner, groupDev, direct, projectMaintainer] = await Promise.all([createUser(), createUser(), createUser(), createUser()]);
+    const group = await api('/groups', { token: groupOwner.token, body: { name: unique('G'), path: unique('g') } });
+    expect(group.status).toBe(201);
+    expect((await api(`/groups/${group.body.id}/members`, { token: groupOwner.token, body: { user_id: groupDev.id, access_level: 30 } })).status).toBe(201);
+    const p = await api('/projects', { token: groupOwner.token, body: { name: unique('gp'), namespace_id: group.body.id } });
+    expect(p.status).toBe(201);
+    for (const [u, level] of [[direct, 20], [projectMaintainer, 40]] as const) {
+      expect((await api(`/projects/${p.body.id}/members`, { token: groupOwner.token, body: { user_id: u.id, access_level: level } })).status).toBe(201);
+    }
+    const membersOf = async (exporter: TestUser) => {
+      expect((await api(`/projects/${p.body.id}/export`, { method: 'POST', token: exporter.token })).status).toBe(202);
+      // Wait for this export's own archive: the previous one stays finished until it is replaced.
+      const until = Date.now() + 25_000;
+      while ((await api(`/projects/${p.body.id}/export`, { token: exporter.token })).body.export_status !== 'finished' && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      const res = await download(p.body.id, exporter.token);
+      expect(res.status).toBe(200);
+      return ndjson(await untar(await res.arrayBuffer()), 'project_members').map((m) => [m.user.username, m.access_level, m.source_type]);
+    };
+    expect(await membersOf(projectMaintainer)).toEqual([
+      [direct.username, 20, 'Project'],
+      [projectMaintainer.username, 40, 'Project'],
+    ]);
+    expect((await membersOf(groupOwner)).sort()).toEqual(
+      [
+        [direct.username, 20, 'Project'],
+        [projectMaintainer.username, 40, 'Project'],
+        [groupOwner.username, 50, 'Project'],
+        [groupDev.username, 30, 'Project'],
+      ].sort(),
+    );
+  });
+});
