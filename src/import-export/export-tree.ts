@@ -7,6 +7,7 @@
 import { and, asc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { inJson } from '../db/batch-reads';
+import { aliasedColumns } from '../db/aliased-columns';
 import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, members, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs, users } from '../db/schema';
 import { ACCESS, FEATURES, featureLevel, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import type { BlobStore } from '../platform/blobs';
@@ -150,7 +151,7 @@ export const awardJson = (e: typeof awardEmoji.$inferSelect) => ({
 export async function notesOf(db: Db, type: 'Issue' | 'MergeRequest', ids: number[]) {
   const [noteRows, emoji] = await db.batch([
     db
-      .select({ note: notes, authorName: users.name })
+      .select({ note: notes, authorName: aliasedColumns(users, 'u_').name })
       .from(notes)
       .leftJoin(users, eq(users.id, notes.authorId))
       .where(and(eq(notes.noteableType, type), inJson(notes.noteableId, ids)))
@@ -270,7 +271,9 @@ const memberJson = (r: MemberRow) => ({
 export async function* memberLines(x: ExportScope): Lines {
   const { db, project, namespace, userId } = x;
   const groupIds = namespace.kind === 'Group' ? traversalIds(namespace) : [];
-  const select = { m: members, id: users.id, email: users.email, publicEmail: users.publicEmail, username: users.username };
+  // Named apart from the members' columns: a D1 batch keys rows by column name (db/aliased-columns.ts).
+  const u = aliasedColumns(users, 'u_');
+  const select = { m: members, id: u.id, email: u.email, publicEmail: u.publicEmail, username: u.username };
   const unexpired = or(isNull(members.expiresAt), gt(members.expiresAt, today()));
   const [direct, inGroups, exporter] = await db.batch([
     db.select(select).from(members).innerJoin(users, eq(users.id, members.userId)).where(and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))).orderBy(asc(members.id)),
