@@ -19,6 +19,7 @@ import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
 
 export const EXPORT_JOB = 'project_export';
+const encoder = new TextEncoder();
 
 /** Gitlab::ImportExport.version. */
 export const EXPORT_VERSION = '0.2.4';
@@ -116,9 +117,9 @@ export function archiveStream(scope: ExportScope, description: string | null, no
     await tar.directory({ name: './tree/project/', mtime });
     for (const [name, lines] of RELATIONS) {
       // One file is the unit a tar header sizes, so each relation is gathered before it is written.
-      const parts: string[] = [];
-      for await (const line of lines(scope)) parts.push(JSON.stringify(line));
-      await tar.file({ name: `./tree/project/${name}.ndjson`, mtime }, parts.length ? `${parts.join('\n')}\n` : '');
+      const parts: Uint8Array[] = [];
+      for await (const line of lines(scope)) parts.push(encoder.encode(`${JSON.stringify(line)}\n`));
+      await tar.chunks({ name: `./tree/project/${name}.ndjson`, mtime }, parts);
     }
     const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
     if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);

@@ -23,9 +23,15 @@ export class TarWriter {
 
   async file(e: TarEntry, data: Uint8Array | string): Promise<void> {
     const bytes = typeof data === 'string' ? encoder.encode(data) : data;
-    await this.header(e.name, bytes.byteLength, e.mtime, '0', 0o644);
-    if (bytes.byteLength) await this.emit(bytes);
-    const pad = (BLOCK - (bytes.byteLength % BLOCK)) % BLOCK;
+    await this.chunks(e, [bytes]);
+  }
+
+  /** A member made of several pieces (the lines of an ndjson file), written one after the other without joining them. */
+  async chunks(e: TarEntry, pieces: Uint8Array[]): Promise<void> {
+    const size = pieces.reduce((n, p) => n + p.byteLength, 0);
+    await this.header(e.name, size, e.mtime, '0', 0o644);
+    for (const p of pieces) if (p.byteLength) await this.emit(p);
+    const pad = (BLOCK - (size % BLOCK)) % BLOCK;
     if (pad) await this.emit(new Uint8Array(pad));
   }
 
