@@ -1,7 +1,7 @@
 /** Project export over HTTP (lib/api/project_export.rb; spec 001 "Project import and export"; reference 2 §4.1). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storageSql } from '#harness';
-import { api, createUser, unique, type TestUser } from '../support';
+import { api, createUser, rootToken, unique, type TestUser } from '../support';
 import { download, ndjson, untar, waitForExport } from './export-support';
 
 let owner: TestUser;
@@ -281,5 +281,23 @@ describe('project_members in the archive', () => {
         [groupDev.username, 30, 'Project'],
       ].sort(),
     );
+  });
+});
+
+describe('project_export_enabled', () => {
+  it('answers every export route with 404 while the setting is off', async () => {
+    const p = await newProject();
+    const off = await api('/application/settings', { method: 'PUT', token: rootToken, body: { project_export_enabled: false } });
+    expect(off.status).toBe(200);
+    expect(off.body.project_export_enabled).toBe(false);
+    try {
+      for (const [method, path] of [['POST', '/export'], ['GET', '/export'], ['GET', '/export/download']] as const) {
+        const res = await api(`/projects/${p.id}${path}`, { method, token: owner.token });
+        expect([method, path, res.status, res.body]).toEqual([method, path, 404, { message: '404 Not Found' }]);
+      }
+    } finally {
+      expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { project_export_enabled: true } })).status).toBe(200);
+    }
+    expect((await api(`/projects/${p.id}/export`, { token: owner.token })).body.export_status).toBe('none');
   });
 });
