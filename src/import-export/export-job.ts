@@ -14,6 +14,7 @@ import { projectBundle } from './bundle-write';
 import { EXPORT_TTL_MS, exportFilename } from './export-status';
 import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
+import { approvalAttributes, approvalRuleLines } from './export-approvals';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
@@ -33,6 +34,7 @@ const RELATIONS: [string, (scope: ExportScope) => AsyncGenerator<Record<string, 
   ['merge_requests', mergeRequestLines],
   ['protected_branches', protectedBranchLines],
   ['project_feature', projectFeatureLines],
+  ['approval_rules', approvalRuleLines],
 ];
 
 /**
@@ -113,7 +115,7 @@ export function archiveStream(scope: ExportScope, description: string | null, no
     await tar.directory({ name: './', mtime });
     await tar.file({ name: './VERSION', mtime }, `${EXPORT_VERSION}\n`);
     await tar.directory({ name: './tree/', mtime });
-    await tar.file({ name: './tree/project.json', mtime }, JSON.stringify(projectJson(project, description)));
+    await tar.file({ name: './tree/project.json', mtime }, JSON.stringify({ ...projectJson(project, description), ...(await approvalAttributes(db, project.id)) }));
     await tar.directory({ name: './tree/project/', mtime });
     for (const [name, lines] of RELATIONS) {
       // One file is the unit a tar header sizes, so each relation is gathered before it is written.

@@ -204,6 +204,11 @@ describe('the archive tree', () => {
     expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/award_emoji`, { token: developer.token, body: { name: 'rocket' } })).status).toBe(201);
 
     expect((await api(`/projects/${p.id}`, { method: 'PUT', token: t, body: { wiki_access_level: 'disabled', snippets_access_level: 'private' } })).status).toBe(200);
+    const mainPb = await api(`/projects/${p.id}/protected_branches/main`, { token: t });
+    expect(mainPb.status).toBe(200);
+    const rule = await api(`/projects/${p.id}/approval_rules`, { token: t, body: { name: 'Security', approvals_required: 2, user_ids: [developer.id], protected_branch_ids: [mainPb.body.id] } });
+    expect(rule.status).toBe(201);
+    expect((await api(`/projects/${p.id}/approvals`, { token: t, body: { reset_approvals_on_push: false, merge_requests_author_approval: true } })).status).toBe(201);
     expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: t })).status).toBe(202);
     await waitForExport(p.id, t);
     const fresh = await createUser();
@@ -228,6 +233,18 @@ describe('the archive tree', () => {
     expect(diff.merge_request_diff_files).toEqual([expect.objectContaining({ relative_order: 0, new_path: 'README.md', old_path: 'README.md', new_file: false, deleted_file: false, utf8_diff: '@@ -1 +1,2 @@\n one\n+two\n' })]);
 
     expect(ndjson(files, 'project_feature')).toEqual([expect.objectContaining({ project_id: p.id, issues_access_level: 20, wiki_access_level: 0, snippets_access_level: 10 })]);
+    expect(ndjson(files, 'approval_rules')).toEqual([
+      expect.objectContaining({
+        id: rule.body.id,
+        name: 'Security',
+        approvals_required: 2,
+        rule_type: 'regular',
+        approval_project_rules_users: [{ approval_project_rule_id: rule.body.id, user_id: developer.id }],
+        approval_project_rules_protected_branches: [{ approval_project_rule_id: rule.body.id, protected_branch_id: mainPb.body.id, branch_name: 'main' }],
+      }),
+    ]);
+    const projectJson = JSON.parse(new TextDecoder().decode(files.get('./tree/project.json')));
+    expect(projectJson).toMatchObject({ reset_approvals_on_push: false, merge_requests_author_approval: true, require_password_to_approve: false });
     const branches = ndjson(files, 'protected_branches');
     expect(branches.map((b) => b.name)).toEqual(['main']);
     expect(branches[0].push_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
