@@ -77,21 +77,32 @@ async function resolveAll(host: string): Promise<string[]> {
   }
 }
 
+/** Attempts of an upload that found no server or a 5xx answer. */
+const UPLOAD_ATTEMPTS = 3;
+
 /**
  * Sends the archive; the error GitLab records when it fails (`Error uploading the project. Code
  * <code>: <message>`), or null on a 2xx answer.
  */
-export async function uploadArchive(url: string, method: string, archive: Uint8Array, settings: Pick<Settings, string>): Promise<string | null> {
+export async function uploadArchive(url: string, method: string, archive: Uint8Array, settings: Pick<Settings, string>, retryDelayMs = 500): Promise<string | null> {
   const blocked = await outboundUrlError(url, settings);
   // The URL itself is never echoed: a pre-signed URL carries its signature.
   if (blocked) return `Error uploading the project. Code 0: URL is blocked: ${blocked}`;
-  let res: Response;
-  try {
-    res = await fetch(url, { method, body: archive as Uint8Array<ArrayBuffer>, headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(archive.byteLength) }, redirect: 'manual' });
-  } catch (err) {
-    return `Error uploading the project. Code 0: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+  // Bounded retries of what may pass on a second try (no answer, a 5xx); a 4xx is final.
+  let failure = '';
+  for (let attempt = 1; attempt <= UPLOAD_ATTEMPTS; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** (attempt - 2)));
+    let res: Response;
+    try {
+      res = await fetch(url, { method, body: archive as Uint8Array<ArrayBuffer>, headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(archive.byteLength) }, redirect: 'manual' });
+    } catch (err) {
+      failure = `Error uploading the project. Code 0: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+      continue;
+    }
+    await res.body?.cancel();
+    if (res.status >= 200 && res.status < 300) return null;
+    failure = `Error uploading the project. Code ${res.status}: ${res.statusText || 'upload refused'}`;
+    if (res.status < 500) return failure;
   }
-  await res.body?.cancel();
-  if (res.status >= 200 && res.status < 300) return null;
-  return `Error uploading the project. Code ${res.status}: ${res.statusText || 'upload refused'}`;
+  return failure;
 }

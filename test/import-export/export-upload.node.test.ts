@@ -22,8 +22,10 @@ const server = createServer((req: IncomingMessage, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     received.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], body: Buffer.concat(chunks) });
-    res.statusCode = req.url?.includes('refuse') ? 403 : 200;
-    res.end(req.url?.includes('refuse') ? 'no' : 'ok');
+    // `/flaky` fails its first call with a 503 (the upload is tried again), `/refuse` always answers 403.
+    const flakyFirst = req.url === '/flaky' && received.filter((r) => r.url === '/flaky').length === 1;
+    res.statusCode = req.url?.includes('refuse') ? 403 : flakyFirst ? 503 : 200;
+    res.end(res.statusCode === 200 ? 'ok' : 'no');
   });
 });
 let base = '';
@@ -62,6 +64,12 @@ describe('POST /projects/:id/export with upload', () => {
       await waitForExport(p.id, owner.token);
       expect(received[1]).toMatchObject({ method: 'POST', url: '/refuse', contentType: 'application/gzip' });
       expect(await errorOf(p.id)).toBe('Error uploading the project. Code 403: Forbidden');
+      // A 403 is final: one request. A 503 is tried again, and the second try lands.
+      expect(received.filter((r) => r.url === '/refuse')).toHaveLength(1);
+      expect((await api(`/projects/${p.id}/export`, { token: owner.token, body: { upload: { url: `${base}/flaky` } } })).status).toBe(202);
+      await waitForExport(p.id, owner.token);
+      expect(received.filter((r) => r.url === '/flaky').map((r) => r.method)).toEqual(['PUT', 'PUT']);
+      expect(await errorOf(p.id)).toBeNull();
     } finally {
       await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: false } });
     }
