@@ -66,7 +66,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'notes', description: 'Comments and award emoji on issues, merge requests and epics' },
   { name: 'todos', description: "To-do items and the current user's counts" },
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
-  { name: 'import-export', description: 'Project export and import: GitLab archives (format 0.2.4), built and read on the Queue' },
+  { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -81,7 +81,6 @@ const inApprovals = (r: Router) => r.withDefaults(() => ({ domain: 'approvals' }
 const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
 const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
 const inCi = (r: Router) => r.withDefaults(() => ({ domain: 'ci' }));
-const inImportExport = (r: Router) => r.withDefaults(() => ({ domain: 'import-export' }));
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
@@ -119,7 +118,7 @@ export function mountApi(api: Router, web: Router) {
   mountNotes(inNotes(groupsApi));
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
-  mountProjectExport(inImportExport(groupsApi));
+  mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));
