@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { storageSql } from '#harness';
 import { api, createUser, rootToken, unique, type TestUser } from '../support';
 import { download, ndjson, untar, waitForExport } from './export-support';
+import { readBundle } from '../../src/import-export/bundle-read';
 
 let owner: TestUser;
 let maintainer: TestUser;
@@ -245,6 +246,15 @@ describe('the archive tree', () => {
     ]);
     const projectJson = JSON.parse(new TextDecoder().decode(files.get('./tree/project.json')));
     expect(projectJson).toMatchObject({ reset_approvals_on_push: false, merge_requests_author_approval: true, require_password_to_approve: false });
+    // project.bundle read back (bundle-read.ts, in this runtime): the branches at the API's heads, every commit the API lists.
+    const bundle = readBundle(files.get('./project.bundle')!);
+    expect(bundle.refs).toEqual([
+      { sha: expect.any(String), name: 'HEAD' },
+      { sha: feature.body.id, name: 'refs/heads/feature' },
+      { sha: bundle.refs[0].sha, name: 'refs/heads/main' },
+    ]);
+    const commits = (await api(`/projects/${p.id}/repository/commits?all=true`, { token: t })).body.map((c: { id: string }) => c.id).sort();
+    expect([...bundle.objects].filter(([, o]) => o.type === 'commit').map(([sha]) => sha).sort()).toEqual(commits);
     const branches = ndjson(files, 'protected_branches');
     expect(branches.map((b) => b.name)).toEqual(['main']);
     expect(branches[0].push_access_levels).toEqual([expect.objectContaining({ access_level: 40 })]);
