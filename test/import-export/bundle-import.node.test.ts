@@ -4,7 +4,7 @@
  * hands it the app's storage), as the import consumer would.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { harnessApp } from '#harness';
+import { harnessApp } from '../harness/node';
 import { readBundle } from '../../src/import-export/bundle-read';
 import { importBundle } from '../../src/import-export/bundle-import';
 import { jobHandlers } from '../../src/platform/jobs-consumer';
