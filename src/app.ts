@@ -34,6 +34,9 @@ import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
+import { jobHandlers } from './platform/jobs-consumer';
+import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
+import { exportCascade } from './import-export/export-cascade';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -44,11 +47,13 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
+// Queue / in-process job handlers (platform/jobs-consumer.ts).
+jobHandlers[EXPORT_JOB] = runProjectExport;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -38,10 +38,15 @@ export function fsBlobs(root: string): BlobStore {
     async put(key, body, contentType) {
       const p = pathOf(key);
       await mkdir(dirname(p), { recursive: true });
-      const data = body instanceof ReadableStream ? new Uint8Array(await new Response(body).arrayBuffer()) : typeof body === 'string' ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body);
       // The content type first: once the bytes are visible, so is their type.
       if (contentType) await write(`${p}.meta`, new TextEncoder().encode(JSON.stringify({ contentType })));
       else await rm(`${p}.meta`, { force: true });
+      // A stream (an export archive) goes to its temporary file chunk by chunk, never whole in memory.
+      if (body instanceof ReadableStream) {
+        await mkdir(tmpDir, { recursive: true });
+        return writeAtomically(tmpDir, p, body);
+      }
+      const data = typeof body === 'string' ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body);
       // Same bytes already stored (a content-addressed key written before): nothing to do.
       if (await holds(p, data)) return;
       await write(p, data);
@@ -84,22 +89,28 @@ async function holds(path: string, data: Uint8Array): Promise<boolean> {
  * database commit that refers to it comes after, with `synchronous = FULL`). A temporary file
  * swept meanwhile by another process starting on the same root is written again once.
  */
-async function writeAtomically(tmpDir: string, path: string, data: Uint8Array, retry = true): Promise<void> {
+async function writeAtomically(tmpDir: string, path: string, data: Uint8Array | ReadableStream<Uint8Array>, retry = true): Promise<void> {
   const tmp = join(tmpDir, `${PROCESS_TAG}.${randomUUID()}`);
   const fh = await open(tmp, 'wx');
   try {
-    await fh.writeFile(data);
+    if (data instanceof Uint8Array) await fh.writeFile(data);
+    else for await (const chunk of data as unknown as AsyncIterable<Uint8Array>) await fh.write(chunk);
     await fh.sync();
-  } finally {
+  } catch (err) {
+    // A stream that failed half-way leaves nothing behind.
     await fh.close();
+    await rm(tmp, { force: true });
+    throw err;
   }
+  await fh.close();
   try {
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });
-    if (retry && (err as NodeJS.ErrnoException).code === 'ENOENT') return writeAtomically(tmpDir, path, data, false);
+    // A stream is spent: only bytes can be written again.
+    if (retry && data instanceof Uint8Array && (err as NodeJS.ErrnoException).code === 'ENOENT') return writeAtomically(tmpDir, path, data, false);
     // A platform that refuses to rename over an existing file: fine if the same bytes are there.
-    if (await holds(path, data)) return;
+    if (data instanceof Uint8Array && (await holds(path, data))) return;
     throw err;
   }
   await syncDir(dirname(path));

@@ -26,6 +26,15 @@ export interface ManifestEntry {
  * ordered as git orders them: by name bytes, a directory comparing as if its name ended in "/".
  */
 export function treeId(files: Map<string, ManifestEntry>): string {
+  return treeObjects(files).id;
+}
+
+/**
+ * The root tree id and every tree object's body by id (what a pack of the commit carries): the same
+ * serialisation `treeId` hashes.
+ */
+export function treeObjects(files: Map<string, ManifestEntry>): { id: string; trees: Map<string, Uint8Array> } {
+  const trees = new Map<string, Uint8Array>();
   interface Dir {
     files: Map<string, ManifestEntry>;
     dirs: Map<string, Dir>;
@@ -48,9 +57,12 @@ export function treeId(files: Map<string, ManifestEntry>): string {
     entries.sort((a, b) => compareBytes(a.sortKey, b.sortKey));
     const chunks: Uint8Array[] = [];
     for (const e of entries) chunks.push(e.header, hexToBytes(e.sha));
-    return hashObject('tree', concat(chunks));
+    const body = concat(chunks);
+    const id = hashObject('tree', body);
+    trees.set(id, body);
+    return id;
   };
-  return hashDir(root);
+  return { id: hashDir(root), trees };
 }
 
 export interface Signature {
@@ -62,9 +74,14 @@ export interface Signature {
 
 /** The commit object id: tree, parents, author, committer (UTC, "+0000"), blank line, message. */
 export function commitId(tree: string, parents: string[], author: Signature, committer: Signature, message: string): string {
+  return hashObject('commit', commitBody(tree, parents, author, committer, message));
+}
+
+/** The commit object's body, as `commitId` hashes it. */
+export function commitBody(tree: string, parents: string[], author: Signature, committer: Signature, message: string): Uint8Array {
   const sig = (s: Signature) => `${s.name} <${s.email}> ${Math.floor(s.at / 1000)} +0000`;
   const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${sig(author)}`, `committer ${sig(committer)}`];
-  return hashObject('commit', encoder.encode(`${lines.join('\n')}\n\n${message}`));
+  return encoder.encode(`${lines.join('\n')}\n\n${message}`);
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {

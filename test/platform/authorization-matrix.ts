@@ -86,6 +86,17 @@ export const groupGet = projectGet;
 export const groupAuth = projectAuth;
 
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
+/** No export has run in the world: the download of a maintainer is project_export.rb's 404. */
+const NO_EXPORT: Cell = [404, '404 Not found or has expired'];
+const TOO_MANY: Cell = [429];
+/**
+ * project_download_export allows one download a minute per user and namespace, counted before the
+ * file is looked for: the public pass (same users, same namespace, within the minute) is refused.
+ */
+const EXPORT_DOWNLOAD = {
+  rule: rule('nf', 'nf', (l) => (LEVEL[l] >= LEVEL.maintainer ? NO_EXPORT : 'forbidden'), NO_EXPORT),
+  publicRule: rule('forbidden', 'forbidden', (l) => (LEVEL[l] >= LEVEL.maintainer ? TOO_MANY : 'forbidden'), TOO_MANY),
+};
 /** Grape's bare `not_found!`. */
 const NOT_FOUND: Cell = [404, '404 Not Found'];
 /** Users::ApproveService / RejectService refusing a non-admin. */
@@ -386,6 +397,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id': { rule: projectGet('guest') },
   'PUT /api/v4/projects/:id': { rule: projectAuth('maintainer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id': { rule: projectAuth('owner'), fresh: 'project' },
+  // ---- project export (project_export.rb: authorize_admin_project, maintainer+; download 404s until an archive exists)
+  'POST /api/v4/projects/:id/export': { rule: projectAuth('maintainer') },
+  'GET /api/v4/projects/:id/export': { rule: projectGet('maintainer') },
+  'GET /api/v4/projects/:id/export/download': EXPORT_DOWNLOAD,
   'GET /api/v4/users/:user_id/projects': { rule: publicRead },
   'GET /api/v4/groups/:id/projects': { rule: groupGet('guest') },
 

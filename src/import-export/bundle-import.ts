@@ -1,0 +1,172 @@
+/**
+ * A bundle's history written into this server's repository model (repository/repository-store.ts):
+ * commits, parent edges, each commit's file list, branches, and the blobs in the blob store. Only
+ * what the model can hold exactly is taken: a commit whose object is not the one this server would
+ * write for its fields (a time zone other than UTC, a signature, an encoding header), a submodule or
+ * a symlink makes the whole bundle refused, so ids never change on the way in. Rows are written with
+ * ON CONFLICT DO NOTHING: a job that runs again after dying half-way writes nothing twice.
+ */
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { repoBranches, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import type { BlobStore } from '../platform/blobs';
+import { commitBody, type ManifestEntry } from '../repository/git-objects';
+import { blobKey } from '../repository/repository-store';
+import { decoder, diffManifests, isBinary, lineStats } from '../repository/diffs';
+import { BundleError, type Bundle } from './bundle-read';
+
+interface ParsedCommit {
+  sha: string;
+  tree: string;
+  parents: string[];
+  author: { name: string; email: string; at: number };
+  committer: { name: string; email: string; at: number };
+  message: string;
+}
+
+function parseCommit(sha: string, body: Uint8Array): ParsedCommit {
+  const text = decoder.decode(body);
+  const split = text.indexOf('\n\n');
+  if (split < 0) throw new BundleError('Malformed commit');
+  const headers = text.slice(0, split).split('\n');
+  const message = text.slice(split + 2);
+  const sig = (line: string | undefined, key: string) => {
+    const m = line ? new RegExp(`^${key} (.*) <([^>]*)> (\\d+) \\+0000$`).exec(line) : null;
+    if (!m) throw new BundleError(`Commit ${sha.slice(0, 8)} cannot be held here (its ${key} is not in UTC)`);
+    return { name: m[1], email: m[2], at: Number(m[3]) * 1000 };
+  };
+  const tree = /^tree ([0-9a-f]{40})$/.exec(headers[0] ?? '')?.[1];
+  if (!tree) throw new BundleError('Malformed commit');
+  let i = 1;
+  const parents: string[] = [];
+  for (let m; (m = /^parent ([0-9a-f]{40})$/.exec(headers[i] ?? '')); i++) parents.push(m[1]);
+  const author = sig(headers[i++], 'author');
+  const committer = sig(headers[i++], 'committer');
+  const parsed = { sha, tree, parents, author, committer, message };
+  // The object this server would write for these fields must be this very object.
+  if (i !== headers.length || Buffer.compare(Buffer.from(commitBody(tree, parents, author, committer, message)), Buffer.from(body)) !== 0)
+    throw new BundleError(`Commit ${sha.slice(0, 8)} cannot be held here (extra headers)`);
+  return parsed;
+}
+
+/** The flat file list of a tree: path -> blob and mode. */
+function manifestOf(bundle: Bundle, tree: string, memo: Map<string, Map<string, ManifestEntry>>): Map<string, ManifestEntry> {
+  const hit = memo.get(tree);
+  if (hit) return hit;
+  const obj = bundle.objects.get(tree);
+  if (!obj || obj.type !== 'tree') throw new BundleError(`Tree ${tree.slice(0, 8)} is missing from the bundle`);
+  const out = new Map<string, ManifestEntry>();
+  const b = obj.body;
+  let at = 0;
+  while (at < b.byteLength) {
+    const space = b.indexOf(32, at);
+    const nul = b.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > b.byteLength) throw new BundleError('Malformed tree');
+    const mode = decoder.decode(b.subarray(at, space));
+    const name = decoder.decode(b.subarray(space + 1, nul));
+    const sha = Buffer.from(b.subarray(nul + 1, nul + 21)).toString('hex');
+    at = nul + 21;
+    if (!name || name === '.' || name === '..' || name.includes('/')) throw new BundleError('Malformed tree entry');
+    if (mode === '40000') for (const [p, e] of manifestOf(bundle, sha, memo)) out.set(`${name}/${p}`, e);
+    else if (mode === '100644' || mode === '100755') out.set(name, { blobSha: sha, mode });
+    else throw new BundleError(`Tree ${tree.slice(0, 8)} holds a symlink or submodule, which this server cannot hold`);
+  }
+  memo.set(tree, out);
+  return out;
+}
+
+/**
+ * Writes the bundle's branches and history into project `projectId` (whose repository is empty)
+ * and answers the branch HEAD names (the default branch), or null when the bundle has no branch.
+ */
+export async function importBundle(db: Db, blobs: BlobStore, projectId: number, bundle: Bundle, now = Date.now()): Promise<string | null> {
+  const branches = bundle.refs.filter((r) => r.name.startsWith('refs/heads/')).map((r) => ({ name: r.name.slice('refs/heads/'.length), sha: r.sha }));
+  if (!branches.length) return null;
+  const commits = new Map<string, ParsedCommit>();
+  for (const [sha, o] of bundle.objects) if (o.type === 'commit') commits.set(sha, parseCommit(sha, o.body));
+  // Parents before children, so each commit's generation is known when it is written.
+  const order: ParsedCommit[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (sha: string) => {
+    const stack: [string, boolean][] = [[sha, false]];
+    while (stack.length) {
+      const [s, expanded] = stack.pop()!;
+      if (state.get(s) === 'done') continue;
+      const c = commits.get(s);
+      if (!c) throw new BundleError(`Commit ${s.slice(0, 8)} is missing from the bundle`);
+      if (expanded) {
+        state.set(s, 'done');
+        order.push(c);
+        continue;
+      }
+      if (state.get(s) === 'visiting') throw new BundleError('Commit cycle');
+      state.set(s, 'visiting');
+      stack.push([s, true]);
+      for (const p of c.parents) if (state.get(p) !== 'done') stack.push([p, false]);
+    }
+  };
+  for (const b of branches) visit(b.sha);
+
+  const memo = new Map<string, Map<string, ManifestEntry>>();
+  const generation = new Map<string, number>();
+  const written = new Set<string>();
+  const statements: BatchItem<'sqlite'>[] = [];
+  const body = (sha: string) => {
+    const o = bundle.objects.get(sha);
+    if (!o || o.type !== 'blob') throw new BundleError(`Blob ${sha.slice(0, 8)} is missing from the bundle`);
+    return o.body;
+  };
+  for (const c of order) {
+    const files = manifestOf(bundle, c.tree, memo);
+    const base = c.parents[0] ? manifestOf(bundle, commits.get(c.parents[0])!.tree, memo) : new Map<string, ManifestEntry>();
+    // Line counts as the commits API reports them (commit-writer.ts): text files against the first parent.
+    let additions = 0;
+    let deletions = 0;
+    for (const ch of diffManifests(base as never, files as never)) {
+      if (ch.oldBlob === ch.newBlob) continue;
+      const before = ch.oldBlob ? body(ch.oldBlob) : null;
+      const after = ch.newBlob ? body(ch.newBlob) : null;
+      if ((before && isBinary(before)) || (after && isBinary(after))) continue;
+      const s = lineStats(before ? decoder.decode(before) : '', after ? decoder.decode(after) : '');
+      additions += s.additions;
+      deletions += s.deletions;
+    }
+    generation.set(c.sha, 1 + Math.max(0, ...c.parents.map((p) => generation.get(p) ?? 0)));
+    statements.push(
+      db
+        .insert(repoCommits)
+        .values({
+          projectId,
+          sha: c.sha,
+          treeSha: c.tree,
+          parentShas: c.parents,
+          generation: generation.get(c.sha)!,
+          message: c.message,
+          authorName: c.author.name,
+          authorEmail: c.author.email,
+          authoredAt: c.author.at,
+          committerName: c.committer.name,
+          committerEmail: c.committer.email,
+          committedAt: c.committer.at,
+          userId: null,
+          additions,
+          deletions,
+        })
+        .onConflictDoNothing(),
+    );
+    c.parents.forEach((p, i) => statements.push(db.insert(repoCommitParents).values({ projectId, sha: c.sha, parentSha: p, position: i }).onConflictDoNothing()));
+    const rows = [...files].map(([path, e]) => ({ projectId, commitSha: c.sha, path, blobSha: e.blobSha, mode: e.mode, size: body(e.blobSha).byteLength }));
+    // 6 columns a row: 15 rows stay under D1's 100 bound parameters.
+    for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)).onConflictDoNothing());
+    for (const e of files.values()) {
+      if (written.has(e.blobSha)) continue;
+      written.add(e.blobSha);
+      await blobs.put(blobKey(projectId, e.blobSha), body(e.blobSha));
+    }
+  }
+  for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
+  // Blobs first, rows after: a row never names a blob the store does not hold.
+  for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  const head = bundle.refs.find((r) => r.name === 'HEAD');
+  return branches.find((b) => b.sha === head?.sha)?.name ?? branches[0].name;
+}
