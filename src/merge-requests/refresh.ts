@@ -5,7 +5,9 @@
  * "added N commits" system note linking to it. Approvals react through `mergeRequestPushHooks`
  * (approvals/refresh.ts: Refresh::ApprovalService, ResetApprovalsService).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { aliasedColumns } from '../db/aliased-columns';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -62,18 +64,28 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
 const targetBranch = alias(repoBranches, 'target_branch');
 
-/** The push hook of this domain (src/app.ts registers it). */
-export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<BatchItem<'sqlite'>[]> {
-  const db = c.var.db;
-  // The open merge requests from the branch, with their target heads (one read for all of them).
-  const open = await db
-    .select({ mr: mergeRequests, project: projects, namespace: namespaces, targetHead: targetBranch.commitSha })
+/**
+ * The open merge requests from a branch, with their target heads (one read for all of them). Joined
+ * tables share column names, so each is aliased (a D1 batch keys row values by column name).
+ */
+const openFromBranch = (db: Db, projectId: SQL | number, branch: string) =>
+  db
+    .select({ mr: aliasedColumns(mergeRequests, 'm_'), project: aliasedColumns(projects, 'p_'), namespace: aliasedColumns(namespaces, 'n_'), targetHead: sql<string | null>`${targetBranch.commitSha}`.as('target_head') })
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .leftJoin(targetBranch, and(eq(targetBranch.projectId, mergeRequests.projectId), eq(targetBranch.name, mergeRequests.targetBranch)))
-    .where(and(eq(mergeRequests.sourceProjectId, push.projectId), eq(mergeRequests.sourceBranch, push.branch), eq(mergeRequests.state, 'opened')))
-    .all();
+    .where(and(sql`${mergeRequests.sourceProjectId} = ${projectId}`, eq(mergeRequests.sourceBranch, branch), eq(mergeRequests.state, 'opened')));
+
+type OpenRow = { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; targetHead: string | null };
+
+/**
+ * The push hook of this domain (src/app.ts registers it). The open merge requests are read in the
+ * pusher's first batch when it sends `refreshOnPush.reads` (repository/push.ts pushReads).
+ */
+export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  const open = (read ? read[0] : await openFromBranch(db, push.projectId, push.branch)) as OpenRow[];
   if (!open.length) return [];
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
@@ -117,3 +129,4 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<Bat
   }
   return out;
 }
+refreshOnPush.reads = (db: Db, projectId: SQL, branch: string) => [openFromBranch(db, projectId, branch)] as const;

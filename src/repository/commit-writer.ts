@@ -11,7 +11,7 @@ import { projects, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitP
 import { decoder, diffManifests, isBinary, lineStats } from './diffs';
 import { blobId, commitId, treeId } from './git-objects';
 import { lastCommitForPath } from './history';
-import { inJson } from '../db/batch-reads';
+import { inJson, writeThenRead } from '../db/batch-reads';
 import { blobKey, type CommitRow, type Manifest, manifestOf, readBlob } from './repository-store';
 
 export type CommitAction =
@@ -63,6 +63,12 @@ export interface NewCommit {
   authoredAt?: number;
   /** The parent when it is not stored yet (a chain built in one batch): its files and generation. */
   pendingParent?: { files: Manifest; generation: number };
+  /**
+   * What the caller read of the (stored) parent in its own batch: its files, its generation, and the
+   * last commit of each path an action names with `last_commit_id`. Nothing is read here then, and the
+   * object inserts tolerate a commit that exists already (same contents, parents and timestamps).
+   */
+  parentRead?: { files: Manifest; generation: number; lastCommits: ReadonlyMap<string, string | null> };
 }
 
 export interface WrittenCommit {
@@ -81,7 +87,7 @@ export interface WrittenCommit {
  */
 export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<WrittenCommit> {
   const db = c.var.db;
-  const base = n.pendingParent ? new Map(n.pendingParent.files) : await manifestOf(db, n.projectId, n.parent);
+  const base = n.pendingParent ? new Map(n.pendingParent.files) : n.parentRead ? new Map(n.parentRead.files) : await manifestOf(db, n.projectId, n.parent);
   const files: Manifest = n.files ? new Map(n.files) : new Map(base);
   const blobs = new Map<string, Uint8Array>();
   const texts = new Map<string, Uint8Array>();
@@ -99,7 +105,8 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   };
   const checkLastCommit = async (path: string, lastCommitId: string | undefined) => {
     if (!lastCommitId || !n.parent) return;
-    const last = await lastCommitForPath(db, n.projectId, n.parent, path);
+    const read = n.parentRead?.lastCommits.get(path);
+    const last = read !== undefined ? read : await lastCommitForPath(db, n.projectId, n.parent, path);
     if (last && !last.startsWith(lastCommitId.toLowerCase())) throw new CommitError(`The file has changed since you started editing it: ${path}`);
   };
   for (const a of n.actions ?? []) {
@@ -166,13 +173,18 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   const sha = commitId(tree, parents, { ...n.author, at: authorAt }, { ...n.committer, at }, n.message);
   // One read for the parents' generations and whether this commit exists already (a merge or a
   // commit repeated with the same contents, parents and timestamps).
-  const known = await db
-    .select({ sha: repoCommits.sha, generation: repoCommits.generation })
-    .from(repoCommits)
-    .where(and(eq(repoCommits.projectId, n.projectId), inJson(repoCommits.sha, [...parents, sha])))
-    .all();
+  // (The caller's `parentRead` already holds the generation: then the existence is left to the inserts.)
+  const prior = n.parentRead && !n.extraParents?.length ? { generation: n.parentRead.generation } : null;
+  const known = prior
+    ? []
+    : await db
+        .select({ sha: repoCommits.sha, generation: repoCommits.generation })
+        .from(repoCommits)
+        .where(and(eq(repoCommits.projectId, n.projectId), inJson(repoCommits.sha, [...parents, sha])))
+        .all();
   const parentRows: { generation: number }[] = known.filter((r) => r.sha !== sha);
   if (n.pendingParent) parentRows.push({ generation: n.pendingParent.generation });
+  if (prior) parentRows.push(prior);
   const seconds = Math.floor(at / 1000) * 1000;
   const commit: CommitRow = {
     projectId: n.projectId,
@@ -201,8 +213,10 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   statements.push(db.insert(repoBranchUpdates).values({ projectId: n.projectId, branch: n.branch, oldSha: n.expectedHead, newSha: guard as unknown as string, userId: n.userId, createdAt: at }));
   const exists = known.some((r) => r.sha === sha);
   if (!exists) {
-    statements.push(db.insert(repoCommits).values(commit));
-    parents.forEach((p, i) => statements.push(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i })));
+    // Unknown whether it exists (`prior`): an existing commit is the same object, so its rows stay as they are.
+    const orKeep = <Q extends { onConflictDoNothing(): unknown }>(q: Q) => (prior ? (q.onConflictDoNothing() as Q) : q);
+    statements.push(orKeep(db.insert(repoCommits).values(commit)));
+    parents.forEach((p, i) => statements.push(orKeep(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i }))));
     // Unchanged files are copied from the parent in one statement; changed and new ones inserted.
     const changed = new Set<string>();
     for (const [path, e] of files) {
@@ -213,7 +227,7 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
     if (n.parent && kept.length && !n.files) {
       const removedOrChanged = [...base.keys()].filter((p) => !files.has(p) || changed.has(p));
       statements.push(
-        db.insert(repoCommitFiles).select(
+        orKeep(db.insert(repoCommitFiles).select(
           db
             .select({ projectId: repoCommitFiles.projectId, commitSha: sql<string>`${sha}`.as('commit_sha'), path: repoCommitFiles.path, blobSha: repoCommitFiles.blobSha, mode: repoCommitFiles.mode, size: repoCommitFiles.size })
             .from(repoCommitFiles)
@@ -224,11 +238,11 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
                 removedOrChanged.length ? sql`${repoCommitFiles.path} NOT IN (SELECT value FROM json_each(${JSON.stringify(removedOrChanged)}))` : undefined,
               ),
             ),
-        ),
+        )),
       );
     }
     const rows = [...changed].map((path) => ({ projectId: n.projectId, commitSha: sha, path, ...files.get(path)! }));
-    for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)));
+    for (let i = 0; i < rows.length; i += 15) statements.push(orKeep(db.insert(repoCommitFiles).values(rows.slice(i, i + 15))));
   }
   if (n.expectedHead === null) statements.push(db.insert(repoBranches).values({ projectId: n.projectId, name: n.branch, commitSha: sha, createdAt: at, updatedAt: at }));
   else statements.push(db.update(repoBranches).set({ commitSha: sha, updatedAt: at }).where(and(eq(repoBranches.projectId, n.projectId), eq(repoBranches.name, n.branch))));
@@ -237,12 +251,15 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   return { commit, statements, blobs, files };
 }
 
-/** Stores the blobs, then runs the statements (plus `extra`) as one batch. False when the branch moved meanwhile. */
-export async function storeCommit(c: Context<AppEnv>, w: WrittenCommit, extra: BatchItem<'sqlite'>[] = []): Promise<boolean> {
+/**
+ * Stores the blobs, then runs the statements (plus `extra`) as one batch, with `reads` at its end
+ * (seeing the commit: the answer's reads, in the same round trip); their results come back. False
+ * when the branch moved meanwhile.
+ */
+export async function storeCommit<const Q extends readonly BatchItem<'sqlite'>[] = []>(c: Context<AppEnv>, w: WrittenCommit, extra: BatchItem<'sqlite'>[] = [], reads?: Q) {
   await Promise.all([...w.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(w.commit.projectId, sha), bytes)));
   try {
-    await c.var.db.batch([...w.statements, ...extra] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    return true;
+    return await writeThenRead(c.var.db, [...w.statements, ...extra], reads ?? ([] as unknown as Q));
   } catch (err) {
     if (/NOT NULL constraint failed: repo_branch_updates\.new_sha|UNIQUE constraint failed: repo_branches/i.test(collect(err))) return false;
     throw err;
