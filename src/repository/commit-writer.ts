@@ -12,6 +12,7 @@ import { decoder, diffManifests, isBinary, lineStats } from './diffs';
 import { blobId, commitId, treeId } from './git-objects';
 import { lastCommitForPath } from './history';
 import { inJson, writeThenRead } from '../db/batch-reads';
+import { manifestCache } from './sha-cache';
 import { blobKey, type CommitRow, type Manifest, manifestOf, readBlob } from './repository-store';
 
 export type CommitAction =
@@ -64,11 +65,17 @@ export interface NewCommit {
   /** The parent when it is not stored yet (a chain built in one batch): its files and generation. */
   pendingParent?: { files: Manifest; generation: number };
   /**
-   * What the caller read of the (stored) parent in its own batch: its files, its generation, and the
-   * last commit of each path an action names with `last_commit_id`. Nothing is read here then, and the
-   * object inserts tolerate a commit that exists already (same contents, parents and timestamps).
+   * What the caller read of the (stored) parent in its own batch: its files and the last commit of
+   * each path an action names with `last_commit_id`.
    */
-  parentRead?: { files: Manifest; generation: number; lastCommits: ReadonlyMap<string, string | null> };
+  parentRead?: { files: Manifest; lastCommits: ReadonlyMap<string, string | null> };
+  /**
+   * The parents' generations, when the caller knows them: the commit's existence is not read then
+   * (the object inserts tolerate an existing commit: same contents, parents and timestamps). 'stored':
+   * the insert computes it from the parents' rows, stored before or earlier in the same batch (a
+   * merge commit over its squash commit); the returned row's generation is 0 then.
+   */
+  generations?: number[] | 'stored';
 }
 
 export interface WrittenCommit {
@@ -173,8 +180,8 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   const sha = commitId(tree, parents, { ...n.author, at: authorAt }, { ...n.committer, at }, n.message);
   // One read for the parents' generations and whether this commit exists already (a merge or a
   // commit repeated with the same contents, parents and timestamps).
-  // (The caller's `parentRead` already holds the generation: then the existence is left to the inserts.)
-  const prior = n.parentRead && !n.extraParents?.length ? { generation: n.parentRead.generation } : null;
+  // (Unless the caller knows the generations: then the existence is left to the inserts.)
+  const prior = n.generations !== undefined;
   const known = prior
     ? []
     : await db
@@ -184,14 +191,14 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
         .all();
   const parentRows: { generation: number }[] = known.filter((r) => r.sha !== sha);
   if (n.pendingParent) parentRows.push({ generation: n.pendingParent.generation });
-  if (prior) parentRows.push(prior);
+  if (Array.isArray(n.generations)) parentRows.push(...n.generations.map((generation) => ({ generation })));
   const seconds = Math.floor(at / 1000) * 1000;
   const commit: CommitRow = {
     projectId: n.projectId,
     sha,
     treeSha: tree,
     parentShas: parents,
-    generation: 1 + Math.max(0, ...parentRows.map((p) => p.generation)),
+    generation: n.generations === 'stored' ? 0 : 1 + Math.max(0, ...parentRows.map((p) => p.generation)),
     message: n.message,
     authorName: n.author.name,
     authorEmail: n.author.email,
@@ -215,7 +222,8 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   if (!exists) {
     // Unknown whether it exists (`prior`): an existing commit is the same object, so its rows stay as they are.
     const orKeep = <Q extends { onConflictDoNothing(): unknown }>(q: Q) => (prior ? (q.onConflictDoNothing() as Q) : q);
-    statements.push(orKeep(db.insert(repoCommits).values(commit)));
+    const generation = sql`1 + coalesce((SELECT max(g.generation) FROM repo_commits g WHERE g.project_id = ${n.projectId} AND g.sha IN (SELECT value FROM json_each(${JSON.stringify(parents)}))), 0)`;
+    statements.push(orKeep(db.insert(repoCommits).values(n.generations === 'stored' ? { ...commit, generation: generation as unknown as number } : commit)));
     parents.forEach((p, i) => statements.push(orKeep(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i }))));
     // Unchanged files are copied from the parent in one statement; changed and new ones inserted.
     const changed = new Set<string>();
@@ -259,7 +267,10 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
 export async function storeCommit<const Q extends readonly BatchItem<'sqlite'>[] = []>(c: Context<AppEnv>, w: WrittenCommit, extra: BatchItem<'sqlite'>[] = [], reads?: Q) {
   await Promise.all([...w.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(w.commit.projectId, sha), bytes)));
   try {
-    return await writeThenRead(c.var.db, [...w.statements, ...extra], reads ?? ([] as unknown as Q));
+    const out = await writeThenRead(c.var.db, [...w.statements, ...extra], reads ?? ([] as unknown as Q));
+    // The new commit's files are a fact of its sha: the next read of them (a merge request's diff, a merge) needs no query.
+    if (w.files.size) manifestCache<Manifest>(c.var.db).set(`${w.commit.projectId}:${w.commit.sha}`, new Map(w.files));
+    return out;
   } catch (err) {
     if (/NOT NULL constraint failed: repo_branch_updates\.new_sha|UNIQUE constraint failed: repo_branches/i.test(collect(err))) return false;
     throw err;

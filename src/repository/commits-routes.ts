@@ -184,7 +184,8 @@ export function mountCommits(r: Router) {
           committer: { name: user.name, email: user.email },
           userId: user.id,
           actions,
-          parentRead: parent && startCommit?.sha === parent ? { files: rememberManifest(db, pid, parent, startFiles), generation: startCommit.generation, lastCommits } : undefined,
+          // What the first batch read of the start commit (a root commit has no parent to read).
+          ...(parent === null ? { generations: [] } : startCommit?.sha === parent ? { parentRead: { files: rememberManifest(db, pid, parent, startFiles), lastCommits }, generations: [startCommit.generation] } : {}),
         });
       } catch (err) {
         if (err instanceof CommitError) throw apiMessage(400, err.message);
