@@ -16,7 +16,8 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import { hookList } from '../platform/extension';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { Push } from '../repository/push';
-import { diffManifests, factsOf, type FileChange, manifestOf, mergeBase } from '../repository/repository';
+import { cachedManifest, cachedMergeBase, diffManifests, factsOf, type FileChange, manifestOf, manifestRows, mergeBase, mergeBaseQuery, rememberManifest, rememberMergeBase } from '../repository/repository';
+import { batchReads } from '../db/batch-reads';
 import { patchIdOf } from '../repository/patch-id';
 import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -29,8 +30,15 @@ export interface RefreshedMergeRequest {
   changes: FileChange[];
 }
 
-/** What else a push means for each refreshed merge request (approvals/refresh.ts), in the same batch. */
-export const mergeRequestPushHooks = hookList<(c: Context<AppEnv>, push: Push, refreshed: RefreshedMergeRequest) => Promise<BatchItem<'sqlite'>[]>>();
+/**
+ * What else a push means for each refreshed merge request (approvals/refresh.ts), in the same batch.
+ * A hook's `reads` (of the merge request only) travel in the refresh's one read batch; it gets
+ * their results as `read`.
+ */
+export type MergeRequestPushHook = ((c: Context<AppEnv>, push: Push, refreshed: RefreshedMergeRequest, read?: readonly unknown[]) => Promise<BatchItem<'sqlite'>[]>) & {
+  reads?: (db: Db, mr: MergeRequestRow) => readonly BatchItem<'sqlite'>[];
+};
+export const mergeRequestPushHooks = hookList<MergeRequestPushHook>();
 
 const title = (message: string) => message.split('\n')[0];
 
@@ -87,6 +95,7 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: reado
   const db = c.var.db;
   const open = (read ? read[0] : await openFromBranch(db, push.projectId, push.branch)) as OpenRow[];
   if (!open.length) return [];
+  const hookReads = await prefetch(c, push, open);
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
   const newHead = push.commits[push.commits.length - 1].sha;
@@ -125,8 +134,57 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: reado
         updatedAt: at,
       }),
     );
-    for (const hook of mergeRequestPushHooks.all()) out.push(...(await hook(c, push, { mr, project, namespace, changes })));
+    for (const hook of mergeRequestPushHooks.all()) out.push(...(await hook(c, push, { mr, project, namespace, changes }, hookReads.get(`${mr.id}`)?.get(hook))));
   }
   return out;
 }
 refreshOnPush.reads = (db: Db, projectId: SQL, branch: string) => [openFromBranch(db, projectId, branch)] as const;
+
+/**
+ * What the new versions of the merge requests need, in one round trip (none when this isolate knows
+ * it all): the merge bases of their target heads with the commit the push builds on and the file
+ * lists at them (the sha facts are then cached: sha-cache.ts), the target heads' file lists, and
+ * the merge request hooks' reads, per merge request id and hook.
+ */
+async function prefetch(c: Context<AppEnv>, push: Push, open: OpenRow[]): Promise<Map<string, Map<MergeRequestPushHook, readonly unknown[]>>> {
+  const db = c.var.db;
+  const pid = push.projectId;
+  const reads: BatchItem<'sqlite'>[] = [];
+  const takes: ((rows: readonly unknown[]) => void)[] = [];
+  const asked = new Set<string>();
+  const read = (key: string, queries: BatchItem<'sqlite'>[], take: (rows: readonly unknown[]) => void) => {
+    if (asked.has(key)) return;
+    asked.add(key);
+    const at = reads.length;
+    reads.push(...queries);
+    takes.push((all) => take(all.slice(at, at + queries.length)));
+  };
+  const manifest = (sha: string) => {
+    if (!cachedManifest(db, pid, sha)) read(`files:${sha}`, [manifestRows(db, pid, sha)], ([rows]) => rememberManifest(db, pid, sha, rows as FileRow[]));
+  };
+  const hooked = new Map<string, Map<MergeRequestPushHook, readonly unknown[]>>();
+  for (const { mr, targetHead } of open) {
+    if (targetHead && push.from) {
+      const from = push.from;
+      const base = cachedMergeBase(db, pid, targetHead, from);
+      if (base === undefined)
+        read(`base:${targetHead}`, [mergeBaseQuery(db, pid, targetHead, from), manifestRows(db, pid, sql`(${mergeBaseQuery(db, pid, targetHead, from)})`)], ([b, rows]) => {
+          const sha = rememberMergeBase(db, pid, targetHead, from, (b as { sha: string }[])[0]?.sha ?? null);
+          if (sha) rememberManifest(db, pid, sha, rows as FileRow[]);
+        });
+      else if (base) manifest(base);
+      if (mr.projectId === pid) manifest(targetHead);
+    }
+    for (const hook of mergeRequestPushHooks.all()) {
+      const queries = hook.reads?.(db, mr);
+      if (queries?.length) read(`hook:${mr.id}:${mergeRequestPushHooks.all().indexOf(hook)}`, [...queries], (rows) => (hooked.get(`${mr.id}`) ?? hooked.set(`${mr.id}`, new Map()).get(`${mr.id}`)!).set(hook, rows));
+    }
+  }
+  if (reads.length) {
+    const results = (await batchReads(db, reads)) as readonly unknown[];
+    for (const take of takes) take(results);
+  }
+  return hooked;
+}
+
+type FileRow = Parameters<typeof rememberManifest>[3][number];
