@@ -197,14 +197,17 @@ export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
  * one request).
  */
 export function distinctReads<A>(r: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => A }) {
-  const keyOf = (q: BatchItem<'sqlite'>) => {
-    const { sql: text, params } = (q as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+  // A statement that cannot tell its SQL (no `toSQL`) is kept as it is.
+  const keyOf = (q: BatchItem<'sqlite'>, i: number) => {
+    const builder = q as unknown as { toSQL?: () => { sql: string; params: unknown[] } };
+    if (typeof builder.toSQL !== 'function') return `#${i}`;
+    const { sql: text, params } = builder.toSQL();
     return `${text}\u0000${JSON.stringify(params)}`;
   };
   const first = new Map<string, number>();
   const list: BatchItem<'sqlite'>[] = [];
-  const slot = r.list.map((q) => {
-    const key = keyOf(q);
+  const slot = r.list.map((q, i) => {
+    const key = keyOf(q, i);
     let at = first.get(key);
     if (at === undefined) first.set(key, (at = list.push(q) - 1));
     return at;
