@@ -25,7 +25,8 @@ import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalPro
 import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { planAllows } from '../platform/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
-import { forgetMemo, memo } from '../platform/read-memo';
+import { forgetMemo, memo, peekMemo } from '../platform/read-memo';
+import type { LoadedRule } from './rules';
 import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
 import { projectMembersAmong } from '../projects/members';
@@ -184,13 +185,18 @@ export function codeOwnerRuleStatements(db: Db, mrId: number | SQL, desired: Des
 }
 
 /** The project's report approver rules with their users and groups, as statements copying them to the merge request. */
-async function reportApproverStatements(db: Db, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
-  const rules = await db
-    .select()
-    .from(approvalProjectRules)
-    .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
-    .orderBy(approvalProjectRules.id)
-    .all();
+async function reportApproverStatements(c: Context<AppEnv>, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  // The project's rules as this request already read them (the approval state's batch, state-reads.ts), else read here.
+  const config = peekMemo<{ projectRules: Pick<LoadedRule, 'id' | 'name' | 'ruleType' | 'reportType' | 'approvalsRequired'>[] }>(c, `approval-config:${projectId}`);
+  const rules = config
+    ? (await config).projectRules.filter((r) => r.ruleType === 'report_approver').sort((a, b) => a.id - b.id)
+    : await db
+        .select()
+        .from(approvalProjectRules)
+        .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
+        .orderBy(approvalProjectRules.id)
+        .all();
   const out: BatchItem<'sqlite'>[] = [];
   for (const r of rules) {
     out.push(
@@ -235,7 +241,7 @@ export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow)
   let desired: DesiredCodeOwnerRule[] = [];
   const reports: BatchItem<'sqlite'>[] = [];
   if (systemRulesFeature(c)) {
-    reports.push(...(await reportApproverStatements(db, mr.id, mr.projectId, now)));
+    reports.push(...(await reportApproverStatements(c, mr.id, mr.projectId, now)));
     // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
     const file = head && targetHead ? await codeOwnersFileAt(c, mr.projectId, targetHead) : null;
     if (file && head && targetHead) {
