@@ -14,6 +14,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import { approvals, members, mergeRequestReviewers, notes, projectApprovalSettings, users } from '../db/schema';
 import { batchReads } from '../db/batch-reads';
+import type { Db } from '../db/client';
 import { ACCESS, activeMember } from '../projects/abilities';
 import { toSentence } from '../issuables/system-notes';
 import type { RefreshedMergeRequest } from '../merge-requests/refresh';
@@ -27,15 +28,19 @@ import { codeOwnersFileAt, resolveOwners } from './system-rules';
 /** The paths a push changed, computed once per push whatever the number of merge requests it refreshes. */
 const changedPathsOf = new WeakMap<Push, Promise<string[]>>();
 
-export async function resetApprovalsOnPush(c: Context<AppEnv>, push: Push, { mr, project, namespace, changes }: RefreshedMergeRequest): Promise<BatchItem<'sqlite'>[]> {
+/** The project's approval settings and the merge request's approvals: the hook's reads, for the refresh's batch. */
+const settingsAndApprovals = (db: Db, mr: { id: number; projectId: number }) =>
+  [
+    db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, mr.projectId)).limit(1),
+    db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(approvals.createdAt, approvals.id),
+  ] as const;
+
+export async function resetApprovalsOnPush(c: Context<AppEnv>, push: Push, { mr, project, namespace, changes }: RefreshedMergeRequest, read?: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
   const db = c.var.db;
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
-  // The settings and the approvals in one round trip.
-  const [settingsRows, rows] = await batchReads(db, [
-    db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, mr.projectId)).limit(1),
-    db.select().from(approvals).where(eq(approvals.mergeRequestId, mr.id)).orderBy(approvals.createdAt, approvals.id),
-  ]);
+  // The settings and the approvals in one round trip, or in the refresh's batch (`read`).
+  const [settingsRows, rows] = (read as Awaited<ReturnType<typeof batchReads<ReturnType<typeof settingsAndApprovals>>>> | undefined) ?? (await batchReads(db, settingsAndApprovals(db, mr)));
   const settings = settingsRows[0] ?? defaultSettings(mr.projectId);
   const eff = await effectiveSettings(c, settings);
   if (!rows.length) return out;
@@ -99,3 +104,4 @@ export async function resetApprovalsOnPush(c: Context<AppEnv>, push: Push, { mr,
   );
   return out;
 }
+resetApprovalsOnPush.reads = settingsAndApprovals;

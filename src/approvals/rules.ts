@@ -150,15 +150,23 @@ export interface RawRule {
   modifiedFromProjectRule?: boolean;
 }
 
-export async function hydrate(db: Db, kind: 'project' | 'merge_request', rows: RawRule[], projectId: number | null, branches?: ProtectedBranchRow[]): Promise<LoadedRule[]> {
+export async function hydrate(
+  db: Db,
+  kind: 'project' | 'merge_request',
+  rows: RawRule[],
+  projectId: number | null,
+  branches?: ProtectedBranchRow[],
+  /** The rules' user and group links when the caller read them with the rules (a merge request's rules only). */
+  read?: { userLinks: { ruleId: number; userId: number }[]; groupLinks: { ruleId: number; groupId: number }[] },
+): Promise<LoadedRule[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const usersT = kind === 'project' ? approvalProjectRulesUsers : approvalMergeRequestRulesUsers;
   const groupsT = kind === 'project' ? approvalProjectRulesGroups : approvalMergeRequestRulesGroups;
-  const userLinks: { ruleId: number; userId: number }[] = [];
-  const groupLinks: { ruleId: number; groupId: number }[] = [];
+  const userLinks: { ruleId: number; userId: number }[] = [...(read?.userLinks ?? [])];
+  const groupLinks: { ruleId: number; groupId: number }[] = [...(read?.groupLinks ?? [])];
   const pbLinks: { ruleId: number; protectedBranchId: number }[] = [];
-  for (const part of chunks(ids)) {
+  for (const part of read ? [] : chunks(ids)) {
     userLinks.push(...(await db.select().from(usersT).where(inArray(usersT.ruleId, part)).all()));
     groupLinks.push(...(await db.select().from(groupsT).where(inArray(groupsT.ruleId, part)).all()));
     if (kind === 'project') pbLinks.push(...(await db.select().from(approvalProjectRulesProtectedBranches).where(inArray(approvalProjectRulesProtectedBranches.ruleId, part)).all()));

@@ -16,7 +16,7 @@
  * when that changed, so a creation, a push, a merge into the target branch or a retargeting shows
  * on the next read, and a lost race heals on the one after.
  */
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -25,7 +25,9 @@ import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalPro
 import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { planAllows } from '../platform/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
-import { forgetMemo, memo } from '../platform/read-memo';
+import { forgetMemo, memo, peekMemo, primeMemo } from '../platform/read-memo';
+import { attachSources, hydrate, type LoadedRule } from './rules';
+import { writeThenRead } from '../db/batch-reads';
 import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
 import { projectMembersAmong } from '../projects/members';
@@ -184,13 +186,18 @@ export function codeOwnerRuleStatements(db: Db, mrId: number | SQL, desired: Des
 }
 
 /** The project's report approver rules with their users and groups, as statements copying them to the merge request. */
-async function reportApproverStatements(db: Db, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
-  const rules = await db
-    .select()
-    .from(approvalProjectRules)
-    .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
-    .orderBy(approvalProjectRules.id)
-    .all();
+async function reportApproverStatements(c: Context<AppEnv>, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  // The project's rules as this request already read them (the approval state's batch, state-reads.ts), else read here.
+  const config = peekMemo<{ projectRules: Pick<LoadedRule, 'id' | 'name' | 'ruleType' | 'reportType' | 'approvalsRequired'>[] }>(c, `approval-config:${projectId}`);
+  const rules = config
+    ? (await config).projectRules.filter((r) => r.ruleType === 'report_approver').sort((a, b) => a.id - b.id)
+    : await db
+        .select()
+        .from(approvalProjectRules)
+        .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
+        .orderBy(approvalProjectRules.id)
+        .all();
   const out: BatchItem<'sqlite'>[] = [];
   for (const r of rules) {
     out.push(
@@ -235,7 +242,7 @@ export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow)
   let desired: DesiredCodeOwnerRule[] = [];
   const reports: BatchItem<'sqlite'>[] = [];
   if (systemRulesFeature(c)) {
-    reports.push(...(await reportApproverStatements(db, mr.id, mr.projectId, now)));
+    reports.push(...(await reportApproverStatements(c, mr.id, mr.projectId, now)));
     // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
     const file = head && targetHead ? await codeOwnersFileAt(c, mr.projectId, targetHead) : null;
     if (file && head && targetHead) {
@@ -247,13 +254,31 @@ export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow)
       }
     }
   }
-  await db.batch([
-    ...codeOwnerRuleStatements(db, mr.id, desired, now),
-    ...reports,
-    // Only while it is still open: a merge finalizes the rules as they were.
-    db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
-  ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  // The merge request's rules and their links as rebuilt, read back in the rebuild's batch.
+  const ruleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mr.id})`;
+  const [rows, userLinks, groupLinks] = await writeThenRead(
+    db,
+    [
+      ...codeOwnerRuleStatements(db, mr.id, desired, now),
+      ...reports,
+      // Only while it is still open: a merge finalizes the rules as they were.
+      db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+    ],
+    [
+      db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mr.id)).orderBy(asc(approvalMergeRequestRules.id)),
+      db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, ruleIds)),
+      db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, ruleIds)),
+    ],
+  );
   mr.systemRulesSyncedFor = key;
-  // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads).
+  // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads):
+  // they are replaced by what the batch read back when the project's rules (their sources) are at hand.
   forgetMemo(c, `mr-rules:${mr.id}`);
+  const config = peekMemo<{ projectRules: LoadedRule[] }>(c, `approval-config:${mr.projectId}`);
+  if (config) {
+    const { projectRules } = await config;
+    const loaded = await hydrate(db, 'merge_request', rows, null, undefined, { userLinks, groupLinks });
+    attachSources(rows, loaded, projectRules);
+    primeMemo(c, [[`mr-rules:${mr.id}`, loaded]]);
+  }
 }

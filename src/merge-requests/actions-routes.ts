@@ -11,7 +11,7 @@ import { requireUser } from '../platform/guards';
 import { mergeParams, mergeRequestRefParams } from './merge-requests-params';
 import { isApproved, liveState } from './live-state';
 import { closableFrom, closingIssuesRead, mergeMergeRequest } from './merge';
-import { bothReads, branchRuleReads, canBeMergedBy, findProjectMergeRequestWith, headReads, findReadableMergeRequestWith, notAllowed, peopleReads } from './merge-request-access';
+import { bothReads, branchRuleReads, distinctReads, canBeMergedBy, findProjectMergeRequestWith, headReads, findReadableMergeRequestWith, notAllowed, peopleReads } from './merge-request-access';
 import { answerReads, writeAndPresentMergeRequest } from './merge-request-answer';
 import { mergeRequestApprovals } from './approvals-port';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -47,7 +47,8 @@ export function mountMergeRequestActions(r: Router) {
               return r[0] as Awaited<ReturnType<typeof closingIssuesRead>>;
             },
           };
-          return bothReads(bothReads(branchRuleReads(db, projectId), headReads(db, mrId)), rest);
+          // The approval state reads the branch heads and protected branches too: each is sent once.
+          return distinctReads(bothReads(bothReads(branchRuleReads(db, projectId), headReads(db, mrId)), rest));
         });
         const { mr, project, level } = found;
         const [[rules, heads], closing] = found.loaded;

@@ -190,6 +190,31 @@ export function headReads(db: Db, mrId: SQL, alsoTarget?: string) {
   };
 }
 
+/**
+ * Reads for one batch with the statements that several parts ask for (the same text and
+ * parameters, such as the project's protected branches that the branch rules and the approval state
+ * both read) sent once, each part still getting its result (issue 13: no statement repeated inside
+ * one request).
+ */
+export function distinctReads<A>(r: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => A }) {
+  // A statement that cannot tell its SQL (no `toSQL`) is kept as it is.
+  const keyOf = (q: BatchItem<'sqlite'>, i: number) => {
+    const builder = q as unknown as { toSQL?: () => { sql: string; params: unknown[] } };
+    if (typeof builder.toSQL !== 'function') return `#${i}`;
+    const { sql: text, params } = builder.toSQL();
+    return `${text}\u0000${JSON.stringify(params)}`;
+  };
+  const first = new Map<string, number>();
+  const list: BatchItem<'sqlite'>[] = [];
+  const slot = r.list.map((q, i) => {
+    const key = keyOf(q, i);
+    let at = first.get(key);
+    if (at === undefined) first.set(key, (at = list.push(q) - 1));
+    return at;
+  });
+  return { list, unflatten: (results: readonly unknown[]) => r.unflatten(slot.map((i) => results[i])) };
+}
+
 /** Two sets of reads for one batch, their results put back apart. */
 export function bothReads<A, B>(a: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => A }, b: { list: BatchItem<'sqlite'>[]; unflatten: (r: readonly unknown[]) => B }) {
   return { list: [...a.list, ...b.list], unflatten: (r: readonly unknown[]) => [a.unflatten(r.slice(0, a.list.length)), b.unflatten(r.slice(a.list.length))] as const };

@@ -86,6 +86,8 @@ export const repo = {
       method: m.method ?? 'merge',
       user: { id: m.user.id, ...identity(m.user) },
       at: m.at,
+      // The live state's merge base (a function of the two heads): not read again.
+      mergeBase: m.mergeBase,
     });
     if (!built.ok) return null;
     const result = { mergeCommitSha: built.mergeCommitSha, squashCommitSha: built.squashCommitSha };

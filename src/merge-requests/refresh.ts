@@ -5,7 +5,9 @@
  * "added N commits" system note linking to it. Approvals react through `mergeRequestPushHooks`
  * (approvals/refresh.ts: Refresh::ApprovalService, ResetApprovalsService).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { aliasedColumns } from '../db/aliased-columns';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -14,7 +16,8 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import { hookList } from '../platform/extension';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { Push } from '../repository/push';
-import { diffManifests, factsOf, type FileChange, manifestOf, mergeBase } from '../repository/repository';
+import { cachedManifest, cachedMergeBase, diffManifests, factsOf, type FileChange, manifestOf, manifestRows, mergeBase, mergeBaseQuery, rememberManifest, rememberMergeBase } from '../repository/repository';
+import { batchReads } from '../db/batch-reads';
 import { patchIdOf } from '../repository/patch-id';
 import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -27,8 +30,15 @@ export interface RefreshedMergeRequest {
   changes: FileChange[];
 }
 
-/** What else a push means for each refreshed merge request (approvals/refresh.ts), in the same batch. */
-export const mergeRequestPushHooks = hookList<(c: Context<AppEnv>, push: Push, refreshed: RefreshedMergeRequest) => Promise<BatchItem<'sqlite'>[]>>();
+/**
+ * What else a push means for each refreshed merge request (approvals/refresh.ts), in the same batch.
+ * A hook's `reads` (of the merge request only) travel in the refresh's one read batch; it gets
+ * their results as `read`.
+ */
+export type MergeRequestPushHook = ((c: Context<AppEnv>, push: Push, refreshed: RefreshedMergeRequest, read?: readonly unknown[]) => Promise<BatchItem<'sqlite'>[]>) & {
+  reads?: (db: Db, mr: MergeRequestRow) => readonly BatchItem<'sqlite'>[];
+};
+export const mergeRequestPushHooks = hookList<MergeRequestPushHook>();
 
 const title = (message: string) => message.split('\n')[0];
 
@@ -62,19 +72,30 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
 const targetBranch = alias(repoBranches, 'target_branch');
 
-/** The push hook of this domain (src/app.ts registers it). */
-export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<BatchItem<'sqlite'>[]> {
-  const db = c.var.db;
-  // The open merge requests from the branch, with their target heads (one read for all of them).
-  const open = await db
-    .select({ mr: mergeRequests, project: projects, namespace: namespaces, targetHead: targetBranch.commitSha })
+/**
+ * The open merge requests from a branch, with their target heads (one read for all of them). Joined
+ * tables share column names, so each is aliased (a D1 batch keys row values by column name).
+ */
+const openFromBranch = (db: Db, projectId: SQL | number, branch: string) =>
+  db
+    .select({ mr: aliasedColumns(mergeRequests, 'm_'), project: aliasedColumns(projects, 'p_'), namespace: aliasedColumns(namespaces, 'n_'), targetHead: sql<string | null>`${targetBranch.commitSha}`.as('target_head') })
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .leftJoin(targetBranch, and(eq(targetBranch.projectId, mergeRequests.projectId), eq(targetBranch.name, mergeRequests.targetBranch)))
-    .where(and(eq(mergeRequests.sourceProjectId, push.projectId), eq(mergeRequests.sourceBranch, push.branch), eq(mergeRequests.state, 'opened')))
-    .all();
+    .where(and(sql`${mergeRequests.sourceProjectId} = ${projectId}`, eq(mergeRequests.sourceBranch, branch), eq(mergeRequests.state, 'opened')));
+
+type OpenRow = { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; targetHead: string | null };
+
+/**
+ * The push hook of this domain (src/app.ts registers it). The open merge requests are read in the
+ * pusher's first batch when it sends `refreshOnPush.reads` (repository/push.ts pushReads).
+ */
+export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  const open = (read ? read[0] : await openFromBranch(db, push.projectId, push.branch)) as OpenRow[];
   if (!open.length) return [];
+  const hookReads = await prefetch(c, push, open);
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
   const newHead = push.commits[push.commits.length - 1].sha;
@@ -113,7 +134,57 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push): Promise<Bat
         updatedAt: at,
       }),
     );
-    for (const hook of mergeRequestPushHooks.all()) out.push(...(await hook(c, push, { mr, project, namespace, changes })));
+    for (const hook of mergeRequestPushHooks.all()) out.push(...(await hook(c, push, { mr, project, namespace, changes }, hookReads.get(`${mr.id}`)?.get(hook))));
   }
   return out;
 }
+refreshOnPush.reads = (db: Db, projectId: SQL, branch: string) => [openFromBranch(db, projectId, branch)] as const;
+
+/**
+ * What the new versions of the merge requests need, in one round trip (none when this isolate knows
+ * it all): the merge bases of their target heads with the commit the push builds on and the file
+ * lists at them (the sha facts are then cached: sha-cache.ts), the target heads' file lists, and
+ * the merge request hooks' reads, per merge request id and hook.
+ */
+async function prefetch(c: Context<AppEnv>, push: Push, open: OpenRow[]): Promise<Map<string, Map<MergeRequestPushHook, readonly unknown[]>>> {
+  const db = c.var.db;
+  const pid = push.projectId;
+  const reads: BatchItem<'sqlite'>[] = [];
+  const takes: ((rows: readonly unknown[]) => void)[] = [];
+  const asked = new Set<string>();
+  const read = (key: string, queries: BatchItem<'sqlite'>[], take: (rows: readonly unknown[]) => void) => {
+    if (asked.has(key)) return;
+    asked.add(key);
+    const at = reads.length;
+    reads.push(...queries);
+    takes.push((all) => take(all.slice(at, at + queries.length)));
+  };
+  const manifest = (sha: string) => {
+    if (!cachedManifest(db, pid, sha)) read(`files:${sha}`, [manifestRows(db, pid, sha)], ([rows]) => rememberManifest(db, pid, sha, rows as FileRow[]));
+  };
+  const hooked = new Map<string, Map<MergeRequestPushHook, readonly unknown[]>>();
+  for (const { mr, targetHead } of open) {
+    if (targetHead && push.from) {
+      const from = push.from;
+      const base = cachedMergeBase(db, pid, targetHead, from);
+      if (base === undefined)
+        read(`base:${targetHead}`, [mergeBaseQuery(db, pid, targetHead, from), manifestRows(db, pid, sql`(${mergeBaseQuery(db, pid, targetHead, from)})`)], ([b, rows]) => {
+          const sha = rememberMergeBase(db, pid, targetHead, from, (b as { sha: string }[])[0]?.sha ?? null);
+          if (sha) rememberManifest(db, pid, sha, rows as FileRow[]);
+        });
+      else if (base) manifest(base);
+      if (mr.projectId === pid) manifest(targetHead);
+    }
+    for (const hook of mergeRequestPushHooks.all()) {
+      const queries = hook.reads?.(db, mr);
+      if (queries?.length) read(`hook:${mr.id}:${mergeRequestPushHooks.all().indexOf(hook)}`, [...queries], (rows) => (hooked.get(`${mr.id}`) ?? hooked.set(`${mr.id}`, new Map()).get(`${mr.id}`)!).set(hook, rows));
+    }
+  }
+  if (reads.length) {
+    const results = (await batchReads(db, reads)) as readonly unknown[];
+    for (const take of takes) take(results);
+  }
+  return hooked;
+}
+
+type FileRow = Parameters<typeof rememberManifest>[3][number];

@@ -11,7 +11,8 @@ import { projects, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitP
 import { decoder, diffManifests, isBinary, lineStats } from './diffs';
 import { blobId, commitId, treeId } from './git-objects';
 import { lastCommitForPath } from './history';
-import { inJson } from '../db/batch-reads';
+import { inJson, writeThenRead } from '../db/batch-reads';
+import { manifestCache } from './sha-cache';
 import { blobKey, type CommitRow, type Manifest, manifestOf, readBlob } from './repository-store';
 
 export type CommitAction =
@@ -63,6 +64,18 @@ export interface NewCommit {
   authoredAt?: number;
   /** The parent when it is not stored yet (a chain built in one batch): its files and generation. */
   pendingParent?: { files: Manifest; generation: number };
+  /**
+   * What the caller read of the (stored) parent in its own batch: its files and the last commit of
+   * each path an action names with `last_commit_id`.
+   */
+  parentRead?: { files: Manifest; lastCommits: ReadonlyMap<string, string | null> };
+  /**
+   * The parents' generations, when the caller knows them: the commit's existence is not read then
+   * (the object inserts tolerate an existing commit: same contents, parents and timestamps). 'stored':
+   * the insert computes it from the parents' rows, stored before or earlier in the same batch (a
+   * merge commit over its squash commit); the returned row's generation is 0 then.
+   */
+  generations?: number[] | 'stored';
 }
 
 export interface WrittenCommit {
@@ -81,7 +94,7 @@ export interface WrittenCommit {
  */
 export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<WrittenCommit> {
   const db = c.var.db;
-  const base = n.pendingParent ? new Map(n.pendingParent.files) : await manifestOf(db, n.projectId, n.parent);
+  const base = n.pendingParent ? new Map(n.pendingParent.files) : n.parentRead ? new Map(n.parentRead.files) : await manifestOf(db, n.projectId, n.parent);
   const files: Manifest = n.files ? new Map(n.files) : new Map(base);
   const blobs = new Map<string, Uint8Array>();
   const texts = new Map<string, Uint8Array>();
@@ -99,7 +112,8 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   };
   const checkLastCommit = async (path: string, lastCommitId: string | undefined) => {
     if (!lastCommitId || !n.parent) return;
-    const last = await lastCommitForPath(db, n.projectId, n.parent, path);
+    const read = n.parentRead?.lastCommits.get(path);
+    const last = read !== undefined ? read : await lastCommitForPath(db, n.projectId, n.parent, path);
     if (last && !last.startsWith(lastCommitId.toLowerCase())) throw new CommitError(`The file has changed since you started editing it: ${path}`);
   };
   for (const a of n.actions ?? []) {
@@ -166,20 +180,25 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   const sha = commitId(tree, parents, { ...n.author, at: authorAt }, { ...n.committer, at }, n.message);
   // One read for the parents' generations and whether this commit exists already (a merge or a
   // commit repeated with the same contents, parents and timestamps).
-  const known = await db
-    .select({ sha: repoCommits.sha, generation: repoCommits.generation })
-    .from(repoCommits)
-    .where(and(eq(repoCommits.projectId, n.projectId), inJson(repoCommits.sha, [...parents, sha])))
-    .all();
+  // (Unless the caller knows the generations: then the existence is left to the inserts.)
+  const prior = n.generations !== undefined;
+  const known = prior
+    ? []
+    : await db
+        .select({ sha: repoCommits.sha, generation: repoCommits.generation })
+        .from(repoCommits)
+        .where(and(eq(repoCommits.projectId, n.projectId), inJson(repoCommits.sha, [...parents, sha])))
+        .all();
   const parentRows: { generation: number }[] = known.filter((r) => r.sha !== sha);
   if (n.pendingParent) parentRows.push({ generation: n.pendingParent.generation });
+  if (Array.isArray(n.generations)) parentRows.push(...n.generations.map((generation) => ({ generation })));
   const seconds = Math.floor(at / 1000) * 1000;
   const commit: CommitRow = {
     projectId: n.projectId,
     sha,
     treeSha: tree,
     parentShas: parents,
-    generation: 1 + Math.max(0, ...parentRows.map((p) => p.generation)),
+    generation: n.generations === 'stored' ? 0 : 1 + Math.max(0, ...parentRows.map((p) => p.generation)),
     message: n.message,
     authorName: n.author.name,
     authorEmail: n.author.email,
@@ -201,8 +220,11 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   statements.push(db.insert(repoBranchUpdates).values({ projectId: n.projectId, branch: n.branch, oldSha: n.expectedHead, newSha: guard as unknown as string, userId: n.userId, createdAt: at }));
   const exists = known.some((r) => r.sha === sha);
   if (!exists) {
-    statements.push(db.insert(repoCommits).values(commit));
-    parents.forEach((p, i) => statements.push(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i })));
+    // Unknown whether it exists (`prior`): an existing commit is the same object, so its rows stay as they are.
+    const orKeep = <Q extends { onConflictDoNothing(): unknown }>(q: Q) => (prior ? (q.onConflictDoNothing() as Q) : q);
+    const generation = sql`1 + coalesce((SELECT max(g.generation) FROM repo_commits g WHERE g.project_id = ${n.projectId} AND g.sha IN (SELECT value FROM json_each(${JSON.stringify(parents)}))), 0)`;
+    statements.push(orKeep(db.insert(repoCommits).values(n.generations === 'stored' ? { ...commit, generation: generation as unknown as number } : commit)));
+    parents.forEach((p, i) => statements.push(orKeep(db.insert(repoCommitParents).values({ projectId: n.projectId, sha, parentSha: p, position: i }))));
     // Unchanged files are copied from the parent in one statement; changed and new ones inserted.
     const changed = new Set<string>();
     for (const [path, e] of files) {
@@ -213,7 +235,7 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
     if (n.parent && kept.length && !n.files) {
       const removedOrChanged = [...base.keys()].filter((p) => !files.has(p) || changed.has(p));
       statements.push(
-        db.insert(repoCommitFiles).select(
+        orKeep(db.insert(repoCommitFiles).select(
           db
             .select({ projectId: repoCommitFiles.projectId, commitSha: sql<string>`${sha}`.as('commit_sha'), path: repoCommitFiles.path, blobSha: repoCommitFiles.blobSha, mode: repoCommitFiles.mode, size: repoCommitFiles.size })
             .from(repoCommitFiles)
@@ -224,11 +246,11 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
                 removedOrChanged.length ? sql`${repoCommitFiles.path} NOT IN (SELECT value FROM json_each(${JSON.stringify(removedOrChanged)}))` : undefined,
               ),
             ),
-        ),
+        )),
       );
     }
     const rows = [...changed].map((path) => ({ projectId: n.projectId, commitSha: sha, path, ...files.get(path)! }));
-    for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)));
+    for (let i = 0; i < rows.length; i += 15) statements.push(orKeep(db.insert(repoCommitFiles).values(rows.slice(i, i + 15))));
   }
   if (n.expectedHead === null) statements.push(db.insert(repoBranches).values({ projectId: n.projectId, name: n.branch, commitSha: sha, createdAt: at, updatedAt: at }));
   else statements.push(db.update(repoBranches).set({ commitSha: sha, updatedAt: at }).where(and(eq(repoBranches.projectId, n.projectId), eq(repoBranches.name, n.branch))));
@@ -237,12 +259,18 @@ export async function buildCommit(c: Context<AppEnv>, n: NewCommit): Promise<Wri
   return { commit, statements, blobs, files };
 }
 
-/** Stores the blobs, then runs the statements (plus `extra`) as one batch. False when the branch moved meanwhile. */
-export async function storeCommit(c: Context<AppEnv>, w: WrittenCommit, extra: BatchItem<'sqlite'>[] = []): Promise<boolean> {
+/**
+ * Stores the blobs, then runs the statements (plus `extra`) as one batch, with `reads` at its end
+ * (seeing the commit: the answer's reads, in the same round trip); their results come back. False
+ * when the branch moved meanwhile.
+ */
+export async function storeCommit<const Q extends readonly BatchItem<'sqlite'>[] = []>(c: Context<AppEnv>, w: WrittenCommit, extra: BatchItem<'sqlite'>[] = [], reads?: Q) {
   await Promise.all([...w.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(w.commit.projectId, sha), bytes)));
   try {
-    await c.var.db.batch([...w.statements, ...extra] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-    return true;
+    const out = await writeThenRead(c.var.db, [...w.statements, ...extra], reads ?? ([] as unknown as Q));
+    // The new commit's files are a fact of its sha: the next read of them (a merge request's diff, a merge) needs no query.
+    if (w.files.size) manifestCache<Manifest>(c.var.db).set(`${w.commit.projectId}:${w.commit.sha}`, new Map(w.files));
+    return out;
   } catch (err) {
     if (/NOT NULL constraint failed: repo_branch_updates\.new_sha|UNIQUE constraint failed: repo_branches/i.test(collect(err))) return false;
     throw err;

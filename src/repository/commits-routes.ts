@@ -1,7 +1,7 @@
 /** Commits and comparisons (lib/api/commits.rb, repositories.rb compare): commits written through the API and read back. */
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { batchReads } from '../db/batch-reads';
-import { repoBranches } from '../db/schema';
+import { repoBranches, repoCommits } from '../db/schema';
 import { z } from 'zod';
 import { commitDetail, CommitDetailSchema, commitEntity, CommitSchema, compareEntity, CompareSchema, DiffSchema } from './commit-entity';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
@@ -13,12 +13,12 @@ import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { defaultBranchProtectionStatements, canPushToBranch, primeProtectedBranches, projectProtectedBranchReads } from './protected-branches';
 import { withReadMemo } from '../platform/read-memo';
-import { pushStatements } from './push';
+import { pushReads, pushStatements } from './push';
 import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
 import { diffsBetween, diffsOfManifests } from './diffs';
 import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
-import { cachedManifest, findCommit, rememberManifest, resolveRef } from './repository-store';
-import { commitAtRef, historyCount, type HistoryFilter, historyPage, manifestRows } from './history-reads';
+import { cachedManifest, type CommitRow, findCommit, rememberManifest, resolveRef } from './repository-store';
+import { branchSha, commitAt, commitAtRef, historyCount, type HistoryFilter, historyPage, lastCommitForPathAt, manifestRows, refSha } from './history-reads';
 import { apiMessage, readableRepo, readableRepoWith, TAGS, x } from './repository-support';
 import { settingsOf } from '../settings/settings';
 import type { Context } from 'hono';
@@ -106,17 +106,38 @@ export function mountCommits(r: Router) {
       const actions = parseActions(p.actions);
       const db = c.var.db;
       const startBranch = p.start_branch ?? p.branch;
-      // The project, whether its repository is empty, the branch and the start branch, and the
-      // protected branches the push check reads, in one round trip.
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => [
-        db.select({ one: sql`1` }).from(repoBranches).where(sql`${repoBranches.projectId} = ${projectId}`).limit(1),
-        db
-          .select()
-          .from(repoBranches)
-          .where(sql`${repoBranches.projectId} = ${projectId} AND ${repoBranches.name} IN (${p.branch}, ${startBranch})`),
-        ...projectProtectedBranchReads(db, projectId),
-      ]);
-      const [any, branches, pbRows, pbLevels] = found.reads;
+      const startsElsewhere = p.start_sha !== undefined || (p.start_branch !== undefined && p.start_branch !== p.branch);
+      const forced = p.force && startsElsewhere;
+      // The paths whose last commit an action checks (`last_commit_id`), read from the start commit.
+      const checked = [...new Set(actions.flatMap((a) => (a.action !== 'create' && a.action !== 'chmod' && a.last_commit_id ? [a.action === 'move' ? a.previous_path : a.file_path] : [])))];
+      // One round trip for everything the commit is decided on: the project and the caller's level,
+      // whether the repository is empty, the branch and the start branch, the protected branches the
+      // push check reads, the start commit (start_branch, or start_sha resolved as git resolves a
+      // ref) with its files and the last commits of the checked paths, the commits a forced push
+      // brings, and what the push hooks read (the open merge requests from the branch).
+      let hookReads: ReturnType<typeof pushReads> | undefined;
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => {
+        const start = p.start_sha !== undefined ? refSha(projectId, p.start_sha) : branchSha(projectId, startBranch);
+        hookReads = pushReads(db, projectId, p.branch);
+        return [
+          db.select({ one: sql`1` }).from(repoBranches).where(sql`${repoBranches.projectId} = ${projectId}`).limit(1),
+          db
+            .select()
+            .from(repoBranches)
+            .where(sql`${repoBranches.projectId} = ${projectId} AND ${repoBranches.name} IN (${p.branch}, ${startBranch})`),
+          ...projectProtectedBranchReads(db, projectId),
+          commitAt(db, projectId, start),
+          manifestRows(db, projectId, start),
+          ...checked.map((path) => lastCommitForPathAt(db, projectId, start, path)),
+          ...hookReads.list,
+          ...(forced ? [commitsBetweenRows(db, projectId, branchSha(projectId, p.branch), start)] : []),
+        ] as const;
+      });
+      const [any, branches, pbRows, pbLevels, [startCommit], startFiles] = found.reads;
+      const rest = found.reads.slice(6) as unknown[];
+      const lastCommits = new Map(checked.map((path, i) => [path, (rest[i] as { sha: string | null }[])[0]?.sha ?? null]));
+      const prefetched = hookReads!.take(rest.slice(checked.length, checked.length + hookReads!.list.length));
+      const brought = (forced ? rest[rest.length - 1] : []) as CommitRow[];
       const pid = found.project.id;
       if (p.start_project !== undefined && p.start_project !== String(pid) && p.start_project !== found.fullPath)
         throw grapeError('start_project is not supported: commits start from the same project', 400);
@@ -136,16 +157,15 @@ export function mountCommits(r: Router) {
       // attrs[:start_branch] ||= attrs[:branch_name] unless attrs[:start_sha]
       let parent: string | null = null;
       if (p.start_sha !== undefined) {
-        const start = await resolveRef(db, pid, p.start_sha);
-        if (!start || start.sha !== p.start_sha.toLowerCase().padEnd(40, start.sha.slice(p.start_sha.length))) throw apiMessage(400, `Invalid start sha: ${p.start_sha}`);
-        parent = start.sha;
+        // The ref must name a commit whose id starts with it (a branch of that name may not).
+        if (!startCommit || !startCommit.sha.startsWith(p.start_sha.toLowerCase())) throw apiMessage(400, `Invalid start sha: ${p.start_sha}`);
+        parent = startCommit.sha;
       } else {
         const start = branches.find((b) => b.name === startBranch);
         // Files::BaseService#validate_on_branch!: a non-empty repository needs an existing start branch.
         if (!start && !empty) throw apiMessage(400, 'You can only create or edit files when you are on a branch');
         parent = start?.commitSha ?? null;
       }
-      const startsElsewhere = p.start_sha !== undefined || (p.start_branch !== undefined && p.start_branch !== p.branch);
       // validate_branch_existence!: another start than the branch itself needs `force` to overwrite it.
       if (target && startsElsewhere && !p.force) throw apiMessage(400, `A branch called '${p.branch}' already exists. Switch to that branch in order to make changes`);
 
@@ -164,6 +184,8 @@ export function mountCommits(r: Router) {
           committer: { name: user.name, email: user.email },
           userId: user.id,
           actions,
+          // What the first batch read of the start commit (a root commit has no parent to read).
+          ...(parent === null ? { generations: [] } : startCommit?.sha === parent ? { parentRead: { files: rememberManifest(db, pid, parent, startFiles), lastCommits }, generations: [startCommit.generation] } : {}),
         });
       } catch (err) {
         if (err instanceof CommitError) throw apiMessage(400, err.message);
@@ -175,12 +197,17 @@ export function mountCommits(r: Router) {
       // MergeRequests::RefreshService for the open merge requests from this branch, in the push's batch.
       const oldSha = target?.commitSha ?? null;
       // A push starting elsewhere (start_branch, start_sha with force) also brings the start's commits the branch lacked.
-      const between = oldSha && parent && parent !== oldSha ? (await commitsBetween(db, pid, oldSha, parent)).reverse() : [];
-      const refresh = await pushStatements(c, { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now() });
-      const ok = await storeCommit(c, written, [...protect, ...refresh]);
+      const between = oldSha && parent && parent !== oldSha ? brought.sort(newestFirst).reverse() : [];
+      const refresh = await pushStatements(
+        c,
+        { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now() },
+        prefetched,
+      );
+      // The commit as stored is read back in the write's own batch.
+      const stored = await storeCommit(c, written, [...protect, ...refresh], [db.select().from(repoCommits).where(and(eq(repoCommits.projectId, pid), eq(repoCommits.sha, written.commit.sha))).limit(1)]);
       // Lost a race with another push to the same branch: Gitaly's answer for a moved ref.
-      if (!ok) throw apiMessage(400, `Could not update refs/heads/${p.branch}. Please refresh and try again.`);
-      const commit = (await findCommit(db, pid, written.commit.sha)) ?? written.commit;
+      if (!stored) throw apiMessage(400, `Could not update refs/heads/${p.branch}. Please refresh and try again.`);
+      const commit = stored[0][0] ?? written.commit;
       return c.json(commitDetail(commit, { ...x(c, found), stats: p.stats }), 201);
     },
   );

@@ -25,12 +25,18 @@ export function refSha(projectId: SQL, ref: string | undefined): SQL {
   return sql`COALESCE(${branch}, (SELECT CASE WHEN count(*) = 1 THEN min(rc.sha) END FROM repo_commits rc WHERE rc.project_id = ${projectId} AND ${match}))`;
 }
 
+/** The head of a branch as an SQL value (NULL when there is no such branch); a branch only, never a commit id. */
+export const branchSha = (projectId: SQL, name: string) => sql`(SELECT rb.commit_sha FROM repo_branches rb WHERE rb.project_id = ${projectId} AND rb.name = ${name})`;
+
 /** The commit row a ref names (none when it names nothing, or names a commit not stored). */
-export const commitAtRef = (db: Db, projectId: SQL, ref: string | undefined) =>
+export const commitAtRef = (db: Db, projectId: SQL, ref: string | undefined) => commitAt(db, projectId, refSha(projectId, ref));
+
+/** The commit row of an SQL sha value (none when it is NULL or not stored). */
+export const commitAt = (db: Db, projectId: SQL, sha: SQL) =>
   db
     .select()
     .from(repoCommits)
-    .where(sql`${repoCommits.projectId} = ${projectId} AND ${repoCommits.sha} = ${refSha(projectId, ref)}`)
+    .where(sql`${repoCommits.projectId} = ${projectId} AND ${repoCommits.sha} = ${sha}`)
     .limit(1);
 
 /** One file of the commit a ref names. */
@@ -52,8 +58,11 @@ export const manifestRows = (db: Db, projectId: SQL | number, sha: SQL | string)
  * `lastCommitForPath` from the commit a ref names: the newest commit in its history whose blob or
  * mode of `path` differs from every parent's (git's history simplification, see history.ts).
  */
-export function lastCommitForPathAtRef(db: Db, projectId: SQL, ref: string | undefined, path: string) {
-  const walk = sql`(WITH RECURSIVE ${ancestry('h', projectId, refSha(projectId, ref))}
+export const lastCommitForPathAtRef = (db: Db, projectId: SQL, ref: string | undefined, path: string) => lastCommitForPathAt(db, projectId, refSha(projectId, ref), path);
+
+/** The same from a commit given as an SQL value (a branch head read in the same statement). */
+export function lastCommitForPathAt(db: Db, projectId: SQL, head: SQL, path: string) {
+  const walk = sql`(WITH RECURSIVE ${ancestry('h', projectId, head)}
     SELECT c.sha AS sha FROM repo_commits c
     LEFT JOIN repo_commit_files f ON f.project_id = c.project_id AND f.commit_sha = c.sha AND f.path = ${path}
     WHERE c.project_id = ${projectId} AND c.sha IN (SELECT sha FROM h)

@@ -10,7 +10,7 @@ import type { Db } from '../db/client';
 import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
 import { buildCommit, collect } from './commit-writer';
 import { mergeBase } from './history';
-import { blobKey, type FileEntry, type Manifest, manifestOf } from './repository-store';
+import { blobKey, type FileEntry, type Manifest, manifestOf, manifestsOf } from './repository-store';
 
 /**
  * The files of a three-way merge at file level: the target's files plus every change the source
@@ -56,6 +56,8 @@ export interface MergeInput {
   method?: 'merge' | 'ff' | 'rebase_merge';
   user: { id: number; name: string; email: string };
   at?: number;
+  /** The merge base when the caller knows it (a function of the two heads: the merge request's live state). */
+  mergeBase?: string | null;
 }
 
 export type MergeOutcome =
@@ -72,16 +74,18 @@ export type MergeOutcome =
 export async function buildMerge(c: Context<AppEnv>, m: MergeInput): Promise<MergeOutcome> {
   const db = c.var.db;
   const at = m.at ?? Date.now();
-  const base = await mergeBase(db, m.projectId, m.targetHead, m.sourceHead);
+  const base = m.mergeBase !== undefined ? m.mergeBase : await mergeBase(db, m.projectId, m.targetHead, m.sourceHead);
   const sig = { name: m.user.name, email: m.user.email };
-  const [b, t, s] = await Promise.all([manifestOf(db, m.projectId, base), manifestOf(db, m.projectId, m.targetHead), manifestOf(db, m.projectId, m.sourceHead)]);
+  // The three file lists in one round trip at most (none when this isolate has them).
+  const [b, t, s] = await manifestsOf(db, m.projectId, [base, m.targetHead, m.sourceHead]);
   const statements: BatchItem<'sqlite'>[] = [];
   const blobs = new Map<string, Uint8Array>();
   let mergedSource = m.sourceHead;
   let squashCommitSha: string | null = null;
   if (m.squash && m.sourceHead !== base) {
     // The squash commit is not on any branch: write it without moving a ref.
-    const squash = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: base, expectedHead: m.targetHead, message: m.squashMessage ?? m.message, author: sig, committer: sig, userId: m.user.id, files: s, at });
+    // Generations are computed by the inserts from the stored parents (no read here).
+    const squash = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: base, expectedHead: m.targetHead, message: m.squashMessage ?? m.message, author: sig, committer: sig, userId: m.user.id, files: s, at, generations: 'stored' });
     squashCommitSha = squash.commit.sha;
     mergedSource = squash.commit.sha;
     statements.push(...squash.statements.filter(isObjectInsert));
@@ -96,7 +100,7 @@ export async function buildMerge(c: Context<AppEnv>, m: MergeInput): Promise<Mer
   } else if (m.method === 'ff') return { ok: false, reason: 'not_fast_forward' };
   const files = mergeManifests(b, t, s);
   if (!files) return { ok: false, reason: 'conflict' };
-  const merge = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: m.targetHead, extraParents: [mergedSource], expectedHead: m.targetHead, message: m.message, author: sig, committer: sig, userId: m.user.id, files, at });
+  const merge = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: m.targetHead, extraParents: [mergedSource], expectedHead: m.targetHead, message: m.message, author: sig, committer: sig, userId: m.user.id, files, at, generations: 'stored' });
   for (const [k, v] of merge.blobs) blobs.set(k, v);
   return { ok: true, mergeCommitSha: merge.commit.sha, squashCommitSha, statements: [...statements, ...merge.statements], blobs, newHead: merge.commit.sha };
 }

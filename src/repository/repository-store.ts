@@ -12,6 +12,7 @@ import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, re
 import { memo, primeMemo } from '../platform/read-memo';
 import type { ManifestEntry } from './git-objects';
 import { manifestCache } from './sha-cache';
+import { batchReads } from '../db/batch-reads';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
 export type BranchRow = typeof repoBranches.$inferSelect;
@@ -90,6 +91,22 @@ export async function manifestOf(db: Db, projectId: number, sha: string | null):
   const known = manifestCache<Manifest>(db).get(`${projectId}:${sha}`);
   if (known) return new Map(known);
   return rememberManifest(db, projectId, sha, await db.select().from(repoCommitFiles).where(manifestWhere(projectId, sha)).all());
+}
+
+/** Several commits' files: those this isolate has not cached are read in one round trip. */
+export async function manifestsOf(db: Db, projectId: number, shas: readonly (string | null)[]): Promise<Manifest[]> {
+  const cache = manifestCache<Manifest>(db);
+  const known = new Map<string, Manifest>();
+  for (const sha of shas) {
+    const hit = sha === null ? undefined : cache.get(`${projectId}:${sha}`);
+    if (hit) known.set(sha!, hit);
+  }
+  const missing = [...new Set(shas.filter((sha): sha is string => sha !== null && !known.has(sha)))];
+  if (missing.length) {
+    const rows = await batchReads(db, missing.map((sha) => db.select().from(repoCommitFiles).where(manifestWhere(projectId, sha))));
+    missing.forEach((sha, i) => known.set(sha, rememberManifest(db, projectId, sha, rows[i] as (typeof repoCommitFiles.$inferSelect)[])));
+  }
+  return shas.map((sha) => new Map(sha === null ? [] : known.get(sha)));
 }
 
 /** The rows of a manifest read, for a batch whose results `rememberManifest` takes. */

@@ -24,6 +24,7 @@ export {
   type Manifest,
   blobKey,
   branchHead,
+  cachedManifest,
   fileAt,
   findBranch,
   findCommit,
@@ -34,11 +35,13 @@ export {
   memoManifest,
   primeBranchHeads,
   readBlob,
+  rememberManifest,
   repositoryBlobKeys,
   repositoryDeletionStatements,
   resolveRef,
 } from './repository-store';
-export { commitsBetween, isAncestor, lastCommitForPath, memoMergeBase, mergeBase, newestFirst } from './history';
+export { cachedMergeBase, commitsBetween, isAncestor, lastCommitForPath, memoMergeBase, mergeBase, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
+export { manifestRows } from './history-reads';
 export { changedFiles, diffEntity, diffManifests, diffsBetween, type FileChange, lineStats, unifiedDiff } from './diffs';
 export { buildCommit, type CommitAction, CommitError, isValidBranchName, type NewCommit, storeCommit, type WrittenCommit } from './commit-writer';
 export { factsOf, mergeFacts, type MergeFacts, type MergePair, storedMergeFacts } from './merge-facts';

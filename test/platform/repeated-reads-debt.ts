@@ -6,5 +6,4 @@
  * the test until it is removed.
  */
 export const REPEATED_READS_DEBT: Record<string, number> = {
-  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge': 4,
 };
