@@ -32,6 +32,9 @@ import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
+import { jobHandlers } from './platform/jobs-consumer';
+import { runProjectImport } from './import-export/import-job';
+import { IMPORT_JOB } from './import-export/import-job-message';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -45,6 +48,8 @@ for (const part of [ciCascade, todosCascade, notesCascade, approvalsCascade, mer
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
+// Queue consumers by message type (platform/jobs-consumer.ts), the same on Workers and Node.
+jobHandlers[IMPORT_JOB] = runProjectImport;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -32,6 +32,7 @@ import { mountOauth } from './auth/oauth-routes';
 import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
+import { mountProjectImport } from './import-export/import-routes';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
@@ -65,6 +66,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'notes', description: 'Comments and award emoji on issues, merge requests and epics' },
   { name: 'todos', description: "To-do items and the current user's counts" },
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
+  { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -116,6 +118,7 @@ export function mountApi(api: Router, web: Router) {
   mountNotes(inNotes(groupsApi));
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
+  mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));

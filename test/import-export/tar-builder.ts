@@ -58,13 +58,13 @@ export function tar(members: BuildMember[]): Uint8Array {
 }
 
 export async function gzip(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data]).stream().pipeThrough(new CompressionStream('gzip'));
+  const stream = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 export const tarGz = (members: BuildMember[]) => gzip(tar(members));
 
-export const streamOf = (data: Uint8Array) => new Blob([data]).stream() as ReadableStream<Uint8Array>;
+export const streamOf = (data: Uint8Array) => new Blob([data as Uint8Array<ArrayBuffer>]).stream() as ReadableStream<Uint8Array>;
 
 /** A GitLab-shaped export tree (`./VERSION`, `./tree/project.json`, ndjson relations). */
 export function exportTree(opts: { version?: string; project?: unknown; relations?: Record<string, unknown[] | string> } = {}): BuildMember[] {

@@ -1,0 +1,241 @@
+/**
+ * The project import job (RepositoryImportWorker + Gitlab::ImportExport::Importer for file imports):
+ * scheduled -> started -> finished | failed. It streams the uploaded archive from the blob store in
+ * two passes: the first checks VERSION and reads the project attributes and members (the user map
+ * every later row needs), the second writes every relation line by line in chunks. Each chunk's rows,
+ * its failed lines and the relation's progress go in one db.batch, so a redelivered or resumed job
+ * skips what is written and never writes a row twice; a second copy racing the first loses on the
+ * unique (project, iid/title) indexes and retries from the stored progress. A job that runs past its
+ * budget hands the rest to a new message (each stays well under a Workers consumer's CPU limit).
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { importFailures, namespaces, projectImportStates, projects } from '../db/schema';
+import { batchReads } from '../db/batch-reads';
+import type { JobDeps } from '../platform/jobs-consumer';
+import type { JobMessage } from '../platform/jobs';
+import { loadSettings, type Settings } from '../settings/settings';
+import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
+import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
+import { IMPORT_JOB } from './import-job-message';
+import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
+
+type Row = Record<string, unknown>;
+type Stmt = BatchItem<'sqlite'>;
+
+interface Progress {
+  /** Lines of each relation already written. */
+  next: Record<string, number>;
+  /** Relations finished (their member was read to the end). */
+  done: Record<string, true>;
+  /** The first pass (version, project attributes, members) is written. */
+  meta?: true;
+  /** The tree is the legacy root project.json (one document) rather than ndjson files. */
+  legacy?: true;
+  users?: Record<string, number>;
+}
+
+/** Relations this server holds, in the order their rows may depend on each other's. */
+const RELATIONS: Record<string, (ctx: ImportContext, row: Row) => Stmt[]> = {
+  labels: labelRow,
+  milestones: milestoneRow,
+  protected_branches: protectedBranchRow,
+  issues: issueRow,
+  merge_requests: mergeRequestRow,
+};
+const CHUNK_LINES = 50;
+const CHUNK_STATEMENTS = 400;
+/** Wall time one message may spend before handing the rest to the next (Workers: 15 min wall, 30 s CPU by default). */
+const DEFAULT_BUDGET_MS = 20_000;
+
+export async function runProjectImport(message: JobMessage, deps: JobDeps): Promise<void> {
+  const { db, blobs } = deps;
+  const projectId = Number(message.projectId);
+  const [states] = await batchReads(db, [db.select().from(projectImportStates).where(eq(projectImportStates.projectId, projectId)).limit(1)]);
+  const state = states[0];
+  // Finished or failed: a redelivery has nothing left to do.
+  if (!state || (state.status !== 'scheduled' && state.status !== 'started') || !state.blobKey) return;
+  if (state.status === 'scheduled') await db.update(projectImportStates).set({ status: 'started', updatedAt: Date.now() }).where(sql`${projectImportStates.projectId} = ${projectId} AND ${projectImportStates.status} = 'scheduled'`);
+  const settings = await loadSettings(db);
+  const progress = JSON.parse(state.progress || '{}') as Progress;
+  progress.next ??= {};
+  progress.done ??= {};
+  const job = { db, projectId, state, settings, progress, started: Date.now(), budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
+  try {
+    const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
+    if (!progress.meta) await metaPass(job, archive);
+    const complete = await relationPass(job, archive);
+    if (!complete) {
+      await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:${Date.now()}`, projectId });
+      return;
+    }
+    await finish(db, projectId);
+  } catch (err) {
+    if (!(err instanceof ImportError)) throw err;
+    await db.update(projectImportStates).set({ status: 'failed', lastError: err.message, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
+  }
+  await blobs.delete(state.blobKey);
+}
+
+type Job = {
+  db: Db;
+  projectId: number;
+  state: typeof projectImportStates.$inferSelect;
+  settings: Settings;
+  progress: Progress;
+  started: number;
+  budgetMs: number;
+};
+type Archive = () => ReturnType<typeof archiveMembers>;
+
+/** VERSION, the project's attributes (tree/project.json, or the legacy root project.json) and its members. */
+async function metaPass(job: Job, archive: Archive) {
+  let version: string | undefined;
+  let project: Row | undefined;
+  let legacy = false;
+  const members: ArchiveMember[] = [];
+  for await (const m of archive()) {
+    if (m.type !== 'file') continue;
+    if (m.name === 'VERSION') version = await documentText(m);
+    else if (m.name === 'tree/project.json' || (m.name === 'project.json' && (!project || legacy))) {
+      legacy = m.name === 'project.json';
+      const text = await documentText(m);
+      try {
+        project = JSON.parse(text) as Row;
+      } catch {
+        throw new ImportError('Error parsing project.json: malformed JSON');
+      }
+      if (!project || typeof project !== 'object' || Array.isArray(project)) throw new ImportError('Error parsing project.json: not an object');
+      if (legacy) for (const r of Array.isArray(project.project_members) ? project.project_members.slice(0, 10_000) : []) members.push(r as ArchiveMember);
+    } else if (m.name === 'tree/project/project_members.ndjson') {
+      for await (const l of relationLines(m)) if ('row' in l && members.length < 10_000) members.push(l.row as ArchiveMember);
+    }
+  }
+  // version_checker.rb runs first: nothing is written for an archive of another version.
+  if (version === undefined) throw new ImportError('Incorrect VERSION format');
+  checkVersion(version);
+  if (!project) throw new ImportError('Project tree is missing from the archive');
+  const { db, projectId, state } = job;
+  const [nsRows, level, candidates] = await batchReads(db, [
+    db.select({ ns: namespaces, project: projects }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, projectId)).limit(1),
+    importerLevelRead(db, projectId, state.importerId),
+    userMapReads(db, state.importerId, members),
+  ]);
+  if (!nsRows[0]) throw new ImportError('The project was deleted');
+  const { users, statements } = memberStatements(db, projectId, state.importerId, level, candidates, members, Date.now());
+  job.progress.users = users;
+  job.progress.meta = true;
+  if (legacy) job.progress.legacy = true;
+  await db.batch([
+    ...(projectAttributeUpdate(db, nsRows[0].project, nsRows[0].ns, project, JSON.parse(state.overrideParams || '{}') as Row, job.settings) ?? []),
+    ...statements,
+    saveProgress(db, projectId, job.progress),
+  ] as unknown as Parameters<Db['batch']>[0]);
+}
+
+/** Every relation member of the tree, in archive order; false when the budget ran out first. */
+async function relationPass(job: Job, archive: Archive): Promise<boolean> {
+  const { db, projectId } = job;
+  const [issueIids, mrs] = await batchReads(db, takenReads(db, projectId));
+  const ctx: ImportContext = {
+    db,
+    projectId,
+    importerId: job.state.importerId,
+    users: job.progress.users ?? {},
+    now: Date.now(),
+    issueIids: new Set(issueIids.map((r) => r.iid)),
+    mrIids: new Set(mrs.map((r) => r.iid)),
+    openBranchPairs: new Set(mrs.filter((r) => r.state === 'opened' || r.state === 'locked').map((r) => `${r.source}\n${r.target}`)),
+  };
+  for await (const m of archive()) {
+    if (m.type !== 'file') continue;
+    const tree = /^tree\/project\/([a-z_]+)\.ndjson$/.exec(m.name)?.[1];
+    if (tree && RELATIONS[tree] && !job.progress.done[tree]) {
+      if (!(await writeRelation(job, ctx, tree, relationLines(m)))) return false;
+    } else if (m.name === 'project.json' && job.progress.legacy) {
+      // Legacy format: the whole tree in one document (read bounded, like any document).
+      const project = JSON.parse(await documentText(m)) as Row;
+      for (const rel of Object.keys(RELATIONS)) {
+        if (job.progress.done[rel] || !Array.isArray(project[rel])) continue;
+        const lines = (project[rel] as unknown[]).map((row, number): RelationLine =>
+          row && typeof row === 'object' && !Array.isArray(row) ? { number, row: row as Row } : { number, error: 'Relation item is not an object', exceptionClass: 'Gitlab::ImportExport::Error' },
+        );
+        if (!(await writeRelation(job, ctx, rel, toAsync(lines)))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+async function* toAsync<T>(items: T[]) {
+  yield* items;
+}
+
+/** Writes one relation from its stored progress on; false when the budget ran out before its end. */
+async function writeRelation(job: Job, ctx: ImportContext, relation: string, lines: AsyncIterable<RelationLine>): Promise<boolean> {
+  const { db, projectId, progress } = job;
+  const from = progress.next[relation] ?? 0;
+  const build = RELATIONS[relation];
+  let stmts: Stmt[] = [];
+  let failures: Stmt[] = [];
+  let count = 0;
+  const flush = async (next: number, done: boolean) => {
+    progress.next[relation] = next;
+    if (done) progress.done[relation] = true;
+    await db.batch([...stmts, ...failures, saveProgress(db, projectId, progress)] as unknown as Parameters<Db['batch']>[0]);
+    stmts = [];
+    failures = [];
+    count = 0;
+  };
+  let last = from;
+  for await (const l of lines) {
+    if (l.number < from) continue;
+    last = l.number + 1;
+    if ('error' in l) failures.push(failure(job, relation, l.number, l.exceptionClass, l.error));
+    else {
+      try {
+        stmts.push(...build(ctx, l.row));
+      } catch (err) {
+        if (!(err instanceof LineError)) throw err;
+        failures.push(failure(job, relation, l.number, 'ActiveRecord::RecordInvalid', err.message));
+      }
+    }
+    if (++count >= CHUNK_LINES || stmts.length >= CHUNK_STATEMENTS) {
+      await flush(last, false);
+      if (Date.now() - job.started > job.budgetMs) return false;
+    }
+  }
+  await flush(last, true);
+  return true;
+}
+
+/** ImportFailure: fixed texts only, never archive content (CVE-2021-22201 leaked files through them). */
+function failure(job: Job, relation: string, line: number, exceptionClass: string, message: string): Stmt {
+  return job.db.insert(importFailures).values({
+    projectId: job.projectId,
+    correlationId: job.state.correlationId,
+    relationKey: relation,
+    relationIndex: line,
+    exceptionClass,
+    exceptionMessage: message,
+    source: 'process_relation_item!',
+    createdAt: Date.now(),
+  });
+}
+
+const saveProgress = (db: Db, projectId: number, progress: Progress) =>
+  db.update(projectImportStates).set({ progress: JSON.stringify(progress), updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
+
+/** iid counters continue after the imported iids; the import is finished. */
+async function finish(db: Db, projectId: number) {
+  const counter = (usage: string, table: string) =>
+    sql`INSERT INTO internal_ids (usage, scope_id, last_value) SELECT ${usage}, ${projectId}, coalesce(max(iid), 0) FROM ${sql.raw(table)} WHERE project_id = ${projectId}
+        ON CONFLICT (usage, scope_id) DO UPDATE SET last_value = max(last_value, excluded.last_value)`;
+  await db.batch([
+    db.run(counter('issues', 'issues')),
+    db.run(counter('merge_requests', 'merge_requests')),
+    db.run(counter('milestones', 'milestones')),
+    db.update(projectImportStates).set({ status: 'finished', lastError: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId)),
+  ] as unknown as Parameters<Db['batch']>[0]);
+}
