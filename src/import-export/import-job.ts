@@ -11,7 +11,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { importFailures, namespaces, projectImportStates, projects } from '../db/schema';
+import { importFailures, internalIds, namespaces, projectImportStates } from '../db/schema';
 import { batchReads } from '../db/batch-reads';
 import type { JobDeps } from '../platform/jobs-consumer';
 import type { JobMessage } from '../platform/jobs';
@@ -118,7 +118,8 @@ async function metaPass(job: Job, archive: Archive) {
   if (!project) throw new ImportError('Project tree is missing from the archive');
   const { db, projectId, state } = job;
   const [nsRows, level, candidates] = await batchReads(db, [
-    db.select({ ns: namespaces, project: projects }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, projectId)).limit(1),
+    // One table per select: a D1 batch keys row values by column name.
+    db.select().from(namespaces).where(sql`${namespaces.id} = (SELECT namespace_id FROM projects WHERE id = ${projectId})`).limit(1),
     importerLevelRead(db, projectId, state.importerId),
     userMapReads(db, state.importerId, members),
   ]);
@@ -128,7 +129,7 @@ async function metaPass(job: Job, archive: Archive) {
   job.progress.meta = true;
   if (legacy) job.progress.legacy = true;
   await db.batch([
-    ...(projectAttributeUpdate(db, nsRows[0].project, nsRows[0].ns, project, JSON.parse(state.overrideParams || '{}') as Row, job.settings) ?? []),
+    ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings) ?? []),
     ...statements,
     saveProgress(db, projectId, job.progress),
   ] as unknown as Parameters<Db['batch']>[0]);
@@ -229,13 +230,15 @@ const saveProgress = (db: Db, projectId: number, progress: Progress) =>
 
 /** iid counters continue after the imported iids; the import is finished. */
 async function finish(db: Db, projectId: number) {
-  const counter = (usage: string, table: string) =>
-    sql`INSERT INTO internal_ids (usage, scope_id, last_value) SELECT ${usage}, ${projectId}, coalesce(max(iid), 0) FROM ${sql.raw(table)} WHERE project_id = ${projectId}
-        ON CONFLICT (usage, scope_id) DO UPDATE SET last_value = max(last_value, excluded.last_value)`;
+  const counter = (usage: 'issues' | 'merge_requests' | 'milestones') =>
+    db
+      .insert(internalIds)
+      .select(sql`SELECT ${usage}, ${projectId}, coalesce(max(iid), 0) FROM ${sql.raw(usage)} WHERE project_id = ${projectId}`)
+      .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`max(${internalIds.lastValue}, excluded.last_value)` } });
   await db.batch([
-    db.run(counter('issues', 'issues')),
-    db.run(counter('merge_requests', 'merge_requests')),
-    db.run(counter('milestones', 'milestones')),
+    counter('issues'),
+    counter('merge_requests'),
+    counter('milestones'),
     db.update(projectImportStates).set({ status: 'finished', lastError: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId)),
   ] as unknown as Parameters<Db['batch']>[0]);
 }

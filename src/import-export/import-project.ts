@@ -7,7 +7,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { members, namespaces, projects, users } from '../db/schema';
-import { ACCESS, groupLevelSql, MEMBER_LEVELS, type NamespaceRow, type ProjectRow, VISIBILITY_LEVEL } from '../projects/abilities';
+import { ACCESS, groupLevelSql, MEMBER_LEVELS, type NamespaceRow, VISIBILITY_LEVEL } from '../projects/abilities';
 import type { Settings } from '../settings/settings';
 
 type Row = Record<string, unknown>;
@@ -84,7 +84,7 @@ export function memberStatements(db: Db, projectId: number, importerId: number, 
 const LEVEL_NAMES: Record<number, string> = { 0: 'private', 10: 'internal', 20: 'public' };
 
 /** tree/project.json's description and visibility under `override_params`; the visibility never above the namespace's. */
-export function projectAttributeUpdate(db: Db, project: ProjectRow, ns: NamespaceRow, tree: Row, override: Row, settings: Settings) {
+export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceRow, tree: Row, override: Row, settings: Settings) {
   const description = typeof override.description === 'string' ? override.description : typeof tree.description === 'string' ? tree.description : null;
   let visibility: string | undefined = typeof override.visibility === 'string' && override.visibility in VISIBILITY_LEVEL ? override.visibility : LEVEL_NAMES[Number(tree.visibility_level)];
   if (visibility && ns.kind === 'Group' && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[ns.visibility]) visibility = ns.visibility;
@@ -94,5 +94,5 @@ export function projectAttributeUpdate(db: Db, project: ProjectRow, ns: Namespac
   if (description !== null) set.description = description.slice(0, 2000);
   if (visibility) set.visibility = visibility;
   if (!Object.keys(set).length) return null;
-  return [db.update(projects).set(set).where(eq(projects.id, project.id))];
+  return [db.update(projects).set(set).where(eq(projects.id, projectId))];
 }

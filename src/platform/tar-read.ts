@@ -42,7 +42,20 @@ class ByteSource {
     private maxTotal: number,
   ) {}
 
+  /** Reads are serialised: a member's body and the reader's own skipping never read at once. */
+  private filling: Promise<boolean> | null = null;
+
   private async fill(): Promise<boolean> {
+    while (this.filling) await this.filling;
+    this.filling = this.fillOnce();
+    try {
+      return await this.filling;
+    } finally {
+      this.filling = null;
+    }
+  }
+
+  private async fillOnce(): Promise<boolean> {
     if (this.done) return false;
     const { value, done } = await this.reader.read();
     if (done) {
@@ -214,7 +227,8 @@ export async function* readTar(input: ReadableStream<Uint8Array>, limits: TarLim
           controller.enqueue(part);
           if (left <= 0) controller.close();
         },
-      });
+        // Pulled only when the caller reads: never ahead of it, in parallel with the reader's skipping.
+      }, { highWaterMark: 0 });
       yield { name, type: 'file', size, body };
       // Whatever the caller left unread, then the padding to the next header.
       if (left > 0) await src.skip(left);
