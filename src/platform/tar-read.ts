@@ -265,16 +265,29 @@ export async function* memberLines(body: ReadableStream<Uint8Array>, maxLine: nu
   let number = 0;
   let overflow = false;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buf += dec.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
+    const text = dec.decode(chunk, { stream: true });
+    // Only the new text is searched for line ends: a long line costs linear time, not quadratic.
+    let nl = text.indexOf('\n');
+    if (nl < 0) {
+      if (!overflow) buf += text;
+      if (buf.length > maxLine) {
+        overflow = true;
+        buf = '';
+      }
+      continue;
+    }
+    let start = 0;
+    while (nl >= 0) {
+      const line = overflow ? '' : buf + text.slice(start, nl);
       if (overflow || line.length > maxLine) yield { line: '', number, tooLong: true };
       else if (line.trim()) yield { line, number };
       overflow = false;
+      buf = '';
       number++;
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
     }
+    buf = text.slice(start);
     if (buf.length > maxLine) {
       overflow = true;
       buf = '';
