@@ -8,7 +8,7 @@ import { ApiError, forbidden, tooLarge } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { settingsOf } from '../settings/settings';
+import { type Settings, settingsOf } from '../settings/settings';
 import { findReadableProjectWith } from '../projects/projects';
 import { createImport } from './import-create';
 import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from './import-status';
@@ -23,6 +23,12 @@ const maxImportBytes = async (c: Context<AppEnv>) => {
   const mb = Number((await settingsOf(c)).max_import_size) || 0;
   return mb > 0 ? mb * MB : UNLIMITED_UPLOAD;
 };
+
+/** project_import.rb `before { forbidden! unless import_sources.include?('gitlab_project') }`, for every route of the file. */
+function requireGitlabProjectSource(settings: Settings) {
+  const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
+  if (!sources.includes('gitlab_project')) throw forbidden();
+}
 
 export function mountProjectImport(r: Router) {
   r.route(
@@ -47,9 +53,7 @@ export function mountProjectImport(r: Router) {
     async ({ c, p, caller }) => {
       requireUser(caller);
       const settings = await settingsOf(c);
-      // `before { forbidden! unless import_sources.include?('gitlab_project') }`
-      const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
-      if (!sources.includes('gitlab_project')) throw forbidden();
+      requireGitlabProjectSource(settings);
       // FileUploadHelpers#validate_file!: ImportExportUploader allows `gz` and `tar.gz` names.
       const filename = (p.file as File).name ?? '';
       if (!/\.gz$/i.test(filename)) throw new ApiError(422, { message: { error: 'You need to upload a GitLab project export archive (ending in .gz).' } });
@@ -76,6 +80,7 @@ export function mountProjectImport(r: Router) {
       responses: { 200: ProjectImportStatusSchema },
     },
     async ({ c, p, caller }) => {
+      requireGitlabProjectSource(await settingsOf(c));
       const found = await findReadableProjectWith(c, caller, p.id, (projectId) => importStatusReads(c.var.db, projectId));
       const [states, failures, names] = found.reads;
       return c.json(importStatusEntity(found.project, found.namespace, names[0]?.fullName ?? found.namespace.name, states[0], failures));

@@ -141,6 +141,8 @@ describe('POST /projects/import', () => {
       expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { import_sources: ['github'] } })).status).toBe(200);
       const off = await uploadImport(user.token, await tarGz(exportTree()), { path: unique('p') });
       expect([off.status, off.body]).toEqual([403, { message: '403 Forbidden' }]);
+      const mine = await api('/projects', { token: user.token, body: { name: unique('p') } });
+      expect((await api(`/projects/${mine.body.id}/import`, { token: user.token })).status).toBe(403);
     } finally {
       await api('/application/settings', { method: 'PUT', token: admin.token, body: { max_import_size: 0, import_sources: ['github', 'gitlab_project', 'git'] } });
     }
