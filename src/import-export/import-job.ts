@@ -61,7 +61,7 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
   const progress = JSON.parse(state.progress || '{}') as Progress;
   progress.next ??= {};
   progress.done ??= {};
-  const job = { db, projectId, state, settings, progress, started: Date.now(), budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
+  const job: Job = { db, projectId, state, settings, progress, stored: state.progress, started: Date.now(), budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
   try {
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
@@ -84,6 +84,8 @@ type Job = {
   state: typeof projectImportStates.$inferSelect;
   settings: Settings;
   progress: Progress;
+  /** The progress as stored when this job last read or wrote it: the compare-and-set's expected value. */
+  stored: string;
   started: number;
   budgetMs: number;
 };
@@ -129,9 +131,9 @@ async function metaPass(job: Job, archive: Archive) {
   job.progress.meta = true;
   if (legacy) job.progress.legacy = true;
   await db.batch([
+    ...saveProgress(job),
     ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings) ?? []),
     ...statements,
-    saveProgress(db, projectId, job.progress),
   ] as unknown as Parameters<Db['batch']>[0]);
 }
 
@@ -184,7 +186,7 @@ async function writeRelation(job: Job, ctx: ImportContext, relation: string, lin
   const flush = async (next: number, done: boolean) => {
     progress.next[relation] = next;
     if (done) progress.done[relation] = true;
-    await db.batch([...stmts, ...failures, saveProgress(db, projectId, progress)] as unknown as Parameters<Db['batch']>[0]);
+    await db.batch([...saveProgress(job), ...stmts, ...failures] as unknown as Parameters<Db['batch']>[0]);
     stmts = [];
     failures = [];
     count = 0;
@@ -225,8 +227,20 @@ function failure(job: Job, relation: string, line: number, exceptionClass: strin
   });
 }
 
-const saveProgress = (db: Db, projectId: number, progress: Progress) =>
-  db.update(projectImportStates).set({ progress: JSON.stringify(progress), updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
+/**
+ * The batch's first statements: the progress moves from what this job last saw to its new value,
+ * and when another copy of the job moved it first (changes() = 0) the guard's NULL into a NOT NULL
+ * column aborts the whole batch, so a stale copy never writes a row or rewinds the progress.
+ */
+function saveProgress(job: Job): Stmt[] {
+  const next = JSON.stringify(job.progress);
+  const expected = job.stored;
+  job.stored = next;
+  return [
+    job.db.update(projectImportStates).set({ progress: next, updatedAt: Date.now() }).where(sql`${projectImportStates.projectId} = ${job.projectId} AND ${projectImportStates.progress} = ${expected}`),
+    job.db.insert(importFailures).select(sql`SELECT NULL, 0, NULL, '', NULL, '', NULL, '', 0 WHERE changes() = 0`),
+  ];
+}
 
 /** iid counters continue after the imported iids; the import is finished. */
 async function finish(db: Db, projectId: number) {
