@@ -35,6 +35,7 @@ import { enforceRateLimits } from './settings/rate-limits';
 import { jobHandlers } from './platform/jobs-consumer';
 import { runProjectImport } from './import-export/import-job';
 import { IMPORT_JOB } from './import-export/import-job-message';
+import { importExportCascade } from './import-export/import-cascade';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -43,7 +44,7 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [importExportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);

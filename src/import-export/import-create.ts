@@ -9,7 +9,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { namespaces, projectImportStates, projects } from '../db/schema';
 import { batchReads, writeThenRead } from '../db/batch-reads';
 import { ACCESS, groupLevelSql, type NamespaceRow } from '../projects/abilities';
-import { ApiError, notFound } from '../platform/errors';
+import { ApiError, forbidden, notFound } from '../platform/errors';
 import { decimalId } from '../platform/record-id';
 import { randomHex } from '../platform/crypto';
 import { isUniqueViolation } from '../platform/unique';
@@ -67,6 +67,8 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   const first = Object.entries(fieldErrors)[0];
   if (first) throw firstError(`${humanize(first[0])} ${first[1][0]}`);
   const overwrite = req.overwrite && Number(conflicts[0]?.pathTaken);
+  // Overwriting deletes the project at the path when the import finishes: only for who may remove it (Owner).
+  if (overwrite && !caller.isAdmin && ns.kind === 'Group' && level < ACCESS.OWNER) throw forbidden();
   if (Number(conflicts[0]?.nameTaken) && !overwrite) throw firstError('Name has already been taken');
   if (Number(conflicts[0]?.pathTaken) && !overwrite) throw firstError('Path has already been taken');
   const visibility = String(req.overrideParams.visibility ?? settings.default_project_visibility ?? 'private');

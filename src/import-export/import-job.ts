@@ -14,6 +14,8 @@ import type { Db } from '../db/client';
 import { importFailures, internalIds, namespaces, projectImportStates } from '../db/schema';
 import { batchReads } from '../db/batch-reads';
 import type { JobDeps } from '../platform/jobs-consumer';
+import type { BlobStore } from '../platform/blobs';
+import { overwriteSwap } from './import-overwrite';
 import type { JobMessage } from '../platform/jobs';
 import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
@@ -70,10 +72,10 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
       await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:${Date.now()}`, projectId });
       return;
     }
-    await finish(db, projectId);
+    await finish(db, projectId, JSON.parse(state.overrideParams || '{}') as Row, blobs);
   } catch (err) {
     if (!(err instanceof ImportError)) throw err;
-    await db.update(projectImportStates).set({ status: 'failed', lastError: err.message, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
+    await db.update(projectImportStates).set({ status: 'failed', lastError: err.message, blobKey: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
   }
   await blobs.delete(state.blobKey);
 }
@@ -242,17 +244,23 @@ function saveProgress(job: Job): Stmt[] {
   ];
 }
 
-/** iid counters continue after the imported iids; the import is finished. */
-async function finish(db: Db, projectId: number) {
+/** iid counters continue after the imported iids; the import is finished (and takes over the original path under overwrite). */
+async function finish(db: Db, projectId: number, override: Row, blobs: BlobStore) {
   const counter = (usage: 'issues' | 'merge_requests' | 'milestones') =>
     db
       .insert(internalIds)
       .select(sql`SELECT ${usage}, ${projectId}, coalesce(max(iid), 0) FROM ${sql.raw(usage)} WHERE project_id = ${projectId}`)
       .onConflictDoUpdate({ target: [internalIds.usage, internalIds.scopeId], set: { lastValue: sql`max(${internalIds.lastValue}, excluded.last_value)` } });
-  await db.batch([
-    counter('issues'),
-    counter('merge_requests'),
-    counter('milestones'),
-    db.update(projectImportStates).set({ status: 'finished', lastError: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId)),
-  ] as unknown as Parameters<Db['batch']>[0]);
+  await overwriteSwap(
+    db,
+    projectId,
+    override,
+    [
+      counter('issues'),
+      counter('merge_requests'),
+      counter('milestones'),
+      db.update(projectImportStates).set({ status: 'finished', lastError: null, blobKey: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId)),
+    ],
+    blobs,
+  );
 }

@@ -159,3 +159,23 @@ describe('GET /projects/:id/import', () => {
     expect((await api(`/projects/${p.body.id}/import`, { token: other.token })).body).toEqual({ message: '404 Project Not Found' });
   });
 });
+
+describe('POST /projects/import with overwrite', () => {
+  it('imports under a temporary path, then replaces the project at the original path', async () => {
+    const user = await createUser();
+    const path = unique('ow');
+    const old = await api('/projects', { token: user.token, body: { name: path, path } });
+    await api(`/projects/${old.body.id}/issues`, { token: user.token, body: { title: 'Old issue' } });
+    const archive = await tarGz(exportTree({ relations: { issues: [{ iid: 7, title: 'New issue' }] } }));
+    const res = await uploadImport(user.token, archive, { path, overwrite: 'true' });
+    expect(res.status).toBe(201);
+    expect(res.body.path).toMatch(new RegExp(`^${path}-[0-9a-f]+$`));
+    expect((await waitForImport(user.token, res.body.id)).body.import_status).toBe('finished');
+    const now = await api(`/projects/${encodeURIComponent(`${user.username}/${path}`)}`, { token: user.token });
+    expect(now.body).toMatchObject({ id: res.body.id, path, name: path });
+    expect((await api(`/projects/${old.body.id}`, { token: user.token })).status).toBe(404);
+    expect((await api(`/projects/${res.body.id}/issues`, { token: user.token })).body.map((i: any) => i.title)).toEqual(['New issue']);
+    // Without overwrite the clash is a 400.
+    expect((await uploadImport(user.token, archive, { path, name: unique('n') })).body).toEqual({ message: 'Path has already been taken' });
+  });
+});
