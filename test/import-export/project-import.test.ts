@@ -1,4 +1,5 @@
 /** POST /projects/import and GET /projects/:id/import: the upload, its checks, and the job's result. */
+import { storageSql } from '#harness';
 import { describe, expect, it } from 'vitest';
 import { api, createUser, rootToken, unique } from '../support';
 import { exportTree, tarGz } from './tar-builder';
@@ -177,5 +178,40 @@ describe('POST /projects/import with overwrite', () => {
     expect((await api(`/projects/${res.body.id}/issues`, { token: user.token })).body.map((i: any) => i.title)).toEqual(['New issue']);
     // Without overwrite the clash is a 400.
     expect((await uploadImport(user.token, archive, { path, name: unique('n') })).body).toEqual({ message: 'Path has already been taken' });
+  });
+});
+
+describe('legacy archives', () => {
+  it('reads the whole tree from a root project.json (exports of GitLab 13.x and before)', async () => {
+    const user = await createUser();
+    const legacy = {
+      description: 'Legacy export',
+      visibility_level: 0,
+      labels: [{ title: 'legacy-label', color: '#abcdef' }],
+      milestones: [{ iid: 2, title: 'legacy-ms' }],
+      project_members: [],
+      issues: [{ iid: 5, title: 'Legacy issue', notes: [{ note: 'legacy note' }], label_links: [{ label: { title: 'legacy-label', color: '#abcdef' } }] }, 'not an object'],
+      merge_requests: [{ iid: 3, title: 'Legacy MR', source_branch: 'a', target_branch: 'b' }],
+    };
+    const archive = await tarGz([{ name: './VERSION', body: '0.2.4' }, { name: './project.json', body: JSON.stringify(legacy) }]);
+    const res = await uploadImport(user.token, archive, { path: unique('legacy') });
+    const done = await waitForImport(user.token, res.body.id);
+    expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
+    expect(done.body.failed_relations.map((f: any) => [f.relation_name, f.line_number])).toEqual([['issues', 1]]);
+    const id = res.body.id;
+    expect((await api(`/projects/${id}`, { token: user.token })).body.description).toBe('Legacy export');
+    const issues = await api(`/projects/${id}/issues`, { token: user.token });
+    expect(issues.body.map((i: any) => [i.iid, i.title, i.labels])).toEqual([[5, 'Legacy issue', ['legacy-label']]]);
+    expect((await api(`/projects/${id}/issues/5/notes`, { token: user.token })).body.map((n: any) => n.body)).toEqual(['legacy note']);
+    expect((await api(`/projects/${id}/milestones`, { token: user.token })).body.map((m: any) => [m.iid, m.title])).toEqual([[2, 'legacy-ms']]);
+    expect((await api(`/projects/${id}/merge_requests`, { token: user.token })).body.map((m: any) => m.title)).toEqual(['Legacy MR']);
+  });
+
+  it('forgets the import state with a deleted project', async () => {
+    const user = await createUser();
+    const res = await uploadImport(user.token, await tarGz(exportTree()), { path: unique('gone') });
+    expect((await waitForImport(user.token, res.body.id)).body.import_status).toBe('finished');
+    expect((await api(`/projects/${res.body.id}`, { method: 'DELETE', token: user.token })).status).toBe(202);
+    expect(await storageSql(`SELECT * FROM project_import_states WHERE project_id = ${res.body.id}`)).toEqual([]);
   });
 });
