@@ -35,7 +35,7 @@ describe('POST /projects/import', () => {
               notes: [{ note: 'First comment', author_id: 1, created_at: '2020-01-04T00:00:00.000Z', updated_at: '2020-01-04T00:00:00.000Z' }],
               award_emoji: [{ name: 'thumbsup', user_id: 1 }],
             }),
-            issue(9, { state: 'closed', confidential: true }),
+            issue(9, { state: 'closed', confidential: true, time_estimate: 7200, timelogs: [{ time_spent: 1800, user_id: 1, spent_at: '2020-01-05T00:00:00.000Z' }, { time_spent: 600, user_id: 1 }] }),
           ],
           merge_requests: [{ id: 50, iid: 2, title: 'Draft: feature', source_branch: 'feature', target_branch: 'main', state: 'opened', author_id: 1, notes: [{ note: 'MR note', author_id: 1 }] }],
           protected_branches: [{ name: 'main', push_access_levels: [{ access_level: 40 }], merge_access_levels: [{ access_level: 30 }] }],
@@ -50,7 +50,8 @@ describe('POST /projects/import', () => {
     expect(Number(res.headers.get('x-storage-round-trips'))).toBeLessThanOrEqual(3);
 
     const done = await waitForImport(user.token, res.body.id);
-    expect(done.body).toMatchObject({ id: res.body.id, import_status: 'finished', correlation_id: res.body.correlation_id, failed_relations: [], import_error: null });
+    // project.json's id, creator_id and import_type are never assigned (mass assignment).
+    expect(done.body).toMatchObject({ id: res.body.id, import_status: 'finished', import_type: 'gitlab_project', correlation_id: res.body.correlation_id, failed_relations: [], import_error: null });
     expect(Number(done.headers.get('x-storage-round-trips'))).toBeLessThanOrEqual(2);
 
     const id = res.body.id;
@@ -67,6 +68,8 @@ describe('POST /projects/import', () => {
     // Unmatched authors fall back to the importer; new ids, the archive's iids and timestamps.
     expect(first).toMatchObject({ author: { id: user.id }, milestone: { title: 'v1' }, labels: ['bug', 'new-from-link'], upvotes: 1, created_at: '2020-01-02T03:04:05.000Z' });
     expect(first.id).not.toBe(1003);
+    const stats = await api(`/projects/${id}/issues/9/time_stats`, { token: user.token });
+    expect(stats.body).toMatchObject({ time_estimate: 7200, total_time_spent: 2400 });
     const notes = await api(`/projects/${id}/issues/3/notes`, { token: user.token });
     expect(notes.body.map((n: any) => [n.body, n.author.id])).toEqual([['First comment', user.id]]);
     const mrs = await api(`/projects/${id}/merge_requests`, { token: user.token });
@@ -147,6 +150,18 @@ describe('POST /projects/import', () => {
     } finally {
       await api('/application/settings', { method: 'PUT', token: admin.token, body: { max_import_size: 0, import_sources: ['github', 'gitlab_project', 'git'] } });
     }
+  });
+});
+
+describe('POST /projects/import rate limit', () => {
+  it('allows project_import_limit (6) uploads a minute per user, then 429', async () => {
+    const user = await createUser();
+    const archive = await tarGz(exportTree());
+    // Refused uploads count too (the throttle comes before the upload's own checks).
+    for (let k = 0; k < 6; k++) expect((await uploadImport(user.token, archive, { path: unique('p') }, 'x.zip')).status).toBe(422);
+    const res = await uploadImport(user.token, archive, { path: unique('p') });
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ message: { error: 'This endpoint has been requested too many times. Try again later.' } });
   });
 });
 
