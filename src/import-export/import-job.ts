@@ -46,8 +46,8 @@ const RELATIONS: Record<string, (ctx: ImportContext, row: Row) => Stmt[]> = {
   issues: issueRow,
   merge_requests: mergeRequestRow,
 };
-const CHUNK_LINES = 50;
-const CHUNK_STATEMENTS = 400;
+const CHUNK_LINES = 200;
+const CHUNK_STATEMENTS = 1000;
 /** Wall time one message may spend before handing the rest to the next (Workers: 15 min wall, 30 s CPU by default). */
 const DEFAULT_BUDGET_MS = 20_000;
 
@@ -151,6 +151,7 @@ async function relationPass(job: Job, archive: Archive): Promise<boolean> {
     now: Date.now(),
     issueIids: new Set(issueIids.map((r) => r.iid)),
     mrIids: new Set(mrs.map((r) => r.iid)),
+    labelsSeen: new Set(),
     openBranchPairs: new Set(mrs.filter((r) => r.state === 'opened' || r.state === 'locked').map((r) => `${r.source}\n${r.target}`)),
   };
   for await (const m of archive()) {

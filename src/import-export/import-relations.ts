@@ -24,6 +24,8 @@ export interface ImportContext {
   issueIids: Set<number>;
   mrIids: Set<number>;
   openBranchPairs: Set<string>;
+  /** Label titles written in this run. */
+  labelsSeen: Set<string>;
 }
 
 type Row = Record<string, unknown>;
@@ -55,8 +57,11 @@ const labelIdSql = (ctx: ImportContext, t: string) => sql<number>`(SELECT id FRO
 const milestoneIdSql = (ctx: ImportContext, t: string) => sql<number>`(SELECT id FROM milestones WHERE project_id = ${ctx.projectId} AND title = ${t})`;
 
 /** A label (project or group label in the archive) as a project label; an existing title is kept. */
-function labelStatements(ctx: ImportContext, row: Row): Stmt[] {
+function labelStatements(ctx: ImportContext, row: Row, fromLink = false): Stmt[] {
   const t = title(row);
+  // A label an earlier link of this run already wrote needs no statement (its title is all a link uses).
+  if (fromLink && ctx.labelsSeen.has(t)) return [];
+  ctx.labelsSeen.add(t);
   const color = str(row.color) ?? '';
   const out: Stmt[] = [
     ctx.db
@@ -68,7 +73,7 @@ function labelStatements(ctx: ImportContext, row: Row): Stmt[] {
   if (prio != null) out.push(ctx.db.insert(labelPriorities).select(sql`SELECT ${ctx.projectId}, ${labelIdSql(ctx, t)}, ${prio}`).onConflictDoNothing());
   return out;
 }
-export const labelRow = labelStatements;
+export const labelRow = (ctx: ImportContext, row: Row) => labelStatements(ctx, row);
 
 /** A milestone; its archive iid is kept unless taken, then the next free one. A taken title keeps the existing one. */
 export function milestoneRow(ctx: ImportContext, row: Row): Stmt[] {
@@ -111,14 +116,17 @@ export function protectedBranchRow(ctx: ImportContext, row: Row): Stmt[] {
   return out;
 }
 
-/** Statements linking a noteable's notes (`targetId` SQL: the new row's id found by iid). */
+/** D1 binds at most 100 parameters per statement: notes (13 values each) go in by sixes. */
+const NOTES_PER_STATEMENT = 6;
+
+/** A noteable's notes (`targetId` SQL: the new row's id found by iid), several rows per statement. */
 function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
-  return rows.flatMap((n) => {
+  const values = rows.flatMap((n) => {
     const body = str(n.note);
     if (body === null || body === '') return [];
     const discussion = str(n.discussion_id);
     return [
-      ctx.db.insert(notes).values({
+      {
         noteableType,
         noteableId: targetId as never,
         projectId: ctx.projectId,
@@ -130,9 +138,12 @@ function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeReques
         discussionId: discussion && /^[0-9a-f]{40}$/.test(discussion) ? discussion : null,
         createdAt: time(n.created_at, ctx.now),
         updatedAt: time(n.updated_at, ctx.now),
-      }),
+      },
     ];
   });
+  const out: Stmt[] = [];
+  for (let i = 0; i < values.length; i += NOTES_PER_STATEMENT) out.push(ctx.db.insert(notes).values(values.slice(i, i + NOTES_PER_STATEMENT)));
+  return out;
 }
 
 function awardStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): { stmts: Stmt[]; up: number; down: number } {
@@ -159,7 +170,7 @@ function labelLinkStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest',
     const label = obj(link.label);
     if (!label) continue;
     try {
-      out.push(...labelStatements(ctx, label));
+      out.push(...labelStatements(ctx, label, true));
     } catch {
       continue;
     }
