@@ -50,6 +50,8 @@ const CHUNK_LINES = 200;
 const CHUNK_STATEMENTS = 1000;
 /** Wall time one message may spend before handing the rest to the next (Workers: 15 min wall, 30 s CPU by default). */
 const DEFAULT_BUDGET_MS = 20_000;
+/** Batches one message may send: each is a subrequest, and a Worker invocation may make 1,000 of them. */
+const MAX_BATCHES_PER_MESSAGE = 500;
 
 export async function runProjectImport(message: JobMessage, deps: JobDeps): Promise<void> {
   const { db, blobs } = deps;
@@ -63,7 +65,7 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
   const progress = JSON.parse(state.progress || '{}') as Progress;
   progress.next ??= {};
   progress.done ??= {};
-  const job: Job = { db, projectId, state, settings, progress, stored: state.progress, started: Date.now(), budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
+  const job: Job = { db, projectId, state, settings, progress, stored: state.progress, started: Date.now(), batches: 0, budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
   try {
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
@@ -89,6 +91,8 @@ type Job = {
   /** The progress as stored when this job last read or wrote it: the compare-and-set's expected value. */
   stored: string;
   started: number;
+  /** Chunk batches this message has sent. */
+  batches: number;
   budgetMs: number;
 };
 type Archive = () => ReturnType<typeof archiveMembers>;
@@ -209,7 +213,7 @@ async function writeRelation(job: Job, ctx: ImportContext, relation: string, lin
     }
     if (++count >= CHUNK_LINES || stmts.length >= CHUNK_STATEMENTS) {
       await flush(last, false);
-      if (Date.now() - job.started > job.budgetMs) return false;
+      if (Date.now() - job.started > job.budgetMs || ++job.batches >= MAX_BATCHES_PER_MESSAGE) return false;
     }
   }
   await flush(last, true);
