@@ -32,8 +32,8 @@ import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
-import { jobHandlers } from './platform/jobs-consumer';
-import { runProjectImport } from './import-export/import-job';
+import { deadLetterHandlers, jobHandlers } from './platform/jobs-consumer';
+import { failProjectImport, runProjectImport } from './import-export/import-job';
 import { IMPORT_JOB } from './import-export/import-job-message';
 import { importExportCascade } from './import-export/import-cascade';
 
@@ -51,6 +51,7 @@ mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 // Queue consumers by message type (platform/jobs-consumer.ts), the same on Workers and Node.
 jobHandlers[IMPORT_JOB] = runProjectImport;
+deadLetterHandlers[IMPORT_JOB] = failProjectImport;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -269,3 +269,11 @@ async function finish(db: Db, projectId: number, override: Row, blobs: BlobStore
     blobs,
   );
 }
+
+/** The dead-letter path: a job that failed on every delivery leaves the import failed, not `started` for ever. */
+export async function failProjectImport(message: JobMessage, deps: JobDeps): Promise<void> {
+  await deps.db
+    .update(projectImportStates)
+    .set({ status: 'failed', lastError: 'The import job failed after repeated errors', updatedAt: Date.now() })
+    .where(sql`${projectImportStates.projectId} = ${Number(message.projectId)} AND ${projectImportStates.status} IN ('scheduled', 'started')`);
+}
