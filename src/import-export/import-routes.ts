@@ -10,6 +10,7 @@ import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { type Settings, settingsOf } from '../settings/settings';
 import { findReadableProjectWith } from '../projects/projects';
+import { ACCESS } from '../projects/abilities';
 import { createImport } from './import-create';
 import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from './import-status';
 
@@ -83,7 +84,10 @@ export function mountProjectImport(r: Router) {
       requireGitlabProjectSource(await settingsOf(c));
       const found = await findReadableProjectWith(c, caller, p.id, (projectId) => importStatusReads(c.var.db, projectId));
       const [states, failures, names] = found.reads;
-      return c.json(importStatusEntity(found.project, found.namespace, names[0]?.fullName ?? found.namespace.name, states[0], failures));
+      const status = importStatusEntity(found.project, found.namespace, names[0]?.fullName ?? found.namespace.name, states[0], failures);
+      // ProjectImportStatus#import_error: the error itself only for who may administer the project (read_import_error).
+      if (status.import_error !== null && !caller.isAdmin && found.level < ACCESS.MAINTAINER) status.import_error = 'Ask a maintainer to check the import status for more details.';
+      return c.json(status);
     },
   );
 }

@@ -36,6 +36,11 @@ describe('import of hostile archives', () => {
     expect((await api(`/projects/${old.id}/labels`, { token: old.user.token })).body).toEqual([]);
     const bad = await importArchive(await tarGz(exportTree({ version: 'not-a-version' })));
     expect(bad.status).toMatchObject({ import_status: 'failed', import_error: 'Incorrect VERSION format' });
+    // Below Maintainer the error itself is not shown (newer GitLab's read_import_error).
+    const guest = await createUser();
+    expect((await api(`/projects/${bad.id}/members`, { token: bad.user.token, body: { user_id: guest.id, access_level: 10 } })).status).toBe(201);
+    const seen = await api(`/projects/${bad.id}/import`, { token: guest.token });
+    expect(seen.body).toMatchObject({ import_status: 'failed', import_error: 'Ask a maintainer to check the import status for more details.' });
   });
 
   it('fails on data that is not a gzip archive, a missing tree and a malformed project.json', async () => {
