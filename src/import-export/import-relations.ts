@@ -116,14 +116,24 @@ export function protectedBranchRow(ctx: ImportContext, row: Row): Stmt[] {
   return out;
 }
 
+/** `*By <name> on <updated_at without fraction> (imported from GitLab)*` (relation_factory.rb missing_author_note). */
+export function missingAuthorNote(n: Row): string {
+  const name = str(obj(n.author)?.name, 255) ?? '';
+  const timestamp = (str(n.updated_at, 64) ?? new Date().toISOString()).split('.')[0];
+  return `*By ${name} on ${timestamp} (imported from GitLab)*`;
+}
+
 /** D1 binds at most 100 parameters per statement: notes (13 values each) go in by sixes. */
 const NOTES_PER_STATEMENT = 6;
 
 /** A noteable's notes (`targetId` SQL: the new row's id found by iid), several rows per statement. */
 function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
   const values = rows.flatMap((n) => {
-    const body = str(n.note);
-    if (body === null || body === '') return [];
+    let body = str(n.note);
+    const mapped = knownUser(ctx, n.author_id) !== undefined;
+    if ((body === null || body === '') && mapped) return [];
+    // RelationFactory#set_note_author: a note whose author is not mapped names the original author.
+    if (!mapped) body = `${body || '*Blank note*'}\n\n ${missingAuthorNote(n)}`;
     const discussion = str(n.discussion_id);
     return [
       {
@@ -131,7 +141,7 @@ function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeReques
         noteableId: targetId as never,
         projectId: ctx.projectId,
         authorId: userOf(ctx, n.author_id),
-        body,
+        body: body!,
         system: bool(n.system),
         internal: bool(n.internal) || bool(n.confidential),
         type: n.type === 'DiscussionNote' ? 'DiscussionNote' : null,
