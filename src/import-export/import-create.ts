@@ -29,6 +29,8 @@ export interface ImportRequest {
   file: Blob;
 }
 
+const PERSONAL_COUNT_CAP = 100_001;
+
 /** `render_api_error!(project.errors.full_messages.first, 400)`. */
 const firstError = (message: string) => new ApiError(400, { message });
 
@@ -52,9 +54,11 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   const name = req.name ?? req.path;
   const nsId = namespaceSql(req.namespace, user.id);
   // One round trip: the namespace with the caller's level in it, and the name and path taken there.
-  const [nsRows, conflicts] = await batchReads(db, [
+  const [nsRows, conflicts, personal] = await batchReads(db, [
     db.select({ ns: namespaces, level: groupLevelSql(user.id).as('level') }).from(namespaces).where(sql`${namespaces.id} = ${nsId}`).limit(1),
     projectConflictRead(db, nsId, name, req.path),
+    // The personal project count, capped: only whether it reaches the caller's limit matters.
+    db.select({ id: projects.id }).from(projects).where(sql`${projects.namespaceId} = ${nsId}`).limit(PERSONAL_COUNT_CAP),
   ]);
   const level = Number(nsRows[0]?.level ?? 0);
   const ns = readableNamespace(caller, nsRows[0]?.ns, level);
@@ -71,6 +75,14 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   if (overwrite && !caller.isAdmin && ns.kind === 'Group' && level < ACCESS.OWNER) throw forbidden();
   if (Number(conflicts[0]?.nameTaken) && !overwrite) throw firstError('Name has already been taken');
   if (Number(conflicts[0]?.pathTaken) && !overwrite) throw firstError('Path has already been taken');
+  // Project#check_personal_projects_limit, a validation of the create: its full message is the 400's.
+  if (ns.kind === 'User' && personal.length >= user.projectsLimit) {
+    throw firstError(
+      user.projectsLimit === 0
+        ? 'Limit reached Personal project creation is not allowed. Please contact your administrator with questions'
+        : `Limit reached Your project limit is ${user.projectsLimit} projects! Please contact your administrator to increase it`,
+    );
+  }
   const visibility = String(req.overrideParams.visibility ?? settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns);
   if (vErr) throw firstError(`Visibility level ${vErr}`);

@@ -133,6 +133,10 @@ describe('POST /projects/import', () => {
     expect(badPath.status).toBe(400);
     expect(badPath.body.message).toMatch(/^Path can contain only/);
     expect((await uploadImport('', archive, { path: unique('p') })).status).toBe(401);
+    // An import creates a project: the personal project limit holds for it too.
+    const limited = await createUser({ attrs: { projects_limit: 0 } });
+    const refused = await uploadImport(limited.token, archive, { path: unique('p') });
+    expect([refused.status, refused.body]).toEqual([400, { message: 'Limit reached Personal project creation is not allowed. Please contact your administrator with questions' }]);
   });
 
   it('refuses an upload over max_import_size with 413, and all imports when import_sources lacks gitlab_project', async () => {
