@@ -102,6 +102,7 @@ async function metaPass(job: Job, archive: Archive) {
   let version: string | undefined;
   let project: Row | undefined;
   let legacy = false;
+  let features: Row | undefined;
   const members: ArchiveMember[] = [];
   for await (const m of archive()) {
     if (m.type !== 'file') continue;
@@ -115,7 +116,16 @@ async function metaPass(job: Job, archive: Archive) {
         throw new ImportError('Error parsing project.json: malformed JSON');
       }
       if (!project || typeof project !== 'object' || Array.isArray(project)) throw new ImportError('Error parsing project.json: not an object');
+      if (legacy && project.project_feature && typeof project.project_feature === 'object') features = project.project_feature as Row;
       if (legacy) for (const r of Array.isArray(project.project_members) ? project.project_members.slice(0, 10_000) : []) members.push(r as ArchiveMember);
+    } else if (m.name === 'tree/project/project_feature.ndjson') {
+      // A single-object relation: one JSON document.
+      try {
+        const doc = JSON.parse(await documentText(m)) as unknown;
+        if (doc && typeof doc === 'object' && !Array.isArray(doc)) features = doc as Row;
+      } catch (err) {
+        if (err instanceof ImportError) throw err;
+      }
     } else if (m.name === 'tree/project/project_members.ndjson') {
       for await (const l of relationLines(m)) if ('row' in l && members.length < 10_000) members.push(l.row as ArchiveMember);
     }
@@ -138,7 +148,7 @@ async function metaPass(job: Job, archive: Archive) {
   if (legacy) job.progress.legacy = true;
   await db.batch([
     ...saveProgress(job),
-    ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings) ?? []),
+    ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings, features) ?? []),
     ...statements,
   ] as unknown as Parameters<Db['batch']>[0]);
 }

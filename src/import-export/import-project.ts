@@ -7,7 +7,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { members, namespaces, projects, users } from '../db/schema';
-import { ACCESS, groupLevelSql, MEMBER_LEVELS, type NamespaceRow, VISIBILITY_LEVEL } from '../projects/abilities';
+import { ACCESS, FEATURES, groupLevelSql, MEMBER_LEVELS, type NamespaceRow, VISIBILITY_LEVEL } from '../projects/abilities';
+import { featureSet } from '../projects/project-writes';
 import type { Settings } from '../settings/settings';
 
 type Row = Record<string, unknown>;
@@ -83,8 +84,25 @@ export function memberStatements(db: Db, projectId: number, importerId: number, 
 
 const LEVEL_NAMES: Record<number, string> = { 0: 'private', 10: 'internal', 20: 'public' };
 
-/** tree/project.json's description and visibility under `override_params`; the visibility never above the namespace's. */
-export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceRow, tree: Row, override: Row, settings: Settings) {
+/** ProjectFeature levels as exported (0 disabled, 10 private, 20 enabled, 30 public). */
+const FEATURE_LEVELS: Record<number, string> = { 0: 'disabled', 10: 'private', 20: 'enabled', 30: 'public' };
+
+/** project_feature.ndjson's `<feature>_access_level` values as this server stores them. */
+function archiveFeatures(doc: Row | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of FEATURES) {
+    const level = FEATURE_LEVELS[Number(doc?.[`${f}_access_level`])];
+    // `public` exists only for pages; elsewhere it reads as enabled.
+    if (level) out[f] = level === 'public' && f !== 'pages' ? 'enabled' : level;
+  }
+  return out;
+}
+
+/**
+ * tree/project.json's description and visibility, and project_feature's access levels, under
+ * `override_params`; the visibility never above the namespace's.
+ */
+export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceRow, tree: Row, override: Row, settings: Settings, featureDoc?: Row) {
   const description = typeof override.description === 'string' ? override.description : typeof tree.description === 'string' ? tree.description : null;
   let visibility: string | undefined = typeof override.visibility === 'string' && override.visibility in VISIBILITY_LEVEL ? override.visibility : LEVEL_NAMES[Number(tree.visibility_level)];
   if (visibility && ns.kind === 'Group' && VISIBILITY_LEVEL[visibility] > VISIBILITY_LEVEL[ns.visibility]) visibility = ns.visibility;
@@ -93,6 +111,8 @@ export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceR
   const set: Partial<typeof projects.$inferInsert> = {};
   if (description !== null) set.description = description.slice(0, 2000);
   if (visibility) set.visibility = visibility;
+  const features = featureSet(override, archiveFeatures(featureDoc));
+  if (Object.keys(features).length) set.features = JSON.stringify(features);
   if (!Object.keys(set).length) return null;
   return [db.update(projects).set(set).where(eq(projects.id, projectId))];
 }

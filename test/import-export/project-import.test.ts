@@ -38,6 +38,7 @@ describe('POST /projects/import', () => {
             issue(9, { state: 'closed', confidential: true, time_estimate: 7200, timelogs: [{ time_spent: 1800, user_id: 1, spent_at: '2020-01-05T00:00:00.000Z' }, { time_spent: 600, user_id: 1 }] }),
           ],
           merge_requests: [{ id: 50, iid: 2, title: 'Draft: feature', source_branch: 'feature', target_branch: 'main', state: 'opened', author_id: 1, notes: [{ note: 'MR note', author_id: 1 }] }],
+          project_feature: '{"issues_access_level":20,"wiki_access_level":0,"snippets_access_level":10,"project_id":77}',
           protected_branches: [{ name: 'main', push_access_levels: [{ access_level: 40 }], merge_access_levels: [{ access_level: 30 }] }],
         },
       }),
@@ -56,7 +57,7 @@ describe('POST /projects/import', () => {
 
     const id = res.body.id;
     const project = await api(`/projects/${id}`, { token: user.token });
-    expect(project.body).toMatchObject({ description: 'From the archive', visibility: 'internal', creator_id: user.id });
+    expect(project.body).toMatchObject({ description: 'From the archive', visibility: 'internal', creator_id: user.id, issues_access_level: 'enabled', wiki_access_level: 'disabled', snippets_access_level: 'private' });
     const labels = await api(`/projects/${id}/labels`, { token: user.token });
     expect(labels.body.map((l: any) => [l.name, l.color, l.priority]).sort()).toEqual([['bug', '#ff0000', 3], ['new-from-link', '#00ff00', null]]);
     const milestones = await api(`/projects/${id}/milestones`, { token: user.token });
@@ -94,12 +95,13 @@ describe('POST /projects/import', () => {
       name: 'Imported Name',
       namespace: group.body.full_path,
       'override_params[description]': 'overridden',
+      'override_params[wiki_access_level]': 'private',
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'Imported Name', path_with_namespace: `${group.body.full_path}/${path}`, name_with_namespace: `${group.body.name} / Imported Name` });
     expect((await waitForImport(user.token, res.body.id)).body.import_status).toBe('finished');
     const project = await api(`/projects/${res.body.id}`, { token: user.token });
-    expect(project.body).toMatchObject({ description: 'overridden', visibility: 'public' });
+    expect(project.body).toMatchObject({ description: 'overridden', visibility: 'public', wiki_access_level: 'private' });
   });
 
   it('answers GitLab bodies for missing params, a bad file name, namespace and path problems', async () => {
