@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import { namespaces, projectImportStates, projects } from '../db/schema';
 import { batchReads, writeThenRead } from '../db/batch-reads';
-import { ACCESS, groupLevelSql, type NamespaceRow } from '../projects/abilities';
+import { ACCESS, groupLevelSql, type NamespaceRow, restrictedVisibilityError } from '../projects/abilities';
 import { ApiError, forbidden, notFound } from '../platform/errors';
 import { decimalId } from '../platform/record-id';
 import { randomHex } from '../platform/crypto';
@@ -84,7 +84,7 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
     );
   }
   const visibility = String(req.overrideParams.visibility ?? settings.default_project_visibility ?? 'private');
-  const vErr = projectVisibilityError(visibility, ns);
+  const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) throw firstError(`Visibility level ${vErr}`);
 
   // overwrite: the import goes to a temporary path and takes over the original path when it finishes.

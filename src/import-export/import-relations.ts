@@ -211,6 +211,8 @@ function takeIid(taken: Set<number>, row: Row, what: string): number {
   return next;
 }
 
+const ISSUE_TYPES = new Set(['issue', 'incident', 'test_case', 'task']);
+
 /** An issue with its notes, award emoji, labels, milestone, assignees and timelogs. */
 export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
   const t = title(row);
@@ -228,6 +230,7 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     description: str(row.description),
     state: closed ? 'closed' : 'opened',
     authorId: userOf(ctx, row.author_id),
+    issueType: typeof row.issue_type === 'string' && ISSUE_TYPES.has(row.issue_type) ? row.issue_type : 'issue',
     confidential: bool(row.confidential),
     discussionLocked: bool(row.discussion_locked),
     milestoneId: ms.id as never,

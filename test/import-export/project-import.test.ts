@@ -35,7 +35,7 @@ describe('POST /projects/import', () => {
               notes: [{ note: 'First comment', author_id: 1, author: { name: 'Original Author' }, created_at: '2020-01-04T00:00:00.000Z', updated_at: '2020-01-04T00:00:00.000Z' }],
               award_emoji: [{ name: 'thumbsup', user_id: 1 }],
             }),
-            issue(9, { state: 'closed', confidential: true, time_estimate: 7200, timelogs: [{ time_spent: 1800, user_id: 1, spent_at: '2020-01-05T00:00:00.000Z' }, { time_spent: 600, user_id: 1 }] }),
+            issue(9, { state: 'closed', confidential: true, issue_type: 'incident', time_estimate: 7200, timelogs: [{ time_spent: 1800, user_id: 1, spent_at: '2020-01-05T00:00:00.000Z' }, { time_spent: 600, user_id: 1 }] }),
           ],
           merge_requests: [{ id: 50, iid: 2, title: 'Draft: feature', source_branch: 'feature', target_branch: 'main', state: 'opened', author_id: 1, notes: [{ note: 'MR note', author_id: 1 }] }],
           project_feature: '{"issues_access_level":20,"wiki_access_level":0,"snippets_access_level":10,"project_id":77}',
@@ -71,6 +71,7 @@ describe('POST /projects/import', () => {
     expect(first.id).not.toBe(1003);
     const stats = await api(`/projects/${id}/issues/9/time_stats`, { token: user.token });
     expect(stats.body).toMatchObject({ time_estimate: 7200, total_time_spent: 2400 });
+    expect(issues.body[1].issue_type).toBe('incident');
     const notes = await api(`/projects/${id}/issues/3/notes`, { token: user.token });
     // The archive's author is not a user here: the note says who wrote it (relation_factory.rb set_note_author).
     expect(notes.body.map((n: any) => [n.body, n.author.id])).toEqual([['First comment\n\n *By Original Author on 2020-01-04T00:00:00 (imported from GitLab)*', user.id]]);
@@ -149,13 +150,16 @@ describe('POST /projects/import', () => {
       expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { max_import_size: 1 } })).status).toBe(200);
       const res = await uploadImport(user.token, big, { path: unique('p') });
       expect([res.status, res.body]).toEqual([413, { message: '413 Request Entity Too Large' }]);
+      expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { restricted_visibility_levels: ['public'] } })).status).toBe(200);
+      const restricted = await uploadImport(user.token, await tarGz(exportTree()), { path: unique('p'), 'override_params[visibility]': 'public' });
+      expect([restricted.status, restricted.body]).toEqual([400, { message: 'Visibility level public has been restricted by your GitLab administrator' }]);
       expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { import_sources: ['github'] } })).status).toBe(200);
       const off = await uploadImport(user.token, await tarGz(exportTree()), { path: unique('p') });
       expect([off.status, off.body]).toEqual([403, { message: '403 Forbidden' }]);
       const mine = await api('/projects', { token: user.token, body: { name: unique('p') } });
       expect((await api(`/projects/${mine.body.id}/import`, { token: user.token })).status).toBe(403);
     } finally {
-      await api('/application/settings', { method: 'PUT', token: admin.token, body: { max_import_size: 0, import_sources: ['github', 'gitlab_project', 'git'] } });
+      await api('/application/settings', { method: 'PUT', token: admin.token, body: { max_import_size: 0, import_sources: ['github', 'gitlab_project', 'git'], restricted_visibility_levels: [] } });
     }
   });
 });
