@@ -16,8 +16,12 @@ import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from
 
 const TAGS = ['project_import'];
 const MB = 1024 * 1024;
-/** With `max_import_size` 0 (unlimited) the upload is still bounded by what one request may carry. */
-const UNLIMITED_UPLOAD = 5 * 1024 * MB;
+/**
+ * With `max_import_size` 0 (unlimited) the upload is still bounded: the multipart body is read into
+ * memory before it goes to the blob store (no Workhorse spools it to disk here), and a Worker's
+ * request body is capped by its plan anyway. A larger archive needs an explicit max_import_size.
+ */
+const UNLIMITED_UPLOAD = 256 * MB;
 
 /** `max_import_size` (MB) bounds the file; the form's other fields get a little room beyond it. */
 const maxImportBytes = async (c: Context<AppEnv>) => {
