@@ -34,7 +34,10 @@ import { mergeRequestApprovalsImpl } from './approvals/merge-request-approvals';
 import { authenticate } from './auth/authenticate';
 import { checkCachedStatements } from './db/prepared';
 import { enforceRateLimits } from './settings/rate-limits';
-import { jobHandlers } from './platform/jobs-consumer';
+import { deadLetterHandlers, jobHandlers } from './platform/jobs-consumer';
+import { failProjectImport, runProjectImport } from './import-export/import-job';
+import { IMPORT_JOB } from './import-export/import-job-message';
+import { importExportCascade } from './import-export/import-cascade';
 import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
 import { exportCascade } from './import-export/export-cascade';
 
@@ -47,13 +50,15 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
-// Queue / in-process job handlers (platform/jobs-consumer.ts).
+// Queue consumers by message type (platform/jobs-consumer.ts), the same on Workers and Node.
+jobHandlers[IMPORT_JOB] = runProjectImport;
 jobHandlers[EXPORT_JOB] = runProjectExport;
+deadLetterHandlers[IMPORT_JOB] = failProjectImport;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>();

@@ -33,6 +33,7 @@ import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectExport } from './import-export/export-routes';
+import { mountProjectImport } from './import-export/import-routes';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
@@ -119,6 +120,7 @@ export function mountApi(api: Router, web: Router) {
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
+  mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));

@@ -19,6 +19,20 @@ export type JobHandler = (message: JobMessage, deps: JobDeps) => Promise<void>;
 
 export const jobHandlers: Record<string, JobHandler> = {};
 
+/**
+ * What a job type does when its message has failed for the last time (the dead-letter path): e.g.
+ * mark the import failed instead of leaving it `started` for ever. Called instead of a last retry.
+ */
+export const deadLetterHandlers: Record<string, JobHandler> = {};
+
+/** Deliveries of one message: the first and wrangler.toml's `max_retries = 3`. */
+export const MAX_ATTEMPTS = 4;
+
+export async function deadLetter(message: JobMessage, deps: JobDeps, error: unknown): Promise<void> {
+  console.error(JSON.stringify({ level: 'error', job: message?.type, id: message?.id, dead_letter: true, error: String(error) }));
+  await deadLetterHandlers[message?.type]?.(message, deps);
+}
+
 export async function runJob(message: JobMessage, deps: JobDeps): Promise<void> {
   const handler = jobHandlers[message.type];
   if (!handler) throw new Error(`No handler for job type ${message.type}`);
@@ -34,6 +48,13 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, deps: JobDeps
       await runJob(msg.body as JobMessage, deps);
       msg.ack();
     } catch (err) {
+      if (msg.attempts >= MAX_ATTEMPTS && deadLetterHandlers[(msg.body as JobMessage)?.type]) {
+        await deadLetter(msg.body as JobMessage, deps, err).then(
+          () => msg.ack(),
+          () => msg.retry({ delaySeconds: retryDelaySeconds(msg.attempts) }),
+        );
+        continue;
+      }
       console.error(JSON.stringify({ level: 'error', job: (msg.body as JobMessage)?.type, attempts: msg.attempts, error: String(err) }));
       msg.retry({ delaySeconds: retryDelaySeconds(msg.attempts) });
     }

@@ -3,7 +3,7 @@
  * retries with backoff, and a dead-letter log after the last attempt.
  */
 import type { JobMessage, Jobs } from './jobs';
-import { type JobDeps, runJob } from './jobs-consumer';
+import { deadLetter, type JobDeps, runJob } from './jobs-consumer';
 
 export function inProcessJobs(getDeps: () => JobDeps, opts: { maxRetries?: number } = {}): Jobs & { idle(): Promise<void> } {
   const maxRetries = opts.maxRetries ?? 3;
@@ -13,7 +13,7 @@ export function inProcessJobs(getDeps: () => JobDeps, opts: { maxRetries?: numbe
       await runJob(message, getDeps());
     } catch (err) {
       if (attempts >= maxRetries) {
-        console.error(JSON.stringify({ level: 'error', job: message.type, id: message.id, dead_letter: true, error: String(err) }));
+        await deadLetter(message, getDeps(), err).catch(() => undefined);
         return;
       }
       await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempts, 5000)));

@@ -160,6 +160,7 @@ export const SETTINGS: SettingDef[] = [
   b('invisible_captcha_enabled', false),
   i('max_artifacts_size', 100),
   i('max_attachment_size', 100),
+  i('max_decompressed_archive_size', 25600),
   i('max_export_size', 0),
   i('max_import_size', 0),
   i('max_pages_size', 100),

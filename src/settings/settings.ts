@@ -34,6 +34,7 @@ export const SETTINGS_DEFAULTS = {
   max_attachment_size: 100,
   max_artifacts_size: 100,
   max_import_size: 0,
+  max_decompressed_archive_size: 25600,
   max_pages_size: 100,
   dsa_key_restriction: 0,
   rsa_key_restriction: 0,
@@ -260,6 +261,7 @@ export function settingsErrors(st: Record<string, unknown>): Errors {
   num('max_attachment_size', { gt: 0 });
   num('max_artifacts_size', { gt: 0 });
   num('max_import_size', { gte: 0 });
+  num('max_decompressed_archive_size', { gte: 0 });
   num('max_pages_size', { gte: 0, lt: 1024 * 1024 });
   if (blank(st.default_artifacts_expire_in)) add('default_artifacts_expire_in', "can't be blank");
   else if (String(st.default_artifacts_expire_in).trim() !== 'never' && durationSeconds(String(st.default_artifacts_expire_in)) == null) add('default_artifacts_expire_in', 'is not a correct duration');

@@ -42,3 +42,8 @@ export async function fetchApi(path: string, init?: RequestInit): Promise<Respon
   if (res.headers.has(VIOLATION_HEADER)) takeViolations();
   return failOnSchemaViolation(res);
 }
+
+/** Delivers a job message as the Queue would (again): for tests of at-least-once delivery. */
+export async function sendJob(message: { type: string; id: string; [k: string]: unknown }): Promise<void> {
+  await (await created).jobs.send(message);
+}

@@ -19,3 +19,8 @@ export async function fetchApi(path: string, init?: RequestInit): Promise<Respon
 export async function storageSql(query: string): Promise<unknown[]> {
   return (await (env as unknown as { DB: D1Database }).DB.prepare(query).all()).results;
 }
+
+/** Delivers a job message through the Queue binding (again): for tests of at-least-once delivery. */
+export async function sendJob(message: { type: string; id: string; [k: string]: unknown }): Promise<void> {
+  await (env as unknown as { JOBS: Queue }).JOBS.send(message);
+}

@@ -394,6 +394,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects': { rule: publicRead },
   'POST /api/v4/projects': { rule: signedIn, body: { name: 'mx project' } },
   'POST /api/v4/projects/user/:user_id': { rule: adminOnly, body: { name: 'mx admin project' } },
+  // project_import.rb: `authenticate!` (15.x+), then the upload's own checks (a JSON body without `file` is a 400 past authorization);
+  // GET :id/import is `user_project` (read_project).
+  'POST /api/v4/projects/import': { rule: signedIn, body: { path: 'mx-import' } },
+  'GET /api/v4/projects/:id/import': { rule: projectGet('guest') },
   'GET /api/v4/projects/:id': { rule: projectGet('guest') },
   'PUT /api/v4/projects/:id': { rule: projectAuth('maintainer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id': { rule: projectAuth('owner'), fresh: 'project' },

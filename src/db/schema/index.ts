@@ -15,3 +15,4 @@ export * from './merge-requests';
 export * from './approvals';
 export * from './ci';
 export * from './project-exports';
+export * from './import-state';

@@ -1,0 +1,327 @@
+/**
+ * One archive line -> the statements that write it into the new project (relation_factory.rb and
+ * object_builder.rb, for what this server holds). Every id in the archive is ignored: rows get new
+ * ids, point only at rows of the importing project (found by iid or title inside it), and users are
+ * mapped through `users` (archive user id -> local user id; unmatched authors become the importer,
+ * as GitLab's MembersMapper falls back to). A line that cannot be written throws LineError: that
+ * line fails, not the import.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
+
+export class LineError extends Error {}
+
+export interface ImportContext {
+  db: Db;
+  projectId: number;
+  importerId: number;
+  /** Archive user id -> local user id. */
+  users: Record<string, number>;
+  now: number;
+  /** iids already taken in this project (issues, merge requests), so a repeated iid fails its line only. */
+  issueIids: Set<number>;
+  mrIids: Set<number>;
+  openBranchPairs: Set<string>;
+  /** Label titles written in this run. */
+  labelsSeen: Set<string>;
+}
+
+type Row = Record<string, unknown>;
+type Stmt = BatchItem<'sqlite'>;
+
+const str = (v: unknown, max = 1_000_000): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : null);
+const bool = (v: unknown) => v === true;
+const time = (v: unknown, fallback: number): number => {
+  const t = typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(t) ? t : fallback;
+};
+const day = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : null);
+const list = (v: unknown): Row[] => (Array.isArray(v) ? v.filter((x): x is Row => !!x && typeof x === 'object' && !Array.isArray(x)) : []);
+const obj = (v: unknown): Row | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : null);
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export const userOf = (ctx: ImportContext, archiveId: unknown): number => ctx.users[String(int(archiveId))] ?? ctx.importerId;
+const knownUser = (ctx: ImportContext, archiveId: unknown): number | undefined => ctx.users[String(int(archiveId))];
+
+function title(row: Row, max = 255): string {
+  const t = str(row.title);
+  if (!t || !t.trim()) throw new LineError("Validation failed: Title can't be blank");
+  if (t.length > max) throw new LineError(`Validation failed: Title is too long (maximum is ${max} characters)`);
+  return t;
+}
+
+const labelIdSql = (ctx: ImportContext, t: string) => sql<number>`(SELECT id FROM labels WHERE project_id = ${ctx.projectId} AND title = ${t})`;
+const milestoneIdSql = (ctx: ImportContext, t: string) => sql<number>`(SELECT id FROM milestones WHERE project_id = ${ctx.projectId} AND title = ${t})`;
+
+/** A label (project or group label in the archive) as a project label; an existing title is kept. */
+function labelStatements(ctx: ImportContext, row: Row, fromLink = false): Stmt[] {
+  const t = title(row);
+  // A label an earlier link of this run already wrote needs no statement (its title is all a link uses).
+  if (fromLink && ctx.labelsSeen.has(t)) return [];
+  ctx.labelsSeen.add(t);
+  const color = str(row.color) ?? '';
+  const out: Stmt[] = [
+    ctx.db
+      .insert(labels)
+      .values({ projectId: ctx.projectId, title: t, color: COLOR.test(color) ? color : '#428bca', description: str(row.description, 2000) || null, createdAt: time(row.created_at, ctx.now), updatedAt: time(row.updated_at, ctx.now) })
+      .onConflictDoNothing(),
+  ];
+  const prio = list(row.priorities).map((p) => int(p.priority)).find((p) => p !== null);
+  if (prio != null) out.push(ctx.db.insert(labelPriorities).select(sql`SELECT ${ctx.projectId}, ${labelIdSql(ctx, t)}, ${prio}`).onConflictDoNothing());
+  return out;
+}
+export const labelRow = (ctx: ImportContext, row: Row) => labelStatements(ctx, row);
+
+/** A milestone; its archive iid is kept unless taken, then the next free one. A taken title keeps the existing one. */
+export function milestoneRow(ctx: ImportContext, row: Row): Stmt[] {
+  const t = title(row);
+  const iid = int(row.iid);
+  const P = ctx.projectId;
+  const iidSql =
+    iid && iid > 0
+      ? sql`(SELECT CASE WHEN EXISTS (SELECT 1 FROM milestones WHERE project_id = ${P} AND iid = ${iid}) THEN (SELECT max(iid) + 1 FROM milestones WHERE project_id = ${P}) ELSE ${iid} END)`
+      : sql`(SELECT coalesce(max(iid), 0) + 1 FROM milestones WHERE project_id = ${P})`;
+  return [
+    ctx.db
+      .insert(milestones)
+      .values({
+        projectId: P,
+        iid: iidSql,
+        title: t,
+        description: str(row.description),
+        state: row.state === 'closed' ? 'closed' : 'active',
+        dueDate: day(row.due_date),
+        startDate: day(row.start_date),
+        createdAt: time(row.created_at, ctx.now),
+        updatedAt: time(row.updated_at, ctx.now),
+      })
+      .onConflictDoNothing(),
+  ];
+}
+
+/** A protected branch with its push and merge access levels (role levels only; users and groups of another instance mean nothing here). */
+export function protectedBranchRow(ctx: ImportContext, row: Row): Stmt[] {
+  const name = str(row.name, 255);
+  if (!name) throw new LineError("Validation failed: Name can't be blank");
+  const pbId = sql<number>`(SELECT id FROM protected_branches WHERE project_id = ${ctx.projectId} AND name = ${name})`;
+  const out: Stmt[] = [ctx.db.insert(protectedBranches).values({ projectId: ctx.projectId, name, allowForcePush: bool(row.allow_force_push), createdAt: ctx.now, updatedAt: ctx.now }).onConflictDoNothing()];
+  for (const [key, kind] of [['push_access_levels', 'push'], ['merge_access_levels', 'merge']] as const) {
+    const levels = list(row[key]).map((a) => int(a.access_level)).filter((l): l is number => l === 0 || l === 30 || l === 40 || l === 60);
+    for (const accessLevel of levels.length ? [...new Set(levels)] : [40])
+      out.push(ctx.db.insert(protectedBranchAccessLevels).values({ protectedBranchId: pbId, kind, accessLevel, createdAt: ctx.now, updatedAt: ctx.now }));
+  }
+  return out;
+}
+
+/** `*By <name> on <updated_at without fraction> (imported from GitLab)*` (relation_factory.rb missing_author_note). */
+export function missingAuthorNote(n: Row): string {
+  const name = str(obj(n.author)?.name, 255) ?? '';
+  const timestamp = (str(n.updated_at, 64) ?? new Date().toISOString()).split('.')[0];
+  return `*By ${name} on ${timestamp} (imported from GitLab)*`;
+}
+
+/** D1 binds at most 100 parameters per statement: notes (13 values each) go in by sixes. */
+const NOTES_PER_STATEMENT = 6;
+
+/** A noteable's notes (`targetId` SQL: the new row's id found by iid), several rows per statement. */
+function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
+  const values = rows.flatMap((n) => {
+    let body = str(n.note);
+    const mapped = knownUser(ctx, n.author_id) !== undefined;
+    if ((body === null || body === '') && mapped) return [];
+    // RelationFactory#set_note_author: a note whose author is not mapped names the original author.
+    if (!mapped) body = `${body || '*Blank note*'}\n\n ${missingAuthorNote(n)}`;
+    const discussion = str(n.discussion_id);
+    return [
+      {
+        noteableType,
+        noteableId: targetId as never,
+        projectId: ctx.projectId,
+        authorId: userOf(ctx, n.author_id),
+        body: body!,
+        system: bool(n.system),
+        internal: bool(n.internal) || bool(n.confidential),
+        type: n.type === 'DiscussionNote' ? 'DiscussionNote' : null,
+        discussionId: discussion && /^[0-9a-f]{40}$/.test(discussion) ? discussion : null,
+        createdAt: time(n.created_at, ctx.now),
+        updatedAt: time(n.updated_at, ctx.now),
+      },
+    ];
+  });
+  const out: Stmt[] = [];
+  for (let i = 0; i < values.length; i += NOTES_PER_STATEMENT) out.push(ctx.db.insert(notes).values(values.slice(i, i + NOTES_PER_STATEMENT)));
+  return out;
+}
+
+function awardStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): { stmts: Stmt[]; up: number; down: number } {
+  const seen = new Set<string>();
+  let up = 0;
+  let down = 0;
+  const stmts: Stmt[] = [];
+  for (const a of rows) {
+    const name = str(a.name, 255);
+    const userId = userOf(ctx, a.user_id);
+    if (!name || !/^[a-z0-9_+-]+$/.test(name) || seen.has(`${name}:${userId}`)) continue;
+    seen.add(`${name}:${userId}`);
+    if (name === 'thumbsup') up++;
+    if (name === 'thumbsdown') down++;
+    stmts.push(ctx.db.insert(awardEmoji).values({ name, userId, awardableType: type, awardableId: targetId as never, createdAt: time(a.created_at, ctx.now), updatedAt: time(a.updated_at, ctx.now) }).onConflictDoNothing());
+  }
+  return { stmts, up, down };
+}
+
+/** Labels and the milestone an issuable refers to: created on the fly when the archive's own lists lack them. */
+function labelLinkStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
+  const out: Stmt[] = [];
+  for (const link of rows) {
+    const label = obj(link.label);
+    if (!label) continue;
+    try {
+      out.push(...labelStatements(ctx, label, true));
+    } catch {
+      continue;
+    }
+    out.push(ctx.db.insert(labelLinks).select(sql`SELECT ${labelIdSql(ctx, String(label.title))}, ${type}, ${targetId}, ${time(link.created_at, ctx.now)}`).onConflictDoNothing());
+  }
+  return out;
+}
+
+function milestoneRef(ctx: ImportContext, row: Row): { stmts: Stmt[]; id: ReturnType<typeof sql> | null } {
+  const m = obj(row.milestone);
+  if (!m || typeof m.title !== 'string' || !m.title) return { stmts: [], id: null };
+  try {
+    return { stmts: milestoneRow(ctx, m), id: milestoneIdSql(ctx, m.title) };
+  } catch {
+    return { stmts: [], id: null };
+  }
+}
+
+function takeIid(taken: Set<number>, row: Row, what: string): number {
+  const iid = int(row.iid);
+  if (iid !== null && iid > 0) {
+    if (taken.has(iid)) throw new LineError(`Validation failed: ${what} iid has already been taken`);
+    taken.add(iid);
+    return iid;
+  }
+  const next = Math.max(0, ...taken) + 1;
+  taken.add(next);
+  return next;
+}
+
+const ISSUE_TYPES = new Set(['issue', 'incident', 'test_case', 'task']);
+
+/** An issue with its notes, award emoji, labels, milestone, assignees and timelogs. */
+export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
+  const t = title(row);
+  const iid = takeIid(ctx.issueIids, row, 'Issue');
+  const P = ctx.projectId;
+  const idSql = sql`(SELECT id FROM issues WHERE project_id = ${P} AND iid = ${iid})`;
+  const ms = milestoneRef(ctx, row);
+  const awards = awardStatements(ctx, 'Issue', idSql, list(row.award_emoji));
+  const logs = list(row.timelogs).filter((l) => int(l.time_spent) !== null);
+  const closed = row.state === 'closed';
+  const issue = ctx.db.insert(issues).values({
+    projectId: P,
+    iid,
+    title: t,
+    description: str(row.description),
+    state: closed ? 'closed' : 'opened',
+    authorId: userOf(ctx, row.author_id),
+    issueType: typeof row.issue_type === 'string' && ISSUE_TYPES.has(row.issue_type) ? row.issue_type : 'issue',
+    confidential: bool(row.confidential),
+    discussionLocked: bool(row.discussion_locked),
+    milestoneId: ms.id as never,
+    dueDate: day(row.due_date),
+    weight: int(row.weight),
+    timeEstimate: Math.max(0, int(row.time_estimate) ?? 0),
+    totalTimeSpent: logs.reduce((s, l) => s + (int(l.time_spent) ?? 0), 0),
+    upvotes: awards.up,
+    downvotes: awards.down,
+    closedAt: closed ? time(row.closed_at, time(row.updated_at, ctx.now)) : null,
+    createdAt: time(row.created_at, ctx.now),
+    updatedAt: time(row.updated_at, ctx.now),
+  });
+  const assignees = [...new Set(list(row.issue_assignees).map((a) => knownUser(ctx, a.user_id)).filter((u): u is number => u !== undefined))];
+  return [
+    ...ms.stmts,
+    issue,
+    ...assignees.map((userId, position) => ctx.db.insert(issueAssignees).select(sql`SELECT ${idSql}, ${userId}, ${position}`).onConflictDoNothing()),
+    ...labelLinkStatements(ctx, 'Issue', idSql, list(row.label_links)),
+    ...noteStatements(ctx, 'Issue', idSql, list(row.notes)),
+    ...awards.stmts,
+    ...logs.map((l) =>
+      ctx.db.insert(timelogs).values({
+        issueId: idSql as never,
+        userId: userOf(ctx, l.user_id),
+        timeSpent: int(l.time_spent)!,
+        summary: str(l.summary, 255),
+        spentAt: time(l.spent_at, time(l.created_at, ctx.now)),
+        createdAt: time(l.created_at, ctx.now),
+      }),
+    ),
+  ];
+}
+
+const MR_STATES = new Set(['opened', 'closed', 'merged', 'locked']);
+
+/**
+ * A merge request with its notes, award emoji, labels and milestone. Its diffs, commits and shas
+ * are not imported: without project.bundle there is no repository for them to point into.
+ */
+export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
+  const t = title(row);
+  const source = str(row.source_branch, 255);
+  const target = str(row.target_branch, 255);
+  if (!source || !target) throw new LineError("Validation failed: Source branch can't be blank, Target branch can't be blank");
+  const state = typeof row.state === 'string' && MR_STATES.has(row.state) ? row.state : 'opened';
+  // merge_requests_open_branches: one open merge request per branch pair; a second one fails its line.
+  const pair = `${source}\n${target}`;
+  const open = state === 'opened' || state === 'locked';
+  if (open && ctx.openBranchPairs.has(pair)) throw new LineError('Validation failed: Another open merge request already exists for this source branch');
+  const iid = takeIid(ctx.mrIids, row, 'Merge request');
+  if (open) ctx.openBranchPairs.add(pair);
+  const P = ctx.projectId;
+  const idSql = sql`(SELECT id FROM merge_requests WHERE project_id = ${P} AND iid = ${iid})`;
+  const ms = milestoneRef(ctx, row);
+  const awards = awardStatements(ctx, 'MergeRequest', idSql, list(row.award_emoji));
+  const mergedAt = state === 'merged' ? time(obj(row.metrics)?.merged_at, time(row.updated_at, ctx.now)) : null;
+  const mr = ctx.db.insert(mergeRequests).values({
+    projectId: P,
+    iid,
+    sourceProjectId: P,
+    sourceBranch: source,
+    targetBranch: target,
+    title: t,
+    description: str(row.description),
+    state,
+    draft: /^\s*(\[draft\]|\(draft\)|draft:|draft -|\[wip\]|wip:)/i.test(t),
+    authorId: userOf(ctx, row.author_id),
+    milestoneId: ms.id as never,
+    mergeUserId: knownUser(ctx, row.merge_user_id) ?? null,
+    mergedById: state === 'merged' ? (knownUser(ctx, obj(row.metrics)?.merged_by_id) ?? null) : null,
+    mergedAt,
+    squash: bool(row.squash),
+    mergeWhenPipelineSucceeds: bool(row.merge_when_pipeline_succeeds),
+    mergeStatus: 'unchecked',
+    discussionLocked: row.discussion_locked === true ? true : null,
+    approvalsBeforeMerge: int(row.approvals_before_merge),
+    timeEstimate: Math.max(0, int(row.time_estimate) ?? 0),
+    upvotes: awards.up,
+    downvotes: awards.down,
+    closedAt: state === 'closed' ? time(obj(row.metrics)?.latest_closed_at, time(row.updated_at, ctx.now)) : null,
+    createdAt: time(row.created_at, ctx.now),
+    updatedAt: time(row.updated_at, ctx.now),
+  });
+  return [...ms.stmts, mr, ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)), ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)), ...awards.stmts];
+}
+
+/** Rows of the project already written (a resumed import), so iids and open branch pairs are known. */
+export function takenReads(db: Db, projectId: number) {
+  return [
+    db.select({ iid: issues.iid }).from(issues).where(eq(issues.projectId, projectId)),
+    db.select({ iid: mergeRequests.iid, state: mergeRequests.state, source: mergeRequests.sourceBranch, target: mergeRequests.targetBranch }).from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId))),
+  ] as const;
+}

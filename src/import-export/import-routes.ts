@@ -1,0 +1,97 @@
+/**
+ * Project import from an uploaded export archive (lib/api/project_import.rb): POST /projects/import
+ * and GET /projects/:id/import. The work itself runs on the Jobs port (import-job.ts).
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
+import { ApiError, forbidden, tooLarge } from '../platform/errors';
+import type { Router } from '../platform/router';
+import { g, params } from '../platform/validate';
+import { requireUser } from '../platform/guards';
+import { type Settings, settingsOf } from '../settings/settings';
+import { findReadableProjectWith } from '../projects/projects';
+import { ACCESS } from '../projects/abilities';
+import { createImport } from './import-create';
+import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from './import-status';
+
+const TAGS = ['project_import'];
+const MB = 1024 * 1024;
+/**
+ * With `max_import_size` 0 (unlimited) the upload is still bounded: the multipart body is read into
+ * memory before it goes to the blob store (no Workhorse spools it to disk here), and a Worker's
+ * request body is capped by its plan anyway. A larger archive needs an explicit max_import_size.
+ */
+const UNLIMITED_UPLOAD = 256 * MB;
+
+/** `max_import_size` (MB) bounds the file; the form's other fields get a little room beyond it. */
+const maxImportBytes = async (c: Context<AppEnv>) => {
+  const mb = Number((await settingsOf(c)).max_import_size) || 0;
+  return mb > 0 ? mb * MB : UNLIMITED_UPLOAD;
+};
+
+/** project_import.rb `before { forbidden! unless import_sources.include?('gitlab_project') }`, for every route of the file. */
+function requireGitlabProjectSource(settings: Settings) {
+  const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
+  if (!sources.includes('gitlab_project')) throw forbidden();
+}
+
+export function mountProjectImport(r: Router) {
+  r.route(
+    {
+      method: 'POST',
+      path: '/projects/import',
+      summary: 'Import a project from a GitLab export archive',
+      tags: TAGS,
+      signedIn: true,
+      rateLimit: 'project_import',
+      bodyLimit: async (c) => (await maxImportBytes(c)) + MB,
+      params: params({
+        path: g.string(),
+        file: g.file(),
+        name: g.string().optional(),
+        namespace: g.string().optional(),
+        overwrite: g.bool().optional(),
+        override_params: g.hash().optional(),
+      }),
+      responses: { 201: ProjectImportStatusSchema },
+    },
+    async ({ c, p, caller }) => {
+      requireUser(caller);
+      const settings = await settingsOf(c);
+      requireGitlabProjectSource(settings);
+      // FileUploadHelpers#validate_file!: ImportExportUploader allows `gz` and `tar.gz` names.
+      const filename = (p.file as File).name ?? '';
+      if (!/\.gz$/i.test(filename)) throw new ApiError(422, { message: { error: 'You need to upload a GitLab project export archive (ending in .gz).' } });
+      if (p.file.size > (await maxImportBytes(c))) throw tooLarge();
+      const status = await createImport(c, caller, settings, {
+        path: p.path,
+        name: p.name,
+        namespace: p.namespace,
+        overwrite: p.overwrite ?? false,
+        overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
+        file: p.file,
+      });
+      return c.json(status, 201);
+    },
+  );
+
+  r.route(
+    {
+      method: 'GET',
+      path: '/projects/:id/import',
+      summary: 'Get the import status of a project',
+      tags: TAGS,
+      params: params({ id: g.string() }),
+      responses: { 200: ProjectImportStatusSchema },
+    },
+    async ({ c, p, caller }) => {
+      requireGitlabProjectSource(await settingsOf(c));
+      const found = await findReadableProjectWith(c, caller, p.id, (projectId) => importStatusReads(c.var.db, projectId));
+      const [states, failures, names] = found.reads;
+      const status = importStatusEntity(found.project, found.namespace, names[0]?.fullName ?? found.namespace.name, states[0], failures);
+      // ProjectImportStatus#import_error: the error itself only for who may administer the project (read_import_error).
+      if (status.import_error !== null && !caller.isAdmin && found.level < ACCESS.MAINTAINER) status.import_error = 'Ask a maintainer to check the import status for more details.';
+      return c.json(status);
+    },
+  );
+}
