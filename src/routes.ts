@@ -9,6 +9,7 @@ import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-
 import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
+import { mountEnvironments } from './deployments/environments-routes';
 import { mountEpics } from './planning/epics-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
@@ -65,6 +66,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'notes', description: 'Comments and award emoji on issues, merge requests and epics' },
   { name: 'todos', description: "To-do items and the current user's counts" },
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
+  { name: 'deployments', description: 'Environments, protected environments and deployments' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -79,6 +81,7 @@ const inApprovals = (r: Router) => r.withDefaults(() => ({ domain: 'approvals' }
 const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
 const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
 const inCi = (r: Router) => r.withDefaults(() => ({ domain: 'ci' }));
+const inDeployments = (r: Router) => r.withDefaults(() => ({ domain: 'deployments' }));
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
@@ -95,6 +98,7 @@ export function mountApi(api: Router, web: Router) {
   mountApprovalMergeRequests(inApprovals(groupsApi));
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
+  mountEnvironments(inDeployments(signedInApi));
   mountEpics(inPlanning(groupsApi));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));

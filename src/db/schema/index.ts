@@ -14,3 +14,4 @@ export * from './protected-branches';
 export * from './merge-requests';
 export * from './approvals';
 export * from './ci';
+export * from './deployments';
