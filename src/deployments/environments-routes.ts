@@ -17,7 +17,8 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
-import { ACCESS, hasProjectLevel, requireProjectLevel } from '../projects/abilities';
+import { ACCESS, hasProjectLevel, type ProjectRow, requireProjectLevel } from '../projects/abilities';
+import type { Caller } from '../platform/context';
 import { findReadableProjectWith } from '../projects/projects';
 import { environmentEntity, EnvironmentSchema, type EnvironmentRow } from './environment-entity';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, STATES, TIERS } from './environments';
@@ -69,7 +70,7 @@ export function mountEnvironments(r: Router) {
         countUpToQuery(db, environments, where(pid), MAX_COUNT + 1),
         ...projectBasicReads(db, pid),
       ] as const);
-      requireProjectLevel(caller, found.level, ACCESS.REPORTER);
+      requireReadEnvironment(caller, found);
       if (p.search && [...p.search].length < MIN_SEARCH_LENGTH) throw badRequest(`Search query is less than ${MIN_SEARCH_LENGTH} characters`);
       const [rows, counted, names, owners] = found.reads;
       const n = Number(counted[0]?.n ?? 0);
@@ -83,7 +84,7 @@ export function mountEnvironments(r: Router) {
     { method: 'GET', path: '/projects/:id/environments/:environment_id', summary: 'Get a specific environment', tags: TAGS, params: oneParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(c.var.db, pid, p.environment_id)] as const);
-      requireProjectLevel(caller, found.level, ACCESS.REPORTER);
+      requireReadEnvironment(caller, found);
       const env = found.reads[0][0];
       if (!env) throw recordNotFound();
       // Deployments are not recorded yet: nothing has been deployed to any environment.
@@ -153,7 +154,7 @@ export function mountEnvironments(r: Router) {
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id)] as const);
-      requireProjectLevel(caller, found.level, ACCESS.REPORTER);
+      requireReadEnvironment(caller, found);
       const env = found.reads[0][0];
       if (!env) throw recordNotFound();
       // EnvironmentPolicy: `destroy_environment` (developers) is prevented while the environment is not stopped.
@@ -171,7 +172,7 @@ export function mountEnvironments(r: Router) {
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid)] as const);
-      requireProjectLevel(caller, found.level, ACCESS.REPORTER);
+      requireReadEnvironment(caller, found);
       const [envRows, names, owners] = found.reads;
       let env = envRows[0];
       if (!env) throw recordNotFound();
@@ -189,6 +190,14 @@ export function mountEnvironments(r: Router) {
       return c.json(environmentEntity(env, { project: presentProjectBasic(c, caller, found, [names, owners]) }));
     },
   );
+}
+
+/**
+ * `read_environment`: reporters and above, and everyone who can see a public project (ProjectPolicy's
+ * `public_access` rule lists it beside read_pipeline and read_deployment).
+ */
+export function requireReadEnvironment(caller: Caller, found: { project: ProjectRow; level: number }) {
+  if (found.project.visibility !== 'public') requireProjectLevel(caller, found.level, ACCESS.REPORTER);
 }
 
 const environmentRead = (db: Db, pid: SQL, id: number) =>

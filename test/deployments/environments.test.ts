@@ -112,6 +112,22 @@ describe('GET /projects/:id/environments', () => {
   });
 });
 
+describe('environments of a public project', () => {
+  it('are read by everyone signed in (public_access), written by developers only', async () => {
+    const w = await deployWorld();
+    const e = await createEnvironment(w, { name: 'production' });
+    expect((await api(`/projects/${w.project.id}`, { method: 'PUT', token: w.owner.token, body: { visibility: 'public' } })).status).toBe(200);
+    const P = `/projects/${w.project.id}/environments`;
+    expect((await api(P, { token: w.stranger.token })).body.map((x: { id: number }) => x.id)).toEqual([e.id]);
+    expect((await api(`${P}/${e.id}`, { token: w.guest.token })).status).toBe(200);
+    expect((await api(P)).body).toEqual({ message: '401 Unauthorized' });
+    const stop = await api(`${P}/${e.id}/stop`, { method: 'POST', token: w.stranger.token });
+    expect([stop.status, stop.body.state]).toEqual([200, 'available']);
+    expect((await api(P, { token: w.stranger.token, body: { name: 'x' } })).body).toEqual({ message: '403 Forbidden' });
+    expect((await api(`${P}/${e.id}`, { method: 'PUT', token: w.guest.token, body: { tier: 'other' } })).body).toEqual({ message: '403 Forbidden' });
+  });
+});
+
 describe('GET /projects/:id/environments/:environment_id', () => {
   it('shows one environment with last_deployment and without the project', async () => {
     const w = await deployWorld();

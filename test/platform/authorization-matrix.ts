@@ -389,6 +389,16 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/users/:user_id/projects': { rule: publicRead },
   'GET /api/v4/groups/:id/projects': { rule: groupGet('guest') },
 
+  // ---- environments (environments.rb: before { authenticate! }; read_environment Reporter+ on a private project,
+  // create/update Developer+; stop needs only read_environment (StopService ignores a caller who may not stop);
+  // delete: read_environment, then destroy_environment (Developer+, and only once stopped) → 403 `403 Forbidden`) ----
+  'GET /api/v4/projects/:id/environments': { rule: projectAuth('reporter') },
+  'POST /api/v4/projects/:id/environments': { rule: projectAuth('developer'), body: () => ({ name: `mx-env-${Math.random().toString(36).slice(2)}` }) },
+  'GET /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('reporter') },
+  'PUT /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), body: { external_url: 'https://matrix.example.com' } },
+  'DELETE /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), params: { environment_id: 'environmentToDelete' } },
+  'POST /api/v4/projects/:id/environments/:environment_id/stop': { rule: projectAuth('reporter') },
+
   // ---- protected branches (protected_branches.rb: read_protected_branch = download_code, Reporter+ on private;
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
   'GET /api/v4/projects/:id/protected_branches': { rule: projectGet('reporter') },

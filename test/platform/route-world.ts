@@ -107,6 +107,10 @@ export async function buildWorld(): Promise<void> {
   // Two runners of the private project, registered as gitlab-runner registers them: one to read and act on, one to delete.
   const runnerRegistration = ok('runner token', await api(`${P}/runners/reset_registration_token`, { method: 'POST', token: tokens.owner })).token;
   world.runnerId = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'matrix' } })).id;
+  world.environmentId = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'production' } })).id;
+  // Deleting needs a stopped environment (EnvironmentPolicy).
+  world.environmentToDelete = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'to-delete' } })).id;
+  ok('stop', await api(`${P}/environments/${world.environmentToDelete}/stop`, { method: 'POST', token: tokens.owner }), 200);
   world.runnerToDelete = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'doomed' } })).id;
 
   world.targetKey = ok('key', await api(`/users/${target.id}/keys`, { token: rootToken, body: { title: 'k', key: freshSshKey().key } })).id;
@@ -168,6 +172,7 @@ export function param(path: string, method: string, name: string, row: Row): str
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,
+    environment_id: () => world.environmentId,
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',
