@@ -10,6 +10,7 @@ import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
 import { mountEnvironments } from './deployments/environments-routes';
+import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountEpics } from './planning/epics-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
@@ -99,6 +100,7 @@ export function mountApi(api: Router, web: Router) {
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
   mountEnvironments(inDeployments(signedInApi));
+  mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
