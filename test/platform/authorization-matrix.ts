@@ -399,6 +399,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), params: { environment_id: 'environmentToDelete' } },
   'POST /api/v4/projects/:id/environments/:environment_id/stop': { rule: projectAuth('reporter') },
 
+  // ---- protected environments (ee protected_environments.rb: no authenticate!; user_project, then
+  // authorize! :admin_protected_environments: Maintainer+, and the plan's feature) ----
+  'GET /api/v4/projects/:id/protected_environments': { rule: projectGet('maintainer') },
+  'POST /api/v4/projects/:id/protected_environments': { rule: projectGet('maintainer'), body: () => ({ name: `mx-pe-${Math.random().toString(36).slice(2)}`, deploy_access_levels: [{ access_level: 40 }] }) },
+  'GET /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer') },
+  'PUT /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer'), body: { deploy_access_levels: [{ access_level: 30 }] } },
+  'DELETE /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer') },
+
   // ---- protected branches (protected_branches.rb: read_protected_branch = download_code, Reporter+ on private;
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
   'GET /api/v4/projects/:id/protected_branches': { rule: projectGet('reporter') },
