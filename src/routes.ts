@@ -9,6 +9,7 @@ import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-
 import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
+import { mountDeployments } from './deployments/deployments-routes';
 import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountEpics } from './planning/epics-routes';
@@ -99,6 +100,7 @@ export function mountApi(api: Router, web: Router) {
   mountApprovalMergeRequests(inApprovals(groupsApi));
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
+  mountDeployments(inDeployments(signedInApi));
   mountEnvironments(inDeployments(signedInApi));
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));

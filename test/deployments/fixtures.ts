@@ -29,3 +29,13 @@ export async function createEnvironment(w: DeployWorld, body: Record<string, unk
   if (res.status !== 201) throw new Error(`environment: ${res.status} ${res.text}`);
   return res.body as { id: number; name: string; slug: string; tier: string; state: string };
 }
+
+/** A commit on `branch` (created from nothing or from its head), through the commits API; its sha. */
+export async function commit(w: DeployWorld, branch = 'main'): Promise<string> {
+  const res = await api(`/projects/${w.project.id}/repository/commits`, {
+    token: w.owner.token,
+    body: { branch, commit_message: 'deploy me', actions: [{ action: 'create', file_path: `${unique('f')}.txt`, content: 'x' }] },
+  });
+  if (res.status !== 201) throw new Error(`commit: ${res.status} ${res.text}`);
+  return res.body.id as string;
+}
