@@ -389,6 +389,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/users/:user_id/projects': { rule: publicRead },
   'GET /api/v4/groups/:id/projects': { rule: groupGet('guest') },
 
+  // ---- deployments (deployments.rb: before { authenticate! }; read_deployment Reporter+ on a private project,
+  // create/update Developer+, destroy_deployment Maintainer+) ----
+  'GET /api/v4/projects/:id/deployments': { rule: projectAuth('reporter') },
+  'POST /api/v4/projects/:id/deployments': { rule: projectAuth('developer'), body: { environment: 'production', sha: 'main', ref: 'main', tag: false } },
+  'GET /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('reporter') },
+  'PUT /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('developer'), body: { status: 'success' } },
+  'DELETE /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('maintainer'), params: { deployment_id: 'deploymentToDelete' } },
+
   // ---- environments (environments.rb: before { authenticate! }; read_environment Reporter+ on a private project,
   // create/update Developer+; stop needs only read_environment (StopService ignores a caller who may not stop);
   // delete: read_environment, then destroy_environment (Developer+, and only once stopped) → 403 `403 Forbidden`) ----

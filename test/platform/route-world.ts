@@ -109,6 +109,9 @@ export async function buildWorld(): Promise<void> {
   world.runnerId = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'matrix' } })).id;
   world.environmentId = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'production' } })).id;
   ok('protected environment', await api(`${P}/protected_environments`, { token: tokens.owner, body: { name: 'production', deploy_access_levels: [{ access_level: 40 }] } }));
+  const deployment = () => api(`${P}/deployments`, { token: tokens.owner, body: { environment: 'production', sha: world.sha, ref: 'main', tag: false } });
+  world.deploymentId = ok('deployment', await deployment()).id;
+  world.deploymentToDelete = ok('deployment', await deployment()).id;
   // Deleting needs a stopped environment (EnvironmentPolicy).
   world.environmentToDelete = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'to-delete' } })).id;
   ok('stop', await api(`${P}/environments/${world.environmentToDelete}/stop`, { method: 'POST', token: tokens.owner }), 200);
@@ -174,6 +177,7 @@ export function param(path: string, method: string, name: string, row: Row): str
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,
     environment_id: () => world.environmentId,
+    deployment_id: () => world.deploymentId,
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',
