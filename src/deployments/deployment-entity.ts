@@ -9,7 +9,7 @@ import type { UserRow } from '../platform/context';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 import { userBasic, UserBasicSchema } from '../users/user-entity';
-import { environmentBasic, EnvironmentBasicSchema, type EnvironmentRow } from './environment-entity';
+import { environmentBasic, EnvironmentBasicSchema, type EnvironmentRow } from './environment-basic';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export const STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'skipped', 'blocked'] as const;

@@ -18,7 +18,7 @@ import { ACCESS, requireProjectLevel } from '../projects/abilities';
 import { findReadableProjectWith } from '../projects/projects';
 import { refSha } from '../repository/history-reads';
 import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, DeploymentSchema, STATUSES } from './deployment-entity';
-import { deploymentRead, deploymentsJoined, joined } from './deployment-reads';
+import { deploymentRead, deploymentsJoined, joined, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, listOrder, listWhere, transition } from './deployments';
 import { requireReadEnvironment } from './environments-routes';
 import { environmentErrors, environmentSlug, guessTier } from './environments';
@@ -175,9 +175,11 @@ export function mountDeployments(r: Router) {
         deploymentRead(db, pid, p.deployment_id),
         // The environment's last successful deployment (Environment#last_deployment).
         db
-          .select({ id: sql<number>`max(${deployments.id})`.as('last_id') })
+          .select({ id: deployments.id })
           .from(deployments)
-          .where(sql`${deployments.environmentId} = (SELECT d2.environment_id FROM ${deployments} d2 WHERE d2.id = ${p.deployment_id}) AND ${deployments.status} = 'success'`),
+          .where(sql`${deployments.environmentId} = (SELECT d2.environment_id FROM ${deployments} d2 WHERE d2.id = ${p.deployment_id}) AND ${deployments.status} = 'success'`)
+          .orderBy(...lastSuccessfulOrder)
+          .limit(1),
       ] as const);
       requireReadEnvironment(caller, found);
       const [rows, [last]] = found.reads;

@@ -12,7 +12,7 @@ import type { Db } from '../db/client';
 import { deployments, environments } from '../db/schema';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { badRequest, forbidden, grapeError, recordNotFound, validationFailed } from '../platform/errors';
-import { countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
+import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
@@ -23,6 +23,8 @@ import { findReadableProjectWith } from '../projects/projects';
 import { environmentEntity, EnvironmentSchema, type EnvironmentRow } from './environment-entity';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
+import { joined, lastDeploymentRead } from './deployment-reads';
+import { deploymentEntity } from './deployment-entity';
 
 const TAGS = ['environments'];
 /** API::Environments::MIN_SEARCH_LENGTH (feature flag environment_search_api_min_chars, on). */
@@ -83,12 +85,17 @@ export function mountEnvironments(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/environments/:environment_id', summary: 'Get a specific environment', tags: TAGS, params: oneParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(c.var.db, pid, p.environment_id)] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(c.var.db, pid, p.environment_id), lastDeploymentRead(c.var.db, pid, p.environment_id)] as const);
       requireReadEnvironment(caller, found);
-      const env = found.reads[0][0];
+      const [[env], [last]] = found.reads;
       if (!env) throw recordNotFound();
-      // Deployments are not recorded yet: nothing has been deployed to any environment.
-      return c.json(environmentEntity(env, { lastDeployment: null }));
+      let lastDeployment = null;
+      if (last) {
+        const x = joined(last);
+        const { environment: _, ...rest } = deploymentEntity(x.d, x.env, x.user, baseUrl(c));
+        lastDeployment = rest;
+      }
+      return c.json(environmentEntity(env, { lastDeployment }));
     },
   );
 

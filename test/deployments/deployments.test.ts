@@ -144,6 +144,11 @@ describe('GET and DELETE /projects/:id/deployments/:deployment_id', () => {
     expect((await api(D(running.id), { method: 'DELETE', token: w.maintainer.token })).body).toEqual({ message: 'Cannot destroy running deployment' });
     expect((await api(D(current.id), { method: 'DELETE', token: w.maintainer.token })).body).toEqual({ message: 'Deployment currently deployed to environment' });
     expect((await api(D(old.id), { method: 'DELETE', token: w.maintainer.token })).status).toBe(204);
+    // The environment shows its last successful deployment, without the environment inside it.
+    const env = await api(`/projects/${w.project.id}/environments/${current.environment.id}`, { token: w.reporter.token });
+    expect(env.body.last_deployment).toMatchObject({ id: current.id, iid: current.iid, status: 'success', sha, user: { id: w.developer.id } });
+    expect(env.body.last_deployment).not.toHaveProperty('environment');
+    expect(rt(env)).toBeLessThanOrEqual(2);
     expect((await api(D(old.id), { token: rootToken })).status).toBe(404);
   });
 
