@@ -19,7 +19,7 @@ import { findReadableProjectWith } from '../projects/projects';
 import { refSha } from '../repository/history-reads';
 import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, DeploymentSchema, STATUSES } from './deployment-entity';
 import { deploymentRead, deploymentsJoined, joined, lastSuccessfulOrder } from './deployment-reads';
-import { checkFilter, listOrder, listWhere, transition } from './deployments';
+import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { requireReadEnvironment } from './environments-routes';
 import { environmentErrors, environmentSlug, guessTier } from './environments';
 
@@ -160,7 +160,7 @@ export function mountDeployments(r: Router) {
         // Compare-and-set on the status read: a concurrent transition makes this one a no-op, answered as invalid.
         const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status)))], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
         const next = joined(after[0]);
-        if (next.d.status !== p.status) throw validationFailed({ status: ['cannot transition via "' + p.status + '"'] });
+        if (next.d.updatedAt !== set.updatedAt || next.d.status !== p.status) throw invalidTransition(p.status);
         x = next;
       }
       return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')));

@@ -17,10 +17,13 @@ const EVENTS: Record<string, { event: string; from: (s: string) => boolean }> = 
 /** Deployment::FINISHED_STATUSES: entering one sets `finished_at`. */
 const FINISHED = ['success', 'failed', 'canceled'];
 
+/** state_machines' error for a refused event. */
+export const invalidTransition = (status: string) => validationFailed({ status: [`cannot transition via "${EVENTS[status]?.event ?? status}"`] });
+
 /** The columns a transition to `status` changes, or the validation error of an invalid transition. */
 export function transition(from: string, status: string, now: number): { status: string; finishedAt?: number; updatedAt: number } {
   const e = EVENTS[status];
-  if (!e || !e.from(from)) throw validationFailed({ status: [`cannot transition via "${e?.event ?? status}"`] });
+  if (!e || !e.from(from)) throw invalidTransition(status);
   return { status, updatedAt: now, ...(FINISHED.includes(status) ? { finishedAt: now } : {}) };
 }
 
