@@ -18,7 +18,7 @@ import { ACCESS, requireProjectLevel } from '../projects/abilities';
 import { findReadableProjectWith } from '../projects/projects';
 import { refSha } from '../repository/history-reads';
 import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, DeploymentSchema, STATUSES } from './deployment-entity';
-import { deploymentRead, deploymentsJoined, joined, lastSuccessfulOrder } from './deployment-reads';
+import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { requireReadEnvironment } from './environments-routes';
 import { environmentErrors, environmentSlug, guessTier } from './environments';
@@ -97,14 +97,22 @@ export function mountDeployments(r: Router) {
           })
           .from(projects)
           .where(sql`${projects.id} = ${pid}`),
+        lastDeploymentRead(db, pid, sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${pid} AND ${environments.name} = ${p.environment})`),
       ] as const);
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      const [envRows, [checks]] = found.reads;
+      const [envRows, [checks], [lastRow]] = found.reads;
+      const base = baseUrl(c);
+      const premium = planAllows(c.var.config, 'premium');
+      // Deployments::CreateService: the environment's last deployment answers again when it is the same one.
+      const last = lastRow ? joined(lastRow) : undefined;
+      if (last && checks?.sha && last.d.ref === p.ref && last.d.tag === p.tag && last.d.sha === checks.sha && last.d.status === p.status) {
+        return c.json(deploymentExtended(last.d, last.env, last.user, base, premium), 201);
+      }
       const projectId = found.project.id;
       const now = Date.now();
       // find_or_create_by_name: a new environment is saved even when the deployment then fails validation.
       const writes = [];
-      let env = envRows[0];
+      const env = envRows[0];
       if (!env) {
         const errors = environmentErrors({ name: p.environment });
         if (Object.keys(errors).length) throw validationFailed(errors);
@@ -140,8 +148,7 @@ export function mountDeployments(r: Router) {
         [deploymentsJoined(db).where(sql`${deployments.id} = last_insert_rowid()`).limit(1)] as const,
       );
       const x = joined(rows[0]);
-      env = x.env;
-      return c.json(deploymentExtended(x.d, env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')), 201);
+      return c.json(deploymentExtended(x.d, x.env, x.user, base, premium), 201);
     },
   );
 

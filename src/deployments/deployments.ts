@@ -8,11 +8,12 @@ import { badRequest, validationFailed } from '../platform/errors';
 
 /** The event each requested status fires (Deployment#update_status!), and the states it leaves from. */
 const EVENTS: Record<string, { event: string; from: (s: string) => boolean }> = {
-  running: { event: 'run', from: (s) => s === 'created' },
+  running: { event: 'run', from: (s) => s === 'created' || s === 'blocked' },
   success: { event: 'succeed', from: (s) => s !== 'success' },
   failed: { event: 'drop', from: (s) => s !== 'failed' },
   canceled: { event: 'cancel', from: (s) => s !== 'canceled' },
-  created: { event: 'unblock', from: (s) => s === 'blocked' },
+  // `create`: only a skipped deployment goes back to created.
+  created: { event: 'create', from: (s) => s === 'skipped' },
 };
 /** Deployment::FINISHED_STATUSES: entering one sets `finished_at`. */
 const FINISHED = ['success', 'failed', 'canceled'];

@@ -30,6 +30,11 @@ describe('POST /projects/:id/deployments', () => {
     // The next deployment reuses the environment and takes the next iid; without a status it is `created` (spec).
     const second = await deploy(w, sha.slice(0, 8), { environment: 'review/app' });
     expect([second.iid, second.status, second.environment.id]).toEqual([2, 'created', res.body.environment.id]);
+    // Deployments::CreateService: the same successful deployment again is the environment's last one, not a new one.
+    const done = await deploy(w, sha, { environment: 'review/app', status: 'success' });
+    const same = await deploy(w, sha, { environment: 'review/app', status: 'success' });
+    expect([same.id, same.iid]).toEqual([done.id, 3]);
+    expect((await deploy(w, sha, { environment: 'review/app', status: 'success', tag: true })).iid).toBe(4);
   });
 
   it("checks sha and ref against the repository with GitLab's bodies", async () => {
@@ -62,6 +67,7 @@ describe('PUT /projects/:id/deployments/:deployment_id: the status machine', () 
     [['running'], 'running', false],
     [['running'], 'success', true],
     [['success'], 'success', false],
+    [['success'], 'created', false],
     [['success'], 'failed', true],
     [['failed'], 'failed', false],
     [['failed'], 'success', true],
@@ -79,7 +85,7 @@ describe('PUT /projects/:id/deployments/:deployment_id: the status machine', () 
       expect(res.body.status).toBe(to);
       expect(rt(res)).toBeLessThanOrEqual(3);
     } else {
-      const event = { running: 'run', success: 'succeed', failed: 'drop', canceled: 'cancel', created: 'unblock' }[to];
+      const event = { running: 'run', success: 'succeed', failed: 'drop', canceled: 'cancel', created: 'create' }[to];
       expect([res.status, res.body]).toEqual([400, { message: { status: [`cannot transition via "${event}"`] } }]);
     }
   });
@@ -132,7 +138,8 @@ describe('GET and DELETE /projects/:id/deployments/:deployment_id', () => {
     const w = await deployWorld();
     const sha = await commit(w);
     const old = await deploy(w, sha, { status: 'success' });
-    const current = await deploy(w, sha, { status: 'success' });
+    const later = await commit(w);
+    const current = await deploy(w, later, { status: 'success' });
     const running = await deploy(w, sha, { status: 'running' });
     const D = (id: number) => `/projects/${w.project.id}/deployments/${id}`;
     const one = await api(D(old.id), { token: w.reporter.token });
@@ -146,7 +153,7 @@ describe('GET and DELETE /projects/:id/deployments/:deployment_id', () => {
     expect((await api(D(old.id), { method: 'DELETE', token: w.maintainer.token })).status).toBe(204);
     // The environment shows its last successful deployment, without the environment inside it.
     const env = await api(`/projects/${w.project.id}/environments/${current.environment.id}`, { token: w.reporter.token });
-    expect(env.body.last_deployment).toMatchObject({ id: current.id, iid: current.iid, status: 'success', sha, user: { id: w.developer.id } });
+    expect(env.body.last_deployment).toMatchObject({ id: current.id, iid: current.iid, status: 'success', sha: later, user: { id: w.developer.id } });
     expect(env.body.last_deployment).not.toHaveProperty('environment');
     expect(rt(env)).toBeLessThanOrEqual(2);
     expect((await api(D(old.id), { token: rootToken })).status).toBe(404);
