@@ -25,6 +25,7 @@ CREATE TABLE `environments` (
 	`state` text DEFAULT 'available' NOT NULL,
 	`description` text,
 	`auto_stop_at` integer,
+	`auto_delete_at` integer,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );

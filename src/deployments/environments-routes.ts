@@ -5,13 +5,13 @@
  * someone without `stop_environment` changes nothing and still answers the environment; deleting
  * needs `destroy_environment`, which a developer has only on a stopped environment (403 otherwise).
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeThenRead } from '../db/batch-reads';
 import type { Db } from '../db/client';
 import { deployments, environments } from '../db/schema';
 import { checkUnmodifiedSince } from '../platform/conditional';
-import { badRequest, forbidden, grapeError, recordNotFound, validationFailed } from '../platform/errors';
+import { ApiError, badRequest, forbidden, grapeError, recordNotFound, validationFailed } from '../platform/errors';
 import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -20,7 +20,8 @@ import { g, params } from '../platform/validate';
 import { ACCESS, hasProjectLevel, type ProjectRow, requireProjectLevel } from '../projects/abilities';
 import type { Caller } from '../platform/context';
 import { findReadableProjectWith } from '../projects/projects';
-import { environmentEntity, EnvironmentSchema, type EnvironmentRow } from './environment-entity';
+import { environmentBasic, EnvironmentBasicSchema, environmentEntity, EnvironmentSchema, type EnvironmentRow } from './environment-entity';
+import { obj } from '../platform/response-schemas';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
 import { joined, lastDeploymentRead } from './deployment-reads';
@@ -48,6 +49,9 @@ const updateParams = params({
   description: g.string().optional(),
   ...slugParam,
 });
+const reviewAppsParams = params({ id: g.string(), before: g.datetime().optional(), limit: g.int().refine((n) => n >= 1 && n <= 1000, { message: 'does not have a valid value' }).default(100), dry_run: g.bool().default(true) });
+const ReviewAppsSchema = obj({ scheduled_entries: z.array(EnvironmentBasicSchema), unprocessable_entries: z.array(EnvironmentBasicSchema) }).meta({ id: 'ReviewAppsDeletion' });
+const DAY = 24 * 60 * 60 * 1000;
 const stopParams = params({ id: g.string(), environment_id: g.int(), force: g.bool().optional() });
 
 export function mountEnvironments(r: Router) {
@@ -153,6 +157,44 @@ export function mountEnvironments(r: Router) {
         return rows[0];
       });
       return c.json(environmentEntity(updated, { project: presentProjectBasic(c, caller, found, [names, owners]) }));
+    },
+  );
+
+  // Before DELETE .../:environment_id, which would take `review_apps` for an id.
+  r.route(
+    { method: 'DELETE', path: '/projects/:id/environments/review_apps', summary: 'Delete multiple stopped review apps', tags: TAGS, params: reviewAppsParams, responses: { 200: ReviewAppsSchema } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const before = p.before ?? Date.now() - 30 * DAY;
+      // Environment.stopped_review_apps: stopped, in the `review/` folder, created before `before`, oldest first; not already scheduled.
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
+        db
+          .select()
+          .from(environments)
+          .where(
+            and(
+              sql`${environments.projectId} = ${pid}`,
+              eq(environments.state, 'stopped'),
+              sql`${environments.name} GLOB 'review/*[^/]*'`,
+              isNull(environments.autoDeleteAt),
+              lt(environments.createdAt, before),
+            ),
+          )
+          .orderBy(asc(environments.createdAt), asc(environments.id))
+          .limit(p.limit),
+      ] as const);
+      requireReadEnvironment(caller, found);
+      // ScheduleToDeleteReviewAppsService#validate: `destroy_environment` on the project (developers).
+      if (!hasProjectLevel(caller, found.level, ACCESS.DEVELOPER)) {
+        // GitLab adds the two (empty) lists to this body; error bodies here keep GitLab's `{message}` shape (response-check.ts).
+        throw new ApiError(401, { message: 'You do not have permission to destroy environments in this project' });
+      }
+      const scheduled = found.reads[0];
+      if (!p.dry_run && scheduled.length) {
+        // Environment.schedule_to_delete: a week from now.
+        await db.update(environments).set({ autoDeleteAt: Date.now() + 7 * DAY }).where(inArray(environments.id, scheduled.map((e) => e.id)));
+      }
+      return c.json({ scheduled_entries: scheduled.map(environmentBasic), unprocessable_entries: [] });
     },
   );
 

@@ -192,3 +192,35 @@ describe('POST /projects/:id/environments/:environment_id/stop and DELETE', () =
   });
 
 });
+
+describe('DELETE /projects/:id/environments/review_apps', () => {
+  it('lists (dry run) then schedules the stopped review apps created before `before`, oldest first', async () => {
+    const w = await deployWorld();
+    const P = `/projects/${w.project.id}/environments`;
+    const stopped = async (name: string) => {
+      const e = await createEnvironment(w, { name });
+      expect((await api(`${P}/${e.id}/stop`, { method: 'POST', token: w.developer.token })).status).toBe(200);
+      return e;
+    };
+    const a = await stopped('review/a');
+    const b = await stopped('review/b');
+    await stopped('staging');
+    await createEnvironment(w, { name: 'review/running' });
+    const R = `${P}/review_apps`;
+    const future = '2999-01-01T00:00:00Z';
+    // By default only apps older than 30 days: none yet.
+    expect((await api(R, { method: 'DELETE', token: w.developer.token })).body).toEqual({ scheduled_entries: [], unprocessable_entries: [] });
+    const dry = await api(`${R}?before=${future}&limit=1`, { method: 'DELETE', token: w.developer.token });
+    expect(dry.status).toBe(200);
+    expect(dry.body.scheduled_entries.map((e: { id: number }) => e.id)).toEqual([a.id]);
+    expect(dry.body.scheduled_entries[0]).toEqual({ id: a.id, name: 'review/a', slug: a.slug, external_url: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    const real = await api(`${R}?before=${future}&dry_run=false`, { method: 'DELETE', token: w.developer.token });
+    expect(real.body.scheduled_entries.map((e: { id: number }) => e.id)).toEqual([a.id, b.id]);
+    // Scheduled ones are not scheduled again.
+    expect((await api(`${R}?before=${future}`, { method: 'DELETE', token: w.developer.token })).body.scheduled_entries).toEqual([]);
+    const reporter = await api(`${R}?before=${future}`, { method: 'DELETE', token: w.reporter.token });
+    expect([reporter.status, reporter.body]).toEqual([401, { message: 'You do not have permission to destroy environments in this project' }]);
+    expect((await api(`${R}?limit=0`, { method: 'DELETE', token: w.developer.token })).body).toEqual({ error: 'limit does not have a valid value' });
+    expect((await api(R, { method: 'DELETE', token: w.guest.token })).body).toEqual({ message: '403 Forbidden' });
+  });
+});

@@ -406,6 +406,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), body: { external_url: 'https://matrix.example.com' } },
   'DELETE /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), params: { environment_id: 'environmentToDelete' } },
   'POST /api/v4/projects/:id/environments/:environment_id/stop': { rule: projectAuth('reporter') },
+  // read_environment at the endpoint, then ScheduleToDeleteReviewAppsService: destroy_environment (Developer+) or 401.
+  'DELETE /api/v4/projects/:id/environments/review_apps': { rule: { ...projectAuth('reporter'), reporter: [401, 'You do not have permission to destroy environments in this project'] } },
 
   // ---- protected environments (ee protected_environments.rb: no authenticate!; user_project, then
   // authorize! :admin_protected_environments: Maintainer+, and the plan's feature) ----

@@ -21,6 +21,8 @@ export const environments = sqliteTable(
     state: text('state').notNull().default('available'),
     description: text('description'),
     autoStopAt: ts('auto_stop_at'),
+    /** Set by DELETE /projects/:id/environments/review_apps (Environment.schedule_to_delete). */
+    autoDeleteAt: ts('auto_delete_at'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
