@@ -157,7 +157,7 @@ export function mountDeployments(r: Router) {
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(db, pid, p.deployment_id)] as const);
-      requireReadEnvironment(caller, found);
+      // `deployments.find` before `authorize! :update_deployment`.
       const row = found.reads[0][0];
       if (!row) throw recordNotFound();
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
@@ -188,7 +188,7 @@ export function mountDeployments(r: Router) {
           .orderBy(...lastSuccessfulOrder)
           .limit(1),
       ] as const);
-      requireReadEnvironment(caller, found);
+      // `deployments.find` before `authorize! :destroy_deployment`.
       const [rows, [last]] = found.reads;
       const row = rows[0];
       if (!row) throw recordNotFound();

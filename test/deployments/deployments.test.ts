@@ -96,6 +96,9 @@ describe('PUT /projects/:id/deployments/:deployment_id: the status machine', () 
     const U = `/projects/${w.project.id}/deployments/${d.id}`;
     expect((await api(U, { method: 'PUT', token: w.reporter.token, body: { status: 'success' } })).body).toEqual({ message: '403 Forbidden' });
     expect((await api(`/projects/${w.project.id}/deployments/999999999`, { method: 'PUT', token: w.developer.token, body: { status: 'success' } })).body).toEqual({ message: '404 Not found' });
+    // The deployment is looked up before the caller is authorized for it.
+    expect((await api(`/projects/${w.project.id}/deployments/999999999`, { method: 'PUT', token: w.guest.token, body: { status: 'success' } })).body).toEqual({ message: '404 Not found' });
+    expect((await api(U, { method: 'PUT', token: w.guest.token, body: { status: 'success' } })).body).toEqual({ message: '403 Forbidden' });
   });
 });
 
