@@ -20,8 +20,7 @@ import { refSha } from '../repository/history-reads';
 import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, DeploymentSchema, STATUSES } from './deployment-entity';
 import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
-import { requireReadEnvironment } from './environments-routes';
-import { environmentErrors, environmentSlug, guessTier } from './environments';
+import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */

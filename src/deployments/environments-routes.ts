@@ -17,12 +17,11 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
-import { ACCESS, hasProjectLevel, type ProjectRow, requireProjectLevel } from '../projects/abilities';
-import type { Caller } from '../platform/context';
+import { ACCESS, hasProjectLevel, requireProjectLevel } from '../projects/abilities';
 import { findReadableProjectWith } from '../projects/projects';
 import { environmentBasic, EnvironmentBasicSchema, environmentEntity, EnvironmentSchema, type EnvironmentRow } from './environment-entity';
 import { obj } from '../platform/response-schemas';
-import { blankToNull, environmentErrors, environmentSlug, guessTier, STATES, TIERS } from './environments';
+import { blankToNull, environmentErrors, environmentSlug, guessTier, requireReadEnvironment, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
 import { joined, lastDeploymentRead } from './deployment-reads';
 import { deploymentEntity } from './deployment-entity';
@@ -239,14 +238,6 @@ export function mountEnvironments(r: Router) {
       return c.json(environmentEntity(env, { project: presentProjectBasic(c, caller, found, [names, owners]) }));
     },
   );
-}
-
-/**
- * `read_environment`: reporters and above, and everyone who can see a public project (ProjectPolicy's
- * `public_access` rule lists it beside read_pipeline and read_deployment).
- */
-export function requireReadEnvironment(caller: Caller, found: { project: ProjectRow; level: number }) {
-  if (found.project.visibility !== 'public') requireProjectLevel(caller, found.level, ACCESS.REPORTER);
 }
 
 const environmentRead = (db: Db, pid: SQL, id: number) =>

@@ -4,6 +4,8 @@
  * given, and the external URL's scheme check.
  */
 import { createHash } from 'node:crypto';
+import type { Caller } from '../platform/context';
+import { ACCESS, type ProjectRow, requireProjectLevel } from '../projects/abilities';
 
 export const TIERS = ['production', 'staging', 'testing', 'development', 'other'] as const;
 export const STATES = ['available', 'stopping', 'stopped'] as const;
@@ -71,3 +73,11 @@ export function environmentErrors(f: { name?: string; nameTaken?: boolean; exter
 
 /** NullifyIfBlank on `external_url` and `description`. */
 export const blankToNull = (v: string | undefined | null) => (v == null || v.trim() === '' ? null : v);
+
+/**
+ * `read_environment`: reporters and above, and everyone who can see a public project (ProjectPolicy's
+ * `public_access` rule lists it beside read_pipeline and read_deployment).
+ */
+export function requireReadEnvironment(caller: Caller, found: { project: ProjectRow; level: number }) {
+  if (found.project.visibility !== 'public') requireProjectLevel(caller, found.level, ACCESS.REPORTER);
+}
