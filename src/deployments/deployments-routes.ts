@@ -8,7 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeThenRead } from '../db/batch-reads';
 import { deployments, environments, projects, repoCommits } from '../db/schema';
-import { ApiError, recordNotFound, validationFailed } from '../platform/errors';
+import { ApiError, forbidden, recordNotFound, validationFailed } from '../platform/errors';
 import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
@@ -21,6 +21,7 @@ import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, Deploym
 import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
+import { deployEntriesRead, protectedFrom } from './protected-environments';
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */
@@ -97,9 +98,10 @@ export function mountDeployments(r: Router) {
           .from(projects)
           .where(sql`${projects.id} = ${pid}`),
         lastDeploymentRead(db, pid, sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${pid} AND ${environments.name} = ${p.environment})`),
+        deployEntriesRead(db, pid, p.environment),
       ] as const);
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      const [envRows, [checks], [lastRow]] = found.reads;
+      const [envRows, [checks], [lastRow], guards] = found.reads;
       const base = baseUrl(c);
       const premium = planAllows(c.var.config, 'premium');
       // Deployments::CreateService: the environment's last deployment answers again when it is the same one.
@@ -116,6 +118,11 @@ export function mountDeployments(r: Router) {
         const errors = environmentErrors({ name: p.environment });
         if (Object.keys(errors).length) throw validationFailed(errors);
         writes.push(db.insert(environments).values({ projectId, name: p.environment, slug: environmentSlug(p.environment), tier: guessTier(p.environment), createdAt: now, updatedAt: now }).onConflictDoNothing());
+      }
+      // authorize!(:create_deployment, environment) after find_or_create_by_name: EE refuses a protected environment.
+      if (protectedFrom(premium, caller, found.level, guards)) {
+        if (writes.length) await db.batch(writes as [typeof writes[0]]);
+        throw forbidden();
       }
       const errors: Record<string, string[]> = {};
       if (!checks?.sha) errors.sha = ['The commit does not exist'];
@@ -155,11 +162,15 @@ export function mountDeployments(r: Router) {
     { method: 'PUT', path: '/projects/:id/deployments/:deployment_id', summary: 'Update a deployment', tags: TAGS, params: updateParams, responses: { 200: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(db, pid, p.deployment_id)] as const);
-      // `deployments.find` before `authorize! :update_deployment`.
-      const row = found.reads[0][0];
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
+        deploymentRead(db, pid, p.deployment_id),
+        deployEntriesRead(db, pid, sql`(SELECT e.name FROM ${environments} e JOIN ${deployments} d ON d.environment_id = e.id WHERE d.id = ${p.deployment_id})`),
+      ] as const);
+      // `deployments.find` before `authorize! :update_deployment` (EE: not on a protected environment the caller may not deploy to).
+      const [[row], guards] = found.reads;
       if (!row) throw recordNotFound();
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
+      if (protectedFrom(planAllows(c.var.config, 'premium'), caller, found.level, guards)) throw forbidden();
       let x = joined(row);
       if (p.status) {
         const set = transition(x.d.status, p.status, Date.now());

@@ -23,6 +23,10 @@ import { environmentBasic, EnvironmentBasicSchema, environmentEntity, Environmen
 import { obj } from '../platform/response-schemas';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, requireReadEnvironment, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
+import { deployEntriesRead, protectedFrom } from './protected-environments';
+import { planAllows } from '../platform/plan';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
 import { joined, lastDeploymentRead } from './deployment-reads';
 import { deploymentEntity } from './deployment-entity';
 
@@ -201,13 +205,14 @@ export function mountEnvironments(r: Router) {
     { method: 'DELETE', path: '/projects/:id/environments/:environment_id', summary: 'Delete an environment', tags: TAGS, params: oneParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id)] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
       requireReadEnvironment(caller, found);
-      const env = found.reads[0][0];
+      const [[env], guards] = found.reads;
       if (!env) throw recordNotFound();
-      // EnvironmentPolicy: `destroy_environment` (developers) is prevented while the environment is not stopped.
+      // EnvironmentPolicy: `destroy_environment` (developers) is prevented while the environment is not
+      // stopped, and (EE) on a protected environment the caller may not deploy to.
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      if (env.state !== 'stopped') throw forbidden();
+      if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, guards)) throw forbidden();
       checkUnmodifiedSince(c, env.updatedAt);
       // `has_many :all_deployments` goes with it (use_fast_destroy).
       await db.batch([db.delete(deployments).where(eq(deployments.environmentId, env.id)), db.delete(environments).where(eq(environments.id, env.id))]);
@@ -219,14 +224,14 @@ export function mountEnvironments(r: Router) {
     { method: 'POST', path: '/projects/:id/environments/:environment_id/stop', summary: 'Stop an environment', tags: TAGS, params: stopParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid)] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
       requireReadEnvironment(caller, found);
-      const [envRows, names, owners] = found.reads;
+      const [envRows, names, owners, guards] = found.reads;
       let env = envRows[0];
       if (!env) throw recordNotFound();
       // StopService answers an error the API ignores when the caller may not stop (no stop actions: `update_environment`).
       // With no stop jobs, `stop` and `stop_complete` both end in `stopped` (auto_stop_at cleared).
-      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER);
+      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER) && !protectedFrom(premium(c), caller, found.level, guards);
       if (mayStop && (env.state === 'available' || (p.force && env.state === 'stopping'))) {
         const [rows] = await writeThenRead(
           db,
@@ -239,6 +244,10 @@ export function mountEnvironments(r: Router) {
     },
   );
 }
+
+/** The name of an environment by id, for the protection reads that hang off the project's lookup. */
+const ENV_NAME = (id: number) => sql`(SELECT ${environments.name} FROM ${environments} WHERE ${environments.id} = ${id})`;
+const premium = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
 
 const environmentRead = (db: Db, pid: SQL, id: number) =>
   db.select().from(environments).where(and(eq(environments.id, id), sql`${environments.projectId} = ${pid}`)).limit(1);

@@ -147,3 +147,27 @@ export function protectedEnvironmentReads(db: Db, pid: SQL, name: string) {
   };
 }
 
+
+/** The deploy entries protecting the environment named `envName` in project `pid` (none when it is not protected). */
+export function deployEntriesRead(db: Db, pid: SQL, envName: SQL | string) {
+  return db
+    .select({ accessLevel: protectedEnvironmentEntries.accessLevel, userId: protectedEnvironmentEntries.userId, groupId: protectedEnvironmentEntries.groupId })
+    .from(protectedEnvironmentEntries)
+    .where(
+      sql`${protectedEnvironmentEntries.kind} = 'deploy' AND ${protectedEnvironmentEntries.protectedEnvironmentId} IN (SELECT ${protectedEnvironments.id} FROM ${protectedEnvironments} WHERE ${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName})`,
+    );
+}
+
+/**
+ * Environment#protected_from?(user) (Premium): the environment is protected and none of its deploy
+ * entries lets the caller in (ProtectedEnvironments::Authorizable#check_access: administrators, the
+ * named user, or a role at or below the caller's level; groups are never shared with a project here).
+ * EE's EnvironmentPolicy then prevents stop, update, destroy and deployments.
+ */
+export function protectedFrom(premium: boolean, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number, entries: { accessLevel: number | null; userId: number | null; groupId: number | null }[]): boolean {
+  if (!premium || !entries.length) return false;
+  if (!caller.user) return true;
+  if (caller.isAdmin) return false;
+  const uid = caller.user.id;
+  return !entries.some((e) => (e.userId != null ? e.userId === uid : e.groupId != null ? false : level >= (e.accessLevel ?? ACCESS.MAINTAINER)));
+}

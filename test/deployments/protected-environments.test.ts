@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { api, createUser, rootToken } from '../support';
-import { deployWorld } from './fixtures';
+import { commit, createEnvironment, deployWorld } from './fixtures';
 
 const rt = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 
@@ -143,5 +143,29 @@ describe('DELETE /projects/:id/protected_environments/:name', () => {
     expect((await api(`${P}/production`, { token: w.maintainer.token })).body).toEqual({ message: '404 Not found' });
     expect((await api(`${P}/production`, { method: 'DELETE', token: w.maintainer.token })).body).toEqual({ message: '404 Not found' });
     expect((await api(P, { token: w.maintainer.token, body })).status).toBe(201);
+  });
+});
+
+describe('a protected environment guards deployments, stops and deletion (EE EnvironmentPolicy: protected_from?)', () => {
+  it('lets only its deployers deploy, update deployments, stop and delete', async () => {
+    const w = await deployWorld();
+    const sha = await commit(w);
+    const P = `/projects/${w.project.id}`;
+    expect((await api(`${P}/protected_environments`, { token: w.maintainer.token, body: { name: 'production', deploy_access_levels: [{ access_level: 40 }] } })).status).toBe(201);
+    expect((await api(`${P}/protected_environments`, { token: w.maintainer.token, body: { name: 'staging', deploy_access_levels: [{ user_id: w.developer.id }] } })).status).toBe(201);
+    const env = await createEnvironment(w, { name: 'production' });
+    const body = { environment: 'production', sha, ref: 'main', tag: false };
+    expect((await api(`${P}/deployments`, { token: w.developer.token, body })).body).toEqual({ message: '403 Forbidden' });
+    const made = await api(`${P}/deployments`, { token: w.maintainer.token, body });
+    expect(made.status).toBe(201);
+    // A user entry lets that developer in.
+    expect((await api(`${P}/deployments`, { token: w.developer.token, body: { ...body, environment: 'staging' } })).status).toBe(201);
+    expect((await api(`${P}/deployments/${made.body.id}`, { method: 'PUT', token: w.developer.token, body: { status: 'success' } })).body).toEqual({ message: '403 Forbidden' });
+    expect((await api(`${P}/deployments/${made.body.id}`, { method: 'PUT', token: w.maintainer.token, body: { status: 'running' } })).status).toBe(200);
+    const byDeveloper = await api(`${P}/environments/${env.id}/stop`, { method: 'POST', token: w.developer.token });
+    expect([byDeveloper.status, byDeveloper.body.state]).toEqual([200, 'available']);
+    expect((await api(`${P}/environments/${env.id}/stop`, { method: 'POST', token: w.maintainer.token })).body.state).toBe('stopped');
+    expect((await api(`${P}/environments/${env.id}`, { method: 'DELETE', token: w.developer.token })).body).toEqual({ message: '403 Forbidden' });
+    expect((await api(`${P}/environments/${env.id}`, { method: 'DELETE', token: rootToken })).status).toBe(204);
   });
 });
