@@ -13,6 +13,7 @@ import { roundTripMeter } from './platform/round-trip-meter';
 import { mountApi } from './routes';
 import { registerCascade } from './platform/cascade';
 import { ciCascade } from './ci/cascade';
+import { deploymentsCascade } from './deployments/cascade';
 import { mountRunnerFastPath } from './ci/runner-poll-fast';
 import { runnerEarlyAnswers } from './ci/runner-poll-first';
 import { answerEarlyInFetch, type EarlyAnswers } from './platform/early-answers';
@@ -50,7 +51,7 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [deploymentsCascade, importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);

@@ -9,6 +9,9 @@ import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-
 import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
+import { mountDeployments } from './deployments/deployments-routes';
+import { mountEnvironments } from './deployments/environments-routes';
+import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountEpics } from './planning/epics-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
@@ -68,6 +71,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'todos', description: "To-do items and the current user's counts" },
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
   { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
+  { name: 'deployments', description: 'Environments, protected environments and deployments' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -82,6 +86,7 @@ const inApprovals = (r: Router) => r.withDefaults(() => ({ domain: 'approvals' }
 const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
 const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
 const inCi = (r: Router) => r.withDefaults(() => ({ domain: 'ci' }));
+const inDeployments = (r: Router) => r.withDefaults(() => ({ domain: 'deployments' }));
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
@@ -98,6 +103,9 @@ export function mountApi(api: Router, web: Router) {
   mountApprovalMergeRequests(inApprovals(groupsApi));
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
+  mountDeployments(inDeployments(signedInApi));
+  mountEnvironments(inDeployments(signedInApi));
+  mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));

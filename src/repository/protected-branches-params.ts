@@ -25,7 +25,7 @@ function parseJson(v: unknown): unknown {
  * `Array[JSON]` of hashes: a JSON array, `a[][k]=v`, Rack's index hash `a[0][k]=v` (Grape turns it
  * into an array), a JSON string of either, or a single hash (wrapped, as Grape coerces one value).
  */
-const hashArray = <T extends z.ZodType>(item: T) =>
+export const hashArray = <T extends z.ZodType>(item: T) =>
   z
     .preprocess((raw) => {
       const v = parseJson(raw);

@@ -408,6 +408,34 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/users/:user_id/projects': { rule: publicRead },
   'GET /api/v4/groups/:id/projects': { rule: groupGet('guest') },
 
+  // ---- deployments (deployments.rb: before { authenticate! }; read_deployment Reporter+ on a private project,
+  // create/update Developer+, destroy_deployment Maintainer+) ----
+  'GET /api/v4/projects/:id/deployments': { rule: projectAuth('reporter') },
+  'POST /api/v4/projects/:id/deployments': { rule: projectAuth('developer'), body: { environment: 'production', sha: 'main', ref: 'main', tag: false } },
+  'GET /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('reporter') },
+  'PUT /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('developer'), body: { status: 'success' } },
+  'DELETE /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('maintainer'), params: { deployment_id: 'deploymentToDelete' } },
+
+  // ---- environments (environments.rb: before { authenticate! }; read_environment Reporter+ on a private project,
+  // create/update Developer+; stop needs only read_environment (StopService ignores a caller who may not stop);
+  // delete: read_environment, then destroy_environment (Developer+, and only once stopped) → 403 `403 Forbidden`) ----
+  'GET /api/v4/projects/:id/environments': { rule: projectAuth('reporter') },
+  'POST /api/v4/projects/:id/environments': { rule: projectAuth('developer'), body: () => ({ name: `mx-env-${Math.random().toString(36).slice(2)}` }) },
+  'GET /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('reporter') },
+  'PUT /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), body: { external_url: 'https://matrix.example.com' } },
+  'DELETE /api/v4/projects/:id/environments/:environment_id': { rule: projectAuth('developer'), params: { environment_id: 'environmentToDelete' } },
+  'POST /api/v4/projects/:id/environments/:environment_id/stop': { rule: projectAuth('reporter') },
+  // read_environment at the endpoint, then ScheduleToDeleteReviewAppsService: destroy_environment (Developer+) or 401.
+  'DELETE /api/v4/projects/:id/environments/review_apps': { rule: { ...projectAuth('reporter'), reporter: [401, 'You do not have permission to destroy environments in this project'] } },
+
+  // ---- protected environments (ee protected_environments.rb: no authenticate!; user_project, then
+  // authorize! :admin_protected_environments: Maintainer+, and the plan's feature) ----
+  'GET /api/v4/projects/:id/protected_environments': { rule: projectGet('maintainer') },
+  'POST /api/v4/projects/:id/protected_environments': { rule: projectGet('maintainer'), body: () => ({ name: `mx-pe-${Math.random().toString(36).slice(2)}`, deploy_access_levels: [{ access_level: 40 }] }) },
+  'GET /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer') },
+  'PUT /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer'), body: { deploy_access_levels: [{ access_level: 30 }] } },
+  'DELETE /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer') },
+
   // ---- protected branches (protected_branches.rb: read_protected_branch = download_code, Reporter+ on private;
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
   'GET /api/v4/projects/:id/protected_branches': { rule: projectGet('reporter') },

@@ -107,6 +107,14 @@ export async function buildWorld(): Promise<void> {
   // Two runners of the private project, registered as gitlab-runner registers them: one to read and act on, one to delete.
   const runnerRegistration = ok('runner token', await api(`${P}/runners/reset_registration_token`, { method: 'POST', token: tokens.owner })).token;
   world.runnerId = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'matrix' } })).id;
+  world.environmentId = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'production' } })).id;
+  ok('protected environment', await api(`${P}/protected_environments`, { token: tokens.owner, body: { name: 'mx-protected', deploy_access_levels: [{ access_level: 40 }] } }));
+  const deployment = () => api(`${P}/deployments`, { token: tokens.owner, body: { environment: 'production', sha: world.sha, ref: 'main', tag: false } });
+  world.deploymentId = ok('deployment', await deployment()).id;
+  world.deploymentToDelete = ok('deployment', await deployment()).id;
+  // Deleting needs a stopped environment (EnvironmentPolicy).
+  world.environmentToDelete = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'to-delete' } })).id;
+  ok('stop', await api(`${P}/environments/${world.environmentToDelete}/stop`, { method: 'POST', token: tokens.owner }), 200);
   world.runnerToDelete = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'doomed' } })).id;
 
   world.targetKey = ok('key', await api(`/users/${target.id}/keys`, { token: rootToken, body: { title: 'k', key: freshSshKey().key } })).id;
@@ -164,10 +172,12 @@ export function param(path: string, method: string, name: string, row: Row): str
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
     approval_rule_id: () => (inMr ? world.mrRule : world.projectRule),
     milestone_id: () => (path.startsWith('/api/v4/groups') ? world.groupMilestone : world.projectMilestone),
-    name: () => (path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
+    name: () => (path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,
+    environment_id: () => world.environmentId,
+    deployment_id: () => world.deploymentId,
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',

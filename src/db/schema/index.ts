@@ -16,3 +16,4 @@ export * from './approvals';
 export * from './ci';
 export * from './project-exports';
 export * from './import-state';
+export * from './deployments';

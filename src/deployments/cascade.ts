@@ -1,0 +1,20 @@
+/**
+ * What goes with a deleted project (platform/cascade.ts): its deployments, environments and
+ * protected environments with their deploy and approval entries. Rows are named by sub-select.
+ */
+import { inArray } from 'drizzle-orm';
+import { deployments, environments, protectedEnvironmentEntries, protectedEnvironments } from '../db/schema';
+import type { Cascade } from '../platform/cascade';
+
+export const deploymentsCascade: Cascade = {
+  project: (db, ids) => ({
+    statements: [
+      db.delete(deployments).where(inArray(deployments.projectId, ids as never)),
+      db.delete(environments).where(inArray(environments.projectId, ids as never)),
+      db
+        .delete(protectedEnvironmentEntries)
+        .where(inArray(protectedEnvironmentEntries.protectedEnvironmentId, db.select({ id: protectedEnvironments.id }).from(protectedEnvironments).where(inArray(protectedEnvironments.projectId, ids as never)))),
+      db.delete(protectedEnvironments).where(inArray(protectedEnvironments.projectId, ids as never)),
+    ],
+  }),
+};
