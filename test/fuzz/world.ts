@@ -134,6 +134,12 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const groupRegistration = await call('POST', `/groups/${group.id}/runners/reset_registration_token`, ownerToken, undefined, [201]);
   const groupRunner = await call('POST', '/runners', null, { token: groupRegistration.token, description: 'fuzz group runner', tag_list: ['docker'] }, [201]);
 
+  // Environments, a protected one and a deployment (src/deployments).
+  const production = await call('POST', `${P}/environments`, ownerToken, { name: 'production', external_url: 'https://example.com' }, [201]);
+  const staging = await call('POST', `${P}/environments`, ownerToken, { name: 'staging' }, [201]);
+  await call('POST', `${P}/protected_environments`, ownerToken, { name: 'production', deploy_access_levels: [{ access_level: 40 }] }, [201, 403]);
+  const deployment = await call('POST', `${P}/deployments`, ownerToken, { environment: 'staging', sha: first.id, ref: 'main', tag: false, status: 'success' }, [201]);
+
   const enc = encodeURIComponent;
   const ids = (...xs: (number | string)[]) => xs.map((x) => enc(String(x)));
   const segments: Record<string, string[]> = {
@@ -181,6 +187,9 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     avatarUser: ids(avatarPath[avatarPath.length - 2]),
     avatarFile: ids(avatarPath[avatarPath.length - 1]),
     runner: ids(projectRunner.id, projectRunner.id, groupRunner.id),
+    environment: ids(staging.id, production.id),
+    deployment: ids(deployment.id),
+    environmentName: ids('production', 'staging', 'review/*'),
   };
   const words = [user.username, owner.username, victim.username, 'main', 'feature', 'topic', 'bug', 'grouplabel', 'v1', 'README.md', project.path_with_namespace, group.full_path, 'thumbsup', 'None', 'Any', first.id];
   const ints = [user.id, owner.id, victim.id, project.id, group.id, issue.iid, issue.id, mr.iid, mr.id, milestone.id, epic.id, epic.iid, label.id, 1, 0];
@@ -220,6 +229,10 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return someone;
     case 'runner_id':
       return 'runner';
+    case 'environment_id':
+      return 'environment';
+    case 'deployment_id':
+      return 'deployment';
     case 'id_or_username':
       return 'username';
     case 'issue_iid':
@@ -247,6 +260,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return path.startsWith('/api/v4/groups') ? 'groupMilestone' : 'projectMilestone';
     case 'name':
       if (under('protected_branches')) return 'branch';
+      if (under('protected_environments')) return 'environmentName';
       return path.startsWith('/api/v4/groups') ? 'groupLabel' : 'projectLabel';
     case 'subscribable_id':
       return path.startsWith('/api/v4/groups') ? 'groupLabel' : 'projectLabel';
