@@ -11,7 +11,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { importFailures, internalIds, namespaces, projectImportStates } from '../db/schema';
+import { importFailures, internalIds, namespaces, projectImportStates, projects } from '../db/schema';
 import { batchReads } from '../db/batch-reads';
 import type { JobDeps } from '../platform/jobs-consumer';
 import type { BlobStore } from '../platform/blobs';
@@ -21,6 +21,7 @@ import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
+import { importRepository } from './import-repository';
 import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
 
 type Row = Record<string, unknown>;
@@ -35,6 +36,8 @@ interface Progress {
   meta?: true;
   /** The tree is the legacy root project.json (one document) rather than ndjson files. */
   legacy?: true;
+  /** project.bundle is written (or was absent, or recorded as a failed relation). */
+  repository?: true;
   users?: Record<string, number>;
 }
 
@@ -69,6 +72,17 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
   try {
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
+    // Before the relations: merge requests point their shas into the imported history.
+    if (!progress.repository) {
+      const { refused, head } = await importRepository(db, blobs, projectId, archive(), Number(settings.max_decompressed_archive_size ?? 0));
+      progress.repository = true;
+      await db.batch([
+        ...saveProgress(job),
+        ...(refused ? [failure(job, 'repository', 0, 'Gitlab::ImportExport::Error', refused)] : []),
+        // The bundle's HEAD is the default branch unless project.json named one.
+        ...(head ? [db.update(projects).set({ defaultBranch: head }).where(sql`${projects.id} = ${projectId} AND ${projects.defaultBranch} IS NULL`)] : []),
+      ] as unknown as Parameters<Db['batch']>[0]);
+    }
     const complete = await relationPass(job, archive);
     if (!complete) {
       await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:${Date.now()}`, projectId });
