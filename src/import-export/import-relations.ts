@@ -241,6 +241,8 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     upvotes: awards.up,
     downvotes: awards.down,
     closedAt: closed ? time(row.closed_at, time(row.updated_at, ctx.now)) : null,
+    // members_mapper.rb maps closed_by_id like every user reference: an unmatched closer is the importer.
+    closedById: closed && int(row.closed_by_id) !== null ? userOf(ctx, row.closed_by_id) : null,
     createdAt: time(row.created_at, ctx.now),
     updatedAt: time(row.updated_at, ctx.now),
   });
@@ -313,6 +315,7 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
     timeEstimate: Math.max(0, int(row.time_estimate) ?? 0),
     upvotes: awards.up,
     downvotes: awards.down,
+    closedById: state === 'closed' && int(obj(row.metrics)?.latest_closed_by_id) !== null ? userOf(ctx, obj(row.metrics)?.latest_closed_by_id) : null,
     closedAt: state === 'closed' ? time(obj(row.metrics)?.latest_closed_at, time(row.updated_at, ctx.now)) : null,
     headSha: commitOf(ctx, diff?.head_commit_sha ?? row.diff_head_sha) as never,
     baseSha: commitOf(ctx, diff?.base_commit_sha) as never,
