@@ -64,7 +64,7 @@ function bundle(): Uint8Array {
   return new Uint8Array(readFileSync(join(dir, 'b.bundle')));
 }
 
-function archive(): Uint8Array {
+export function archive(): Uint8Array {
   const labels = Array.from({ length: 20 }, (_, i) => ({ title: `bench-label-${i}`, color: '#1f75cb', type: 'ProjectLabel' }));
   const milestones = Array.from({ length: 10 }, (_, i) => ({ iid: i + 1, title: `bench-m${i}`, state: 'active' }));
   const at = (k: number) => new Date(1_700_000_000_000 + k * 60_000).toISOString();
