@@ -92,8 +92,30 @@ function manifestOf(bundle: Bundle, tree: string, memo: Map<string, Map<string, 
  * and answers the branch HEAD names (the default branch), or null when the bundle has no branch.
  */
 export async function importBundle(db: Db, blobs: BlobStore, projectId: number, bundle: Bundle, now = Date.now()): Promise<string | null> {
+  let step = await importBundleStep(db, blobs, projectId, bundle, { now });
+  while (step.next !== null) step = await importBundleStep(db, blobs, projectId, bundle, { now, from: step.next });
+  return step.head;
+}
+
+/**
+ * One step of `importBundle`: the commits from position `from` (parents first) on, until `maxPuts`
+ * blobs were stored (each a subrequest on Workers, which allow 1,000 an invocation); answers where
+ * the next step starts (null once the branches are written) and the HEAD branch.
+ */
+export async function importBundleStep(
+  db: Db,
+  blobs: BlobStore,
+  projectId: number,
+  bundle: Bundle,
+  opts: { now?: number; from?: number; maxPuts?: number } = {},
+): Promise<{ head: string | null; next: number | null }> {
+  const now = opts.now ?? Date.now();
+  const from = opts.from ?? 0;
+  const maxPuts = opts.maxPuts ?? Infinity;
   const branches = bundle.refs.filter((r) => r.name.startsWith('refs/heads/')).map((r) => ({ name: r.name.slice('refs/heads/'.length), sha: r.sha }));
-  if (!branches.length) return null;
+  if (!branches.length) return { head: null, next: null };
+  const headRef = bundle.refs.find((r) => r.name === 'HEAD');
+  const head = branches.find((b) => b.sha === headRef?.sha)?.name ?? branches[0].name;
   const commits = new Map<string, ParsedCommit>();
   for (const [sha, o] of bundle.objects) if (o.type === 'commit') commits.set(sha, parseCommit(sha, o.body));
   // Parents before children, so each commit's generation is known when it is written.
@@ -130,7 +152,17 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
     if (!o || o.type !== 'blob') throw new BundleError(`Blob ${sha.slice(0, 8)} is missing from the bundle`);
     return o.body;
   };
-  for (const c of order) {
+  // Generations of every commit, and the blobs earlier steps stored (not stored again).
+  for (const c of order) generation.set(c.sha, 1 + Math.max(0, ...c.parents.map((p) => generation.get(p) ?? 0)));
+  for (const c of order.slice(0, from)) for (const e of manifestOf(bundle, c.tree, memo).values()) written.add(e.blobSha);
+  let puts = 0;
+  let next: number | null = null;
+  for (let k = from; k < order.length; k++) {
+    if (puts >= maxPuts) {
+      next = k;
+      break;
+    }
+    const c = order[k];
     const files = manifestOf(bundle, c.tree, memo);
     const base = c.parents[0] ? manifestOf(bundle, commits.get(c.parents[0])!.tree, memo) : new Map<string, ManifestEntry>();
     // Line counts as the commits API reports them (commit-writer.ts): text files against the first parent.
@@ -145,7 +177,6 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
       additions += s.additions;
       deletions += s.deletions;
     }
-    generation.set(c.sha, 1 + Math.max(0, ...c.parents.map((p) => generation.get(p) ?? 0)));
     statements.push(
       db
         .insert(repoCommits)
@@ -173,15 +204,17 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
     // 6 columns a row: 15 rows stay under D1's 100 bound parameters.
     for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)).onConflictDoNothing());
     if (c.raw) await blobs.put(rawCommitKey(projectId, c.sha), c.raw);
+    if (c.raw) puts++;
     for (const e of files.values()) {
       if (written.has(e.blobSha)) continue;
       written.add(e.blobSha);
       await blobs.put(blobKey(projectId, e.blobSha), body(e.blobSha));
+      puts++;
     }
   }
-  for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
+  // Branches last: a branch appears only once its whole history is written.
+  if (next === null) for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
   // Blobs first, rows after: a row never names a blob the store does not hold.
   for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-  const head = bundle.refs.find((r) => r.name === 'HEAD');
-  return branches.find((b) => b.sha === head?.sha)?.name ?? branches[0].name;
+  return { head, next };
 }

@@ -38,6 +38,8 @@ interface Progress {
   legacy?: true;
   /** project.bundle is written (or was absent, or recorded as a failed relation). */
   repository?: true;
+  /** Position (parents first) of the bundle's next commit to write, when a message stopped mid-history. */
+  repositoryNext?: number;
   users?: Record<string, number>;
 }
 
@@ -73,15 +75,9 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
     // Before the relations: merge requests point their shas into the imported history.
-    if (!progress.repository) {
-      const { refused, head } = await importRepository(db, blobs, projectId, archive(), Number(settings.max_decompressed_archive_size ?? 0));
-      progress.repository = true;
-      await db.batch([
-        ...saveProgress(job),
-        ...(refused ? [failure(job, 'repository', 0, 'Gitlab::ImportExport::Error', refused)] : []),
-        // The bundle's HEAD is the default branch unless project.json named one.
-        ...(head ? [db.update(projects).set({ defaultBranch: head }).where(sql`${projects.id} = ${projectId} AND ${projects.defaultBranch} IS NULL`)] : []),
-      ] as unknown as Parameters<Db['batch']>[0]);
+    if (!progress.repository && !(await repositoryStep(job, archive, blobs))) {
+      await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:repo:${Date.now()}`, projectId, ...(message.budgetMs !== undefined ? { budgetMs: message.budgetMs } : {}) });
+      return;
     }
     const complete = await relationPass(job, archive);
     if (!complete) {
@@ -165,6 +161,30 @@ async function metaPass(job: Job, archive: Archive) {
     ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings, features) ?? []),
     ...statements,
   ] as unknown as Parameters<Db['batch']>[0]);
+}
+
+/** Blobs one message stores: each is a subrequest, and a Worker invocation may make 1,000 of them. */
+const REPOSITORY_PUTS_PER_MESSAGE = 400;
+
+/** The repository step (import-repository.ts); false when the rest goes on in the next message. */
+async function repositoryStep(job: Job, archive: Archive, blobs: BlobStore): Promise<boolean> {
+  const { db, projectId, progress } = job;
+  // A zero budget (the tests' way to split a job) stores one commit's blobs a message.
+  const maxPuts = job.budgetMs === 0 ? 1 : REPOSITORY_PUTS_PER_MESSAGE;
+  const done = await importRepository(db, blobs, projectId, archive(), Number(job.settings.max_decompressed_archive_size ?? 0), { from: progress.repositoryNext ?? 0, maxPuts });
+  if (done.next !== undefined) {
+    progress.repositoryNext = done.next;
+    await db.batch(saveProgress(job) as unknown as Parameters<Db['batch']>[0]);
+    return false;
+  }
+  progress.repository = true;
+  await db.batch([
+    ...saveProgress(job),
+    ...(done.refused ? [failure(job, 'repository', 0, 'Gitlab::ImportExport::Error', done.refused)] : []),
+    // The bundle's HEAD is the default branch unless project.json named one.
+    ...(done.head ? [db.update(projects).set({ defaultBranch: done.head }).where(sql`${projects.id} = ${projectId} AND ${projects.defaultBranch} IS NULL`)] : []),
+  ] as unknown as Parameters<Db['batch']>[0]);
+  return true;
 }
 
 /** Every relation member of the tree, in archive order; false when the budget ran out first. */
