@@ -31,7 +31,7 @@ async function importWith(token: string, bundle: Uint8Array, relations: Record<s
 }
 
 describe('import of project.bundle', () => {
-  it('keeps every commit id git wrote: offsets, an encoding header, a symlink, a merge; exports them back identically', async () => {
+  it('keeps every commit id git wrote: offsets, an encoding header, a gpgsig, a symlink, a merge; exports them back identically', async () => {
     const { dir, git } = gitRepo();
     writeFileSync(join(dir, 'a.txt'), 'one\n');
     symlinkSync('a.txt', join(dir, 'link'));
@@ -46,6 +46,11 @@ describe('import of project.bundle', () => {
     git(['commit', '-q', '-am', 'main moves'], '2024-01-03T10:00:00+09:00');
     git(['merge', '-q', '--no-ff', '-m', 'Merge feature', 'feature'], '2024-01-04T10:00:00-08:00');
     expect(git(['cat-file', '-p', 'feature'])).toMatch(/^encoding ISO-8859-1$/m);
+    // A signed commit (gpgsig with its continuation lines), written as git stores one.
+    const mainTree = git(['rev-parse', 'main^{tree}']);
+    const signed = `tree ${mainTree}\nparent ${git(['rev-parse', 'main'])}\nauthor Ann Author <ann@example.com> 1704196800 +0100\ncommitter Carl Committer <carl@example.com> 1704196800 +0100\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nSigned work\n`;
+    const signedId = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd: dir, input: signed }).toString().trim();
+    git(['update-ref', 'refs/heads/signed', signedId]);
     git(['bundle', 'create', '-q', 'b.bundle', '--all']);
     const ids = git(['rev-list', '--all']).split('\n').sort();
     const featureHead = git(['rev-parse', 'feature']);
@@ -66,7 +71,7 @@ describe('import of project.bundle', () => {
     const paris = commits.body.find((c: { title: string }) => c.title === 'in Paris');
     expect(new Date(paris.authored_date).toISOString()).toBe('2024-01-01T08:00:00.000Z');
     const branches = (await api(`/projects/${id}/repository/branches`, { token: t })).body.map((b: { name: string; commit: { id: string } }) => [b.name, b.commit.id]);
-    expect(branches).toEqual([['feature', featureHead], ['main', git(['rev-parse', 'main'])]]);
+    expect(branches).toEqual([['feature', featureHead], ['main', git(['rev-parse', 'main'])], ['signed', signedId]]);
     const link = await api(`/projects/${id}/repository/files/link?ref=main`, { token: t });
     expect(link.status).toBe(200);
     expect(Buffer.from(link.body.content, 'base64').toString()).toBe('a.txt');
