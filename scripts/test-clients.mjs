@@ -238,6 +238,8 @@ async function main() {
     await runClient('python-gitlab mr', PYTHON, [join(clientsDir, 'python_gitlab_mr_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Runners (issue 14): registration, verify, lists and filters, runner.save(), project and group runners.
     await runClient('python-gitlab runners', PYTHON, [join(clientsDir, 'python_gitlab_runners_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Project export and import (issue 15): exports.create/refresh/download, import_project, imports.get.
+    await runClient('python-gitlab import-export', PYTHON, [join(clientsDir, 'python_gitlab_import_export_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);

@@ -27,7 +27,8 @@ export async function benchNode(opts: NodeAppOptions): Promise<{ fetch: (req: Re
   const fetch = (req: Request) => {
     if (req.url.endsWith(STATS_PATH)) {
       const cpu = process.cpuUsage();
-      return Response.json(statsBody(requests, totals, cpu.user + cpu.system));
+      // maxRSS (KB): the process's peak resident memory, for the import/export scenario's target.
+      return Response.json({ ...statsBody(requests, totals, cpu.user + cpu.system), maxRssBytes: process.resourceUsage().maxRSS * 1024 });
     }
     requests++;
     return product(req);

@@ -3,6 +3,7 @@
  * draws its filter values from what exists in the big project so every filter returns rows.
  */
 import { FLOOR_PATH } from './floor';
+import { importExportScenario } from './import-export';
 import type { Req } from './load';
 import { rng } from './rng';
 import { runnerToken, type Manifest } from './seed';
@@ -99,6 +100,7 @@ export function scenarios(m: Manifest): Scenario[] {
     },
     approvalsScenario(m),
     runnersScenario(m),
+    importExportScenario(m),
     {
       id: 'create',
       title: 'create issue `POST /projects/:id/issues`',

@@ -1,9 +1,10 @@
 /**
  * A bundle's history written into this server's repository model (repository/repository-store.ts):
- * commits, parent edges, each commit's file list, branches, and the blobs in the blob store. Only
- * what the model can hold exactly is taken: a commit whose object is not the one this server would
- * write for its fields (a time zone other than UTC, a signature, an encoding header), a submodule or
- * a symlink makes the whole bundle refused, so ids never change on the way in. Rows are written with
+ * commits, parent edges, each commit's file list (symlinks as blobs of mode 120000), branches, and
+ * the blobs in the blob store. Ids never change on the way in: a commit whose object is not the one
+ * this server would write for its fields (a time zone other than UTC, gpgsig, mergetag, encoding) keeps
+ * its exact bytes beside its blobs, and a submodule, which the model cannot hold, refuses the whole
+ * bundle before anything is written (the import job records it as a failed relation). Rows are written with
  * ON CONFLICT DO NOTHING: a job that runs again after dying half-way writes nothing twice.
  */
 import type { BatchItem } from 'drizzle-orm/batch';
@@ -22,6 +23,8 @@ interface ParsedCommit {
   author: { name: string; email: string; at: number };
   committer: { name: string; email: string; at: number };
   message: string;
+  /** The object itself when the fields do not rewrite it byte for byte (a time zone, gpgsig, mergetag, encoding). */
+  raw: Uint8Array | null;
 }
 
 function parseCommit(sha: string, body: Uint8Array): ParsedCommit {
@@ -30,9 +33,10 @@ function parseCommit(sha: string, body: Uint8Array): ParsedCommit {
   if (split < 0) throw new BundleError('Malformed commit');
   const headers = text.slice(0, split).split('\n');
   const message = text.slice(split + 2);
+  // Any offset git writes: the instant is the same, the offset's bytes live on in `raw`.
   const sig = (line: string | undefined, key: string) => {
-    const m = line ? new RegExp(`^${key} (.*) <([^>]*)> (\\d+) \\+0000$`).exec(line) : null;
-    if (!m) throw new BundleError(`Commit ${sha.slice(0, 8)} cannot be held here (its ${key} is not in UTC)`);
+    const m = line ? new RegExp(`^${key} (.*) <([^>]*)> (\\d+) [+-]\\d{4}$`).exec(line) : null;
+    if (!m) throw new BundleError(`Commit ${sha.slice(0, 8)} has a malformed ${key} line`);
     return { name: m[1], email: m[2], at: Number(m[3]) * 1000 };
   };
   const tree = /^tree ([0-9a-f]{40})$/.exec(headers[0] ?? '')?.[1];
@@ -42,12 +46,17 @@ function parseCommit(sha: string, body: Uint8Array): ParsedCommit {
   for (let m; (m = /^parent ([0-9a-f]{40})$/.exec(headers[i] ?? '')); i++) parents.push(m[1]);
   const author = sig(headers[i++], 'author');
   const committer = sig(headers[i++], 'committer');
-  const parsed = { sha, tree, parents, author, committer, message };
-  // The object this server would write for these fields must be this very object.
-  if (i !== headers.length || Buffer.compare(Buffer.from(commitBody(tree, parents, author, committer, message)), Buffer.from(body)) !== 0)
-    throw new BundleError(`Commit ${sha.slice(0, 8)} cannot be held here (extra headers)`);
-  return parsed;
+  // Headers after the committer (gpgsig and its continuation lines, mergetag, encoding) are kept
+  // only in `raw`: the API shows the fields, the bundle written on export carries the exact object.
+  const same = Buffer.compare(Buffer.from(commitBody(tree, parents, author, committer, message)), Buffer.from(body)) === 0;
+  return { sha, tree, parents, author, committer, message, raw: same ? null : body };
 }
+
+/**
+ * Where the exact object of a commit the repository model cannot rewrite is kept: the blob store,
+ * under the commit's own id (no blob has a commit's id), read back by bundle-write.ts on export.
+ */
+export const rawCommitKey = blobKey;
 
 /** The flat file list of a tree: path -> blob and mode. */
 function manifestOf(bundle: Bundle, tree: string, memo: Map<string, Map<string, ManifestEntry>>): Map<string, ManifestEntry> {
@@ -68,8 +77,11 @@ function manifestOf(bundle: Bundle, tree: string, memo: Map<string, Map<string, 
     at = nul + 21;
     if (!name || name === '.' || name === '..' || name.includes('/')) throw new BundleError('Malformed tree entry');
     if (mode === '40000') for (const [p, e] of manifestOf(bundle, sha, memo)) out.set(`${name}/${p}`, e);
-    else if (mode === '100644' || mode === '100755') out.set(name, { blobSha: sha, mode });
-    else throw new BundleError(`Tree ${tree.slice(0, 8)} holds a symlink or submodule, which this server cannot hold`);
+    // A symlink is a blob holding its target, as the files API shows it; a submodule names a
+    // commit of another repository, which this model has no place for.
+    else if (mode === '100644' || mode === '100755' || mode === '120000') out.set(name, { blobSha: sha, mode });
+    else if (mode === '160000') throw new BundleError('The repository holds a submodule (mode 160000), which this server cannot hold');
+    else throw new BundleError(`Tree ${tree.slice(0, 8)} has an entry of unknown mode ${mode.slice(0, 6)}`);
   }
   memo.set(tree, out);
   return out;
@@ -80,8 +92,30 @@ function manifestOf(bundle: Bundle, tree: string, memo: Map<string, Map<string, 
  * and answers the branch HEAD names (the default branch), or null when the bundle has no branch.
  */
 export async function importBundle(db: Db, blobs: BlobStore, projectId: number, bundle: Bundle, now = Date.now()): Promise<string | null> {
+  let step = await importBundleStep(db, blobs, projectId, bundle, { now });
+  while (step.next !== null) step = await importBundleStep(db, blobs, projectId, bundle, { now, from: step.next });
+  return step.head;
+}
+
+/**
+ * One step of `importBundle`: the commits from position `from` (parents first) on, until `maxPuts`
+ * blobs were stored (each a subrequest on Workers, which allow 1,000 an invocation); answers where
+ * the next step starts (null once the branches are written) and the HEAD branch.
+ */
+export async function importBundleStep(
+  db: Db,
+  blobs: BlobStore,
+  projectId: number,
+  bundle: Bundle,
+  opts: { now?: number; from?: number; maxPuts?: number } = {},
+): Promise<{ head: string | null; next: number | null }> {
+  const now = opts.now ?? Date.now();
+  const from = opts.from ?? 0;
+  const maxPuts = opts.maxPuts ?? Infinity;
   const branches = bundle.refs.filter((r) => r.name.startsWith('refs/heads/')).map((r) => ({ name: r.name.slice('refs/heads/'.length), sha: r.sha }));
-  if (!branches.length) return null;
+  if (!branches.length) return { head: null, next: null };
+  const headRef = bundle.refs.find((r) => r.name === 'HEAD');
+  const head = branches.find((b) => b.sha === headRef?.sha)?.name ?? branches[0].name;
   const commits = new Map<string, ParsedCommit>();
   for (const [sha, o] of bundle.objects) if (o.type === 'commit') commits.set(sha, parseCommit(sha, o.body));
   // Parents before children, so each commit's generation is known when it is written.
@@ -108,6 +142,8 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
   for (const b of branches) visit(b.sha);
 
   const memo = new Map<string, Map<string, ManifestEntry>>();
+  // Every tree read first: a submodule or a broken tree refuses the bundle before a blob is stored.
+  for (const c of order) manifestOf(bundle, c.tree, memo);
   const generation = new Map<string, number>();
   const written = new Set<string>();
   const statements: BatchItem<'sqlite'>[] = [];
@@ -116,7 +152,17 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
     if (!o || o.type !== 'blob') throw new BundleError(`Blob ${sha.slice(0, 8)} is missing from the bundle`);
     return o.body;
   };
-  for (const c of order) {
+  // Generations of every commit, and the blobs earlier steps stored (not stored again).
+  for (const c of order) generation.set(c.sha, 1 + Math.max(0, ...c.parents.map((p) => generation.get(p) ?? 0)));
+  for (const c of order.slice(0, from)) for (const e of manifestOf(bundle, c.tree, memo).values()) written.add(e.blobSha);
+  let puts = 0;
+  let next: number | null = null;
+  for (let k = from; k < order.length; k++) {
+    if (puts >= maxPuts) {
+      next = k;
+      break;
+    }
+    const c = order[k];
     const files = manifestOf(bundle, c.tree, memo);
     const base = c.parents[0] ? manifestOf(bundle, commits.get(c.parents[0])!.tree, memo) : new Map<string, ManifestEntry>();
     // Line counts as the commits API reports them (commit-writer.ts): text files against the first parent.
@@ -131,7 +177,6 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
       additions += s.additions;
       deletions += s.deletions;
     }
-    generation.set(c.sha, 1 + Math.max(0, ...c.parents.map((p) => generation.get(p) ?? 0)));
     statements.push(
       db
         .insert(repoCommits)
@@ -158,15 +203,18 @@ export async function importBundle(db: Db, blobs: BlobStore, projectId: number, 
     const rows = [...files].map(([path, e]) => ({ projectId, commitSha: c.sha, path, blobSha: e.blobSha, mode: e.mode, size: body(e.blobSha).byteLength }));
     // 6 columns a row: 15 rows stay under D1's 100 bound parameters.
     for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)).onConflictDoNothing());
+    if (c.raw) await blobs.put(rawCommitKey(projectId, c.sha), c.raw);
+    if (c.raw) puts++;
     for (const e of files.values()) {
       if (written.has(e.blobSha)) continue;
       written.add(e.blobSha);
       await blobs.put(blobKey(projectId, e.blobSha), body(e.blobSha));
+      puts++;
     }
   }
-  for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
+  // Branches last: a branch appears only once its whole history is written.
+  if (next === null) for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
   // Blobs first, rows after: a row never names a blob the store does not hold.
   for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-  const head = bundle.refs.find((r) => r.name === 'HEAD');
-  return branches.find((b) => b.sha === head?.sha)?.name ?? branches[0].name;
+  return { head, next };
 }

@@ -15,6 +15,9 @@ import { inJson } from '../db/batch-reads';
 import type { BlobStore } from '../platform/blobs';
 import { commitBody, type ManifestEntry, treeObjects } from '../repository/git-objects';
 import { blobKey } from '../repository/repository-store';
+import { rawCommitKey } from './bundle-import';
+
+const commitSha = (body: Uint8Array) => createHash('sha1').update(`commit ${body.byteLength}\0`).update(body).digest('hex');
 
 const OBJ = { commit: 1, tree: 2, blob: 3 } as const;
 /** Commits whose file lists are read in one statement. */
@@ -93,7 +96,13 @@ export async function projectBundle(db: Db, blobs: BlobStore, projectId: number,
     for (const c of page) {
       const manifest = manifests.get(c.sha)!;
       const { trees } = treeObjects(manifest);
-      const body = commitBody(c.treeSha, c.parentShas, { name: c.authorName, email: c.authorEmail, at: c.authoredAt }, { name: c.committerName, email: c.committerEmail, at: c.committedAt }, c.message);
+      let body = commitBody(c.treeSha, c.parentShas, { name: c.authorName, email: c.authorEmail, at: c.authoredAt }, { name: c.committerName, email: c.committerEmail, at: c.committedAt }, c.message);
+      // An imported commit the fields do not rewrite (a time zone, a signature): its exact object.
+      if (commitSha(body) !== c.sha) {
+        const raw = await blobs.get(rawCommitKey(projectId, c.sha));
+        if (!raw) throw new Error(`commit ${c.sha} of project ${projectId} cannot be rewritten from its fields and has no stored object`);
+        body = new Uint8Array(await new Response(raw.body).arrayBuffer());
+      }
       await pack.add('commit', body);
       for (const [sha, tree] of trees) {
         if (seenTrees.has(sha)) continue;

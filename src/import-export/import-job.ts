@@ -11,7 +11,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { importFailures, internalIds, namespaces, projectImportStates } from '../db/schema';
+import { importFailures, internalIds, namespaces, projectImportStates, projects } from '../db/schema';
 import { batchReads } from '../db/batch-reads';
 import type { JobDeps } from '../platform/jobs-consumer';
 import type { BlobStore } from '../platform/blobs';
@@ -21,6 +21,7 @@ import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
+import { importRepository } from './import-repository';
 import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
 
 type Row = Record<string, unknown>;
@@ -35,6 +36,10 @@ interface Progress {
   meta?: true;
   /** The tree is the legacy root project.json (one document) rather than ndjson files. */
   legacy?: true;
+  /** project.bundle is written (or was absent, or recorded as a failed relation). */
+  repository?: true;
+  /** Position (parents first) of the bundle's next commit to write, when a message stopped mid-history. */
+  repositoryNext?: number;
   users?: Record<string, number>;
 }
 
@@ -69,6 +74,11 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
   try {
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
+    // Before the relations: merge requests point their shas into the imported history.
+    if (!progress.repository && !(await repositoryStep(job, archive, blobs))) {
+      await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:repo:${Date.now()}`, projectId, ...(message.budgetMs !== undefined ? { budgetMs: message.budgetMs } : {}) });
+      return;
+    }
     const complete = await relationPass(job, archive);
     if (!complete) {
       await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:${Date.now()}`, projectId });
@@ -151,6 +161,30 @@ async function metaPass(job: Job, archive: Archive) {
     ...(projectAttributeUpdate(db, projectId, nsRows[0], project, JSON.parse(state.overrideParams || '{}') as Row, job.settings, features) ?? []),
     ...statements,
   ] as unknown as Parameters<Db['batch']>[0]);
+}
+
+/** Blobs one message stores: each is a subrequest, and a Worker invocation may make 1,000 of them. */
+const REPOSITORY_PUTS_PER_MESSAGE = 400;
+
+/** The repository step (import-repository.ts); false when the rest goes on in the next message. */
+async function repositoryStep(job: Job, archive: Archive, blobs: BlobStore): Promise<boolean> {
+  const { db, projectId, progress } = job;
+  // A zero budget (the tests' way to split a job) stores one commit's blobs a message.
+  const maxPuts = job.budgetMs === 0 ? 1 : REPOSITORY_PUTS_PER_MESSAGE;
+  const done = await importRepository(db, blobs, projectId, archive(), Number(job.settings.max_decompressed_archive_size ?? 0), { from: progress.repositoryNext ?? 0, maxPuts });
+  if (done.next !== undefined) {
+    progress.repositoryNext = done.next;
+    await db.batch(saveProgress(job) as unknown as Parameters<Db['batch']>[0]);
+    return false;
+  }
+  progress.repository = true;
+  await db.batch([
+    ...saveProgress(job),
+    ...(done.refused ? [failure(job, 'repository', 0, 'Gitlab::ImportExport::Error', done.refused)] : []),
+    // The bundle's HEAD is the default branch unless project.json named one.
+    ...(done.head ? [db.update(projects).set({ defaultBranch: done.head }).where(sql`${projects.id} = ${projectId} AND ${projects.defaultBranch} IS NULL`)] : []),
+  ] as unknown as Parameters<Db['batch']>[0]);
+  return true;
 }
 
 /** Every relation member of the tree, in archive order; false when the budget ran out first. */

@@ -9,7 +9,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
+import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
 
 export class LineError extends Error {}
 
@@ -241,6 +241,8 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     upvotes: awards.up,
     downvotes: awards.down,
     closedAt: closed ? time(row.closed_at, time(row.updated_at, ctx.now)) : null,
+    // members_mapper.rb maps closed_by_id like every user reference: an unmatched closer is the importer.
+    closedById: closed && int(row.closed_by_id) !== null ? userOf(ctx, row.closed_by_id) : null,
     createdAt: time(row.created_at, ctx.now),
     updatedAt: time(row.updated_at, ctx.now),
   });
@@ -268,8 +270,9 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
 const MR_STATES = new Set(['opened', 'closed', 'merged', 'locked']);
 
 /**
- * A merge request with its notes, award emoji, labels and milestone. Its diffs, commits and shas
- * are not imported: without project.bundle there is no repository for them to point into.
+ * A merge request with its notes, award emoji, labels and milestone. Its head, base and start shas
+ * (merge_request_diff, or diff_head_sha) are kept where they name a commit of the imported
+ * repository (the repository step runs first), with a diff version pointing at them.
  */
 export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
   const t = title(row);
@@ -287,6 +290,7 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
   const idSql = sql`(SELECT id FROM merge_requests WHERE project_id = ${P} AND iid = ${iid})`;
   const ms = milestoneRef(ctx, row);
   const awards = awardStatements(ctx, 'MergeRequest', idSql, list(row.award_emoji));
+  const diff = obj(row.merge_request_diff);
   const mergedAt = state === 'merged' ? time(obj(row.metrics)?.merged_at, time(row.updated_at, ctx.now)) : null;
   const mr = ctx.db.insert(mergeRequests).values({
     projectId: P,
@@ -311,11 +315,24 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
     timeEstimate: Math.max(0, int(row.time_estimate) ?? 0),
     upvotes: awards.up,
     downvotes: awards.down,
+    closedById: state === 'closed' && int(obj(row.metrics)?.latest_closed_by_id) !== null ? userOf(ctx, obj(row.metrics)?.latest_closed_by_id) : null,
     closedAt: state === 'closed' ? time(obj(row.metrics)?.latest_closed_at, time(row.updated_at, ctx.now)) : null,
+    headSha: commitOf(ctx, diff?.head_commit_sha ?? row.diff_head_sha) as never,
+    baseSha: commitOf(ctx, diff?.base_commit_sha) as never,
+    startSha: commitOf(ctx, diff?.start_commit_sha) as never,
     createdAt: time(row.created_at, ctx.now),
     updatedAt: time(row.updated_at, ctx.now),
   });
-  return [...ms.stmts, mr, ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)), ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)), ...awards.stmts];
+  const version = ctx.db.insert(mergeRequestDiffs).select(
+    sql`SELECT NULL, id, 'collected', head_sha, base_sha, start_sha, ${str(diff?.real_size, 16) ?? null}, NULL, created_at, updated_at FROM merge_requests WHERE project_id = ${P} AND iid = ${iid} AND head_sha IS NOT NULL`,
+  );
+  return [...ms.stmts, mr, version, ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)), ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)), ...awards.stmts];
+}
+
+/** A sha of the archive, kept only when the imported repository holds that commit. */
+function commitOf(ctx: ImportContext, sha: unknown) {
+  if (typeof sha !== 'string' || !/^[0-9a-f]{40}$/.test(sha)) return null;
+  return sql`(SELECT sha FROM repo_commits WHERE project_id = ${ctx.projectId} AND sha = ${sha})`;
 }
 
 /** Rows of the project already written (a resumed import), so iids and open branch pairs are known. */

@@ -26,6 +26,11 @@ export interface ProjectExtras {
   openIssuesCount?: number;
   /** The repository has no branches yet (Project#empty_repo?). */
   emptyRepo?: boolean;
+  /**
+   * The project's import (project_import_states), null when it was never imported; given where the
+   * response carries import_type and import_error (GET /projects/:id), absent elsewhere.
+   */
+  importState?: { status: string; type: string; error: string | null } | null;
 }
 
 export { FEATURES, type Feature, featureAvailable, featureLevel };
@@ -148,6 +153,9 @@ export const ProjectSchema = BasicProjectDetailsSchema.extend({
   lfs_enabled: z.boolean(),
   creator_id: int.nullable(),
   import_status: z.string(),
+  /** GET /projects/:id, for callers who may administer the project (Entities::Project `admin_project`). */
+  import_type: z.string().nullable().optional(),
+  import_error: z.string().nullable().optional(),
   /** Only when the caller may read issues. */
   open_issues_count: int.optional(),
   shared_with_groups: z.array(SharedGroupWithProjectSchema),
@@ -211,7 +219,8 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     shared_runners_enabled: true,
     lfs_enabled: p.lfsEnabled,
     creator_id: p.creatorId ?? null,
-    import_status: 'none',
+    import_status: x.importState?.status ?? 'none',
+    ...(x.importState !== undefined && (x.isAdmin || x.level >= 40) ? { import_type: x.importState?.type ?? null, import_error: x.importState?.error ?? null } : {}),
     ...(avail('issues') ? { open_issues_count: x.openIssuesCount ?? 0 } : {}),
     shared_with_groups: [],
     only_allow_merge_if_pipeline_succeeds: false,

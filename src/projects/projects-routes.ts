@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { decimalId } from '../platform/record-id';
-import { members, namespaces, projects, users } from '../db/schema';
+import { members, namespaces, projectImportStates, projects, users } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
 import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -156,8 +156,10 @@ export function mountProjects(r: Router) {
         .from(namespaces)
         .where(and(eq(namespaces.kind, 'Group'), sql`${namespaces.id} = (SELECT p.namespace_id FROM projects p WHERE p.id = ${pid})`))
         .limit(1),
+      // import_status / import_type / import_error of an imported project (the import job writes this row).
+      db.select({ status: projectImportStates.status, type: projectImportStates.importType, error: projectImportStates.lastError }).from(projectImportStates).where(eq(projectImportStates.projectId, pid)).limit(1),
     ]);
-    const [counts, branches, names, owners, direct, group] = pr.reads;
+    const [counts, branches, names, owners, direct, group, imported] = pr.reads;
     const extras = projectExtras([counts, branches, names, owners]);
     const id = pr.project.id;
     return c.json(
@@ -173,6 +175,7 @@ export function mountProjects(r: Router) {
         groupLevel: uid === undefined ? null : Number(group[0]?.level ?? 0) || null,
         openIssuesCount: extras.openIssues(id, pr.level),
         emptyRepo: extras.emptyRepo(id),
+        importState: imported[0] ?? null,
       }),
     );
   });

@@ -62,21 +62,22 @@ describe('importBundle', () => {
 });
 
 describe('importBundle refuses what the repository model cannot hold', () => {
-  it('a commit outside UTC, before writing anything', async () => {
+  it('a submodule, before writing anything', async () => {
     const { execFileSync } = await import('node:child_process');
     const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'bundle-tz-'));
-    const env = { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com', GIT_AUTHOR_DATE: '2024-01-01T10:00:00+02:00', GIT_COMMITTER_DATE: '2024-01-01T10:00:00+02:00' };
+    const env = { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com', GIT_AUTHOR_DATE: '2024-01-01T10:00:00+00:00', GIT_COMMITTER_DATE: '2024-01-01T10:00:00+00:00' };
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env });
     git('init', '-q', '-b', 'main');
     writeFileSync(join(dir, 'a.txt'), 'a\n');
     git('add', '.');
-    git('commit', '-q', '-m', 'in Paris');
+    git('update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},sub`);
+    git('commit', '-q', '-m', 'with a submodule');
     git('bundle', 'create', '-q', 'b.bundle', '--all');
     const bundle = readBundle(new Uint8Array(readFileSync(join(dir, 'b.bundle'))));
     // No storage is touched before the refusal: none is given.
-    await expect(importBundle(null as never, null as never, 1, bundle)).rejects.toThrow(/is not in UTC/);
+    await expect(importBundle(null as never, null as never, 1, bundle)).rejects.toThrow('The repository holds a submodule (mode 160000), which this server cannot hold');
   });
 });

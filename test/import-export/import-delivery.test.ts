@@ -10,8 +10,10 @@ import { exportTree, tarGz } from './tar-builder';
 import { uploadImport, waitForImport } from './import-support';
 
 const ISSUES = 130;
-const bigTree = () =>
-  exportTree({
+/** `git bundle create --all` of two commits made at +02:00 and -03:00 (so both keep their exact objects). */
+const BUNDLE = Uint8Array.from(atob('IyB2MiBnaXQgYnVuZGxlCmYxMjcxZjUxNDRhM2JmNzFmNDMzYzZmMWVhMmQwMThlYTljZjJlOGUgcmVmcy9oZWFkcy9tYWluCmYxMjcxZjUxNDRhM2JmNzFmNDMzYzZmMWVhMmQwMThlYTljZjJlOGUgSEVBRAoKUEFDSwAAAAIAAAAGmgt4nI3MUQoCIRCA4XdP4QWKUUfdgVjqKOM4S0HmIkYdvz1Crz8f/xyqdsMSIi4pCDOJMlGhiN4LVS4ZMMUcc12y2Xnoa9okGSowFRSIzKHSlhxikYSYsdTgvIvsnOH3vPdhb/bCV/1y2596lt5W646rB0AAe4IAYI7aHnPqX9jMTzc/cxs0JZoIeJyNykEKgzAQBdB9TjF7Qb6pM01ApD3KGEcqNEYkQo9vj+D28ephRggcWKJPBunZzypL8GoiU8Qcw8TMD1mSOj3rpxz0pkFf9tO8f61NJY/UPdEjCgBq4AH317zWareyK5u5C7lOJouiBHicMzQwMDMxUUjUK6koYaiYIamUaK31O0GVRf/b3vaugzP9Wg0hCpLAChIr2Gco9Yqv1zX58+T83s+hYc0qRQDjvxikMnicS+QCAADOAGwyeJxL4gIAANAAbaECeJwzNDAwMzFRSNQrqShhqJghqZRorfU7QZVF/9ve9q6DM/1aAadLC/Ttfl+cKyVYnExYOsNKhq/1Ki1uLg=='), (c) => c.charCodeAt(0));
+const bigTree = () => [
+  ...exportTree({
     relations: {
       labels: [{ title: 'l1', color: '#111111' }],
       issues: Array.from({ length: ISSUES }, (_, k) => ({
@@ -23,7 +25,9 @@ const bigTree = () =>
       // A failed line is recorded once however often its chunk is delivered.
       milestones: ['{broken', JSON.stringify({ iid: 1, title: 'm1' })].join('\n'),
     },
-  });
+  }),
+  { name: './project.bundle', body: BUNDLE },
+];
 
 async function counts(projectId: number) {
   const [row] = (await storageSql(
@@ -31,11 +35,14 @@ async function counts(projectId: number) {
             (SELECT count(*) FROM notes WHERE project_id = ${projectId}) AS notes,
             (SELECT count(*) FROM label_links WHERE target_type = 'Issue' AND target_id IN (SELECT id FROM issues WHERE project_id = ${projectId})) AS links,
             (SELECT count(*) FROM labels WHERE project_id = ${projectId}) AS labels,
+            (SELECT count(*) FROM repo_commits WHERE project_id = ${projectId}) AS commits,
+            (SELECT count(*) FROM repo_commit_files WHERE project_id = ${projectId}) AS files,
+            (SELECT count(*) FROM repo_branches WHERE project_id = ${projectId}) AS branches,
             (SELECT count(*) FROM import_failures WHERE project_id = ${projectId}) AS failures`,
   )) as Record<string, number>[];
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
 }
-const expected = { issues: ISSUES, notes: 2 * ISSUES, links: ISSUES, labels: 1, failures: 1 };
+const expected = { issues: ISSUES, notes: 2 * ISSUES, links: ISSUES, labels: 1, commits: 2, files: 3, branches: 1, failures: 1 };
 
 describe('import job delivery', () => {
   it('writes every row once when the message is delivered several times at once and again after it finished', async () => {
@@ -63,6 +70,8 @@ describe('import job delivery', () => {
     expect(await counts(res.body.id)).toEqual(expected);
     const issue = await api(`/projects/${res.body.id}/issues/${ISSUES}`, { token: user.token });
     expect(issue.body).toMatchObject({ title: `Issue ${ISSUES}`, labels: ['l1'], user_notes_count: 2 });
+    const head = await api(`/projects/${res.body.id}/repository/commits/main`, { token: user.token });
+    expect([head.body.id, head.body.title]).toEqual(['f1271f5144a3bf71f433c6f1ea2d018ea9cf2e8e', 'two']);
   });
 });
 

@@ -1,0 +1,74 @@
+/**
+ * Issue 15 item 6: a project exported here and imported under a new path answers the same to the
+ * issues, merge requests, labels, milestones, notes and repository (commits, branches, files, tree)
+ * APIs. Only what names the new project or the import itself may differ: ids, project ids, urls and
+ * paths, and the time the import wrote a row GitLab does not carry over.
+ */
+import { describe, expect, it } from 'vitest';
+import { api, createUser, rootToken, unique } from '../support';
+import { download, waitForExport } from './export-support';
+import { uploadImport, waitForImport } from './import-support';
+
+/** Keys naming the project or a row's database id, dropped at any depth. */
+const LOCAL = new Set(['id', 'project_id', 'web_url', '_links', 'references', 'noteable_id', 'source_project_id', 'target_project_id', 'path', 'path_with_namespace', 'group_id', 'blob_url', 'avatar_url', 'issue_id', 'merge_request_id']);
+function strip(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(strip);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([k]) => !LOCAL.has(k)).map(([k, x]) => [k, strip(x)]));
+}
+
+describe('export then import: the same project', () => {
+  it('answers the same to the issues, merge requests, labels, milestones, notes and repository APIs', async () => {
+    // A public email: a non-admin importer's archive users are matched by it (members_mapper.rb).
+    const u = await createUser();
+    expect((await api(`/users/${u.id}`, { method: 'PUT', token: rootToken, body: { public_email: u.email } })).status).toBe(200);
+    const t = u.token;
+    const src = (await api('/projects', { token: t, body: { name: unique('rt-src') } })).body;
+    const P = `/projects/${src.id}`;
+    const commit = (body: Record<string, unknown>) => api(`${P}/repository/commits`, { token: t, body });
+    expect((await commit({ branch: 'main', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: 'hello\n' }, { action: 'create', file_path: 'src/app.ts', content: 'export {};\n' }] })).status).toBe(201);
+    expect((await commit({ branch: 'feature', start_branch: 'main', commit_message: 'Feature work', actions: [{ action: 'update', file_path: 'README.md', content: 'hello\nworld\n' }] })).status).toBe(201);
+    expect((await api(`${P}/labels`, { token: t, body: { name: 'bug', color: '#ff0000', description: 'Bugs', priority: 2 } })).status).toBe(201);
+    expect((await api(`${P}/labels`, { token: t, body: { name: 'feature', color: '#00ff00' } })).status).toBe(201);
+    const ms = (await api(`${P}/milestones`, { token: t, body: { title: 'v1', description: 'First', due_date: '2030-01-01' } })).body;
+    await api(`${P}/milestones`, { token: t, body: { title: 'v0' } }).then((r) => api(`${P}/milestones/${r.body.id}`, { method: 'PUT', token: t, body: { state_event: 'close' } }));
+    const i1 = (await api(`${P}/issues`, { token: t, body: { title: 'First issue', description: 'Body', labels: 'bug,feature', milestone_id: ms.id, weight: 3 } })).body;
+    const i2 = (await api(`${P}/issues`, { token: t, body: { title: 'Second', confidential: true } })).body;
+    await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { state_event: 'close' } });
+    expect((await api(`${P}/issues/${i1.iid}/notes`, { token: t, body: { body: 'A comment' } })).status).toBe(201);
+    expect((await api(`${P}/issues/${i1.iid}/notes`, { token: t, body: { body: 'Another' } })).status).toBe(201);
+    const mr = (await api(`${P}/merge_requests`, { token: t, body: { source_branch: 'feature', target_branch: 'main', title: 'Add world', labels: 'feature', milestone_id: ms.id } })).body;
+    expect(mr.iid).toBe(1);
+    expect((await api(`${P}/merge_requests/1/notes`, { token: t, body: { body: 'Looks good' } })).status).toBe(201);
+
+    expect((await api(`${P}/export`, { method: 'POST', token: t })).status).toBe(202);
+    await waitForExport(src.id, t);
+    const archive = new Uint8Array(await (await download(src.id, t)).arrayBuffer());
+    const up = await uploadImport(t, archive, { path: unique('rt-dst') });
+    expect(up.status).toBe(201);
+    const done = await waitForImport(t, up.body.id);
+    expect([done.body.import_status, done.body.failed_relations]).toEqual(['finished', []]);
+    const D = `/projects/${up.body.id}`;
+
+    const paths = [
+      '/issues?sort=asc',
+      `/issues/${i1.iid}`,
+      `/issues/${i1.iid}/notes?sort=asc`,
+      '/merge_requests?state=all&sort=asc',
+      '/merge_requests/1',
+      '/merge_requests/1/notes?sort=asc',
+      '/labels?with_counts=true',
+      '/milestones',
+      '/repository/commits?all=true&with_stats=true',
+      '/repository/branches',
+      '/repository/tree?recursive=true&ref=feature',
+      '/repository/files/README.md?ref=feature',
+      '/repository/compare?from=main&to=feature',
+    ];
+    for (const path of paths) {
+      const [a, b] = await Promise.all([api(`${P}${path}`, { token: t }), api(`${D}${path}`, { token: t })]);
+      expect([path, b.status]).toEqual([path, 200]);
+      expect([path, strip(b.body)]).toEqual([path, strip(a.body)]);
+    }
+  });
+});
