@@ -26,7 +26,8 @@ import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/ab
 import { planAllows } from '../platform/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
 import { forgetMemo, memo, peekMemo, primeMemo } from '../platform/read-memo';
-import { attachSources, hydrate, type LoadedRule } from './rules';
+import { type LoadedRule } from './rules';
+import { mergeRequestRuleReads, mergeRequestRulesFrom } from './state-reads';
 import { writeThenRead } from '../db/batch-reads';
 import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
 import type { MergeRequestRow } from './state';
@@ -229,14 +230,16 @@ async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: 
 }
 
 /**
- * Rebuilds the system-written rules of an open merge request when what they were built from
- * changed (merged and closed merge requests keep theirs: SyncCodeOwnerApprovalRules returns when
- * merged, RefreshService syncs open ones). One batch: the rules and the new sync key together.
+ * The statements rebuilding the system-written rules of an open merge request when what they were
+ * built from changed (merged and closed merge requests keep theirs: SyncCodeOwnerApprovalRules
+ * returns when merged, RefreshService syncs open ones), the new sync key with them; null when the
+ * rules are current. A write of the merge request's rules may send them at the head of its own
+ * batch (merge-request-rules.ts) instead of paying a round trip for them.
  */
-export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<void> {
-  if (mr.state !== 'opened') return;
+export async function systemRulesRebuild(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ writes: BatchItem<'sqlite'>[]; key: string } | null> {
+  if (mr.state !== 'opened') return null;
   const { key, targetHead, head } = await syncKey(c, mr);
-  if (mr.systemRulesSyncedFor === key) return;
+  if (mr.systemRulesSyncedFor === key) return null;
   const db = c.var.db;
   const now = Date.now();
   let desired: DesiredCodeOwnerRule[] = [];
@@ -254,31 +257,32 @@ export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow)
       }
     }
   }
-  // The merge request's rules and their links as rebuilt, read back in the rebuild's batch.
-  const ruleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mr.id})`;
-  const [rows, userLinks, groupLinks] = await writeThenRead(
-    db,
-    [
-      ...codeOwnerRuleStatements(db, mr.id, desired, now),
-      ...reports,
-      // Only while it is still open: a merge finalizes the rules as they were.
-      db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
-    ],
-    [
-      db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mr.id)).orderBy(asc(approvalMergeRequestRules.id)),
-      db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, ruleIds)),
-      db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, ruleIds)),
-    ],
-  );
-  mr.systemRulesSyncedFor = key;
+  const writes = [
+    ...codeOwnerRuleStatements(db, mr.id, desired, now),
+    ...reports,
+    // Only while it is still open: a merge finalizes the rules as they were.
+    db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+  ];
+  return { writes, key };
+}
+
+/** Rebuilds the system-written rules of an open merge request when stale (systemRulesRebuild), in one batch. */
+export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<void> {
+  const rebuild = await systemRulesRebuild(c, mr);
+  if (!rebuild) return;
+  const db = c.var.db;
   // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads):
-  // they are replaced by what the batch read back when the project's rules (their sources) are at hand.
-  forgetMemo(c, `mr-rules:${mr.id}`);
+  // they are replaced by what the batch reads back (the rules with their users, groups and group
+  // members) when the project's rules (their sources) are at hand; else the next reader loads them.
   const config = peekMemo<{ projectRules: LoadedRule[] }>(c, `approval-config:${mr.projectId}`);
-  if (config) {
-    const { projectRules } = await config;
-    const loaded = await hydrate(db, 'merge_request', rows, null, undefined, { userLinks, groupLinks });
-    attachSources(rows, loaded, projectRules);
-    primeMemo(c, [[`mr-rules:${mr.id}`, loaded]]);
+  if (!config) {
+    await db.batch(rebuild.writes as unknown as Parameters<Db['batch']>[0]);
+    mr.systemRulesSyncedFor = rebuild.key;
+    forgetMemo(c, `mr-rules:${mr.id}`);
+    return;
   }
+  const reads = await writeThenRead(db, rebuild.writes, mergeRequestRuleReads(db, mr.id));
+  mr.systemRulesSyncedFor = rebuild.key;
+  forgetMemo(c, `mr-rules:${mr.id}`);
+  primeMemo(c, [[`mr-rules:${mr.id}`, mergeRequestRulesFrom(reads, (await config).projectRules)]]);
 }
