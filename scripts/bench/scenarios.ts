@@ -98,6 +98,11 @@ export function scenarios(m: Manifest): Scenario[] {
       next: () => ({ method: 'GET', path: `/api/v4/groups/${m.memberGroupIds[0]}/merge_requests`, headers: member }),
     },
     {
+      id: 'mr_all_member',
+      title: `\`GET /merge_requests?scope=all\` (member of ${m.memberProjects.length} projects)`,
+      next: () => ({ method: 'GET', path: '/api/v4/merge_requests?scope=all', headers: member }),
+    },
+    {
       id: 'mr',
       title: 'single merge request `GET /projects/:id/merge_requests/:iid`',
       gpt: 'api_v4_projects_merge_requests_merge_request',
