@@ -93,6 +93,17 @@ export function scenarios(m: Manifest): Scenario[] {
       next: () => ({ method: 'GET', path: `/api/v4/projects/${m.gptProjectId}/merge_requests`, headers: member }),
     },
     {
+      id: 'mr_group_list',
+      title: 'group merge requests, default query (group of the big project, with subgroups)',
+      gpt: 'api_v4_groups_merge_requests',
+      next: () => ({ method: 'GET', path: `/api/v4/groups/${m.memberGroupIds[0]}/merge_requests`, headers: member }),
+    },
+    {
+      id: 'mr_all_member',
+      title: `\`GET /merge_requests?scope=all\` (member of ${m.memberProjects.length} projects)`,
+      next: () => ({ method: 'GET', path: '/api/v4/merge_requests?scope=all', headers: member }),
+    },
+    {
       id: 'mr',
       title: 'single merge request `GET /projects/:id/merge_requests/:iid`',
       gpt: 'api_v4_projects_merge_requests_merge_request',

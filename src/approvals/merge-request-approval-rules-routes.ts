@@ -35,12 +35,14 @@ export function mountMergeRequestApprovalRules(r: Router) {
   }));
 
   // Writes: the merge request, its rules and settings in one round trip (state-reads.ts, through the
-  // memo), then the write with the rules read back in the same batch (writeThenPresent).
+  // memo), then the write with the rules read back in the same batch (writeThenPresent), the rebuild
+  // of stale system rules (after a push) at its head: the rules a write may touch are user-defined
+  // ones, which the rebuild leaves alone, so they are checked against the rules read first.
   api.route(
     { method: 'POST', path: `${base}/approval_rules`, summary: 'Create new merge request approval rules', tags: RULE_TAGS, params: createMrRuleParams, responses: { 201: MergeRequestApprovalRuleSchema } },
     async ({ c, p, caller }) => {
       const { f, writes, ruleOf } = await withReadMemo(c, async () => {
-        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers', { deferRebuild: true });
         return { f, ...(await createMrRule(c, caller, f, p)) };
       });
       return writeThenPresent(c, caller, f, writes, async (f) => c.json((await presentMrRules(c, caller, f, [found(ruleOf(await mrRulesOf(c, f.mr)))]))[0], 201));
@@ -58,7 +60,7 @@ export function mountMergeRequestApprovalRules(r: Router) {
     { method: 'PUT', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Update merge request approval rule', tags: RULE_TAGS, params: updateMrRuleParams, responses: { 200: MergeRequestApprovalRuleSchema } },
     async ({ c, p, caller }) => {
       const { f, rule, writes } = await withReadMemo(c, async () => {
-        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers', { deferRebuild: true });
         const rule = await findMrRule(c, f.mr, p.approval_rule_id);
         // ApprovalMergeRequestRulePolicy: only user-defined rules are editable.
         if (!isUserDefined(rule.ruleType)) throw prohibited();
@@ -72,14 +74,14 @@ export function mountMergeRequestApprovalRules(r: Router) {
     { method: 'DELETE', path: `${base}/approval_rules/:approval_rule_id`, summary: 'Destroy merge request approval rule', tags: RULE_TAGS, params: mrRuleParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const { f, rule } = await withReadMemo(c, async () => {
-        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers');
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update_approvers', { deferRebuild: true });
         return { f, rule: await findMrRule(c, f.mr, p.approval_rule_id) };
       });
       checkUnmodifiedSince(c, rule.updatedAt);
       if (!isUserDefined(rule.ruleType)) throw prohibited();
       if (f.mr.state === 'merged') throw new ApiError(400, { message: 'Merge request already merged' });
       const db = c.var.db;
-      await runBatch(db, deleteMrRules(db, eq(approvalMergeRequestRules.id, rule.id)));
+      await runBatch(db, [...f.rebuild, ...deleteMrRules(db, eq(approvalMergeRequestRules.id, rule.id))]);
       return c.body(null, 204);
     },
   );

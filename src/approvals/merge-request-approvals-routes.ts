@@ -64,7 +64,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // The merge request, its rules and settings in one round trip (state-reads.ts, through the memo),
       // then the rule's write with the approval state read back in the same batch.
       const { f, writes } = await withReadMemo(c, async () => {
-        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update');
+        const f = await findMergeRequest(c, caller, p.id, p.merge_request_iid, 'update', { deferRebuild: true });
         // ee/lib/ee/api/merge_request_approvals.rb: `error!` with a string, hence the `error` key.
         if ((await memo(c, `approval-settings:${f.project.id}`, () => loadSettings(c.var.db, f.project.id))).disableOverridingApproversPerMergeRequest) throw grapeError('Overriding approvals is disabled', 422);
         const existing = (await mrRulesOf(c, f.mr)).find((r) => r.ruleType === 'any_approver');

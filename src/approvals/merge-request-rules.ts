@@ -23,7 +23,7 @@ import { type LoadedRule, loadMergeRequestRules, loadSettings, multipleRulesFeat
 import { assigneeIds, canApproveMergeRequest, canUpdateMergeRequest } from './approval-access';
 import type { MergeRequestRow } from './state';
 import { approvalConfig } from './state-loader';
-import { ensureSystemRules } from './system-rules';
+import { ensureSystemRules, systemRulesRebuild } from './system-rules';
 import { eligibleApprovers } from './approver-reads';
 import { type ErrorMap, ruleLikeErrors, uniqueRuleError } from './rule-support';
 
@@ -34,14 +34,24 @@ export interface Found {
   mr: MergeRequestRow;
   /** approve_merge_request, when already decided. */
   canApprove?: boolean;
+  /** The stale system rules' rebuild, left for the caller's write batch (findMergeRequest's deferRebuild). */
+  rebuild: BatchItem<'sqlite'>[];
 }
 
 /** `find_merge_request_with_access(iid, ability)`: 404 Project Not Found, 404 Not found (find_by!), then 403. */
-export async function findMergeRequest(c: Context<AppEnv>, caller: Caller, projectId: string, iid: number, ability: 'read' | 'update' | 'approve' | 'update_approvers'): Promise<Found> {
+export async function findMergeRequest(
+  c: Context<AppEnv>,
+  caller: Caller,
+  projectId: string,
+  iid: number,
+  ability: 'read' | 'update' | 'approve' | 'update_approvers',
+  /** A write of the merge request's rules sends the rebuild of stale system rules with its own batch (f.rebuild). */
+  o: { deferRebuild?: boolean } = {},
+): Promise<Found> {
   const { project, namespace, level, mr } = await findMergeRequestWithState(c, caller, projectId, iid);
   const db = c.var.db;
   // Code owner rules follow the branches: rebuilt here when a push or retargeting made them stale.
-  await ensureSystemRules(c, mr);
+  const rebuild = o.deferRebuild ? ((await systemRulesRebuild(c, mr))?.writes ?? []) : (await ensureSystemRules(c, mr), []);
   if (ability === 'update' || ability === 'update_approvers') {
     if (!canUpdateMergeRequest(caller, project, level, mr, await memo(c, `assignees:${mr.id}`, () => assigneeIds(db, mr.id)))) throw forbidden();
     // EE MergeRequestPolicy: `~can_override_approvers` prevents update_approvers.
@@ -49,9 +59,9 @@ export async function findMergeRequest(c: Context<AppEnv>, caller: Caller, proje
   }
   if (ability === 'approve') {
     if (!(await canApproveMergeRequest(c, caller, project, level, mr))) throw forbidden();
-    return { project, namespace, level, mr, canApprove: true };
+    return { project, namespace, level, mr, canApprove: true, rebuild };
   }
-  return { project, namespace, level, mr };
+  return { project, namespace, level, mr, rebuild };
 }
 
 /** The merge request's rules, from the memo when the approval state was read with the merge request (state-reads.ts). */
@@ -207,7 +217,8 @@ export async function writeThenPresent<T>(c: Context<AppEnv>, caller: Caller, f:
   const db = c.var.db;
   let reads: ApprovalStateReads;
   try {
-    reads = (await writeThenRead(db, writes, approvalStateReads(db, caller, sql`${f.project.id}`, f.mr.iid))) as unknown as ApprovalStateReads;
+    // The stale system rules' rebuild first (f.rebuild), so the rules read back are the rebuilt ones.
+    reads = (await writeThenRead(db, [...f.rebuild, ...writes], approvalStateReads(db, caller, sql`${f.project.id}`, f.mr.iid))) as unknown as ApprovalStateReads;
   } catch (err) {
     throw uniqueRuleError(err, 'merge request') ?? err;
   }

@@ -23,7 +23,8 @@ import type { Push } from '../repository/push';
 import { branchHead, diffManifests, manifestOf } from '../repository/repository';
 import { entriesForPaths } from './code-owners';
 import { approvalsFeature, defaultSettings, effectiveSettings } from './rules';
-import { codeOwnersFileAt, resolveOwners } from './system-rules';
+import { codeOwnersFileAt } from './system-rules';
+import { resolveOwners } from './code-owner-rules';
 
 /** The paths a push changed, computed once per push whatever the number of merge requests it refreshes. */
 const changedPathsOf = new WeakMap<Push, Promise<string[]>>();

@@ -38,7 +38,7 @@ import { isMemoised, primeMemo } from '../platform/read-memo';
 import { CODEOWNERS_PATHS } from './code-owners';
 import type { MergeRequestRow } from './state';
 import { branchIdsOf } from '../merge-requests/presenter-reads';
-import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type ProtectedBranchRow, type RuleLinks } from './rules';
+import { attachSources, defaultSettings, groupUsersRead, hydrateFrom, type LoadedRule, type ProtectedBranchRow, type RuleLinks } from './rules';
 
 
 /**
@@ -202,6 +202,57 @@ export function primeApprovalState(c: Context<AppEnv>, mr: MergeRequestRow, r: A
   ];
   for (const u of userRows) entries.push([`user:${u.id}`, u]);
   primeMemo(c, entries);
+}
+
+/**
+ * A merge request's rules with their user and group links (JSON arrays), the groups, their members
+ * and every user they name, keyed on the merge request id (a number or a sub-select): what the
+ * system rules' rebuild reads back inside its write batch (system-rules.ts), so the rebuilt rules
+ * are whole without another round trip.
+ */
+export function mergeRequestRuleReads(db: Db, mrId: number | SQL) {
+  const ruleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mrId})`;
+  const groupIds = sql`(SELECT group_id FROM approval_merge_request_rules_groups WHERE approval_merge_request_rule_id IN ${ruleIds})`;
+  return [
+    db
+      .select({
+        ...getTableColumns(approvalMergeRequestRules),
+        linkUsers: linkIds('user_id', 'approval_merge_request_rules_users', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_users'),
+        linkGroups: linkIds('group_id', 'approval_merge_request_rules_groups', 'approval_merge_request_rule_id', 'approval_merge_request_rules').as('link_groups'),
+      })
+      .from(approvalMergeRequestRules)
+      .where(eq(approvalMergeRequestRules.mergeRequestId, mrId as number))
+      .orderBy(asc(approvalMergeRequestRules.id)),
+    db.select().from(namespaces).where(inArray(namespaces.id, groupIds)),
+    groupUsersRead(db, groupIds),
+    db
+      .select()
+      .from(users)
+      .where(
+        sql`${users.id} IN (SELECT user_id FROM approval_merge_request_rules_users WHERE approval_merge_request_rule_id IN ${ruleIds}
+          UNION SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace' AND m.source_id IN ${groupIds} AND m.access_level > ${ACCESS.MINIMAL})`,
+      ),
+  ] as const;
+}
+
+type RuleReadsOf = ReturnType<typeof mergeRequestRuleReads>;
+export type MergeRequestRuleReads = readonly [Awaited<RuleReadsOf[0]>, Awaited<RuleReadsOf[1]>, Awaited<RuleReadsOf[2]>, Awaited<RuleReadsOf[3]>];
+
+/** The merge request's rules from what mergeRequestRuleReads read, their sources taken from `projectRules`. */
+export function mergeRequestRulesFrom([rows, groups, groupMembers, userRows]: MergeRequestRuleReads, projectRules: LoadedRule[]): LoadedRule[] {
+  const memberIds = new Map<number, number[]>();
+  for (const m of groupMembers) memberIds.set(m.groupId, [...(memberIds.get(m.groupId) ?? []), m.userId]);
+  const loaded = hydrateFrom('merge_request', rows, {
+    userLinks: linksOf(rows, 'linkUsers', 'userId'),
+    groupLinks: linksOf(rows, 'linkGroups', 'groupId'),
+    pbLinks: [],
+    groupRows: new Map(groups.map((g) => [g.id, g])),
+    memberIds,
+    userRows: new Map(userRows.map((u) => [u.id, u])),
+    allBranches: [],
+  });
+  attachSources(rows, loaded, projectRules);
+  return loaded;
 }
 
 /** A project's approval rules with their links, groups, members, users and protected branches, and the groups' visibility and names, keyed on the project id. */

@@ -16,22 +16,21 @@
  * when that changed, so a creation, a push, a merge into the target branch or a retargeting shows
  * on the next read, and a lost race heals on the one after.
  */
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, namespaces, projects, repoCommitFiles, users } from '../db/schema';
-import { type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, repoCommitFiles } from '../db/schema';
 import { planAllows } from '../platform/plan';
-import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, ownerReferences, parseCodeOwners } from './code-owners';
+import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, parseCodeOwners } from './code-owners';
+import { codeOwnerRuleStatements } from './code-owner-rules';
 import { forgetMemo, memo, peekMemo, primeMemo } from '../platform/read-memo';
-import { attachSources, hydrate, type LoadedRule } from './rules';
+import { type LoadedRule } from './rules';
+import { mergeRequestRuleReads, mergeRequestRulesFrom } from './state-reads';
 import { writeThenRead } from '../db/batch-reads';
-import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob } from '../repository/repository';
+import { diffManifests, manifestOf, memoBranchHead, mergeBase, readBlob, storedMergeFacts } from '../repository/repository';
 import type { MergeRequestRow } from './state';
-import { projectMembersAmong } from '../projects/members';
-import { chunks } from '../platform/chunks';
 
 /** Licensed features `code_owners` and `report_approver_rules` (Premium: code owner approval, the coverage check). */
 export const systemRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.config, 'premium');
@@ -55,56 +54,6 @@ export async function codeOwnersFileAt(c: Context<AppEnv>, projectId: number, sh
   return null;
 }
 
-/** A code owner rule as it should be: its entry and the owners resolved to ids. */
-export interface DesiredCodeOwnerRule {
-  entry: CodeOwnerEntry;
-  userIds: number[];
-  groupIds: number[];
-}
-
-
-/**
- * Loader#entries with UsersLoader and GroupsLoader: users found by username or (confirmed primary)
- * email and kept only when they are members of the project (Project#members_among); groups are the
- * project's group and its ancestors named by full path (there are no project group shares here).
- */
-export async function resolveOwners(db: Db, project: ProjectRow, ns: NamespaceRow, entries: CodeOwnerEntry[]): Promise<DesiredCodeOwnerRule[]> {
-  const refs = entries.map((e) => ownerReferences(e.ownerLine));
-  const names = [...new Set(refs.flatMap((r) => r.names))];
-  const emails = [...new Set(refs.flatMap((r) => r.emails))];
-  const found: { id: number; username: string; email: string; confirmed: boolean }[] = [];
-  for (const part of chunks(names, 80)) {
-    found.push(
-      ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.username})`, part)).all()).map((u) => ({
-        ...u,
-        confirmed: u.confirmedAt != null,
-      })),
-    );
-  }
-  for (const part of chunks(emails, 80)) {
-    found.push(
-      ...(await db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(inArray(sql`lower(${users.email})`, part)).all()).map((u) => ({
-        ...u,
-        confirmed: u.confirmedAt != null,
-      })),
-    );
-  }
-  const memberIds = new Set(await projectMembersAmong(db, project, ns, [...new Set(found.map((u) => u.id))]));
-  const members = found.filter((u) => memberIds.has(u.id));
-
-  const groupIds = ns.kind === 'Group' ? traversalIds(ns) : [];
-  const groups = groupIds.length ? await db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(inArray(namespaces.id, groupIds)).all() : [];
-
-  return entries.map((entry, i) => {
-    const r = refs[i];
-    const userIds = [
-      ...new Set(members.filter((u) => r.names.includes(u.username.toLowerCase()) || (u.confirmed && r.emails.includes(u.email.toLowerCase()))).map((u) => u.id)),
-    ].sort((a, b) => a - b);
-    const gids = groups.filter((g) => r.names.includes(g.fullPath.toLowerCase())).map((g) => g.id).sort((a, b) => a - b);
-    return { entry, userIds, groupIds: gids };
-  });
-}
-
 /** Paths a merge request changes between the merge base and its HEAD, old and new names of renames (MergeRequestDiff#modified_paths). */
 async function modifiedPaths(db: Db, projectId: number, base: string | null, head: string): Promise<string[]> {
   const [a, b] = await Promise.all([manifestOf(db, projectId, base), manifestOf(db, projectId, head)]);
@@ -115,74 +64,6 @@ async function modifiedPaths(db: Db, projectId: number, base: string | null, hea
 export async function entriesForChanges(c: Context<AppEnv>, projectId: number, file: CodeOwnersFile | null, from: string | null, to: string): Promise<CodeOwnerEntry[]> {
   if (!file) return [];
   return entriesForPaths(file, await modifiedPaths(c.var.db, projectId, from, to));
-}
-
-/**
- * The statements that make the merge request's code owner rules exactly `desired`: rules found by
- * (section, pattern) keep their id and get the entry's approvals count, users and groups; rules of
- * entries that no longer apply are deleted with their links. `mrId` may be a sub-select.
- */
-export function codeOwnerRuleStatements(db: Db, mrId: number | SQL, desired: DesiredCodeOwnerRule[], now: number): BatchItem<'sqlite'>[] {
-  const out: BatchItem<'sqlite'>[] = [];
-  const keys = JSON.stringify(desired.map((d) => [d.entry.section, d.entry.pattern]));
-  const outdated = db
-    .select({ id: approvalMergeRequestRules.id })
-    .from(approvalMergeRequestRules)
-    .where(
-      and(
-        eq(approvalMergeRequestRules.mergeRequestId, mrId as number),
-        eq(approvalMergeRequestRules.ruleType, 'code_owner'),
-        sql`NOT EXISTS (SELECT 1 FROM json_each(${keys}) k WHERE json_extract(k.value, '$[0]') = ${approvalMergeRequestRules.section} AND json_extract(k.value, '$[1]') = ${approvalMergeRequestRules.name})`,
-      ),
-    );
-  out.push(
-    db.delete(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, outdated)),
-    db.delete(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, outdated)),
-    db
-      .delete(approvalMergeRequestRules)
-      .where(
-        and(
-          eq(approvalMergeRequestRules.mergeRequestId, mrId as number),
-          eq(approvalMergeRequestRules.ruleType, 'code_owner'),
-          sql`NOT EXISTS (SELECT 1 FROM json_each(${keys}) k WHERE json_extract(k.value, '$[0]') = ${approvalMergeRequestRules.section} AND json_extract(k.value, '$[1]') = ${approvalMergeRequestRules.name})`,
-        ),
-      ),
-  );
-  for (const d of desired) {
-    // ApprovalMergeRequestRule.find_or_create_code_owner_rule, then rule.users/groups/approvals_required = entry's.
-    out.push(
-      db
-        .insert(approvalMergeRequestRules)
-        .values({ mergeRequestId: mrId as number, name: d.entry.pattern, ruleType: 'code_owner', section: d.entry.section, approvalsRequired: d.entry.approvalsRequired, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [approvalMergeRequestRules.mergeRequestId, approvalMergeRequestRules.section, approvalMergeRequestRules.name],
-          targetWhere: sql.raw(`rule_type = 'code_owner'`),
-          set: { approvalsRequired: d.entry.approvalsRequired, updatedAt: now },
-        }),
-    );
-    const ruleId = sql<number>`(SELECT ${approvalMergeRequestRules.id} FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mrId} AND ${approvalMergeRequestRules.ruleType} = 'code_owner' AND ${approvalMergeRequestRules.section} = ${d.entry.section} AND ${approvalMergeRequestRules.name} = ${d.entry.pattern})`;
-    out.push(
-      db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)),
-      db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)),
-    );
-    if (d.userIds.length) {
-      out.push(
-        db
-          .insert(approvalMergeRequestRulesUsers)
-          .select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(d.userIds)}) WHERE true`)
-          .onConflictDoNothing(),
-      );
-    }
-    if (d.groupIds.length) {
-      out.push(
-        db
-          .insert(approvalMergeRequestRulesGroups)
-          .select(sql`SELECT ${ruleId}, value FROM json_each(${JSON.stringify(d.groupIds)}) WHERE true`)
-          .onConflictDoNothing(),
-      );
-    }
-  }
-  return out;
 }
 
 /** The project's report approver rules with their users and groups, as statements copying them to the merge request. */
@@ -229,56 +110,57 @@ async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: 
 }
 
 /**
- * Rebuilds the system-written rules of an open merge request when what they were built from
- * changed (merged and closed merge requests keep theirs: SyncCodeOwnerApprovalRules returns when
- * merged, RefreshService syncs open ones). One batch: the rules and the new sync key together.
+ * The statements rebuilding the system-written rules of an open merge request when what they were
+ * built from changed (merged and closed merge requests keep theirs: SyncCodeOwnerApprovalRules
+ * returns when merged, RefreshService syncs open ones), the new sync key with them; null when the
+ * rules are current. A write of the merge request's rules may send them at the head of its own
+ * batch (merge-request-rules.ts) instead of paying a round trip for them.
  */
-export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<void> {
-  if (mr.state !== 'opened') return;
+export async function systemRulesRebuild(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ writes: BatchItem<'sqlite'>[]; key: string } | null> {
+  if (mr.state !== 'opened') return null;
   const { key, targetHead, head } = await syncKey(c, mr);
-  if (mr.systemRulesSyncedFor === key) return;
+  if (mr.systemRulesSyncedFor === key) return null;
   const db = c.var.db;
   const now = Date.now();
-  let desired: DesiredCodeOwnerRule[] = [];
+  let entries: CodeOwnerEntry[] = [];
   const reports: BatchItem<'sqlite'>[] = [];
   if (systemRulesFeature(c)) {
     reports.push(...(await reportApproverStatements(c, mr.id, mr.projectId, now)));
     // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
     const file = head && targetHead ? await codeOwnersFileAt(c, mr.projectId, targetHead) : null;
     if (file && head && targetHead) {
-      const base = await mergeBase(db, mr.projectId, targetHead, head);
-      const entries = entriesForPaths(file, await modifiedPaths(db, mr.projectId, base, head)).filter((e) => !e.exclusion);
-      if (entries.length) {
-        const pr = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, mr.projectId)).get();
-        if (pr) desired = await resolveOwners(db, pr.project, pr.namespace, entries);
-      }
+      // The merge base the last push stored with the merge request (merge-requests/refresh.ts) when it is for these heads.
+      const base = storedMergeFacts(mr, targetHead, head)?.base ?? (await mergeBase(db, mr.projectId, targetHead, head));
+      // The owners are resolved by the statements themselves (code-owner-rules.ts): no read here.
+      entries = entriesForPaths(file, await modifiedPaths(db, mr.projectId, base, head)).filter((e) => !e.exclusion);
     }
   }
-  // The merge request's rules and their links as rebuilt, read back in the rebuild's batch.
-  const ruleIds = sql`(SELECT r.id FROM approval_merge_request_rules r WHERE r.merge_request_id = ${mr.id})`;
-  const [rows, userLinks, groupLinks] = await writeThenRead(
-    db,
-    [
-      ...codeOwnerRuleStatements(db, mr.id, desired, now),
-      ...reports,
-      // Only while it is still open: a merge finalizes the rules as they were.
-      db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
-    ],
-    [
-      db.select().from(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.mergeRequestId, mr.id)).orderBy(asc(approvalMergeRequestRules.id)),
-      db.select().from(approvalMergeRequestRulesUsers).where(inArray(approvalMergeRequestRulesUsers.ruleId, ruleIds)),
-      db.select().from(approvalMergeRequestRulesGroups).where(inArray(approvalMergeRequestRulesGroups.ruleId, ruleIds)),
-    ],
-  );
-  mr.systemRulesSyncedFor = key;
+  const writes = [
+    ...codeOwnerRuleStatements(db, mr.id, mr.projectId, entries, now),
+    ...reports,
+    // Only while it is still open: a merge finalizes the rules as they were.
+    db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+  ];
+  return { writes, key };
+}
+
+/** Rebuilds the system-written rules of an open merge request when stale (systemRulesRebuild), in one batch. */
+export async function ensureSystemRules(c: Context<AppEnv>, mr: MergeRequestRow): Promise<void> {
+  const rebuild = await systemRulesRebuild(c, mr);
+  if (!rebuild) return;
+  const db = c.var.db;
   // A page being presented may hold the rules read before this rebuild (approval-rules.ts primeApprovalReads):
-  // they are replaced by what the batch read back when the project's rules (their sources) are at hand.
-  forgetMemo(c, `mr-rules:${mr.id}`);
+  // they are replaced by what the batch reads back (the rules with their users, groups and group
+  // members) when the project's rules (their sources) are at hand; else the next reader loads them.
   const config = peekMemo<{ projectRules: LoadedRule[] }>(c, `approval-config:${mr.projectId}`);
-  if (config) {
-    const { projectRules } = await config;
-    const loaded = await hydrate(db, 'merge_request', rows, null, undefined, { userLinks, groupLinks });
-    attachSources(rows, loaded, projectRules);
-    primeMemo(c, [[`mr-rules:${mr.id}`, loaded]]);
+  if (!config) {
+    await db.batch(rebuild.writes as unknown as Parameters<Db['batch']>[0]);
+    mr.systemRulesSyncedFor = rebuild.key;
+    forgetMemo(c, `mr-rules:${mr.id}`);
+    return;
   }
+  const reads = await writeThenRead(db, rebuild.writes, mergeRequestRuleReads(db, mr.id));
+  mr.systemRulesSyncedFor = rebuild.key;
+  forgetMemo(c, `mr-rules:${mr.id}`);
+  primeMemo(c, [[`mr-rules:${mr.id}`, mergeRequestRulesFrom(reads, (await config).projectRules)]]);
 }

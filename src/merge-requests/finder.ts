@@ -20,7 +20,13 @@ import { fullSearchSql, parseSearch, type SearchTable } from '../issuables/trigr
  * `projectId` is a project not read yet, as SQL (projectIdRef): the project list sends its page in
  * the round trip that finds the project (list-page.ts presentProjectMergeRequestPage).
  */
-export type MrFinderParent = { kind: 'all' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow } | { kind: 'projectId'; projectId: SQL };
+export type MrFinderParent =
+  | { kind: 'all' }
+  | { kind: 'group'; group: NamespaceRow }
+  /** A group not read yet, as SQL (groupIdRef): the group list sends its page in the round trip that finds the group. */
+  | { kind: 'groupId'; groupId: SQL }
+  | { kind: 'project'; project: ProjectRow }
+  | { kind: 'projectId'; projectId: SQL };
 
 export interface MrQuery {
   possible: boolean;
@@ -108,12 +114,25 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
   if (parent.kind === 'project') conds.push(sql`${mergeRequests.projectId} = ${int(parent.project.id)}`);
   else if (parent.kind === 'projectId') conds.push(sql`${mergeRequests.projectId} = ${parent.projectId}`);
   else {
-    conds.push(mergeRequestVisibleSql(caller));
+    // Readable or not is a project's property: across all projects it is decided once per project
+    // (the readable projects as a sub-select, its "projects" and "namespaces" its own), not again for
+    // every merge request row (bench mr_all_member 16.6 -> 8.4 ms of CPU). A group's subtree holds
+    // few projects: there the range on the traversal path leads, and the predicate per row is cheaper
+    // (mr_group_list 3.8 ms, 7.1 with the sub-select).
+    conds.push(
+      parent.kind === 'all'
+        ? sql`${mergeRequests.projectId} IN (SELECT "projects"."id" FROM "projects" INNER JOIN "namespaces" ON "namespaces"."id" = "projects"."namespace_id" WHERE ${mergeRequestVisibleSql(caller)})`
+        : mergeRequestVisibleSql(caller),
+    );
     if (parent.kind === 'group') {
       const path = parent.group.traversalPath;
       conds.push(sql`${namespaces.traversalPath} >= ${path} AND ${namespaces.traversalPath} < ${path + ':'}`);
-      if (p.non_archived !== false) conds.push(sql`${projects.archived} = 0`);
+    } else if (parent.kind === 'groupId') {
+      // The same subtree, its bounds read by sub-selects (uncorrelated: SQLite runs each once).
+      const path = sql`(SELECT g.traversal_path FROM namespaces g WHERE g.id = ${parent.groupId})`;
+      conds.push(sql`${namespaces.traversalPath} >= ${path} AND ${namespaces.traversalPath} < (${path} || ':')`);
     }
+    if ((parent.kind === 'group' || parent.kind === 'groupId') && p.non_archived !== false) conds.push(sql`${projects.archived} = 0`);
   }
 
   const uid = caller.user?.id;

@@ -26,16 +26,19 @@ import {
   mrNotRuleErrors,
   projectMergeRequestsParams,
 } from './merge-requests-params';
-import { findReadableGroup } from '../projects/groups';
+import { findReadableGroupWith } from '../projects/groups';
+import { groupIdRef } from '../projects/group-queries';
 import { findReadableProject } from '../projects/projects';
 import { projectIdRef } from '../projects/project-queries';
-import { buildMergeRequestQuery, type MrFinderParent } from './finder';
+import { buildMergeRequestQuery } from './finder';
 import { autoMergeIfReady } from './merge';
 import { findMergeRequestToPresent } from './merge-request-find';
 import { MergeRequestBasicSchema, MergeRequestSchema, MergeRequestSimpleSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
-import { presentMergeRequestPage, presentProjectMergeRequestPage } from './list-page';
+import { presentPageThenKnown, presentProjectMergeRequestPage } from './list-page';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { withReadMemo } from '../platform/read-memo';
+import { today } from '../platform/time';
 import { mountMergeRequestActions } from './actions-routes';
 import { mountMergeRequestClosesIssues } from './closes-issues-routes';
 import { mountMergeRequestCreate } from './merge-request-create-routes';
@@ -61,12 +64,24 @@ export function mountMergeRequests(r: Router) {
   r.route({ method: 'GET', path: '/merge_requests', summary: 'List merge requests', tags: TAGS, params: allMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
     // `authenticate! unless params[:scope] == 'all'`.
     if (p.scope !== 'all' && !caller.user) throw unauthorized();
-    return listMergeRequests(c, caller, p, { kind: 'all' }, 'all', {});
+    const raw = await checkListParams(c, caller, p);
+    const q = await buildMergeRequestQuery(c.var.db, caller, { kind: 'all' }, p);
+    // The page and its count, then what it shows by the page's ids (list-page.ts).
+    return c.json(await presentPageThenKnown(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults('all')), { withLabelsDetails: p.with_labels_details }, p.view, listRenderKeyOf(caller, p)));
   });
 
   r.route({ method: 'GET', path: '/groups/:id/merge_requests', summary: 'List group merge requests', tags: TAGS, params: groupMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
-    const { group } = await findReadableGroup(c, caller, p.id);
-    return listMergeRequests(c, caller, p, { kind: 'group', group }, 'group', { group });
+    const raw = await checkListParams(c, caller, p);
+    // The page goes in the round trip that finds the group (list-page.ts), so the query is built on its id as SQL.
+    const q = await buildMergeRequestQuery(c.var.db, caller, { kind: 'groupId', groupId: groupIdRef(p.id) }, p);
+    const lookup = async (reads: readonly BatchItem<'sqlite'>[]) => {
+      const found = await findReadableGroupWith(c, caller, p.id, () => reads);
+      return { reads: found.reads, options: { group: found.group } };
+    };
+    const req = pageRequest(p, raw.per_page);
+    const key = listRenderKeyOf(caller, p);
+    const o = { withLabelsDetails: p.with_labels_details };
+    return c.json(await presentPageThenKnown(c, caller, q, req, linkParamsFrom(raw, mrListDefaults('group')), o, p.view, key === undefined ? undefined : `group:${key}`, lookup));
   });
 
   r.route({ method: 'GET', path: '/projects/:id/merge_requests', summary: 'List project merge requests', tags: TAGS, params: projectMergeRequestsParams, responses: { 200: MergeRequestListSchema } }, async ({ c, p, caller }) => {
@@ -137,20 +152,6 @@ export function mountMergeRequests(r: Router) {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-async function listMergeRequests(
-  c: Context<AppEnv>,
-  caller: Caller,
-  p: MergeRequestListParams,
-  parent: MrFinderParent,
-  kind: 'all' | 'group' | 'project',
-  context: { group?: NamespaceRow; project?: ProjectRow },
-) {
-  const raw = await checkListParams(c, caller, p);
-  const q = await buildMergeRequestQuery(c.var.db, caller, parent, p);
-  // The page, its count and everything presenting it reads, in one batch (list-page.ts).
-  return c.json(await presentMergeRequestPage(c, caller, q, pageRequest(p, raw.per_page), linkParamsFrom(raw, mrListDefaults(kind)), { withLabelsDetails: p.with_labels_details, group: context.group, project: context.project }, p.view));
-}
-
 /**
  * What shapes the project list's page and count statements (finder.ts): the params and the caller's
  * id (the `scope` and `my_reaction_emoji` filters write it in). Username filters write in the id they
@@ -160,6 +161,15 @@ function renderKeyOf(caller: Caller, p: MergeRequestListParams): string | undefi
   const names = [p.author_username, p.assignee_username, p.reviewer_username, p.merge_user_username, p.not?.author_username, p.not?.assignee_username, p.not?.reviewer_username];
   if (names.some((n) => n !== undefined)) return undefined;
   return JSON.stringify([caller.user?.id ?? null, p]);
+}
+
+/**
+ * renderKeyOf for the lists across projects, whose visibility predicate (abilities.ts
+ * mergeRequestVisibleSql) also writes in whether the caller is an administrator or external, and the day.
+ */
+function listRenderKeyOf(caller: Caller, p: MergeRequestListParams): string | undefined {
+  const key = renderKeyOf(caller, p);
+  return key === undefined ? undefined : `${key}:${caller.isAdmin ? 'a' : ''}${caller.user?.external ? 'x' : ''}:${today()}`;
 }
 
 /** The lists' checks beyond the declared params (Grape's mutually_exclusive rules, the plan's limits, the search rate limit); the raw params. */

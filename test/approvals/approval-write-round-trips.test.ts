@@ -156,4 +156,71 @@ describe('approval writes in at most 3 round trips', () => {
     expect(reset.status).toBe(401);
     expect(trips(reset)).toBeLessThanOrEqual(3);
   });
+
+  it('after a push, with CODEOWNERS naming users and the group: the owners are resolved in the rebuild\'s batch, writes stay within 3', async () => {
+    const outsider = await createUser();
+    const path = unique('cow');
+    const g = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'private' } });
+    expect((await api(`/groups/${g.body.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } })).status).toBe(201);
+    const p = await api('/projects', { token: owner.token, body: { path: 'p', namespace_id: g.body.id } });
+    const pid = p.body.id as number;
+    const P = `/projects/${pid}`;
+    const codeowners = `* @${dev.username} @${outsider.username}\n[Docs]\n*.md @${path}\n`;
+    const seed = await api(`${P}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'seed', actions: [{ action: 'create', file_path: 'CODEOWNERS', content: codeowners }, { action: 'create', file_path: 'README.md', content: 'r\n' }] },
+    });
+    expect(seed.status).toBe(201);
+    const open = async () => {
+      const branch = unique('co');
+      expect((await api(`${P}/repository/branches`, { token: owner.token, body: { branch, ref: 'main' } })).status).toBe(201);
+      const add = await api(`${P}/repository/commits`, { token: owner.token, body: { branch, commit_message: 'docs', actions: [{ action: 'create', file_path: `${branch}.md`, content: 'x\n' }] } });
+      expect(add.status).toBe(201);
+      const m = await api(`${P}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
+      expect(m.status).toBe(201);
+      // A push after it was opened: its code owner rules are stale until the next request rebuilds them.
+      await commit(pid, branch);
+      return `${P}/merge_requests/${m.body.iid}`;
+    };
+    const codeOwnerRules = async (M: string) =>
+      (await api(`${M}/approval_rules`, { token: owner.token })).body
+        .filter((r: { rule_type: string }) => r.rule_type === 'code_owner')
+        .map((r: any) => [r.section, r.name, r.users.map((u: { id: number }) => u.id), r.groups.map((x: { id: number }) => x.id)]);
+
+    const merging = await open();
+    await api('/user', { token: owner.token });
+    const merged = await api(`${merging}/merge`, { method: 'PUT', token: owner.token });
+    expect(merged.status).toBe(200);
+    expect(merged.body.state).toBe('merged');
+    expect(trips(merged)).toBeLessThanOrEqual(3);
+    // The outsider is no member of the project: left out; the group is the project's own.
+    const expected = [
+      ['codeowners', '*', [dev.id], []],
+      ['Docs', '*.md', [], [g.body.id]],
+    ];
+    expect(await codeOwnerRules(merging)).toEqual(expected);
+
+    const approving = await open();
+    await api('/user', { token: dev.token });
+    const approved = await api(`${approving}/approve`, { method: 'POST', token: dev.token });
+    expect(approved.status).toBe(201);
+    expect(trips(approved)).toBeLessThanOrEqual(3);
+    expect(await codeOwnerRules(approving)).toEqual(expected);
+
+    const ruled = await open();
+    await api('/user', { token: owner.token });
+    const created = await api(`${ruled}/approval_rules`, { token: owner.token, body: { name: 'mine', approvals_required: 1, user_ids: [dev.id] } });
+    expect(created.status).toBe(201);
+    expect(trips(created)).toBeLessThanOrEqual(3);
+    expect(await codeOwnerRules(ruled)).toEqual(expected);
+    await commit(pid, (await api(ruled, { token: owner.token })).body.source_branch);
+    const updated = await api(`${ruled}/approval_rules/${created.body.id}`, { method: 'PUT', token: owner.token, body: { name: 'mine', approvals_required: 2 } });
+    expect(updated.body).toMatchObject({ approvals_required: 2, users: [{ id: dev.id }] });
+    expect(trips(updated)).toBeLessThanOrEqual(3);
+    await commit(pid, (await api(ruled, { token: owner.token })).body.source_branch);
+    const deleted = await api(`${ruled}/approval_rules/${created.body.id}`, { method: 'DELETE', token: owner.token });
+    expect(deleted.status).toBe(204);
+    expect(trips(deleted)).toBeLessThanOrEqual(3);
+    expect(await codeOwnerRules(ruled)).toEqual(expected);
+  });
 });

@@ -11,8 +11,8 @@ const WRITE_BUDGET = 3;
 let owner: TestUser;
 let pid: number;
 
-async function commit(branch: string, actions: Record<string, unknown>[], start?: string) {
-  const res = await api(`/projects/${pid}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: unique('c'), actions } });
+async function commit(branch: string, actions: Record<string, unknown>[], start?: string, project = pid) {
+  const res = await api(`/projects/${project}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: unique('c'), actions } });
   if (res.status !== 201) throw new Error(`commit: ${res.status} ${res.text}`);
   return res.body as { id: string };
 }
@@ -27,9 +27,9 @@ async function openMr(body: Record<string, unknown> = {}) {
 }
 
 /** The request with the caller cached, and its round trips. */
-async function measured(path: string, method: string, body?: unknown) {
-  await api('/user', { token: owner.token });
-  const res = await api(path, { method, token: owner.token, body });
+async function measured(path: string, method: string, body?: unknown, as = owner) {
+  await api('/user', { token: as.token });
+  const res = await api(path, { method, token: as.token, body });
   return { res, trips: Number(res.headers.get('x-storage-round-trips')) };
 }
 
@@ -174,5 +174,64 @@ describe('merge request writes within the round-trip budget', () => {
     // The batch that finds it, the rules' rebuild with the rebuilt rules read back (src/approvals/
     // system-rules.ts: the project's rules come from the first batch, not read again), the merge.
     expect(trips).toBeLessThanOrEqual(WRITE_BUDGET);
+  });
+
+  it('PUT merge right after a push, with report approver rules naming a user and a group: the rebuilt rules read back whole in the rebuild\'s batch', async () => {
+    // A project of a group, a Coverage-Check rule naming a user, and a Vulnerability-Check rule naming the group.
+    const dev = await createUser();
+    const path = unique('rag');
+    const group = await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'private' } });
+    expect(group.status).toBe(201);
+    expect((await api(`/groups/${group.body.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } })).status).toBe(201);
+    const project = await api('/projects', { token: owner.token, body: { path: 'p', namespace_id: group.body.id } });
+    expect(project.status).toBe(201);
+    const P = `/projects/${project.body.id}`;
+    await commit('main', [file('README.md')], undefined, project.body.id);
+    const coverage = await api(`${P}/approval_rules`, {
+      token: owner.token,
+      body: { name: 'Coverage-Check', approvals_required: 0, rule_type: 'report_approver', report_type: 'code_coverage', user_ids: [dev.id] },
+    });
+    expect(coverage.status).toBe(201);
+    const vulnerability = await api(`${P}/approval_rules`, {
+      token: owner.token,
+      body: { name: 'Vulnerability-Check', approvals_required: 0, rule_type: 'report_approver', report_type: 'vulnerability', group_ids: [group.body.id] },
+    });
+    expect(vulnerability.status).toBe(201);
+    const open = async () => {
+      const branch = unique('feat');
+      await commit(branch, [file(`${branch}.txt`)], 'main', project.body.id);
+      const res = await api(`${P}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
+      expect(res.status).toBe(201);
+      // The push after the merge request was opened leaves its system rules stale.
+      await commit(branch, [file(`${branch}-more.txt`)], undefined, project.body.id);
+      return `${P}/merge_requests/${res.body.iid}`;
+    };
+
+    const base = await open();
+    const { res, trips } = await measured(`${base}/merge`, 'PUT', { should_remove_source_branch: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'merged', merged_by: { id: owner.id } });
+    expect(res.headers.get('x-storage-repeated-reads')).toBe('0');
+    expect(trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    // The rules were rebuilt before the merge, with their users and groups, and kept as merged.
+    const rules = (await api(`${base}/approval_rules`, { token: owner.token })).body;
+    expect(rules.map((r: any) => [r.name, r.report_type, r.users.map((u: any) => u.id), r.groups.map((g: any) => g.id), r.eligible_approvers.map((u: any) => u.id)])).toEqual([
+      ['Coverage-Check', 'code_coverage', [dev.id], [], [dev.id]],
+      // The group's members but the author (merge_requests_author_approval is off).
+      ['Vulnerability-Check', 'vulnerability', [], [group.body.id], [dev.id]],
+    ]);
+
+    // Approving and a merge request rule of its own, right after a push, within the budget as well.
+    const approving = await open();
+    const approve = await measured(`${approving}/approve`, 'POST', undefined, dev);
+    expect(approve.res.status).toBe(201);
+    expect(approve.res.body.approved_by.map((a: any) => a.user.id)).toEqual([dev.id]);
+    expect(approve.trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    const ruled = await open();
+    const rule = await measured(`${ruled}/approval_rules`, 'POST', { name: 'own', approvals_required: 1, user_ids: [dev.id] });
+    expect(rule.res.status).toBe(201);
+    expect(rule.res.body).toMatchObject({ name: 'own', rule_type: 'regular', users: [{ id: dev.id }] });
+    expect(rule.trips).toBeLessThanOrEqual(WRITE_BUDGET);
+    expect((await api(`${ruled}/approval_rules`, { token: owner.token })).body.map((r: any) => r.name)).toEqual(['Coverage-Check', 'Vulnerability-Check', 'own']);
   });
 });
