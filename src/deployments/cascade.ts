@@ -3,12 +3,15 @@
  * protected environments with their deploy and approval entries. Rows are named by sub-select.
  */
 import { inArray } from 'drizzle-orm';
-import { deployments, environments, protectedEnvironmentEntries, protectedEnvironments } from '../db/schema';
+import { deploymentApprovals, deploymentMergeRequests, deployments, environments, protectedEnvironmentEntries, protectedEnvironments } from '../db/schema';
 import type { Cascade } from '../platform/cascade';
 
 export const deploymentsCascade: Cascade = {
   project: (db, ids) => ({
     statements: [
+      // Approvals and shipped merge requests first: they are found through the deployments.
+      db.delete(deploymentApprovals).where(inArray(deploymentApprovals.deploymentId, db.select({ id: deployments.id }).from(deployments).where(inArray(deployments.projectId, ids as never)))),
+      db.delete(deploymentMergeRequests).where(inArray(deploymentMergeRequests.deploymentId, db.select({ id: deployments.id }).from(deployments).where(inArray(deployments.projectId, ids as never)))),
       db.delete(deployments).where(inArray(deployments.projectId, ids as never)),
       db.delete(environments).where(inArray(environments.projectId, ids as never)),
       db
