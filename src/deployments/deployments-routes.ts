@@ -21,7 +21,12 @@ import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, Deploym
 import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
-import { deployEntriesRead, protectedFrom } from './protected-environments';
+import { protectedFrom } from './protected-environments';
+import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
+import { type ApprovalContext, needsApproval } from './deployment-approvals';
+
+/** The deploy entries of the protected environment (EE protected_from?). */
+const deployGuards = (ctx: ApprovalContext) => ctx.entries.filter((r) => r.e.kind === 'deploy').map((r) => r.e);
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */
@@ -71,12 +76,16 @@ export function mountDeployments(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/deployments/:deployment_id', summary: 'Get a specific deployment', tags: TAGS, params: oneParams, responses: { 200: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(c.var.db, pid, p.deployment_id)] as const);
+      const premium = planAllows(c.var.config, 'premium');
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
+        deploymentRead(c.var.db, pid, p.deployment_id),
+        ...(premium ? approvalContextReads(c.var.db, pid, environmentNameOf(p.deployment_id), p.deployment_id) : []),
+      ] as const);
       requireReadEnvironment(caller, found);
       const row = found.reads[0][0];
       if (!row) throw recordNotFound();
       const x = joined(row);
-      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')));
+      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), premium, premium ? approvalContext(found.reads.slice(1)) : undefined));
     },
   );
 
@@ -98,10 +107,12 @@ export function mountDeployments(r: Router) {
           .from(projects)
           .where(sql`${projects.id} = ${pid}`),
         lastDeploymentRead(db, pid, sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${pid} AND ${environments.name} = ${p.environment})`),
-        deployEntriesRead(db, pid, p.environment),
+        ...approvalContextReads(db, pid, p.environment, null),
       ] as const);
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      const [envRows, [checks], [lastRow], guards] = found.reads;
+      const [envRows, [checks], [lastRow]] = found.reads;
+      const ctx = approvalContext(found.reads.slice(3));
+      const guards = deployGuards(ctx);
       const base = baseUrl(c);
       const premium = planAllows(c.var.config, 'premium');
       // Deployments::CreateService: the environment's last deployment answers again when it is the same one.
@@ -131,7 +142,10 @@ export function mountDeployments(r: Router) {
         if (writes.length) await db.batch(writes as [typeof writes[0]]);
         throw validationFailed(errors);
       }
-      const state = p.status && p.status !== 'created' ? transition('created', p.status, now) : { status: 'created' };
+      // This server runs no CI job to hold: a deployment to an environment asking for approvals waits
+      // `blocked` whatever status was asked for, until approvals unblock it (deployment-approvals.ts).
+      const blocked = premium && needsApproval(ctx);
+      const state = blocked ? { status: 'blocked' } : p.status && p.status !== 'created' ? transition('created', p.status, now) : { status: 'created' };
       const envId = env ? env.id : sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${projectId} AND ${environments.name} = ${p.environment})`;
       const [rows] = await writeThenRead(
         db,
@@ -154,7 +168,7 @@ export function mountDeployments(r: Router) {
         [deploymentsJoined(db).where(sql`${deployments.id} = last_insert_rowid()`).limit(1)] as const,
       );
       const x = joined(rows[0]);
-      return c.json(deploymentExtended(x.d, x.env, x.user, base, premium), 201);
+      return c.json(deploymentExtended(x.d, x.env, x.user, base, premium, { ...ctx, approvals: [] }), 201);
     },
   );
 
@@ -164,13 +178,14 @@ export function mountDeployments(r: Router) {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
         deploymentRead(db, pid, p.deployment_id),
-        deployEntriesRead(db, pid, sql`(SELECT e.name FROM ${environments} e JOIN ${deployments} d ON d.environment_id = e.id WHERE d.id = ${p.deployment_id})`),
+        ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id),
       ] as const);
       // `deployments.find` before `authorize! :update_deployment` (EE: not on a protected environment the caller may not deploy to).
-      const [[row], guards] = found.reads;
+      const [[row]] = found.reads;
       if (!row) throw recordNotFound();
+      const ctx = approvalContext(found.reads.slice(1));
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      if (protectedFrom(planAllows(c.var.config, 'premium'), caller, found.level, guards)) throw forbidden();
+      if (protectedFrom(planAllows(c.var.config, 'premium'), caller, found.level, deployGuards(ctx))) throw forbidden();
       let x = joined(row);
       if (p.status) {
         const set = transition(x.d.status, p.status, Date.now());
@@ -180,7 +195,7 @@ export function mountDeployments(r: Router) {
         if (next.d.updatedAt !== set.updatedAt || next.d.status !== p.status) throw invalidTransition(p.status);
         x = next;
       }
-      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')));
+      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium'), ctx));
     },
   );
 
