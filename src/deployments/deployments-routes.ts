@@ -22,6 +22,7 @@ import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSucc
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
 import { protectedFrom } from './protected-environments';
+import { linkMergeRequests } from './deployment-merge-requests';
 import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
 import { type ApprovalContext, needsApproval } from './deployment-approvals';
 
@@ -147,6 +148,9 @@ export function mountDeployments(r: Router) {
       const blocked = premium && needsApproval(ctx);
       const state = blocked ? { status: 'blocked' } : p.status && p.status !== 'created' ? transition('created', p.status, now) : { status: 'created' };
       const envId = env ? env.id : sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${projectId} AND ${environments.name} = ${p.environment})`;
+      // The deployment just inserted: the project's newest (last_insert_rowid() moves with the links' insert).
+      const newest = sql`(SELECT max(d.id) FROM ${deployments} d WHERE d.project_id = ${projectId})`;
+      const links = state.status === 'success' ? [linkMergeRequests(db, { deploymentId: newest, environmentId: envId, projectId, ref: p.ref })] : [];
       const [rows] = await writeThenRead(
         db,
         [
@@ -164,8 +168,9 @@ export function mountDeployments(r: Router) {
             updatedAt: now,
             ...state,
           }),
+          ...links,
         ],
-        [deploymentsJoined(db).where(sql`${deployments.id} = last_insert_rowid()`).limit(1)] as const,
+        [deploymentsJoined(db).where(sql`${deployments.id} = ${newest}`).limit(1)] as const,
       );
       const x = joined(rows[0]);
       return c.json(deploymentExtended(x.d, x.env, x.user, base, premium, { ...ctx, approvals: [] }), 201);
@@ -190,7 +195,12 @@ export function mountDeployments(r: Router) {
       if (p.status) {
         const set = transition(x.d.status, p.status, Date.now());
         // Compare-and-set on the status read: a concurrent transition makes this one a no-op, answered as invalid.
-        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status)))], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
+        // Reaching success links the merge requests it shipped, only when this very transition happened.
+        const links =
+          p.status === 'success'
+            ? [linkMergeRequests(db, { deploymentId: x.d.id, environmentId: x.d.environmentId, projectId: x.d.projectId, ref: x.d.ref }, sql`EXISTS (SELECT 1 FROM ${deployments} d WHERE d.id = ${x.d.id} AND d.status = 'success' AND d.updated_at = ${set.updatedAt})`)]
+            : [];
+        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status))), ...links], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
         const next = joined(after[0]);
         if (next.d.updatedAt !== set.updatedAt || next.d.status !== p.status) throw invalidTransition(p.status);
         x = next;
