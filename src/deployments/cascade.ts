@@ -2,7 +2,8 @@
  * What goes with a deleted project (platform/cascade.ts): its deployments, environments and
  * protected environments with their deploy and approval entries. Rows are named by sub-select.
  */
-import { inArray } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
 import { deploymentApprovals, deploymentMergeRequests, deployments, environments, protectedEnvironmentEntries, protectedEnvironments } from '../db/schema';
 import type { Cascade } from '../platform/cascade';
 
@@ -21,3 +22,7 @@ export const deploymentsCascade: Cascade = {
     ],
   }),
 };
+
+/** The approvals and shipped merge requests of the deployments `ids` names (a sub-select), deleted before those deployments. */
+export const deploymentDependents = (db: Db, ids: SQL) =>
+  [db.delete(deploymentApprovals).where(sql`${deploymentApprovals.deploymentId} IN ${ids}`), db.delete(deploymentMergeRequests).where(sql`${deploymentMergeRequests.deploymentId} IN ${ids}`)] as const;

@@ -23,6 +23,7 @@ import { checkFilter, invalidTransition, listOrder, listWhere, transition } from
 import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
 import { protectedFrom } from './protected-environments';
 import { linkMergeRequests } from './deployment-merge-requests';
+import { deploymentDependents } from './cascade';
 import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
 import { type ApprovalContext, needsApproval } from './deployment-approvals';
 
@@ -231,7 +232,7 @@ export function mountDeployments(r: Router) {
       const d = row.d;
       if (d.status === 'running') throw new ApiError(400, { message: 'Cannot destroy running deployment' });
       if (last?.id === d.id) throw new ApiError(400, { message: 'Deployment currently deployed to environment' });
-      await db.delete(deployments).where(eq(deployments.id, d.id));
+      await db.batch([...deploymentDependents(db, sql`(${d.id})`), db.delete(deployments).where(eq(deployments.id, d.id))]);
       return c.body(null, 204);
     },
   );

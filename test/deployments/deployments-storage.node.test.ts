@@ -112,5 +112,14 @@ describe('deleting a project with deployments', () => {
     const after = await totals();
     expect([before[0] - after[0], before[1] - after[1]]).toEqual([1, 1]);
     expect(await counts(kept)).toEqual([1, 1]);
+    // Deleting a deployment takes its approvals; deleting a stopped environment its deployments' links.
+    const P = `/projects/${kept}`;
+    const list = (await call(`${P}/deployments`)).body as { id: number; environment: { id: number; name: string } }[];
+    const prod = list.find((d) => d.environment.name === 'production')!;
+    expect((await call(`${P}/deployments/${prod.id}`, { method: 'DELETE' })).status).toBe(204);
+    const staging = list.find((d) => d.environment.name === 'staging')!;
+    expect((await call(`${P}/environments/${staging.environment.id}/stop`, { method: 'POST' })).status).toBe(200);
+    expect((await call(`${P}/environments/${staging.environment.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await totals()).toEqual([after[0] - 1, after[1] - 1]);
   });
 });
