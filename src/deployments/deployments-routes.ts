@@ -2,7 +2,7 @@
  * Deployments of a project (lib/api/deployments.rb, Deployments::CreateService, DeploymentsFinder).
  * Every route runs `authenticate!`; reading needs `read_deployment` (as read_environment: reporters,
  * and everyone on a public project), creating and updating developers, deleting maintainers.
- * Approvals and the merge requests of a deployment are not served yet.
+ * A deployment's approvals are approval-routes.ts, its merge requests deployment-merge-requests.ts.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
