@@ -49,3 +49,17 @@ export const approvalContext = (r: readonly unknown[]): ApprovalContext => {
   const [pe, entries, approvals] = r as Reads;
   return { pe: pe[0], entries: entries as RuleRow[], approvals };
 };
+
+/**
+ * True (as SQL) once deployment `id` of protected environment `peId` has every approval it needs
+ * (Deployment#approved?): each approval rule its `required_approvals`, or without rules the
+ * environment's `required_approval_count`. Evaluated inside the approval's batch, after the upsert,
+ * so concurrent approvals cannot both see one missing.
+ */
+export function approvedSql(id: number, peId: number) {
+  const approved = (rule: SQL) => sql`(SELECT count(*) FROM ${deploymentApprovals} a WHERE a.deployment_id = ${id} AND a.status = 'approved' AND ${rule})`;
+  const rules = sql`${protectedEnvironmentEntries} r WHERE r.protected_environment_id = ${peId} AND r.kind = 'approval'`;
+  return sql`CASE WHEN EXISTS (SELECT 1 FROM ${rules})
+    THEN NOT EXISTS (SELECT 1 FROM ${rules} AND ${approved(sql`a.approval_rule_id = r.id`)} < coalesce(r.required_approvals, 1))
+    ELSE ${approved(sql`a.approval_rule_id IS NULL`)} >= (SELECT pe.required_approval_count FROM ${protectedEnvironments} pe WHERE pe.id = ${peId}) END`;
+}

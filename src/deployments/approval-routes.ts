@@ -14,8 +14,8 @@ import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { findReadableProjectWith } from '../projects/projects';
-import { approvalContext, approvalContextReads, approvalsRead, environmentNameOf } from './approval-reads';
-import { APPROVAL_STATUSES, deploymentApproval, DeploymentApprovalSchema, statusAfter, validateApproval } from './deployment-approvals';
+import { approvalContext, approvalContextReads, approvalsRead, approvedSql, environmentNameOf } from './approval-reads';
+import { APPROVAL_STATUSES, deploymentApproval, DeploymentApprovalSchema, validateApproval } from './deployment-approvals';
 import { deploymentRead, joined } from './deployment-reads';
 import { requireReadEnvironment } from './environments';
 
@@ -58,13 +58,15 @@ export function mountDeploymentApprovals(r: Router) {
       const write = mine
         ? db.update(deploymentApprovals).set({ status: p.status, comment, updatedAt: now }).where(eq(deploymentApprovals.id, mine.a.id))
         : db.insert(deploymentApprovals).values({ deploymentId: d.id, userId: user.id, approvalRuleId: ruleId, status: p.status, comment, createdAt: now, updatedAt: now });
-      const next = statusAfter(ctx, { userId: user.id, ruleId, status: p.status }, user, now);
-      // Only a deployment still blocked moves: a concurrent rejection or unblock wins.
+      // ApprovalService#process_build!: a rejection fails the deployment; an approval unblocks it once
+      // every rule has its approvals, judged in the batch after the upsert. Only a deployment still
+      // blocked moves, so a concurrent rejection or unblock wins.
+      const stillBlocked = and(eq(deployments.id, d.id), eq(deployments.status, 'blocked'));
       const move =
-        next === 'blocked'
-          ? []
-          : [db.update(deployments).set({ status: next, updatedAt: now, ...(next === 'failed' ? { finishedAt: now } : {}) }).where(and(eq(deployments.id, d.id), eq(deployments.status, 'blocked')))];
-      const [rows] = await writeThenRead(db, [write, ...move], [
+        p.status === 'rejected'
+          ? db.update(deployments).set({ status: 'failed', updatedAt: now, finishedAt: now }).where(stillBlocked)
+          : db.update(deployments).set({ status: 'created', updatedAt: now }).where(and(stillBlocked, approvedSql(d.id, ctx.pe!.id)));
+      const [rows] = await writeThenRead(db, [write, move], [
         approvalsRead(db, d.id, and(eq(deploymentApprovals.userId, user.id), ruleId === null ? isNull(deploymentApprovals.approvalRuleId) : eq(deploymentApprovals.approvalRuleId, ruleId))),
       ] as const);
       const saved = rows[rows.length - 1];

@@ -136,17 +136,3 @@ export function validateApproval(
   if (!rule) throw refuse('There are no approval rules for the given `represent_as` parameter. Use a valid User/Group/Role name instead.');
   return { ruleId: rule.e.id };
 }
-
-/**
- * The deployment's status after `approval` is recorded (ApprovalService#process_build!): a
- * rejection fails it, enough approvals unblock it, otherwise it keeps waiting.
- */
-export function statusAfter(ctx: ApprovalContext, approval: { userId: number; ruleId: number | null; status: string }, user: UserRow, now: number): 'failed' | 'created' | 'blocked' {
-  if (approval.status === 'rejected') return 'failed';
-  const others = ctx.approvals.filter((x) => !(x.a.userId === approval.userId && x.a.approvalRuleId === approval.ruleId));
-  const next: ApprovalContext = {
-    ...ctx,
-    approvals: [...others, { a: { id: 0, deploymentId: 0, userId: approval.userId, approvalRuleId: approval.ruleId, status: 'approved', comment: null, createdAt: now, updatedAt: now }, user }],
-  };
-  return pendingApprovalCount('blocked', next) <= 0 ? 'created' : 'blocked';
-}

@@ -73,6 +73,16 @@ describe('POST /projects/:id/deployments/:deployment_id/approval', () => {
     expect([got.body.status, got.body.pending_approval_count, got.body.approvals]).toEqual(['failed', 0, [no.body]]);
   });
 
+  it('unblocks when the last approvals arrive together', async () => {
+    const w = await deployWorld();
+    await protect(w, 'production', { approval_rules: [{ access_level: 40, required_approvals: 2 }] });
+    const d = await deploy(w, 'production');
+    const both = await Promise.all([approve(w, d.id, w.maintainer.token, { status: 'approved' }), approve(w, d.id, w.owner.token, { status: 'approved' })]);
+    expect(both.map((r) => r.status)).toEqual([201, 201]);
+    const got = await api(`/projects/${w.project.id}/deployments/${d.id}`, { token: w.developer.token });
+    expect([got.body.status, got.body.pending_approval_count, got.body.approvals.length]).toEqual(['created', 0, 2]);
+  });
+
   it('counts an approval for the rule it represents', async () => {
     const w = await deployWorld();
     const rules = (await protect(w, 'production', { approval_rules: [{ access_level: 40 }, { user_id: w.maintainer.id }] })).approval_rules;
