@@ -10,6 +10,8 @@ import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
 import { mountDeployments } from './deployments/deployments-routes';
+import { mountDeploymentApprovals } from './deployments/approval-routes';
+import { mountDeploymentMergeRequests } from './deployments/deployment-merge-requests';
 import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountEpics } from './planning/epics-routes';
@@ -104,6 +106,8 @@ export function mountApi(api: Router, web: Router) {
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
   mountDeployments(inDeployments(signedInApi));
+  mountDeploymentApprovals(inDeployments(signedInApi));
+  mountDeploymentMergeRequests(inDeployments(signedInApi));
   mountEnvironments(inDeployments(signedInApi));
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));

@@ -9,6 +9,7 @@ import type { UserRow } from '../platform/context';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 import { userBasic, UserBasicSchema } from '../users/user-entity';
+import { approvalSummary, ApprovalSummarySchema, type ApprovalContext, deploymentApproval, DeploymentApprovalSchema, pendingApprovalCount } from './deployment-approvals';
 import { environmentBasic, EnvironmentBasicSchema, type EnvironmentRow } from './environment-basic';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -31,7 +32,8 @@ export type Deployment = z.infer<typeof DeploymentSchema>;
 export const DeploymentExtendedSchema = DeploymentSchema.extend({
   /** Premium. */
   pending_approval_count: int.optional(),
-  approvals: z.array(obj({ user: UserBasicSchema, status: z.string(), created_at: timestamp, comment: z.string().nullable() })).optional(),
+  approvals: z.array(DeploymentApprovalSchema).optional(),
+  approval_summary: ApprovalSummarySchema.optional(),
 }).meta({ id: 'DeploymentExtended' });
 export type DeploymentExtended = z.infer<typeof DeploymentExtendedSchema>;
 
@@ -50,7 +52,16 @@ export function deploymentEntity(d: DeploymentRow, env: EnvironmentRow, user: Us
   };
 }
 
-/** DeploymentExtended: approvals are not recorded yet, so none are given and none are pending. */
-export function deploymentExtended(d: DeploymentRow, env: EnvironmentRow, user: UserRow | null, base: string, premium: boolean): DeploymentExtended {
-  return { ...deploymentEntity(d, env, user, base), ...(premium ? { pending_approval_count: 0, approvals: [] } : {}) };
+const NO_APPROVALS: ApprovalContext = { pe: undefined, entries: [], approvals: [] };
+
+/** DeploymentExtended: on Premium, the approvals given, those still pending and the summary per approval rule. */
+export function deploymentExtended(d: DeploymentRow, env: EnvironmentRow, user: UserRow | null, base: string, premium: boolean, ctx: ApprovalContext = NO_APPROVALS): DeploymentExtended {
+  const out = deploymentEntity(d, env, user, base);
+  if (!premium) return out;
+  return {
+    ...out,
+    pending_approval_count: pendingApprovalCount(d.status, ctx),
+    approvals: ctx.approvals.map((x) => deploymentApproval(x.a, x.user, base)),
+    approval_summary: approvalSummary(ctx, base),
+  };
 }

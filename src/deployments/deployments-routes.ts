@@ -2,7 +2,7 @@
  * Deployments of a project (lib/api/deployments.rb, Deployments::CreateService, DeploymentsFinder).
  * Every route runs `authenticate!`; reading needs `read_deployment` (as read_environment: reporters,
  * and everyone on a public project), creating and updating developers, deleting maintainers.
- * Approvals and the merge requests of a deployment are not served yet.
+ * A deployment's approvals are approval-routes.ts, its merge requests deployment-merge-requests.ts.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -21,7 +21,14 @@ import { deploymentEntity, deploymentExtended, DeploymentExtendedSchema, Deploym
 import { deploymentRead, deploymentsJoined, joined, lastDeploymentRead, lastSuccessfulOrder } from './deployment-reads';
 import { checkFilter, invalidTransition, listOrder, listWhere, transition } from './deployments';
 import { environmentErrors, environmentSlug, guessTier, requireReadEnvironment } from './environments';
-import { deployEntriesRead, protectedFrom } from './protected-environments';
+import { protectedFrom } from './protected-environments';
+import { linkMergeRequests } from './deployment-merge-requests';
+import { deploymentDependents } from './cascade';
+import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
+import { type ApprovalContext, needsApproval } from './deployment-approvals';
+
+/** The deploy entries of the protected environment (EE protected_from?). */
+const deployGuards = (ctx: ApprovalContext) => ctx.entries.filter((r) => r.e.kind === 'deploy').map((r) => r.e);
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */
@@ -71,12 +78,16 @@ export function mountDeployments(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/deployments/:deployment_id', summary: 'Get a specific deployment', tags: TAGS, params: oneParams, responses: { 200: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(c.var.db, pid, p.deployment_id)] as const);
+      const premium = planAllows(c.var.config, 'premium');
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
+        deploymentRead(c.var.db, pid, p.deployment_id),
+        ...(premium ? approvalContextReads(c.var.db, pid, environmentNameOf(p.deployment_id), p.deployment_id) : []),
+      ] as const);
       requireReadEnvironment(caller, found);
       const row = found.reads[0][0];
       if (!row) throw recordNotFound();
       const x = joined(row);
-      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')));
+      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), premium, premium ? approvalContext(found.reads.slice(1)) : undefined));
     },
   );
 
@@ -98,10 +109,12 @@ export function mountDeployments(r: Router) {
           .from(projects)
           .where(sql`${projects.id} = ${pid}`),
         lastDeploymentRead(db, pid, sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${pid} AND ${environments.name} = ${p.environment})`),
-        deployEntriesRead(db, pid, p.environment),
+        ...approvalContextReads(db, pid, p.environment, null),
       ] as const);
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      const [envRows, [checks], [lastRow], guards] = found.reads;
+      const [envRows, [checks], [lastRow]] = found.reads;
+      const ctx = approvalContext(found.reads.slice(3));
+      const guards = deployGuards(ctx);
       const base = baseUrl(c);
       const premium = planAllows(c.var.config, 'premium');
       // Deployments::CreateService: the environment's last deployment answers again when it is the same one.
@@ -131,8 +144,14 @@ export function mountDeployments(r: Router) {
         if (writes.length) await db.batch(writes as [typeof writes[0]]);
         throw validationFailed(errors);
       }
-      const state = p.status && p.status !== 'created' ? transition('created', p.status, now) : { status: 'created' };
+      // This server runs no CI job to hold: a deployment to an environment asking for approvals waits
+      // `blocked` whatever status was asked for, until approvals unblock it (deployment-approvals.ts).
+      const blocked = premium && needsApproval(ctx);
+      const state = blocked ? { status: 'blocked' } : p.status && p.status !== 'created' ? transition('created', p.status, now) : { status: 'created' };
       const envId = env ? env.id : sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${projectId} AND ${environments.name} = ${p.environment})`;
+      // The deployment just inserted: the project's newest (last_insert_rowid() moves with the links' insert).
+      const newest = sql`(SELECT max(d.id) FROM ${deployments} d WHERE d.project_id = ${projectId})`;
+      const links = state.status === 'success' ? [linkMergeRequests(db, { deploymentId: newest, environmentId: envId, projectId, ref: p.ref })] : [];
       const [rows] = await writeThenRead(
         db,
         [
@@ -150,11 +169,12 @@ export function mountDeployments(r: Router) {
             updatedAt: now,
             ...state,
           }),
+          ...links,
         ],
-        [deploymentsJoined(db).where(sql`${deployments.id} = last_insert_rowid()`).limit(1)] as const,
+        [deploymentsJoined(db).where(sql`${deployments.id} = ${newest}`).limit(1)] as const,
       );
       const x = joined(rows[0]);
-      return c.json(deploymentExtended(x.d, x.env, x.user, base, premium), 201);
+      return c.json(deploymentExtended(x.d, x.env, x.user, base, premium, { ...ctx, approvals: [] }), 201);
     },
   );
 
@@ -164,23 +184,29 @@ export function mountDeployments(r: Router) {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
         deploymentRead(db, pid, p.deployment_id),
-        deployEntriesRead(db, pid, sql`(SELECT e.name FROM ${environments} e JOIN ${deployments} d ON d.environment_id = e.id WHERE d.id = ${p.deployment_id})`),
+        ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id),
       ] as const);
       // `deployments.find` before `authorize! :update_deployment` (EE: not on a protected environment the caller may not deploy to).
-      const [[row], guards] = found.reads;
+      const [[row]] = found.reads;
       if (!row) throw recordNotFound();
+      const ctx = approvalContext(found.reads.slice(1));
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      if (protectedFrom(planAllows(c.var.config, 'premium'), caller, found.level, guards)) throw forbidden();
+      if (protectedFrom(planAllows(c.var.config, 'premium'), caller, found.level, deployGuards(ctx))) throw forbidden();
       let x = joined(row);
       if (p.status) {
         const set = transition(x.d.status, p.status, Date.now());
         // Compare-and-set on the status read: a concurrent transition makes this one a no-op, answered as invalid.
-        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status)))], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
+        // Reaching success links the merge requests it shipped, only when this very transition happened.
+        const links =
+          p.status === 'success'
+            ? [linkMergeRequests(db, { deploymentId: x.d.id, environmentId: x.d.environmentId, projectId: x.d.projectId, ref: x.d.ref }, sql`EXISTS (SELECT 1 FROM ${deployments} d WHERE d.id = ${x.d.id} AND d.status = 'success' AND d.updated_at = ${set.updatedAt})`)]
+            : [];
+        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status))), ...links], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
         const next = joined(after[0]);
         if (next.d.updatedAt !== set.updatedAt || next.d.status !== p.status) throw invalidTransition(p.status);
         x = next;
       }
-      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium')));
+      return c.json(deploymentExtended(x.d, x.env, x.user, baseUrl(c), planAllows(c.var.config, 'premium'), ctx));
     },
   );
 
@@ -206,7 +232,7 @@ export function mountDeployments(r: Router) {
       const d = row.d;
       if (d.status === 'running') throw new ApiError(400, { message: 'Cannot destroy running deployment' });
       if (last?.id === d.id) throw new ApiError(400, { message: 'Deployment currently deployed to environment' });
-      await db.delete(deployments).where(eq(deployments.id, d.id));
+      await db.batch([...deploymentDependents(db, sql`(${d.id})`), db.delete(deployments).where(eq(deployments.id, d.id))]);
       return c.body(null, 204);
     },
   );

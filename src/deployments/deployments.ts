@@ -8,7 +8,8 @@ import { badRequest, validationFailed } from '../platform/errors';
 
 /** The event each requested status fires (Deployment#update_status!), and the states it leaves from. */
 const EVENTS: Record<string, { event: string; from: (s: string) => boolean }> = {
-  running: { event: 'run', from: (s) => s === 'created' || s === 'blocked' },
+  // A blocked deployment waits for its approvals, which unblock it to created (deployment-approvals.ts).
+  running: { event: 'run', from: (s) => s === 'created' },
   success: { event: 'succeed', from: (s) => s !== 'success' },
   failed: { event: 'drop', from: (s) => s !== 'failed' },
   canceled: { event: 'cancel', from: (s) => s !== 'canceled' },

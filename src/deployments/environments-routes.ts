@@ -15,6 +15,7 @@ import { ApiError, badRequest, forbidden, grapeError, recordNotFound, validation
 import { baseUrl, countUpToQuery, linkParamsFrom, MAX_COUNT, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
+import { deploymentDependents } from './cascade';
 import { isUniqueViolation } from '../platform/unique';
 import { g, params } from '../platform/validate';
 import { ACCESS, hasProjectLevel, requireProjectLevel } from '../projects/abilities';
@@ -215,7 +216,11 @@ export function mountEnvironments(r: Router) {
       if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, guards)) throw forbidden();
       checkUnmodifiedSince(c, env.updatedAt);
       // `has_many :all_deployments` goes with it (use_fast_destroy).
-      await db.batch([db.delete(deployments).where(eq(deployments.environmentId, env.id)), db.delete(environments).where(eq(environments.id, env.id))]);
+      await db.batch([
+        ...deploymentDependents(db, sql`(SELECT d.id FROM ${deployments} d WHERE d.environment_id = ${env.id})`),
+        db.delete(deployments).where(eq(deployments.environmentId, env.id)),
+        db.delete(environments).where(eq(environments.id, env.id)),
+      ]);
       return c.body(null, 204);
     },
   );

@@ -415,6 +415,9 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('reporter') },
   'PUT /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('developer'), body: { status: 'success' } },
   'DELETE /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('maintainer'), params: { deployment_id: 'deploymentToDelete' } },
+  // ee/lib/ee/api/deployments.rb: `authorize! :read_deployment`, then ApprovalService (its refusals are 400s).
+  'POST /api/v4/projects/:id/deployments/:deployment_id/approval': { rule: projectAuth('reporter'), body: { status: 'approved' } },
+  'GET /api/v4/projects/:id/deployments/:deployment_id/merge_requests': { rule: projectAuth('reporter') },
 
   // ---- environments (environments.rb: before { authenticate! }; read_environment Reporter+ on a private project,
   // create/update Developer+; stop needs only read_environment (StopService ignores a caller who may not stop);

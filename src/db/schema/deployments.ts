@@ -83,3 +83,34 @@ export const deployments = sqliteTable(
   },
   (t) => [uniqueIndex('deployments_project_iid').on(t.projectId, t.iid), index('deployments_environment').on(t.environmentId, t.id)],
 );
+
+/**
+ * Approvals of blocked deployments (EE `deployment_approvals`): one per user and approval rule (the
+ * rule is null when the protected environment counts approvals without rules), `approved` or `rejected`.
+ */
+export const deploymentApprovals = sqliteTable(
+  'deployment_approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    deploymentId: integer('deployment_id').notNull(),
+    userId: integer('user_id').notNull(),
+    /** The protected environment's approval entry this approval counts for (protected_environment_entries.id). */
+    approvalRuleId: integer('approval_rule_id'),
+    status: text('status').notNull(),
+    comment: text('comment'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [index('deployment_approvals_deployment').on(t.deploymentId, t.userId, t.approvalRuleId)],
+);
+
+/** The merge requests a successful deployment shipped (GitLab's `deployment_merge_requests`), with the environment so "already shipped here" is one index probe. */
+export const deploymentMergeRequests = sqliteTable(
+  'deployment_merge_requests',
+  {
+    deploymentId: integer('deployment_id').notNull(),
+    mergeRequestId: integer('merge_request_id').notNull(),
+    environmentId: integer('environment_id').notNull(),
+  },
+  (t) => [uniqueIndex('deployment_merge_requests_pk').on(t.deploymentId, t.mergeRequestId), index('deployment_merge_requests_env').on(t.environmentId, t.mergeRequestId)],
+);
