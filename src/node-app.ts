@@ -11,6 +11,7 @@ import { type Db, schema } from './db/client';
 import { filePathOf, libsqlFileClient } from './db/libsql-file';
 import { meterLibsql } from './db/round-trips';
 import type { Env } from './platform/env';
+import type { BlobStore } from './platform/blobs';
 import type { JobDeps } from './platform/jobs-consumer';
 import { inProcessJobs } from './platform/jobs-in-process';
 import { memoryRateLimiter } from './platform/rate-limiter';
@@ -26,7 +27,7 @@ export interface NodeAppOptions {
   env?: Env;
 }
 
-export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs> }> {
+export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & { db: Db; config: Config; jobs: ReturnType<typeof inProcessJobs>; blobs: BlobStore }> {
   // The test suite turns response checking and round-trip reporting on for every app it builds (vitest.node.config.ts).
   const env = opts.env ? { VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES, REPORT_ROUND_TRIPS: process.env.REPORT_ROUND_TRIPS, REPORT_REPEATED_READS: process.env.REPORT_REPEATED_READS, ...opts.env } : (process.env as unknown as Env);
   const config = loadConfig(env);
@@ -58,5 +59,5 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
   deps = { db, blobs, jobs, config };
   const assets = packageAssets({ [SCALAR_BUNDLE.urlPath]: SCALAR_BUNDLE });
   const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter(), assets });
-  return { ...created, db, config, jobs };
+  return { ...created, db, config, jobs, blobs };
 }

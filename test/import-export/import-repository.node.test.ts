@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, createUser, unique } from '../support';
+import { harnessApp } from '../harness/node';
 import { download, untar, waitForExport } from './export-support';
 import { uploadImport, waitForImport } from './import-support';
 import { exportTree, tarGz } from './tar-builder';
@@ -93,6 +94,14 @@ describe('import of project.bundle', () => {
     execFileSync('git', ['clone', '-q', '--mirror', join(out, 'p.bundle'), join(out, 'c')], { env: { ...process.env, HOME: out } });
     execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd: join(out, 'c'), env: { ...process.env, HOME: out } });
     expect(execFileSync('git', ['rev-list', '--all'], { cwd: join(out, 'c') }).toString().trim().split('\n').sort()).toEqual(ids);
+
+    // Deleting the project takes the raw commit objects with it, not only the file blobs.
+    const { blobs } = await harnessApp();
+    const rawKey = `repositories/${id}/${paris.id}`;
+    expect(await blobs.get(rawKey)).not.toBeNull();
+    expect((await api(`/projects/${id}`, { method: 'DELETE', token: t })).status).toBe(202);
+    expect(await blobs.get(rawKey)).toBeNull();
+    expect(await blobs.get(`repositories/${id}/${git(['rev-parse', 'main:a.txt'])}`)).toBeNull();
   });
 
   it('a submodule fails the repository relation only: the rest of the project imports', async () => {
