@@ -131,6 +131,9 @@ class Conn {
   private onFail: ((err: Error) => void) | null = null;
   busy = false;
   private dead = false;
+  /** Answers received on the current socket, and whether the pending request has seen any byte. */
+  private answered = 0;
+  private gotBytes = false;
 
   constructor(private port: number) {
     this.open();
@@ -140,7 +143,9 @@ class Conn {
     this.dead = false;
     this.parser = new ResponseParser();
     this.socket = net.connect({ port: this.port, host: '127.0.0.1', noDelay: true });
+    this.answered = 0;
     this.socket.on('data', (chunk) => {
+      this.gotBytes = true;
       for (const a of this.parser.answers(chunk)) {
         const cb = this.onDone;
         this.onDone = this.onFail = null;
@@ -168,14 +173,26 @@ class Conn {
     this.open();
   }
 
-  send(bytes: Buffer): Promise<Answer> {
+  send(bytes: Buffer, retried = false): Promise<Answer> {
     this.busy = true;
     if (this.dead) this.reopen();
+    // A kept-alive connection the server closes for idleness (Node's keepAliveTimeout) can close just
+    // as a request goes out on it. HTTP clients resend an idempotent request once on a fresh
+    // connection when a reused one fails before any byte of the answer (undici, urllib3); the
+    // generator does the same, so such a race is not counted as the server's error.
+    const reused = this.answered > 0;
+    this.gotBytes = false;
+    const idempotent = bytes.subarray(0, 5).toString() === 'GET /' || bytes.subarray(0, 6).toString() === 'HEAD /';
     return new Promise((resolve, reject) => {
-      this.onDone = resolve;
+      this.onDone = (a) => {
+        this.answered++;
+        resolve(a);
+      };
       this.onFail = (err) => {
+        const again = reused && !this.gotBytes && idempotent && !retried;
         this.reopen();
-        reject(err);
+        if (again) this.send(bytes, true).then(resolve, reject);
+        else reject(err);
       };
       this.socket.write(bytes);
     });
