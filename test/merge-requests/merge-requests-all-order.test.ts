@@ -91,6 +91,9 @@ describe('GET /merge_requests?scope=all', () => {
           paged.push(...(res.body as any[]).map((m) => m.id));
         }
         expect(paged).toEqual(ids);
+        // Past the end: no rows, the same total.
+        const past = await list(`order_by=${order}&sort=${sort}&per_page=2&page=4`);
+        expect([past.body, past.headers.get('x-total')]).toEqual([[], String(readable.size)]);
       });
     }
   }
