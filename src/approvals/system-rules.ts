@@ -86,6 +86,7 @@ function reportApproverStatements(db: Db, mrId: number | SQL, projectId: number,
     db
       .insert(approvalMergeRequestRules)
       // The table's columns in order: id, merge_request_id, name, approvals_required, rule_type, report_type, section, approval_project_rule_id, modified_from_project_rule, created_at, updated_at.
+      // (Its WHERE keeps SQLite from reading the upsert's ON as a join's.)
       .select(
         sql`SELECT NULL, ${mrId}, r.name, r.approvals_required, 'report_approver', r.report_type, NULL, r.id, 0, ${now}, ${now}
           FROM approval_project_rules r WHERE r.project_id = ${projectId} AND r.rule_type = 'report_approver' ORDER BY r.id`,
