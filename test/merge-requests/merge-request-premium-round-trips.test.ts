@@ -44,8 +44,11 @@ async function warmBranch() {
   return branch;
 }
 
+/** The merge request's rules by type and name (a rebuild may give them new ids). */
 const rulesOf = async (iid: number) =>
-  (await api(`${P}/merge_requests/${iid}/approval_rules`, { token: owner.token })).body.map((r: any) => [r.rule_type, r.name, r.users.map((u: any) => u.id), r.groups.map((g: any) => g.id)]);
+  (await api(`${P}/merge_requests/${iid}/approval_rules`, { token: owner.token })).body
+    .map((r: any) => [r.rule_type, r.name, r.users.map((u: any) => u.id), r.groups.map((g: any) => g.id)])
+    .sort((a: string[], b: string[]) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
 
 beforeAll(async () => {
   [owner, dev, reviewer] = await Promise.all([createUser(), createUser(), createUser()]);
