@@ -23,7 +23,7 @@ import { issueLinkStatements } from './issue-references';
 import { canCreateMergeRequest } from './merge-request-access';
 import { isDraftTitle, type MergeRequest, type MergeRequestRow, MergeRequestSchema } from './merge-request-entity';
 import { mergeRequestPresenterReads } from './merge-request-answer';
-import { repo } from './merge-request-repo';
+import { mergeFacts } from '../repository/repository';
 import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
 import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
@@ -106,7 +106,10 @@ export function mountMergeRequestCreate(r: Router) {
       if (!head) missing.push(`Source branch "${p.source_branch}" does not exist`);
       if (!targetHead) missing.push(`Target branch "${p.target_branch}" does not exist`);
       if (missing.length) throw new ApiError(422, { message: missing });
-      const base = await repo.mergeBase(c, project.id, targetHead!, head!);
+      // The merge base with the files of both heads and of the base, in one round trip when this
+      // isolate has not seen the heads (merge-facts.ts): kept per isolate, so the diff version, the
+      // system rules and the answer's merge status read nothing more.
+      const [{ base }] = await mergeFacts(db, [{ projectId: project.id, targetHead: targetHead!, head: head! }]);
       const version = await computeVersion(db, project.id, head, targetHead, base);
 
       const now = Date.now();

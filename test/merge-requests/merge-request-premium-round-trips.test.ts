@@ -5,8 +5,8 @@
  * its system rules and reads its approval state inside the write's batch; updating it (another target
  * branch, a title, reviewers) rebuilds them there too; reading it or its list stays within the read
  * budget. The round-trip budget test's create answers 409 (its branches have an open merge request
- * already), so it never reached this path. The caller is cached first, as the budget test does, and
- * the branches' merge facts are known to the isolate (a first merge request for them, closed).
+ * already), so it never reached this path. The caller is cached first, as the budget test does; the
+ * branches' merge base is new to the isolate (the create reads it with the files in one round trip).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, type TestUser, unique } from '../support';
@@ -34,13 +34,10 @@ async function measured(path: string, method: string, body?: unknown) {
   return api(path, { method, token: owner.token, body });
 }
 
-/** A branch with a file the CODEOWNERS file gives to the group, its merge facts known to this isolate (a first merge request for it, closed). */
-async function warmBranch() {
+/** A branch off main with a Markdown file (which the CODEOWNERS file gives to the group too). */
+async function newBranch() {
   const branch = unique('feat');
   await commit(branch, [file(`${branch}.md`)], 'main');
-  const first = await api(`${P}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('first') } });
-  expect(first.status).toBe(201);
-  expect((await api(`${P}/merge_requests/${first.body.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } })).body.state).toBe('closed');
   return branch;
 }
 
@@ -77,7 +74,7 @@ const expectedRules = () => [
 
 describe('merge requests of a Premium project with approval rules, within the round-trip budget', () => {
   it('POST creates the merge request, builds its code owner and report approver rules and answers its approval state in the write batch', async () => {
-    const branch = await warmBranch();
+    const branch = await newBranch();
     const res = await measured(`${P}/merge_requests`, 'POST', { source_branch: branch, target_branch: 'main', title: unique('MR') });
     expect(res.status).toBe(201);
     // Two approvals of the project rule are missing: the answer weighed the rules.
@@ -95,7 +92,7 @@ describe('merge requests of a Premium project with approval rules, within the ro
   });
 
   it('GET one merge request and the list read what they show within the read budget, the built rules rebuilt by neither', async () => {
-    const branch = await warmBranch();
+    const branch = await newBranch();
     const created = await api(`${P}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
     expect(created.status).toBe(201);
     await measured(`${P}/merge_requests/${created.body.iid}`, 'GET');
@@ -109,7 +106,7 @@ describe('merge requests of a Premium project with approval rules, within the ro
   });
 
   it('PUT with another target branch, a title and reviewers rebuilds the system rules in the write batch', async () => {
-    const branch = await warmBranch();
+    const branch = await newBranch();
     const created = await api(`${P}/merge_requests`, { token: owner.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
     expect(created.status).toBe(201);
     const M = `${P}/merge_requests/${created.body.iid}`;
