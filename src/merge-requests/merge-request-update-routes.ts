@@ -27,6 +27,7 @@ import { bothReads, canAdminMergeRequest, canUpdateMergeRequest, findReadableMer
 import { writeAndPresentMergeRequest } from './merge-request-answer';
 import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
 import { repo } from './merge-request-repo';
+import { mergeFacts } from '../repository/repository';
 import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
 import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
@@ -232,7 +233,12 @@ export function mountMergeRequestUpdate(r: Router) {
         if ((set.targetBranch !== undefined && open && !closing) || reopening) {
           const target = set.targetBranch ?? mr.targetBranch;
           const [head, start] = [heads.of(mr.sourceProjectId, mr.sourceBranch), heads.of(mr.projectId, target)];
-          if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
+          if (head && start) {
+            // The merge base with the files of both heads and of the base in one round trip when this
+            // isolate has not seen them (merge-facts.ts); the version and the rules' rebuild read none.
+            const [{ base }] = await mergeFacts(db, [{ projectId: mr.projectId, targetHead: start, head }]);
+            statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, base), now));
+          }
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
       }
