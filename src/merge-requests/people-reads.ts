@@ -18,7 +18,7 @@ import { projectLevelSql } from '../projects/abilities';
  */
 export const peopleNamedRead = (db: Db, projectId: SQL, ids: readonly number[], mrId?: SQL) =>
   db
-    .select({ id: users.id, username: users.username, state: users.state, isAdmin: users.isAdmin, external: users.external, level: projectLevelSql(users.id).as('level') })
+    .select({ id: users.id, username: users.username, state: users.state, isAdmin: users.isAdmin, external: users.external, level: projectLevelSql(sql`${users.id}`).as('level') })
     .from(users)
     .innerJoin(projects, sql`${projects.id} = ${projectId}`)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
