@@ -12,13 +12,16 @@ import type { Caller, UserRow } from '../platform/context';
 import { MAX_ASSIGNEES_OR_REVIEWERS } from '../issuables/issuable-fields';
 import { projectLevelSql } from '../projects/abilities';
 
+/** The outer user's id, qualified: inside the level's sub-selects an unqualified "id" is theirs. */
+const USER_ID = sql.raw('"users"."id"');
+
 /**
  * The users `ids` (and, with `mrId`, the merge request's assignees and reviewers) with their level in
  * the project `projectId` (SQL). Only the columns the checks ask (a batch serializes every column).
  */
 export const peopleNamedRead = (db: Db, projectId: SQL, ids: readonly number[], mrId?: SQL) =>
   db
-    .select({ id: users.id, username: users.username, state: users.state, isAdmin: users.isAdmin, external: users.external, level: projectLevelSql(sql`${users.id}`).as('level') })
+    .select({ id: users.id, username: users.username, state: users.state, isAdmin: users.isAdmin, external: users.external, level: projectLevelSql(USER_ID).as('level') })
     .from(users)
     .innerJoin(projects, sql`${projects.id} = ${projectId}`)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
