@@ -5,6 +5,7 @@ import type { MergeRequestApprovals } from '../merge-requests/approvals-port';
 import { mergeRequestApprovalsBeforeMergeStatement } from './rules';
 import { loadApprovalState, mergeRequestApproved, primeApprovalReads } from './state-loader';
 import { approvalPageReads, type ApprovalPageReads, primeApprovalPage } from './page-reads';
+import { type CodeOwnerCandidate, codeOwnersCandidatesRead, newMergeRequestSystemRules, systemRulesRebuildAt } from './system-rules';
 import { approvalStateReads, type ApprovalStateReads, primeApprovalState } from './state-reads';
 
 /** Where the assignees' read sits in approvalStateReads once the row and the heads are left out. */
@@ -32,6 +33,9 @@ export const mergeRequestApprovalsImpl: MergeRequestApprovals = {
     const list = approvalPageReads(c.var.db, ids, projectIds);
     return { list, prime: (mrs, results, heads) => primeApprovalPage(c, mrs, results as unknown as ApprovalPageReads, heads) };
   },
+  rulesReads: (db, projectId, targetBranch) => [codeOwnersCandidatesRead(db, projectId, targetBranch)],
+  createRules: (c, m, [candidates]) => newMergeRequestSystemRules(c, { ...m, candidates: candidates as CodeOwnerCandidate[] }),
+  rulesRebuild: (c, mr, heads, [candidates]) => systemRulesRebuildAt(c, mr, heads, candidates as CodeOwnerCandidate[] | undefined),
   primePage: (c, mrs, results, heads) => primeApprovalPage(c, mrs, results as unknown as ApprovalPageReads, heads),
   // ApprovalWrappedCodeOwnerRule#finalize!: code owner rules keep the approvals count they required
   // when merged, whatever the CODEOWNERS file or branch rules say later.

@@ -16,14 +16,11 @@ import type { AppEnv, Caller, UserRow } from '../platform/context';
 import type { Db } from '../db/client';
 import {
   approvalMergeRequestRules,
-  approvalMergeRequestRulesGroups,
-  approvalMergeRequestRulesUsers,
   approvalProjectRules,
   approvalProjectRulesGroups,
   approvalProjectRulesProtectedBranches,
   approvalProjectRulesUsers,
   approvals,
-  members,
   mergeRequestAssignees,
   mergeRequests,
   namespaces,

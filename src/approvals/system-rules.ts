@@ -16,12 +16,12 @@
  * when that changed, so a creation, a push, a merge into the target branch or a retargeting shows
  * on the next read, and a lost race heals on the one after.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalProjectRules, approvalMergeRequestRulesUsers, mergeRequests, repoCommitFiles } from '../db/schema';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, mergeRequests, repoCommitFiles } from '../db/schema';
 import { planAllows } from '../platform/plan';
 import { type CodeOwnerEntry, type CodeOwnersFile, CODEOWNERS_PATHS, entriesForPaths, parseCodeOwners } from './code-owners';
 import { codeOwnerRuleStatements } from './code-owner-rules';
@@ -37,6 +37,8 @@ export const systemRulesFeature = (c: Context<AppEnv>) => planAllows(c.var.confi
 
 const decoder = new TextDecoder();
 
+export type CodeOwnerCandidate = typeof repoCommitFiles.$inferSelect;
+
 /** Repository#code_owners_blob: the first of CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS at `sha`; a binary file owns nothing. */
 export async function codeOwnersFileAt(c: Context<AppEnv>, projectId: number, sha: string | null): Promise<CodeOwnersFile | null> {
   if (!sha) return null;
@@ -44,6 +46,11 @@ export async function codeOwnersFileAt(c: Context<AppEnv>, projectId: number, sh
   const found = await memo(c, `codeowners-candidates:${projectId}:${sha}`, () =>
     c.var.db.select().from(repoCommitFiles).where(and(eq(repoCommitFiles.projectId, projectId), eq(repoCommitFiles.commitSha, sha), inArray(repoCommitFiles.path, [...CODEOWNERS_PATHS]))).all(),
   );
+  return codeOwnersFileOf(c, projectId, found);
+}
+
+/** The CODEOWNERS file among the candidates read at one commit (the blob store holds its bytes). */
+async function codeOwnersFileOf(c: Context<AppEnv>, projectId: number, found: CodeOwnerCandidate[]): Promise<CodeOwnersFile | null> {
   for (const path of CODEOWNERS_PATHS) {
     const entry = found.find((f) => f.path === path);
     if (!entry) continue;
@@ -66,47 +73,72 @@ export async function entriesForChanges(c: Context<AppEnv>, projectId: number, f
   return entriesForPaths(file, await modifiedPaths(c.var.db, projectId, from, to));
 }
 
-/** The project's report approver rules with their users and groups, as statements copying them to the merge request. */
-async function reportApproverStatements(c: Context<AppEnv>, mrId: number, projectId: number, now: number): Promise<BatchItem<'sqlite'>[]> {
-  const db = c.var.db;
-  // The project's rules as this request already read them (the approval state's batch, state-reads.ts), else read here.
-  const config = peekMemo<{ projectRules: Pick<LoadedRule, 'id' | 'name' | 'ruleType' | 'reportType' | 'approvalsRequired'>[] }>(c, `approval-config:${projectId}`);
-  const rules = config
-    ? (await config).projectRules.filter((r) => r.ruleType === 'report_approver').sort((a, b) => a.id - b.id)
-    : await db
-        .select()
-        .from(approvalProjectRules)
-        .where(and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.ruleType, 'report_approver')))
-        .orderBy(approvalProjectRules.id)
-        .all();
-  const out: BatchItem<'sqlite'>[] = [];
-  for (const r of rules) {
-    out.push(
-      db
-        .insert(approvalMergeRequestRules)
-        .values({ mergeRequestId: mrId, name: r.name, ruleType: 'report_approver', reportType: r.reportType, approvalsRequired: r.approvalsRequired, approvalProjectRuleId: r.id, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [approvalMergeRequestRules.mergeRequestId, approvalMergeRequestRules.reportType],
-          targetWhere: sql.raw(`rule_type = 'report_approver'`),
-          set: { name: r.name, approvalsRequired: r.approvalsRequired, approvalProjectRuleId: r.id, updatedAt: now },
-        }),
-    );
-    const ruleId = sql<number>`(SELECT ${approvalMergeRequestRules.id} FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mrId} AND ${approvalMergeRequestRules.ruleType} = 'report_approver' AND ${approvalMergeRequestRules.reportType} = ${r.reportType})`;
-    out.push(
-      db.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, ruleId)),
-      db.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, ruleId)),
-      db.insert(approvalMergeRequestRulesUsers).select(sql`SELECT ${ruleId}, user_id FROM approval_project_rules_users WHERE approval_project_rule_id = ${r.id}`).onConflictDoNothing(),
-      db.insert(approvalMergeRequestRulesGroups).select(sql`SELECT ${ruleId}, group_id FROM approval_project_rules_groups WHERE approval_project_rule_id = ${r.id}`).onConflictDoNothing(),
-    );
-  }
-  return out;
+/**
+ * The project's report approver rules copied to the merge request with their users and groups
+ * (`mrId` may be a sub-select: a merge request the same batch creates), in SQL, so the copy needs no
+ * read of the project's rules first: one rule per report type, upserted in the project rules' order,
+ * its links replaced by its source's.
+ */
+function reportApproverStatements(db: Db, mrId: number | SQL, projectId: number, now: number): BatchItem<'sqlite'>[] {
+  const sources = sql`(SELECT r.id FROM approval_project_rules r WHERE r.project_id = ${projectId} AND r.rule_type = 'report_approver')`;
+  const copies = sql`(SELECT m.id FROM approval_merge_request_rules m WHERE m.merge_request_id = ${mrId} AND m.rule_type = 'report_approver' AND m.approval_project_rule_id IN ${sources})`;
+  return [
+    db
+      .insert(approvalMergeRequestRules)
+      // The table's columns in order: id, merge_request_id, name, approvals_required, rule_type, report_type, section, approval_project_rule_id, modified_from_project_rule, created_at, updated_at.
+      // (Its WHERE keeps SQLite from reading the upsert's ON as a join's.)
+      .select(
+        sql`SELECT NULL, ${mrId}, r.name, r.approvals_required, 'report_approver', r.report_type, NULL, r.id, 0, ${now}, ${now}
+          FROM approval_project_rules r WHERE r.project_id = ${projectId} AND r.rule_type = 'report_approver' ORDER BY r.id`,
+      )
+      .onConflictDoUpdate({
+        target: [approvalMergeRequestRules.mergeRequestId, approvalMergeRequestRules.reportType],
+        targetWhere: sql.raw(`rule_type = 'report_approver'`),
+        set: { name: sql`excluded.name`, approvalsRequired: sql`excluded.approvals_required`, approvalProjectRuleId: sql`excluded.approval_project_rule_id`, updatedAt: now },
+      }),
+    db.delete(approvalMergeRequestRulesUsers).where(sql`${approvalMergeRequestRulesUsers.ruleId} IN ${copies}`),
+    db.delete(approvalMergeRequestRulesGroups).where(sql`${approvalMergeRequestRulesGroups.ruleId} IN ${copies}`),
+    db
+      .insert(approvalMergeRequestRulesUsers)
+      .select(sql`SELECT m.id, l.user_id FROM approval_merge_request_rules m JOIN approval_project_rules_users l ON l.approval_project_rule_id = m.approval_project_rule_id WHERE m.id IN ${copies}`)
+      .onConflictDoNothing(),
+    db
+      .insert(approvalMergeRequestRulesGroups)
+      .select(sql`SELECT m.id, l.group_id FROM approval_merge_request_rules m JOIN approval_project_rules_groups l ON l.approval_project_rule_id = m.approval_project_rule_id WHERE m.id IN ${copies}`)
+      .onConflictDoNothing(),
+  ];
 }
 
-/** What the rules of an open merge request depend on. */
-async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: string; targetHead: string | null; head: string | null }> {
-  const [head, targetHead] = await Promise.all([memoBranchHead(c, mr.sourceProjectId, mr.sourceBranch), memoBranchHead(c, mr.projectId, mr.targetBranch)]);
-  const key = JSON.stringify([systemRulesFeature(c) ? 1 : 0, mr.targetBranch, targetHead, head ?? mr.headSha ?? null]);
-  return { key, targetHead, head: head ?? mr.headSha ?? null };
+/** What a merge request's system rules are built from (its `system_rules_synced_for` once built): the plan, the target branch and its head, the source head. */
+export const systemRulesKey = (c: Context<AppEnv>, targetBranch: string, targetHead: string | null, head: string | null) => JSON.stringify([systemRulesFeature(c) ? 1 : 0, targetBranch, targetHead, head]);
+
+/**
+ * The statements that make the system-written rules of the merge request `mrId` (a sub-select for
+ * one the same batch creates) those of the heads: the report approver copies and the code owner
+ * rules of the CODEOWNERS file (`file`, read at `targetHead`) owning what changed since the merge
+ * base (`base`, asked only when there is a file).
+ */
+async function rebuildStatements(
+  c: Context<AppEnv>,
+  mrId: number | SQL,
+  projectId: number,
+  heads: { targetHead: string | null; head: string | null; file: () => Promise<CodeOwnersFile | null>; base: () => Promise<string | null> },
+  now: number,
+): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  let entries: CodeOwnerEntry[] = [];
+  const reports: BatchItem<'sqlite'>[] = [];
+  if (systemRulesFeature(c)) {
+    reports.push(...reportApproverStatements(db, mrId, projectId, now));
+    // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
+    const { head, targetHead } = heads;
+    const file = head && targetHead ? await heads.file() : null;
+    if (file && head && targetHead) {
+      // The owners are resolved by the statements themselves (code-owner-rules.ts): no read here.
+      entries = entriesForPaths(file, await modifiedPaths(db, projectId, await heads.base(), head)).filter((e) => !e.exclusion);
+    }
+  }
+  return [...codeOwnerRuleStatements(db, mrId, projectId, entries, now), ...reports];
 }
 
 /**
@@ -118,29 +150,75 @@ async function syncKey(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ key: 
  */
 export async function systemRulesRebuild(c: Context<AppEnv>, mr: MergeRequestRow): Promise<{ writes: BatchItem<'sqlite'>[]; key: string } | null> {
   if (mr.state !== 'opened') return null;
-  const { key, targetHead, head } = await syncKey(c, mr);
+  const [head, targetHead] = await Promise.all([memoBranchHead(c, mr.sourceProjectId, mr.sourceBranch), memoBranchHead(c, mr.projectId, mr.targetBranch)]);
+  return systemRulesRebuildAt(c, mr, { head, targetHead });
+}
+
+/**
+ * systemRulesRebuild with the branch heads known (an update reads them in its first batch), and the
+ * CODEOWNERS candidates at the target head when read there too (codeOwnersCandidatesRead). `mr` is
+ * the merge request as the write will leave it (another target branch, reopened).
+ */
+export async function systemRulesRebuildAt(
+  c: Context<AppEnv>,
+  mr: MergeRequestRow,
+  heads: { head: string | null; targetHead: string | null },
+  candidates?: CodeOwnerCandidate[],
+): Promise<{ writes: BatchItem<'sqlite'>[]; key: string } | null> {
+  if (mr.state !== 'opened') return null;
+  const { targetHead } = heads;
+  const head = heads.head ?? mr.headSha ?? null;
+  const key = systemRulesKey(c, mr.targetBranch, targetHead, head);
   if (mr.systemRulesSyncedFor === key) return null;
   const db = c.var.db;
-  const now = Date.now();
-  let entries: CodeOwnerEntry[] = [];
-  const reports: BatchItem<'sqlite'>[] = [];
-  if (systemRulesFeature(c)) {
-    reports.push(...(await reportApproverStatements(c, mr.id, mr.projectId, now)));
-    // Gitlab::CodeOwners.entries_for_merge_request: none without a CODEOWNERS file on the target branch.
-    const file = head && targetHead ? await codeOwnersFileAt(c, mr.projectId, targetHead) : null;
-    if (file && head && targetHead) {
+  const rebuild = await rebuildStatements(
+    c,
+    mr.id,
+    mr.projectId,
+    {
+      targetHead,
+      head,
+      file: () => (candidates ? codeOwnersFileOf(c, mr.projectId, candidates) : codeOwnersFileAt(c, mr.projectId, targetHead)),
       // The merge base the last push stored with the merge request (merge-requests/refresh.ts) when it is for these heads.
-      const base = storedMergeFacts(mr, targetHead, head)?.base ?? (await mergeBase(db, mr.projectId, targetHead, head));
-      // The owners are resolved by the statements themselves (code-owner-rules.ts): no read here.
-      entries = entriesForPaths(file, await modifiedPaths(db, mr.projectId, base, head)).filter((e) => !e.exclusion);
-    }
-  }
+      base: async () => storedMergeFacts(mr, targetHead!, head!)?.base ?? (await mergeBase(db, mr.projectId, targetHead!, head!)),
+    },
+    Date.now(),
+  );
   const writes = [
-    ...codeOwnerRuleStatements(db, mr.id, mr.projectId, entries, now),
-    ...reports,
+    ...rebuild,
     // Only while it is still open: a merge finalizes the rules as they were.
     db.update(mergeRequests).set({ systemRulesSyncedFor: key }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
   ];
+  return { writes, key };
+}
+
+/** The CODEOWNERS candidates at the head of `targetBranch` (`projectId` SQL; the branch's name, or SQL), for the batch that reads what a merge request write needs. */
+export const codeOwnersCandidatesRead = (db: Db, projectId: SQL, targetBranch: string | SQL) =>
+  db
+    .select()
+    .from(repoCommitFiles)
+    .where(
+      and(
+        sql`${repoCommitFiles.projectId} = ${projectId}`,
+        sql`${repoCommitFiles.commitSha} = (SELECT b.commit_sha FROM repo_branches b WHERE b.project_id = ${projectId} AND b.name = ${targetBranch})`,
+        inArray(repoCommitFiles.path, [...CODEOWNERS_PATHS]),
+      ),
+    );
+
+/**
+ * The system-written rules of a merge request the same batch creates (`mrId` a sub-select), built
+ * as a push would build them (MergeRequests::CreateService's after_create sync), and the sync key
+ * its row is inserted with, so reading its rules afterwards rebuilds nothing. `candidates` are the
+ * CODEOWNERS candidates read at `targetHead` (codeOwnersCandidatesRead).
+ */
+export async function newMergeRequestSystemRules(
+  c: Context<AppEnv>,
+  m: { mrId: SQL; projectId: number; targetBranch: string; targetHead: string; head: string; base: string | null; candidates: CodeOwnerCandidate[]; now: number },
+): Promise<{ writes: BatchItem<'sqlite'>[]; key: string }> {
+  const key = systemRulesKey(c, m.targetBranch, m.targetHead, m.head);
+  // Without the features there is nothing to build (nor, on a new merge request, to delete).
+  if (!systemRulesFeature(c)) return { writes: [], key };
+  const writes = await rebuildStatements(c, m.mrId, m.projectId, { targetHead: m.targetHead, head: m.head, file: () => codeOwnersFileOf(c, m.projectId, m.candidates), base: async () => m.base }, m.now);
   return { writes, key };
 }
 

@@ -25,7 +25,7 @@ export interface MergeRequestApprovals {
    * batch that finds it, and `prime`, which seeds the read memo with their results (inside
    * withReadMemo) so `approved` then reads nothing.
    */
-  stateReads?(c: Context<AppEnv>, caller: Caller, projectId: SQL, iid: number): { list: readonly BatchItem<'sqlite'>[]; prime: (mr: MergeRequestRow, results: readonly unknown[]) => void };
+  stateReads?(c: Context<AppEnv>, caller: Caller, projectId: SQL, iid: number | SQL): { list: readonly BatchItem<'sqlite'>[]; prime: (mr: MergeRequestRow, results: readonly unknown[]) => void };
   /**
    * Optional: `stateReads`' statements for a batch built once per Db (db/prepared.ts cachedQueries:
    * `projectId` and `iid` may be placeholders), without the merge request's branch heads and
@@ -40,6 +40,27 @@ export interface MergeRequestApprovals {
    * being the branch heads the presenter read (`projectId:branch` -> sha).
    */
   pageReads?(c: Context<AppEnv>, ids: SQL, projectIds: SQL): { list: readonly BatchItem<'sqlite'>[]; prime: (mrs: readonly MergeRequestRow[], results: readonly unknown[], heads: ReadonlyMap<string, string>) => void };
+  /**
+   * Optional: what building the system-written rules of a merge request reads (`projectId` SQL, its
+   * target branch: a name, or SQL), for the batch that finds the project (create) or the merge request (update).
+   */
+  rulesReads?(db: Db, projectId: SQL, targetBranch: string | SQL): readonly BatchItem<'sqlite'>[];
+  /**
+   * Optional: the statements building the system-written rules (code owner, report approver) of the
+   * merge request the create's batch inserts (`mrId` a sub-select), from `rulesReads`' results, and
+   * the sync key its row is inserted with, so presenting it rebuilds nothing.
+   */
+  createRules?(
+    c: Context<AppEnv>,
+    m: { mrId: SQL; projectId: number; targetBranch: string; targetHead: string; head: string; base: string | null; now: number },
+    results: readonly unknown[],
+  ): Promise<{ writes: BatchItem<'sqlite'>[]; key: string }>;
+  /**
+   * Optional: the statements rebuilding the system-written rules of `mr` as a write will leave it
+   * (another target branch, reopened) when what they were built from changes, for the write's batch
+   * (after its update of the row), with `heads` and `rulesReads`' results read before; null when current.
+   */
+  rulesRebuild?(c: Context<AppEnv>, mr: MergeRequestRow, heads: { head: string | null; targetHead: string | null }, results: readonly unknown[]): Promise<{ writes: BatchItem<'sqlite'>[] } | null>;
   /** Optional: `pageReads(…).prime` without building the statements (a caller that built them once, db/prepared.ts, needs only this). */
   primePage?(c: Context<AppEnv>, mrs: readonly MergeRequestRow[], results: readonly unknown[], heads: ReadonlyMap<string, string>): void;
 }

@@ -27,7 +27,14 @@ export type AnswerOptions = Omit<PresentMrOptions, 'full' | 'project' | 'approva
  * batch's results with nothing more to read. `one` (a single merge request's project and iid) adds
  * its approval state's reads; without it the approvals are read when presenting (one batch per page).
  */
-export function mergeRequestPresenterReads(c: Context<AppEnv>, caller: Caller, ids: readonly number[] | SQL, o: Omit<PresentMrOptions, 'approvalsPrimed' | 'approved'>, one?: { projectId: number; iid: number }) {
+export function mergeRequestPresenterReads(
+  c: Context<AppEnv>,
+  caller: Caller,
+  ids: readonly number[] | SQL,
+  o: Omit<PresentMrOptions, 'approvalsPrimed' | 'approved'>,
+  /** `iid` SQL: the merge request the same batch creates (its iid the counter the batch moved). */
+  one?: { projectId: number; iid: number | SQL },
+) {
   const approvals = one ? mergeRequestApprovals.get().stateReads?.(c, caller, sql`${one.projectId}`, one.iid) : undefined;
   const own = flattenReads(presenterReads(c.var.db, caller, Array.isArray(ids) ? idsOfPage(ids) : (ids as SQL), readOptions({ ...o, approvalsPrimed: approvals !== undefined })));
   return {
@@ -35,7 +42,7 @@ export function mergeRequestPresenterReads(c: Context<AppEnv>, caller: Caller, i
     // One read memo around the priming and the presentation: the approval state's results serve both.
     present: (results: readonly unknown[], rows: MergeRequestRow[]) =>
       withReadMemo(c, async () => {
-        const primed = approvals !== undefined && rows.length === 1 && rows[0].iid === one?.iid && rows[0].projectId === one.projectId;
+        const primed = approvals !== undefined && rows.length === 1 && rows[0].projectId === one?.projectId && (typeof one.iid !== 'number' || rows[0].iid === one.iid);
         if (primed) approvals.prime(rows[0], results.slice(own.list.length));
         return presentMergeRequests(c, caller, rows, { ...o, approvalsPrimed: primed }, own.unflatten(results.slice(0, own.list.length)));
       }),

@@ -23,9 +23,10 @@ import { issueLinkStatements } from './issue-references';
 import { canCreateMergeRequest } from './merge-request-access';
 import { isDraftTitle, type MergeRequest, type MergeRequestRow, MergeRequestSchema } from './merge-request-entity';
 import { mergeRequestPresenterReads } from './merge-request-answer';
-import { repo } from './merge-request-repo';
+import { mergeFacts } from '../repository/repository';
 import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
-import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
 import { createMergeRequestParams } from './merge-requests-params';
 
 const TAGS = ['merge_requests'];
@@ -35,28 +36,43 @@ export function mountMergeRequestCreate(r: Router) {
     { method: 'POST', path: '/projects/:id/merge_requests', summary: 'Create a merge request', tags: TAGS, params: createMergeRequestParams, responses: { 201: MergeRequestSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      // The project, another open request for the branches and both branch heads in one round trip;
-      // the writes and the answer's reads in one more.
-      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [
-        c.var.db
-          .select({ iid: mergeRequests.iid })
-          .from(mergeRequests)
-          .where(
-            and(
-              eq(mergeRequests.projectId, pid as unknown as number),
-              eq(mergeRequests.sourceProjectId, pid as unknown as number),
-              eq(mergeRequests.sourceBranch, p.source_branch),
-              eq(mergeRequests.targetBranch, p.target_branch),
-              inArray(mergeRequests.state, ['opened', 'locked']),
-            ),
-          )
-          .limit(1),
-        c.var.db
-          .select({ name: repoBranches.name, sha: repoBranches.commitSha })
-          .from(repoBranches)
-          .where(and(eq(repoBranches.projectId, pid as unknown as number), inArray(repoBranches.name, [p.source_branch, p.target_branch]))),
-      ]);
-      const [otherOpen, branchRows] = pr.reads;
+      const premium = planAllows(c.var.config, 'premium');
+      const approvals = mergeRequestApprovals.get();
+      const askedAssignees = requestedAssignees(p, premium);
+      const askedReviewers = p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1);
+      const named = [...(askedAssignees ?? []), ...(askedReviewers ?? [])].filter((id) => id > 0);
+      // The project, another open request for the branches, both branch heads, what the system
+      // approval rules are built from (Premium) and the users it names with their level in one round
+      // trip; the writes, the rules' build and the answer's reads (its approval state too) in one more.
+      let ruleReadCount = 0;
+      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => {
+        const ruleList = premium ? (approvals.rulesReads?.(c.var.db, pid, p.target_branch) ?? []) : [];
+        ruleReadCount = ruleList.length;
+        return [
+          c.var.db
+            .select({ iid: mergeRequests.iid })
+            .from(mergeRequests)
+            .where(
+              and(
+                eq(mergeRequests.projectId, pid as unknown as number),
+                eq(mergeRequests.sourceProjectId, pid as unknown as number),
+                eq(mergeRequests.sourceBranch, p.source_branch),
+                eq(mergeRequests.targetBranch, p.target_branch),
+                inArray(mergeRequests.state, ['opened', 'locked']),
+              ),
+            )
+            .limit(1),
+          c.var.db
+            .select({ name: repoBranches.name, sha: repoBranches.commitSha })
+            .from(repoBranches)
+            .where(and(eq(repoBranches.projectId, pid as unknown as number), inArray(repoBranches.name, [p.source_branch, p.target_branch]))),
+          ...ruleList,
+          ...(named.length ? [peopleNamedRead(c.var.db, pid, named)] : []),
+        ] as const;
+      });
+      const [otherOpen, branchRows, ...more] = pr.reads;
+      const ruleReads = more.slice(0, ruleReadCount);
+      const people = (more[ruleReadCount] ?? []) as unknown as PersonNamed[];
       // `authorize! :create_merge_request_from, user_project`.
       if (!canCreateMergeRequest(caller, pr.project, pr.level)) throw forbidden();
       const db = c.var.db;
@@ -71,10 +87,9 @@ export function mountMergeRequestCreate(r: Router) {
           throw new ApiError(422, { message: ['Source project is not a fork of the target project'] });
       }
 
-      const premium = planAllows(c.var.config, 'premium');
       const errors = {
         ...textErrors({ title: p.title, description: p.description }),
-        ...assigneeCountErrors({ assignees: requestedAssignees(p, premium), reviewers: premium ? p.reviewer_ids : p.reviewer_ids?.slice(0, 1) }),
+        ...assigneeCountErrors({ assignees: askedAssignees, reviewers: askedReviewers }),
       };
       if (Object.keys(errors).length) throw validationFailed(errors);
       // MergeRequest#validate_branches.
@@ -91,14 +106,17 @@ export function mountMergeRequestCreate(r: Router) {
       if (!head) missing.push(`Source branch "${p.source_branch}" does not exist`);
       if (!targetHead) missing.push(`Target branch "${p.target_branch}" does not exist`);
       if (missing.length) throw new ApiError(422, { message: missing });
-      const base = await repo.mergeBase(c, project.id, targetHead!, head!);
+      // The merge base with the files of both heads and of the base, in one round trip when this
+      // isolate has not seen the heads (merge-facts.ts): kept per isolate, so the diff version, the
+      // system rules and the answer's merge status read nothing more.
+      const [{ base }] = await mergeFacts(db, [{ projectId: project.id, targetHead: targetHead!, head: head! }]);
       const version = await computeVersion(db, project.id, head, targetHead, base);
 
       const now = Date.now();
       // Assignees and reviewers must be able to read the project's merge requests.
       const mayReadMergeRequests = (u: Caller, level: number) => canReadMergeRequests(u, project, level);
-      const assigneeIds = (await assignableUsers(c, project, namespace, requestedAssignees(p, premium), mayReadMergeRequests)) ?? [];
-      const reviewerIds = (await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), mayReadMergeRequests)) ?? [];
+      const assigneeIds = assignableFrom(people, askedAssignees, mayReadMergeRequests) ?? [];
+      const reviewerIds = assignableFrom(people, askedReviewers, mayReadMergeRequests) ?? [];
       const milestoneId = p.milestone_id ? ((await findProjectAssignableMilestone(db, project, namespace, p.milestone_id))?.id ?? null) : null;
       const labelTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
       const labels = labelTitles.length ? await findOrBuildProjectLabels(db, project, namespace, labelTitles, now) : null;
@@ -108,6 +126,9 @@ export function mountMergeRequestCreate(r: Router) {
       const mrIdSql = sql<number>`(select ${mergeRequests.id} from ${mergeRequests} where ${mergeRequests.projectId} = ${P} and ${mergeRequests.iid} = ${iidSql})`;
       const links = await issueLinkStatements(c, user, project, namespace, p.description, mrIdSql, now, false);
       const allowCollaboration = p.allow_collaboration ?? p.allow_maintainer_to_push ?? false;
+      // MergeRequests::CreateService's after_create sync of the code owner and report approver rules,
+      // built in the same batch, the row inserted with what they were built from (system-rules.ts).
+      const rules = await approvals.createRules?.(c, { mrId: mrIdSql, projectId: P, targetBranch: p.target_branch, targetHead: targetHead!, head: head!, base, now }, ruleReads);
 
       const statements: BatchItem<'sqlite'>[] = [
         ...(labels?.inserts ?? []),
@@ -134,6 +155,7 @@ export function mountMergeRequestCreate(r: Router) {
           headSha: head,
           baseSha: base,
           startSha: targetHead,
+          systemRulesSyncedFor: rules?.key ?? null,
           createdAt: now,
           updatedAt: now,
         }),
@@ -144,7 +166,8 @@ export function mountMergeRequestCreate(r: Router) {
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
         ...links,
         // DeprecatedApprovalsBeforeMerge (EE): the merge request's any_approver rule.
-        ...(premium && p.approvals_before_merge !== undefined ? [mergeRequestApprovals.get().approvalsBeforeMerge(db, mrIdSql, p.approvals_before_merge, now)] : []),
+        ...(premium && p.approvals_before_merge !== undefined ? [approvals.approvalsBeforeMerge(db, mrIdSql, p.approvals_before_merge, now)] : []),
+        ...(rules?.writes ?? []),
         // TodoService#new_merge_request: assignees (assigned) and reviewers (review requested), not the author.
         ...assigneeIds
           .filter((id) => id !== user.id)
@@ -153,9 +176,10 @@ export function mountMergeRequestCreate(r: Router) {
           .filter((id) => id !== user.id)
           .map((userId) => db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'MergeRequest', targetId: mrIdSql, action: TODO_REVIEW_REQUESTED, state: 'pending', createdAt: now, updatedAt: now })),
       ];
-      // The answer's reads end the batch: the new row by its iid (the counter the batch just moved).
+      // The answer's reads end the batch: the new row by its iid (the counter the batch just moved),
+      // with its approval state (the rules just built), so presenting it reads nothing more.
       const newIds = sql`(SELECT m.id FROM merge_requests m WHERE m.project_id = ${P} AND m.iid = ${iidSql})`;
-      const answer = mergeRequestPresenterReads(c, caller, newIds, { full: true, project });
+      const answer = mergeRequestPresenterReads(c, caller, newIds, { full: true, project }, { projectId: P, iid: iidSql });
       const row = db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, P), eq(mergeRequests.iid, iidSql))).limit(1);
       let results: unknown[];
       try {

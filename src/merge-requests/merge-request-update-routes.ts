@@ -7,7 +7,7 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
-import { labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, todos, users } from '../db/schema';
+import { labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, todos } from '../db/schema';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../issuables/system-notes';
 import { resolveTodosForTarget, TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
 import type { AppEnv } from '../platform/context';
@@ -27,8 +27,10 @@ import { bothReads, canAdminMergeRequest, canUpdateMergeRequest, findReadableMer
 import { writeAndPresentMergeRequest } from './merge-request-answer';
 import { draftlessTitle, isDraftTitle, MergeRequestSchema, type MergeRequestRow } from './merge-request-entity';
 import { repo } from './merge-request-repo';
+import { mergeFacts } from '../repository/repository';
 import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from './merge-request-writes';
-import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
 import { canReadMergeRequests } from '../projects/abilities';
 import { updateMergeRequestParams } from './merge-requests-params';
 
@@ -41,10 +43,22 @@ export function mountMergeRequestUpdate(r: Router) {
       const user = requireUser(caller);
       const db = c.var.db;
       // The merge request with what the checks read (assignees and reviewers, branch heads, labels,
-      // another open request for the branches) in the project's round trip; the writes and the answer
-      // in one more (writeAndPresentMergeRequest).
+      // another open request for the branches, the users named with their level, what the system
+      // approval rules are built from) in the project's round trip; the writes, the rules' rebuild and
+      // the answer in one more (writeAndPresentMergeRequest).
       const labelsAsked = p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined;
       const branchesAsked = p.state_event === 'reopen' || p.target_branch !== undefined;
+      const premium = planAllows(c.var.config, 'premium');
+      const approvals = mergeRequestApprovals.get();
+      // "Set to 0 or provide an empty value to unassign all": CommaSeparatedToIntegerArray turns ''
+      // into [] (the shared validator drops blank optionals before coercion).
+      const raw = await requestParams(c);
+      if (raw.assignee_ids === '' && p.assignee_ids === undefined && p.assignee_id === undefined) p.assignee_ids = [];
+      if (raw.reviewer_ids === '' && p.reviewer_ids === undefined) p.reviewer_ids = [];
+      const askedAssignees = requestedAssignees(p, premium);
+      const askedReviewers = p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1);
+      // The users named, with their level, and those they replace (for the system notes' usernames).
+      const peopleAsked = askedAssignees !== undefined || askedReviewers !== undefined;
       const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, pid) => {
         const more = {
           list: [
@@ -57,8 +71,16 @@ export function mountMergeRequestUpdate(r: Router) {
                   AND (${mergeRequests.sourceBranch}, ${mergeRequests.targetBranch}) IN (SELECT m.source_branch, coalesce(${p.target_branch ?? null}, m.target_branch) FROM merge_requests m WHERE m.id = ${mrId})`,
               )
               .limit(1),
+            ...(peopleAsked ? [peopleNamedRead(db, pid, [...(askedAssignees ?? []), ...(askedReviewers ?? [])].filter((id) => id > 0), mrId)] : []),
+            // What the system approval rules are built from at the target branch, for their rebuild in the write's batch.
+            ...(premium ? (approvals.rulesReads?.(db, pid, sql`coalesce(${p.target_branch ?? null}, (SELECT m.target_branch FROM merge_requests m WHERE m.id = ${mrId}))`) ?? []) : []),
           ] as BatchItem<'sqlite'>[],
-          unflatten: (r: readonly unknown[]) => ({ labelIds: (r[0] as { labelId: number }[]).map((l) => l.labelId), otherOpen: (r[1] as { iid: number }[])[0]?.iid }),
+          unflatten: (r: readonly unknown[]) => ({
+            labelIds: (r[0] as { labelId: number }[]).map((l) => l.labelId),
+            otherOpen: (r[1] as { iid: number }[])[0]?.iid,
+            people: (peopleAsked ? r[2] : []) as PersonNamed[],
+            rulesRead: r.slice(peopleAsked ? 3 : 2),
+          }),
         };
         return bothReads(bothReads(peopleReads(db, mrId), headReads(db, mrId, p.target_branch)), more);
       });
@@ -71,13 +93,12 @@ export function mountMergeRequestUpdate(r: Router) {
       };
       if (!canUpdateMergeRequest(caller, project, level, mr, assigneesBefore)) throw forbidden();
       const now = Date.now();
-      const premium = planAllows(c.var.config, 'premium');
       const admin = canAdminMergeRequest(caller, project, level);
       const open = mr.state === 'opened' || mr.state === 'locked';
 
       const errors = {
         ...textErrors({ title: p.title, description: p.description }),
-        ...(admin ? assigneeCountErrors({ assignees: requestedAssignees(p, premium), reviewers: premium ? p.reviewer_ids : p.reviewer_ids?.slice(0, 1) }) : {}),
+        ...(admin ? assigneeCountErrors({ assignees: askedAssignees, reviewers: askedReviewers }) : {}),
       };
       if (Object.keys(errors).length) throw validationFailed(errors);
 
@@ -135,20 +156,15 @@ export function mountMergeRequestUpdate(r: Router) {
       }
 
       const statements: BatchItem<'sqlite'>[] = [];
-      // "Set to 0 or provide an empty value to unassign all": CommaSeparatedToIntegerArray turns ''
-      // into [] (the shared validator drops blank optionals before coercion).
-      const raw = await requestParams(c);
-      if (raw.assignee_ids === '' && p.assignee_ids === undefined && p.assignee_id === undefined) p.assignee_ids = [];
-      if (raw.reviewer_ids === '' && p.reviewer_ids === undefined) p.reviewer_ids = [];
+      const names = new Map(known.people.map((u) => [u.id, u.username]));
       if (admin) {
         // Assignees.
-        const next = await assignableUsers(c, project, namespace, requestedAssignees(p, premium), (u, level) => canReadMergeRequests(u, project, level));
+        const next = assignableFrom(known.people, askedAssignees, (u, level) => canReadMergeRequests(u, project, level));
         if (next !== undefined && next.join() !== assigneesBefore.join()) {
           const added = next.filter((id) => !assigneesBefore.includes(id));
           const removed = assigneesBefore.filter((id) => !next.includes(id));
           statements.push(db.delete(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mr.id)));
           next.forEach((userId, position) => statements.push(db.insert(mergeRequestAssignees).values({ mergeRequestId: mr.id, userId, position, createdAt: now })));
-          const names = await usernames(c, [...added, ...removed]);
           const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
           if (body) noteBodies.push(body);
           for (const userId of added.filter((id) => id !== user.id))
@@ -156,7 +172,7 @@ export function mountMergeRequestUpdate(r: Router) {
         }
         // Reviewers.
         const reviewersBefore = people.reviewerIds;
-        const nextReviewers = await assignableUsers(c, project, namespace, p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1), (u, level) => canReadMergeRequests(u, project, level));
+        const nextReviewers = assignableFrom(known.people, askedReviewers, (u, level) => canReadMergeRequests(u, project, level));
         if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
           const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
           const removed = reviewersBefore.filter((id) => !nextReviewers.includes(id));
@@ -169,7 +185,6 @@ export function mountMergeRequestUpdate(r: Router) {
                 .onConflictDoUpdate({ target: [mergeRequestReviewers.mergeRequestId, mergeRequestReviewers.userId], set: { position } }),
             ),
           );
-          const names = await usernames(c, [...added, ...removed]);
           const body = reviewersNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
           if (body) noteBodies.push(body);
           for (const userId of added.filter((id) => id !== user.id))
@@ -200,7 +215,7 @@ export function mountMergeRequestUpdate(r: Router) {
       }
       if (premium && p.approvals_before_merge !== undefined && p.approvals_before_merge !== mr.approvalsBeforeMerge) {
         set.approvalsBeforeMerge = p.approvals_before_merge;
-        statements.push(mergeRequestApprovals.get().approvalsBeforeMerge(db, mr.id, p.approvals_before_merge, now));
+        statements.push(approvals.approvalsBeforeMerge(db, mr.id, p.approvals_before_merge, now));
       }
       if (set.description !== undefined) statements.push(...(await issueLinkStatements(c, user, project, namespace, set.description, mr.id, now, true)));
 
@@ -218,20 +233,31 @@ export function mountMergeRequestUpdate(r: Router) {
         if ((set.targetBranch !== undefined && open && !closing) || reopening) {
           const target = set.targetBranch ?? mr.targetBranch;
           const [head, start] = [heads.of(mr.sourceProjectId, mr.sourceBranch), heads.of(mr.projectId, target)];
-          if (head && start) statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, await repo.mergeBase(c, mr.projectId, start, head)), now));
+          if (head && start) {
+            // The merge base with the files of both heads and of the base in one round trip when this
+            // isolate has not seen them (merge-facts.ts); the version and the rules' rebuild read none.
+            const [{ base }] = await mergeFacts(db, [{ projectId: mr.projectId, targetHead: start, head }]);
+            statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, base), now));
+          }
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
       }
+      // The system approval rules (code owner, report approver) follow the target branch and its head:
+      // rebuilt after the update in its batch when stale for the merge request as it leaves it (another
+      // target, reopened, or a push since they were built), so presenting the answer rebuilds nothing.
+      const after = { ...mr, ...set } as MergeRequestRow;
+      const rules = await approvals.rulesRebuild?.(c, after, { head: heads.of(mr.sourceProjectId, mr.sourceBranch), targetHead: heads.of(mr.projectId, after.targetBranch) }, known.rulesRead);
+      const writes = [...(changedSomething ? statements : []), ...(rules?.writes ?? [])];
       // A draft marked ready may complete a pending automatic merge (AutoMergeProcessWorker): the
       // update first, then the merge, then the answer.
       const autoMerge = changedSomething && mr.mergeWhenPipelineSucceeds && set.draft === false;
       try {
         if (autoMerge) {
-          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+          await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
           await autoMergeIfReady(c, mr.id);
         }
         // The writes (if any) and the answer's reads in one round trip.
-        return c.json(await writeAndPresentMergeRequest(c, caller, found, changedSomething && !autoMerge ? statements : []));
+        return c.json(await writeAndPresentMergeRequest(c, caller, found, autoMerge ? [] : writes));
       } catch (err) {
         if (isUniqueViolation(err, 'source_branch') || isUniqueViolation(err, 'merge_requests_open_branches')) {
           await assertNoOpenMergeRequest(c, project.id, mr.sourceBranch, set.targetBranch ?? mr.targetBranch, mr.id);
@@ -248,16 +274,6 @@ async function liveRefs(c: Context<AppEnv>, mr: MergeRequestRow, heads: { source
   const { source: head, target } = heads;
   const base = head && target ? await repo.mergeBase(c, mr.projectId, target, head) : null;
   return { head, target, base };
-}
-
-/** Usernames by id, for the system notes. */
-async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  for (let i = 0; i < ids.length; i += 90) {
-    const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(i, i + 90))).all();
-    for (const u of rows) out.set(u.id, u.username);
-  }
-  return out;
 }
 
 /** SystemNotes::IssuablesService#change_issuable_reviewers. */

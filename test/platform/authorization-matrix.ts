@@ -298,7 +298,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/merge_requests': { rule: signedIn },
   'GET /api/v4/groups/:id/merge_requests': { rule: groupGet('guest') },
   'GET /api/v4/projects/:id/merge_requests': { rule: projectGet('reporter') },
-  'POST /api/v4/projects/:id/merge_requests': { rule: projectAuth('developer'), body: { title: 'dup', source_branch: 'feature', target_branch: 'main' } },
+  // The first caller let through creates it (route-world.ts `mx-create`), the next ones get the 409 of an open one.
+  'POST /api/v4/projects/:id/merge_requests': { rule: projectAuth('developer'), body: { title: 'mx', source_branch: 'mx-create', target_branch: 'main' } },
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectGet('reporter') },
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: projectAuth('developer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid': { rule: { ...projectAuth('owner'), guest: NF_NOT_FOUND }, params: { merge_request_iid: 'mrToDelete' } },

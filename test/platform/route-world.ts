@@ -64,6 +64,10 @@ export async function buildWorld(): Promise<void> {
   world.mr = await mergeRequest(pid, 'feature');
   world.mrToMerge = await mergeRequest(pid, 'feature2');
   world.mrToDelete = await mergeRequest(pid, 'feature3');
+  // A branch with a commit and no merge request: the matrix's create opens one from it (a create
+  // from `feature` answers 409 and never reached the approval rules' build and the answer's reads).
+  ok('branch', await api(`/projects/${pid}/repository/branches`, { token: tokens.owner, body: { branch: 'mx-create', ref: 'main' } }));
+  await commit(pid, 'mx-create', 'mx-create.txt');
   for (const b of ['to-delete', 'prot', 'prot-del']) ok('branch', await api(`/projects/${pid}/repository/branches`, { token: tokens.owner, body: { branch: b, ref: 'main' } }));
   for (const b of ['prot', 'prot-del']) ok('protect', await api(`/projects/${pid}/protected_branches`, { token: tokens.owner, body: { name: b } }));
   const versions = ok('versions', await api(`/projects/${pid}/merge_requests/${world.mr}/versions`, { token: tokens.owner }), 200) as { id: number }[];
