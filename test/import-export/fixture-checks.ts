@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 /**
- * The GitLab fixture export (../shared/fixtures/gitlab-export-complex/) as the tests see it: its files
+ * The GitLab fixture export (a copy of ../shared/fixtures/gitlab-export-complex/ in test/fixtures/gitlab-export/,
+ * so a clone tests alone) as the tests see it: its files
  * as text (bundled by vite, so workerd has them too), the archive rebuilt from them, and the checks
  * of an import of it, with every expected value read from the tree itself.
  */
@@ -9,8 +10,8 @@ import { api, createUser, unique } from '../support';
 import { tarGz } from './tar-builder';
 import { uploadImport, waitForImport } from './import-support';
 
-const PREFIX = '../../../shared/fixtures/gitlab-export-complex/';
-const files = import.meta.glob('../../../shared/fixtures/gitlab-export-complex/**/*', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const PREFIX = '../fixtures/gitlab-export/gitlab-export-complex/';
+const files = import.meta.glob('../fixtures/gitlab-export/gitlab-export-complex/**/*', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 /** Archive path (`tree/project.json`) -> text. */
 export const TREE: Record<string, string> = Object.fromEntries(Object.entries(files).map(([k, v]) => [k.slice(PREFIX.length), v]));
 
