@@ -44,9 +44,9 @@ describe('bench scenarios', () => {
   const list = scenarios(manifest);
   const byId = Object.fromEntries(list.map((s) => [s.id, s]));
 
-  it('covers the bare route, /user, issue get, lists, /issues for both callers, merge requests, approvals and creation', () => {
-    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr', 'approve', 'runner', 'create']);
-    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'create']);
+  it('covers the bare route, /user, issue get, lists, /issues and merge requests for both callers, merge requests, approvals, runners, import/export and creation', () => {
+    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'mr', 'approve', 'runner', 'import_export', 'create']);
+    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'import_export', 'create']);
     expect(byId.mr_list.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/merge_requests', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.bare.next()).toEqual({ method: 'GET', path: '/__bench/hello' });
     expect(byId.all_admin.next().headers).toEqual({ 'PRIVATE-TOKEN': 'root-token' });
