@@ -4,17 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fsBlobs } from '../../src/platform/fs-blobs';
+import { chunks } from './stream-chunks';
 
-const chunks = (n: number, size: number, failAt?: number) => {
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      if (i === failAt) return ctrl.error(new Error('writer failed'));
-      if (i === n) return ctrl.close();
-      ctrl.enqueue(new Uint8Array(size).fill(i++ % 256));
-    },
-  });
-};
 
 describe('fsBlobs streams', () => {
   it('stores a stream of unknown length with its content type', async () => {

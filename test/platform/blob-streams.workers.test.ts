@@ -2,17 +2,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { r2Blobs } from '../../src/platform/blobs';
+import { chunks } from './stream-chunks';
 
-const chunks = (n: number, size: number, failAt?: number) => {
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      if (i === failAt) return ctrl.error(new Error('writer failed'));
-      if (i === n) return ctrl.close();
-      ctrl.enqueue(new Uint8Array(size).fill(i++ % 256));
-    },
-  });
-};
 
 describe('r2Blobs streams', () => {
   const bucket = (env as unknown as { BLOBS: R2Bucket }).BLOBS;
