@@ -45,9 +45,12 @@ export const pomXml: LockfileFormat = {
         if (text(parent[key]) !== undefined) props.set(`project.parent.${key}`, text(parent[key])!);
       }
 
-      /** Substitutes `${…}` references; undefined when one stays unresolved (or loops). */
+      /**
+       * Substitutes `${…}` references; undefined when one stays unresolved, loops, or grows past
+       * any real version (properties that each repeat the next would otherwise blow up a push).
+       */
       const resolve = (value: string | undefined, depth = 0): string | undefined => {
-        if (value === undefined || depth > 10) return undefined;
+        if (value === undefined || depth > 10 || value.length > 1000) return undefined;
         if (!value.includes('${')) return value;
         let unresolved = false;
         const next = value.replace(/\$\{([^}]*)\}/g, (_, key: string) => {
