@@ -574,7 +574,7 @@ describe('conan.lock', () => {
     {
       graph_lock: {
         nodes: {
-          '0': { options: 'openssl:shared=False\nzlib:shared=False', requires: ['1', '2'], build_requires: ['3'], path: '../conanfile.txt', context: 'host' },
+          '0': { ref: 'orders-service/2.3.0', options: 'openssl:shared=False\nzlib:shared=False', requires: ['1', '2'], build_requires: ['3'], path: '../conanfile.py', context: 'host' },
           '1': { ref: 'openssl/1.1.1k', options: 'shared=False', package_id: '6af9cc7cb931c5ad942174fd7838eb655717c709', prev: '0', requires: ['2'], context: 'host' },
           '2': { ref: 'zlib/1.2.11#683857dbd5377d65f26795d4023858f9', options: 'fPIC=True\nshared=False', package_id: 'd50a0d523d98c15bb147b18fa7d203887c38be8b', prev: '0', context: 'host' },
           '3': { ref: 'cmake/3.21.3@acme/stable', package_id: '0a420ff5c47119e668867cdb51baff0eca1fdb68', prev: '0', context: 'build' },
