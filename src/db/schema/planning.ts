@@ -125,3 +125,22 @@ export const epics = sqliteTable(
     index('epics_author').on(t.authorId),
   ],
 );
+
+/**
+ * Linked epics (GitLab `related_epic_links`, ee Epic::RelatedEpicLink): `relates_to` or `blocks`
+ * from source to target. `is_blocked_by` is stored as `blocks` with the two ends swapped, as GitLab
+ * does, so a pair has one row whichever way it was asked for; the unique index keeps it so.
+ */
+export const relatedEpicLinks = sqliteTable(
+  'related_epic_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sourceId: integer('source_id').notNull(),
+    targetId: integer('target_id').notNull(),
+    /** relates_to | blocks */
+    linkType: text('link_type').notNull().default('relates_to'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('related_epic_links_source_target').on(t.sourceId, t.targetId), index('related_epic_links_target').on(t.targetId)],
+);
