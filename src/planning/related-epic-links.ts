@@ -41,6 +41,18 @@ export function epicReadableSql(caller: Caller, epicId: SQL): SQL | undefined {
 }
 
 const EPIC_ID = sql.raw('"epics"."id"');
+/**
+ * A link's columns under names of their own, for a select joined with `epics`: D1 returns a batch's
+ * rows by column name, so two `id`s (or `created_at`s) in one row would collapse into one.
+ */
+const LINK_FIELDS = {
+  id: sql<number>`"related_epic_links"."id"`.as('link_id'),
+  sourceId: sql<number>`"related_epic_links"."source_id"`.as('link_source_id'),
+  targetId: sql<number>`"related_epic_links"."target_id"`.as('link_target_id'),
+  linkType: sql<string>`"related_epic_links"."link_type"`.as('link_type_value'),
+  createdAt: sql<number>`"related_epic_links"."created_at"`.as('link_created_at'),
+  updatedAt: sql<number>`"related_epic_links"."updated_at"`.as('link_updated_at'),
+};
 const LINK_SOURCE = sql.raw('"related_epic_links"."source_id"');
 const LINK_TARGET = sql.raw('"related_epic_links"."target_id"');
 /** The epic of a group by iid, as a sub-select (`gid` is the group's id or its sub-select). */
@@ -57,7 +69,7 @@ export function relatedEpicsReads(db: Db, caller: Caller, epicId: SQL) {
   const others = sql`(SELECT CASE WHEN l.source_id = ${epicId} THEN l.target_id ELSE l.source_id END FROM related_epic_links l WHERE l.source_id = ${epicId} OR l.target_id = ${epicId})`;
   return [
     db
-      .select({ link: relatedEpicLinks, epic: epics })
+      .select({ link: LINK_FIELDS, epic: epics })
       .from(relatedEpicLinks)
       .innerJoin(epics, sql`${EPIC_ID} = ${other}`)
       .where(and(touching, epicReadableSql(caller, EPIC_ID)))
