@@ -7,5 +7,6 @@ CREATE TABLE `related_epic_links` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `related_epic_links_source_target` ON `related_epic_links` (`source_id`,`target_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `related_epic_links_pair` ON `related_epic_links` (("source_id" + "target_id"),abs("source_id" - "target_id"));--> statement-breakpoint
+CREATE INDEX `related_epic_links_source` ON `related_epic_links` (`source_id`);--> statement-breakpoint
 CREATE INDEX `related_epic_links_target` ON `related_epic_links` (`target_id`);

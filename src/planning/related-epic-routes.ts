@@ -5,7 +5,7 @@
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { inJson, writeThenRead } from '../db/batch-reads';
+import { batchReads, inJson } from '../db/batch-reads';
 import { epics, relatedEpicLinks } from '../db/schema';
 import { ApiError, conflict, forbidden, notFound, recordNotFound, unprocessable } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
@@ -75,15 +75,13 @@ export function mountRelatedEpics(r: Router) {
       const linkType = blockedBy ? 'blocks' : (p.link_type ?? 'relates_to');
       const now = Date.now();
       const ids = [from.id, to.id];
-      const [[link], rows, ...extras] = await writeThenRead(
-        db,
-        [db.insert(relatedEpicLinks).values({ sourceId: from.id, targetId: to.id, linkType, createdAt: now, updatedAt: now }).onConflictDoNothing()],
-        [
-          db.select().from(relatedEpicLinks).where(sql`${relatedEpicLinks.sourceId} = ${from.id} AND ${relatedEpicLinks.targetId} = ${to.id}`).limit(1),
-          db.select().from(epics).where(inJson(epics.id, ids)),
-          ...epicExtrasReads(db, caller, (col) => inJson(col, ids), false),
-        ] as const,
-      );
+      // The insert and the answer's reads in one batch; a link that landed meanwhile (either way) leaves nothing inserted.
+      const [[link], rows, ...extras] = await batchReads(db, [
+        db.insert(relatedEpicLinks).values({ sourceId: from.id, targetId: to.id, linkType, createdAt: now, updatedAt: now }).onConflictDoNothing().returning(),
+        db.select().from(epics).where(inJson(epics.id, ids)),
+        ...epicExtrasReads(db, caller, (col) => inJson(col, ids), false),
+      ] as const);
+      if (!link) throw conflict('Epic(s) already assigned');
       const byId = await presentById(c, caller, rows, extras as unknown as EpicExtras, group.id);
       return c.json(relatedEpicLinkEntity(link, byId.get(link.sourceId)!, byId.get(link.targetId)!), 201);
     },

@@ -109,6 +109,15 @@ describe('POST /groups/:id/epics/:epic_iid/related_epics', () => {
     expect(await post(pub.id, a.iid, body({ group: String(pub.id), iid: a.iid }))).toMatchObject({ status: 422, body: { message: `&${a.iid} cannot be added: cannot be related to itself` } });
   });
 
+  it('links a pair once when both ways are asked for at the same time', async () => {
+    const a = await mkEpic(pub);
+    const b = await mkEpic(pub);
+    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? link(a, b, 'blocks') : link(b, a))));
+    expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    for (const r of all.filter((x) => x.status === 409)) expect(r.body).toEqual({ message: 'Epic(s) already assigned' });
+    expect((await api(related(pub, a.iid))).body).toHaveLength(1);
+  });
+
   it('validates its parameters as Grape does', async () => {
     const a = await mkEpic(pub);
     const bad = await api(related(pub, a.iid), { token: owner.token, body: { target_group_id: String(pub.id), target_epic_iid: a.iid, link_type: 'duplicates' } });

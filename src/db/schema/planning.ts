@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const ts = (name: string) => integer(name);
@@ -129,7 +130,7 @@ export const epics = sqliteTable(
 /**
  * Linked epics (GitLab `related_epic_links`, ee Epic::RelatedEpicLink): `relates_to` or `blocks`
  * from source to target. `is_blocked_by` is stored as `blocks` with the two ends swapped, as GitLab
- * does, so a pair has one row whichever way it was asked for; the unique index keeps it so.
+ * does, so a pair has one row whichever way it was asked for.
  */
 export const relatedEpicLinks = sqliteTable(
   'related_epic_links',
@@ -142,5 +143,11 @@ export const relatedEpicLinks = sqliteTable(
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('related_epic_links_source_target').on(t.sourceId, t.targetId), index('related_epic_links_target').on(t.targetId)],
+  (t) => [
+    // One row per pair whichever way round (IssuableLink's uniqueness and check_opposite_relation): the
+    // sum and the distance of the two ids name an unordered pair, so A-to-B and B-to-A cannot both land.
+    uniqueIndex('related_epic_links_pair').on(sql`(${t.sourceId} + ${t.targetId})`, sql`abs(${t.sourceId} - ${t.targetId})`),
+    index('related_epic_links_source').on(t.sourceId),
+    index('related_epic_links_target').on(t.targetId),
+  ],
 );
