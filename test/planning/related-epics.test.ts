@@ -4,7 +4,7 @@
  * GitLab's order, and which linked epics a caller may see.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, unique, type TestUser } from '../support';
+import { api, createUser, rootToken, unique, type TestUser } from '../support';
 
 let owner: TestUser;
 let guest: TestUser;
@@ -224,5 +224,20 @@ describe('links go with their epics and groups', () => {
     expect((await api(related(pub, a.iid))).body).toEqual([]);
     // A link left behind would still be found for `a` (and refused for its missing end).
     for (const id of [ab, ac]) expect(await api(`${related(pub, a.iid)}/${id}`, { method: 'DELETE', token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+
+  it("a user deleted for good takes their epics' links along; a ghosted user's epics keep theirs", async () => {
+    const [gone, ghosted] = await Promise.all([createUser(), createUser()]);
+    for (const u of [gone, ghosted]) expect((await api(`/groups/${pub.id}/members`, { token: owner.token, body: { user_id: u.id, access_level: 15 } })).status).toBe(201);
+    const a = await mkEpic(pub);
+    const theirs = await mkEpic(pub, {}, gone.token);
+    const kept = await mkEpic(pub, {}, ghosted.token);
+    const lost = (await link(a, theirs)).body.id;
+    const stays = (await link(a, kept)).body.id;
+    expect((await api(`/users/${gone.id}?hard_delete=true`, { method: 'DELETE', token: rootToken })).status).toBe(204);
+    expect((await api(`/users/${ghosted.id}`, { method: 'DELETE', token: rootToken })).status).toBe(204);
+    expect((await api(related(pub, a.iid))).body.map((e: { id: number }) => e.id)).toEqual([kept.id]);
+    expect(await api(`${related(pub, a.iid)}/${lost}`, { method: 'DELETE', token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect((await api(`${related(pub, a.iid)}/${stays}`, { method: 'DELETE', token: owner.token })).status).toBe(200);
   });
 });
