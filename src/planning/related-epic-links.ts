@@ -12,6 +12,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { type IdSelect, within } from '../platform/cascade';
 import { ACCESS, groupLevelSql, groupVisibleSql, memberBelowSql } from '../projects/abilities';
 import { findGroupWhere, groupIdRef } from '../projects/group-queries';
+import { systemNoteInsertWhen, toSentence } from '../issuables/system-notes';
 import { canReadConfidentialEpic, type EpicExtras, type EpicRow, epicExtrasReads, presentEpics } from './epics';
 import type { Epic } from './epic-entity';
 
@@ -103,7 +104,7 @@ export function linkEndsReads(db: Db, caller: Caller, linkIds: SQL) {
   const level = caller.user ? groupLevelSql(caller.user.id) : sql<number>`0`;
   return [
     // With the caller's level in each end's group (DELETE asks whether both ends may be unlinked).
-    db.select({ epic: epics, level: level.as('level') }).from(epics).innerJoin(namespaces, eq(namespaces.id, epics.groupId)).where(sql`${epics.id} IN ${ends}`),
+    db.select({ epic: epics, level: level.as('level'), groupPath: namespaces.fullPath }).from(epics).innerJoin(namespaces, eq(namespaces.id, epics.groupId)).where(sql`${epics.id} IN ${ends}`),
     ...epicExtrasReads(db, caller, (col) => sql`${col} IN ${ends}`, false),
   ] as const;
 }
@@ -142,8 +143,6 @@ export function createReads(db: Db, caller: Caller, gid: SQL, p: { epic_iid: num
   ] as const;
 }
 
-/** ActiveSupport's Array#to_sentence. */
-const toSentence = (xs: string[]) => (xs.length < 3 ? xs.join(' and ') : `${xs.slice(0, -1).join(', ')}, and ${xs[xs.length - 1]}`);
 
 /**
  * IssuableLink's validations of a new link, as IssuableLinks::CreateService words them for the 422
@@ -157,6 +156,29 @@ export function linkError(source: EpicRow, target: EpicRow, counts: { source: nu
   if (counts.source >= MAX_LINKS) errors.push(tooMany);
   if (counts.target >= MAX_LINKS) errors.push(tooMany);
   return errors.length ? `${ref} cannot be added: ${toSentence(errors)}` : undefined;
+}
+
+type End = Pick<EpicRow, 'id' | 'iid' | 'groupId'>;
+
+/**
+ * The system notes of linking or unlinking, on both epics, written only when `when` holds as the
+ * batch reaches them (GitLab IssuableLinks::CreateService / DestroyService#create_notes, EE
+ * block_issuable / blocked_by_issuable): "marked this epic as related to &2", "… as blocking &2" on
+ * the source and "… as blocked by &1" on the target, "removed the relation with &2". A reference
+ * is `&iid` within the noting epic's group, else with the other group's full path.
+ */
+export function linkNotes(db: Db, link: { linkType: string; source: End; target: End }, paths: Map<number, string>, unlink: boolean, authorId: number, at: number, when: SQL) {
+  const ref = (e: End, from: End) => (e.groupId === from.groupId ? `&${e.iid}` : `${paths.get(e.groupId) ?? ''}&${e.iid}`);
+  const { source, target } = link;
+  const [onSource, onTarget] = unlink
+    ? [`removed the relation with ${ref(target, source)}`, `removed the relation with ${ref(source, target)}`]
+    : link.linkType === 'blocks'
+      ? [`marked this epic as blocking ${ref(target, source)}`, `marked this epic as blocked by ${ref(source, target)}`]
+      : [`marked this epic as related to ${ref(target, source)}`, `marked this epic as related to ${ref(source, target)}`];
+  return [
+    systemNoteInsertWhen(db, { noteableType: 'Epic', noteableId: source.id, projectId: null, authorId, body: onSource, at }, when),
+    systemNoteInsertWhen(db, { noteableType: 'Epic', noteableId: target.id, projectId: null, authorId, body: onTarget, at }, when),
+  ] as const;
 }
 
 /** Epic entities by id, for rows read with their extras in the same batch. */

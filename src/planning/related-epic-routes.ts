@@ -26,6 +26,7 @@ import {
   groupLinksWhere,
   linkEndsReads,
   linkError,
+  linkNotes,
   presentById,
   relatedEpicsReads,
 } from './related-epic-links';
@@ -75,9 +76,12 @@ export function mountRelatedEpics(r: Router) {
       const linkType = blockedBy ? 'blocks' : (p.link_type ?? 'relates_to');
       const now = Date.now();
       const ids = [from.id, to.id];
-      // The insert and the answer's reads in one batch; a link that landed meanwhile (either way) leaves nothing inserted.
-      const [[link], rows, ...extras] = await batchReads(db, [
+      const paths = new Map([[group.id, group.fullPath], [targetGroup.group.id, targetGroup.group.fullPath]]);
+      const landed = sql`EXISTS (SELECT 1 FROM related_epic_links nl WHERE nl.source_id = ${from.id} AND nl.target_id = ${to.id} AND nl.created_at = ${now})`;
+      // The insert, its notes and the answer's reads in one batch; a link that landed meanwhile (either way) leaves nothing inserted.
+      const [[link], , , rows, ...extras] = await batchReads(db, [
         db.insert(relatedEpicLinks).values({ sourceId: from.id, targetId: to.id, linkType, createdAt: now, updatedAt: now }).onConflictDoNothing().returning(),
+        ...linkNotes(db, { linkType, source: from, target: to }, paths, false, caller.user!.id, now, landed),
         db.select().from(epics).where(inJson(epics.id, ids)),
         ...epicExtrasReads(db, caller, (col) => inJson(col, ids), false),
       ] as const);
@@ -119,7 +123,14 @@ export function mountRelatedEpics(r: Router) {
       });
       // `render_api_error!(message, 404)`: the service's own words.
       if (!mayUnlink) throw new ApiError(404, { message: 'No Related Epic Link found' });
-      await db.delete(relatedEpicLinks).where(eq(relatedEpicLinks.id, link.id));
+      const byEnd = new Map(ends.map((e) => [e.epic.id, e.epic]));
+      const paths = new Map(ends.map((e) => [e.epic.groupId, e.groupPath]));
+      const still = sql`EXISTS (SELECT 1 FROM related_epic_links dl WHERE dl.id = ${link.id})`;
+      // The notes first, while the link is there (a concurrent unlink that won leaves none), then the link: one batch.
+      await db.batch([
+        ...linkNotes(db, { linkType: link.linkType, source: byEnd.get(link.sourceId)!, target: byEnd.get(link.targetId)! }, paths, true, caller.user!.id, Date.now(), still),
+        db.delete(relatedEpicLinks).where(eq(relatedEpicLinks.id, link.id)),
+      ] as unknown as Parameters<typeof db.batch>[0]);
       const byId = await presentById(c, caller, ends.map((e) => e.epic), extras as unknown as EpicExtras, group.id);
       return c.json(relatedEpicLinkEntity(link, byId.get(link.sourceId)!, byId.get(link.targetId)!));
     },

@@ -116,6 +116,29 @@ describe('POST /groups/:id/epics/:epic_iid/related_epics', () => {
     expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     for (const r of all.filter((x) => x.status === 409)) expect(r.body).toEqual({ message: 'Epic(s) already assigned' });
     expect((await api(related(pub, a.iid))).body).toHaveLength(1);
+    // Only the link that landed is noted.
+    for (const e of [a, b]) expect((await api(`/groups/${pub.id}/epics/${e.id}/notes`, { token: owner.token })).body.filter((n: { system: boolean }) => n.system)).toHaveLength(1);
+  });
+
+  it('notes linking and unlinking on both epics, with references relative to each', async () => {
+    const a = await mkEpic(pub);
+    const b = await mkEpic(pub);
+    const c = await mkEpic(sub);
+    const notes = async (e: { id: number; group_id: number }) =>
+      ((await api(`/groups/${e.group_id}/epics/${e.id}/notes?sort=asc`, { token: owner.token })).body as { body: string; system: boolean }[]).filter((n) => n.system).map((n) => n.body);
+    await link(a, b);
+    const blocked = await link(c, a, 'is_blocked_by'); // stored as a blocks c
+    expect(await api(`${related(pub, a.iid)}/${blocked.body.id}`, { method: 'DELETE', token: owner.token })).toMatchObject({ status: 200 });
+    expect(await notes(a)).toEqual([
+      `marked this epic as related to &${b.iid}`,
+      `marked this epic as blocking ${sub.full_path}&${c.iid}`,
+      `removed the relation with ${sub.full_path}&${c.iid}`,
+    ]);
+    expect(await notes(b)).toEqual([`marked this epic as related to &${a.iid}`]);
+    expect(await notes(c)).toEqual([`marked this epic as blocked by ${pub.full_path}&${a.iid}`, `removed the relation with ${pub.full_path}&${a.iid}`]);
+    // A refused link notes nothing.
+    expect((await link(b, a)).status).toBe(409);
+    expect(await notes(b)).toHaveLength(1);
   });
 
   it('validates its parameters as Grape does', async () => {
