@@ -141,6 +141,13 @@ describe('POST /groups/:id/epics/:epic_iid/related_epics', () => {
     expect(await notes(b)).toHaveLength(1);
   });
 
+  it('takes its parameters from the query string too, as @gitbeaker/rest LinkedEpics.create sends them', async () => {
+    const a = await mkEpic(pub);
+    const b = await mkEpic(sub);
+    const res = await api(`${related(pub, a.iid)}?target_group_id=${encodeURIComponent(sub.full_path)}&target_epic_iid=${b.iid}&link_type=blocks`, { method: 'POST', token: owner.token });
+    expect(res).toMatchObject({ status: 201, body: { source_epic: { id: a.id }, target_epic: { id: b.id }, link_type: 'blocks' } });
+  });
+
   it('validates its parameters as Grape does', async () => {
     const a = await mkEpic(pub);
     const bad = await api(related(pub, a.iid), { token: owner.token, body: { target_group_id: String(pub.id), target_epic_iid: a.iid, link_type: 'duplicates' } });
