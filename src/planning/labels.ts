@@ -129,6 +129,15 @@ export async function findOrBuildProjectLabels(
 ): Promise<FoundOrBuiltLabels> {
   const wanted = normalizeLabelTitles(titles);
   const rows = wanted.length ? await availableProjectLabels(db, project, ns, wanted) : [];
+  return labelsFoundOrBuilt(db, project.id, rows, titles, now, opts);
+}
+
+/**
+ * findOrBuildProjectLabels from the available labels already read for the titles
+ * (project-planning-reads.ts `projectLabelsByTitleRead`, in the batch that finds the project).
+ */
+export function labelsFoundOrBuilt(db: Db, projectId: number, rows: readonly LabelRow[], titles: string[], now: number, opts: { create?: boolean } = {}): FoundOrBuiltLabels {
+  const wanted = normalizeLabelTitles(titles);
   const byTitle = new Map<string, LabelRow>();
   for (const r of rows) {
     const prev = byTitle.get(r.title);
@@ -136,12 +145,12 @@ export async function findOrBuildProjectLabels(
   }
   const missing = wanted.filter((t) => !byTitle.has(t));
   const create = opts.create ?? true;
-  const inserts = create ? missing.map((t) => buildProjectLabelInsert(db, project.id, t, now)) : [];
+  const inserts = create ? missing.map((t) => buildProjectLabelInsert(db, projectId, t, now)) : [];
   const ids: FoundOrBuiltLabels['ids'] = [];
   for (const t of wanted) {
     const hit = byTitle.get(t);
     if (hit) ids.push({ title: t, id: hit.id });
-    else if (create) ids.push({ title: t, id: projectLabelIdSql(project.id, t) });
+    else if (create) ids.push({ title: t, id: projectLabelIdSql(projectId, t) });
   }
   return { existing: [...byTitle.values()], missing, inserts, ids };
 }

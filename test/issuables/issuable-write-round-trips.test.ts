@@ -1,0 +1,89 @@
+/**
+ * Issue 13: issue and merge request writes that name assignees, reviewers, labels (existing and new)
+ * and a milestone all at once stay within the write budget of 3 storage round trips, whatever the
+ * number of users named (the test instance runs Ultimate: many assignees). The caller is cached first,
+ * as the budget test does. Each write's effect is checked too.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, type TestUser, unique } from '../support';
+
+const WRITE_BUDGET = 3;
+const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
+let owner: TestUser;
+const people: TestUser[] = [];
+let P: string;
+let milestoneId: number;
+
+async function measured(path: string, method: string, body?: unknown) {
+  await api('/user', { token: owner.token });
+  return api(path, { method, token: owner.token, body });
+}
+const file = (file_path: string) => ({ action: 'create', file_path, content: 'x\n' });
+async function commit(branch: string, start?: string) {
+  const res = await api(`${P}/repository/commits`, { token: owner.token, body: { branch, start_branch: start, commit_message: unique('c'), actions: [file(`${branch}.txt`)] } });
+  if (res.status !== 201) throw new Error(`commit: ${res.status} ${res.text}`);
+}
+
+beforeAll(async () => {
+  owner = await createUser();
+  const path = unique('g');
+  const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'private' } })).body;
+  const project = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: group.id, visibility: 'private' } })).body;
+  P = `/projects/${project.id}`;
+  for (let i = 0; i < 20; i++) {
+    const u = await createUser();
+    people.push(u);
+    // Half project members, half members of the group (their level comes from the ancestor).
+    const to = i % 2 ? `${P}/members` : `/groups/${group.id}/members`;
+    expect((await api(to, { token: owner.token, body: { user_id: u.id, access_level: 30 } })).status).toBe(201);
+  }
+  milestoneId = (await api(`/groups/${group.id}/milestones`, { token: owner.token, body: { title: unique('m') } })).body.id;
+  expect((await api(`${P}/labels`, { token: owner.token, body: { name: 'known', color: '#ff0000' } })).status).toBe(201);
+  await commit('main');
+}, 120_000);
+
+describe('issue writes naming many things', () => {
+  it('create and update cost the same with 1, 5 and 20 assignees', async () => {
+    const seen: number[] = [];
+    for (const n of [1, 5, 20]) {
+      const ids = people.slice(0, n).map((u) => u.id);
+      const created = await measured(`${P}/issues`, 'POST', { title: unique('i'), assignee_ids: ids, labels: `known,${unique('new')}`, milestone_id: milestoneId });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.assignees.map((a: { id: number }) => a.id)).toEqual(ids);
+      expect(created.body.labels).toContain('known');
+      expect(created.body.milestone.id).toBe(milestoneId);
+      const updated = await measured(`${P}/issues/${created.body.iid}`, 'PUT', { assignee_ids: [...ids].reverse(), labels: `known,${unique('new')}`, milestone_id: milestoneId });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.assignees.map((a: { id: number }) => a.id).sort()).toEqual([...ids].sort());
+      seen.push(trips(created), trips(updated));
+      console.log('issue', n, trips(created), trips(updated));
+    }
+    expect(Math.max(...seen)).toBeLessThanOrEqual(WRITE_BUDGET);
+    expect(new Set(seen.filter((_, i) => i % 2 === 0)).size).toBe(1);
+    expect(new Set(seen.filter((_, i) => i % 2 === 1)).size).toBe(1);
+  });
+});
+
+describe('merge request writes naming many things', () => {
+  it('create and update cost the same with 1, 5 and 20 assignees and reviewers', async () => {
+    const seen: number[] = [];
+    for (const n of [1, 5, 20]) {
+      const ids = people.slice(0, n).map((u) => u.id);
+      const branch = unique('feat');
+      await commit(branch, 'main');
+      const created = await measured(`${P}/merge_requests`, 'POST', {
+        source_branch: branch, target_branch: 'main', title: unique('MR'), assignee_ids: ids, reviewer_ids: ids, labels: `known,${unique('new')}`, milestone_id: milestoneId,
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.assignees.map((a: { id: number }) => a.id)).toEqual(ids);
+      expect(created.body.reviewers.map((a: { id: number }) => a.id)).toEqual(ids);
+      expect(created.body.milestone.id).toBe(milestoneId);
+      const updated = await measured(`${P}/merge_requests/${created.body.iid}`, 'PUT', { assignee_ids: [...ids].reverse(), reviewer_ids: ids.slice(0, 1), labels: `known,${unique('new')}`, milestone_id: milestoneId });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.reviewers.map((a: { id: number }) => a.id)).toEqual(ids.slice(0, 1));
+      seen.push(trips(created), trips(updated));
+      console.log('mr', n, trips(created), trips(updated));
+    }
+    expect(Math.max(...seen)).toBeLessThanOrEqual(WRITE_BUDGET);
+  });
+});
