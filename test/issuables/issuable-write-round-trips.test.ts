@@ -56,11 +56,9 @@ describe('issue writes naming many things', () => {
       expect(updated.status, updated.text).toBe(200);
       expect(updated.body.assignees.map((a: { id: number }) => a.id).sort()).toEqual([...ids].sort());
       seen.push(trips(created), trips(updated));
-      console.log('issue', n, trips(created), trips(updated));
     }
-    expect(Math.max(...seen)).toBeLessThanOrEqual(WRITE_BUDGET);
-    expect(new Set(seen.filter((_, i) => i % 2 === 0)).size).toBe(1);
-    expect(new Set(seen.filter((_, i) => i % 2 === 1)).size).toBe(1);
+    // The project (or issue) with every read the metadata needs, then the write with its answer.
+    expect(Math.max(...seen)).toBeLessThanOrEqual(2);
   });
 });
 
@@ -82,8 +80,9 @@ describe('merge request writes naming many things', () => {
       expect(updated.status, updated.text).toBe(200);
       expect(updated.body.reviewers.map((a: { id: number }) => a.id)).toEqual(ids.slice(0, 1));
       seen.push(trips(created), trips(updated));
-      console.log('mr', n, trips(created), trips(updated));
     }
     expect(Math.max(...seen)).toBeLessThanOrEqual(WRITE_BUDGET);
+    expect(new Set(seen.filter((_, i) => i % 2 === 0)).size).toBe(1);
+    expect(new Set(seen.filter((_, i) => i % 2 === 1)).size).toBe(1);
   });
 });
