@@ -24,7 +24,10 @@ export const projectLabelsByTitleRead = (db: Db, projectId: SQL, titles: string[
     .where(and(or(sql`${labels.projectId} = ${projectId}`, sql`${labels.groupId} IN (${projectGroupIdsSql(projectId)})`), titleIn(normalizeLabelTitles(titles))))
     .orderBy(asc(labels.title), asc(labels.id));
 
-/** findProjectAssignableMilestone as a read: the milestone `id` if the project's issues may use it (`[]` otherwise). */
+/**
+ * The milestone `id` if the project's issuables may be given it (`[]` otherwise): the project's own
+ * and those of its group and ancestor groups (IssuableBaseService#filter_milestone).
+ */
 export const projectAssignableMilestoneRead = (db: Db, projectId: SQL, id: number) =>
   db
     .select()

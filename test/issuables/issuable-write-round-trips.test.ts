@@ -59,6 +59,8 @@ describe('issue writes naming many things', () => {
     }
     // The project (or issue) with every read the metadata needs, then the write with its answer.
     expect(Math.max(...seen)).toBeLessThanOrEqual(2);
+    expect(new Set(seen.filter((_, i) => i % 2 === 0)).size).toBe(1);
+    expect(new Set(seen.filter((_, i) => i % 2 === 1)).size).toBe(1);
   });
 });
 
