@@ -1,7 +1,7 @@
 /**
- * Milestones: loading and presenting them for other modules (the Issue entity's `milestone`), the
- * milestones an issue of a project may use, iid allocation and validation (app/models/milestone.rb,
- * app/models/concerns/timebox.rb).
+ * Milestones: loading and presenting them for other modules (the Issue entity's `milestone`), iid
+ * allocation and validation (app/models/milestone.rb, app/models/concerns/timebox.rb). The
+ * milestone an issuable write names is read with its project (project-planning-reads.ts).
  */
 import { and, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
