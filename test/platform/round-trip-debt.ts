@@ -5,7 +5,6 @@
  * from `ROUND_TRIP_REPORT=/tmp/r.json npx vitest run --config vitest.node.config.ts test/platform/round-trip-budget.test.ts`.
  */
 export const ROUND_TRIP_DEBT: Record<string, number> = {
-
 };
 
 /** Lists whose round trips still grow with the page (a query per row); they leave as they are fixed. */
