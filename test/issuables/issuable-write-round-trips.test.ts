@@ -12,6 +12,7 @@ const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-r
 let owner: TestUser;
 const people: TestUser[] = [];
 let P: string;
+let byPath: string;
 let milestoneId: number;
 
 async function measured(path: string, method: string, body?: unknown) {
@@ -30,6 +31,7 @@ beforeAll(async () => {
   const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'private' } })).body;
   const project = (await api('/projects', { token: owner.token, body: { name: unique('p'), namespace_id: group.id, visibility: 'private' } })).body;
   P = `/projects/${project.id}`;
+  byPath = `/projects/${encodeURIComponent(project.path_with_namespace)}`;
   for (let i = 0; i < 20; i++) {
     const u = await createUser();
     people.push(u);
@@ -61,6 +63,27 @@ describe('issue writes naming many things', () => {
     expect(Math.max(...seen)).toBeLessThanOrEqual(2);
     expect(new Set(seen.filter((_, i) => i % 2 === 0)).size).toBe(1);
     expect(new Set(seen.filter((_, i) => i % 2 === 1)).size).toBe(1);
+  });
+});
+
+describe('issue writes naming the project by its path', () => {
+  it('find the milestone, the labels and the users of the project the path names', async () => {
+    const ids = people.slice(0, 3).map((u) => u.id);
+    const created = await measured(`${byPath}/issues`, 'POST', { title: unique('i'), assignee_ids: ids, labels: `known,${unique('new')}`, milestone_id: milestoneId });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.assignees.map((a: { id: number }) => a.id)).toEqual(ids);
+    expect(created.body.labels).toContain('known');
+    expect(created.body.milestone.id).toBe(milestoneId);
+    expect(trips(created)).toBeLessThanOrEqual(2);
+    const updated = await measured(`${byPath}/issues/${created.body.iid}`, 'PUT', { assignee_ids: [ids[0]], remove_labels: 'known', milestone_id: 0 });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.assignees.map((a: { id: number }) => a.id)).toEqual([ids[0]]);
+    expect(updated.body.labels).not.toContain('known');
+    expect(updated.body.milestone).toBeNull();
+    expect(trips(updated)).toBeLessThanOrEqual(2);
+    // The system note names the assignees removed (read with the users named, not one by one).
+    const notes = await api(`${P}/issues/${created.body.iid}/notes?sort=asc`, { token: owner.token });
+    expect(notes.body.map((n: { body: string }) => n.body)).toContain(`unassigned @${people[1].username} and @${people[2].username}`);
   });
 });
 
