@@ -4,12 +4,11 @@
  * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
  */
 import { and, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
-import type { Context } from 'hono';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { AppEnv, Caller } from '../platform/context';
+import type { Caller } from '../platform/context';
 import { epics, internalIds, issueAssignees, issues, labelLinks, subscriptions, todos, userAgentDetails } from '../db/schema';
 import type { Db } from '../db/client';
-import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
 import { planAllows } from '../platform/plan';
@@ -23,7 +22,7 @@ import { issueReadOptions, presentIssueRows, subscribedFrom, writeAndPresentIssu
 import { type IssueReadResults, issueReads, jsonIds, oneIssueReads } from './issue-reads';
 import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssueWith, issueIdSql, type IssueRow } from './issues';
 import { labelsFoundOrBuilt } from '../planning/labels';
-import { projectAssignableMilestoneRead, projectLabelsByTitleRead } from '../planning/project-planning-reads';
+import { projectAssignableMilestoneRead, projectGroupIdsSql, projectLabelsByTitleRead } from '../planning/project-planning-reads';
 import {
   assigneesNote,
   confidentialityNote,
@@ -55,8 +54,8 @@ export function mountIssues(r: Router) {
       // the project, the milestone, the labels) in one round trip, then the write with its answer in
       // one more, whatever the number of assignees.
       let named!: ReturnType<typeof metadataReads>;
-      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => (named = metadataReads(c.var.db, pid, askedAssignees, { milestone_id: p.milestone_id, labels: p.labels })).list);
-      const [people, milestoneRows, labelRows] = named.unpack(pr.reads);
+      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => (named = metadataReads(c.var.db, pid, askedAssignees, { milestone_id: p.milestone_id, labels: p.labels, epic: premium ? { id: p.epic_id, iid: p.epic_iid } : undefined })).list);
+      const [people, milestoneRows, labelRows, , , epicRows] = named.unpack(pr.reads);
       // create_issue: anyone who may read the project's issues (non-members of public and internal projects too).
       if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw forbidden();
       await applicationLimit(c, 'issues_create', [pr.project.id, user.id], { retryAfter: false });
@@ -76,7 +75,7 @@ export function mountIssues(r: Router) {
       const assigneeIds = (admin ? assignableFrom(people ?? [], askedAssignees, mayReadIssues(pr.project)) : undefined) ?? [];
       const milestoneId = admin ? (milestoneRows?.[0]?.id ?? null) : null;
       const labels = admin && labelRows ? labelsFoundOrBuilt(db, pr.project.id, labelRows, p.labels!, now) : null;
-      const epicId = premium && admin ? await resolveEpic(c, pr.namespace, p.epic_id, p.epic_iid) : null;
+      const epicId = premium && admin ? resolveEpic(pr.namespace, p.epic_id, p.epic_iid, epicRows) : null;
 
       const P = pr.project.id;
       const iidSql = explicitIid ?? sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'issues' and ${internalIds.scopeId} = ${P})`;
@@ -153,8 +152,8 @@ export function mountIssues(r: Router) {
       // The issue with what the metadata names (the users with their level, those they replace, the
       // milestone, the labels and the issue's own) in one round trip; the writes and the answer in one more.
       let named!: ReturnType<typeof metadataReads>;
-      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId, pid) => (named = metadataReads(c.var.db, pid, askedAssignees, p, issueId)).list);
-      const [people, milestoneRows, addRows, removeRows, labelLinkRows] = named.unpack(found.reads);
+      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId, pid) => (named = metadataReads(c.var.db, pid, askedAssignees, { ...p, epic: premium ? { id: p.epic_id, iid: p.epic_iid } : undefined }, issueId)).list);
+      const [people, milestoneRows, addRows, removeRows, labelLinkRows, epicRows] = named.unpack(found.reads);
       const { issue, project, namespace, level } = found;
       if (!canUpdateIssue(caller, level, issue)) throw forbidden();
       const db = c.var.db;
@@ -207,7 +206,7 @@ export function mountIssues(r: Router) {
         }
         if (premium && p.weight !== undefined && p.weight !== issue.weight) set.weight = p.weight;
         if (premium && (p.epic_id !== undefined || p.epic_iid !== undefined)) {
-          const epicId = await resolveEpic(c, namespace, p.epic_id, p.epic_iid);
+          const epicId = resolveEpic(namespace, p.epic_id, p.epic_iid, epicRows);
           if (epicId !== issue.epicId) set.epicId = epicId;
         }
       }
@@ -337,18 +336,22 @@ export function mountIssues(r: Router) {
   });
 }
 
-/** EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors. */
-export async function resolveEpic(c: Context<AppEnv>, ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined): Promise<number | null> {
+/**
+ * EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors (by id)
+ * or of its group (by iid), from what `epicRead` read with the project.
+ */
+function resolveEpic(ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined, rows: readonly { id: number }[] | undefined): number | null {
   if (epicId == null && epicIid == null) return null;
   if (epicId === 0) return null;
-  if (ns.kind !== 'Group') throw notFound('Epic');
-  const db = c.var.db;
-  const row =
-    epicId != null
-      ? await db.select().from(epics).where(and(eq(epics.id, epicId), inArray(epics.groupId, traversalIds(ns)))).get()
-      : await db.select().from(epics).where(and(eq(epics.groupId, ns.id), eq(epics.iid, epicIid!))).get();
-  if (!row) throw notFound('Epic');
-  return row.id;
+  if (ns.kind !== 'Group' || !rows?.[0]) throw notFound('Epic');
+  return rows[0].id;
+}
+
+/** The epic `epic_id` / `epic_iid` names, as a read over the project's id (undefined when none is named). */
+function epicRead(db: Db, pid: SQL, epicId: number | undefined, epicIid: number | undefined) {
+  if (epicId != null) return epicId === 0 ? undefined : db.select({ id: epics.id }).from(epics).where(and(eq(epics.id, epicId), sql`${epics.groupId} IN (${projectGroupIdsSql(pid)})`)).limit(1);
+  if (epicIid == null) return undefined;
+  return db.select({ id: epics.id }).from(epics).where(and(sql`${epics.groupId} = (SELECT ep.namespace_id FROM projects ep WHERE ep.id = ${pid})`, eq(epics.iid, epicIid))).limit(1);
 }
 
 export type { IssueRow };
@@ -361,7 +364,7 @@ function metadataReads(
   db: Db,
   pid: SQL,
   assignees: number[] | undefined,
-  p: { milestone_id?: number | null; labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
+  p: { milestone_id?: number | null; labels?: string[]; add_labels?: string[]; remove_labels?: string[]; epic?: { id?: number; iid?: number } },
   issueId?: SQL,
 ) {
   const addTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
@@ -373,6 +376,7 @@ function metadataReads(
     addTitles.length ? projectLabelsByTitleRead(db, pid, addTitles) : undefined,
     p.remove_labels?.length ? projectLabelsByTitleRead(db, pid, p.remove_labels) : undefined,
     issueId && labelsAsked ? db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), sql`${labelLinks.targetId} IN (${issueId})`)) : undefined,
+    p.epic ? epicRead(db, pid, p.epic.id, p.epic.iid) : undefined,
   ] as const);
 }
 

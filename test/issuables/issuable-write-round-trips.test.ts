@@ -14,6 +14,7 @@ const people: TestUser[] = [];
 let P: string;
 let byPath: string;
 let milestoneId: number;
+let epic: { id: number; iid: number };
 
 async function measured(path: string, method: string, body?: unknown) {
   await api('/user', { token: owner.token });
@@ -39,6 +40,7 @@ beforeAll(async () => {
     const to = i % 2 ? `${P}/members` : `/groups/${group.id}/members`;
     expect((await api(to, { token: owner.token, body: { user_id: u.id, access_level: 30 } })).status).toBe(201);
   }
+  epic = (await api(`/groups/${group.id}/epics`, { token: owner.token, body: { title: unique('e') } })).body;
   milestoneId = (await api(`/groups/${group.id}/milestones`, { token: owner.token, body: { title: unique('m') } })).body.id;
   expect((await api(`${P}/labels`, { token: owner.token, body: { name: 'known', color: '#ff0000' } })).status).toBe(201);
   await commit('main');
@@ -84,6 +86,24 @@ describe('issue writes naming the project by its path', () => {
     // The system note names the assignees removed (read with the users named, not one by one).
     const notes = await api(`${P}/issues/${created.body.iid}/notes?sort=asc`, { token: owner.token });
     expect(notes.body.map((n: { body: string }) => n.body)).toContain(`unassigned @${people[1].username} and @${people[2].username}`);
+  });
+});
+
+describe('issue writes naming an epic (Premium)', () => {
+  it('read it with the project, by id and by iid, and answer 404 for another', async () => {
+    const created = await measured(`${P}/issues`, 'POST', { title: unique('i'), epic_id: epic.id, labels: 'known', milestone_id: milestoneId, assignee_ids: [people[0].id] });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.epic.id).toBe(epic.id);
+    expect(trips(created)).toBeLessThanOrEqual(2);
+    const cleared = await measured(`${P}/issues/${created.body.iid}`, 'PUT', { epic_id: 0 });
+    expect(cleared.body.epic).toBeNull();
+    const byIid = await measured(`${P}/issues/${created.body.iid}`, 'PUT', { epic_iid: epic.iid });
+    expect(byIid.status, byIid.text).toBe(200);
+    expect(byIid.body.epic.id).toBe(epic.id);
+    expect(trips(byIid)).toBeLessThanOrEqual(2);
+    const missing = await measured(`${P}/issues`, 'POST', { title: unique('i'), epic_iid: epic.iid + 1000 });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Epic Not Found' });
   });
 });
 
