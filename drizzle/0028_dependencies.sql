@@ -19,7 +19,9 @@ CREATE TABLE `project_dependencies` (
 	`name` text NOT NULL,
 	`version` text NOT NULL,
 	`package_manager` text NOT NULL,
-	`dependency_file_path` text NOT NULL
+	`dependency_file_path` text NOT NULL,
+	`ecosystem` text NOT NULL,
+	`package_key` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `project_dependencies_project` ON `project_dependencies` (`project_id`,`id`);--> statement-breakpoint

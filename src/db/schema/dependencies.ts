@@ -16,6 +16,9 @@ export const projectDependencies = sqliteTable(
     packageManager: text('package_manager').notNull(),
     /** The lockfile's path in the repository. */
     dependencyFilePath: text('dependency_file_path').notNull(),
+    /** The OSV ecosystem and normalised name the advisories know the package by (src/dependencies/ecosystems.ts). */
+    ecosystem: text('ecosystem').notNull(),
+    packageKey: text('package_key').notNull(),
   },
   (t) => [index('project_dependencies_project').on(t.projectId, t.id)],
 );
