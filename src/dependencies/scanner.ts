@@ -69,7 +69,7 @@ export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly
   // 100): the rows travel as one JSON array, inserted in its order so that ids follow it.
   if (lockfiles.length) {
     const json = JSON.stringify(lockfiles.map(([path, f]) => [path, f.blobSha]));
-    out.push(db.run(sql`INSERT INTO ${projectDependencyFiles} (project_id, path, blob_sha) SELECT ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${json})`));
+    out.push(db.insert(projectDependencyFiles).select(sql`SELECT ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${json})`));
   }
   if (rows.length) {
     const json = JSON.stringify(
@@ -79,9 +79,10 @@ export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly
       }),
     );
     out.push(
-      db.run(sql`INSERT INTO ${projectDependencies} (project_id, name, version, package_manager, dependency_file_path, ecosystem, package_key)
-        SELECT ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]')
-        FROM json_each(${json}) ORDER BY key`),
+      // Columns in the table's order (an insert from a select names them all); a NULL id is the next one.
+      db.insert(projectDependencies).select(
+        sql`SELECT NULL, ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]') FROM json_each(${json}) ORDER BY key`,
+      ),
     );
   }
   return out;
