@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { advisoryStatements } from '../../src/dependencies/advisories';
 import { storageSql } from '#harness';
-import { api, createUser, type TestUser, unique } from '../support';
+import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import lodashAdvisory from './fixtures/GHSA-35jh-r3h4-6jhm.json';
 import minimistAdvisory from './fixtures/GHSA-xvch-5gv4-984h.json';
 import { PACKAGE_LOCK_V3, PNPM_V9, YARN_V1 } from './lockfiles';
@@ -71,6 +71,9 @@ describe('the dependency list', () => {
     const flagged = Object.fromEntries(res.body.map((d: any) => [`${d.dependency_file_path} ${d.name}@${d.version}`, d.vulnerabilities.map((v: any) => ({ ...v, id: typeof v.id }))]));
     const lodash = { name: 'Command Injection in lodash', severity: 'high', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337', id: 'number' };
     const minimist = { name: 'Prototype Pollution in minimist', severity: 'critical', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-44906', id: 'number' };
+    // Administrators read every security dashboard.
+    const asAdmin = await list('?per_page=100', rootToken);
+    expect(asAdmin.body.map((d: any) => d.vulnerabilities.length)).toEqual(res.body.map((d: any) => d.vulnerabilities.length));
     expect(flagged).toEqual({
       'package-lock.json @types/node@20.11.5': [],
       'package-lock.json lodash@4.17.20': [lodash],
@@ -156,6 +159,30 @@ describe('the scanner', () => {
       'tools/pnpm-lock.yaml pnpm minimist@1.2.8',
     ]);
     expect(brief((await list('?package_manager=pnpm')).body)).toHaveLength(3);
+  });
+
+  it('writes a large lockfile in the same round trips (its rows are one statement)', async () => {
+    const p = await api('/projects', { token: owner.token, body: { name: unique('bigdeps'), visibility: 'private' } });
+    const packages: Record<string, unknown> = { '': { name: 'big' } };
+    for (let i = 0; i < 2000; i++) packages[`node_modules/@big/pkg-${String(i).padStart(4, '0')}`] = { version: `1.${i % 7}.${i}` };
+    const res = await api(`/projects/${p.body.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'big', actions: [{ action: 'create', file_path: 'package-lock.json', content: JSON.stringify({ lockfileVersion: 3, packages }) }] },
+    });
+    expect(res.status).toBe(201);
+    expect(trips(res)).toBeLessThanOrEqual(2);
+    const last = await api(`/projects/${p.body.id}/dependencies?per_page=100&page=20`, { token: owner.token });
+    expect(last.headers.get('x-total')).toBe('2000');
+    expect(last.body[99]).toEqual({ name: '@big/pkg-1999', version: '1.4.1999', package_manager: 'npm', dependency_file_path: 'package-lock.json', vulnerabilities: [] });
+  });
+
+  it('goes with a deleted project', async () => {
+    const p = await api('/projects', { token: owner.token, body: { name: unique('gone'), visibility: 'private' } });
+    await api(`/projects/${p.body.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'yarn.lock', content: YARN_V1 }] } });
+    const count = async () => (await storageSql(`SELECT (SELECT count(*) FROM project_dependencies WHERE project_id = ${p.body.id}) + (SELECT count(*) FROM project_dependency_files WHERE project_id = ${p.body.id}) AS n`)) as { n: number }[];
+    expect(Number((await count())[0].n)).toBe(5);
+    expect((await api(`/projects/${p.body.id}`, { method: 'DELETE', token: owner.token })).status).toBe(202);
+    expect(Number((await count())[0].n)).toBe(0);
   });
 
   it('starts empty for a project without lockfiles', async () => {
