@@ -3,6 +3,7 @@
  * (scripts/advisories-load.ts runs `advisoryStatements` on a libSQL database or writes them as a SQL
  * file for `wrangler d1 execute`), and the vulnerabilities they give a dependency of the list.
  */
+import { cvss3BaseScore } from './cvss';
 import { baseEcosystem, packageKey } from './ecosystems';
 import { isAffected, type OsvAffected } from './versions';
 
@@ -65,7 +66,7 @@ const LEVELS = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const
 
 /**
  * An advisory's severity: the GitHub/OSV database's own level (`MODERATE` is GitLab's `medium`),
- * else the CVSS v3 score's band when the record gives a score as a number, else `unknown`.
+ * else the band of the record's CVSS v3 base score (cvss.ts), else `unknown`.
  */
 export function severityOf(r: OsvRecord, affected: OsvAffected[]): string {
   const named = [r.database_specific?.severity, ...affected.flatMap((a) => [a.ecosystem_specific?.severity, a.database_specific?.severity])].find((s) => typeof s === 'string') as string | undefined;
@@ -73,7 +74,7 @@ export function severityOf(r: OsvRecord, affected: OsvAffected[]): string {
     const s = named.toLowerCase() === 'moderate' ? 'medium' : named.toLowerCase();
     if ((LEVELS as readonly string[]).includes(s)) return s;
   }
-  const score = r.severity?.map((s) => Number(s.score)).find((n) => Number.isFinite(n));
+  const score = r.severity?.map((s) => (s.score && /^CVSS:3/.test(s.score) ? cvss3BaseScore(s.score) : Number(s.score))).find((n): n is number => n !== null && Number.isFinite(n));
   if (score === undefined) return 'unknown';
   return score >= 9 ? 'critical' : score >= 7 ? 'high' : score >= 4 ? 'medium' : score > 0 ? 'low' : 'info';
 }

@@ -1,6 +1,7 @@
 /** Version order and OSV range evaluation (src/dependencies/versions.ts), on real advisories and edge cases. */
 import { describe, expect, it } from 'vitest';
-import { vulnerabilitiesOf } from '../../src/dependencies/advisories';
+import { severityOf, vulnerabilitiesOf } from '../../src/dependencies/advisories';
+import { cvss3BaseScore } from '../../src/dependencies/cvss';
 import { compareDotted, compareSemver, isAffected } from '../../src/dependencies/versions';
 import lodash from './fixtures/GHSA-35jh-r3h4-6jhm.json';
 import minimist from './fixtures/GHSA-xvch-5gv4-984h.json';
@@ -51,5 +52,26 @@ describe('OSV ranges', () => {
     expect(isAffected('PyPI', { versions: ['1.0.3'] }, '1.0.3')).toBe(true);
     expect(isAffected('PyPI', { versions: ['1.0.3'] }, '1.0.4')).toBe(false);
     expect(isAffected('npm', range([{ introduced: '0' }], 'GIT'), '1.0.0')).toBe(false);
+  });
+});
+
+describe('severity', () => {
+  it('CVSS v3 base scores of well-known vectors', () => {
+    expect(cvss3BaseScore('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H')).toBe(9.8);
+    expect(cvss3BaseScore('CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H')).toBe(7.2);
+    expect(cvss3BaseScore('CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N')).toBe(6.1);
+    expect(cvss3BaseScore('CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:N/I:N/A:H')).toBe(5.9);
+    expect(cvss3BaseScore('CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:N/I:N/A:N')).toBe(0);
+    expect(cvss3BaseScore('AV:N/AC:L/Au:N/C:P/I:P/A:P')).toBeNull();
+    expect(cvss3BaseScore('CVSS:3.1/AV:X/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H')).toBeNull();
+  });
+
+  it("the database's level first (MODERATE is medium), else the CVSS band, else unknown", () => {
+    expect(severityOf(lodash, lodash.affected)).toBe('high');
+    expect(severityOf({ ...minimist, database_specific: { severity: 'MODERATE' } }, [])).toBe('medium');
+    // Without a named level: lodash's vector scores 7.2, minimist's 9.8.
+    expect(severityOf({ ...lodash, database_specific: {} }, [])).toBe('high');
+    expect(severityOf({ ...minimist, database_specific: {} }, [])).toBe('critical');
+    expect(severityOf({ id: 'PYSEC-0000-0' }, [])).toBe('unknown');
   });
 });
