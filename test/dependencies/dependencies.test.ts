@@ -192,3 +192,21 @@ describe('the scanner', () => {
     expect(await api(`/projects/${p.body.id}/dependencies`, { token: owner.token })).toMatchObject({ status: 200, body: [] });
   });
 });
+
+describe('the advisory store', () => {
+  it('replaces a reloaded record in place, and drops a withdrawn one', async () => {
+    const p = await api('/projects', { token: owner.token, body: { name: unique('adv'), visibility: 'private' } });
+    await api(`/projects/${p.body.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'yarn.lock', content: YARN_V1 }] } });
+    const flagged = async () =>
+      ((await api(`/projects/${p.body.id}/dependencies`, { token: owner.token })).body as any[]).flatMap((d) => d.vulnerabilities.map((v: any) => `${d.name}@${d.version} ${v.id} ${v.severity}`));
+    const [before] = await flagged();
+    expect(before).toMatch(/^minimist@0\.2\.1 \d+ critical$/);
+    // A newer revision of the record (its level changed): the same advisory, updated.
+    for (const statement of advisoryStatements([{ ...minimistAdvisory, database_specific: { ...minimistAdvisory.database_specific, severity: 'HIGH' } }])) await storageSql(statement);
+    expect(await flagged()).toEqual([before.replace('critical', 'high')]);
+    for (const statement of advisoryStatements([{ ...minimistAdvisory, withdrawn: '2024-01-01T00:00:00Z' }])) await storageSql(statement);
+    expect(await flagged()).toEqual([]);
+    for (const statement of advisoryStatements([minimistAdvisory])) await storageSql(statement);
+    expect(await flagged()).toHaveLength(1);
+  });
+});
