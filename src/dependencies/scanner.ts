@@ -21,6 +21,28 @@ import type { ParsedDependency } from './parsers/types';
 /** Larger files are not read: no real lockfile comes near it, and parsing one costs the push's time. */
 const MAX_LOCKFILE_BYTES = 20 * 1024 * 1024;
 
+/** Rows kept per project, and the size of one statement's JSON: far above real projects, well under D1's 2 MB value limit, so no lockfile can fail the push's batch. */
+const MAX_ROWS = 100_000;
+const MAX_JSON_CHARS = 500_000;
+const MAX_TEXT = 1000;
+
+/** JSON arrays of `rows`, each under MAX_JSON_CHARS (one insert each, in order). */
+function* jsonChunks(rows: unknown[][]): Generator<string> {
+  let part: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    const text = JSON.stringify(row);
+    if (part.length && size + text.length > MAX_JSON_CHARS) {
+      yield `[${part.join(',')}]`;
+      part = [];
+      size = 0;
+    }
+    part.push(text);
+    size += text.length + 1;
+  }
+  if (part.length) yield `[${part.join(',')}]`;
+}
+
 type Read = [{ defaultBranch: string | null }[], { path: string; blobSha: string }[]];
 
 const reads = (db: Db, projectId: SQL | number) =>
@@ -43,7 +65,11 @@ async function scanFile(c: Context<AppEnv>, push: Push, path: string, blobSha: s
     const bytes = push.blobs?.get(blobSha) ?? (await readBlob(c, push.projectId, blobSha));
     if (!bytes) return [];
     const text = new TextDecoder().decode(bytes);
-    return format.parse(text).map((d) => ({ name: d.name, version: d.version, packageManager: format.packageManager, path }));
+    // No real package name or version comes near the bound: a longer one is not a pin.
+    return format
+      .parse(text)
+      .filter((d) => d.name.length <= MAX_TEXT && d.version.length <= MAX_TEXT)
+      .map((d) => ({ name: d.name, version: d.version, packageManager: format.packageManager, path }));
   } catch {
     return [];
   }
@@ -71,20 +97,16 @@ export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly
     const json = JSON.stringify(lockfiles.map(([path, f]) => [path, f.blobSha]));
     out.push(db.insert(projectDependencyFiles).select(sql`SELECT ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${json})`));
   }
-  if (rows.length) {
-    const json = JSON.stringify(
-      rows.map((r) => {
-        const ecosystem = ecosystemOf(r.packageManager);
-        return [r.name, r.version, r.packageManager, r.path, ecosystem, packageKey(ecosystem, r.name)];
-      }),
-    );
+  for (const json of jsonChunks(rows.slice(0, MAX_ROWS).map((r) => {
+    const ecosystem = ecosystemOf(r.packageManager);
+    return [r.name, r.version, r.packageManager, r.path, ecosystem, packageKey(ecosystem, r.name)];
+  })))
     out.push(
       // Columns in the table's order (an insert from a select names them all); a NULL id is the next one.
       db.insert(projectDependencies).select(
         sql`SELECT NULL, ${pid}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]') FROM json_each(${json}) ORDER BY key`,
       ),
     );
-  }
   return out;
 }
 scanOnPush.reads = (db: Db, projectId: SQL) => reads(db, projectId);
