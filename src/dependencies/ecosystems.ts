@@ -35,5 +35,8 @@ export const baseEcosystem = (ecosystem: string) => ecosystem.split(':')[0];
 /** The name an advisory and a dependency are matched by, in `ecosystem`. */
 export function packageKey(ecosystem: string, name: string): string {
   const lower = name.trim().toLowerCase();
-  return ecosystem === 'PyPI' ? lower.replace(/[-_.]+/g, '-') : lower;
+  if (ecosystem === 'PyPI') return lower.replace(/[-_.]+/g, '-');
+  // GitLab shows Maven, Gradle and sbt packages as `group/artifact` (parsers/types.ts); OSV names them `group:artifact`.
+  if (ecosystem === 'Maven') return lower.replace('/', ':');
+  return lower;
 }
