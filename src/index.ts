@@ -38,7 +38,7 @@ async function ready(b: NonNullable<typeof built>) {
 function build(env: Env) {
   if (built) return built;
   const config = loadConfig(env);
-  const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : env.DB ? d1Db(env.DB) : null;
+  const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : env.DB ? d1Db(env.DB, { checkColumns: config.validateResponses }) : null;
   if (!db) throw new Error('No database: bind D1 as DB or set LIBSQL_URL');
   if (!env.BLOBS) throw new Error('No R2 bucket bound as BLOBS');
   if (!env.JOBS) throw new Error('No Queue bound as JOBS');
@@ -66,7 +66,7 @@ export default {
     await ready(b);
     // Outside any request's D1 session, so over D1 every statement goes to the primary: jobs write,
     // and read what the request that queued them has just written.
-    const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!);
+    const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!, { checkColumns: env.VALIDATE_RESPONSES === 'true' });
     await handleJobBatch(batch, { db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
   },
 } satisfies ExportedHandler<Env>;
