@@ -39,6 +39,7 @@ import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes'
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
+import { mountProjectUploads } from './import-export/project-uploads';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
@@ -133,6 +134,7 @@ export function mountApi(api: Router, web: Router) {
   mountProjects(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
+  mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));

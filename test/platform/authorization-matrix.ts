@@ -404,6 +404,9 @@ export const EXPECTATIONS: Record<string, Row> = {
   // Same file and `before`; an http URL is refused (400) past authorization without any request going out.
   'POST /api/v4/projects/remote-import': { rule: signedIn, body: { path: 'mx-remote-import', url: 'http://example.com/export.tar.gz' } },
   'GET /api/v4/projects/:id/import': { rule: projectGet('guest') },
+  // project_uploads.rb: upload_file (guest_access) to upload; admin_upload (Maintainer) to download by secret.
+  'POST /api/v4/projects/:id/uploads': { rule: projectAuth('guest'), upload: true },
+  'GET /api/v4/projects/:id/uploads/:secret/:filename': { rule: projectGet('maintainer') },
   'GET /api/v4/projects/:id': { rule: projectGet('guest') },
   'PUT /api/v4/projects/:id': { rule: projectAuth('maintainer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id': { rule: projectAuth('owner'), fresh: 'project' },
