@@ -18,3 +18,4 @@ export * from './project-exports';
 export * from './import-state';
 export * from './deployments';
 export * from './uploads';
+export * from './archive-diffs';
