@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { mergeRequestDiffCommits, mergeRequestDiffFiles, mergeRequestDiffs } from '../db/schema';
-import type { ImportContext } from './import-relations';
+import type { Db } from '../db/client';
 
 type Row = Record<string, unknown>;
 type Stmt = BatchItem<'sqlite'>;
@@ -30,7 +30,8 @@ const time = (v: unknown): number | null => {
   return Number.isFinite(t) ? t : null;
 };
 
-export function archiveDiffStatements(ctx: ImportContext, iid: number, diff: Row | null): Stmt[] {
+/** `ctx`: the import's storage and new project (import-relations.ts ImportContext). */
+export function archiveDiffStatements(ctx: { db: Db; projectId: number }, iid: number, diff: Row | null): Stmt[] {
   if (!diff) return [];
   const files = list(diff.merge_request_diff_files).slice(0, MAX_FILES);
   const commits = list(diff.merge_request_diff_commits).slice(0, MAX_COMMITS);
