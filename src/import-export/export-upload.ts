@@ -94,8 +94,10 @@ async function resolveAll(host: string): Promise<string[] | null> {
   }
   try {
     return (await dns.lookup(host, { all: true })).map((r) => r.address.toLowerCase());
-  } catch {
-    return [];
+  } catch (err) {
+    // The name has no address (or none now); any other failure means no usable resolver here.
+    const code = (err as { code?: string } | null)?.code;
+    return code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' ? [] : null;
   }
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { api, createUser, unique } from '../support';
 import { fixtureArchive, TREE } from './fixture-checks';
 import { uploadImport, waitForImport } from './import-support';
+import { download, waitForExport } from './export-support';
 
 const archiveMrs = () =>
   TREE['tree/project/merge_requests.ndjson']
@@ -60,5 +61,15 @@ describe('merge request diffs from the archive', () => {
     const page = await api(`/projects/${id}/merge_requests/${big.iid}/diffs?per_page=2`, { token: user.token });
     expect(page.body.map((d: any) => d.new_path)).toEqual(big.merge_request_diff.merge_request_diff_files.slice(0, 2).map((f: any) => f.new_path));
     expect(page.headers.get('x-total')).toBe(String(big.merge_request_diff.merge_request_diff_files.length));
+
+    // Exported again, the stored diffs go with their merge requests: a second import answers the same.
+    expect((await api(`/projects/${id}/export`, { method: 'POST', token: user.token })).status).toBe(202);
+    await waitForExport(id, user.token);
+    const again = await uploadImport(user.token, new Uint8Array(await (await download(id, user.token)).arrayBuffer()), { path: unique('diffs2') });
+    expect((await waitForImport(user.token, again.body.id)).body.import_status).toBe('finished');
+    for (const x of xMrs) {
+      const path = (pid: number, what: string) => `/projects/${pid}/merge_requests/${x.iid}/${what}?per_page=100`;
+      for (const what of ['diffs', 'commits']) expect([x.iid, what, (await api(path(again.body.id, what), { token: user.token })).body]).toEqual([x.iid, what, (await api(path(id, what), { token: user.token })).body.map((e: any) => (what === 'commits' ? { ...e, web_url: expect.any(String) } : e))]);
+    }
   });
 });
