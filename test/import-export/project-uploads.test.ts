@@ -4,7 +4,7 @@
  * links of imported descriptions and notes resolve; an archive never reaches another project's files.
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, fetchApi, unique } from '../support';
+import { api, createUser, fetchApi, rootToken, unique } from '../support';
 import { download, untar, waitForExport } from './export-support';
 import { uploadImport, waitForImport } from './import-support';
 import { fixtureArchive, TREE } from './fixture-checks';
@@ -41,6 +41,19 @@ describe('project uploads', () => {
     expect((await fetchUpload(p.id, `/uploads/${secret}/..%2F..%2Fetc`, owner.token)).status).toBe(404);
     const other = (await api('/projects', { token: owner.token, body: { name: unique('up') } })).body;
     expect((await fetchUpload(other.id, res.body.url, owner.token)).status).toBe(404);
+  });
+
+  it('refuses a file over max_attachment_size with a 413, and takes one at the limit', async () => {
+    const owner = await createUser();
+    const p = (await api('/projects', { token: owner.token, body: { name: unique('up') } })).body;
+    expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { max_attachment_size: 1 } })).status).toBe(200);
+    try {
+      const res = await upload(p.id, owner.token, 'big.bin', new Uint8Array(1024 * 1024 + 1));
+      expect([res.status, res.body]).toEqual([413, { message: '413 Request Entity Too Large' }]);
+      expect((await upload(p.id, owner.token, 'small.bin', new Uint8Array(1024 * 1024))).status).toBe(201);
+    } finally {
+      await api('/application/settings', { method: 'PUT', token: rootToken, body: { max_attachment_size: 100 } });
+    }
   });
 
   it('exports uploads as uploads/<secret>/<filename>, and an import restores them so the links resolve', async () => {
