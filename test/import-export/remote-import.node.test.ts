@@ -98,6 +98,8 @@ describe('POST /projects/remote-import refusals', () => {
       ['https://169.254.169.254/latest/meta-data', 'File url is blocked: Requests to the link local network are not allowed'],
       ['https://[::1]/x', 'File url is blocked: Requests to localhost are not allowed'],
       ['not a url', 'File url must be a valid URL'],
+      // A name is resolved before anything is sent: one without an address is refused (.invalid never has one).
+      ['https://nothing-here.invalid/archive.tar.gz', 'File url is blocked: Host cannot be resolved or invalid'],
     ];
     for (const [url, message] of cases) {
       const res = await remote(url);
