@@ -240,6 +240,8 @@ async function main() {
     await runClient('python-gitlab runners', PYTHON, [join(clientsDir, 'python_gitlab_runners_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Project export and import (issue 15): exports.create/refresh/download, import_project, imports.get.
     await runClient('python-gitlab import-export', PYTHON, [join(clientsDir, 'python_gitlab_import_export_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Environments, deployments, approvals and a deployment's merge requests (issue 16).
+    await runClient('python-gitlab deployments', PYTHON, [join(clientsDir, 'python_gitlab_deployments_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -248,6 +250,7 @@ async function main() {
     CLIENT_SSH_KEYS: keys.slice(4, 8).join('\n'),
   });
   await runClient('gitbeaker mr', process.execPath, [join(clientsDir, 'gitbeaker-mr-check.mjs')], common);
+  await runClient('gitbeaker deployments', process.execPath, [join(clientsDir, 'gitbeaker-deployments-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

@@ -40,6 +40,7 @@ import { mountProjects } from './projects/projects-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
 import { mountProjectUploads } from './import-export/project-uploads';
+import { mountRelatedEpics } from './planning/related-epic-routes';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
 import { mountRepository } from './repository/repository-routes';
@@ -136,6 +137,7 @@ export function mountApi(api: Router, web: Router) {
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
+  mountRelatedEpics(inPlanning(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));
   mountRepository(inRepository(groupsApi));
   mountRunnerApi(inCi(api));

@@ -78,7 +78,7 @@ function sourceTree(): string {
 async function dataset(tree: string): Promise<{ file: string; manifest: Manifest }> {
   const dir = join(cfg.dir, spec.id);
   const hash = createHash('sha256');
-  for (const f of ['scripts/bench/seed.ts', 'scripts/bench/seed-merge-requests.ts', 'scripts/bench/rng.ts', 'drizzle/meta/_journal.json']) hash.update(readFileSync(join(tree, f)));
+  for (const f of ['scripts/bench/seed.ts', 'scripts/bench/seed-merge-requests.ts', 'scripts/bench/seed-deployments.ts', 'scripts/bench/rng.ts', 'drizzle/meta/_journal.json']) hash.update(readFileSync(join(tree, f)));
   hash.update(JSON.stringify(spec));
   const key = hash.digest('hex').slice(0, 16);
   const keyFile = join(dir, 'seed.key');

@@ -109,6 +109,11 @@ export function scenarios(m: Manifest): Scenario[] {
       gpt: 'api_v4_projects_merge_requests_merge_request',
       next: () => ({ method: 'GET', path: `/api/v4/projects/${m.gptProjectId}/merge_requests/${r.int(1, gptMrs)}`, headers: member }),
     },
+    {
+      id: 'deployments',
+      title: `project deployments, default query (${m.deployments.count} deployments, ${m.deployments.environments.length} environments)`,
+      next: () => ({ method: 'GET', path: `/api/v4/projects/${m.deployments.projectId}/deployments`, headers: member }),
+    },
     approvalsScenario(m),
     runnersScenario(m),
     importExportScenario(m),

@@ -21,6 +21,7 @@ import { tokenDigest } from '../../src/platform/crypto';
 import { bootstrap } from '../../src/auth/bootstrap';
 import { rng, type Rng } from './rng';
 import { seedMergeRequests } from './seed-merge-requests';
+import { type DeploySeed, seedDeployments } from './seed-deployments';
 
 export interface DatasetSpec {
   id: string;
@@ -45,15 +46,17 @@ export interface DatasetSpec {
   approvers: number;
   /** S6: registered runners (token digests as the server stores them) that poll `jobs/request` and verify. */
   runners: number;
+  /** Issue 16: deployments of the GPT-sized project, over its environments (seed-deployments.ts). */
+  deployments: number;
 }
 
 export const DATASETS: Record<string, DatasetSpec> = {
   // performance.md 4.3 dataset M (issues part): 100k issues, 200+ projects, one project of 20k.
   M: { id: 'M', users: 2000, groups: 20, projectsPerGroup: 10, personalProjects: 10, issues: 100_000, bigIssues: 20_000, gptIssues: 6_722, notesPerIssue: 3, memberProjects: 50,
-    mergeRequests: 10_000, gptMergeRequests: 3_609, approveMergeRequests: 1_000, approvers: 20, runners: 10_000 },
+    mergeRequests: 10_000, gptMergeRequests: 3_609, approveMergeRequests: 1_000, approvers: 20, runners: 10_000, deployments: 400 },
   // Development runs (`--quick`): same shape, a tenth of the size, still one project above 10,000.
   S: { id: 'S', users: 300, groups: 6, projectsPerGroup: 8, personalProjects: 4, issues: 20_000, bigIssues: 11_000, gptIssues: 2_000, notesPerIssue: 1, memberProjects: 30,
-    mergeRequests: 1_000, gptMergeRequests: 500, approveMergeRequests: 200, approvers: 20, runners: 1_000 },
+    mergeRequests: 1_000, gptMergeRequests: 500, approveMergeRequests: 200, approvers: 20, runners: 1_000, deployments: 100 },
 };
 
 export interface Manifest {
@@ -81,6 +84,8 @@ export interface Manifest {
   approve: { projectId: number; tokens: string[]; userIds: number[]; mrs: { iid: number; sha: string }[] };
   /** S6: runners 1..count, each with the token `runnerToken(k)` (k = 0..count-1). */
   runners: { count: number };
+  /** Issue 16: the project whose deployments are listed, how many, and its environments. */
+  deployments: DeploySeed;
 }
 
 export const BENCH_MEMBER_TOKEN = 'glpat-bench-member-token-000001';
@@ -360,8 +365,11 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
       sentence,
     });
 
+    const deployments = seedDeployments({ insert, projectId: gpt.id, users: gpt.users, count: spec.deployments, now: NOW, span: SPAN });
+
     // The member's token (the root token is the bootstrap one: config.rootToken).
     return {
+      deployments,
       approverIds,
       mrs,
       memberId,
@@ -408,6 +416,7 @@ export async function seed(spec: DatasetSpec, dir: string, log: (s: string) => v
     mergeRequests: manifest.mrs.perProject,
     approve: { projectId: 2, tokens: manifest.approverIds.map((_, k) => approverToken(k)), userIds: manifest.approverIds, mrs: manifest.mrs.approve },
     runners: { count: spec.runners },
+    deployments: manifest.deployments,
   };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(out, null, 1));
   log(`seeded dataset ${spec.id} in ${(out.seedMs / 1000).toFixed(1)} s: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -21,7 +21,7 @@ interface Target {
 }
 
 const RATE = 200;
-const LISTS = ['list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list'];
+const LISTS = ['list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'deployments'];
 
 export const TARGETS: Target[] = [
   { label: '`/user`: 1 round trip', runtime: 'workerd', metric: 'rt', max: 1, scenarios: ['user'] },

@@ -52,6 +52,7 @@ export function mountDeploymentMergeRequests(r: Router) {
       path: '/projects/:id/deployments/:deployment_id/merge_requests',
       summary: 'List of merge requests associated with a deployment',
       tags: ['deployments'],
+      jobToken: true,
       params: listParams,
       // `view=simple` answers MergeRequestSimple, as the merge request lists.
       responses: { 200: z.union([z.array(MergeRequestBasicSchema), z.array(MergeRequestSimpleSchema)]) },

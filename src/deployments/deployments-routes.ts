@@ -3,6 +3,7 @@
  * Every route runs `authenticate!`; reading needs `read_deployment` (as read_environment: reporters,
  * and everyone on a public project), creating and updating developers, deleting maintainers.
  * A deployment's approvals are approval-routes.ts, its merge requests deployment-merge-requests.ts.
+ * Every route here (and its merge requests) takes a CI job token (`job_token_allowed: true`); the approval does not.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -56,7 +57,7 @@ const blank = (name: string, v: string) => {
 
 export function mountDeployments(r: Router) {
   r.route(
-    { method: 'GET', path: '/projects/:id/deployments', summary: 'List project deployments', tags: TAGS, params: listParams, responses: { 200: z.array(DeploymentSchema) } },
+    { method: 'GET', path: '/projects/:id/deployments', summary: 'List project deployments', tags: TAGS, jobToken: true, params: listParams, responses: { 200: z.array(DeploymentSchema) } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const raw = await requestParams(c);
@@ -76,7 +77,7 @@ export function mountDeployments(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/deployments/:deployment_id', summary: 'Get a specific deployment', tags: TAGS, params: oneParams, responses: { 200: DeploymentExtendedSchema } },
+    { method: 'GET', path: '/projects/:id/deployments/:deployment_id', summary: 'Get a specific deployment', tags: TAGS, jobToken: true, params: oneParams, responses: { 200: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
       const premium = planAllows(c.var.config, 'premium');
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
@@ -92,7 +93,7 @@ export function mountDeployments(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/deployments', summary: 'Create a deployment', tags: TAGS, params: createParams, responses: { 201: DeploymentExtendedSchema } },
+    { method: 'POST', path: '/projects/:id/deployments', summary: 'Create a deployment', tags: TAGS, jobToken: true, params: createParams, responses: { 201: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
       blank('environment', p.environment);
       blank('sha', p.sha);
@@ -179,7 +180,7 @@ export function mountDeployments(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/projects/:id/deployments/:deployment_id', summary: 'Update a deployment', tags: TAGS, params: updateParams, responses: { 200: DeploymentExtendedSchema } },
+    { method: 'PUT', path: '/projects/:id/deployments/:deployment_id', summary: 'Update a deployment', tags: TAGS, jobToken: true, params: updateParams, responses: { 200: DeploymentExtendedSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
@@ -211,7 +212,7 @@ export function mountDeployments(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/projects/:id/deployments/:deployment_id', summary: 'Delete a specific deployment', tags: TAGS, params: oneParams, responses: { 204: null } },
+    { method: 'DELETE', path: '/projects/:id/deployments/:deployment_id', summary: 'Delete a specific deployment', tags: TAGS, jobToken: true, params: oneParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [

@@ -4,6 +4,7 @@
  * needs `read_environment` (reporters and above), creating and updating developers; a stop by
  * someone without `stop_environment` changes nothing and still answers the environment; deleting
  * needs `destroy_environment`, which a developer has only on a stopped environment (403 otherwise).
+ * Every route takes a CI job token (`job_token_allowed: true`), acting as the job's user.
  */
 import { and, asc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
@@ -60,7 +61,7 @@ const stopParams = params({ id: g.string(), environment_id: g.int(), force: g.bo
 
 export function mountEnvironments(r: Router) {
   r.route(
-    { method: 'GET', path: '/projects/:id/environments', summary: 'List environments', tags: TAGS, params: listParams, responses: { 200: z.array(EnvironmentSchema) } },
+    { method: 'GET', path: '/projects/:id/environments', summary: 'List environments', tags: TAGS, jobToken: true, params: listParams, responses: { 200: z.array(EnvironmentSchema) } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const raw = await requestParams(c);
@@ -91,7 +92,7 @@ export function mountEnvironments(r: Router) {
   );
 
   r.route(
-    { method: 'GET', path: '/projects/:id/environments/:environment_id', summary: 'Get a specific environment', tags: TAGS, params: oneParams, responses: { 200: EnvironmentSchema } },
+    { method: 'GET', path: '/projects/:id/environments/:environment_id', summary: 'Get a specific environment', tags: TAGS, jobToken: true, params: oneParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(c.var.db, pid, p.environment_id), lastDeploymentRead(c.var.db, pid, p.environment_id)] as const);
       requireReadEnvironment(caller, found);
@@ -108,7 +109,7 @@ export function mountEnvironments(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/environments', summary: 'Create a new environment', tags: TAGS, params: createParams, responses: { 201: EnvironmentSchema } },
+    { method: 'POST', path: '/projects/:id/environments', summary: 'Create a new environment', tags: TAGS, jobToken: true, params: createParams, responses: { 201: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       refuseSlug(p);
       const db = c.var.db;
@@ -136,7 +137,7 @@ export function mountEnvironments(r: Router) {
   );
 
   r.route(
-    { method: 'PUT', path: '/projects/:id/environments/:environment_id', summary: 'Update an existing environment', tags: TAGS, params: updateParams, responses: { 200: EnvironmentSchema } },
+    { method: 'PUT', path: '/projects/:id/environments/:environment_id', summary: 'Update an existing environment', tags: TAGS, jobToken: true, params: updateParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       refuseSlug(p);
       const db = c.var.db;
@@ -166,7 +167,7 @@ export function mountEnvironments(r: Router) {
 
   // Before DELETE .../:environment_id, which would take `review_apps` for an id.
   r.route(
-    { method: 'DELETE', path: '/projects/:id/environments/review_apps', summary: 'Delete multiple stopped review apps', tags: TAGS, params: reviewAppsParams, responses: { 200: ReviewAppsSchema } },
+    { method: 'DELETE', path: '/projects/:id/environments/review_apps', summary: 'Delete multiple stopped review apps', tags: TAGS, jobToken: true, params: reviewAppsParams, responses: { 200: ReviewAppsSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const before = p.before ?? Date.now() - 30 * DAY;
@@ -203,7 +204,7 @@ export function mountEnvironments(r: Router) {
   );
 
   r.route(
-    { method: 'DELETE', path: '/projects/:id/environments/:environment_id', summary: 'Delete an environment', tags: TAGS, params: oneParams, responses: { 204: null } },
+    { method: 'DELETE', path: '/projects/:id/environments/:environment_id', summary: 'Delete an environment', tags: TAGS, jobToken: true, params: oneParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
@@ -226,7 +227,7 @@ export function mountEnvironments(r: Router) {
   );
 
   r.route(
-    { method: 'POST', path: '/projects/:id/environments/:environment_id/stop', summary: 'Stop an environment', tags: TAGS, params: stopParams, responses: { 200: EnvironmentSchema } },
+    { method: 'POST', path: '/projects/:id/environments/:environment_id/stop', summary: 'Stop an environment', tags: TAGS, jobToken: true, params: stopParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);

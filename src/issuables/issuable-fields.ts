@@ -1,14 +1,9 @@
 /**
  * What issues and merge requests validate and filter alike (Issuable: title and description
- * validations, IssuableBaseService#filter_assignees_using_checks). Epics share the title limit.
+ * validations, the assignee count and params; the assignee checks are in people-reads.ts). Epics
+ * share the title limit.
  */
-import { inArray } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { users } from '../db/schema';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { chunks } from '../platform/chunks';
 import { tooBig } from '../platform/text-limits';
-import { type NamespaceRow, projectAccess, type ProjectRow } from '../projects/abilities';
 
 export const TITLE_MAX = 255;
 /** Issuable::DESCRIPTION_LENGTH_MAX (1.megabyte), a bytesize validation: it also keeps a row within D1's 2,000,000 bytes. */
@@ -58,33 +53,4 @@ export function requestedAssignees(p: { assignee_ids?: number[]; assignee_id?: n
   const ids = p.assignee_id !== undefined ? [p.assignee_id] : p.assignee_ids;
   if (ids === undefined) return undefined;
   return premium ? ids : ids.slice(0, 1);
-}
-
-/**
- * IssuableBaseService#filter_assignees_using_checks: an empty list or exactly `[0]`
- * (IssuableFinder::Params::NONE) unassigns everybody; otherwise only active users who exist and
- * `mayRead` the issuable are kept, and when none is left the parameter is dropped (undefined: on
- * create nobody is assigned, on update the assignees stay as they are).
- */
-export async function assignableUsers(
-  c: Context<AppEnv>,
-  project: ProjectRow,
-  ns: NamespaceRow,
-  ids: number[] | undefined,
-  mayRead: (user: Caller, level: number) => boolean,
-): Promise<number[] | undefined> {
-  if (ids === undefined) return undefined;
-  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
-  const wanted = [...new Set(ids)].filter((id) => id > 0).slice(0, MAX_ASSIGNEES_OR_REVIEWERS);
-  const rows: UserRow[] = [];
-  for (const part of chunks(wanted)) rows.push(...(await c.var.db.select().from(users).where(inArray(users.id, part)).all()));
-  const byId = new Map<number, UserRow>(rows.map((u) => [u.id, u]));
-  const out: number[] = [];
-  for (const id of wanted) {
-    const u = byId.get(id);
-    if (!u || u.state !== 'active') continue;
-    const level = await projectAccess(c.var.db, u, project, ns);
-    if (mayRead({ user: u, sudoer: null, credential: null, isAdmin: u.isAdmin }, level)) out.push(id);
-  }
-  return out.length ? out : undefined;
 }

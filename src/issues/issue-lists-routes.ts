@@ -52,13 +52,18 @@ export function mountIssueLists(r: Router) {
     // The group's readable projects (up to one past the per-project union's limit) ride with its
     // lookup: with few projects the page is the union of per-project index ranges, exact for any
     // number of matches, so it goes with its count instead of after it.
+    // The search's index probe rides there too (issue-search.ts searchProbeQuery), not in a round trip of its own.
+    const probe = searchProbeQuery(db, p.search, p.in);
     const { group, level, reads } = await findReadableGroupWith(c, caller, p.id, (gid) => {
       const path = sql`(SELECT g.traversal_path FROM namespaces g WHERE g.id = ${gid})`;
       const subtree = sql`${namespaces.traversalPath} >= ${path} AND ${namespaces.traversalPath} < ${path} || ':'`;
-      return [readableProjectsSql(db, caller, [subtree, p.non_archived ? sql`${projects.archived} = 0` : undefined]).limit(MAX_UNION_PROJECTS + 1)] as const;
+      const readable = readableProjectsSql(db, caller, [subtree, p.non_archived ? sql`${projects.archived} = 0` : undefined]).limit(MAX_UNION_PROJECTS + 1);
+      return probe ? ([readable, probe] as const) : ([readable] as const);
     });
     const groupProjects = reads[0].length <= MAX_UNION_PROJECTS ? reads[0].map((r) => r.id) : undefined;
-    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group }, true, undefined, groupProjects);
+    const probed = probe ? (reads[1] as { n: number }[] | undefined)?.[0] : undefined;
+    const search = probe ? { matches: Number(probed?.n ?? 0), projectMatches: null } : undefined;
+    return listIssues(c, caller, p, { kind: 'group', group, level }, 'group', { group }, true, search, groupProjects);
   });
 
   r.route({ method: 'GET', path: '/projects/:id/issues', summary: 'List project issues', tags: ['issues'], params: projectIssuesParams, responses: { 200: IssueListSchema } }, async ({ c, p, caller }) => {

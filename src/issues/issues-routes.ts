@@ -3,12 +3,12 @@
  * and GET /issues/:id for administrators. Lists live in issue-lists.ts, sub-resources in
  * issue-time-tracking.ts, issue-details.ts, issue-metric-images.ts, notes.ts, award-emoji.ts, todos.ts.
  */
-import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import type { Context } from 'hono';
+import { and, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { AppEnv, Caller } from '../platform/context';
-import { epics, internalIds, issueAssignees, issues, labelLinks, subscriptions, todos, userAgentDetails, users } from '../db/schema';
-import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import type { Caller } from '../platform/context';
+import { epics, internalIds, issueAssignees, issues, labelLinks, subscriptions, todos, userAgentDetails } from '../db/schema';
+import type { Db } from '../db/client';
+import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, type ProjectRow } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { conflict, forbidden, notFound, notModified, recordNotFound, validationFailed } from '../platform/errors';
 import { planAllows } from '../platform/plan';
@@ -20,8 +20,9 @@ import { applicationLimit, clientIp } from '../settings/rate-limits';
 import { createIssueParams, issueByIdParams, issueRefParams, updateIssueParams } from './issues-params';
 import { issueReadOptions, presentIssueRows, subscribedFrom, writeAndPresentIssue } from './issue-presenter';
 import { type IssueReadResults, issueReads, jsonIds, oneIssueReads } from './issue-reads';
-import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssue, findReadableIssueWith, issueIdSql, type IssueRow } from './issues';
-import { findOrBuildProjectLabels } from '../planning/labels';
+import { canAdminIssue, canReadConfidentialIssue, canUpdateIssue, findReadableIssueWith, issueIdSql, type IssueRow } from './issues';
+import { labelsFoundOrBuilt } from '../planning/labels';
+import { projectAssignableMilestoneRead, projectGroupIdsSql, projectLabelsByTitleRead } from '../planning/project-planning-reads';
 import {
   assigneesNote,
   confidentialityNote,
@@ -33,12 +34,13 @@ import {
   titleNote,
 } from '../issuables/system-notes';
 import { resolveTodosForTarget, TODO_ASSIGNED } from '../issuables/todos';
-import { findProjectAssignableMilestone } from '../planning/milestones';
-import { findReadableProject, findReadableProjectWith } from '../projects/projects';
+import { findReadableProjectWith } from '../projects/projects';
 import { cascade, runDeletion } from '../platform/cascade';
 import { dueDate } from '../platform/time';
 import { batchReads } from '../db/batch-reads';
-import { assignableUsers, assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
+import { assignableFrom, peopleNamedRead } from '../issuables/people-reads';
+import { optionalReads } from '../issuables/optional-reads';
 
 
 export function mountIssues(r: Router) {
@@ -46,13 +48,19 @@ export function mountIssues(r: Router) {
     { method: 'POST', path: '/projects/:id/issues', summary: 'Create an issue', tags: ['issues'], params: createIssueParams, responses: { 201: IssueSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const pr = await findReadableProject(c, caller, p.id);
+      const premium = planAllows(c.var.config, 'premium');
+      const askedAssignees = requestedAssignees(p, premium);
+      // The project, the caller's level and what the metadata names (the users with their level in
+      // the project, the milestone, the labels) in one round trip, then the write with its answer in
+      // one more, whatever the number of assignees.
+      let named!: ReturnType<typeof metadataReads>;
+      const pr = await findReadableProjectWith(c, caller, p.id, (pid) => (named = metadataReads(c.var.db, pid, askedAssignees, { milestone_id: p.milestone_id, labels: p.labels, epic: premium ? { id: p.epic_id, iid: p.epic_iid } : undefined })).list);
+      const [people, milestoneRows, labelRows, , , epicRows] = named.unpack(pr.reads);
       // create_issue: anyone who may read the project's issues (non-members of public and internal projects too).
       if (!featureAvailable(pr.project, 'issues', { level: pr.level, isAdmin: caller.isAdmin })) throw forbidden();
       await applicationLimit(c, 'issues_create', [pr.project.id, user.id], { retryAfter: false });
 
-      const premium = planAllows(c.var.config, 'premium');
-      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: requestedAssignees(p, premium) }) };
+      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: askedAssignees }) };
       if (premium && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
       if (Object.keys(errors).length) throw validationFailed(errors);
 
@@ -64,10 +72,10 @@ export function mountIssues(r: Router) {
       const createdAt = owner && p.created_at ? p.created_at : now;
       const explicitIid = owner && p.iid != null ? p.iid : null;
 
-      const assigneeIds = (admin ? await assignableUsers(c, pr.project, pr.namespace, requestedAssignees(p, premium), mayReadIssues(pr.project)) : undefined) ?? [];
-      const milestoneId = admin && p.milestone_id ? ((await findProjectAssignableMilestone(db, pr.project, pr.namespace, p.milestone_id))?.id ?? null) : null;
-      const labels = admin && p.labels?.length ? await findOrBuildProjectLabels(db, pr.project, pr.namespace, p.labels, now) : null;
-      const epicId = premium && admin ? await resolveEpic(c, pr.namespace, p.epic_id, p.epic_iid) : null;
+      const assigneeIds = (admin ? assignableFrom(people ?? [], askedAssignees, mayReadIssues(pr.project)) : undefined) ?? [];
+      const milestoneId = admin ? (milestoneRows?.[0]?.id ?? null) : null;
+      const labels = admin && labelRows ? labelsFoundOrBuilt(db, pr.project.id, labelRows, p.labels!, now) : null;
+      const epicId = premium && admin ? resolveEpic(pr.namespace, p.epic_id, p.epic_iid, epicRows) : null;
 
       const P = pr.project.id;
       const iidSql = explicitIid ?? sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'issues' and ${internalIds.scopeId} = ${P})`;
@@ -139,16 +147,21 @@ export function mountIssues(r: Router) {
     { method: 'PUT', path: '/projects/:id/issues/:issue_iid', summary: 'Update an issue', tags: ['issues'], params: updateIssueParams, responses: { 200: IssueSchema } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
+      const premium = planAllows(c.var.config, 'premium');
+      const askedAssignees = requestedAssignees(p, premium);
+      // The issue with what the metadata names (the users with their level, those they replace, the
+      // milestone, the labels and the issue's own) in one round trip; the writes and the answer in one more.
+      let named!: ReturnType<typeof metadataReads>;
+      const found = await findReadableIssueWith(c, caller, p.id, p.issue_iid, (issueId, pid) => (named = metadataReads(c.var.db, pid, askedAssignees, { ...p, epic: premium ? { id: p.epic_id, iid: p.epic_iid } : undefined }, issueId)).list);
+      const [people, milestoneRows, addRows, removeRows, labelLinkRows, epicRows] = named.unpack(found.reads);
       const { issue, project, namespace, level } = found;
       if (!canUpdateIssue(caller, level, issue)) throw forbidden();
       const db = c.var.db;
       const now = Date.now();
-      const premium = planAllows(c.var.config, 'premium');
       const admin = canAdminIssue(caller, level);
       const owner = caller.isAdmin || level >= ACCESS.OWNER;
 
-      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: admin ? requestedAssignees(p, premium) : undefined }) };
+      const errors = { ...textErrors({ title: p.title, description: p.description }), ...assigneeCountErrors({ assignees: admin ? askedAssignees : undefined }) };
       if (premium && admin && p.weight != null && p.weight < 0) errors.weight = ['must be greater than or equal to 0'];
       if (Object.keys(errors).length) throw validationFailed(errors);
 
@@ -187,13 +200,13 @@ export function mountIssues(r: Router) {
           }
         }
         if (p.milestone_id !== undefined) {
-          const m = p.milestone_id ? await findProjectAssignableMilestone(db, project, namespace, p.milestone_id) : undefined;
+          const m = p.milestone_id ? milestoneRows?.[0] : undefined;
           const id = m?.id ?? null;
           if (id !== issue.milestoneId && (m || !p.milestone_id)) set.milestoneId = id;
         }
         if (premium && p.weight !== undefined && p.weight !== issue.weight) set.weight = p.weight;
         if (premium && (p.epic_id !== undefined || p.epic_iid !== undefined)) {
-          const epicId = await resolveEpic(c, namespace, p.epic_id, p.epic_iid);
+          const epicId = resolveEpic(namespace, p.epic_id, p.epic_iid, epicRows);
           if (epicId !== issue.epicId) set.epicId = epicId;
         }
       }
@@ -201,7 +214,7 @@ export function mountIssues(r: Router) {
 
       const statements: BatchItem<'sqlite'>[] = [];
       // Assignees.
-      const next = admin ? await assignableUsers(c, project, namespace, requestedAssignees(p, premium), mayReadIssues(project)) : undefined;
+      const next = admin ? assignableFrom(people ?? [], askedAssignees, mayReadIssues(project)) : undefined;
       if (next !== undefined) {
         const before = found.assigneeIds;
         const added = next.filter((id) => !before.includes(id));
@@ -209,7 +222,7 @@ export function mountIssues(r: Router) {
         if (added.length || removed.length || next.join() !== before.join()) {
           statements.push(db.delete(issueAssignees).where(eq(issueAssignees.issueId, issue.id)));
           next.forEach((userId, position) => statements.push(db.insert(issueAssignees).values({ issueId: issue.id, userId, position })));
-          const names = await usernames(c, [...added, ...removed]);
+          const names = new Map((people ?? []).map((u) => [u.id, u.username]));
           const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
           if (body) noteBodies.push(body);
           for (const userId of added.filter((id) => id !== user.id))
@@ -218,10 +231,9 @@ export function mountIssues(r: Router) {
       }
       // Labels: `labels` replaces, then add_labels / remove_labels (Issues::UpdateService#handle_label_changes).
       if (admin && (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined)) {
-        const current = await db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id))).all();
-        const currentIds = current.map((l) => l.labelId);
-        const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
-        const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
+        const currentIds = (labelLinkRows ?? []).map((l) => l.labelId);
+        const toAdd = labelsFoundOrBuilt(db, project.id, addRows ?? [], [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
+        const toRemove = p.remove_labels?.length ? labelsFoundOrBuilt(db, project.id, removeRows ?? [], p.remove_labels, now, { create: false }) : null;
         const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
         const keep = p.labels !== undefined ? [] : currentIds.filter((id) => !removeIds.has(id));
         const addIds = toAdd.ids.filter((l) => typeof l.id !== 'number' || !removeIds.has(l.id));
@@ -324,33 +336,49 @@ export function mountIssues(r: Router) {
   });
 }
 
-async function usernames(c: Context<AppEnv>, ids: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  for (let i = 0; i < ids.length; i += 90) {
-    const rows = await c.var.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids.slice(i, i + 90))).all();
-    for (const u of rows) out.set(u.id, u.username);
-  }
-  return out;
-}
-
-
-
-
-/** EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors. */
-export async function resolveEpic(c: Context<AppEnv>, ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined): Promise<number | null> {
+/**
+ * EE: `epic_id` / `epic_iid` name an epic of the project's group or one of its ancestors (by id)
+ * or of its group (by iid), from what `epicRead` read with the project.
+ */
+function resolveEpic(ns: NamespaceRow, epicId: number | undefined, epicIid: number | undefined, rows: readonly { id: number }[] | undefined): number | null {
   if (epicId == null && epicIid == null) return null;
   if (epicId === 0) return null;
-  if (ns.kind !== 'Group') throw notFound('Epic');
-  const db = c.var.db;
-  const row =
-    epicId != null
-      ? await db.select().from(epics).where(and(eq(epics.id, epicId), inArray(epics.groupId, traversalIds(ns)))).get()
-      : await db.select().from(epics).where(and(eq(epics.groupId, ns.id), eq(epics.iid, epicIid!))).get();
-  if (!row) throw notFound('Epic');
-  return row.id;
+  if (ns.kind !== 'Group' || !rows?.[0]) throw notFound('Epic');
+  return rows[0].id;
+}
+
+/** The epic `epic_id` / `epic_iid` names, as a read over the project's id (undefined when none is named). */
+function epicRead(db: Db, pid: SQL, epicId: number | undefined, epicIid: number | undefined) {
+  if (epicId != null) return epicId === 0 ? undefined : db.select({ id: epics.id }).from(epics).where(and(eq(epics.id, epicId), sql`${epics.groupId} IN (${projectGroupIdsSql(pid)})`)).limit(1);
+  if (epicIid == null) return undefined;
+  return db.select({ id: epics.id }).from(epics).where(and(sql`${epics.groupId} = (SELECT ep.namespace_id FROM projects ep WHERE ep.id = ${pid})`, eq(epics.iid, epicIid))).limit(1);
 }
 
 export type { IssueRow };
+
+/**
+ * What an issue write's metadata names, as reads for the batch that finds the project (or, with
+ * `issueId`, the issue: then its assignees' usernames for the system note and its labels too).
+ */
+function metadataReads(
+  db: Db,
+  pid: SQL,
+  assignees: number[] | undefined,
+  p: { milestone_id?: number | null; labels?: string[]; add_labels?: string[]; remove_labels?: string[]; epic?: { id?: number; iid?: number } },
+  issueId?: SQL,
+) {
+  const addTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
+  const labelsAsked = p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined;
+  const before = issueId ? sql`SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id IN (${issueId})` : undefined;
+  return optionalReads([
+    assignees !== undefined ? peopleNamedRead(db, pid, assignees.filter((id) => id > 0), before) : undefined,
+    p.milestone_id ? projectAssignableMilestoneRead(db, pid, p.milestone_id) : undefined,
+    addTitles.length ? projectLabelsByTitleRead(db, pid, addTitles) : undefined,
+    p.remove_labels?.length ? projectLabelsByTitleRead(db, pid, p.remove_labels) : undefined,
+    issueId && labelsAsked ? db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'Issue'), sql`${labelLinks.targetId} IN (${issueId})`)) : undefined,
+    p.epic ? epicRead(db, pid, p.epic.id, p.epic.iid) : undefined,
+  ] as const);
+}
 
 /** Assignees of an issue must be able to read the project's issues. */
 const mayReadIssues = (project: ProjectRow) => (user: Caller, level: number) => canReadProject(user, project, level) && featureAvailable(project, 'issues', { level, isAdmin: user.isAdmin });

@@ -8,7 +8,7 @@
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { mergeRequests, namespaces, projects, users } from '../db/schema';
+import { deploymentMergeRequests, deployments, environments, mergeRequests, namespaces, projects, users } from '../db/schema';
 import type { NamespaceRow, ProjectRow } from '../projects/abilities';
 import type { MergeRequestListParams, MergeRequestNotParams } from './merge-requests-params';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -226,8 +226,7 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
   const draft = p.draft !== undefined ? p.draft : p.wip !== undefined ? p.wip === 'yes' : undefined;
   if (draft !== undefined) conds.push(sql`${mergeRequests.draft} = ${draft ? 1 : 0}`);
 
-  // Deployments do not exist in this service: nothing was ever deployed anywhere.
-  if (p.environment !== undefined || p.deployed_after !== undefined || p.deployed_before !== undefined) impossible();
+  if (p.environment !== undefined || p.deployed_after !== undefined || p.deployed_before !== undefined) conds.push(deployedCondition(p));
 
   // not[...]
   const n: MergeRequestNotParams | undefined = p.not;
@@ -264,6 +263,19 @@ export async function buildMergeRequestQuery(db: Db, caller: Caller, parent: MrF
   }
 
   return { possible, where: and(...conds), orderBy: orderBy(p), idsFirst: parent.kind === 'all' };
+}
+
+/**
+ * MergeRequestsFinder#by_deployments: shipped by a deployment (DeploymentMergeRequest) to the named
+ * environment of the request's target project (`project_id`), finished after/before the times (strictly).
+ */
+function deployedCondition(p: Pick<MergeRequestListParams, 'environment' | 'deployed_after' | 'deployed_before'>): SQL {
+  const conds = [
+    p.environment !== undefined ? sql`e.name = ${p.environment} AND e.project_id = ${mergeRequests.projectId}` : undefined,
+    p.deployed_after !== undefined ? sql`d.finished_at > ${p.deployed_after}` : undefined,
+    p.deployed_before !== undefined ? sql`d.finished_at < ${p.deployed_before}` : undefined,
+  ].filter((x): x is SQL => x !== undefined);
+  return sql`${mergeRequests.id} IN (SELECT dm.merge_request_id FROM ${deploymentMergeRequests} dm JOIN ${deployments} d ON d.id = dm.deployment_id JOIN ${environments} e ON e.id = dm.environment_id WHERE ${sql.join(conds, sql` AND `)})`;
 }
 
 const milestoneDue = sql`(SELECT m.due_date FROM milestones m WHERE m.id = ${mergeRequests.milestoneId})`;

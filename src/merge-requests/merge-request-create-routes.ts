@@ -4,7 +4,7 @@
  * rule and to-dos in one batch.
  */
 import type { Caller } from '../platform/context';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, repoBranches, todos } from '../db/schema';
 import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
@@ -13,8 +13,9 @@ import { requireUser } from '../platform/guards';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { findOrBuildProjectLabels } from '../planning/labels';
-import { findProjectAssignableMilestone } from '../planning/milestones';
+import { labelsFoundOrBuilt } from '../planning/labels';
+import { projectAssignableMilestoneRead, projectLabelsByTitleRead } from '../planning/project-planning-reads';
+import { optionalReads } from '../issuables/optional-reads';
 import { canReadMergeRequests, canReadProject, projectAccess } from '../projects/abilities';
 import { findReadableProjectWith } from '../projects/projects';
 import { mergeRequestApprovals } from './approvals-port';
@@ -42,9 +43,17 @@ export function mountMergeRequestCreate(r: Router) {
       const askedReviewers = p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1);
       const named = [...(askedAssignees ?? []), ...(askedReviewers ?? [])].filter((id) => id > 0);
       // The project, another open request for the branches, both branch heads, what the system
-      // approval rules are built from (Premium) and the users it names with their level in one round
-      // trip; the writes, the rules' build and the answer's reads (its approval state too) in one more.
+      // approval rules are built from (Premium), the users it names with their level, its milestone and
+      // labels in one round trip; the writes, the rules' build and the answer's reads (its approval state too) in one more.
       let ruleReadCount = 0;
+      const labelTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
+      let namedRows!: ReturnType<typeof namedReads>;
+      const namedReads = (pid: SQL) =>
+        optionalReads([
+          named.length ? peopleNamedRead(c.var.db, pid, named) : undefined,
+          p.milestone_id ? projectAssignableMilestoneRead(c.var.db, pid, p.milestone_id) : undefined,
+          labelTitles.length ? projectLabelsByTitleRead(c.var.db, pid, labelTitles) : undefined,
+        ] as const);
       const pr = await findReadableProjectWith(c, caller, p.id, (pid) => {
         const ruleList = premium ? (approvals.rulesReads?.(c.var.db, pid, p.target_branch) ?? []) : [];
         ruleReadCount = ruleList.length;
@@ -67,12 +76,13 @@ export function mountMergeRequestCreate(r: Router) {
             .from(repoBranches)
             .where(and(eq(repoBranches.projectId, pid as unknown as number), inArray(repoBranches.name, [p.source_branch, p.target_branch]))),
           ...ruleList,
-          ...(named.length ? [peopleNamedRead(c.var.db, pid, named)] : []),
+          ...(namedRows = namedReads(pid)).list,
         ] as const;
       });
       const [otherOpen, branchRows, ...more] = pr.reads;
       const ruleReads = more.slice(0, ruleReadCount);
-      const people = (more[ruleReadCount] ?? []) as unknown as PersonNamed[];
+      const [peopleRows, milestoneRows, labelRows] = namedRows.unpack(more.slice(ruleReadCount));
+      const people = (peopleRows ?? []) as PersonNamed[];
       // `authorize! :create_merge_request_from, user_project`.
       if (!canCreateMergeRequest(caller, pr.project, pr.level)) throw forbidden();
       const db = c.var.db;
@@ -117,9 +127,8 @@ export function mountMergeRequestCreate(r: Router) {
       const mayReadMergeRequests = (u: Caller, level: number) => canReadMergeRequests(u, project, level);
       const assigneeIds = assignableFrom(people, askedAssignees, mayReadMergeRequests) ?? [];
       const reviewerIds = assignableFrom(people, askedReviewers, mayReadMergeRequests) ?? [];
-      const milestoneId = p.milestone_id ? ((await findProjectAssignableMilestone(db, project, namespace, p.milestone_id))?.id ?? null) : null;
-      const labelTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
-      const labels = labelTitles.length ? await findOrBuildProjectLabels(db, project, namespace, labelTitles, now) : null;
+      const milestoneId = milestoneRows?.[0]?.id ?? null;
+      const labels = labelRows ? labelsFoundOrBuilt(db, project.id, labelRows, labelTitles, now) : null;
 
       const P = project.id;
       const iidSql = sql<number>`(select ${internalIds.lastValue} from ${internalIds} where ${internalIds.usage} = 'merge_requests' and ${internalIds.scopeId} = ${P})`;

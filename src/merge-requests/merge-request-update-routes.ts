@@ -17,8 +17,9 @@ import { requestParams } from '../platform/params';
 import { planAllows } from '../platform/plan';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
-import { findOrBuildProjectLabels } from '../planning/labels';
-import { findProjectAssignableMilestone } from '../planning/milestones';
+import { labelsFoundOrBuilt } from '../planning/labels';
+import { projectAssignableMilestoneRead, projectLabelsByTitleRead } from '../planning/project-planning-reads';
+import { optionalReads } from '../issuables/optional-reads';
 import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
 import { issueLinkStatements } from './issue-references';
@@ -43,9 +44,9 @@ export function mountMergeRequestUpdate(r: Router) {
       const user = requireUser(caller);
       const db = c.var.db;
       // The merge request with what the checks read (assignees and reviewers, branch heads, labels,
-      // another open request for the branches, the users named with their level, what the system
-      // approval rules are built from) in the project's round trip; the writes, the rules' rebuild and
-      // the answer in one more (writeAndPresentMergeRequest).
+      // another open request for the branches, the users named with their level, the milestone and
+      // labels named, what the system approval rules are built from) in the project's round trip; the
+      // writes, the rules' rebuild and the answer in one more (writeAndPresentMergeRequest).
       const labelsAsked = p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined;
       const branchesAsked = p.state_event === 'reopen' || p.target_branch !== undefined;
       const premium = planAllows(c.var.config, 'premium');
@@ -59,7 +60,15 @@ export function mountMergeRequestUpdate(r: Router) {
       const askedReviewers = p.reviewer_ids === undefined ? undefined : premium ? p.reviewer_ids : p.reviewer_ids.slice(0, 1);
       // The users named, with their level, and those they replace (for the system notes' usernames).
       const peopleAsked = askedAssignees !== undefined || askedReviewers !== undefined;
+      const addTitles = [...(p.labels ?? []), ...(p.add_labels ?? [])];
       const found = await findReadableMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, pid) => {
+        // What the metadata names (skipped when not asked): the people, the milestone, the labels.
+        const named = optionalReads([
+          peopleAsked ? peopleNamedRead(db, pid, [...(askedAssignees ?? []), ...(askedReviewers ?? [])].filter((id) => id > 0), mrId) : undefined,
+          p.milestone_id ? projectAssignableMilestoneRead(db, pid, p.milestone_id) : undefined,
+          addTitles.length ? projectLabelsByTitleRead(db, pid, addTitles) : undefined,
+          p.remove_labels?.length ? projectLabelsByTitleRead(db, pid, p.remove_labels) : undefined,
+        ] as const);
         const more = {
           list: [
             db.select({ labelId: labelLinks.labelId }).from(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), sql`${labelLinks.targetId} = ${mrId}`, labelsAsked ? undefined : sql`0`)),
@@ -71,16 +80,22 @@ export function mountMergeRequestUpdate(r: Router) {
                   AND (${mergeRequests.sourceBranch}, ${mergeRequests.targetBranch}) IN (SELECT m.source_branch, coalesce(${p.target_branch ?? null}, m.target_branch) FROM merge_requests m WHERE m.id = ${mrId})`,
               )
               .limit(1),
-            ...(peopleAsked ? [peopleNamedRead(db, pid, [...(askedAssignees ?? []), ...(askedReviewers ?? [])].filter((id) => id > 0), mrId)] : []),
+            ...named.list,
             // What the system approval rules are built from at the target branch, for their rebuild in the write's batch.
             ...(premium ? (approvals.rulesReads?.(db, pid, sql`coalesce(${p.target_branch ?? null}, (SELECT m.target_branch FROM merge_requests m WHERE m.id = ${mrId}))`) ?? []) : []),
           ] as BatchItem<'sqlite'>[],
-          unflatten: (r: readonly unknown[]) => ({
-            labelIds: (r[0] as { labelId: number }[]).map((l) => l.labelId),
-            otherOpen: (r[1] as { iid: number }[])[0]?.iid,
-            people: (peopleAsked ? r[2] : []) as PersonNamed[],
-            rulesRead: r.slice(peopleAsked ? 3 : 2),
-          }),
+          unflatten: (r: readonly unknown[]) => {
+            const [people, milestoneRows, addRows, removeRows] = named.unpack(r.slice(2, 2 + named.list.length));
+            return {
+              labelIds: (r[0] as { labelId: number }[]).map((l) => l.labelId),
+              otherOpen: (r[1] as { iid: number }[])[0]?.iid,
+              people: (people ?? []) as PersonNamed[],
+              milestone: milestoneRows?.[0],
+              addRows: addRows ?? [],
+              removeRows: removeRows ?? [],
+              rulesRead: r.slice(2 + named.list.length),
+            };
+          },
         };
         return bothReads(bothReads(peopleReads(db, mrId), headReads(db, mrId, p.target_branch)), more);
       });
@@ -149,7 +164,7 @@ export function mountMergeRequestUpdate(r: Router) {
           noteBodies.push(`${p.discussion_locked ? 'locked' : 'unlocked'} the discussion in this merge request`);
         } else if (p.discussion_locked !== undefined && mr.discussionLocked == null) set.discussionLocked = p.discussion_locked;
         if (p.milestone_id !== undefined) {
-          const m = p.milestone_id ? await findProjectAssignableMilestone(db, project, namespace, p.milestone_id) : undefined;
+          const m = p.milestone_id ? known.milestone : undefined;
           const id = m?.id ?? null;
           if (id !== mr.milestoneId && (m || !p.milestone_id)) set.milestoneId = id;
         }
@@ -195,8 +210,8 @@ export function mountMergeRequestUpdate(r: Router) {
         // Labels: `labels` replaces, then add_labels / remove_labels.
         if (p.labels !== undefined || p.add_labels !== undefined || p.remove_labels !== undefined) {
           const currentIds = known.labelIds;
-          const toAdd = await findOrBuildProjectLabels(db, project, namespace, [...(p.labels ?? []), ...(p.add_labels ?? [])], now);
-          const toRemove = p.remove_labels?.length ? await findOrBuildProjectLabels(db, project, namespace, p.remove_labels, now, { create: false }) : null;
+          const toAdd = labelsFoundOrBuilt(db, project.id, known.addRows, addTitles, now);
+          const toRemove = p.remove_labels?.length ? labelsFoundOrBuilt(db, project.id, known.removeRows, p.remove_labels, now, { create: false }) : null;
           const removeIds = new Set((toRemove?.existing ?? []).map((l) => l.id));
           const keep = p.labels !== undefined ? [] : currentIds.filter((id) => !removeIds.has(id));
           const addIds = toAdd.ids.filter((l) => typeof l.id !== 'number' || !removeIds.has(l.id));

@@ -4,9 +4,11 @@ import { awardEmoji, epics, internalIds, labelLinks, labelPriorities, labels, mi
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { type Cascade, type IdSelect, within } from '../platform/cascade';
+import { relatedEpicLinksDelete } from './related-epic-links';
 
-/** An epic's own rows (comments, their awards, labels) and the epic. */
+/** An epic's own rows (comments, their awards, labels, links to other epics) and the epic. */
 const epicRows = (db: Db, epicIds: IdSelect | ReturnType<Db['select']>): BatchItem<'sqlite'>[] => [
+  relatedEpicLinksDelete(db, epicIds),
   db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds)))))),
   db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
   db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
@@ -51,6 +53,7 @@ export const planningCascade: Cascade = {
         db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
         db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
         db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), within(labelLinks.targetId, epicIds))),
+        relatedEpicLinksDelete(db, epicIds),
         db.delete(epics).where(within(epics.groupId, ids)),
         db.delete(internalIds).where(and(or(eq(internalIds.usage, 'group_milestones'), eq(internalIds.usage, 'epics')), inArray(internalIds.scopeId, ids as never))),
       ],

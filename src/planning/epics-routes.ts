@@ -34,6 +34,7 @@ import {
   writeAndPresentEpic,
 } from './epics';
 import { EpicSchema } from './epic-entity';
+import { relatedEpicLinksDelete } from './related-epic-links';
 import { COLOR_PATTERN } from './label-entity';
 import { dueDate } from '../platform/time';
 import { textErrors } from '../issuables/issuable-fields';
@@ -184,6 +185,7 @@ export function mountEpics(r: Router) {
       db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), eq(awardEmoji.awardableId, epic.id))),
       db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))),
       db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Epic'), eq(subscriptions.subscribableId, epic.id))),
+      relatedEpicLinksDelete(db, sql`(${epic.id})`),
       db.delete(epics).where(eq(epics.id, epic.id)),
     ]);
     return c.body(null, 204);

@@ -6,7 +6,7 @@
  * Available labels of a project = its own labels + the labels of its group and every ancestor
  * group (traversal ids of the namespace). A personal project has only its own labels.
  */
-import { and, asc, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
@@ -33,14 +33,6 @@ export function projectLabelGroupIds(ns: NamespaceRow, includeAncestorGroups = t
 export function availableProjectLabelsSql(project: Pick<ProjectRow, 'id'>, ns: NamespaceRow, includeAncestorGroups = true): SQL {
   const groupIds = projectLabelGroupIds(ns, includeAncestorGroups);
   return groupIds.length ? or(eq(labels.projectId, project.id), inArray(labels.groupId, groupIds))! : eq(labels.projectId, project.id);
-}
-
-/** Labels available to a project, optionally restricted to some titles (exact, case-sensitive like GitLab's `where(title:)`). */
-export async function availableProjectLabels(db: Db, project: Pick<ProjectRow, 'id'>, ns: NamespaceRow, titles?: string[]): Promise<LabelRow[]> {
-  const base = availableProjectLabelsSql(project, ns);
-  if (!titles) return db.select().from(labels).where(base).orderBy(asc(labels.title), asc(labels.id)).all();
-  if (!titles.length) return [];
-  return db.select().from(labels).where(and(base, titleIn(titles))).orderBy(asc(labels.title), asc(labels.id)).all();
 }
 
 /** `labels.title IN (...)` as one JSON parameter, whatever the number of titles (D1 allows 100 bound parameters). */
@@ -114,21 +106,14 @@ function buildProjectLabelInsert(db: Db, projectId: number, title: string, now: 
 export const projectLabelIdSql = (projectId: number, title: string) => sql<number>`(select ${labels.id} from ${labels} where ${labels.projectId} = ${projectId} and ${labels.title} = ${title})`;
 
 /**
- * Labels::FindOrCreateService for the `labels` parameter of issue create/update: finds the
- * available labels by title and builds inserts for the missing ones as new project labels.
+ * Labels::FindOrCreateService for the `labels` parameter of issue and merge request writes, from
+ * the available labels with those titles (project-planning-reads.ts `projectLabelsByTitleRead`, read
+ * in the batch that finds the project): builds inserts for the missing ones as new project labels.
  * GitLab creates a missing label only when the user may `admin_label` in the project (planner+ or
  * administrator); pass `create: false` otherwise and the missing titles are simply dropped from `ids`.
  */
-export async function findOrBuildProjectLabels(
-  db: Db,
-  project: Pick<ProjectRow, 'id'>,
-  ns: NamespaceRow,
-  titles: string[],
-  now: number,
-  opts: { create?: boolean } = {},
-): Promise<FoundOrBuiltLabels> {
+export function labelsFoundOrBuilt(db: Db, projectId: number, rows: readonly LabelRow[], titles: string[], now: number, opts: { create?: boolean } = {}): FoundOrBuiltLabels {
   const wanted = normalizeLabelTitles(titles);
-  const rows = wanted.length ? await availableProjectLabels(db, project, ns, wanted) : [];
   const byTitle = new Map<string, LabelRow>();
   for (const r of rows) {
     const prev = byTitle.get(r.title);
@@ -136,12 +121,12 @@ export async function findOrBuildProjectLabels(
   }
   const missing = wanted.filter((t) => !byTitle.has(t));
   const create = opts.create ?? true;
-  const inserts = create ? missing.map((t) => buildProjectLabelInsert(db, project.id, t, now)) : [];
+  const inserts = create ? missing.map((t) => buildProjectLabelInsert(db, projectId, t, now)) : [];
   const ids: FoundOrBuiltLabels['ids'] = [];
   for (const t of wanted) {
     const hit = byTitle.get(t);
     if (hit) ids.push({ title: t, id: hit.id });
-    else if (create) ids.push({ title: t, id: projectLabelIdSql(project.id, t) });
+    else if (create) ids.push({ title: t, id: projectLabelIdSql(projectId, t) });
   }
   return { existing: [...byTitle.values()], missing, inserts, ids };
 }

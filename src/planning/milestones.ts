@@ -1,14 +1,12 @@
 /**
- * Milestones: loading and presenting them for other modules (the Issue entity's `milestone`), the
- * milestones an issue of a project may use, iid allocation and validation (app/models/milestone.rb,
- * app/models/concerns/timebox.rb).
+ * Milestones: loading and presenting them for other modules (the Issue entity's `milestone`), iid
+ * allocation and validation (app/models/milestone.rb, app/models/concerns/timebox.rb). The
+ * milestone an issuable write names is read with its project (project-planning-reads.ts).
  */
-import { and, eq, getTableColumns, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { internalIds, issues, milestones, namespaces, projects } from '../db/schema';
 import { milestoneEntity, type MilestoneRow } from './milestone-entity';
-import type { NamespaceRow, ProjectRow } from '../projects/abilities';
-import { traversalIds } from '../projects/abilities';
 
 export type { MilestoneRow };
 
@@ -74,20 +72,6 @@ export async function presentMilestonesById(db: Db, base: string, ids: (number |
   const list = [...rows.values()];
   const presented = await presentMilestones(db, base, list);
   return new Map(list.map((m, i) => [m.id, presented[i]]));
-}
-
-/**
- * SQL on `milestones`: the milestones an issue of this project may be given (the project's own and
- * those of its group and ancestor groups; IssuableBaseService#filter_milestone).
- */
-export function projectMilestonesSql(project: Pick<ProjectRow, 'id'>, ns: NamespaceRow, includeAncestors = true): SQL {
-  const groupIds = ns.kind === 'Group' ? (includeAncestors ? traversalIds(ns) : [ns.id]) : [];
-  return groupIds.length ? or(eq(milestones.projectId, project.id), inArray(milestones.groupId, groupIds))! : eq(milestones.projectId, project.id);
-}
-
-/** A milestone an issue of the project may use, by id (undefined if none). */
-export async function findProjectAssignableMilestone(db: Db, project: Pick<ProjectRow, 'id'>, ns: NamespaceRow, id: number): Promise<MilestoneRow | undefined> {
-  return db.select().from(milestones).where(and(eq(milestones.id, id), projectMilestonesSql(project, ns))).get();
 }
 
 /**

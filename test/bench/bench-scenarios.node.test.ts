@@ -2,6 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Req } from '../../scripts/bench/load';
 import { scenarios } from '../../scripts/bench/scenarios';
 import { DATASETS, runnerToken, type Manifest } from '../../scripts/bench/seed';
+import { seedDeployments } from '../../scripts/bench/seed-deployments';
+import { TARGETS } from '../../scripts/bench/targets';
 
 const manifest: Manifest = {
   dataset: DATASETS.S,
@@ -38,6 +40,7 @@ const manifest: Manifest = {
     ],
   },
   runners: { count: 5 },
+  deployments: { projectId: 2, count: 400, environments: ['production', 'staging'] },
 };
 
 describe('bench scenarios', () => {
@@ -45,10 +48,12 @@ describe('bench scenarios', () => {
   const byId = Object.fromEntries(list.map((s) => [s.id, s]));
 
   it('covers the bare route, /user, issue get, lists, /issues and merge requests for both callers, merge requests, approvals, runners, import/export and creation', () => {
-    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'mr', 'approve', 'runner', 'import_export', 'create']);
+    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'mr', 'deployments', 'approve', 'runner', 'import_export', 'create']);
     expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'import_export', 'create']);
     expect(byId.mr_list.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/merge_requests', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.bare.next()).toEqual({ method: 'GET', path: '/__bench/hello' });
+    expect(byId.deployments.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/deployments', headers: { 'PRIVATE-TOKEN': 'member-token' } });
+    expect(byId.deployments.title).toBe('project deployments, default query (400 deployments, 2 environments)');
     expect(byId.all_admin.next().headers).toEqual({ 'PRIVATE-TOKEN': 'root-token' });
     expect(byId.all_member.next()).toMatchObject({ path: '/api/v4/issues?scope=all', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.list_default.next().path).toBe('/api/v4/projects/2/issues');
@@ -195,5 +200,26 @@ describe('bench scenarios', () => {
     }
     expect(titles.size).toBe(60);
     expect(withLabels).toBeGreaterThan(0);
+  });
+
+  it('seeds the deployments list: environments, then deployments in time order to them, the newest running', () => {
+    const rows: Record<string, Record<string, unknown>[]> = {};
+    const insert = (table: string, row: Record<string, unknown>) => void (rows[table] ??= []).push(row);
+    const out = seedDeployments({ insert, projectId: 2, users: [5, 9], count: 300, now: Date.UTC(2026, 0, 1), span: 365 * 86_400_000 });
+    expect(out).toMatchObject({ projectId: 2, count: 300 });
+    expect(rows.environments.map((e) => e.name)).toEqual(out.environments);
+    expect(new Set(rows.environments.map((e) => e.slug)).size).toBe(out.environments.length);
+    const envIds = new Set(rows.environments.map((e) => e.id));
+    const d = rows.deployments;
+    expect(d).toHaveLength(300);
+    expect(d.map((x) => x.iid)).toEqual(d.map((_, i) => i + 1));
+    for (let i = 1; i < d.length; i++) expect(d[i].created_at as number).toBeGreaterThanOrEqual(d[i - 1].created_at as number);
+    expect(d.every((x) => envIds.has(x.environment_id) && [5, 9].includes(x.user_id as number) && /^[0-9a-f]{40}$/.test(x.sha as string))).toBe(true);
+    expect(d.slice(-3).map((x) => [x.status, x.finished_at])).toEqual([['running', null], ['running', null], ['running', null]]);
+    const statuses = new Set(d.map((x) => x.status));
+    expect([...statuses].sort()).toEqual(['canceled', 'failed', 'running', 'success']);
+    expect(d.filter((x) => x.status !== 'running').every((x) => (x.finished_at as number) > (x.created_at as number))).toBe(true);
+    // Listed with the other lists' target.
+    expect(TARGETS.find((t) => t.label.startsWith('every list'))!.scenarios).toContain('deployments');
   });
 });

@@ -100,6 +100,7 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const issueNoteAward = await call('POST', `${P}/issues/${issue.iid}/notes/${issueNote.id}/award_emoji`, userToken, { name: 'heart' });
   const mrNoteAward = await call('POST', `${P}/merge_requests/${mr.iid}/notes/${mrNote.id}/award_emoji`, userToken, { name: 'rocket' });
   const epicAward = await call('POST', `/groups/${group.id}/epics/${epic.iid}/award_emoji`, userToken, { name: 'eyes' });
+  const epicLink = await call('POST', `/groups/${group.id}/epics/${epic.iid}/related_epics`, ownerToken, { target_group_id: group.id, target_epic_iid: epic2.iid, link_type: 'blocks' });
 
   const projectRule = await call('POST', `${P}/approval_rules`, ownerToken, { name: 'reviewers', approvals_required: 1, user_ids: [user.id] });
   const mrRule = await call('POST', `${P}/merge_requests/${mr.iid}/approval_rules`, ownerToken, { name: 'mr rule', approvals_required: 1, user_ids: [owner.id] });
@@ -162,6 +163,7 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     issueNoteAward: ids(issueNoteAward.id),
     mrNoteAward: ids(mrNoteAward.id),
     epicAward: ids(epicAward.id),
+    relatedEpicLink: ids(epicLink.id),
     projectRule: ids(projectRule.id),
     mrRule: ids(mrRule.id),
     sshKey: ids(userKey.id, victimKey.id),
@@ -248,6 +250,8 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'epicIid';
     case 'epic_id':
       return 'epicId';
+    case 'related_epic_link_id':
+      return 'relatedEpicLink';
     case 'note_id':
       return under('/merge_requests/') ? 'mrNote' : under('/epics/') ? 'epicNote' : 'issueNote';
     case 'award_id':

@@ -17,6 +17,8 @@
  * user, a branch protection). Rows under /users/:id are run a second time for a user who does not exist.
  */
 import { freshGpgKey, freshSshKey } from '../fixtures/keys';
+// Only read inside row bodies, when the world is built (route-world.ts imports nothing but types from here).
+import { world } from './route-world';
 
 export const ROLES = ['anonymous', 'nonMember', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -176,6 +178,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/groups/:id/epics': { rule: groupAuth('reporter'), body: { title: 'matrix epic' } },
   'PUT /api/v4/groups/:id/epics/:epic_iid': { rule: groupAuth('reporter'), body: { description: 'x' } },
   'DELETE /api/v4/groups/:id/epics/:epic_iid': { rule: groupAuth('owner'), params: { epic_iid: 'epicToDelete' } },
+
+  // ---- linked epics (ee/lib/api/related_epic_links.rb: authenticate_non_get!, find_group!, Ultimate; reads: read_epic;
+  // linking and unlinking: EpicPolicy admin_epic_relation, Guest+ in both epics' groups). The first caller let through
+  // links (route-world.ts `relatedEpicIid`) or unlinks, the next ones get the 409 / the link's 404: past authorization. ----
+  'GET /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupGet('guest') },
+  'POST /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupAuth('guest'), body: () => ({ target_group_id: world.groupId, target_epic_iid: world.relatedEpicIid }) },
+  'DELETE /api/v4/groups/:id/epics/:epic_iid/related_epics/:related_epic_link_id': { rule: groupAuth('guest') },
+  'GET /api/v4/groups/:id/related_epic_links': { rule: groupGet('guest') },
 
   // ---- GPG keys (users.rb) ----
   'GET /api/v4/user/gpg_keys': { rule: signedIn },

@@ -91,6 +91,10 @@ export async function buildWorld(): Promise<void> {
   world.epicToDelete = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'delete me' } })).iid;
   world.epicNote = ok('note', await api(`/groups/${g.id}/epics/${epic.id}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
   world.epicAward = ok('award', await api(`/groups/${g.id}/epics/${epic.iid}/award_emoji`, { token: tokens.owner, body: { name: 'thumbsup' } })).id;
+  // Linked epics: an epic for the matrix's POST to link to, and a link for its DELETE to remove.
+  world.relatedEpicIid = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'related' } })).iid;
+  const linked = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'linked' } })).iid;
+  world.relatedEpicLink = ok('epic link', await api(`/groups/${g.id}/epics/${epic.iid}/related_epics`, { token: tokens.owner, body: { target_group_id: g.id, target_epic_iid: linked } })).id;
   for (const name of ['fixture-label', 'delete-me', 'promote-me', 'label-to-delete', 'label-to-promote']) {
     const l = ok('label', await api(`${P}/labels`, { token: tokens.owner, body: { name, color: '#000000' } }));
     if (name === 'fixture-label') world.projectLabelId = l.id;
@@ -171,6 +175,7 @@ export function param(path: string, method: string, name: string, row: Row): str
     merge_request_iid: () => world.mr,
     epic_iid: () => world.epicIid,
     epic_id: () => world.epicId,
+    related_epic_link_id: () => world.relatedEpicLink,
     note_id: () => (inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const ts = (name: string) => integer(name);
@@ -123,5 +124,30 @@ export const epics = sqliteTable(
     index('epics_group_created').on(t.groupId, t.createdAt, t.id),
     index('epics_parent').on(t.parentId),
     index('epics_author').on(t.authorId),
+  ],
+);
+
+/**
+ * Linked epics (GitLab `related_epic_links`, ee Epic::RelatedEpicLink): `relates_to` or `blocks`
+ * from source to target. `is_blocked_by` is stored as `blocks` with the two ends swapped, as GitLab
+ * does, so a pair has one row whichever way it was asked for.
+ */
+export const relatedEpicLinks = sqliteTable(
+  'related_epic_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sourceId: integer('source_id').notNull(),
+    targetId: integer('target_id').notNull(),
+    /** relates_to | blocks */
+    linkType: text('link_type').notNull().default('relates_to'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    // One row per pair whichever way round (IssuableLink's uniqueness and check_opposite_relation): the
+    // sum and the distance of the two ids name an unordered pair, so A-to-B and B-to-A cannot both land.
+    uniqueIndex('related_epic_links_pair').on(sql`(${t.sourceId} + ${t.targetId})`, sql`abs(${t.sourceId} - ${t.targetId})`),
+    index('related_epic_links_source').on(t.sourceId),
+    index('related_epic_links_target').on(t.targetId),
   ],
 );

@@ -5,7 +5,7 @@
  * (possibly nothing), because one broken lockfile must not fail the push that committed it.
  */
 export interface ParsedDependency {
-  /** The package's name as its ecosystem writes it (`@scope/pkg`, `github.com/a/b`, `group:artifact`). */
+  /** The package's name as its ecosystem writes it (`@scope/pkg`, `github.com/a/b`, `group/artifact` (GitLab joins a package URL's namespace and name with `/`)). */
   name: string;
   /** The resolved version pinned by the lockfile (never a range). */
   version: string;
