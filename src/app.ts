@@ -41,6 +41,8 @@ import { IMPORT_JOB } from './import-export/import-job-message';
 import { importExportCascade } from './import-export/import-cascade';
 import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
 import { exportCascade } from './import-export/export-cascade';
+import { dependenciesCascade } from './dependencies/cascade';
+import { scanOnPush } from './dependencies/scanner';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -51,9 +53,10 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [deploymentsCascade, importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [dependenciesCascade, deploymentsCascade, importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
+pushHooks.register(scanOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 // Queue consumers by message type (platform/jobs-consumer.ts), the same on Workers and Node.

@@ -9,6 +9,7 @@ import { mountApprovalMergeRequests } from './approvals/merge-request-approvals-
 import { mountApprovals } from './approvals/project-approvals-routes';
 import { mountAuditEvents } from './users/audit-events-routes';
 import { mountAwardEmoji } from './notes/award-emoji-routes';
+import { mountDependencies } from './dependencies/dependencies-routes';
 import { mountDeployments } from './deployments/deployments-routes';
 import { mountDeploymentApprovals } from './deployments/approval-routes';
 import { mountDeploymentMergeRequests } from './deployments/deployment-merge-requests';
@@ -76,6 +77,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
   { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
   { name: 'deployments', description: 'Environments, protected environments and deployments' },
+  { name: 'dependencies', description: "Dependencies read from the default branch's lockfiles, and the advisories that flag them" },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -107,6 +109,7 @@ export function mountApi(api: Router, web: Router) {
   mountApprovalMergeRequests(inApprovals(groupsApi));
   mountAuditEvents(inUsers(api));
   mountAwardEmoji(inNotes(groupsApi));
+  mountDependencies(signedInApi.withDefaults(() => ({ domain: 'dependencies' })));
   mountDeployments(inDeployments(signedInApi));
   mountDeploymentApprovals(inDeployments(signedInApi));
   mountDeploymentMergeRequests(inDeployments(signedInApi));

@@ -200,7 +200,7 @@ export function mountCommits(r: Router) {
       const between = oldSha && parent && parent !== oldSha ? brought.sort(newestFirst).reverse() : [];
       const refresh = await pushStatements(
         c,
-        { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now() },
+        { projectId: pid, branch: p.branch, oldSha, commits: [...between, written.commit], manifest: written.files, from: parent, user, at: Date.now(), blobs: written.blobs },
         prefetched,
       );
       // The commit as stored is read back in the write's own batch.

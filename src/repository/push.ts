@@ -25,6 +25,8 @@ export interface Push {
   from: string | null;
   user: UserRow;
   at: number;
+  /** Contents of the blobs the push adds, by blob id: they reach the blob store just before the push's batch. */
+  blobs?: ReadonlyMap<string, Uint8Array>;
 }
 
 /**

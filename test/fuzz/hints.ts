@@ -48,6 +48,8 @@ export function hintFor(route: RouteRecord, name: string, world: () => World): f
     case 'merge_access_level':
     case 'unprotect_access_level':
       return fc.constantFrom(10, 20, 30, 40, 50, 0, 60);
+    case 'package_manager':
+      return fc.constantFrom('npm', 'yarn', 'npm,yarn', ['pnpm', 'npm'], 'cargo');
     case 'scopes':
       return path.includes('applications') ? fc.constantFrom('api', 'api read_user', 'read_api') : fc.constantFrom(['api'], ['read_api', 'read_user'], 'api', ['sudo']);
     case 'redirect_uri':

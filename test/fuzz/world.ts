@@ -64,6 +64,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
       { action: 'create', file_path: 'README.md', content: '# fuzz\n' },
       { action: 'create', file_path: 'docs/guide.md', content: 'guide\n' },
       { action: 'create', file_path: 'CODEOWNERS', content: `* @${owner.username}\n` },
+      // A lockfile on the default branch: the dependency list has rows to page and filter.
+      { action: 'create', file_path: 'package-lock.json', content: JSON.stringify({ lockfileVersion: 3, packages: { '': { name: 'fuzz' }, 'node_modules/lodash': { version: '4.17.20' }, 'node_modules/minimist': { version: '1.2.8' } } }) },
     ],
   });
   for (const [branch, file] of [['feature', 'f.txt'], ['topic', 't.txt']]) {

@@ -458,6 +458,10 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer'), body: { deploy_access_levels: [{ access_level: 30 }] } },
   'DELETE /api/v4/projects/:id/protected_environments/:name': { rule: projectGet('maintainer') },
 
+  // ---- dependencies (ee dependencies.rb: before { authenticate! }; user_project, then authorize! :read_dependency:
+  // the plan's feature and download_code, Reporter+ on a private project) ----
+  'GET /api/v4/projects/:id/dependencies': { rule: projectAuth('reporter') },
+
   // ---- protected branches (protected_branches.rb: read_protected_branch = download_code, Reporter+ on private;
   //      admin_protected_branch Maintainer+; the administrator is refused 403, as test/repository/access-protected-branches.test.ts asserts) ----
   'GET /api/v4/projects/:id/protected_branches': { rule: projectGet('reporter') },

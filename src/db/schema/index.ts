@@ -17,5 +17,9 @@ export * from './ci';
 export * from './project-exports';
 export * from './import-state';
 export * from './deployments';
+<<<<<<< HEAD
 export * from './uploads';
 export * from './archive-diffs';
+=======
+export * from './dependencies';
+>>>>>>> main
