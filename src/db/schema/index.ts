@@ -17,9 +17,6 @@ export * from './ci';
 export * from './project-exports';
 export * from './import-state';
 export * from './deployments';
-<<<<<<< HEAD
+export * from './dependencies';
 export * from './uploads';
 export * from './archive-diffs';
-=======
-export * from './dependencies';
->>>>>>> main
