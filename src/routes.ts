@@ -40,6 +40,7 @@ import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes'
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
+import { mountProjectUploads } from './import-export/project-uploads';
 import { mountRelatedEpics } from './planning/related-epic-routes';
 import { mountProtectedBranches } from './repository/protected-branches-routes';
 import { mountRegistrationTokens } from './ci/registration-token-routes';
@@ -137,6 +138,7 @@ export function mountApi(api: Router, web: Router) {
   mountProjects(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
+  mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProtectedBranches(inRepository(groupsApi));
   mountRelatedEpics(inPlanning(groupsApi));
   mountRegistrationTokens(inCi(signedInApi));

@@ -11,6 +11,7 @@ import type { JobDeps, JobHandler } from '../platform/jobs-consumer';
 import { randomHex } from '../platform/crypto';
 import { TarWriter } from '../platform/tar-write';
 import { projectBundle } from './bundle-write';
+import { uploadMembers } from './project-uploads';
 import { EXPORT_TTL_MS, exportFilename } from './export-status';
 import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
@@ -123,6 +124,8 @@ export function archiveStream(scope: ExportScope, description: string | null, no
       for await (const line of lines(scope)) parts.push(encoder.encode(`${JSON.stringify(line)}\n`));
       await tar.chunks({ name: `./tree/project/${name}.ndjson`, mtime }, parts);
     }
+    // UploadsSaver runs after the tree and before the repository.
+    for await (const u of uploadMembers(db, blobs, project.id)) await tar.file({ name: `./${u.name}`, mtime }, u.bytes);
     const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
     if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
     await tar.end();

@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { inJson } from '../db/batch-reads';
-import { mergeRequestDiffs, mergeRequests, milestones } from '../db/schema';
+import { mergeRequestDiffCommits, mergeRequestDiffFiles, mergeRequestDiffs, mergeRequests, milestones } from '../db/schema';
 import { iso } from '../platform/time';
 import type { BlobStore } from '../platform/blobs';
 import { commitsBetween } from '../repository/history';
@@ -20,7 +20,8 @@ type DiffRow = typeof mergeRequestDiffs.$inferSelect;
  * computed from the repository between its base and head as the diffs API shows them.
  */
 async function diffDetails(db: Db, blobs: BlobStore, projectId: number, d: DiffRow) {
-  if (!d.headCommitSha) return { commits: [], files: [] };
+  // A version an archive brought (no head in this repository): its stored files and commits go out again.
+  if (!d.headCommitSha) return storedDetails(db, d);
   const base = d.baseCommitSha ?? null;
   const [commits, changes] = await Promise.all([commitsBetween(db, projectId, base, d.headCommitSha), changedFiles(db, projectId, base, d.headCommitSha)]);
   const read = async (sha: string | null) => {
@@ -68,6 +69,45 @@ async function diffDetails(db: Db, blobs: BlobStore, projectId: number, d: DiffR
 }
 
 const at = (ms: number | null | undefined) => (ms == null ? null : iso(ms));
+
+/** The archive's diff of an imported merge request (import-diffs.ts), as it came. */
+async function storedDetails(db: Db, d: DiffRow) {
+  const [files, commits] = await db.batch([
+    db.select().from(mergeRequestDiffFiles).where(eq(mergeRequestDiffFiles.mergeRequestDiffId, d.id)).orderBy(asc(mergeRequestDiffFiles.relativeOrder)),
+    db.select().from(mergeRequestDiffCommits).where(eq(mergeRequestDiffCommits.mergeRequestDiffId, d.id)).orderBy(asc(mergeRequestDiffCommits.relativeOrder)),
+  ]);
+  return {
+    commits: commits.map((c) => ({
+      merge_request_diff_id: d.id,
+      relative_order: c.relativeOrder,
+      sha: c.sha,
+      message: c.message,
+      authored_date: at(c.authoredAt),
+      author_name: c.authorName,
+      author_email: c.authorEmail,
+      committed_date: at(c.committedAt),
+      committer_name: c.committerName,
+      committer_email: c.committerEmail,
+      commit_author: { name: c.authorName, email: c.authorEmail },
+      committer: { name: c.committerName, email: c.committerEmail },
+      trailers: {},
+    })),
+    files: files.map((f) => ({
+      merge_request_diff_id: d.id,
+      relative_order: f.relativeOrder,
+      utf8_diff: f.diff,
+      new_path: f.newPath,
+      old_path: f.oldPath,
+      a_mode: f.aMode,
+      b_mode: f.bMode,
+      new_file: f.newFile,
+      renamed_file: f.renamedFile,
+      deleted_file: f.deletedFile,
+      too_large: f.tooLarge,
+      binary: f.binary,
+    })),
+  };
+}
 
 export async function* mergeRequestLines({ db, blobs, project: { id: projectId } }: ExportScope): AsyncGenerator<Record<string, unknown>> {
   let after = 0;

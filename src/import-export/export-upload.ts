@@ -10,27 +10,48 @@ import type { Settings } from '../settings/settings';
 
 /** Why UrlBlocker refuses `url`, or null when it may be requested. */
 export async function outboundUrlError(url: string, settings: Pick<Settings, string>): Promise<string | null> {
+  const checked = await checkOutbound(url, settings, { schemes: ['http', 'https'], requireResolved: false });
+  return 'error' in checked ? checked.error : null;
+}
+
+/** What the guard decided: a refusal, or the URL with the address the request must connect to. */
+export type OutboundCheck = { error: string } | { url: URL; host: string; address: string | null };
+
+/**
+ * UrlBlocker.validate!: the scheme, then the host. A name is resolved and every address it has must
+ * pass; the first one comes back so the caller connects to the very address that was checked (the
+ * DNS-rebinding protection: a second lookup could answer differently). `address` is null where this
+ * runtime cannot resolve names (Workers) or the host is allowed without a lookup.
+ * `requireResolved`: a name with no address is refused ('Host cannot be resolved or invalid').
+ */
+export async function checkOutbound(url: string, settings: Pick<Settings, string>, opts: { schemes: string[]; requireResolved: boolean }): Promise<OutboundCheck> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'URI is invalid';
+    return { error: 'URI is invalid' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Only allowed schemes are http, https';
+  if (!opts.schemes.includes(parsed.protocol.slice(0, -1))) return { error: `Only allowed schemes are ${opts.schemes.join(', ')}` };
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (!host) return 'URI is invalid';
+  if (!host) return { error: 'URI is invalid' };
   const allowList = Array.isArray(settings.outbound_local_requests_whitelist) ? settings.outbound_local_requests_whitelist.map((h) => String(h).toLowerCase()) : [];
-  if (settings.allow_local_requests_from_web_hooks_and_services === true || allowList.includes(host)) return null;
-  const literal = addressError(host);
-  if (literal) return literal;
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'Requests to localhost are not allowed';
-  if (isIp(host)) return null;
-  // A name: every address it resolves to must be public (UrlBlocker validates all of them).
-  for (const address of await resolveAll(host)) {
-    const err = addressError(address);
-    if (err) return err;
+  const allowed = settings.allow_local_requests_from_web_hooks_and_services === true || allowList.includes(host);
+  if (isIp(host)) {
+    const err = allowed ? null : addressError(host);
+    return err ? { error: err } : { url: parsed, host, address: host };
   }
-  return null;
+  if (!allowed && (host === 'localhost' || host.endsWith('.localhost'))) return { error: 'Requests to localhost are not allowed' };
+  // A name: every address it resolves to must be public (UrlBlocker validates all of them).
+  const addresses = await resolveAll(host);
+  if (addresses === null) return { url: parsed, host, address: null };
+  if (!addresses.length) return opts.requireResolved ? { error: 'Host cannot be resolved or invalid' } : { url: parsed, host, address: null };
+  if (!allowed) {
+    for (const address of addresses) {
+      const err = addressError(address);
+      if (err) return { error: err };
+    }
+  }
+  return { url: parsed, host, address: addresses[0] };
 }
 
 const isIp = (h: string) => /^\d+\.\d+\.\d+\.\d+$/.test(h) || h.includes(':');
@@ -63,17 +84,20 @@ function mappedV4(a: string): number[] | undefined {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255];
 }
 
-async function resolveAll(host: string): Promise<string[]> {
+/** Every address of `host`; null where this runtime has no resolver, [] when the name has none. */
+async function resolveAll(host: string): Promise<string[] | null> {
   let dns: typeof import('node:dns/promises') | undefined;
   try {
     dns = await import('node:dns/promises');
   } catch {
-    return [];
+    return null;
   }
   try {
     return (await dns.lookup(host, { all: true })).map((r) => r.address.toLowerCase());
-  } catch {
-    return [];
+  } catch (err) {
+    // The name has no address (or none now); any other failure means no usable resolver here.
+    const code = (err as { code?: string } | null)?.code;
+    return code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' ? [] : null;
   }
 }
 

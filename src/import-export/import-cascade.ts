@@ -5,12 +5,20 @@
  * have one is not recorded, so every commit of an imported project is named; deleting a key that
  * was never written is harmless on both blob stores.
  */
-import { eq } from 'drizzle-orm';
-import { importFailures, projectImportStates, repoCommits } from '../db/schema';
-import { type Cascade, within } from '../platform/cascade';
+import { eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { importFailures, mergeRequestDiffCommits, mergeRequestDiffFiles, mergeRequestDiffs, mergeRequests, projectImportStates, repoCommits } from '../db/schema';
+import { type Cascade, type IdSelect, within } from '../platform/cascade';
 import { rawCommitKey } from './bundle-import';
 
+/** The archive's diff files and commits (import-diffs.ts) of the versions of merge requests `mrIds`. */
+function archiveDiffDeletes(db: Db, mrIds: IdSelect) {
+  const versions = db.select({ id: mergeRequestDiffs.id }).from(mergeRequestDiffs).where(within(mergeRequestDiffs.mergeRequestId, mrIds));
+  return [db.delete(mergeRequestDiffFiles).where(inArray(mergeRequestDiffFiles.mergeRequestDiffId, versions)), db.delete(mergeRequestDiffCommits).where(inArray(mergeRequestDiffCommits.mergeRequestDiffId, versions))];
+}
+
 export const importExportCascade: Cascade = {
+  mergeRequest: (db, ids) => ({ statements: archiveDiffDeletes(db, ids) }),
   project: (db, ids) => ({
     blobReads: [
       {
@@ -26,6 +34,10 @@ export const importExportCascade: Cascade = {
         keys: (rows: { projectId: number; sha: string }[]) => rows.map((r) => rawCommitKey(r.projectId, r.sha)),
       },
     ],
-    statements: [db.delete(importFailures).where(within(importFailures.projectId, ids)), db.delete(projectImportStates).where(within(projectImportStates.projectId, ids))],
+    statements: [
+      ...archiveDiffDeletes(db, db.select({ id: mergeRequests.id }).from(mergeRequests).where(within(mergeRequests.projectId, ids))),
+      db.delete(importFailures).where(within(importFailures.projectId, ids)),
+      db.delete(projectImportStates).where(within(projectImportStates.projectId, ids)),
+    ],
   }),
 };

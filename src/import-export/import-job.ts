@@ -22,6 +22,7 @@ import { archiveMembers, checkVersion, documentText, ImportError, type RelationL
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
 import { importRepository } from './import-repository';
+import { importUpload, isUploadMember } from './project-uploads';
 import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
 
 type Row = Record<string, unknown>;
@@ -79,7 +80,7 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
       await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:repo:${Date.now()}`, projectId, ...(message.budgetMs !== undefined ? { budgetMs: message.budgetMs } : {}) });
       return;
     }
-    const complete = await relationPass(job, archive);
+    const complete = await relationPass(job, archive, blobs);
     if (!complete) {
       await deps.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${projectId}:${state.correlationId}:${Date.now()}`, projectId });
       return;
@@ -188,7 +189,7 @@ async function repositoryStep(job: Job, archive: Archive, blobs: BlobStore): Pro
 }
 
 /** Every relation member of the tree, in archive order; false when the budget ran out first. */
-async function relationPass(job: Job, archive: Archive): Promise<boolean> {
+async function relationPass(job: Job, archive: Archive, blobs: BlobStore): Promise<boolean> {
   const { db, projectId } = job;
   const [issueIids, mrs] = await batchReads(db, takenReads(db, projectId));
   const ctx: ImportContext = {
@@ -207,6 +208,10 @@ async function relationPass(job: Job, archive: Archive): Promise<boolean> {
     const tree = /^tree\/project\/([a-z_]+)\.ndjson$/.exec(m.name)?.[1];
     if (tree && RELATIONS[tree] && !job.progress.done[tree]) {
       if (!(await writeRelation(job, ctx, tree, relationLines(m)))) return false;
+    } else if (isUploadMember(m.name)) {
+      // Idempotent (same key, same row): a resumed pass that reaches it again changes nothing.
+      const refused = await importUpload(db, blobs, projectId, m, Number(job.settings.max_attachment_size ?? 0));
+      if (refused) await failure(job, 'uploads', 0, 'Gitlab::ImportExport::Error', refused);
     } else if (m.name === 'project.json' && job.progress.legacy) {
       // Legacy format: the whole tree in one document (read bounded, like any document).
       const project = JSON.parse(await documentText(m)) as Row;

@@ -11,6 +11,8 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
 
+import { archiveDiffStatements } from './import-diffs';
+
 export class LineError extends Error {}
 
 export interface ImportContext {
@@ -326,7 +328,15 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
   const version = ctx.db.insert(mergeRequestDiffs).select(
     sql`SELECT NULL, id, 'collected', head_sha, base_sha, start_sha, ${str(diff?.real_size, 16) ?? null}, NULL, created_at, updated_at FROM merge_requests WHERE project_id = ${P} AND iid = ${iid} AND head_sha IS NOT NULL`,
   );
-  return [...ms.stmts, mr, version, ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)), ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)), ...awards.stmts];
+  return [
+    ...ms.stmts,
+    mr,
+    version,
+    ...archiveDiffStatements(ctx, iid, diff),
+    ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)),
+    ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)),
+    ...awards.stmts,
+  ];
 }
 
 /** A sha of the archive, kept only when the imported repository holds that commit. */

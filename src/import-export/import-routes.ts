@@ -13,6 +13,7 @@ import { findReadableProjectWith } from '../projects/projects';
 import { ACCESS } from '../projects/abilities';
 import { createImport } from './import-create';
 import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from './import-status';
+import { mountRemoteImport } from './remote-import';
 
 const TAGS = ['project_import'];
 const MB = 1024 * 1024;
@@ -74,6 +75,8 @@ export function mountProjectImport(r: Router) {
       return c.json(status, 201);
     },
   );
+
+  mountRemoteImport(r);
 
   r.route(
     {

@@ -19,6 +19,8 @@ import { presentMergeRequest } from './merge-request-presenter';
 import { repo } from './merge-request-repo';
 import { changesParams, diffsParams, mergeRequestPageParams } from './merge-requests-params';
 import { loadRange } from './range-reads';
+import { archiveCommitEntity, archiveCommitsRead, archiveDiffEntity, archiveFilesRead } from './archive-diffs';
+import { baseUrl } from '../platform/pagination';
 
 const TAGS = ['merge_requests'];
 
@@ -26,8 +28,10 @@ export function mountMergeRequestChanges(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/commits', summary: 'List merge request commits', tags: TAGS, params: mergeRequestPageParams, responses: { 200: z.array(CommitSchema) } },
     async ({ c, p, caller }) => {
-      const { project, live, fullPath } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
-      const rows = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { commits: true })).commits : [];
+      const { project, live, fullPath, extra } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, (mrId) => [archiveCommitsRead(c.var.db, mrId)]);
+      // No head in the repository: the commits an imported archive carried, if any (archive-diffs.ts).
+      if (!live.sha) return c.json((await arrayPage(c, p, extra[0])).map((r) => archiveCommitEntity(r, { base: baseUrl(c), projectFullPath: fullPath })));
+      const rows = (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { commits: true })).commits;
       return c.json(repo.commitEntities(c, await arrayPage(c, p, rows), fullPath));
     },
   );
@@ -39,7 +43,8 @@ export function mountMergeRequestChanges(r: Router) {
         const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, {});
         const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project, approvalsPrimed: found.approvalsPrimed }, found.loaded);
         const refs = entity.diff_refs;
-        const changes = refs.head_sha ? (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes : [];
+        if (!refs.head_sha) return c.json(mergeRequestChanges(entity, (await archiveFilesRead(c.var.db, found.mr.id)).map(archiveDiffEntity)));
+        const changes = (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes;
         return c.json(mergeRequestChanges(entity, await repo.diffEntities(c, found.project.id, changes, { unidiff: p.unidiff })));
       }),
   );
@@ -47,8 +52,9 @@ export function mountMergeRequestChanges(r: Router) {
   r.route(
     { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
     async ({ c, p, caller }) => {
-      const { project, live } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, () => []);
-      const changes = live.sha ? (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes : [];
+      const { project, live, extra } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, (mrId) => [archiveFilesRead(c.var.db, mrId)]);
+      if (!live.sha) return c.json((await arrayPage(c, p, extra[0])).map(archiveDiffEntity));
+      const changes = (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes;
       // Only the page's files are diffed (their blobs read from the object store).
       return c.json(await repo.diffEntities(c, project.id, await arrayPage(c, p, changes), { unidiff: p.unidiff }));
     },

@@ -113,6 +113,9 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   image.append('file', new File([PNG], 'graph.png', { type: 'image/png' }));
   image.append('url', 'https://example.com/dash');
   const metric = await call('POST', `${P}/issues/${issue.iid}/metric_images`, ownerToken, image);
+  const uploadForm = new FormData();
+  uploadForm.append('file', new File([PNG], 'shot.png', { type: 'image/png' }));
+  const projectUpload = (await call('POST', `${P}/uploads`, ownerToken, uploadForm)).url.split('/');
 
   const userKey = await call('POST', '/user/keys', userToken, { title: 'fuzz', key: freshSshKey().key });
   const victimKey = await call('POST', `/users/${victim.id}/keys`, root, { title: 'victim', key: freshSshKey('rsa', 2048).key });
@@ -188,6 +191,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     audit: ids(...audit.slice(0, 3).map((a) => a.id)),
     imageId: ids(metric.id),
     imageFile: ids('graph.png'),
+    uploadSecret: ids(projectUpload[2]),
+    uploadFile: ids(projectUpload[3]),
     avatarUser: ids(avatarPath[avatarPath.length - 2]),
     avatarFile: ids(avatarPath[avatarPath.length - 1]),
     runner: ids(projectRunner.id, projectRunner.id, groupRunner.id),
@@ -284,8 +289,10 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'attribute';
     case 'image_id':
       return 'imageId';
+    case 'secret':
+      return 'uploadSecret';
     case 'filename':
-      return under('avatar') ? 'avatarFile' : 'imageFile';
+      return under('avatar') ? 'avatarFile' : under('/uploads/:secret') ? 'uploadFile' : 'imageFile';
     default:
       throw new Error(`fuzz: no fixture kind for :${param} in ${path} (add one to segmentKind)`);
   }

@@ -411,7 +411,12 @@ export const EXPECTATIONS: Record<string, Row> = {
   // project_import.rb: `authenticate!` (15.x+), then the upload's own checks (a JSON body without `file` is a 400 past authorization);
   // GET :id/import is `user_project` (read_project).
   'POST /api/v4/projects/import': { rule: signedIn, body: { path: 'mx-import' } },
+  // Same file and `before`; an http URL is refused (400) past authorization without any request going out.
+  'POST /api/v4/projects/remote-import': { rule: signedIn, body: { path: 'mx-remote-import', url: 'http://example.com/export.tar.gz' } },
   'GET /api/v4/projects/:id/import': { rule: projectGet('guest') },
+  // project_uploads.rb: upload_file (guest_access) to upload; admin_upload (Maintainer) to download by secret.
+  'POST /api/v4/projects/:id/uploads': { rule: projectAuth('guest'), upload: true },
+  'GET /api/v4/projects/:id/uploads/:secret/:filename': { rule: projectGet('maintainer') },
   'GET /api/v4/projects/:id': { rule: projectGet('guest') },
   'PUT /api/v4/projects/:id': { rule: projectAuth('maintainer'), body: { description: 'x' } },
   'DELETE /api/v4/projects/:id': { rule: projectAuth('owner'), fresh: 'project' },

@@ -198,6 +198,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     metric_image_id: () => 999999,
     image_id: () => 999999,
     filename: () => 'x.png',
+    // A project upload's 32-hex directory that holds nothing.
+    secret: () => '0'.repeat(32),
   };
   const value = named[name];
   if (!value) throw new Error(`no fixture for :${name} in ${path}`);

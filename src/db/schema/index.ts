@@ -18,3 +18,5 @@ export * from './project-exports';
 export * from './import-state';
 export * from './deployments';
 export * from './dependencies';
+export * from './uploads';
+export * from './archive-diffs';
