@@ -23,14 +23,14 @@ const DefinitionSchema = obj({
   type: z.string(),
   group: z.string(),
   default_enabled: z.boolean(),
-});
+}).meta({ id: 'FeatureDefinition' });
 
 const FeatureSchema = obj({
   name: z.string(),
   state: z.enum(['on', 'off', 'conditional']),
   gates: z.array(obj({ key: z.string(), value: z.union([z.boolean(), z.number(), z.array(z.string())]) })),
   definition: DefinitionSchema.nullable(),
-});
+}).meta({ id: 'Feature' });
 
 const TARGETS = ['feature_group', 'user', 'group', 'namespace', 'project'] as const;
 
