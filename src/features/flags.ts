@@ -25,10 +25,13 @@ export type FlagSnapshot = ReadonlyMap<string, GateValues>;
 
 type SnapshotRow = { name: string; key: string | null; value: string | null };
 
-/** One statement: every feature with its gates (a feature without gates comes with nulls). */
+/**
+ * One statement: every feature with its gates (a feature without gates comes with nulls). Columns
+ * are named apart: in a batch (a rider) D1 answers rows as objects, where two `key`s would be one.
+ */
 const snapshotQuery = (db: Db) =>
   db
-    .select({ name: features.key, key: featureGates.key, value: featureGates.value })
+    .select({ name: sql<string>`${features.key}`.as('feature_name'), key: sql<string | null>`${featureGates.key}`.as('gate_key'), value: featureGates.value })
     .from(features)
     .leftJoin(featureGates, sql`${featureGates.featureKey} = ${features.key}`)
     .orderBy(asc(sql`${features}.rowid`), asc(featureGates.id));
