@@ -10,7 +10,7 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { definitionOf, FEATURE_DEFINITIONS } from './definitions';
 import { gateStatements, type GateOp, removeStatements } from './flag-writes';
-import { invalidateFlags, readFlags, type FlagSnapshot } from './flags';
+import { flagsRead, invalidateFlags, readFlags, type FlagSnapshot } from './flags';
 import { type Actor, groupActor, gateValues, type GateValues, presentGates, projectActor, stateOf, userActor, userNamespaceActor } from './flipper';
 
 const TAGS = ['features'];
@@ -92,17 +92,19 @@ type Target = { label: string; gate: { key: 'actors'; actor: Actor } | { key: 'g
 const list = (s: string | undefined) => (s === undefined ? [] : s.split(','));
 const lowered = (s: string[]) => s.map((x) => x.toLowerCase());
 
-/** The current flags and the rows the targets name, in one round trip. */
+/** The current flags and the rows the targets name, in one round trip (the write and its read-back are the second). */
 async function readState(db: Db, p: SetParams): Promise<[FlagSnapshot, Target[]]> {
   const [u, pr, gr, ns] = [list(p.user), list(p.project), list(p.group), list(p.namespace)];
   const fullPath = sql<string>`lower(${namespaces.fullPath} || '/' || ${projects.path})`;
-  const [userRows, projectRows, groupRows, namespaceRows] = await batchReads(db, [
+  const flagsNow = flagsRead(db);
+  const [flagRows, userRows, projectRows, groupRows, namespaceRows] = await batchReads(db, [
+    flagsNow.query,
     u.length ? db.select({ id: users.id, path: sql<string>`lower(${users.username})` }).from(users).where(inArray(sql`lower(${users.username})`, lowered(u))) : undefined,
     pr.length ? db.select({ id: projects.id, path: fullPath }).from(projects).innerJoin(namespaces, sql`${namespaces.id} = ${projects.namespaceId}`).where(inArray(fullPath, lowered(pr))) : undefined,
     gr.length ? db.select({ id: namespaces.id, path: sql<string>`lower(${namespaces.fullPath})` }).from(namespaces).where(sql`${namespaces.kind} = 'Group' and ${inArray(sql`lower(${namespaces.fullPath})`, lowered(gr))}`) : undefined,
     ns.length ? db.select({ id: namespaces.id, kind: namespaces.kind, path: sql<string>`lower(${namespaces.fullPath})` }).from(namespaces).where(inArray(sql`lower(${namespaces.fullPath})`, lowered(ns))) : undefined,
   ]);
-  const flags = await readFlags(db);
+  const flags = flagsNow.snapshot(flagRows);
   const find = <R extends { path: string }>(rows: R[] | undefined, arg: string): R => {
     const row = rows?.find((x) => x.path === arg.toLowerCase());
     if (!row) throw badRequest(`${arg} is not found!`);

@@ -48,13 +48,26 @@ function snapshotFrom(rows: readonly SnapshotRow[]): FlagSnapshot {
 
 const cacheOf = perDb(() => new TtlCache<FlagSnapshot>(ISOLATE_CACHE_TTL_MS, 1));
 
-/** The snapshot straight from storage (the admin endpoints read through this, never the cache). */
-export async function readFlags(db: Db): Promise<FlagSnapshot> {
+/**
+ * The snapshot straight from storage (the admin endpoints read through this, never the cache), as a
+ * query to send in a caller's batch and the step that turns its rows into the snapshot (and caches it).
+ */
+export function flagsRead(db: Db) {
   const cache = cacheOf(db);
   const generation = cache.generation;
-  const snapshot = snapshotFrom(await snapshotQuery(db));
-  cache.setIfCurrent(generation, '', snapshot);
-  return snapshot;
+  return {
+    query: snapshotQuery(db),
+    snapshot(rows: readonly SnapshotRow[]): FlagSnapshot {
+      const snapshot = snapshotFrom(rows);
+      cache.setIfCurrent(generation, '', snapshot);
+      return snapshot;
+    },
+  };
+}
+
+export async function readFlags(db: Db): Promise<FlagSnapshot> {
+  const read = flagsRead(db);
+  return read.snapshot(await read.query);
 }
 
 /** Drops this isolate's snapshot after a write (POST/DELETE /features). */

@@ -229,3 +229,14 @@ describe('the paths python-gitlab 3.12 sends', () => {
     expect((await api(`/api/v4/features//${name}/`, { method: 'DELETE', token: rootToken })).status).toBe(204);
   });
 });
+
+describe('round trips', () => {
+  it('POST /features/:name with targets reads in one round trip and writes with its read-back in another', async () => {
+    const name = unique('ff_');
+    await api('/user', { token: rootToken });
+    const res = await set(name, { value: 'true', user: plain.username, namespace: plain.username });
+    expect(res.status).toBe(201);
+    expect(Number(res.headers.get('x-storage-round-trips'))).toBe(2);
+    await api(`/features/${name}`, { method: 'DELETE', token: rootToken });
+  });
+});
