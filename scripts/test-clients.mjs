@@ -242,6 +242,8 @@ async function main() {
     await runClient('python-gitlab import-export', PYTHON, [join(clientsDir, 'python_gitlab_import_export_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Environments, deployments, approvals and a deployment's merge requests (issue 16).
     await runClient('python-gitlab deployments', PYTHON, [join(clientsDir, 'python_gitlab_deployments_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Feature flags (issue 17): gl.features.set/list, feature.delete(), over the paths 3.12 really sends.
+    await runClient('python-gitlab features', PYTHON, [join(clientsDir, 'python_gitlab_features_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);

@@ -3,6 +3,7 @@
  * mounts every resource under /api/v4 (alphabetically), and ends with GitLab's catch-all.
  */
 import { type Context, Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import type { AppEnv, Deps } from './platform/context';
 import { methodNotAllowed } from './platform/errors';
 import { Router, type RouteRecord } from './platform/router';
@@ -43,6 +44,8 @@ import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
 import { exportCascade } from './import-export/export-cascade';
 import { dependenciesCascade } from './dependencies/cascade';
 import { scanOnPush } from './dependencies/scanner';
+import { positivePaginationFlag } from './platform/pagination';
+import { featureEnabled } from './features/flags';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -59,13 +62,14 @@ pushHooks.register(refreshOnPush);
 pushHooks.register(scanOnPush);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
+positivePaginationFlag.install({ enabled: (c) => featureEnabled(c, 'only_positive_pagination_values') });
 // Queue consumers by message type (platform/jobs-consumer.ts), the same on Workers and Node.
 jobHandlers[IMPORT_JOB] = runProjectImport;
 jobHandlers[EXPORT_JOB] = runProjectExport;
 deadLetterHandlers[IMPORT_JOB] = failProjectImport;
 
 export function createApp(deps: Deps): CreatedApp {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ getPath: apiPath });
   app.use('*', roundTripMeter({ report: deps.config.reportRoundTrips, repeats: deps.config.reportRepeatedReads }));
   if (deps.config.validateResponses) {
     app.use('*', responseCheck());
@@ -114,6 +118,16 @@ export function createApp(deps: Deps): CreatedApp {
   const early = runnerEarlyAnswers('/api/v4', deps);
   answerEarlyInFetch(app, early);
   return { app, routes: [...api.records, ...web.records], early };
+}
+
+/**
+ * Grape::Router.normalize_path: GitLab's API squeezes repeated slashes and drops a trailing one, so
+ * python-gitlab 3.12's `/features//<name>` and `/features/` reach their routes. Only under /api/v4:
+ * the web routes (OAuth, uploads) keep their paths as sent.
+ */
+function apiPath(req: Request): string {
+  const path = getPath(req);
+  return path.startsWith('/api/v4/') ? path.replace(/\/{2,}/g, '/').replace(/(.)\/+$/, '$1') : path;
 }
 
 /** `/users/:id/keys` → a regex over one URL segment per parameter (encoded `%2F` stays inside a segment). */

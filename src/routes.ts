@@ -15,6 +15,7 @@ import { mountDeploymentApprovals } from './deployments/approval-routes';
 import { mountDeploymentMergeRequests } from './deployments/deployment-merge-requests';
 import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
+import { mountFeatures } from './features/features-routes';
 import { mountEpics } from './planning/epics-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
@@ -63,6 +64,7 @@ import { mountUsers } from './users/users-routes';
 export const DOMAINS: DomainDoc[] = [
   { name: 'platform', description: 'HTTP conventions: routing, parameters, errors, pagination, the OpenAPI document, ports and extension points' },
   { name: 'settings', description: 'Application settings and the rate limits they configure' },
+  { name: 'features', description: 'Feature flags: the gates administrators set, and the one helper the code reads them through' },
   { name: 'users', description: 'Users, SSH and GPG keys, status, preferences, follows, avatars, audit events' },
   { name: 'auth', description: 'Personal, impersonation and OAuth tokens, web sign-in, and who is calling' },
   { name: 'projects', description: 'Namespaces, groups, projects, members, and who may see and do what' },
@@ -116,6 +118,7 @@ export function mountApi(api: Router, web: Router) {
   mountEnvironments(inDeployments(signedInApi));
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
+  mountFeatures(api.withDefaults(() => ({ domain: 'features' })));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));

@@ -15,6 +15,8 @@ import type { AppEnv } from './context';
 import { g } from './validate';
 import { grapeError } from './errors';
 import { OFFSET_PAGINATION_LIMIT } from './limits';
+import { extensionPoint } from './extension';
+import type { ParamSpec } from './validate';
 
 export const MAX_COUNT = 10_000;
 export const DEFAULT_PER_PAGE = 20;
@@ -25,6 +27,25 @@ export const paginationParams = {
   page: g.int().optional(),
   per_page: g.int().refine((n) => n !== 0, { message: 'has a value not allowed' }).optional(),
 };
+
+/** The `only_positive_pagination_values` flag, read through features/flags.ts (installed by src/app.ts). */
+export const positivePaginationFlag = extensionPoint<{ enabled(c: Context<AppEnv>): Promise<boolean> }>('only_positive_pagination_values');
+
+const grapeInteger = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : undefined;
+
+/**
+ * lib/api/pagination_params.rb with `only_positive_pagination_values` on: page and per_page below 1
+ * are refused (`<param> does not have a valid value`) instead of clamped. Runs before the route's own
+ * validation, for routes that `use :pagination`; the flag is read only when a value is below 1, so a
+ * normal page costs nothing.
+ */
+export async function checkPositivePagination(c: Context<AppEnv>, spec: ParamSpec | undefined, raw: Record<string, unknown>): Promise<void> {
+  if (spec?.shape.page !== paginationParams.page) return;
+  const bad = (['page', 'per_page'] as const).filter((k) => (grapeInteger(raw[k]) ?? 1) < 1);
+  if (!bad.length || !(await positivePaginationFlag.get().enabled(c))) return;
+  throw grapeError(bad.map((k) => `${k} does not have a valid value`).join(', '));
+}
 
 export interface PageRequest {
   page: number;

@@ -11,6 +11,7 @@ import { checkContentLength, requestParams } from './params';
 import { DEFAULT_BODY_LIMIT } from './limits';
 import type { Responses } from './response-schemas';
 import { type ParamSpec, validateParams } from './validate';
+import { checkPositivePagination } from './pagination';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -125,6 +126,7 @@ export class Router {
       c.set('caller', caller);
       await this.guards.enforceRateLimits(c, caller, def.rateLimit);
       const raw = await requestParams(c);
+      await checkPositivePagination(c, def.params as ParamSpec | undefined, raw);
       const p = def.params ? validateParams(def.params, raw) : ({} as z.output<z.ZodObject<S>>);
       return handler({ c, p, caller });
     });

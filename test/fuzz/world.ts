@@ -199,6 +199,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     environment: ids(staging.id, production.id),
     deployment: ids(deployment.id),
     environmentName: ids('production', 'staging', 'review/*'),
+    // Flags no other check reads, so a fuzzed POST cannot change how the rest of the run pages.
+    featureName: ids('fuzz_flag', 'import_project_from_remote_file_s3', 'fuzz/flag'),
   };
   const words = [user.username, owner.username, victim.username, 'main', 'feature', 'topic', 'bug', 'grouplabel', 'v1', 'README.md', project.path_with_namespace, group.full_path, 'thumbsup', 'None', 'Any', first.id];
   const ints = [user.id, owner.id, victim.id, project.id, group.id, issue.iid, issue.id, mr.iid, mr.id, milestone.id, epic.id, epic.iid, label.id, 1, 0];
@@ -270,6 +272,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
     case 'milestone_id':
       return path.startsWith('/api/v4/groups') ? 'groupMilestone' : 'projectMilestone';
     case 'name':
+      if (path.startsWith('/api/v4/features')) return 'featureName';
       if (under('protected_branches')) return 'branch';
       if (under('protected_environments')) return 'environmentName';
       return path.startsWith('/api/v4/groups') ? 'groupLabel' : 'projectLabel';

@@ -522,6 +522,12 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/application/settings': { rule: adminOnly },
   'PUT /api/v4/application/settings': { rule: adminOnly, body: { after_sign_out_path: '' } },
 
+  // ---- feature flags (features.rb: `before { authenticated_as_admin! }`, before the parameters; §7) ----
+  'GET /api/v4/features': { rule: adminOnly },
+  'GET /api/v4/features/definitions': { rule: adminOnly },
+  'POST /api/v4/features/:name': { rule: adminOnly, body: { value: 'false' } },
+  'DELETE /api/v4/features/:name': { rule: adminOnly },
+
   // ---- todos (todos.rb: authenticate!; marking a todo on a readable issuable) ----
   'POST /api/v4/projects/:id/issues/:issue_iid/todo': { rule: projectAuth('guest') },
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/todo': { rule: projectAuth('reporter') },

@@ -181,7 +181,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
     approval_rule_id: () => (inMr ? world.mrRule : world.projectRule),
     milestone_id: () => (path.startsWith('/api/v4/groups') ? world.groupMilestone : world.projectMilestone),
-    name: () => (path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
+    name: () => (path.startsWith('/api/v4/features') ? 'matrix_flag' : path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,

@@ -20,3 +20,4 @@ export * from './deployments';
 export * from './dependencies';
 export * from './uploads';
 export * from './archive-diffs';
+export * from './features';
