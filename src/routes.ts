@@ -15,6 +15,7 @@ import { mountDeploymentMergeRequests } from './deployments/deployment-merge-req
 import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountEpics } from './planning/epics-routes';
+import { mountGeoNodes } from './geo/geo-nodes-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
@@ -74,6 +75,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'ci', description: 'Runners: registration and authentication tokens, the runner-facing API, polling' },
   { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
   { name: 'deployments', description: 'Environments, protected environments and deployments' },
+  { name: 'geo', description: 'Geo replication nodes and the status of this one' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -111,6 +113,7 @@ export function mountApi(api: Router, web: Router) {
   mountEnvironments(inDeployments(signedInApi));
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
+  mountGeoNodes(api.withDefaults(() => ({ domain: 'geo' })));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));

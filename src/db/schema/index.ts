@@ -17,3 +17,4 @@ export * from './ci';
 export * from './project-exports';
 export * from './import-state';
 export * from './deployments';
+export * from './geo';
