@@ -98,14 +98,20 @@ export interface HealthCheck {
 }
 
 /**
- * The status check GitLab runs as `HealthCheck::Utils.process_checks(['geo'])`: here a read of the
- * blob store (where uploads, archives and repository blobs live), which must answer, found or not.
- * The database half is the statement that loaded the node and its counts, which succeeded already.
+ * The status check GitLab runs as `HealthCheck::Utils.process_checks(['geo'])`: here a write and a
+ * read back of a small object in the blob store (where uploads, archives and repository blobs
+ * live). The database half is the statement that loaded the node and its counts, which succeeded
+ * already. The probe's content is fixed, so concurrent checks cannot spoil each other's read.
  */
+const PROBE_KEY = 'geo/status-check';
+const PROBE = 'geo status check';
+
 export async function runHealthCheck(blobs: BlobStore): Promise<HealthCheck> {
   try {
-    const found = await blobs.get('geo/status-check');
-    await found?.body.cancel();
+    await blobs.put(PROBE_KEY, PROBE, 'text/plain');
+    const back = await blobs.get(PROBE_KEY);
+    const text = back ? await new Response(back.body).text() : null;
+    if (text !== PROBE) return { ok: false, message: 'Blob storage check failed: the probe written was not read back', at: Date.now() };
     return { ok: true, message: 'Healthy', at: Date.now() };
   } catch (err) {
     return { ok: false, message: `Blob storage check failed: ${err instanceof Error ? err.message : String(err)}`, at: Date.now() };
