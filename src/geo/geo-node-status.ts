@@ -17,7 +17,7 @@ import type { BlobStore } from '../platform/blobs';
 import { REPLICABLES } from './geo-node-entity';
 
 const count = int.nullable();
-const percentage = z.string().regex(/^\d+\.\d{2}%$/);
+const percentage = z.string().regex(/^\d+\.\d{2}%$/).meta({ examples: ['33.33%'] });
 
 const KIND_COUNTS = ['count', 'checksum_total_count', 'checksummed_count', 'checksum_failed_count', 'synced_count', 'failed_count', 'registry_count', 'verification_total_count', 'verified_count', 'verification_failed_count'] as const;
 const REPO_COUNTS = ['count', 'failed_count', 'synced_count', 'checksummed_count', 'checksum_failed_count', 'verified_count', 'verification_failed_count', 'checksum_mismatch_count', 'retrying_verification_count'] as const;
