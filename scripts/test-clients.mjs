@@ -242,6 +242,8 @@ async function main() {
     await runClient('python-gitlab import-export', PYTHON, [join(clientsDir, 'python_gitlab_import_export_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Environments, deployments, approvals and a deployment's merge requests (issue 16).
     await runClient('python-gitlab deployments', PYTHON, [join(clientsDir, 'python_gitlab_deployments_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Geo nodes (issue 17): gl.geonodes list/get/status/save/repair/delete, current_failures.
+    await runClient('python-gitlab geo', PYTHON, [join(clientsDir, 'python_gitlab_geo_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
