@@ -171,8 +171,8 @@ async function guardRace<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, 'name_key')) throw validationFailed({ name: ['has already been taken'] });
-    if (isUniqueViolation(err, 'primary')) throw validationFailed({ primary: ['node already exists'] });
+    if (isUniqueViolation(err, 'geo_nodes.name_key')) throw validationFailed({ name: ['has already been taken'] });
+    if (isUniqueViolation(err, 'geo_nodes.primary')) throw validationFailed({ primary: ['node already exists'] });
     throw err;
   }
 }

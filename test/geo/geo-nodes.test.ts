@@ -184,6 +184,20 @@ describe('POST /geo_nodes', () => {
   });
 });
 
+describe('concurrent creation', () => {
+  it('lets one of several simultaneous primaries, and one of several nodes of the same name, in', async () => {
+    const primaries = await Promise.all([0, 1, 2, 3].map((i) => create({ name: unique(`p${i}`), url: `https://p${i}.example.com`, primary: true })));
+    expect(primaries.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of primaries.filter((x) => x.status !== 201)) expect(r).toMatchObject({ status: 400, body: { message: { primary: ['node already exists'] } } });
+    const name = unique('twin');
+    const twins = await Promise.all([0, 1, 2, 3].map((i) => create({ name: i % 2 ? name : name.toUpperCase(), url: `https://t${i}.example.com` })));
+    expect(twins.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of twins.filter((x) => x.status !== 201)) expect(r).toMatchObject({ status: 400, body: { message: { name: ['has already been taken'] } } });
+    const list = await api('/geo_nodes?per_page=100', { token: rootToken });
+    expect(list.body.filter((n: { primary: boolean }) => n.primary)).toHaveLength(1);
+  });
+});
+
 describe('administrators only', () => {
   it('answers 401 to anonymous callers and 403 to users before looking at parameters', async () => {
     const node = await secondary();
