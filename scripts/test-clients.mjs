@@ -244,6 +244,8 @@ async function main() {
     await runClient('python-gitlab deployments', PYTHON, [join(clientsDir, 'python_gitlab_deployments_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Feature flags (issue 17): gl.features.set/list, feature.delete(), over the paths 3.12 really sends.
     await runClient('python-gitlab features', PYTHON, [join(clientsDir, 'python_gitlab_features_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Geo nodes (issue 17): gl.geonodes list/get/status/save/repair/delete, current_failures.
+    await runClient('python-gitlab geo', PYTHON, [join(clientsDir, 'python_gitlab_geo_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);

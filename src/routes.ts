@@ -17,6 +17,7 @@ import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountFeatures } from './features/features-routes';
 import { mountEpics } from './planning/epics-routes';
+import { mountGeoNodes } from './geo/geo-nodes-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
@@ -80,6 +81,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'import-export', description: 'Project import and export: GitLab export archives, processed on the Jobs port' },
   { name: 'deployments', description: 'Environments, protected environments and deployments' },
   { name: 'dependencies', description: "Dependencies read from the default branch's lockfiles, and the advisories that flag them" },
+  { name: 'geo', description: 'Geo replication nodes and the status of this one' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -119,6 +121,7 @@ export function mountApi(api: Router, web: Router) {
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
   mountFeatures(api.withDefaults(() => ({ domain: 'features' })));
+  mountGeoNodes(api.withDefaults(() => ({ domain: 'geo' })));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));

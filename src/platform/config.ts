@@ -9,6 +9,8 @@ export interface Config {
   tokenPepper: string;
   plan: Plan;
   externalUrl: string | null;
+  /** gitlab.rb `geo_node_name`: the name of this instance's Geo node (default: the external URL with a trailing slash). */
+  geoNodeName: string | null;
   impersonationEnabled: boolean;
   passwordIterations: number;
   rateLimits: Record<string, number>;
@@ -41,6 +43,7 @@ export function loadConfig(env: Env): Config {
     tokenPepper: env.TOKEN_PEPPER ?? '',
     plan: plan === 'free' || plan === 'premium' ? plan : 'ultimate',
     externalUrl: env.EXTERNAL_URL ? env.EXTERNAL_URL.replace(/\/+$/, '') : null,
+    geoNodeName: env.GEO_NODE_NAME || null,
     impersonationEnabled: env.IMPERSONATION_ENABLED !== 'false',
     passwordIterations: Number(env.PASSWORD_HASH_ITERATIONS ?? 100_000),
     rateLimits,

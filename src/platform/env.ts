@@ -18,6 +18,8 @@ export interface Env {
   INSTANCE_PLAN?: string;
   /** Public base URL used in web_url, _links and Link headers (GitLab's configured host). */
   EXTERNAL_URL?: string;
+  /** The Geo node name of this instance (gitlab.rb `geo_node_name`); defaults to EXTERNAL_URL with a trailing slash. */
+  GEO_NODE_NAME?: string;
   /** "false" disables impersonation tokens (gitlab.yml `impersonation_enabled`). */
   IMPERSONATION_ENABLED?: string;
   PASSWORD_HASH_ITERATIONS?: string;

@@ -146,6 +146,12 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   await call('POST', `${P}/protected_environments`, ownerToken, { name: 'production', deploy_access_levels: [{ access_level: 40 }] }, [201, 403]);
   const deployment = await call('POST', `${P}/deployments`, ownerToken, { environment: 'staging', sha: first.id, ref: 'main', tag: false, status: 'success' }, [201]);
 
+  // Geo nodes (src/geo): two secondaries, so a fuzzed update, repair or deletion names a real node.
+  const geoNodes = [
+    await call('POST', '/geo_nodes', root, { name: fresh('geo'), url: 'https://geo-one.example.com' }, [201]),
+    await call('POST', '/geo_nodes', root, { name: fresh('geo'), url: 'https://geo-two.example.com', selective_sync_type: 'shards', selective_sync_shards: ['default'] }, [201]),
+  ];
+
   const enc = encodeURIComponent;
   const ids = (...xs: (number | string)[]) => xs.map((x) => enc(String(x)));
   const segments: Record<string, string[]> = {
@@ -198,6 +204,7 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     runner: ids(projectRunner.id, projectRunner.id, groupRunner.id),
     environment: ids(staging.id, production.id),
     deployment: ids(deployment.id),
+    geoNode: ids(...geoNodes.map((n) => n.id)),
     environmentName: ids('production', 'staging', 'review/*'),
     // Flags no other check reads, so a fuzzed POST cannot change how the rest of the run pages.
     featureName: ids('fuzz_flag', 'import_project_from_remote_file_s3', 'fuzz/flag'),
@@ -235,6 +242,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       if (path.startsWith('/api/v4/audit_events')) return 'audit';
       if (path.startsWith('/uploads/-/system/user/avatar')) return 'avatarUser';
       if (path.startsWith('/api/v4/runners/:id')) return 'runner';
+      if (path.startsWith('/api/v4/geo_nodes/:id')) return 'geoNode';
       return someone;
     case 'user_id':
       return someone;

@@ -114,6 +114,9 @@ const NO_ACCESS: Cell = [403, '403 Forbidden - No access granted'];
 const RUNNER_OWNER = rule('unauth', NO_ACCESS, (l) => (LEVEL[l] >= LEVEL.maintainer ? 'ok' : NO_ACCESS));
 const ONLY_PROJECT: Cell = [403, '403 Forbidden - Only one project associated with the runner. Please remove the runner instead'];
 
+/** The name of the world's Geo node (route-world.ts creates it; PUT must send it back). */
+export const MATRIX_GEO_NODE = `mx-geo-${Date.now().toString(36)}`;
+
 export const EXPECTATIONS: Record<string, Row> = {
   // ---- approvals (ee/lib/api/project_approvals.rb, project_approval_rules.rb, merge_request_approvals.rb, merge_request_approval_rules.rb) ----
   // Settings: `authorize! :admin_project`-like (Maintainer+); rules list/show: Developer+ (read_approval_rule needs Developer on private).
@@ -141,6 +144,19 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectAuth('reporter') },
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectAuth('developer'), body: { name: 'base', approvals_required: 1 } },
   'DELETE /api/v4/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id': { rule: projectAuth('developer') },
+
+  // ---- geo nodes (ee/lib/api/geo_nodes.rb: authenticate_admin_or_geo_node!, then the premium plan) ----
+  // The world's nodes are secondaries and none is the instance's own: its status is absent and
+  // there is no current node to ask for failures.
+  'POST /api/v4/geo_nodes': { rule: adminOnly, body: () => ({ name: `mx-geo-${Math.random().toString(36).slice(2)}`, url: 'https://mx-new.example.com' }) },
+  'GET /api/v4/geo_nodes': { rule: adminOnly },
+  'GET /api/v4/geo_nodes/status': { rule: adminOnly },
+  'GET /api/v4/geo_nodes/current/failures': { rule: { ...adminOnly, admin: [404, '404 Geo node not found Not Found'] } },
+  'GET /api/v4/geo_nodes/:id': { rule: adminOnly },
+  'GET /api/v4/geo_nodes/:id/status': { rule: { ...adminOnly, admin: [404, '404 Status for Geo node not found Not Found'] } },
+  'POST /api/v4/geo_nodes/:id/repair': { rule: adminOnly },
+  'PUT /api/v4/geo_nodes/:id': { rule: adminOnly, body: { name: MATRIX_GEO_NODE, url: 'https://mx-geo.example.com', repos_max_capacity: 2 } },
+  'DELETE /api/v4/geo_nodes/:id': { rule: adminOnly, params: { id: 'geoNodeToDelete' } },
 
   // ---- audit events (ee/lib/api/audit_events.rb: authenticated_as_admin!) ----
   'GET /api/v4/audit_events': { rule: adminOnly },

@@ -7,7 +7,7 @@
  */
 import { api, createToken, createUser, rootToken, unique, type ApiResponse, type TestUser } from '../support';
 import { freshGpgKey, freshSshKey } from '../fixtures/keys';
-import { type Role, type Row } from './authorization-matrix';
+import { MATRIX_GEO_NODE, type Role, type Row } from './authorization-matrix';
 
 const MEMBERS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 } as const;
 export const users = {} as Record<Exclude<Role, 'anonymous' | 'admin'>, TestUser>;
@@ -135,6 +135,9 @@ export async function buildWorld(): Promise<void> {
   world.applicationId = ok('app', await api('/applications', { token: rootToken, body: { name: 'a', redirect_uri: 'https://example.com/cb', scopes: 'api' } })).id;
   const audit = ok('audit', await api('/audit_events', { token: rootToken }), 200) as { id: number }[];
   world.auditId = audit[0]?.id ?? 1;
+  // Two secondary Geo nodes, neither the instance's own: one to read and update, one to delete.
+  world.geoNodeId = ok('geo node', await api('/geo_nodes', { token: rootToken, body: { name: MATRIX_GEO_NODE, url: 'https://mx-geo.example.com' } })).id;
+  world.geoNodeToDelete = ok('geo node', await api('/geo_nodes', { token: rootToken, body: { name: `${MATRIX_GEO_NODE}-doomed`, url: 'https://mx-doomed.example.com' } })).id;
   // About seventy requests (eight users with hashed passwords among them): more than the default 10 s hook budget on a loaded machine.
 }
 
@@ -159,6 +162,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       personal_access_tokens: 'patId',
       applications: 'applicationId',
       audit_events: 'auditId',
+      geo_nodes: 'geoNodeId',
       runners: 'runnerId',
       // Reads look at the target user; administrators' writes act on a victim nobody else uses.
       users: method === 'GET' ? 'targetId' : 'victimId',

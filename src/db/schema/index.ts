@@ -21,3 +21,4 @@ export * from './dependencies';
 export * from './uploads';
 export * from './archive-diffs';
 export * from './features';
+export * from './geo';
