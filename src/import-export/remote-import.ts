@@ -18,19 +18,12 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { randomHex } from '../platform/crypto';
+import { remoteImportEnabled } from '../features/flags';
 import { type Settings, settingsOf } from '../settings/settings';
 import { createImport } from './import-create';
 import { ProjectImportStatusSchema } from './import-status';
 import { checkOutbound } from './export-upload';
 import { pinnedRequest, type RemoteAnswer } from './remote-fetch';
-
-/**
- * GitLab gates the route with the feature flag `import_project_from_remote_file` (on by default).
- * This server has no feature flags yet (issue 17): this is the one place to ask the flag once it does.
- */
-export function remoteImportEnabled(_c: Context<AppEnv>): boolean {
-  return true;
-}
 
 /** RemoteFileValidator::ALLOWED_CONTENT_TYPES (S3 answers with the tar types). */
 const ALLOWED_CONTENT_TYPES = ['application/gzip', 'application/x-tar', 'application/x-gzip'];
@@ -172,7 +165,8 @@ export function mountRemoteImport(r: Router) {
       // project_import.rb's `before`: every route of the file needs the gitlab_project import source.
       const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
       if (!sources.includes('gitlab_project')) throw forbidden();
-      if (!remoteImportEnabled(c)) throw notFound();
+      // GitLab gates the route with the flag `import_project_from_remote_file` (on by default here).
+      if (!(await remoteImportEnabled(c))) throw notFound();
       const invalid = await remoteFileError(p.url, settings);
       if (invalid) throw refuse(invalid);
       const key = `imports/${randomHex(16)}/archive.tar.gz`;

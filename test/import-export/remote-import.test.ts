@@ -21,4 +21,18 @@ describe('POST /projects/remote-import', () => {
     // Nothing was created by any of them.
     expect((await api('/projects?owned=true', { token: user.token })).body).toEqual([]);
   });
+
+  it('answers 404 while the import_project_from_remote_file flag is off, and the checks again once it is deleted (on by default)', async () => {
+    const user = await createUser();
+    const remote = () => api('/projects/remote-import', { token: user.token, body: { url: 'http://example.com/export.tar.gz', path: unique('remote') } });
+    expect((await api('/features/import_project_from_remote_file', { method: 'POST', token: rootToken, body: { value: 'false' } })).status).toBe(201);
+    try {
+      const res = await remote();
+      expect([res.status, res.body]).toEqual([404, { message: '404 Not Found' }]);
+    } finally {
+      expect((await api('/features/import_project_from_remote_file', { method: 'DELETE', token: rootToken })).status).toBe(204);
+    }
+    const res = await remote();
+    expect([res.status, res.body]).toEqual([400, { message: 'File url is blocked: Only allowed schemes are https' }]);
+  });
 });
