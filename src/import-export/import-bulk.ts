@@ -10,9 +10,11 @@
  * Rows refer to their parent by iid inside the project, as the per-row statements did; the
  * statements come in dependency order (issues, then what names an issue, then notes and links).
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, is, SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
+import { issues, labelLinks, notes } from '../db/schema';
 
 type Stmt = BatchItem<'sqlite'>;
 type Value = string | number | boolean | null;
@@ -112,26 +114,31 @@ export class BulkRows {
     const out: Stmt[] = [];
     for (const json of arrays(this.issues))
       out.push(
-        db.run(sql`INSERT INTO issues (project_id, iid, title, description, state, author_id, issue_type, confidential, discussion_locked, milestone_id, due_date, weight, time_estimate, total_time_spent, upvotes, downvotes, closed_at, closed_by_id, created_at, updated_at)
-          SELECT ${P}, ${I.iid}, ${I.title}, ${I.description}, ${I.state}, ${I.authorId}, ${I.issueType}, ${I.confidential}, ${I.discussionLocked},
-            (SELECT id FROM milestones WHERE project_id = ${P} AND title = ${I.milestoneTitle}), ${I.dueDate}, ${I.weight}, ${I.timeEstimate}, ${I.totalTimeSpent},
-            ${I.upvotes}, ${I.downvotes}, ${I.closedAt}, ${I.closedById}, ${I.createdAt}, ${I.updatedAt}
-          FROM json_each(${json}) ORDER BY key`),
+        insertSelect(db, issues, {
+          projectId: sql`${P}`,
+          ...pick(I, ['iid', 'title', 'description', 'state', 'authorId', 'issueType', 'confidential', 'discussionLocked', 'dueDate', 'weight', 'timeEstimate', 'totalTimeSpent', 'upvotes', 'downvotes', 'closedAt', 'closedById', 'createdAt', 'updatedAt']),
+          milestoneId: sql`(SELECT id FROM milestones WHERE project_id = ${P} AND title = ${I.milestoneTitle})`,
+        }, sql`FROM json_each(${json}) ORDER BY key`),
       );
     out.push(...this.after);
     for (const json of arrays(this.notes))
       out.push(
-        db.run(sql`INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, body, system, internal, type, discussion_id, created_at, updated_at)
-          SELECT ${N.noteableType}, ${parentId(N.noteableType, N.noteableIid, P)}, ${P}, ${N.authorId}, ${N.body}, ${N.system}, ${N.internal}, ${N.type}, ${N.discussionId}, ${N.createdAt}, ${N.updatedAt}
-          FROM json_each(${json}) ORDER BY key`),
+        insertSelect(db, notes, {
+          ...pick(N, ['noteableType', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'createdAt', 'updatedAt']),
+          noteableId: parentId(N.noteableType, N.noteableIid, P),
+          projectId: sql`${P}`,
+        }, sql`FROM json_each(${json}) ORDER BY key`),
       );
     // The label by title in the project (written earlier in the batch); a repeated link is kept once.
+    // A WHERE after the join: SQLite would read a last ON as the upsert's.
     for (const json of arrays(this.links))
       out.push(
-        db.run(sql`INSERT INTO label_links (label_id, target_type, target_id, created_at)
-          SELECT l.id, ${L.targetType}, ${parentId(L.targetType, L.targetIid, P)}, ${L.createdAt}
-          FROM json_each(${json}) JOIN labels l ON l.project_id = ${P} AND l.title = ${L.labelTitle} WHERE true ORDER BY key
-          ON CONFLICT DO NOTHING`),
+        insertSelect(db, labelLinks, {
+          labelId: sql`l.id`,
+          targetType: L.targetType,
+          targetId: parentId(L.targetType, L.targetIid, P),
+          createdAt: L.createdAt,
+        }, sql`FROM json_each(${json}) JOIN labels l ON l.project_id = ${P} AND l.title = ${L.labelTitle} WHERE true ORDER BY key`).onConflictDoNothing(),
       );
     this.issues = [];
     this.notes = [];
@@ -140,6 +147,23 @@ export class BulkRows {
     this.chars = 0;
     return out;
   }
+}
+
+const pick = <K extends string>(from: Record<string, SQL>, keys: K[]) => Object.fromEntries(keys.map((k) => [k, from[k]])) as Record<K, SQL>;
+
+/**
+ * `INSERT INTO table SELECT <every column> <from>`: drizzle's insert-select names every column in
+ * table order, so the columns without an expression get their default (NULL for the id), as an
+ * insert of values would; a column added to the table later needs nothing here. (A raw `db.run`
+ * would do, but drizzle's D1 batch cannot carry one.)
+ */
+function insertSelect<T extends SQLiteTable>(db: Db, table: T, exprs: Partial<Record<keyof T['_']['columns'], SQL>>, from: SQL) {
+  const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
+  for (const k of Object.keys(exprs)) if (!(k in columns)) throw new Error(`insertSelect: ${k} is not a column`);
+  const list = Object.entries(columns)
+    .filter(([, c]) => !(c as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert()) // generated columns, as drizzle leaves out
+    .map(([k, c]) => (exprs as Record<string, SQL>)[k] ?? (c.default == null ? sql`NULL` : is(c.default, SQL) ? c.default : sql.param(c.default, c)));
+  return db.insert(table).select(sql`SELECT ${sql.join(list, sql`, `)} ${from}`);
 }
 
 /** `rows` as JSON arrays of at most MAX_JSON_CHARS each (a larger single row alone). */
