@@ -10,7 +10,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import type { BulkRows } from './import-bulk';
-import { awardEmoji, issueAssignees, issues, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
+import { awardEmoji, issueAssignees, issues, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
 
 export class LineError extends Error {}
 
