@@ -262,7 +262,7 @@ async function runRuntime(runtime: 'node' | 'workerd', server: Server, manifest:
   for (const s of list) {
     const status = await probe(server.port, s);
     if (status === 'ok' && s.prepare) {
-      const prepared = await s.prepare(server.port);
+      const prepared = await s.prepare(server.port, { cpuMs: async () => { const c = (await server.stats())?.cpuMicros; return c == null ? null : c / 1000; } });
       log(`  ${runtime} ${s.id}: ${prepared}`);
       prepNotes.set(s.id, prepared);
     }

@@ -19,7 +19,8 @@ export interface Scenario {
   /** After every mode ran: checks the state the writes left against what they should have left (a summary for the report). */
   verify?: (port: number) => Promise<string>;
   /** Before the first mode: brings the server to the scenario's steady state (a summary for the report). */
-  prepare?: (port: number) => Promise<string>;
+  /** `cpuMs`: the server's CPU so far (the Node process, or workerd's from /proc), null where unknown. */
+  prepare?: (port: number, server?: { cpuMs(): Promise<number | null> }) => Promise<string>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -157,6 +157,7 @@ export async function importBundleStep(
   for (const c of order.slice(0, from)) for (const e of manifestOf(bundle, c.tree, memo).values()) written.add(e.blobSha);
   let puts = 0;
   let next: number | null = null;
+  const pool = putPool(blobs);
   for (let k = from; k < order.length; k++) {
     if (puts >= maxPuts) {
       next = k;
@@ -203,18 +204,46 @@ export async function importBundleStep(
     const rows = [...files].map(([path, e]) => ({ projectId, commitSha: c.sha, path, blobSha: e.blobSha, mode: e.mode, size: body(e.blobSha).byteLength }));
     // 6 columns a row: 15 rows stay under D1's 100 bound parameters.
     for (let i = 0; i < rows.length; i += 15) statements.push(db.insert(repoCommitFiles).values(rows.slice(i, i + 15)).onConflictDoNothing());
-    if (c.raw) await blobs.put(rawCommitKey(projectId, c.sha), c.raw);
+    if (c.raw) await pool.put(rawCommitKey(projectId, c.sha), c.raw);
     if (c.raw) puts++;
     for (const e of files.values()) {
       if (written.has(e.blobSha)) continue;
       written.add(e.blobSha);
-      await blobs.put(blobKey(projectId, e.blobSha), body(e.blobSha));
+      await pool.put(blobKey(projectId, e.blobSha), body(e.blobSha));
       puts++;
     }
   }
+  await pool.drain();
   // Branches last: a branch appears only once its whole history is written.
   if (next === null) for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
   // Blobs first, rows after: a row never names a blob the store does not hold.
   for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   return { head, next };
+}
+
+/** Blob puts in flight at once: each waits on a disk sync (Node) or an R2 round trip (Workers), so several overlap. */
+const PUTS_IN_FLIGHT = 8;
+
+/** Puts with at most PUTS_IN_FLIGHT pending; `drain` waits for all of them and throws the first failure. */
+function putPool(blobs: BlobStore) {
+  const pending = new Set<Promise<void>>();
+  let failed: unknown;
+  return {
+    async put(key: string, body: Uint8Array) {
+      while (pending.size >= PUTS_IN_FLIGHT) await Promise.race(pending);
+      if (failed) throw failed;
+      const p: Promise<void> = blobs.put(key, body).then(
+        () => void pending.delete(p),
+        (err) => {
+          pending.delete(p);
+          failed ??= err;
+        },
+      );
+      pending.add(p);
+    },
+    async drain() {
+      await Promise.all(pending);
+      if (failed) throw failed;
+    },
+  };
 }

@@ -26,9 +26,9 @@ export interface ImportRequest {
   namespace?: string;
   overwrite: boolean;
   overrideParams: Record<string, unknown>;
-  /** The uploaded archive; or `storedBlobKey`, an archive already in the blob store (remote-import.ts). */
+  /** The archive, stored here under a new key; or `blobKey`, an archive the caller stored already (the upload streams it, import-routes.ts; remote-import.ts downloads it). */
   file?: Blob;
-  storedBlobKey?: string;
+  blobKey?: string;
 }
 
 const PERSONAL_COUNT_CAP = 100_001;
@@ -92,8 +92,8 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   // overwrite: the import goes to a temporary path and takes over the original path when it finishes.
   const path = overwrite ? `${req.path}-${randomHex(6)}` : req.path;
   const projectName = overwrite ? `${name}-${path.slice(req.path.length + 1)}` : name;
-  const blobKey = req.storedBlobKey ?? `imports/${randomHex(16)}/archive.tar.gz`;
-  if (req.file) await c.var.blobs.put(blobKey, await req.file.arrayBuffer(), 'application/gzip');
+  const blobKey = req.blobKey ?? `imports/${randomHex(16)}/archive.tar.gz`;
+  if (!req.blobKey) await c.var.blobs.put(blobKey, await req.file!.arrayBuffer(), 'application/gzip');
   const now = Date.now();
   const correlationId = c.get('requestId') ?? randomHex(13);
   const st = projectInsertStatements(

@@ -21,6 +21,7 @@ import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
+import { BulkRows } from './import-bulk';
 import { importRepository } from './import-repository';
 import { importUpload, isUploadMember } from './project-uploads';
 import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
@@ -52,8 +53,11 @@ const RELATIONS: Record<string, (ctx: ImportContext, row: Row) => Stmt[]> = {
   issues: issueRow,
   merge_requests: mergeRequestRow,
 };
-const CHUNK_LINES = 200;
+/** A chunk (one db.batch, one progress step) ends at whichever bound comes first. */
+const CHUNK_LINES = 500;
 const CHUNK_STATEMENTS = 1000;
+/** Characters of bulk rows (import-bulk.ts) a chunk holds. */
+const CHUNK_CHARS = 4 * 1024 * 1024;
 /** Wall time one message may spend before handing the rest to the next (Workers: 15 min wall, 30 s CPU by default). */
 const DEFAULT_BUDGET_MS = 20_000;
 /** Batches one message may send: each is a subrequest, and a Worker invocation may make 1,000 of them. */
@@ -201,6 +205,8 @@ async function relationPass(job: Job, archive: Archive, blobs: BlobStore): Promi
     issueIids: new Set(issueIids.map((r) => r.iid)),
     mrIids: new Set(mrs.map((r) => r.iid)),
     labelsSeen: new Set(),
+    milestonesSeen: new Set(),
+    bulk: new BulkRows(),
     openBranchPairs: new Set(mrs.filter((r) => r.state === 'opened' || r.state === 'locked').map((r) => `${r.source}\n${r.target}`)),
   };
   for await (const m of archive()) {
@@ -242,7 +248,8 @@ async function writeRelation(job: Job, ctx: ImportContext, relation: string, lin
   const flush = async (next: number, done: boolean) => {
     progress.next[relation] = next;
     if (done) progress.done[relation] = true;
-    await db.batch([...saveProgress(job), ...stmts, ...failures] as unknown as Parameters<Db['batch']>[0]);
+    // The bulk rows after the per-line statements: they name the labels and milestones those wrote.
+    await db.batch([...saveProgress(job), ...stmts, ...ctx.bulk.statements(db, projectId), ...failures] as unknown as Parameters<Db['batch']>[0]);
     stmts = [];
     failures = [];
     count = 0;
@@ -260,7 +267,7 @@ async function writeRelation(job: Job, ctx: ImportContext, relation: string, lin
         failures.push(failure(job, relation, l.number, 'ActiveRecord::RecordInvalid', err.message));
       }
     }
-    if (++count >= CHUNK_LINES || stmts.length >= CHUNK_STATEMENTS) {
+    if (++count >= CHUNK_LINES || stmts.length + ctx.bulk.after.length >= CHUNK_STATEMENTS || ctx.bulk.chars >= CHUNK_CHARS) {
       await flush(last, false);
       if (Date.now() - job.started > job.budgetMs || ++job.batches >= MAX_BATCHES_PER_MESSAGE) return false;
     }

@@ -9,7 +9,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { awardEmoji, issueAssignees, issues, labelLinks, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, notes, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
+import type { BulkRows } from './import-bulk';
+import { awardEmoji, issueAssignees, issues, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
 
 import { archiveDiffStatements } from './import-diffs';
 
@@ -28,6 +29,10 @@ export interface ImportContext {
   openBranchPairs: Set<string>;
   /** Label titles written in this run. */
   labelsSeen: Set<string>;
+  /** Milestone titles written in this run: an issuable's milestone then needs no statement of its own. */
+  milestonesSeen: Set<string>;
+  /** The chunk's rows written in bulk (issues, notes, label links), after its other statements. */
+  bulk: BulkRows;
 }
 
 type Row = Record<string, unknown>;
@@ -80,6 +85,7 @@ export const labelRow = (ctx: ImportContext, row: Row) => labelStatements(ctx, r
 /** A milestone; its archive iid is kept unless taken, then the next free one. A taken title keeps the existing one. */
 export function milestoneRow(ctx: ImportContext, row: Row): Stmt[] {
   const t = title(row);
+  ctx.milestonesSeen.add(t);
   const iid = int(row.iid);
   const P = ctx.projectId;
   const iidSql =
@@ -125,37 +131,28 @@ export function missingAuthorNote(n: Row): string {
   return `*By ${name} on ${timestamp} (imported from GitLab)*`;
 }
 
-/** D1 binds at most 100 parameters per statement: notes (13 values each) go in by sixes. */
-const NOTES_PER_STATEMENT = 6;
-
-/** A noteable's notes (`targetId` SQL: the new row's id found by iid), several rows per statement. */
-function noteStatements(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
-  const values = rows.flatMap((n) => {
+/** A noteable's notes, held in the chunk's bulk rows (import-bulk.ts) and written after their noteable. */
+function noteRows(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', noteableIid: number, rows: Row[]): void {
+  for (const n of rows) {
     let body = str(n.note);
     const mapped = knownUser(ctx, n.author_id) !== undefined;
-    if ((body === null || body === '') && mapped) return [];
+    if ((body === null || body === '') && mapped) continue;
     // RelationFactory#set_note_author: a note whose author is not mapped names the original author.
     if (!mapped) body = `${body || '*Blank note*'}\n\n ${missingAuthorNote(n)}`;
     const discussion = str(n.discussion_id);
-    return [
-      {
-        noteableType,
-        noteableId: targetId as never,
-        projectId: ctx.projectId,
-        authorId: userOf(ctx, n.author_id),
-        body: body!,
-        system: bool(n.system),
-        internal: bool(n.internal) || bool(n.confidential),
-        type: n.type === 'DiscussionNote' ? 'DiscussionNote' : null,
-        discussionId: discussion && /^[0-9a-f]{40}$/.test(discussion) ? discussion : null,
-        createdAt: time(n.created_at, ctx.now),
-        updatedAt: time(n.updated_at, ctx.now),
-      },
-    ];
-  });
-  const out: Stmt[] = [];
-  for (let i = 0; i < values.length; i += NOTES_PER_STATEMENT) out.push(ctx.db.insert(notes).values(values.slice(i, i + NOTES_PER_STATEMENT)));
-  return out;
+    ctx.bulk.note({
+      noteableType,
+      noteableIid,
+      authorId: userOf(ctx, n.author_id),
+      body: body!,
+      system: bool(n.system),
+      internal: bool(n.internal) || bool(n.confidential),
+      type: n.type === 'DiscussionNote' ? 'DiscussionNote' : null,
+      discussionId: discussion && /^[0-9a-f]{40}$/.test(discussion) ? discussion : null,
+      createdAt: time(n.created_at, ctx.now),
+      updatedAt: time(n.updated_at, ctx.now),
+    });
+  }
 }
 
 function awardStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): { stmts: Stmt[]; up: number; down: number } {
@@ -175,8 +172,11 @@ function awardStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', tar
   return { stmts, up, down };
 }
 
-/** Labels and the milestone an issuable refers to: created on the fly when the archive's own lists lack them. */
-function labelLinkStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', targetId: ReturnType<typeof sql>, rows: Row[]): Stmt[] {
+/**
+ * Labels an issuable refers to, created on the fly when the archive's own list lacks them (the
+ * statements answered); its links to them go in the chunk's bulk rows, written after it.
+ */
+function labelLinkStatements(ctx: ImportContext, targetType: 'Issue' | 'MergeRequest', targetIid: number, rows: Row[]): Stmt[] {
   const out: Stmt[] = [];
   for (const link of rows) {
     const label = obj(link.label);
@@ -186,18 +186,21 @@ function labelLinkStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest',
     } catch {
       continue;
     }
-    out.push(ctx.db.insert(labelLinks).select(sql`SELECT ${labelIdSql(ctx, String(label.title))}, ${type}, ${targetId}, ${time(link.created_at, ctx.now)}`).onConflictDoNothing());
+    ctx.bulk.labelLink({ targetType, targetIid, labelTitle: String(label.title), createdAt: time(link.created_at, ctx.now) });
   }
   return out;
 }
 
-function milestoneRef(ctx: ImportContext, row: Row): { stmts: Stmt[]; id: ReturnType<typeof sql> | null } {
+/** The milestone an issuable refers to: created on the fly when the archive's own list lacks it. */
+function milestoneRef(ctx: ImportContext, row: Row): { stmts: Stmt[]; title: string | null } {
   const m = obj(row.milestone);
-  if (!m || typeof m.title !== 'string' || !m.title) return { stmts: [], id: null };
+  if (!m || typeof m.title !== 'string' || !m.title) return { stmts: [], title: null };
+  // Written earlier in this run: its row exists (a title is unique in a project), only the title is needed.
+  if (ctx.milestonesSeen.has(m.title)) return { stmts: [], title: m.title };
   try {
-    return { stmts: milestoneRow(ctx, m), id: milestoneIdSql(ctx, m.title) };
+    return { stmts: milestoneRow(ctx, m), title: m.title };
   } catch {
-    return { stmts: [], id: null };
+    return { stmts: [], title: null };
   }
 }
 
@@ -225,8 +228,8 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
   const awards = awardStatements(ctx, 'Issue', idSql, list(row.award_emoji));
   const logs = list(row.timelogs).filter((l) => int(l.time_spent) !== null);
   const closed = row.state === 'closed';
-  const issue = ctx.db.insert(issues).values({
-    projectId: P,
+  // The issue row itself goes in the chunk's bulk insert; what names it by iid runs after that.
+  ctx.bulk.issue({
     iid,
     title: t,
     description: str(row.description),
@@ -235,7 +238,7 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     issueType: typeof row.issue_type === 'string' && ISSUE_TYPES.has(row.issue_type) ? row.issue_type : 'issue',
     confidential: bool(row.confidential),
     discussionLocked: bool(row.discussion_locked),
-    milestoneId: ms.id as never,
+    milestoneTitle: ms.title,
     dueDate: day(row.due_date),
     weight: int(row.weight),
     timeEstimate: Math.max(0, int(row.time_estimate) ?? 0),
@@ -249,12 +252,9 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     updatedAt: time(row.updated_at, ctx.now),
   });
   const assignees = [...new Set(list(row.issue_assignees).map((a) => knownUser(ctx, a.user_id)).filter((u): u is number => u !== undefined))];
-  return [
-    ...ms.stmts,
-    issue,
+  noteRows(ctx, 'Issue', iid, list(row.notes));
+  ctx.bulk.after.push(
     ...assignees.map((userId, position) => ctx.db.insert(issueAssignees).select(sql`SELECT ${idSql}, ${userId}, ${position}`).onConflictDoNothing()),
-    ...labelLinkStatements(ctx, 'Issue', idSql, list(row.label_links)),
-    ...noteStatements(ctx, 'Issue', idSql, list(row.notes)),
     ...awards.stmts,
     ...logs.map((l) =>
       ctx.db.insert(timelogs).values({
@@ -266,7 +266,9 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
         createdAt: time(l.created_at, ctx.now),
       }),
     ),
-  ];
+  );
+  // Milestone and labels first: the bulk rows find them by title.
+  return [...ms.stmts, ...labelLinkStatements(ctx, 'Issue', iid, list(row.label_links))];
 }
 
 const MR_STATES = new Set(['opened', 'closed', 'merged', 'locked']);
@@ -305,7 +307,7 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
     state,
     draft: /^\s*(\[draft\]|\(draft\)|draft:|draft -|\[wip\]|wip:)/i.test(t),
     authorId: userOf(ctx, row.author_id),
-    milestoneId: ms.id as never,
+    milestoneId: (ms.title === null ? null : milestoneIdSql(ctx, ms.title)) as never,
     mergeUserId: knownUser(ctx, row.merge_user_id) ?? null,
     mergedById: state === 'merged' ? (knownUser(ctx, obj(row.metrics)?.merged_by_id) ?? null) : null,
     mergedAt,
@@ -328,15 +330,8 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
   const version = ctx.db.insert(mergeRequestDiffs).select(
     sql`SELECT NULL, id, 'collected', head_sha, base_sha, start_sha, ${str(diff?.real_size, 16) ?? null}, NULL, created_at, updated_at FROM merge_requests WHERE project_id = ${P} AND iid = ${iid} AND head_sha IS NOT NULL`,
   );
-  return [
-    ...ms.stmts,
-    mr,
-    version,
-    ...archiveDiffStatements(ctx, iid, diff),
-    ...labelLinkStatements(ctx, 'MergeRequest', idSql, list(row.label_links)),
-    ...noteStatements(ctx, 'MergeRequest', idSql, list(row.notes)),
-    ...awards.stmts,
-  ];
+  noteRows(ctx, 'MergeRequest', iid, list(row.notes));
+  return [...ms.stmts, mr, version, ...archiveDiffStatements(ctx, iid, diff), ...labelLinkStatements(ctx, 'MergeRequest', iid, list(row.label_links)), ...awards.stmts];
 }
 
 /** A sha of the archive, kept only when the imported repository holds that commit. */

@@ -7,6 +7,8 @@ import type { AppEnv } from '../platform/context';
 import { ApiError, forbidden, tooLarge } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
+import type { FileSink } from '../platform/multipart-params';
+import { randomHex } from '../platform/crypto';
 import { requireUser } from '../platform/guards';
 import { type Settings, settingsOf } from '../settings/settings';
 import { findReadableProjectWith } from '../projects/projects';
@@ -18,11 +20,59 @@ import { mountRemoteImport } from './remote-import';
 const TAGS = ['project_import'];
 const MB = 1024 * 1024;
 /**
- * With `max_import_size` 0 (unlimited) the upload is still bounded: the multipart body is read into
- * memory before it goes to the blob store (no Workhorse spools it to disk here), and a Worker's
- * request body is capped by its plan anyway. A larger archive needs an explicit max_import_size.
+ * With `max_import_size` 0 (unlimited) the upload is still bounded (a Worker's request body is
+ * capped by its plan anyway); a larger archive needs an explicit max_import_size.
  */
 const UNLIMITED_UPLOAD = 256 * MB;
+const UPLOAD_KEY = 'importUploadKey';
+
+/**
+ * The archive goes to the blob store as it arrives (Workhorse's upload acceleration, here without a
+ * disk): the multipart file part is streamed into the store (a file on Node, an R2 multipart upload
+ * on Workers, one part in memory at a time) and its bytes are counted against max_import_size as they
+ * come, so an upload over it stops with a 413 at the limit. Whatever was stored is removed when the
+ * request fails (router.ts), so a refused upload leaves no blob.
+ */
+const archiveSink: FileSink = {
+  async store(c, part) {
+    const ctx = c as Context<AppEnv>;
+    // Only a `.gz` file parameter where gitlab_project imports are on is stored; anything else is
+    // read past and the handler answers it (403, 422) after the rate limit, as GitLab orders them.
+    const sources = (await settingsOf(ctx)).import_sources;
+    const enabled = Array.isArray(sources) && sources.map(String).includes('gitlab_project');
+    if (part.field !== 'file' || !enabled || !/\.gz$/i.test(part.filename) || ctx.get(UPLOAD_KEY as never)) {
+      await part.body.cancel();
+      return new File([], part.filename);
+    }
+    const max = await maxImportBytes(ctx);
+    const key = `imports/${randomHex(16)}/archive.tar.gz`;
+    ctx.set(UPLOAD_KEY as never, key as never);
+    let size = 0;
+    const counted = part.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          size += chunk.byteLength;
+          if (size > max) out.error(tooLarge());
+          else out.enqueue(chunk);
+        },
+      }),
+    );
+    try {
+      await ctx.var.blobs.put(key, counted, 'application/gzip');
+    } catch (err) {
+      if (size > max) throw tooLarge();
+      throw err;
+    }
+    return new File([], part.filename, { type: part.type });
+  },
+  async discard(c) {
+    const key = c.get(UPLOAD_KEY as never) as string | undefined;
+    if (key) await (c as Context<AppEnv>).var.blobs.delete(key);
+  },
+};
+
+/** FileUploadHelpers#validate_file!: ImportExportUploader allows `gz` and `tar.gz` names. */
+const notGzip = () => new ApiError(422, { message: { error: 'You need to upload a GitLab project export archive (ending in .gz).' } });
 
 /** `max_import_size` (MB) bounds the file; the form's other fields get a little room beyond it. */
 const maxImportBytes = async (c: Context<AppEnv>) => {
@@ -46,6 +96,7 @@ export function mountProjectImport(r: Router) {
       signedIn: true,
       rateLimit: 'project_import',
       bodyLimit: async (c) => (await maxImportBytes(c)) + MB,
+      fileSink: archiveSink,
       params: params({
         path: g.string(),
         file: g.file(),
@@ -60,17 +111,15 @@ export function mountProjectImport(r: Router) {
       requireUser(caller);
       const settings = await settingsOf(c);
       requireGitlabProjectSource(settings);
-      // FileUploadHelpers#validate_file!: ImportExportUploader allows `gz` and `tar.gz` names.
-      const filename = (p.file as File).name ?? '';
-      if (!/\.gz$/i.test(filename)) throw new ApiError(422, { message: { error: 'You need to upload a GitLab project export archive (ending in .gz).' } });
-      if (p.file.size > (await maxImportBytes(c))) throw tooLarge();
+      const blobKey = c.get(UPLOAD_KEY as never) as string | undefined;
+      if (!blobKey) throw notGzip();
       const status = await createImport(c, caller, settings, {
         path: p.path,
         name: p.name,
         namespace: p.namespace,
         overwrite: p.overwrite ?? false,
         overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
-        file: p.file,
+        blobKey,
       });
       return c.json(status, 201);
     },

@@ -179,7 +179,7 @@ export function mountRemoteImport(r: Router) {
           namespace: p.namespace,
           overwrite: p.overwrite ?? false,
           overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
-          storedBlobKey: key,
+          blobKey: key,
         });
         return c.json(status, 201);
       } catch (err) {

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { badRequest, grapeError, tooLarge } from './errors';
+import { FILE_SINK, type FileSink, streamedMultipart } from './multipart-params';
 import { DEFAULT_BODY_LIMIT, PARAM_DEPTH_LIMIT, PARAMS_LIMIT, checkParamStrings, checkString, JSON_DEPTH_LIMIT, jsonDepthExceeds, malformedUtf8, tooDeep, tooManyParams } from './limits';
 
 export type Params = Record<string, unknown>;
@@ -220,6 +221,9 @@ async function parseBody(c: Context, queryPairs: number): Promise<Params> {
     return parseQueryString(text);
   }
   if (type.includes('multipart/form-data')) {
+    // A route that stores its file parts as they arrive (router.ts `fileSink`): never buffered whole.
+    const sink = c.get(FILE_SINK as never) as FileSink | undefined;
+    if (sink) return indexHashesToArrays(await streamedMultipart(c, sink, queryPairs, setNested)) as Params;
     const bytes = await readBody(c);
     let form: FormData;
     try {

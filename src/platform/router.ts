@@ -12,6 +12,7 @@ import { DEFAULT_BODY_LIMIT } from './limits';
 import type { Responses } from './response-schemas';
 import { type ParamSpec, validateParams } from './validate';
 import { checkPositivePagination } from './pagination';
+import { FILE_SINK, type FileSink } from './multipart-params';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -36,6 +37,8 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
    * derive theirs from a setting (GitLab's `max_attachment_size`), hence the function form.
    */
   bodyLimit?: number | ((c: Context<AppEnv>) => number | Promise<number>);
+  /** Where a multipart body's file parts go as they arrive (multipart-params.ts), instead of memory. */
+  fileSink?: FileSink;
 }
 
 export interface RouteContext<S extends z.ZodRawShape> {
@@ -122,13 +125,29 @@ export class Router {
       const limit = typeof def.bodyLimit === 'function' ? await def.bodyLimit(c) : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
       c.set('bodyLimit' as never, limit as never);
       checkContentLength(c, limit);
-      const caller = await this.guards.authenticate(c, def);
-      c.set('caller', caller);
-      await this.guards.enforceRateLimits(c, caller, def.rateLimit);
-      const raw = await requestParams(c);
-      await checkPositivePagination(c, def.params as ParamSpec | undefined, raw);
-      const p = def.params ? validateParams(def.params, raw) : ({} as z.output<z.ZodObject<S>>);
-      return handler({ c, p, caller });
+      if (!def.fileSink) return this.run(c, def, handler);
+      // Credentials may come in the body (private_token), so a file part is stored while
+      // authentication reads it (as Workhorse takes an upload before Rails answers); the request
+      // keeps it only when it succeeds: a refused one (401, 403, 413, 400...) leaves nothing stored.
+      c.set(FILE_SINK as never, def.fileSink as never);
+      try {
+        const res = await this.run(c, def, handler);
+        if (res.status >= 400) await def.fileSink.discard(c);
+        return res;
+      } catch (err) {
+        await def.fileSink.discard(c);
+        throw err;
+      }
     });
+  }
+
+  private async run<S extends z.ZodRawShape>(c: Context<AppEnv>, def: RouteDef<S>, handler: (ctx: RouteContext<S>) => Promise<Response> | Response): Promise<Response> {
+    const caller = await this.guards.authenticate(c, def);
+    c.set('caller', caller);
+    await this.guards.enforceRateLimits(c, caller, def.rateLimit);
+    const raw = await requestParams(c);
+    await checkPositivePagination(c, def.params as ParamSpec | undefined, raw);
+    const p = def.params ? validateParams(def.params, raw) : ({} as z.output<z.ZodObject<S>>);
+    return handler({ c, p, caller });
   }
 }

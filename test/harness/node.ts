@@ -22,6 +22,9 @@ const created = createNodeApp({
   env,
 });
 
+/** The blob store's folder of this file's app (for tests that check what is stored). */
+export const harnessBlobRoot = join(dir, 'blobs');
+
 /** The app this file's requests go to (for tests that look at its storage). */
 export const harnessApp = () => created;
 
