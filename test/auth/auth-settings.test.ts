@@ -109,6 +109,10 @@ describe('personal_access_token_prefix', () => {
     expect((await api('/user', { token: value })).status).toBe(200);
     const rotated = await api('/personal_access_tokens/self/rotate', { method: 'POST', token: value });
     expect(rotated.body.token).toMatch(/^mytest-/);
+    // Impersonation tokens are personal access tokens too (same prefix).
+    const impersonation = await api(`/users/${u.id}/impersonation_tokens`, { token: rootToken, body: { name: 'imp', scopes: ['api'] } });
+    expect(impersonation.status).toBe(201);
+    expect(impersonation.body.token).toMatch(/^mytest-[A-Za-z0-9_-]{20}$/);
   });
 });
 
