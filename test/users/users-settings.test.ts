@@ -71,6 +71,9 @@ describe('user_default_external', () => {
       const project = await api('/projects', { token: token.body.token, body: { name: unique('p') } });
       expect(project.status).toBe(403);
       expect(project.body).toEqual({ message: ['Personal project creation is not allowed. Please contact your administrator with questions'] });
+      const path = unique('g');
+      const group = await api('/groups', { token: token.body.token, body: { name: path, path } });
+      expect(group.status).toBe(403);
       expect((await newUser({ external: false })).body).toMatchObject({ external: false, can_create_group: true });
     });
     expect((await newUser()).body.external).toBe(false);
