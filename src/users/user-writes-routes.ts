@@ -18,6 +18,7 @@ import { createUserParams, deleteIdentityParams, deleteUserParams, updateUserPar
 import {
   avatarErrors,
   checkUserConflicts,
+  defaultExternal,
   userConflicts,
   findOrCreateGhost,
   ghostInsert,
@@ -49,7 +50,7 @@ export function mountUserCreate(r: Router) {
       if (taken.username) throw conflict('Username has already been taken');
 
       const now = Date.now();
-      const external = p.external ?? Boolean(settings.user_default_external);
+      const external = p.external ?? defaultExternal(settings, p.email);
       const insertUser = c.var.db.insert(users).values({
         email: p.email,
         name: p.name,

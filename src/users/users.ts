@@ -73,6 +73,34 @@ const MAX_LENGTHS: [keyof UserFields, number][] = [
   ['commit_email', 255],
 ];
 
+/**
+ * Ruby's `Regexp.new(source, IGNORECASE)` as a JS RegExp: the anchors Ruby spells `\A`, `\z`, `\Z`
+ * become `^`/`$` (no multiline flag, so they bind to the whole string). A pattern JS cannot compile
+ * yields null: the caller then ignores it rather than refusing every user.
+ */
+function rubyRegexp(source: string): RegExp | null {
+  try {
+    return new RegExp(source.replace(/\\A/g, '^').replace(/\\[zZ]/g, '$'), 'i');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A new user's `external` when the request does not say (Users::BuildService): with
+ * `user_default_external` on and a `user_default_internal_regex`, an email matching the regex makes an
+ * internal user and any other an external one; otherwise the setting `user_default_external` itself.
+ */
+export function defaultExternal(settings: Settings, email: string): boolean {
+  const regex = typeof settings.user_default_internal_regex === 'string' ? settings.user_default_internal_regex : '';
+  const external = Boolean(settings.user_default_external);
+  if (external && regex) {
+    const re = rubyRegexp(regex);
+    if (re) return !re.test(email);
+  }
+  return external;
+}
+
 /** Model validations shared by create and modify; `{"message": {attr: [msgs]}}` on failure. */
 export function validateUserFields(f: UserFields, settings: Settings): void {
   const errors: Record<string, string[]> = {};

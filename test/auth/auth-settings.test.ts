@@ -109,6 +109,10 @@ describe('personal_access_token_prefix', () => {
     expect((await api('/user', { token: value })).status).toBe(200);
     const rotated = await api('/personal_access_tokens/self/rotate', { method: 'POST', token: value });
     expect(rotated.body.token).toMatch(/^mytest-/);
+    // Impersonation tokens are personal access tokens too (same prefix).
+    const impersonation = await api(`/users/${u.id}/impersonation_tokens`, { token: rootToken, body: { name: 'imp', scopes: ['api'] } });
+    expect(impersonation.status).toBe(201);
+    expect(impersonation.body.token).toMatch(/^mytest-[A-Za-z0-9_-]{20}$/);
   });
 });
 
@@ -179,5 +183,28 @@ describe('session_expire_delay', () => {
     expect(res.status).toBe(302);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     expect((await fetchApi('/api/v4/user', { headers: { Cookie: cookie } })).status).toBe(401);
+  });
+});
+
+describe('max_personal_access_token_lifetime (Ultimate, the test instance plan)', () => {
+  const addDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+  let original: Record<string, unknown>;
+  beforeAll(async () => {
+    original = await withSettings({ max_personal_access_token_lifetime: 30 });
+  });
+  afterAll(async () => {
+    expect((await put(original)).status).toBe(200);
+  });
+
+  it('refuses a later expires_at and shortens the default expiry', async () => {
+    const u = await createUser();
+    const late = await api(`/users/${u.id}/personal_access_tokens`, { token: rootToken, body: { name: 'late', scopes: ['api'], expires_at: addDays(60) } });
+    expect(late.status).toBe(422);
+    expect(late.body).toEqual({ message: `Expires at must be before ${addDays(30)}` });
+    const inside = await api(`/users/${u.id}/personal_access_tokens`, { token: rootToken, body: { name: 'ok', scopes: ['api'], expires_at: addDays(20) } });
+    expect(inside.status).toBe(201);
+    const defaulted = await api(`/users/${u.id}/personal_access_tokens`, { token: rootToken, body: { name: 'default', scopes: ['api'] } });
+    expect(defaulted.status).toBe(201);
+    expect(defaulted.body.expires_at).toBe(addDays(30));
   });
 });

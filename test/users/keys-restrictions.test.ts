@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, rootToken } from '../support';
 import { freshSshKey, SSH_KEYS } from '../fixtures/keys';
 
-const CHANGED = ['rsa_key_restriction', 'dsa_key_restriction', 'ecdsa_key_restriction', 'ed25519_sk_key_restriction', 'max_ssh_key_lifetime'] as const;
+const CHANGED = ['rsa_key_restriction', 'dsa_key_restriction', 'ecdsa_key_restriction', 'ed25519_key_restriction', 'ecdsa_sk_key_restriction', 'ed25519_sk_key_restriction', 'max_ssh_key_lifetime'] as const;
 let original: Record<string, unknown> = {};
 
 const put = (body: Record<string, unknown>) => api('/application/settings', { method: 'PUT', token: rootToken, body });
@@ -53,6 +53,24 @@ describe('POST /user/keys under key restriction settings', () => {
     expect((await api('/user/keys', { token: u.token, body: { title: 't', key: SSH_KEYS.ecdsa256.key } })).body).toEqual({ message: { key: ['must be at least 384 bits'] } });
     expect((await api('/user/keys', { token: u.token, body: { title: 't', key: SSH_KEYS.ecdsa521.key } })).status).toBe(201);
     expect((await put({ ecdsa_key_restriction: 0 })).status).toBe(200);
+  });
+
+  it('ED25519 and ECDSA_SK can be forbidden (the message lists the remaining types), and 256 admits them', async () => {
+    const u = await createUser();
+    try {
+      expect((await put({ ed25519_key_restriction: -1, ecdsa_sk_key_restriction: -1 })).status).toBe(200);
+      const forbidden = { message: { key: ['type is forbidden. Must be RSA, DSA, ECDSA, or ED25519_SK'] } };
+      expect((await api('/user/keys', { token: u.token, body: { title: 't', key: SSH_KEYS.ed25519256.key } })).body).toEqual(forbidden);
+      const sk = await api(`/users/${u.id}/keys`, { token: rootToken, body: { title: 't', key: freshSshKey('ecdsa_sk').key } });
+      expect(sk.status).toBe(400);
+      expect(sk.body).toEqual(forbidden);
+      expect((await api('/user/keys', { token: u.token })).body).toEqual([]);
+      expect((await put({ ed25519_key_restriction: 256, ecdsa_sk_key_restriction: 256 })).status).toBe(200);
+      expect((await api('/user/keys', { token: u.token, body: { title: 't', key: freshSshKey('ed25519').key } })).status).toBe(201);
+      expect((await api(`/users/${u.id}/keys`, { token: rootToken, body: { title: 't', key: freshSshKey('ecdsa_sk').key } })).status).toBe(201);
+    } finally {
+      expect((await put({ ed25519_key_restriction: 0, ecdsa_sk_key_restriction: 0 })).status).toBe(200);
+    }
   });
 
   it('max_ssh_key_lifetime (ultimate) requires an expiry date within the lifetime', async () => {
