@@ -15,6 +15,7 @@ import { ApiError, notFound, validationFailed } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
 import { decimalId } from '../platform/record-id';
 import { settingsOf } from '../settings/settings';
+import { projectCreationAccess, projectCreationLevelName } from './project-creation-level';
 import { FEATURES, type Project } from './project-entity';
 import type { createProjectParams } from './projects-params';
 import { pathFromName, presentProjectRows, projectExtras, projectExtrasReads, projectFieldErrors, projectInsertStatements, projectListQuery, projectVisibilityError } from './projects';
@@ -92,6 +93,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
   const ns = nsRows[0]?.ns;
   if (!ns) throw notFound('Namespace');
   const [conflicts, personal] = conflictReads;
+  const settings = await settingsOf(c);
   const errors: Record<string, string[]> = {};
   let memberLevel: number | null = null;
   if (ns.kind === 'User') {
@@ -100,7 +102,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
     memberLevel = ACCESS.OWNER;
   } else {
     const level = Number(nsRows[0].level ?? 0);
-    const need = { noone: Infinity, owner: ACCESS.OWNER, maintainer: ACCESS.MAINTAINER, developer: ACCESS.DEVELOPER }[ns.projectCreationLevel] ?? ACCESS.DEVELOPER;
+    const need = projectCreationAccess(projectCreationLevelName(ns.projectCreationLevel, settings));
     const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
     if (!readable) throw notFound('Namespace');
     if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
@@ -109,7 +111,6 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
     memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
   }
   Object.assign(errors, projectFieldErrors({ name, path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch }));
-  const settings = await settingsOf(c);
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) errors.visibility_level = [vErr];
