@@ -74,6 +74,17 @@ export function presentReadBack(c: Context<AppEnv>, caller: Caller, [rows, ...ex
   return presentProjectRows(c, { ...caller }, rows, false, projectExtras(extras))[0] as Project;
 }
 
+/**
+ * Project#default_branch_from_preferences: the branch a new project's empty repository points at
+ * when the request names none, the group's `default_branch_name`, else the instance's; null leaves
+ * it to the first commit (the entity shows `main` until then).
+ */
+function defaultBranchFromPreferences(ns: { kind: string; defaultBranchName: string | null }, settings: Record<string, unknown>): string | null {
+  const fromGroup = ns.kind === 'Group' ? ns.defaultBranchName?.trim() : '';
+  const fromInstance = typeof settings.default_branch_name === 'string' ? settings.default_branch_name.trim() : '';
+  return fromGroup || fromInstance || null;
+}
+
 /** Creates a project for `owner` (the caller, or the user of POST /projects/user/:user_id). */
 export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId: number, p: z.output<z.ZodObject<(typeof createProjectParams)['shape']>>) {
   const db = c.var.db;
@@ -138,7 +149,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
         path,
         description: p.description ?? '',
         visibility,
-        defaultBranch: p.default_branch ?? null,
+        defaultBranch: p.default_branch ?? defaultBranchFromPreferences(ns, settings),
         topics: JSON.stringify(topics),
         creatorId: caller.user!.id,
         requestAccessEnabled: p.request_access_enabled ?? true,

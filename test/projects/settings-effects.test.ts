@@ -114,3 +114,30 @@ describe('default_branch_protection on groups', () => {
     });
   });
 });
+
+describe('default_branch_name', () => {
+  it("names a new project's default branch unless the request or the group names one; the first commit there is protected", async () => {
+    const user = await createUser();
+    const path = unique('dbn');
+    const g = await api('/groups', { token: user.token, body: { name: path, path } });
+    const own = unique('dbng');
+    const named = await api('/groups', { token: user.token, body: { name: own, path: own, default_branch: 'develop' } });
+    expect([g.status, named.status]).toEqual([201, 201]);
+    await withSettings({ default_branch_name: 'trunk' }, async () => {
+      const p = await api('/projects', { token: user.token, body: { name: unique('dbn'), namespace_id: g.body.id } });
+      expect([p.status, p.body.default_branch]).toEqual([201, 'trunk']);
+      const commit = await api(`/projects/${p.body.id}/repository/commits`, {
+        token: user.token,
+        body: { branch: 'trunk', commit_message: 'first', actions: [{ action: 'create', file_path: 'a.txt', content: 'x' }] },
+      });
+      expect(commit.status).toBe(201);
+      expect((await api(`/projects/${p.body.id}/protected_branches`, { token: user.token })).body.map((r: any) => r.name)).toEqual(['trunk']);
+      expect((await api(`/projects/${p.body.id}`, { token: user.token })).body.default_branch).toBe('trunk');
+      // The group's own name wins; the request's wins over both.
+      expect((await api('/projects', { token: user.token, body: { name: unique('dbn'), namespace_id: named.body.id } })).body.default_branch).toBe('develop');
+      expect((await api('/projects', { token: user.token, body: { name: unique('dbn'), default_branch: 'stable' } })).body.default_branch).toBe('stable');
+      expect((await api('/projects', { token: user.token, body: { name: unique('dbn') } })).body.default_branch).toBe('trunk');
+    });
+    expect((await api('/projects', { token: user.token, body: { name: unique('dbn') } })).body.default_branch).toBe('main');
+  });
+});
