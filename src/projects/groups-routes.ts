@@ -56,7 +56,7 @@ function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
 }
 
-/** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`), with no storage access. */
+/** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
 async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
   const settings = await settingsOf(c);
   const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;

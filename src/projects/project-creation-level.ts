@@ -9,7 +9,7 @@ import { ACCESS } from './abilities';
 /** Gitlab::Access *_PROJECT_ACCESS by value, as Group#project_creation_level_str names them. */
 const NAMES_BY_SETTING = ['noone', 'maintainer', 'developer', 'administrator', 'owner'];
 
-/** The level stored for a new group: the one asked for, else '' (inherit the instance setting). */
+/** Stored for a new group created without a level: inherit the instance setting. */
 export const INHERIT_PROJECT_CREATION = '';
 
 /** The group's effective level name: its own, else the instance's `default_project_creation`. */
