@@ -17,6 +17,7 @@ import type { Settings } from '../settings/settings';
 import { projectFieldErrors, projectInsertStatements, projectVisibilityError } from '../projects/projects';
 import { projectConflictRead } from '../projects/project-writes';
 import { namespaceFullNameSql } from '../projects/group-queries';
+import { projectCreationAccess, projectCreationLevelName } from '../projects/project-creation-level';
 import { importStatusEntity, type ProjectImportStatus } from './import-status';
 import { IMPORT_JOB } from './import-job-message';
 
@@ -65,8 +66,10 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   const level = Number(nsRows[0]?.level ?? 0);
   const ns = readableNamespace(caller, nsRows[0]?.ns, level);
   // Projects::CreateService#allowed_namespace?: the caller's own namespace, or a group where the
-  // caller may create projects (GitLab 16: Maintainer to import into a group).
-  const allowed = caller.isAdmin || (ns.kind === 'User' ? ns.ownerId === user.id : level >= ACCESS.MAINTAINER);
+  // caller may import projects (GroupPolicy: `maintainer & can?(:create_projects)`, so the group's
+  // project creation level, or the instance default it inherits, applies too).
+  const mayCreate = () => level >= projectCreationAccess(projectCreationLevelName(ns.projectCreationLevel, settings));
+  const allowed = caller.isAdmin || (ns.kind === 'User' ? ns.ownerId === user.id : level >= ACCESS.MAINTAINER && mayCreate());
   if (!allowed) throw firstError('Namespace is not valid');
   // Project validations in model order: name and path formats, name uniqueness, path availability.
   const fieldErrors = projectFieldErrors({ name, path: req.path });

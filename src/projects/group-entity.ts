@@ -8,10 +8,13 @@ import type { NamespaceRow } from './abilities';
 import { iso } from '../platform/time';
 import { namespaceAvatarUrl, namespaceWebUrl } from './namespace-entity';
 import { type Project, ProjectSchema } from './project-entity';
+import { projectCreationLevelName } from './project-creation-level';
 
 export interface GroupExtras {
   base: string;
   fullName: string;
+  /** Instance settings, for the values a group inherits (project creation level, branch protection). */
+  settings?: Record<string, unknown>;
 }
 
 export const GroupSchema = obj({
@@ -54,7 +57,7 @@ export const groupEntity = (g: NamespaceRow, x: GroupExtras): Group => ({
   share_with_group_lock: g.shareWithGroupLock,
   require_two_factor_authentication: g.requireTwoFactorAuthentication,
   two_factor_grace_period: g.twoFactorGracePeriod,
-  project_creation_level: g.projectCreationLevel,
+  project_creation_level: projectCreationLevelName(g.projectCreationLevel, x.settings ?? {}),
   auto_devops_enabled: null,
   subgroup_creation_level: g.subgroupCreationLevel,
   emails_disabled: !g.emailsEnabled,
@@ -62,7 +65,8 @@ export const groupEntity = (g: NamespaceRow, x: GroupExtras): Group => ({
   mentions_disabled: g.mentionsDisabled ?? null,
   lfs_enabled: g.lfsEnabled,
   default_branch: g.defaultBranchName ?? null,
-  default_branch_protection: 2,
+  // Group#default_branch_protection: groups here store none, so the instance's applies.
+  default_branch_protection: Number(x.settings?.default_branch_protection ?? 2),
   avatar_url: namespaceAvatarUrl(g, x.base),
   web_url: namespaceWebUrl(g, x.base),
   request_access_enabled: g.requestAccessEnabled,

@@ -33,6 +33,7 @@ import { settingsOf } from '../settings/settings';
 import { runDeletion } from '../platform/cascade';
 import { groupDeletion } from './cascade';
 import { decimalId } from '../platform/record-id';
+import { INHERIT_PROJECT_CREATION } from './project-creation-level';
 
 export { findReadableGroup };
 
@@ -55,10 +56,11 @@ function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
 }
 
-/** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`), with no storage access. */
-function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+/** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
+async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+  const settings = await settingsOf(c);
   const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
-  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut });
+  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings });
 }
 type DetailReads = ReturnType<typeof detailProjectReads>;
 type AwaitedAll<T> = { -readonly [K in keyof T]: Awaited<T[K]> };
@@ -67,7 +69,8 @@ type DetailResults = AwaitedAll<DetailReads>;
 async function presentGroups(c: Context<AppEnv>, rows: NamespaceRow[]) {
   const names = await loadFullNames(c.var.db, rows);
   const base = baseUrl(c);
-  return rows.map((g) => groupEntity(g, { base, fullName: names.get(g.id)! }));
+  const settings = await settingsOf(c);
+  return rows.map((g) => groupEntity(g, { base, fullName: names.get(g.id)!, settings }));
 }
 
 type ListP = z.output<z.ZodObject<(typeof listGroupsParams)['shape']>>;
@@ -191,7 +194,7 @@ export function mountGroups(r: Router) {
             shareWithGroupLock: p.share_with_group_lock ?? false,
             requireTwoFactorAuthentication: p.require_two_factor_authentication ?? false,
             twoFactorGracePeriod: p.two_factor_grace_period ?? 48,
-            projectCreationLevel: p.project_creation_level ?? 'developer',
+            projectCreationLevel: p.project_creation_level ?? INHERIT_PROJECT_CREATION,
             subgroupCreationLevel: p.subgroup_creation_level ?? 'maintainer',
             emailsEnabled: p.emails_enabled ?? (p.emails_disabled !== undefined ? !p.emails_disabled : true),
             mentionsDisabled: p.mentions_disabled ?? null,
@@ -212,14 +215,14 @@ export function mountGroups(r: Router) {
     }
     const group = (await findGroup(db, fullPath))!;
     const names = await loadFullNames(db, [group]);
-    return c.json(groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: [] }), 201);
+    return c.json(groupDetail(group, { base: baseUrl(c), fullName: names.get(group.id)!, projects: [], settings }), 201);
   });
 
   r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
     // The group, its full name, the caller's access and the detail's projects in one round trip.
     const db = c.var.db;
     const found = await findReadableGroupWith(c, caller, p.id, (groupId) => (p.with_projects ? detailProjectReads(db, caller, groupId) : []));
-    return c.json(presentDetail(c, caller, found, p.with_projects ? (found.reads as unknown as DetailResults) : null));
+    return c.json(await presentDetail(c, caller, found, p.with_projects ? (found.reads as unknown as DetailResults) : null));
   });
 
   r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
@@ -272,7 +275,7 @@ export function mountGroups(r: Router) {
       db.select({ group: namespaces, fullName: namespaceFullNameSql() }).from(namespaces).where(eq(namespaces.id, group.id)).limit(1),
       ...detailProjectReads(db, caller, sql`${group.id}`),
     ]);
-    return c.json(presentDetail(c, caller, rows[0], reads));
+    return c.json(await presentDetail(c, caller, rows[0], reads));
   });
 
   r.route({ method: 'DELETE', path: '/groups/:id', summary: 'Delete a group', tags: ['groups'], params: deleteGroupParams, responses: { 202: AcceptedSchema } }, async ({ c, p, caller }) => {

@@ -15,6 +15,7 @@ import { ApiError, notFound, validationFailed } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
 import { decimalId } from '../platform/record-id';
 import { settingsOf } from '../settings/settings';
+import { projectCreationAccess, projectCreationLevelName } from './project-creation-level';
 import { FEATURES, type Project } from './project-entity';
 import type { createProjectParams } from './projects-params';
 import { pathFromName, presentProjectRows, projectExtras, projectExtrasReads, projectFieldErrors, projectInsertStatements, projectListQuery, projectVisibilityError } from './projects';
@@ -73,6 +74,17 @@ export function presentReadBack(c: Context<AppEnv>, caller: Caller, [rows, ...ex
   return presentProjectRows(c, { ...caller }, rows, false, projectExtras(extras))[0] as Project;
 }
 
+/**
+ * Project#default_branch_from_preferences: the branch a new project's empty repository points at
+ * when the request names none, the group's `default_branch_name`, else the instance's; null leaves
+ * it to the first commit (the entity shows `main` until then).
+ */
+function defaultBranchFromPreferences(ns: { kind: string; defaultBranchName: string | null }, settings: Record<string, unknown>): string | null {
+  const fromGroup = ns.kind === 'Group' ? ns.defaultBranchName?.trim() : '';
+  const fromInstance = typeof settings.default_branch_name === 'string' ? settings.default_branch_name.trim() : '';
+  return fromGroup || fromInstance || null;
+}
+
 /** Creates a project for `owner` (the caller, or the user of POST /projects/user/:user_id). */
 export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId: number, p: z.output<z.ZodObject<(typeof createProjectParams)['shape']>>) {
   const db = c.var.db;
@@ -92,6 +104,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
   const ns = nsRows[0]?.ns;
   if (!ns) throw notFound('Namespace');
   const [conflicts, personal] = conflictReads;
+  const settings = await settingsOf(c);
   const errors: Record<string, string[]> = {};
   let memberLevel: number | null = null;
   if (ns.kind === 'User') {
@@ -100,7 +113,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
     memberLevel = ACCESS.OWNER;
   } else {
     const level = Number(nsRows[0].level ?? 0);
-    const need = { noone: Infinity, owner: ACCESS.OWNER, maintainer: ACCESS.MAINTAINER, developer: ACCESS.DEVELOPER }[ns.projectCreationLevel] ?? ACCESS.DEVELOPER;
+    const need = projectCreationAccess(projectCreationLevelName(ns.projectCreationLevel, settings));
     const readable = caller.isAdmin || level > 0 || ns.visibility !== 'private';
     if (!readable) throw notFound('Namespace');
     if (!caller.isAdmin && level < need) errors.namespace = ['is not valid'];
@@ -109,7 +122,6 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
     memberLevel = level >= ACCESS.MAINTAINER || level === 0 ? null : ACCESS.MAINTAINER;
   }
   Object.assign(errors, projectFieldErrors({ name, path, description: p.description, topics: [...(p.topics ?? []), ...(p.tag_list ?? [])], defaultBranch: p.default_branch }));
-  const settings = await settingsOf(c);
   const visibility = p.visibility ?? String(settings.default_project_visibility ?? 'private');
   const vErr = projectVisibilityError(visibility, ns) ?? restrictedVisibilityError(caller, visibility, settings.restricted_visibility_levels);
   if (vErr) errors.visibility_level = [vErr];
@@ -137,7 +149,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
         path,
         description: p.description ?? '',
         visibility,
-        defaultBranch: p.default_branch ?? null,
+        defaultBranch: p.default_branch ?? defaultBranchFromPreferences(ns, settings),
         topics: JSON.stringify(topics),
         creatorId: caller.user!.id,
         requestAccessEnabled: p.request_access_enabled ?? true,
