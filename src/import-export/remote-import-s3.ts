@@ -71,7 +71,8 @@ async function s3ErrorMessage(res: RemoteAnswer): Promise<string> {
     size += value.byteLength;
   }
   await reader.cancel();
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  const decoder = new TextDecoder();
+  const text = chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
   if (!message) return sdkErrorName(res.status);
   const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
