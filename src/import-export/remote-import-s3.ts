@@ -23,6 +23,7 @@ import { randomHex } from '../platform/crypto';
 import { EMPTY_SHA256, signV4, uriEncode, type SigV4Credentials } from '../platform/sigv4';
 import { remoteImportS3Enabled } from '../features/flags';
 import { type Settings, settingsOf } from '../settings/settings';
+import { applicationLimit } from '../settings/rate-limits';
 import { ProjectImportStatusSchema } from './import-status';
 import { checkOutbound } from './export-upload';
 import { pinnedRequest, type RemoteAnswer } from './remote-fetch';
@@ -136,7 +137,6 @@ export function mountRemoteImportS3(r: Router) {
       summary: 'Import a project from a GitLab export archive in an AWS S3 bucket',
       tags: ['project_import'],
       signedIn: true,
-      rateLimit: 'project_import',
       params: params({
         region: g.string(),
         bucket_name: g.string(),
@@ -152,10 +152,13 @@ export function mountRemoteImportS3(r: Router) {
       responses: { 201: ProjectImportStatusSchema },
     },
     async ({ c, p, caller }) => {
-      requireUser(caller);
+      const user = requireUser(caller);
       const settings = await settingsOf(c);
       requireGitlabProjectSource(settings);
+      // The route's body: `not_found!` for the flag, then `check_rate_limit! :project_import` (so a
+      // request while the flag is off spends nothing of the limit import and remote-import share).
       if (!(await remoteImportS3Enabled(c))) throw notFound();
+      await applicationLimit(c, 'project_import', [`user:${user.id}`]);
       const key = `imports/${randomHex(16)}/archive.tar.gz`;
       const failed = await fetchObject(c, p as S3Params, settings, key);
       if (failed) throw refuse(failed);

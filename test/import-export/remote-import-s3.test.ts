@@ -39,4 +39,26 @@ describe('POST /projects/remote-import-s3 before any request to S3', () => {
       expect((await api('/features/import_project_from_remote_file_s3', { method: 'DELETE', token: rootToken })).status).toBe(204);
     }
   });
+
+  it("spends the project_import limit (shared with remote-import) only once past the flag, as GitLab's route body does", async () => {
+    const user = await createUser();
+    const post = (b: Record<string, unknown>) => api('/projects/remote-import-s3', { token: user.token, body: b });
+    const limit = (await api('/application/settings', { token: rootToken })).body.project_import_limit;
+    expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: { project_import_limit: 1 } })).status).toBe(200);
+    try {
+      // Flag off: 404s, none counted.
+      for (let i = 0; i < 3; i++) expect((await post(body())).status).toBe(404);
+      expect((await api('/features/import_project_from_remote_file_s3', { token: rootToken, body: { value: true } })).status).toBe(201);
+      try {
+        expect(await post(body({ region: '' }))).toMatchObject({ status: 400, body: { message: "Region can't be blank" } });
+        const tooMany = { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
+        expect(await post(body({ region: '' }))).toMatchObject(tooMany);
+        expect(await api('/projects/remote-import', { token: user.token, body: { url: 'https://example.com/export.tar.gz', path: unique('r') } })).toMatchObject(tooMany);
+      } finally {
+        expect((await api('/features/import_project_from_remote_file_s3', { method: 'DELETE', token: rootToken })).status).toBe(204);
+      }
+    } finally {
+      await api('/application/settings', { method: 'PUT', token: rootToken, body: { project_import_limit: limit } });
+    }
+  });
 });
