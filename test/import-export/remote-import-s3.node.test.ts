@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harnessApp, harnessBlobRoot } from '../harness/node';
+import { harnessApp, harnessBlobRoot, storageSql } from '../harness/node';
 import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import { extraCertificates } from '../../src/import-export/remote-fetch';
 import { signV4 } from '../../src/platform/sigv4';
@@ -175,6 +175,7 @@ describe('POST /projects/remote-import-s3 refusals', () => {
         ];
         for (const [extra, message, last] of cases) {
           const res = await s3Import(extra);
+          expect(JSON.stringify(res.body)).not.toContain(SECRET);
           expect([extra, res.status, res.body, requests.at(-1)]).toEqual([extra, 400, { message }, last]);
         }
       });
@@ -208,5 +209,20 @@ describe('POST /projects/remote-import-s3', () => {
     expect(expected.length).toBeGreaterThan(5);
     const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
     expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expected);
+  });
+});
+
+describe('the credentials', () => {
+  it('are never stored nor shown (the secret sweep does not know the name secret_access_key)', async () => {
+    const tables = (await storageSql("SELECT name FROM sqlite_master WHERE type = 'table'")) as { name: string }[];
+    expect(tables.length).toBeGreaterThan(10);
+    for (const { name } of tables) {
+      const rows = await storageSql(`SELECT * FROM "${name}"`);
+      expect([name, JSON.stringify(rows).includes(SECRET)]).toEqual([name, false]);
+    }
+    for (const file of storedImports()) expect(readFileSync(file).includes(SECRET)).toBe(false);
+    // The same check finds a value that is stored (a project's name from this file).
+    const names = JSON.stringify(await storageSql('SELECT * FROM projects'));
+    expect(names.includes('From S3')).toBe(true);
   });
 });
