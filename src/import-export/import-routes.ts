@@ -16,6 +16,7 @@ import { ACCESS } from '../projects/abilities';
 import { createImport } from './import-create';
 import { importStatusEntity, importStatusReads, ProjectImportStatusSchema } from './import-status';
 import { mountRemoteImport } from './remote-import';
+import { mountRemoteImportS3 } from './remote-import-s3';
 
 const TAGS = ['project_import'];
 const MB = 1024 * 1024;
@@ -126,6 +127,7 @@ export function mountProjectImport(r: Router) {
   );
 
   mountRemoteImport(r);
+  mountRemoteImportS3(r);
 
   r.route(
     {

@@ -25,6 +25,8 @@ export interface PinnedRequest {
   method: 'HEAD' | 'GET';
   /** Until the answer's headers arrive. */
   timeoutMs: number;
+  /** Sent besides User-Agent and Accept (the S3 import's signed headers). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -38,7 +40,7 @@ const onWorkers = () => typeof navigator !== 'undefined' && navigator.userAgent 
 export async function pinnedRequest(req: PinnedRequest): Promise<RemoteAnswer> {
   if (onWorkers()) {
     // Redirects come back to the caller, which checks the next hop before following it.
-    const res = await fetch(req.url.href, { method: req.method, redirect: 'manual', signal: AbortSignal.timeout(req.timeoutMs) });
+    const res = await fetch(req.url.href, { method: req.method, headers: req.headers, redirect: 'manual', signal: AbortSignal.timeout(req.timeoutMs) });
     return { status: res.status, headers: res.headers, body: req.method === 'HEAD' ? (await res.body?.cancel(), null) : res.body };
   }
   const [https, tls, { Readable }] = await Promise.all([import('node:https'), import('node:tls'), import('node:stream')]);
@@ -49,7 +51,7 @@ export async function pinnedRequest(req: PinnedRequest): Promise<RemoteAnswer> {
       req.url,
       {
         method: req.method,
-        headers: { 'User-Agent': 'GitLab', Accept: '*/*' },
+        headers: { 'User-Agent': 'GitLab', Accept: '*/*', ...req.headers },
         // A connection of its own: a pooled socket is keyed by name, and may lead to another address.
         agent: false,
         // SNI only for a name (an address literal has none).

@@ -18,7 +18,7 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { randomHex } from '../platform/crypto';
-import { remoteImportEnabled } from '../features/flags';
+import { remoteImportEnabled, remoteImportS3Enabled } from '../features/flags';
 import { type Settings, settingsOf } from '../settings/settings';
 import { createImport } from './import-create';
 import { ProjectImportStatusSchema } from './import-status';
@@ -38,7 +38,7 @@ const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** 400 `{"message": "<first error>"}` (CreateProjectService#error: the first full message, :bad_request). */
-const refuse = (message: string) => new ApiError(400, { message });
+export const refuse = (message: string) => new ApiError(400, { message });
 
 /** ActiveSupport number_to_human_size: 1024-based, three significant digits, no trailing zeros. */
 export function humanSize(bytes: number): string {
@@ -80,8 +80,17 @@ async function follow(url: string, settings: Settings, method: 'HEAD' | 'GET', t
   }
 }
 
+/** RemoteFileValidator: the announced length, then the type; the first message or null. */
+export function remoteFileValidatorError(length: number, type: string, settings: Settings): string | null {
+  const limit = remoteFileLimit(settings);
+  if (length <= 0) return `Content length is too small (should be at least ${humanSize(1)})`;
+  if (length > limit) return `Content length is too big (should be at most ${humanSize(limit)})`;
+  if (!ALLOWED_CONTENT_TYPES.includes(type)) return `Content type '${type}' not allowed. (Allowed: ${ALLOWED_CONTENT_TYPES.join(', ')})`;
+  return null;
+}
+
 /** RemoteFile's validations, in GitLab's order; the first message or null. */
-async function remoteFileError(url: string, settings: Settings): Promise<string | null> {
+async function remoteFileError(c: Context<AppEnv>, url: string, settings: Settings): Promise<string | null> {
   const first = await checkOutbound(url, settings, { schemes: ['https'], requireResolved: true });
   if ('error' in first) return first.error === 'URI is invalid' ? 'File url must be a valid URL' : `File url is blocked: ${first.error}`;
   let headers: Headers;
@@ -91,27 +100,23 @@ async function remoteFileError(url: string, settings: Settings): Promise<string 
     const reason = err instanceof Blocked ? `URL is blocked: ${err.message}` : String((err as Error)?.message ?? err).slice(0, 200);
     return `Failed to retrive headers: ${reason}`;
   }
-  if (headers.get('server') === 'AmazonS3' && headers.get('x-amz-request-id')) return 'To import from AWS S3 use `projects/remote-import-s3`';
-  const length = parseInt(headers.get('content-length') ?? '', 10) || 0;
-  const limit = remoteFileLimit(settings);
-  if (length <= 0) return `Content length is too small (should be at least ${humanSize(1)})`;
-  if (length > limit) return `Content length is too big (should be at most ${humanSize(limit)})`;
-  const type = headers.get('content-type') ?? '';
-  if (!ALLOWED_CONTENT_TYPES.includes(type)) return `Content type '${type}' not allowed. (Allowed: ${ALLOWED_CONTENT_TYPES.join(', ')})`;
-  return null;
+  // RemoteFile#aws_s3 and the condition on RemoteFileValidator: with the S3 flag on, an S3 answer is
+  // sent to remote-import-s3; with it off, an S3 answer's headers are not validated at all.
+  const fromS3 = headers.get('server') === 'AmazonS3' && !!headers.get('x-amz-request-id');
+  const s3Enabled = await remoteImportS3Enabled(c);
+  if (s3Enabled && fromS3) return 'To import from AWS S3 use `projects/remote-import-s3`';
+  if (!s3Enabled && fromS3) return null;
+  return remoteFileValidatorError(parseInt(headers.get('content-length') ?? '', 10) || 0, headers.get('content-type') ?? '', settings);
 }
 
+/** The reason a fetch failed, short enough for a message. */
+export const reasonOf = (err: unknown) => String((err as Error)?.message ?? err).slice(0, 200);
+
 /**
- * Streams the archive into the blob store at `key`, never more than the limit (a server may send
- * more than its HEAD announced); the reason it failed, or null.
+ * Streams an answer's body into the blob store at `key`, never more than the limit (a server may
+ * send more than its HEAD announced); the reason it failed, or null (nothing is kept on failure).
  */
-async function download(c: Context<AppEnv>, url: string, settings: Settings, key: string): Promise<string | null> {
-  let res: RemoteAnswer;
-  try {
-    res = await follow(url, settings, 'GET', GET_TIMEOUT_MS);
-  } catch (err) {
-    return err instanceof Blocked ? `URL is blocked: ${err.message}` : String((err as Error)?.message ?? err).slice(0, 200);
-  }
+export async function storeArchive(c: Context<AppEnv>, res: RemoteAnswer, settings: Settings, key: string): Promise<string | null> {
   if (res.status < 200 || res.status > 299 || !res.body) {
     await res.body?.cancel();
     return `Code ${res.status}`;
@@ -131,13 +136,57 @@ async function download(c: Context<AppEnv>, url: string, settings: Settings, key
     await c.var.blobs.put(key, bounded, 'application/gzip');
   } catch (err) {
     await c.var.blobs.delete(key);
-    return String((err as Error)?.message ?? err).slice(0, 200);
+    return reasonOf(err);
   }
   if (seen === 0) {
     await c.var.blobs.delete(key);
     return 'the file is empty';
   }
   return null;
+}
+
+/** Follows the URL's redirects (each checked) and stores the archive; the reason it failed, or null. */
+async function download(c: Context<AppEnv>, url: string, settings: Settings, key: string): Promise<string | null> {
+  let res: RemoteAnswer;
+  try {
+    res = await follow(url, settings, 'GET', GET_TIMEOUT_MS);
+  } catch (err) {
+    return err instanceof Blocked ? `URL is blocked: ${err.message}` : reasonOf(err);
+  }
+  return storeArchive(c, res, settings, key);
+}
+
+export interface ImportTarget {
+  path: string;
+  name?: string;
+  namespace?: string;
+  overwrite?: boolean;
+  override_params?: Record<string, unknown>;
+}
+
+/** The stored archive at `key` becomes a queued import (201); refused after the download, it is not kept. */
+export async function importStoredArchive(c: Context<AppEnv>, caller: Parameters<typeof createImport>[1], settings: Settings, p: ImportTarget, key: string) {
+  try {
+    const status = await createImport(c, caller, settings, {
+      path: p.path,
+      name: p.name,
+      namespace: p.namespace,
+      overwrite: p.overwrite ?? false,
+      overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
+      blobKey: key,
+    });
+    return c.json(status, 201);
+  } catch (err) {
+    // Refused after the download (namespace, path, limits): the archive is not kept.
+    await c.var.blobs.delete(key);
+    throw err;
+  }
+}
+
+/** project_import.rb's `before`: every route of the file needs the gitlab_project import source. */
+export function requireGitlabProjectSource(settings: Settings) {
+  const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
+  if (!sources.includes('gitlab_project')) throw forbidden();
 }
 
 export function mountRemoteImport(r: Router) {
@@ -162,31 +211,15 @@ export function mountRemoteImport(r: Router) {
     async ({ c, p, caller }) => {
       requireUser(caller);
       const settings = await settingsOf(c);
-      // project_import.rb's `before`: every route of the file needs the gitlab_project import source.
-      const sources = Array.isArray(settings.import_sources) ? settings.import_sources.map(String) : [];
-      if (!sources.includes('gitlab_project')) throw forbidden();
+      requireGitlabProjectSource(settings);
       // GitLab gates the route with the flag `import_project_from_remote_file` (on by default here).
       if (!(await remoteImportEnabled(c))) throw notFound();
-      const invalid = await remoteFileError(p.url, settings);
+      const invalid = await remoteFileError(c, p.url, settings);
       if (invalid) throw refuse(invalid);
       const key = `imports/${randomHex(16)}/archive.tar.gz`;
       const failed = await download(c, p.url, settings, key);
       if (failed) throw refuse(`Failed to download the file: ${failed}`);
-      try {
-        const status = await createImport(c, caller, settings, {
-          path: p.path,
-          name: p.name,
-          namespace: p.namespace,
-          overwrite: p.overwrite ?? false,
-          overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
-          blobKey: key,
-        });
-        return c.json(status, 201);
-      } catch (err) {
-        // Refused after the download (namespace, path, limits): the archive is not kept.
-        await c.var.blobs.delete(key);
-        throw err;
-      }
+      return importStoredArchive(c, caller, settings, p as ImportTarget, key);
     },
   );
 }

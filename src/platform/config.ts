@@ -21,6 +21,12 @@ export interface Config {
   reportRoundTrips: boolean;
   /** Also count the reads a request sends twice, in `X-Storage-Repeated-Reads` (test suites only: it keys every statement). */
   reportRepeatedReads: boolean;
+  /**
+   * S3_ENDPOINT: an https base URL that replaces `https://<bucket>.s3.<region>.amazonaws.com` for
+   * POST /projects/remote-import-s3 (an S3-compatible store, or the tests' server), addressed
+   * path-style: `<endpoint>/<bucket>/<key>`. Null: AWS.
+   */
+  s3Endpoint: string | null;
 }
 
 /** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
@@ -51,5 +57,6 @@ export function loadConfig(env: Env): Config {
     validateResponses: env.VALIDATE_RESPONSES === 'true',
     reportRoundTrips: env.REPORT_ROUND_TRIPS === 'true',
     reportRepeatedReads: env.REPORT_REPEATED_READS === 'true',
+    s3Endpoint: env.S3_ENDPOINT ? env.S3_ENDPOINT.replace(/\/+$/, '') : null,
   };
 }

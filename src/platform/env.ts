@@ -32,4 +32,6 @@ export interface Env {
   REPORT_ROUND_TRIPS?: string;
   /** "true" also adds `X-Storage-Repeated-Reads` (the test suites; not the benchmark, whose CPU figures it would inflate). */
   REPORT_REPEATED_READS?: string;
+  /** Base URL replacing AWS's S3 host for remote-import-s3 (an S3-compatible store; the tests' server). */
+  S3_ENDPOINT?: string;
 }

@@ -31,7 +31,13 @@ export async function startFuzzApp() {
     databaseUrl: `file:${join(dir, 'fuzz.db')}`,
     blobRoot: join(dir, 'blobs'),
     migrationsFolder: join(import.meta.dirname, '../../drizzle'),
-    env: { PASSWORD_HASH_ITERATIONS: '1000', RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(APP_LIMITS).map((k) => [k, 0]))) },
+    env: {
+      PASSWORD_HASH_ITERATIONS: '1000',
+      RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(APP_LIMITS).map((k) => [k, 0]))),
+      // The fuzz may turn import_project_from_remote_file_s3 on: its S3 requests then go to a local
+      // port nothing listens on (refused by the outbound guard, or at once), never to AWS.
+      S3_ENDPOINT: 'https://127.0.0.1:9',
+    },
   });
   async function send(url: string, init: RequestInit = {}): Promise<Sent> {
     const started = performance.now();

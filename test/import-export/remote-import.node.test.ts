@@ -35,7 +35,8 @@ function answer(path: string, method: string): { status: number; headers: Record
     case '/big':
       return { status: 200, headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(2 * 1024 * 1024) } };
     case '/s3':
-      return { status: 200, headers: { ...gz, Server: 'AmazonS3', 'x-amz-request-id': 'abc' } };
+      // S3's headers on a type RemoteFileValidator refuses: with the S3 flag off the validator is skipped.
+      return { status: 200, headers: { 'Content-Type': 'binary/octet-stream', 'Content-Length': String(archive.byteLength), Server: 'AmazonS3', 'x-amz-request-id': 'abc' }, body: archive };
     case '/to-archive':
       return { status: 302, headers: { Location: '/archive.tar.gz' } };
     case '/to-loopback':
@@ -124,7 +125,6 @@ describe('POST /projects/remote-import refusals', () => {
         ['/html', "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)"],
         ['/empty', 'Content length is too small (should be at least 1 Byte)'],
         ['/big', 'Content length is too big (should be at most 1 MB)'],
-        ['/s3', 'To import from AWS S3 use `projects/remote-import-s3`'],
         ['/to-http', 'Failed to retrive headers: URL is blocked: Only allowed schemes are https'],
         ['/lying', 'Failed to download the file: Content length is too big (should be at most 1 MB)'],
       ];
@@ -146,6 +146,27 @@ describe('POST /projects/remote-import refusals', () => {
       expect(requests.at(-1)).toBe('HEAD /to-loopback');
     } finally {
       await settings({ outbound_local_requests_whitelist: [] });
+    }
+  });
+});
+
+describe('an S3 URL given to remote-import', () => {
+  it('is sent to remote-import-s3 while that flag is on; with it off its headers are not validated (RemoteFile#validate_aws_s3?)', async () => {
+    await settings({ allow_local_requests_from_web_hooks_and_services: true });
+    try {
+      expect((await api('/features/import_project_from_remote_file_s3', { token: rootToken, body: { value: true } })).status).toBe(201);
+      try {
+        const count = await projectCount();
+        expect(await remote(`${base}/s3`)).toMatchObject({ status: 400, body: { message: 'To import from AWS S3 use `projects/remote-import-s3`' } });
+        expect(await projectCount()).toBe(count);
+      } finally {
+        expect((await api('/features/import_project_from_remote_file_s3', { method: 'DELETE', token: rootToken })).status).toBe(204);
+      }
+      const res = await remote(`${base}/s3`);
+      expect(res).toMatchObject({ status: 201, body: { import_status: 'scheduled' } });
+      expect((await waitForImport(user.token, res.body.id)).body.import_status).toBe('finished');
+    } finally {
+      await settings({ allow_local_requests_from_web_hooks_and_services: false });
     }
   });
 });

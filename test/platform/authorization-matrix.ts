@@ -429,6 +429,11 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/projects/import': { rule: signedIn, body: { path: 'mx-import' } },
   // Same file and `before`; an http URL is refused (400) past authorization without any request going out.
   'POST /api/v4/projects/remote-import': { rule: signedIn, body: { path: 'mx-remote-import', url: 'http://example.com/export.tar.gz' } },
+  // The same, behind import_project_from_remote_file_s3 (off by default): `not_found!` for everyone signed in.
+  'POST /api/v4/projects/remote-import-s3': {
+    rule: rule('unauth', [404, '404 Not Found'], () => [404, '404 Not Found'], [404, '404 Not Found']),
+    body: { path: 'mx-remote-import-s3', region: 'eu-west-1', bucket_name: 'mx-bucket', file_key: 'export.tar.gz', access_key_id: 'AKIAMATRIX', secret_access_key: 'mx-secret' },
+  },
   'GET /api/v4/projects/:id/import': { rule: projectGet('guest') },
   // project_uploads.rb: upload_file (guest_access) to upload; admin_upload (Maintainer) to download by secret.
   'POST /api/v4/projects/:id/uploads': { rule: projectAuth('guest'), upload: true },

@@ -1,0 +1,228 @@
+/**
+ * POST /projects/remote-import-s3 against a local HTTPS server acting as S3 (self-signed, trusted
+ * through remote-fetch.ts `extraCertificates`; the app's S3 endpoint pointed at it as S3_ENDPOINT
+ * would). The server checks every request's SigV4 signature with the bucket's secret, as S3 does.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harnessApp, harnessBlobRoot, storageSql } from '../harness/node';
+import { api, createUser, rootToken, type TestUser, unique } from '../support';
+import { extraCertificates } from '../../src/import-export/remote-fetch';
+import { signV4 } from '../../src/platform/sigv4';
+import { fixtureArchive, TREE } from './fixture-checks';
+import { waitForImport } from './import-support';
+
+const ACCESS_KEY = 'AKIAS3IMPORTTEST';
+const SECRET = 'fake-s3-secret/for+the-tests';
+const BUCKET = 'exports';
+const REGION = 'eu-west-1';
+let server: Server;
+let base = '';
+let archive: Uint8Array;
+let user: TestUser;
+/** What the server saw: method, path and whether the signature held. */
+const requests: string[] = [];
+
+/** S3's check of a request signed in the Authorization header: the same signature from the secret it holds. */
+async function signatureHolds(method: string, path: string, headers: Record<string, string | string[] | undefined>): Promise<boolean> {
+  const auth = String(headers.authorization ?? '');
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=[0-9a-f]{64}$/.exec(auth);
+  if (!m || m[1] !== ACCESS_KEY || m[3] !== REGION) return false;
+  const date = String(headers['x-amz-date'] ?? '');
+  const at = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
+  if (Number.isNaN(at.getTime()) || Math.abs(Date.now() - at.getTime()) > 15 * 60_000) return false;
+  const signed = Object.fromEntries(m[4].split(';').filter((h) => h !== 'host' && h !== 'x-amz-date').map((h) => [h, String(headers[h] ?? '')]));
+  const url = new URL(`https://${headers.host}${path}`);
+  const expected = await signV4({ method, url, headers: signed, payloadHash: String(headers['x-amz-content-sha256']) }, { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET, region: REGION, service: 's3' }, at);
+  return expected.authorization === auth && m[4].split(';').includes('host');
+}
+
+const xmlError = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>`;
+
+/** The bucket's objects: what a HEAD and a GET of each answer once the signature holds. */
+function object(key: string, method: string): { status: number; headers: Record<string, string>; body?: Uint8Array | string } {
+  const s3 = { Server: 'AmazonS3', 'x-amz-request-id': '4442587FB7D0A2F9' };
+  switch (key) {
+    case 'dir/export file.tar.gz':
+      return { status: 200, headers: { ...s3, 'Content-Type': 'application/x-gzip', 'Content-Length': String(archive.byteLength) }, body: archive };
+    case 'notes.txt':
+      return { status: 200, headers: { ...s3, 'Content-Type': 'text/plain', 'Content-Length': '5' }, body: 'notes' };
+    case 'locked.tar.gz':
+      // HEAD allowed, GET refused (a bucket policy denying GetObject): S3's XML error document.
+      return method === 'HEAD' ? { status: 200, headers: { ...s3, 'Content-Type': 'application/gzip', 'Content-Length': '100' } } : { status: 403, headers: { ...s3, 'Content-Type': 'application/xml' }, body: xmlError('AccessDenied', 'Access Denied') };
+    default:
+      return { status: 404, headers: { ...s3, 'Content-Type': 'application/xml' }, body: method === 'HEAD' ? undefined : xmlError('NoSuchKey', 'The specified key does not exist.') };
+  }
+}
+
+beforeAll(async () => {
+  archive = await fixtureArchive();
+  const dir = mkdtempSync(join(tmpdir(), 'remote-import-s3-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  extraCertificates.push(cert);
+  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, async (req, res) => {
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const ok = await signatureHolds(method, path, req.headers);
+    requests.push(`${method} ${decodeURIComponent(path)} ${ok ? 'signed' : 'refused'}`);
+    let a: ReturnType<typeof object>;
+    if (!ok) a = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.') };
+    else if (!path.startsWith(`/${BUCKET}/`)) a = { status: 404, headers: {}, body: xmlError('NoSuchBucket', 'The specified bucket does not exist') };
+    else a = object(decodeURIComponent(path.slice(BUCKET.length + 2)), method);
+    res.writeHead(a.status, a.headers);
+    res.end(method === 'HEAD' ? undefined : a.body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // What S3_ENDPOINT sets (config.ts), for this file's app.
+  (await harnessApp()).config.s3Endpoint = base;
+  user = await createUser();
+  expect((await settings({ project_import_limit: 1000 })).status).toBe(200);
+});
+
+afterAll(async () => {
+  extraCertificates.length = 0;
+  (await harnessApp()).config.s3Endpoint = null;
+  await settings({ project_import_limit: 6 });
+  await new Promise((r) => server.close(r));
+});
+
+const settings = (body: Record<string, unknown>) => api('/application/settings', { method: 'PUT', token: rootToken, body });
+const s3Import = (extra: Record<string, unknown> = {}, token = user.token) =>
+  api('/projects/remote-import-s3', { token, body: { region: REGION, bucket_name: BUCKET, file_key: 'dir/export file.tar.gz', access_key_id: ACCESS_KEY, secret_access_key: SECRET, path: unique('s3'), ...extra } });
+const projectCount = async () => (await api('/projects?owned=true', { token: user.token })).body.length;
+
+/** Every file under the blob store's imports/ folder (temporary files included). */
+function storedImports(): string[] {
+  const walk = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])) : []);
+  return [...walk(join(harnessBlobRoot, 'imports')), ...walk(join(harnessBlobRoot, '.tmp'))];
+}
+
+/** Runs `body` with the S3 flag on (POST /features as an administrator), and deletes the flag after. */
+async function withFlag<T>(body: () => Promise<T>): Promise<T> {
+  expect((await api('/features/import_project_from_remote_file_s3', { token: rootToken, body: { value: true } })).status).toBe(201);
+  try {
+    return await body();
+  } finally {
+    expect((await api('/features/import_project_from_remote_file_s3', { method: 'DELETE', token: rootToken })).status).toBe(204);
+  }
+}
+
+describe('POST /projects/remote-import-s3 gates', () => {
+  it('is a 404 while import_project_from_remote_file_s3 is off (its default), before any request to S3', async () => {
+    const before = requests.length;
+    expect(await s3Import()).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+    expect(requests.length).toBe(before);
+  });
+
+  it('needs a signed-in caller, the gitlab_project import source and every S3 parameter', async () => {
+    await withFlag(async () => {
+      expect((await s3Import({}, null as unknown as string)).status).toBe(401);
+      const { region: _r, ...noRegion } = { region: REGION, bucket_name: BUCKET, file_key: 'k', access_key_id: ACCESS_KEY, secret_access_key: SECRET, path: 'p' };
+      expect((await api('/projects/remote-import-s3', { token: user.token, body: noRegion })).body).toEqual({ error: 'region is missing' });
+      const sources = (await api('/application/settings', { token: rootToken })).body.import_sources;
+      expect(sources).toContain('gitlab_project');
+      await settings({ import_sources: ['github'] });
+      try {
+        expect(await s3Import()).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+      } finally {
+        await settings({ import_sources: sources });
+      }
+    });
+  });
+});
+
+describe('POST /projects/remote-import-s3 refusals', () => {
+  it("refuses blank parameters, a bad region and a local endpoint unless local requests are allowed, sending nothing", async () => {
+    const before = requests.length;
+    await withFlag(async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ region: '' }, "Region can't be blank"],
+        [{ bucket_name: ' ' }, "Bucket name can't be blank"],
+        [{ file_key: '' }, "File key can't be blank"],
+        [{ access_key_id: '' }, "Access key can't be blank"],
+        [{ secret_access_key: '' }, "Secret access key can't be blank"],
+        [{ region: 'evil.example.com#' }, "Failed to open 'dir/export file.tar.gz' in 'exports': Invalid `:region` option was provided."],
+        // S3_ENDPOINT is 127.0.0.1 here: the outbound guard's refusal, as for remote-import.
+        [{}, 'File url is blocked: Requests to localhost are not allowed'],
+      ];
+      for (const [extra, message] of cases) {
+        const res = await s3Import(extra);
+        expect([extra, res.status, res.body]).toEqual([extra, 400, { message }]);
+      }
+    });
+    expect(requests.length).toBe(before);
+  });
+
+  it("answers GitLab's messages when S3 refuses, and creates and stores nothing", async () => {
+    const count = await projectCount();
+    const stored = storedImports().length;
+    await settings({ allow_local_requests_from_web_hooks_and_services: true });
+    try {
+      await withFlag(async () => {
+        const cases: [Record<string, unknown>, string, string][] = [
+          // A wrong secret: S3 refuses the HEAD with a 403 and no body; the SDK's error is its class name.
+          [{ secret_access_key: 'not-the-secret' }, "Failed to open 'dir/export file.tar.gz' in 'exports': Aws::S3::Errors::Forbidden", 'HEAD /exports/dir/export file.tar.gz refused'],
+          [{ file_key: 'missing.tar.gz' }, "File not found 'missing.tar.gz' in 'exports'", 'HEAD /exports/missing.tar.gz signed'],
+          [{ file_key: 'notes.txt' }, "Content type 'text/plain' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)", 'HEAD /exports/notes.txt signed'],
+          // The GET's refusal carries S3's XML error document: its Message.
+          [{ file_key: 'locked.tar.gz' }, "Failed to open 'locked.tar.gz' in 'exports': Access Denied", 'GET /exports/locked.tar.gz signed'],
+        ];
+        for (const [extra, message, last] of cases) {
+          const res = await s3Import(extra);
+          expect(JSON.stringify(res.body)).not.toContain(SECRET);
+          expect([extra, res.status, res.body, requests.at(-1)]).toEqual([extra, 400, { message }, last]);
+        }
+      });
+    } finally {
+      await settings({ allow_local_requests_from_web_hooks_and_services: false });
+    }
+    expect(await projectCount()).toBe(count);
+    expect(storedImports().length).toBe(stored);
+  });
+});
+
+describe('POST /projects/remote-import-s3', () => {
+  it('reads the object with signed requests and imports it on the queue', async () => {
+    await settings({ allow_local_requests_from_web_hooks_and_services: true });
+    let res;
+    try {
+      res = await withFlag(() => s3Import({ name: 'From S3' }));
+    } finally {
+      await settings({ allow_local_requests_from_web_hooks_and_services: false });
+    }
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'From S3', import_status: 'scheduled', import_type: 'gitlab_project', import_error: null });
+    expect(requests.slice(-2)).toEqual(['HEAD /exports/dir/export file.tar.gz signed', 'GET /exports/dir/export file.tar.gz signed']);
+    const done = await waitForImport(user.token, res.body.id);
+    expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
+    const expected = TREE['tree/project/issues.ndjson']
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l).title)
+      .sort();
+    expect(expected.length).toBeGreaterThan(5);
+    const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
+    expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expected);
+  });
+});
+
+describe('the credentials', () => {
+  it('are never stored nor shown (the secret sweep does not know the name secret_access_key)', async () => {
+    const tables = (await storageSql("SELECT name FROM sqlite_master WHERE type = 'table'")) as { name: string }[];
+    expect(tables.length).toBeGreaterThan(10);
+    for (const { name } of tables) {
+      const rows = await storageSql(`SELECT * FROM "${name}"`);
+      expect([name, JSON.stringify(rows).includes(SECRET)]).toEqual([name, false]);
+    }
+    for (const file of storedImports()) expect(readFileSync(file).includes(SECRET)).toBe(false);
+    // The same check finds a value that is stored (a project's name from this file).
+    const names = JSON.stringify(await storageSql('SELECT * FROM projects'));
+    expect(names.includes('From S3')).toBe(true);
+  });
+});
