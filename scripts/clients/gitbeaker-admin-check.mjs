@@ -115,7 +115,8 @@ await testCase('features: JSON true, a numeric percentage of time, then percenta
   const time = await raw.post(`features/${FLAG}`, { value: 30 });
   eq([time.state, time.gates], ['conditional', [{ key: 'boolean', value: false }, { key: 'percentage_of_time', value: 30 }]], 'value: 30');
   const actors = await raw.post(`features/${FLAG}`, { value: 25, key: 'percentage_of_actors' });
-  eq(actors.gates, [{ key: 'boolean', value: false }, { key: 'percentage_of_time', value: 30 }, { key: 'percentage_of_actors', value: 25 }], 'percentage_of_actors');
+  // Flipper's gate order: boolean, actors, percentage_of_actors, percentage_of_time, groups.
+  eq(actors.gates, [{ key: 'boolean', value: false }, { key: 'percentage_of_actors', value: 25 }, { key: 'percentage_of_time', value: 30 }], 'percentage_of_actors');
   await rejects(400, () => raw.post(`features/${FLAG}`, { value: 'sometimes' }), `Cannot set '${FLAG}' to "sometimes"`);
 });
 
@@ -214,9 +215,19 @@ await testCase('GeoNodes.all(), show(), edit() (name and url sent back), repair(
   eq((await api.GeoNodes.repair(secondary.id)).id, secondary.id, 'repair');
 });
 
+await testCase('GeoNodes.edit(): a JSON array of namespace ids; isForm: booleans and a comma-separated list as strings', async () => {
+  const [secondary, project] = need('secondary', 'project');
+  const nsId = project.namespace.id;
+  const edited = await api.GeoNodes.edit(secondary.id, { name: secondary.name, url: secondary.url, selectiveSyncType: 'namespaces', selectiveSyncNamespaceIds: [nsId] });
+  eq([edited.selective_sync_type, edited.selective_sync_namespace_ids], ['namespaces', [nsId]], 'JSON edit');
+  const form = await api.GeoNodes.edit(secondary.id, { isForm: true, name: secondary.name, url: secondary.url, enabled: 'true', sync_object_storage: 'true', selective_sync_shards: 'default,other' });
+  eq([form.enabled, form.sync_object_storage, form.selective_sync_shards], [true, true, ['default', 'other']], 'form edit');
+});
+
 await testCase('GeoNodes.showStatus(): the primary is healthy, the secondary has none; the status list via raw', async () => {
   const [secondary, primary] = need('secondary', 'primary');
-  const status = await api.GeoNodes.showStatus(primary.id);
+  // `refresh: true` goes in the query string as refresh=true.
+  const status = await api.GeoNodes.showStatus(primary.id, { refresh: true });
   eq([status.geo_node_id, status.healthy, status.health_status], [primary.id, true, 'Healthy'], 'status');
   check(/^\d+\.\d\d%$/.test(status.uploads_synced_in_percentage), `percentage ${status.uploads_synced_in_percentage}`);
   await rejects(404, () => api.GeoNodes.showStatus(secondary.id), 'Status for Geo node not found');
