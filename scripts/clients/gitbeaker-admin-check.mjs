@@ -155,6 +155,7 @@ await testCase('ApplicationSettings.show() answers the settings', async () => {
     restricted_visibility_levels: s.restricted_visibility_levels,
     password_authentication_enabled_for_web: s.password_authentication_enabled_for_web,
     import_sources: s.import_sources,
+    repository_storages_weighted: s.repository_storages_weighted,
   };
 });
 
@@ -174,6 +175,24 @@ await testCase('ApplicationSettings.edit({ isForm: true }): a multipart form, bo
   eq([s.default_projects_limit, s.signin_enabled, s.restricted_visibility_levels], [9, true, ['public']], 'form edit answer');
 });
 
+await testCase('ApplicationSettings.edit() with a nested hash (JSON, keys decamelized deeply)', async () => {
+  need('original');
+  const s = await api.ApplicationSettings.edit({ repositoryStoragesWeighted: { default: 60 } });
+  eq(s.repository_storages_weighted, { default: 60 }, 'JSON hash');
+  await rejects(400, () => api.ApplicationSettings.edit({ repositoryStoragesWeighted: { default: 'lots' } }));
+});
+
+await testCase('a raw multipart PUT as GitLab documents it: key[] arrays and key[sub] hashes', async () => {
+  need('original');
+  const form = new FormData();
+  form.append('restricted_visibility_levels[]', 'public');
+  form.append('restricted_visibility_levels[]', 'internal');
+  form.append('repository_storages_weighted[default]', '80');
+  form.append('signin_enabled', 'false');
+  const s = (await requester.put('application/settings', { body: form })).body;
+  eq([s.restricted_visibility_levels, s.repository_storages_weighted, s.signin_enabled], [['public', 'internal'], { default: 80 }, false], 'form answer');
+});
+
 await testCase('ApplicationSettings.edit() refusals: a bad enum, a bad visibility level, a non-administrator', async () => {
   const [user] = need('user');
   await rejects(400, () => api.ApplicationSettings.edit({ defaultBranchProtection: 9 }), 'default_branch_protection does not have a valid value');
@@ -187,8 +206,8 @@ await testCase('ApplicationSettings.edit() restores the original settings', asyn
   await api.ApplicationSettings.edit(original);
   const s = await api.ApplicationSettings.show();
   eq(
-    [s.default_projects_limit, s.restricted_visibility_levels, s.password_authentication_enabled_for_web, s.import_sources],
-    [original.default_projects_limit, original.restricted_visibility_levels, original.password_authentication_enabled_for_web, original.import_sources],
+    [s.default_projects_limit, s.restricted_visibility_levels, s.password_authentication_enabled_for_web, s.import_sources, s.repository_storages_weighted],
+    [original.default_projects_limit, original.restricted_visibility_levels, original.password_authentication_enabled_for_web, original.import_sources, original.repository_storages_weighted],
     'restored',
   );
 });
