@@ -231,6 +231,8 @@ await testCase('GeoNodes.all(), show(), edit() (name and url sent back), repair(
   const edited = await api.GeoNodes.edit(secondary.id, { name: secondary.name, url: secondary.url, enabled: false, reposMaxCapacity: 5, selectiveSyncShards: ['default'] });
   eq([edited.enabled, edited.repos_max_capacity, edited.selective_sync_shards], [false, 5, ['default']], 'edit');
   await rejects(400, () => api.GeoNodes.edit(primary.id, { name: primary.name, url: primary.url, enabled: false }), 'Geo primary node cannot be disabled');
+  // This server's PUT requires name and url (spec doc 001), so GeoNodes.edit with options alone is a Grape 400.
+  await rejects(400, () => api.GeoNodes.edit(secondary.id, { enabled: true }), 'name is missing, url is missing');
   eq((await api.GeoNodes.repair(secondary.id)).id, secondary.id, 'repair');
 });
 
