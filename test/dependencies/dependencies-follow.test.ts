@@ -144,7 +144,11 @@ describe('the merge is a push to its target branch for the other push hooks too'
     await api('/user', { token: owner.token });
     const res = await api(`/projects/${pid}/merge_requests/${iid}/rebase`, { method: 'PUT', token: owner.token });
     expect(res).toMatchObject({ status: 202, body: { rebase_in_progress: false } });
-    expect(trips(res)).toBeLessThanOrEqual(WRITE_BUDGET);
+    // The batch that finds it (with the push hooks' reads: the open merge requests from the branch,
+    // the default branch and the lockfiles last read), the rebase's own reads of the history
+    // (repository/rebase.ts, 4), the refreshed merge request's merge base and approvals, the write.
+    // The hooks' reads apart cost 2 more (9).
+    expect(trips(res)).toBeLessThanOrEqual(7);
     const main = (await api(`/projects/${pid}/repository/branches/main`, { token: owner.token })).body.commit.id;
     const head = (await api(`/projects/${pid}/repository/commits/${branch}`, { token: owner.token })).body;
     expect(head.parent_ids).toEqual([main]);
