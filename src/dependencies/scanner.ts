@@ -4,6 +4,8 @@
  * lockfiles at the new head are parsed and the project's dependency rows replaced, in the push's own
  * batch: the list always describes the default branch's head, and a push that fails writes neither.
  * What it reads (the default branch, the lockfiles last read) travels in the pusher's first batch.
+ * A merged merge request is such a push (merge-requests/merge-request-repo.ts); a new default
+ * branch or an imported repository reads the list again through `scanOnDefaultBranch`.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
