@@ -246,6 +246,8 @@ async function main() {
     await runClient('python-gitlab features', PYTHON, [join(clientsDir, 'python_gitlab_features_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Geo nodes (issue 17): gl.geonodes list/get/status/save/repair/delete, current_failures.
     await runClient('python-gitlab geo', PYTHON, [join(clientsDir, 'python_gitlab_geo_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
+    await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -255,6 +257,7 @@ async function main() {
   });
   await runClient('gitbeaker mr', process.execPath, [join(clientsDir, 'gitbeaker-mr-check.mjs')], common);
   await runClient('gitbeaker deployments', process.execPath, [join(clientsDir, 'gitbeaker-deployments-check.mjs')], common);
+  await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(
