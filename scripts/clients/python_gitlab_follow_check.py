@@ -92,14 +92,15 @@ def _():
     state.update(ab=ab, ac=ac)
 
 
-@case("related epics of each side (gl.http_get): link types seen from either end")
+@case("related epics of each side (gl.http_get): link types seen from either end; 403 for an unknown epic")
 def _():
     top, sub, a, b, c = need("top", "sub", "a", "b", "c")
     of_a = gl.http_get(f"/groups/{top.id}/epics/{a.iid}/related_epics")
     eq(sorted((e["id"], e["link_type"]) for e in of_a), sorted([(b.id, "relates_to"), (c.id, "blocks")]), "a's related epics")
     of_c = gl.http_get(f"/groups/{sub.id}/epics/{c.iid}/related_epics")
     eq([(e["id"], e["link_type"]) for e in of_c], [(a.id, "is_blocked_by")], "c's related epics")
-    raises(gitlab.exceptions.GitlabHttpError, 404, lambda: gl.http_get(f"/groups/{top.id}/epics/999999/related_epics"))
+    # GitLab answers an unknown epic here with 403 (related_epic_links.rb authorizes on the epic it did not find).
+    raises(gitlab.exceptions.GitlabHttpError, 403, lambda: gl.http_get(f"/groups/{top.id}/epics/999999/related_epics"))
 
 
 @case("the group's epic links (GET /groups/:id/related_epic_links): paginated, with the subgroup's")
@@ -140,9 +141,11 @@ def _():
     check(all(isinstance(d.get("vulnerabilities"), list) for d in rows), f"vulnerabilities on {rows!r}")
     eq(brief(gl.http_list(f"/projects/{project.id}/dependencies", package_manager="yarn", get_all=True)), ["web/yarn.lock yarn left-pad@1.3.0"], "package_manager=yarn")
     eq(len(gl.http_list(f"/projects/{project.id}/dependencies", package_manager="npm,yarn", get_all=True)), 3, "comma-separated")
-    # A list in query_data: requests repeats the key (package_manager=npm&package_manager=yarn).
+    # A list in query_data under the bracketed name: package_manager[]=npm&package_manager[]=yarn.
     listed = gl.http_list(f"/projects/{project.id}/dependencies", query_data={"package_manager[]": ["npm", "yarn"]}, get_all=True)
     eq(len(listed), 3, "package_manager[]")
+    # A bare list: requests repeats the key without brackets, and Rack keeps the last value (GitLab answers yarn only).
+    eq(brief(gl.http_list(f"/projects/{project.id}/dependencies", query_data={"package_manager": ["npm", "yarn"]}, get_all=True)), ["web/yarn.lock yarn left-pad@1.3.0"], "repeated key")
     raises(gitlab.exceptions.GitlabHttpError, 400, lambda: gl.http_list(f"/projects/{project.id}/dependencies", package_manager="npmx"), "package_manager")
     state.update(deps_project=project)
 
