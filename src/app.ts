@@ -43,7 +43,8 @@ import { importExportCascade } from './import-export/import-cascade';
 import { EXPORT_JOB, runProjectExport } from './import-export/export-job';
 import { exportCascade } from './import-export/export-cascade';
 import { dependenciesCascade } from './dependencies/cascade';
-import { scanOnPush } from './dependencies/scanner';
+import { scanOnDefaultBranch, scanOnPush } from './dependencies/scanner';
+import { defaultBranchHooks } from './projects/default-branch-hooks';
 import { positivePaginationFlag } from './platform/pagination';
 import { featureEnabled } from './features/flags';
 
@@ -60,6 +61,7 @@ for (const part of [dependenciesCascade, deploymentsCascade, importExportCascade
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 pushHooks.register(scanOnPush);
+defaultBranchHooks.register(scanOnDefaultBranch);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
 positivePaginationFlag.install({ enabled: (c) => featureEnabled(c, 'only_positive_pagination_values') });

@@ -4,16 +4,20 @@
  * lockfiles at the new head are parsed and the project's dependency rows replaced, in the push's own
  * batch: the list always describes the default branch's head, and a push that fails writes neither.
  * What it reads (the default branch, the lockfiles last read) travels in the pusher's first batch.
+ * A merged merge request is such a push (merge-requests/merge-request-repo.ts); a new default
+ * branch or an imported repository reads the list again through `scanOnDefaultBranch`.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { batchReads } from '../db/batch-reads';
 import type { Db } from '../db/client';
-import { projectDependencies, projectDependencyFiles, projects } from '../db/schema';
+import { projectDependencies, projectDependencyFiles, projects, repoCommitFiles } from '../db/schema';
 import type { AppEnv } from '../platform/context';
 import type { Push } from '../repository/push';
-import { readBlob } from '../repository/repository-store';
+import { blobKey, type Manifest } from '../repository/repository-store';
+import type { BlobStore } from '../platform/blobs';
+import type { Storage } from '../projects/default-branch-hooks';
 import { ecosystemOf, packageKey } from './ecosystems';
 import { formatOf } from './parsers';
 import type { ParsedDependency } from './parsers/types';
@@ -56,13 +60,13 @@ interface Row extends ParsedDependency {
   path: string;
 }
 
-/** The dependencies one lockfile pins; none when it cannot be read or parsed (the push still lands). */
-async function scanFile(c: Context<AppEnv>, push: Push, path: string, blobSha: string, size: number): Promise<Row[]> {
+/** The dependencies one lockfile pins; none when it cannot be read or parsed (the write still lands). */
+async function scanFile(s: Storage, projectId: number, added: ReadonlyMap<string, Uint8Array> | undefined, path: string, blobSha: string, size: number): Promise<Row[]> {
   const format = formatOf(path);
   if (!format || size > MAX_LOCKFILE_BYTES) return [];
   try {
-    // A blob this push adds is not stored until just before its batch: it comes with the push.
-    const bytes = push.blobs?.get(blobSha) ?? (await readBlob(c, push.projectId, blobSha));
+    // A blob a push adds is not stored until just before its batch: it comes with the push.
+    const bytes = added?.get(blobSha) ?? (await readStoredBlob(s.blobs, projectId, blobSha));
     if (!bytes) return [];
     const text = new TextDecoder().decode(bytes);
     // No real package name or version comes near the bound: a longer one is not a pin.
@@ -75,18 +79,23 @@ async function scanFile(c: Context<AppEnv>, push: Push, path: string, blobSha: s
   }
 }
 
-export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
-  const db = c.var.db;
-  const [project, scanned] = (read ?? (await batchReads(db, reads(db, push.projectId)))) as Read;
-  // A project's first branch becomes its default in the push's own batch (commit-writer.ts).
-  if ((project[0]?.defaultBranch ?? push.branch) !== push.branch) return [];
-  const lockfiles = [...push.manifest].filter(([path]) => formatOf(path)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+async function readStoredBlob(blobs: BlobStore, projectId: number, sha: string): Promise<Uint8Array | null> {
+  const obj = await blobs.get(blobKey(projectId, sha));
+  return obj ? new Uint8Array(await new Response(obj.body).arrayBuffer()) : null;
+}
+
+/**
+ * The statements that make project `pid`'s dependency list the one of `files` (the default branch's
+ * files), none when its lockfiles are the ones last read (`scanned`, by path and blob).
+ */
+async function listStatements(s: Storage, pid: number, files: Manifest, scanned: { path: string; blobSha: string }[], added?: ReadonlyMap<string, Uint8Array>): Promise<BatchItem<'sqlite'>[]> {
+  const db = s.db;
+  const lockfiles = [...files].filter(([path]) => formatOf(path)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const before = new Map(scanned.map((f) => [f.path, f.blobSha]));
   if (lockfiles.length === before.size && lockfiles.every(([path, f]) => before.get(path) === f.blobSha)) return [];
 
-  const found = await Promise.all(lockfiles.map(([path, f]) => scanFile(c, push, path, f.blobSha, f.size)));
+  const found = await Promise.all(lockfiles.map(([path, f]) => scanFile(s, pid, added, path, f.blobSha, f.size)));
   const rows = found.flatMap((list) => list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0)));
-  const pid = push.projectId;
   const out: BatchItem<'sqlite'>[] = [
     db.delete(projectDependencies).where(sql`${projectDependencies.projectId} = ${pid}`),
     db.delete(projectDependencyFiles).where(sql`${projectDependencyFiles.projectId} = ${pid}`),
@@ -109,4 +118,32 @@ export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly
     );
   return out;
 }
+
+export async function scanOnPush(c: Context<AppEnv>, push: Push, read?: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
+  const db = c.var.db;
+  const [project, scanned] = (read ?? (await batchReads(db, reads(db, push.projectId)))) as Read;
+  // A project's first branch becomes its default in the push's own batch (commit-writer.ts).
+  if ((project[0]?.defaultBranch ?? push.branch) !== push.branch) return [];
+  return listStatements({ db, blobs: c.var.blobs }, push.projectId, push.manifest, scanned, push.blobs);
+}
 scanOnPush.reads = (db: Db, projectId: SQL) => reads(db, projectId);
+
+/**
+ * Another branch became the default, or an import wrote the repository (projects/default-branch-hooks.ts):
+ * the list is read again from the files at the default branch's head, in the change's batch. The
+ * reads (the lockfiles last read, the file list at the branch's head) travel in the caller's first batch.
+ */
+export async function scanOnDefaultBranch(s: Storage, projectId: number, read: readonly unknown[]): Promise<BatchItem<'sqlite'>[]> {
+  const [scanned, files] = read as [{ path: string; blobSha: string }[], { path: string; blobSha: string; mode: string; size: number }[]];
+  const manifest: Manifest = new Map(files.map((f) => [f.path, { blobSha: f.blobSha, mode: f.mode, size: f.size }]));
+  return listStatements(s, projectId, manifest, scanned);
+}
+scanOnDefaultBranch.reads = (db: Db, projectId: SQL | number, branch: SQL | string) => [
+  reads(db, projectId)[1],
+  db
+    .select({ path: repoCommitFiles.path, blobSha: repoCommitFiles.blobSha, mode: repoCommitFiles.mode, size: repoCommitFiles.size })
+    .from(repoCommitFiles)
+    .where(
+      sql`${repoCommitFiles.projectId} = ${projectId} AND ${repoCommitFiles.commitSha} = (SELECT db_rb.commit_sha FROM repo_branches db_rb WHERE db_rb.project_id = ${projectId} AND db_rb.name = ${branch})`,
+    ),
+];

@@ -23,6 +23,7 @@ import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, mil
 import { IMPORT_JOB } from './import-job-message';
 import { BulkRows } from './import-bulk';
 import { importRepository } from './import-repository';
+import { defaultBranchStatements } from '../projects/default-branch-hooks';
 import { importUpload, isUploadMember } from './project-uploads';
 import { importerLevelRead, memberStatements, projectAttributeUpdate, userMapReads, type ArchiveMember } from './import-project';
 
@@ -183,11 +184,17 @@ async function repositoryStep(job: Job, archive: Archive, blobs: BlobStore): Pro
     return false;
   }
   progress.repository = true;
+  // What follows the default branch (the dependency list) is read from the imported one, in the
+  // batch that ends the step: the project.json's default branch, else the bundle's HEAD.
+  const follow = done.head
+    ? await defaultBranchStatements({ db, blobs }, projectId, sql`COALESCE((SELECT ip.default_branch FROM projects ip WHERE ip.id = ${projectId}), ${done.head})`)
+    : [];
   await db.batch([
     ...saveProgress(job),
     ...(done.refused ? [failure(job, 'repository', 0, 'Gitlab::ImportExport::Error', done.refused)] : []),
     // The bundle's HEAD is the default branch unless project.json named one.
     ...(done.head ? [db.update(projects).set({ defaultBranch: done.head }).where(sql`${projects.id} = ${projectId} AND ${projects.defaultBranch} IS NULL`)] : []),
+    ...follow,
   ] as unknown as Parameters<Db['batch']>[0]);
   return true;
 }

@@ -21,6 +21,7 @@ import { MergeRequestSchema } from './merge-request-entity';
 import { subscribedFrom, subscriptionReads } from './merge-request-presenter';
 import { mountMergeRequestChanges } from './changes-routes';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { mergePushReads } from './push-reads';
 
 const MERGE_TEXT = { merge_commit_message: { max: MAX_TEXT_SIZE }, squash_commit_message: { max: MAX_TEXT_SIZE } };
 
@@ -48,10 +49,11 @@ export function mountMergeRequestActions(r: Router) {
             },
           };
           // The approval state reads the branch heads and protected branches too: each is sent once.
-          return distinctReads(bothReads(bothReads(branchRuleReads(db, projectId), headReads(db, mrId)), rest));
+          // The merge is a push to the target branch: the push hooks' reads come along (push-reads.ts).
+          return distinctReads(bothReads(bothReads(bothReads(branchRuleReads(db, projectId), headReads(db, mrId)), rest), mergePushReads(db, mrId, projectId)));
         });
         const { mr, project, level } = found;
-        const [[rules, heads], closing] = found.loaded;
+        const [[[rules, heads], closing], push] = found.loaded;
         const { source, target } = heads.forMr(mr);
         rules.prime(c, [{ projectId: project.id, name: mr.targetBranch }, ...(mr.sourceProjectId === project.id ? [{ projectId: project.id, name: mr.sourceBranch }] : [])]);
         primeMemo(c, [[`head:${mr.sourceProjectId}:${mr.sourceBranch}`, source], [`head:${mr.projectId}:${mr.targetBranch}`, target]]);
@@ -109,7 +111,7 @@ export function mountMergeRequestActions(r: Router) {
           found,
           live,
           { mergeCommitMessage: p.merge_commit_message, squashCommitMessage: p.squash_commit_message, shouldRemoveSourceBranch: p.should_remove_source_branch, squash: p.squash ? true : undefined },
-          { closable: closableFrom(user, project, closing), reads: answer.list },
+          { closable: closableFrom(user, project, closing), reads: answer.list, push },
         );
         // `render_api_error!("Branch cannot be merged", 422)` when the merge did not happen.
         if (!merged) throw new ApiError(422, { message: 'Branch cannot be merged' });

@@ -8,8 +8,9 @@ import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
 import { baseUrl } from '../platform/pagination';
 import { commitEntity } from '../repository/commit-entity';
-import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffEntity, type FileChange, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
+import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffEntity, type FileChange, findCommit, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
 import type { CommitRow } from '../repository/repository-store';
+import { type PushPrefetch, pushStatements } from '../repository/push';
 import { mergeRequestApprovals } from './approvals-port';
 import type { Commit, Diff } from '../repository/commit-entity';
 import type { MergeRequestRow } from './merge-request-entity';
@@ -32,6 +33,11 @@ export interface MergeWrite {
   user: UserRow;
   at: number;
   method?: 'merge' | 'ff';
+  /**
+   * What the push hooks read in the caller's first batch (pushReads for the target branch), and the
+   * source head's commit row from it (a fast-forward adds no commit of its own); read here when absent.
+   */
+  push?: { prefetched?: PushPrefetch; sourceCommit?: CommitRow | null };
 }
 
 const identity = (u: UserRow) => ({ name: u.name, email: u.commitEmail || u.email });
@@ -91,7 +97,17 @@ export const repo = {
     });
     if (!built.ok) return null;
     const result = { mergeCommitSha: built.mergeCommitSha, squashCommitSha: built.squashCommitSha };
-    const ran = await runMerge(c, built, m.projectId, extra(result), reads);
+    // The merge is a push to the target branch (GitLab's PostReceive runs for it too): the push hooks'
+    // statements (the dependency list, merge requests from that branch) join the merge's batch. A
+    // fast-forward's commits are the source's; its head stands for them (the hooks need the new head).
+    const sourceCommit = built.commits.length ? null : (m.push?.sourceCommit ?? (await findCommit(c.var.db, m.projectId, m.sourceHead)) ?? null);
+    const commits = built.commits.length ? built.commits : sourceCommit ? [sourceCommit] : [];
+    const push = await pushStatements(
+      c,
+      { projectId: m.projectId, branch: m.targetBranch, oldSha: m.targetHead, commits, manifest: built.files, from: m.targetHead, user: m.user, at: m.at, blobs: built.blobs },
+      m.push?.prefetched,
+    );
+    const ran = await runMerge(c, built, m.projectId, [...extra(result), ...push], reads);
     return ran ? { ...result, reads: ran } : null;
   },
   /** Deletes a branch if it still points at `expectedHead` (Branches::DeleteService after a merge). */

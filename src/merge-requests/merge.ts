@@ -18,7 +18,7 @@ import { mergeRequestApprovals } from './approvals-port';
 import { isApproved, type LiveState, liveState } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import type { MergeRequestRow } from './merge-request-entity';
-import { repo } from './merge-request-repo';
+import { type MergeWrite, repo } from './merge-request-repo';
 
 type IssueRow = typeof issues.$inferSelect;
 
@@ -51,7 +51,8 @@ function toSentence(items: string[]): string {
  * the target branch moved or the merge request stopped being open meanwhile (a racing merge or
  * close): false then, and the caller answers 422 Branch cannot be merged. `o.reads` run at the end
  * of the batch (the answer's reads: merge-request-answer.ts); their results come back. `o.closable`
- * is what `closingIssuesRead` found, when the caller's own batch read it.
+ * is what `closingIssuesRead` found, when the caller's own batch read it; `o.push` what the push
+ * hooks read there (the merge is a push to the target branch: merge-request-repo.ts).
  */
 export async function mergeMergeRequest(
   c: Context<AppEnv>,
@@ -59,7 +60,7 @@ export async function mergeMergeRequest(
   found: { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; level: number },
   live: LiveState,
   input: MergeInput,
-  o: { closable?: Closable[]; reads?: BatchItem<'sqlite'>[] } = {},
+  o: { closable?: Closable[]; reads?: BatchItem<'sqlite'>[]; push?: MergeWrite['push'] } = {},
 ): Promise<false | unknown[]> {
   const db = c.var.db;
   const { mr, project, namespace } = found;
@@ -155,6 +156,7 @@ export async function mergeMergeRequest(
         method: project.mergeMethod === 'ff' ? 'ff' : 'merge',
         user,
         at: now,
+        push: o.push,
       },
       statementsFor,
       o.reads,

@@ -20,6 +20,7 @@ import { buildRebase } from '../repository/rebase';
 import { blobKey } from '../repository/repository';
 import { withReadMemo } from '../platform/read-memo';
 import { bothReads, branchRuleReads, findProjectMergeRequestWith, headReads } from './merge-request-access';
+import { mergeRequestPushReads } from './push-reads';
 
 /** MergeRequests::RebaseService::REBASE_ERROR. */
 export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
@@ -39,8 +40,11 @@ export function mountMergeRequestRebase(r: Router) {
       const db = c.var.db;
       // One round trip for every check: the project, the merge request, both branch heads and the branch rules.
       const found = await withReadMemo(c, async () => {
-        const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => bothReads(headReads(db, mrId), branchRuleReads(db, projectId)));
-        const [heads, rules] = f.loaded;
+        const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) =>
+          // The rebase is a push to the source branch: the push hooks' reads come along (push-reads.ts).
+          bothReads(bothReads(headReads(db, mrId), branchRuleReads(db, projectId)), mergeRequestPushReads(db, mrId, projectId, 'source')),
+        );
+        const [[heads, rules], prefetched] = f.loaded;
         const { source, target } = heads.forMr(f.mr);
         // authorize_merge_request_rebase! (RebaseService#validate): forbidden!(message).
         if (!source) throw forbidden('Source branch does not exist');
@@ -52,9 +56,9 @@ export function mountMergeRequestRebase(r: Router) {
           ? matching.length > 0 && !matching.some((r) => r.allowForcePush)
           : (await isProtectedBranch(db, f.mr.sourceProjectId, f.mr.sourceBranch)) && !(await allowForcePush(db, f.mr.sourceProjectId, f.mr.sourceBranch));
         if (protectedNoForce) throw forbidden('Source branch is protected from force push');
-        return { ...f, sourceHead: source, targetHead: target };
+        return { ...f, sourceHead: source, targetHead: target, prefetched };
       });
-      const { mr, sourceHead, targetHead } = found;
+      const { mr, sourceHead, targetHead, prefetched } = found;
       // rebase_async raises RebaseLockTimeout (409) unless the merge request is open.
       if (mr.state !== 'opened') throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
 
@@ -77,7 +81,7 @@ export function mountMergeRequestRebase(r: Router) {
           from: targetHead,
           user,
           at,
-        });
+        }, prefetched);
         await Promise.all([...outcome.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(mr.sourceProjectId, sha), bytes)));
         const statements: BatchItem<'sqlite'>[] = [...outcome.statements, ...refresh, db.update(mergeRequests).set({ mergeError: null }).where(eq(mergeRequests.id, mr.id))];
         try {

@@ -76,14 +76,14 @@ const targetBranch = alias(repoBranches, 'target_branch');
  * The open merge requests from a branch, with their target heads (one read for all of them). Joined
  * tables share column names, so each is aliased (a D1 batch keys row values by column name).
  */
-const openFromBranch = (db: Db, projectId: SQL | number, branch: string) =>
+const openFromBranch = (db: Db, projectId: SQL | number, branch: string | SQL) =>
   db
     .select({ mr: aliasedColumns(mergeRequests, 'm_'), project: aliasedColumns(projects, 'p_'), namespace: aliasedColumns(namespaces, 'n_'), targetHead: sql<string | null>`${targetBranch.commitSha}`.as('target_head') })
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .leftJoin(targetBranch, and(eq(targetBranch.projectId, mergeRequests.projectId), eq(targetBranch.name, mergeRequests.targetBranch)))
-    .where(and(sql`${mergeRequests.sourceProjectId} = ${projectId}`, eq(mergeRequests.sourceBranch, branch), eq(mergeRequests.state, 'opened')));
+    .where(and(sql`${mergeRequests.sourceProjectId} = ${projectId}`, sql`${mergeRequests.sourceBranch} = ${branch}`, eq(mergeRequests.state, 'opened')));
 
 type OpenRow = { mr: MergeRequestRow; project: ProjectRow; namespace: NamespaceRow; targetHead: string | null };
 
@@ -138,7 +138,7 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: reado
   }
   return out;
 }
-refreshOnPush.reads = (db: Db, projectId: SQL, branch: string) => [openFromBranch(db, projectId, branch)] as const;
+refreshOnPush.reads = (db: Db, projectId: SQL, branch: string | SQL) => [openFromBranch(db, projectId, branch)] as const;
 
 /**
  * What the new versions of the merge requests need, in one round trip (none when this isolate knows

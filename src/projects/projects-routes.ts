@@ -40,6 +40,7 @@ import {
 import { findReadableGroup } from './groups';
 import { findReadableProject, findReadableProjectWith } from './projects';
 import { settingsOf } from '../settings/settings';
+import { defaultBranchReads, defaultBranchStatements } from './default-branch-hooks';
 import { cascade, runDeletion } from '../platform/cascade';
 
 export { findReadableProject };
@@ -183,8 +184,13 @@ export function mountProjects(r: Router) {
   r.route({ method: 'PUT', path: '/projects/:id', summary: 'Edit a project', tags: ['projects'], params: updateProjectParams, responses: { 200: ProjectSchema } }, async ({ c, p, caller }) => {
     requireUser(caller);
     const db = c.var.db;
-    // The project, the caller's level and the name and path already taken, in one round trip.
-    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => [projectConflictRead(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid)] as const);
+    // The project, the caller's level and the name and path already taken, in one round trip; with a
+    // new default branch, what the default branch hooks read of it (default-branch-hooks.ts).
+    let hooks: ReturnType<typeof defaultBranchReads> | undefined;
+    const pr = await findReadableProjectWith(c, caller, p.id, (pid) => {
+      hooks = p.default_branch !== undefined ? defaultBranchReads(db, pid, p.default_branch) : undefined;
+      return [projectConflictRead(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid), ...(hooks?.list ?? [])] as const;
+    });
     // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
     if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
     if (p.visibility !== undefined && p.visibility !== pr.project.visibility && !caller.isAdmin && pr.level < ACCESS.OWNER) throw forbidden();
@@ -193,7 +199,7 @@ export function mountProjects(r: Router) {
       const v = projectVisibilityError(p.visibility, pr.namespace) ?? restrictedVisibilityError(caller, p.visibility, (await settingsOf(c)).restricted_visibility_levels);
       if (v) errors.visibility_level = [v];
     }
-    if (!Object.keys(errors).length) Object.assign(errors, projectConflictErrors(...pr.reads));
+    if (!Object.keys(errors).length) Object.assign(errors, projectConflictErrors(pr.reads[0]));
     if (Object.keys(errors).length) throw validationFailed(errors);
     const now = Date.now();
     const set: Partial<typeof projects.$inferInsert> = { updatedAt: now, lastActivityAt: now };
@@ -209,10 +215,12 @@ export function mountProjects(r: Router) {
     if (p.squash_option !== undefined) set.squashOption = p.squash_option;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
+    // What follows the default branch (the dependency list) is read again from it, in the update's batch.
+    const follow = hooks ? await defaultBranchStatements({ db, blobs: c.var.blobs }, pr.project.id, p.default_branch!, hooks.take(pr.reads.slice(1))) : [];
     let updated;
     try {
       // The update and its answer read back in one batch.
-      updated = await writeThenRead(db, [db.update(projects).set(set).where(eq(projects.id, pr.project.id))], projectReadBack(db, caller, eq(projects.id, pr.project.id)));
+      updated = await writeThenRead(db, [db.update(projects).set(set).where(eq(projects.id, pr.project.id)), ...follow], projectReadBack(db, caller, eq(projects.id, pr.project.id)));
     } catch (err) {
       if (isUniqueViolation(err, 'name')) throw validationFailed({ name: ['has already been taken'] });
       if (isUniqueViolation(err)) throw validationFailed({ path: ['has already been taken'] });

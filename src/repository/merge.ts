@@ -10,7 +10,7 @@ import type { Db } from '../db/client';
 import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
 import { buildCommit, collect } from './commit-writer';
 import { mergeBase } from './history';
-import { blobKey, type FileEntry, type Manifest, manifestOf, manifestsOf } from './repository-store';
+import { blobKey, type CommitRow, type FileEntry, type Manifest, manifestOf, manifestsOf } from './repository-store';
 
 /**
  * The files of a three-way merge at file level: the target's files plus every change the source
@@ -61,7 +61,17 @@ export interface MergeInput {
 }
 
 export type MergeOutcome =
-  | { ok: true; mergeCommitSha: string | null; squashCommitSha: string | null; statements: BatchItem<'sqlite'>[]; blobs: Map<string, Uint8Array>; newHead: string }
+  | {
+      ok: true;
+      mergeCommitSha: string | null;
+      squashCommitSha: string | null;
+      statements: BatchItem<'sqlite'>[];
+      blobs: Map<string, Uint8Array>;
+      newHead: string;
+      /** The commits the merge writes, oldest first (none for a plain fast-forward), and the files at the new head: the push it is (repository/push.ts). */
+      commits: CommitRow[];
+      files: Manifest;
+    }
   | { ok: false; reason: 'conflict' | 'not_fast_forward' };
 
 /**
@@ -82,12 +92,14 @@ export async function buildMerge(c: Context<AppEnv>, m: MergeInput): Promise<Mer
   const blobs = new Map<string, Uint8Array>();
   let mergedSource = m.sourceHead;
   let squashCommitSha: string | null = null;
+  const commits: CommitRow[] = [];
   if (m.squash && m.sourceHead !== base) {
     // The squash commit is not on any branch: write it without moving a ref.
     // Generations are computed by the inserts from the stored parents (no read here).
     const squash = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: base, expectedHead: m.targetHead, message: m.squashMessage ?? m.message, author: sig, committer: sig, userId: m.user.id, files: s, at, generations: 'stored' });
     squashCommitSha = squash.commit.sha;
     mergedSource = squash.commit.sha;
+    commits.push(squash.commit);
     statements.push(...squash.statements.filter(isObjectInsert));
     for (const [k, v] of squash.blobs) blobs.set(k, v);
   }
@@ -95,14 +107,14 @@ export async function buildMerge(c: Context<AppEnv>, m: MergeInput): Promise<Mer
     // The target has not moved since the source branched off: a fast-forward for 'ff', else still a merge commit (GitLab's merge method).
     if (m.method === 'ff') {
       const ff = await fastForward(db, m.projectId, m.targetBranch, m.targetHead, mergedSource, m.user.id, at);
-      return { ok: true, mergeCommitSha: null, squashCommitSha, statements: [...statements, ...ff], blobs, newHead: mergedSource };
+      return { ok: true, mergeCommitSha: null, squashCommitSha, statements: [...statements, ...ff], blobs, newHead: mergedSource, commits, files: s };
     }
   } else if (m.method === 'ff') return { ok: false, reason: 'not_fast_forward' };
   const files = mergeManifests(b, t, s);
   if (!files) return { ok: false, reason: 'conflict' };
   const merge = await buildCommit(c, { projectId: m.projectId, branch: m.targetBranch, parent: m.targetHead, extraParents: [mergedSource], expectedHead: m.targetHead, message: m.message, author: sig, committer: sig, userId: m.user.id, files, at, generations: 'stored' });
   for (const [k, v] of merge.blobs) blobs.set(k, v);
-  return { ok: true, mergeCommitSha: merge.commit.sha, squashCommitSha, statements: [...statements, ...merge.statements], blobs, newHead: merge.commit.sha };
+  return { ok: true, mergeCommitSha: merge.commit.sha, squashCommitSha, statements: [...statements, ...merge.statements], blobs, newHead: merge.commit.sha, commits: [...commits, merge.commit], files: merge.files };
 }
 
 /** Statements that only add objects (commit rows, parents, files), not ref moves. */

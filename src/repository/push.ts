@@ -1,6 +1,6 @@
 /**
- * A push to a branch and what it means beyond the repository. Commits written through the API and
- * a rebase are pushes; domains above the repository contribute statements for the push's own
+ * A push to a branch and what it means beyond the repository. Commits written through the API, a
+ * merge request's merge (a push to its target branch) and a rebase are pushes; domains above the repository contribute statements for the push's own
  * batch (GitLab's PostReceive -> MergeRequests::RefreshService), so the branch move and its
  * consequences land together or not at all.
  */
@@ -35,8 +35,11 @@ export interface Push {
  * without it the hook reads for itself.
  */
 export type PushHook = ((c: Context<AppEnv>, push: Push, read?: readonly unknown[]) => Promise<BatchItem<'sqlite'>[]>) & {
-  /** Reads that need only the pushed project and branch, to travel in the pusher's first batch. */
-  reads?: (db: Db, projectId: SQL, branch: string) => readonly BatchItem<'sqlite'>[];
+  /**
+   * Reads that need only the pushed project and branch, to travel in the pusher's first batch. The
+   * branch is SQL when the pusher learns it in that same batch (a merge request's target branch).
+   */
+  reads?: (db: Db, projectId: SQL, branch: string | SQL) => readonly BatchItem<'sqlite'>[];
 };
 export const pushHooks = hookList<PushHook>();
 
@@ -47,7 +50,7 @@ export type PushPrefetch = ReadonlyMap<PushHook, readonly unknown[]>;
  * The hooks' reads for a push to `branch`, as statements for the pusher's first batch (issue 13: a
  * commit costs its reads, then its write); `take` maps that batch's results for them back to each hook.
  */
-export function pushReads(db: Db, projectId: SQL, branch: string): { list: BatchItem<'sqlite'>[]; take: (results: readonly unknown[]) => PushPrefetch } {
+export function pushReads(db: Db, projectId: SQL, branch: string | SQL): { list: BatchItem<'sqlite'>[]; take: (results: readonly unknown[]) => PushPrefetch } {
   const parts = pushHooks.all().map((hook) => [hook, hook.reads?.(db, projectId, branch) ?? []] as const);
   return {
     list: parts.flatMap(([, reads]) => reads),
