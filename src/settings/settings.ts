@@ -179,7 +179,9 @@ function claimCheck(cache: SettingsCache): boolean {
 
 export async function loadSettings(db: Db): Promise<Settings> {
   const cache = settingsCache(db);
-  const hit = cache.entry;
+  // Outside a request (a queued job) there is no round trip to carry the check: read the row itself,
+  // so a job never acts on settings older than its start (the export upload's outbound URL guard).
+  const hit = requestScope() ? cache.entry : undefined;
   if (hit) {
     if (claimCheck(cache)) {
       const generation = cache.generation;
