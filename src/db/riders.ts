@@ -41,6 +41,12 @@ export interface Boarding {
 
 const store = new AsyncLocalStorage<Rider[]>();
 
+/**
+ * The identity of the request being served (its riders' list), undefined outside one: for caches that
+ * note "already checked in this request" (settings/settings.ts) without a request object at hand.
+ */
+export const requestScope = (): object | undefined => store.getStore();
+
 /** Runs one request with its own (empty) set of riders. */
 export const withRiders = <T>(work: () => T): T => store.run([], work);
 

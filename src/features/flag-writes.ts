@@ -8,6 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { featureGates, features } from '../db/schema';
+import { flagsStampBump } from './flags';
 
 export type GateOp =
   | { op: 'enable' | 'disable' }
@@ -33,6 +34,8 @@ export function gateStatements(db: Db, name: string, ops: readonly GateOp[], now
       out.push(db.delete(featureGates).where(and(ofFeature, eq(featureGates.key, o.key), eq(featureGates.value, o.value))));
     }
   }
+  // Every isolate's cached snapshot is stale from this write on (flags.ts).
+  out.push(flagsStampBump(db));
   return out;
 }
 
@@ -40,4 +43,5 @@ export function gateStatements(db: Db, name: string, ops: readonly GateOp[], now
 export const removeStatements = (db: Db, name: string): BatchItem<'sqlite'>[] => [
   db.delete(featureGates).where(eq(featureGates.featureKey, name)),
   db.delete(features).where(sql`${features.key} = ${name}`),
+  flagsStampBump(db),
 ];

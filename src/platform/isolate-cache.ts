@@ -1,6 +1,7 @@
 /**
  * Per-isolate caches of what nearly every request reads and rarely changes (issue 13; ../shared/DESIGN.md
- * "Data access: round trips are the cost"): the caller behind a token and the application settings.
+ * "Data access: round trips are the cost"): the caller behind a token. (The application settings and the
+ * feature flags are kept under a version stamp instead: settings/settings.ts, features/flags.ts.)
  *
  * One TTL for all of them, ISOLATE_CACHE_TTL_MS. A write made in this isolate (or Node process) drops
  * what it changes at once; a write made in another Workers isolate is seen here once the entry is

@@ -10,7 +10,8 @@ import { validateParams } from '../platform/validate';
 import { requireAdmin } from '../platform/guards';
 import { RAW_INPUTS, SETTINGS_BY_NAME } from './settings-catalogue';
 import { GIVEN_REQUIRES, LEGACY_ALIASES, PUT_NAMES, settingsPutShape } from './settings-params';
-import { ensureSettingsRow, loadSettingsRow, secretDigest, settingsErrors, writeSettings } from './settings';
+import { ensureSettingsRow, loadSettingsRow, secretDigest, writeSettings } from './settings';
+import { settingsErrors } from './settings-validation';
 import { normalizeDefaultBranchName, settingsRowErrors, settingsTextErrors } from './settings-text';
 
 export function mountSettings(r: Router) {

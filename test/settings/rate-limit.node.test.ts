@@ -1,8 +1,19 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryRateLimiter } from '../../src/platform/rate-limiter';
 import { ApiError } from '../../src/platform/errors';
 import { appLimitThreshold, applicationLimit, checkRateLimit } from '../../src/settings/rate-limits';
-import { loadSettings, type Settings } from '../../src/settings/settings';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createNodeApp } from '../../src/node-app';
+import { loadSettings, type Settings, writeSettings } from '../../src/settings/settings';
+
+/** A real storage of its own (a fresh instance: no settings row) for what reads the settings. */
+async function freshDb() {
+  const dir = mkdtempSync(join(tmpdir(), 'wfapi-rl-'));
+  const app = await createNodeApp({ databaseUrl: `file:${join(dir, 'db.sqlite')}`, blobRoot: join(dir, 'blobs'), migrationsFolder: 'drizzle', env: { PASSWORD_HASH_ITERATIONS: '1000' } });
+  return app.db;
+}
 
 describe('memoryRateLimiter', () => {
   afterEach(() => vi.useRealTimers());
@@ -23,8 +34,8 @@ describe('memoryRateLimiter', () => {
 describe('appLimitThreshold', () => {
   // loadSettings over a database without a row gives the defaults; a stored value is "explicit".
   const settingsWith = async (stored: Record<string, unknown> | null): Promise<Settings> => {
-    const row = stored ? { data: JSON.stringify(stored), createdAt: 1, updatedAt: 1, id: 1 } : undefined;
-    const db = { select: () => ({ from: () => ({ where: () => ({ get: async () => row }) }) }) } as never;
+    const db = await freshDb();
+    if (stored) await writeSettings(db, stored);
     return loadSettings(db);
   };
 
@@ -44,9 +55,11 @@ describe('appLimitThreshold', () => {
 });
 
 describe('checkRateLimit / applicationLimit (for callers outside the router)', () => {
+  let db: Awaited<ReturnType<typeof freshDb>>;
+  beforeAll(async () => {
+    db = await freshDb();
+  });
   const fakeContext = (rateLimits: Record<string, number>) => {
-    const row = undefined;
-    const db = { select: () => ({ from: () => ({ where: () => ({ get: async () => row }) }) }) } as never;
     const rateLimiter = memoryRateLimiter();
     // settingsOf(c) reads the (empty) settings row through `db`.
     return { var: { rateLimiter, db, config: { rateLimits } } } as never;

@@ -65,6 +65,22 @@ const CASES: [string, Record<string, unknown>, Record<string, string[]>][] = [
     { clustersvc_integration_enabled: true, clustersvc_account_id: '123', clustersvc_access_key_id: 'short', clustersvc_secret_access_key: 'x' },
     { clustersvc_account_id: ['must be a 12-digit number'], clustersvc_access_key_id: ['is too short (minimum is 16 characters)'] },
   ],
+  ['storage timeouts: medium ≤ default', { storage_timeout_medium: 56 }, { storage_timeout_medium: ['must be less than or equal to 55'] }],
+  [
+    'housekeeping periods: gc ≥ full',
+    { housekeeping_enabled: true, housekeeping_bitmaps_enabled: true, housekeeping_incremental_repack_period: 10, housekeeping_full_repack_period: 50, housekeeping_gc_period: 20 },
+    { housekeeping_gc_period: ['must be greater than or equal to 50'] },
+  ],
+  ['housekeeping_incremental_repack_period > 0', { housekeeping_enabled: true, housekeeping_bitmaps_enabled: true, housekeeping_incremental_repack_period: 0, housekeeping_full_repack_period: 50, housekeeping_gc_period: 200 }, { housekeeping_incremental_repack_period: ['must be greater than 0'] }],
+  ['personal_access_token_prefix at most 20 characters', { personal_access_token_prefix: 'p'.repeat(21) }, { personal_access_token_prefix: ['is too long (maximum is 20 characters)'] }],
+  ['personal_access_token_prefix in the Base64 alphabet with @ : .', { personal_access_token_prefix: 'pat#' }, { personal_access_token_prefix: ["can contain only letters of the Base64 alphabet (RFC4648) with the addition of '@', ':' and '.'"] }],
+  ['minimum_password_length ≥ 8', { minimum_password_length: 7 }, { minimum_password_length: ['must be greater than or equal to 8'] }],
+  ['max_personal_access_token_lifetime ≤ 365', { max_personal_access_token_lifetime: 366 }, { max_personal_access_token_lifetime: ['must be less than or equal to 365'] }],
+  ['deletion_adjourned_period ≤ 90', { deletion_adjourned_period: 91 }, { deletion_adjourned_period: ['must be less than or equal to 90'] }],
+  ['geo_node_allowed_ips a comma list of addresses', { geo_node_allowed_ips: '10.0.0.0/8, nowhere' }, { geo_node_allowed_ips: ['must be a valid IP address or CIDR'] }],
+  ['rate_limiting_response_text at most 255 characters', { rate_limiting_response_text: 'x'.repeat(256) }, { rate_limiting_response_text: ['is too long (maximum is 255 characters)'] }],
+  ['restricted_visibility_levels entries valid', { restricted_visibility_levels: ['hidden'] }, { restricted_visibility_levels: ["'hidden' is not a valid visibility level"] }],
+  ['domain_denylist when the denylist is enabled', { domain_denylist_enabled: true, domain_denylist: [] }, { domain_denylist: ['Domain denylist cannot be empty if denylist is enabled.'] }],
 ];
 
 describe('ApplicationSetting model validations (reference B §2.2)', () => {
@@ -89,7 +105,40 @@ const GRAPE: [string, Record<string, unknown>, string][] = [
   ['dsa_key_restriction sizes', { dsa_key_restriction: 4096 }, 'dsa_key_restriction does not have a valid value'],
   ['ecdsa_key_restriction sizes', { ecdsa_key_restriction: 512 }, 'ecdsa_key_restriction does not have a valid value'],
   ['default_group_visibility names', { default_group_visibility: 'everyone' }, 'default_group_visibility does not have a valid value'],
+  ['spam service key', { spamsvc_enabled: true }, 'spamsvc_api_key is missing'],
+  [
+    'housekeeping periods',
+    { housekeeping_enabled: true },
+    'housekeeping_bitmaps_enabled is missing, housekeeping_full_repack_period is missing, housekeeping_gc_period is missing, housekeeping_incremental_repack_period is missing',
+  ],
+  ['legacy sign-in names are mutually exclusive', { password_authentication_enabled: true, signin_enabled: false }, 'password_authentication_enabled, signin_enabled are mutually exclusive'],
+  ['default_branch_protection ∈ 0..2', { default_branch_protection: 5 }, 'default_branch_protection does not have a valid value'],
+  ['default_snippet_visibility names', { default_snippet_visibility: 'open' }, 'default_snippet_visibility does not have a valid value'],
+  ['rsa_key_restriction sizes', { rsa_key_restriction: 512 }, 'rsa_key_restriction does not have a valid value'],
+  ['ed25519_sk_key_restriction sizes', { ed25519_sk_key_restriction: 384 }, 'ed25519_sk_key_restriction does not have a valid value'],
+  ['ecdsa_sk_key_restriction sizes', { ecdsa_sk_key_restriction: 521 }, 'ecdsa_sk_key_restriction does not have a valid value'],
+  ['enabled_git_access_protocol ∈ ssh, http, nil', { enabled_git_access_protocol: 'git' }, 'enabled_git_access_protocol does not have a valid value'],
+  ['import_sources from the fixed list', { import_sources: ['github', 'svn'] }, 'import_sources does not have a valid value'],
 ];
+
+describe('PUT with no known attribute (Grape at_least_one_of)', () => {
+  it('answers 400 naming every attribute and stores nothing', async () => {
+    const res = await put({ not_a_setting: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^abuse_notification_email, admin_mode, .* are missing, at least one parameter must be provided$/);
+    expect(res.body.error).toContain(', default_projects_limit, ');
+    expect(await current()).toEqual(original);
+  });
+});
+
+describe('hashed_storage_enabled', () => {
+  it('is dropped silently by the API (lib/api/settings.rb), so the stored value stays true', async () => {
+    const res = await put({ hashed_storage_enabled: false });
+    expect(res.status).toBe(200);
+    expect(res.body.hashed_storage_enabled).toBe(true);
+    expect((await current()).hashed_storage_enabled).toBe(true);
+  });
+});
 
 describe('Grape parameter rules (reference B §2.2 "Grape layer")', () => {
   it.each(GRAPE)('%s', async (_name, body, error) => {

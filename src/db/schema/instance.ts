@@ -7,3 +7,13 @@ export const applicationSettings = sqliteTable('application_settings', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * Version stamps of what every isolate caches whole (`settings`, `features`): a write bumps its name's
+ * version in the same batch, and a cached copy is trusted while the stamp it was read with is current
+ * (settings/settings.ts, features/flags.ts). A missing row is version 0.
+ */
+export const cacheVersions = sqliteTable('cache_versions', {
+  name: text('name').primaryKey(),
+  version: integer('version').notNull(),
+});
