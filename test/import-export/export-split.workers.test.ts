@@ -1,0 +1,15 @@
+/** The split export on workerd: messages through the Queue binding, parts and archive in R2. */
+import { env } from 'cloudflare:workers';
+import { describe, it } from 'vitest';
+import { splitExportChecks } from './export-split-checks';
+
+const bucket = (env as unknown as { BLOBS: R2Bucket }).BLOBS;
+
+describe('project export split across queue messages (workerd)', () => {
+  it('writes the same archive as one message, shows started throughout, deletes its parts, ignores redelivery', async () => {
+    await splitExportChecks({
+      exists: async (key) => (await bucket.head(key)) !== null,
+      read: async (key) => (await bucket.get(key))!.arrayBuffer(),
+    });
+  }, 120_000);
+});
