@@ -107,3 +107,44 @@ export async function splitExportChecks(store: StoreView) {
   const again = await untar(await store.read(done.blob_key!));
   for (const [name, bytes] of split) expect(Buffer.from(again.get(name)!).equals(Buffer.from(bytes))).toBe(true);
 }
+
+/**
+ * A consumer that died after writing the first part of `issues`: the progress and that part are in
+ * storage, the rest is not. The next delivery goes on after the part's last issue, and the archive
+ * is the one-message archive byte for byte (same member mtime, same key's file name).
+ */
+export async function resumeChecks(store: StoreView & { write(key: string, bytes: Uint8Array): Promise<void> }) {
+  const u = await createUser();
+  const p = (await api('/projects', { token: u.token, body: { name: unique('resume') } })).body;
+  expect((await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'a.txt', content: 'a\n' }] } })).status).toBe(201);
+  for (let k = 1; k <= 5; k++) {
+    const issue = await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: `Issue ${k}` } });
+    expect((await api(`/projects/${p.id}/issues/${issue.body.iid}/notes`, { token: u.token, body: { body: `Note on ${k}` } })).status).toBe(201);
+  }
+  expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: u.token })).status).toBe(202);
+  await waitForExport(p.id, u.token);
+  const res = await download(p.id, u.token);
+  expect(res.status).toBe(200);
+  const single = new Uint8Array(await res.arrayBuffer());
+  const first = await row(p.id);
+  const whole = JSON.parse(first.progress!) as Progress & { filename: string; now: number };
+  expect(whole.parts).toMatchObject({ labels: [], milestones: [] });
+
+  // What the dead consumer left: the first two issues' lines as part 0, the cursor after the second.
+  const lines = new TextDecoder().decode((await untar(single.buffer)).get('./tree/project/issues.ndjson')).split('\n').filter(Boolean);
+  const part = new TextEncoder().encode(`${lines[0]}\n${lines[1]}\n`);
+  const folder = `exports/${p.id}/${'ab'.repeat(16)}`;
+  const key = `${folder}/${whole.filename}`;
+  await store.write(`${folder}/parts/issues/0.ndjson`, part);
+  const mid = { key, filename: whole.filename, now: whole.now, relation: 2, after: JSON.parse(lines[1]).id, parts: { labels: [], milestones: [], issues: [part.byteLength] } };
+  await storageSql(`UPDATE project_export_jobs SET status = 'started', progress = '${JSON.stringify(mid)}' WHERE id = ${first.id}`);
+  expect((await api(`/projects/${p.id}/export`, { token: u.token })).body.export_status).toBe('started');
+
+  await sendJob({ type: 'project_export', id: first.jid, budgetMs: 0, partRows: 2 });
+  await waitForExport(p.id, u.token);
+  const done = await row(p.id);
+  expect(done.blob_key).toBe(key);
+  expect((JSON.parse(done.progress!) as Progress).parts.issues).toHaveLength(3);
+  expect(Buffer.from(await store.read(key)).equals(Buffer.from(single))).toBe(true);
+  expect(await store.exists(`${folder}/parts/issues/0.ndjson`)).toBe(false);
+}
