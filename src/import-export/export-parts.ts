@@ -100,7 +100,8 @@ export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRo
       body.set(l, at);
       at += l.byteLength;
     }
-    await scope.blobs.put(partKey(p, rel.name, sizes.length), body, 'application/x-ndjson');
+    // No content type: a part is only read back here, and on Node a type is one more file to sync.
+    await scope.blobs.put(partKey(p, rel.name, sizes.length), body);
   }
   const parts = { ...p.parts, [rel.name]: size ? [...sizes, size] : sizes };
   return full ? { ...p, parts, after: last } : { ...p, parts, relation: p.relation + 1, after: 0 };
