@@ -17,7 +17,7 @@ import type { ExportScope } from './export-tree';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
-import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, writeNextPart } from './export-parts';
+import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, unfinishedKeys, writeNextPart } from './export-parts';
 
 export const EXPORT_JOB = 'project_export';
 export { EXPORT_VERSION } from './export-parts';
@@ -38,11 +38,14 @@ export const runProjectExport: JobHandler = async (message, deps) => {
     await exportProject(message, deps);
   } catch (err) {
     console.error(JSON.stringify({ level: 'error', job: EXPORT_JOB, id: message.id, error: String(err) }));
-    await deps.db
+    const [failed] = await deps.db
       .update(projectExportJobs)
       .set({ status: 'failed', error: 'The export could not be written', updatedAt: Date.now() })
       .where(and(eq(projectExportJobs.jid, message.id), inArray(projectExportJobs.status, ['queued', 'started'])))
-      .run();
+      .returning({ progress: projectExportJobs.progress })
+      .all();
+    // The parts of a failed export are never read again (the user asks for a new export).
+    for (const key of unfinishedKeys(failed?.progress ?? null)) await deps.blobs.delete(key);
   }
 };
 

@@ -107,8 +107,20 @@ export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRo
   return full ? { ...p, parts, after: last } : { ...p, parts, relation: p.relation + 1, after: 0 };
 }
 
+const partKeys = (p: ExportProgress) => Object.entries(p.parts).flatMap(([relation, sizes]) => sizes.map((_, n) => partKey(p, relation, n)));
+
 export async function deleteParts(blobs: BlobStore, p: ExportProgress): Promise<void> {
-  for (const [relation, sizes] of Object.entries(p.parts)) for (let n = 0; n < sizes.length; n++) await blobs.delete(partKey(p, relation, n));
+  for (const key of partKeys(p)) await blobs.delete(key);
+}
+
+/**
+ * The blobs an unfinished export holds (its parts, and its archive if written but not yet recorded
+ * as the row's `blob_key`): what goes when the export fails or its project is deleted mid-way.
+ */
+export function unfinishedKeys(stored: string | null): string[] {
+  if (!stored) return [];
+  const p = JSON.parse(stored) as ExportProgress;
+  return p.done ? [] : [...partKeys(p), p.key];
 }
 
 /** The bytes of a relation's parts, one part in memory at a time. */

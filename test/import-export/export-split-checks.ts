@@ -148,3 +148,24 @@ export async function resumeChecks(store: StoreView & { write(key: string, bytes
   expect(Buffer.from(await store.read(key)).equals(Buffer.from(single))).toBe(true);
   expect(await store.exists(`${folder}/parts/issues/0.ndjson`)).toBe(false);
 }
+
+/** A project deleted while its export is half-written: the parts go with it (the next message finds no row). */
+export async function deletedMidwayChecks(store: StoreView & { write(key: string, bytes: Uint8Array): Promise<void> }) {
+  const u = await createUser();
+  const p = (await api('/projects', { token: u.token, body: { name: unique('gone') } })).body;
+  expect((await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'One' } })).status).toBe(201);
+  expect((await api(`/projects/${p.id}/export`, { method: 'POST', token: u.token })).status).toBe(202);
+  await waitForExport(p.id, u.token);
+  const first = await row(p.id);
+  const folder = `exports/${p.id}/${'cd'.repeat(16)}`;
+  const part = `${folder}/parts/labels/0.ndjson`;
+  await store.write(part, new TextEncoder().encode('{"id":1}\n'));
+  const mid = { key: `${folder}/x_export.tar.gz`, filename: 'x_export.tar.gz', now: 0, relation: 1, after: 0, parts: { labels: [9] } };
+  await storageSql(`UPDATE project_export_jobs SET status = 'started', progress = '${JSON.stringify(mid)}' WHERE id = ${first.id}`);
+  expect(await store.exists(part)).toBe(true);
+  expect((await api(`/projects/${p.id}`, { method: 'DELETE', token: u.token })).status).toBe(202);
+  for (const until = Date.now() + 10_000; (await store.exists(part)) || (await store.exists(first.blob_key!)); ) {
+    expect(Date.now()).toBeLessThan(until);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
