@@ -2,6 +2,7 @@
 import { and, inArray, isNotNull } from 'drizzle-orm';
 import { projectExportJobs, projectUploads } from '../db/schema';
 import { uploadKey } from './project-uploads';
+import { unfinishedKeys } from './export-parts';
 import type { Cascade } from '../platform/cascade';
 
 export const exportCascade: Cascade = {
@@ -11,6 +12,11 @@ export const exportCascade: Cascade = {
       {
         query: db.select({ key: projectExportJobs.blobKey }).from(projectExportJobs).where(and(inArray(projectExportJobs.projectId, ids as never), isNotNull(projectExportJobs.blobKey))),
         keys: (rows: { key: string | null }[]) => rows.flatMap((r) => (r.key ? [r.key] : [])),
+      },
+      {
+        // An export still being written: its parts (the next message finds no row and stops).
+        query: db.select({ progress: projectExportJobs.progress }).from(projectExportJobs).where(and(inArray(projectExportJobs.projectId, ids as never), isNotNull(projectExportJobs.progress))),
+        keys: (rows: { progress: string | null }[]) => rows.flatMap((r) => unfinishedKeys(r.progress)),
       },
       {
         query: db.select({ projectId: projectUploads.projectId, secret: projectUploads.secret, filename: projectUploads.filename }).from(projectUploads).where(inArray(projectUploads.projectId, ids as never)),

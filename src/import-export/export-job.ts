@@ -1,42 +1,33 @@
 /**
  * The `project_export` job (GitLab Projects::ImportExport::ExportService on a Sidekiq worker):
- * writes the archive, stores it in the blob store and marks the export finished. Delivery is at
- * least once: a finished or failed export is left alone, and a redelivered message of an export
- * that died half-way writes its archive again under a new key.
+ * writes the archive, stores it in the blob store and marks the export finished. The work is split
+ * across queue messages (export-parts.ts): each writes parts of the relations until its budget is
+ * spent and hands the rest to a new message; the message after the last part writes the archive
+ * from them. Delivery is at least once: progress moves by compare-and-set, so a redelivered message
+ * rewrites a part under the same key and then stops or goes on from the stored progress; a
+ * finished or failed export is left alone. The status shows `started` until the archive is stored.
  */
 import { and, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm';
-import type { Db } from '../db/client';
 import { namespaces, projectExportJobs, projects } from '../db/schema';
 import type { JobDeps, JobHandler } from '../platform/jobs-consumer';
+import type { JobMessage } from '../platform/jobs';
 import { randomHex } from '../platform/crypto';
-import { TarWriter } from '../platform/tar-write';
-import { projectBundle } from './bundle-write';
-import { uploadMembers } from './project-uploads';
 import { EXPORT_TTL_MS, exportFilename } from './export-status';
-import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
-import { mergeRequestLines } from './export-merge-requests';
-import { approvalAttributes, approvalRuleLines } from './export-approvals';
+import type { ExportScope } from './export-tree';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
+import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, unfinishedKeys, writeNextPart } from './export-parts';
 
 export const EXPORT_JOB = 'project_export';
-const encoder = new TextEncoder();
+export { EXPORT_VERSION } from './export-parts';
 
-/** Gitlab::ImportExport.version. */
-export const EXPORT_VERSION = '0.2.4';
-
-/** The relations in import_export.yml's order (those this server holds). */
-const RELATIONS: [string, (scope: ExportScope) => AsyncGenerator<Record<string, unknown>>][] = [
-  ['labels', labelLines],
-  ['milestones', milestoneLines],
-  ['issues', issueLines],
-  ['project_members', memberLines],
-  ['merge_requests', mergeRequestLines],
-  ['protected_branches', protectedBranchLines],
-  ['project_feature', projectFeatureLines],
-  ['approval_rules', approvalRuleLines],
-];
+/** Rows of a relation per part: 1,000 issues with their notes are about 3 MB of ndjson. */
+const PART_ROWS = 1000;
+/** Wall time one message may spend writing parts before handing the rest on (Workers: 30 s CPU by default). */
+const DEFAULT_BUDGET_MS = 20_000;
+/** Parts one message writes at most: each is a few D1 batches and an R2 put, all subrequests of the invocation. */
+const MAX_PARTS_PER_MESSAGE = 20;
 
 /**
  * A failed export is marked `failed` (shown as `none`, or `finished` while an older archive is
@@ -44,23 +35,30 @@ const RELATIONS: [string, (scope: ExportScope) => AsyncGenerator<Record<string, 
  */
 export const runProjectExport: JobHandler = async (message, deps) => {
   try {
-    await exportProject(message.id, deps);
+    await exportProject(message, deps);
   } catch (err) {
     console.error(JSON.stringify({ level: 'error', job: EXPORT_JOB, id: message.id, error: String(err) }));
-    await deps.db
+    const [failed] = await deps.db
       .update(projectExportJobs)
       .set({ status: 'failed', error: 'The export could not be written', updatedAt: Date.now() })
       .where(and(eq(projectExportJobs.jid, message.id), inArray(projectExportJobs.status, ['queued', 'started'])))
-      .run();
+      .returning({ progress: projectExportJobs.progress })
+      .all();
+    // The parts of a failed export are never read again (the user asks for a new export).
+    for (const key of unfinishedKeys(failed?.progress ?? null)) await deps.blobs.delete(key);
   }
 };
 
-async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void> {
-  const now = Date.now();
-  // queued -> started; a redelivery of a started export (its consumer died) starts it over.
+async function exportProject(message: JobMessage, { db, blobs, jobs }: JobDeps): Promise<void> {
+  const began = Date.now();
+  const jid = message.id;
+  // Tests force tiny parts and budgets; they travel with every message the export hands on.
+  const budgetMs = Number(message.budgetMs ?? DEFAULT_BUDGET_MS);
+  const partRows = Math.max(1, Number(message.partRows ?? PART_ROWS));
+  // queued -> started; a later message (or a redelivery after its consumer died) finds it started.
   const [job] = await db
     .update(projectExportJobs)
-    .set({ status: 'started', updatedAt: now })
+    .set({ status: 'started', updatedAt: began })
     .where(and(eq(projectExportJobs.jid, jid), inArray(projectExportJobs.status, ['queued', 'started'])))
     .returning()
     .all();
@@ -71,10 +69,40 @@ async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void>
     return;
   }
   const { project, namespace } = found;
-  const filename = exportFilename(`${namespace.fullPath}/${project.path}`, new Date(now));
-  // A random segment: a project re-created at the same path never finds an older project's archive.
-  const key = `exports/${project.id}/${randomHex(16)}/${filename}`;
-  await blobs.put(key, archiveStream({ db, blobs, project, namespace, userId: job.userId }, job.description, now), 'application/gzip');
+  const scope: ExportScope = { db, blobs, project, namespace, userId: job.userId };
+
+  let stored = job.progress;
+  let progress = stored ? (JSON.parse(stored) as ExportProgress) : null;
+  if (!progress || progress.done) {
+    // The first message (or a started row whose export finished before: it is written anew).
+    const filename = exportFilename(`${namespace.fullPath}/${project.path}`, new Date(began));
+    // A random segment: a project re-created at the same path never finds an older project's archive.
+    const fresh = newProgress(`exports/${project.id}/${randomHex(16)}/${filename}`, filename, began);
+    if (!(await advance(db, job.id, stored, fresh))) return;
+    [progress, stored] = [fresh, JSON.stringify(fresh)];
+  }
+  const handOn = () => jobs.send({ type: EXPORT_JOB, id: jid, ...(message.budgetMs !== undefined ? { budgetMs: message.budgetMs } : {}), ...(message.partRows !== undefined ? { partRows: message.partRows } : {}) });
+  // Every message writes at least one part, so a chain of messages always gets somewhere.
+  let written = 0;
+  const spent = () => written > 0 && (written >= MAX_PARTS_PER_MESSAGE || Date.now() - began >= budgetMs);
+  while (!relationsWritten(progress)) {
+    if (spent()) return handOn();
+    const next = await writeNextPart(scope, progress, partRows);
+    // Another delivery of this message wrote the same part first and goes on from there.
+    if (!(await advance(db, job.id, stored, next))) return;
+    [progress, stored] = [next, JSON.stringify(next)];
+    written++;
+  }
+  if (!progress.assembled) {
+    if (spent()) return handOn();
+    await blobs.put(progress.key, assembleArchive(scope, job.description, progress), 'application/gzip');
+    const next: ExportProgress = { ...progress, assembled: true };
+    if (!(await advance(db, job.id, stored, next))) return;
+    [progress, stored] = [next, JSON.stringify(next)];
+  }
+  // The archive is stored: the parts go before the export shows finished (a redelivery deletes them again).
+  await deleteParts(blobs, progress);
+  const { key, filename } = progress;
   // The upload is part of `started` (spec: post-export actions); its outcome is recorded, and the
   // archive stays downloadable either way.
   const uploadError = job.uploadUrl ? await uploadStored(blobs, key, job.uploadUrl, job.uploadMethod ?? 'PUT', await loadSettings(db)) : null;
@@ -87,7 +115,7 @@ async function exportProject(jid: string, { db, blobs }: JobDeps): Promise<void>
     db.select({ key: projectExportJobs.blobKey }).from(projectExportJobs).where(staleWhere),
     db
       .update(projectExportJobs)
-      .set({ status: 'finished', blobKey: key, filename, error: uploadError, expiresAt: done + EXPORT_TTL_MS, updatedAt: done })
+      .set({ status: 'finished', blobKey: key, filename, error: uploadError, expiresAt: done + EXPORT_TTL_MS, progress: JSON.stringify({ ...progress, done: true }), updatedAt: done })
       .where(and(eq(projectExportJobs.id, job.id), eq(projectExportJobs.status, 'started'))),
     db.update(projectExportJobs).set({ blobKey: null, status: 'removed', updatedAt: done }).where(staleWhere),
   ]);
@@ -99,38 +127,4 @@ async function uploadStored(blobs: BlobStore, key: string, url: string, method: 
   const stored = await blobs.get(key);
   if (!stored) return 'Error uploading the project. Code 0: the export file is missing';
   return uploadArchive(url, method, new Uint8Array(await new Response(stored.body).arrayBuffer()), settings);
-}
-
-/**
- * The archive as a stream: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members
- * under `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson, project.bundle. It is
- * written as the blob store reads it; a failure half-way errors the stream, and so the store's write.
- */
-export function archiveStream(scope: ExportScope, description: string | null, now: number): ReadableStream<Uint8Array> {
-  const { db, blobs, project } = scope;
-  const gzip = new CompressionStream('gzip');
-  const writer = gzip.writable.getWriter();
-  const tar = new TarWriter((chunk) => writer.write(chunk as Uint8Array<ArrayBuffer>));
-  const write = async () => {
-    const mtime = now;
-    await tar.directory({ name: './', mtime });
-    await tar.file({ name: './VERSION', mtime }, `${EXPORT_VERSION}\n`);
-    await tar.directory({ name: './tree/', mtime });
-    await tar.file({ name: './tree/project.json', mtime }, JSON.stringify({ ...projectJson(project, description), ...(await approvalAttributes(db, project.id)) }));
-    await tar.directory({ name: './tree/project/', mtime });
-    for (const [name, lines] of RELATIONS) {
-      // One file is the unit a tar header sizes, so each relation is gathered before it is written.
-      const parts: Uint8Array[] = [];
-      for await (const line of lines(scope)) parts.push(encoder.encode(`${JSON.stringify(line)}\n`));
-      await tar.chunks({ name: `./tree/project/${name}.ndjson`, mtime }, parts);
-    }
-    // UploadsSaver runs after the tree and before the repository.
-    for await (const u of uploadMembers(db, blobs, project.id)) await tar.file({ name: `./${u.name}`, mtime }, u.bytes);
-    const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
-    if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
-    await tar.end();
-    await writer.close();
-  };
-  write().catch((err) => writer.abort(err).catch(() => undefined));
-  return gzip.readable;
 }

@@ -109,8 +109,8 @@ async function storedDetails(db: Db, d: DiffRow) {
   };
 }
 
-export async function* mergeRequestLines({ db, blobs, project: { id: projectId } }: ExportScope): AsyncGenerator<Record<string, unknown>> {
-  let after = 0;
+export async function* mergeRequestLines({ db, blobs, project: { id: projectId }, after: start }: ExportScope): AsyncGenerator<Record<string, unknown>> {
+  let after = start ?? 0;
   for (;;) {
     const rows = await db.select().from(mergeRequests).where(and(eq(mergeRequests.projectId, projectId), gt(mergeRequests.id, after))).orderBy(asc(mergeRequests.id)).limit(PAGE).all();
     if (!rows.length) return;

@@ -27,6 +27,8 @@ export interface ExportScope {
   project: ProjectRow;
   namespace: NamespaceRow;
   userId: number;
+  /** For relations read by id: start after this row (the cursor of an export split across messages). */
+  after?: number;
 }
 
 /** project.json: the project's own attributes (never its name, path, namespace, ids or tokens). */
@@ -83,8 +85,8 @@ const milestoneJson = (m: typeof milestones.$inferSelect) => ({
   ...(m.groupId ? { group_id: m.groupId } : {}),
 });
 
-export async function* labelLines({ db, project: { id: projectId } }: ExportScope): Lines {
-  let after = 0;
+export async function* labelLines({ db, project: { id: projectId }, after: start }: ExportScope): Lines {
+  let after = start ?? 0;
   for (;;) {
     const rows = await db.select().from(labels).where(and(eq(labels.projectId, projectId), gt(labels.id, after))).orderBy(asc(labels.id)).limit(PAGE).all();
     if (!rows.length) return;
@@ -94,8 +96,8 @@ export async function* labelLines({ db, project: { id: projectId } }: ExportScop
   }
 }
 
-export async function* milestoneLines({ db, project: { id: projectId } }: ExportScope): Lines {
-  let after = 0;
+export async function* milestoneLines({ db, project: { id: projectId }, after: start }: ExportScope): Lines {
+  let after = start ?? 0;
   for (;;) {
     const rows = await db.select().from(milestones).where(and(eq(milestones.projectId, projectId), gt(milestones.id, after))).orderBy(asc(milestones.id)).limit(PAGE).all();
     if (!rows.length) return;
@@ -184,8 +186,8 @@ export async function labelLinksOf(db: Db, type: 'Issue' | 'MergeRequest', ids: 
       .map((r) => ({ label_id: r.link.labelId, target_id: r.link.targetId, target_type: type, created_at: at(r.link.createdAt), updated_at: at(r.link.createdAt), label: labelJson(r.label) }));
 }
 
-export async function* issueLines({ db, project: { id: projectId } }: ExportScope): Lines {
-  let after = 0;
+export async function* issueLines({ db, project: { id: projectId }, after: start }: ExportScope): Lines {
+  let after = start ?? 0;
   for (;;) {
     const rows = await db.select().from(issues).where(and(eq(issues.projectId, projectId), gt(issues.id, after))).orderBy(asc(issues.id)).limit(PAGE).all();
     if (!rows.length) return;

@@ -28,9 +28,24 @@ export class TarWriter {
 
   /** A member made of several pieces (the lines of an ndjson file), written one after the other without joining them. */
   async chunks(e: TarEntry, pieces: Uint8Array[]): Promise<void> {
-    const size = pieces.reduce((n, p) => n + p.byteLength, 0);
+    await this.stream(e, pieces.reduce((n, p) => n + p.byteLength, 0), pieces);
+  }
+
+  /**
+   * A member whose size is known before its bytes are (the parts of an export relation, read back
+   * from the blob store one at a time): the header goes first, then the pieces as they come. Bytes
+   * that do not add up to `size` would misalign every later header, so they fail the archive.
+   */
+  async stream(e: TarEntry, size: number, pieces: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
     await this.header(e.name, size, e.mtime, '0', 0o644);
-    for (const p of pieces) if (p.byteLength) await this.emit(p);
+    let written = 0;
+    for await (const p of pieces) {
+      if (!p.byteLength) continue;
+      written += p.byteLength;
+      if (written > size) break;
+      await this.emit(p);
+    }
+    if (written !== size) throw new Error(`Tar member ${e.name}: ${written} bytes where the header says ${size}`);
     const pad = (BLOCK - (size % BLOCK)) % BLOCK;
     if (pad) await this.emit(new Uint8Array(pad));
   }

@@ -24,6 +24,12 @@ export const projectExportJobs = sqliteTable(
     /** The archive's file name, fixed when it was written (GitLab's timestamped export filename). */
     filename: text('filename'),
     error: text('error'),
+    /**
+     * JSON of the export's progress across queue messages (export-parts.ts `ExportProgress`): the
+     * archive key, the relation and cursor being written and the sizes of the parts written so far.
+     * Advanced with a compare-and-set on this column, so a redelivered message never moves it twice.
+     */
+    progress: text('progress'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     expiresAt: integer('expires_at'),

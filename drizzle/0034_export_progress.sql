@@ -1,0 +1,1 @@
+ALTER TABLE `project_export_jobs` ADD `progress` text;
