@@ -6,6 +6,7 @@
 import { sendJob, storageSql } from '#harness';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, type TestUser, unique } from '../support';
+import { rebase, waitForRebase } from './rebase-support';
 
 let owner: TestUser;
 let dev: TestUser;
@@ -35,28 +36,6 @@ async function openMr(pid: number, branch: string) {
   const m = await api(`/projects/${pid}/merge_requests`, { token: dev.token, body: { source_branch: branch, target_branch: 'main', title: unique('MR') } });
   expect(m.status).toBe(201);
   return { iid: m.body.iid as number, base: `/projects/${pid}/merge_requests/${m.body.iid}` };
-}
-
-/**
- * GET with include_rebase_in_progress until the queued rebase is done (the in-process runner on
- * Node, the Queue consumer on workerd), as GitLab's clients poll; the merge request as then shown.
- */
-async function waitForRebase(base: string, token: string, timeoutMs = 25_000): Promise<Record<string, any>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api(`${base}?include_rebase_in_progress=true`, { token });
-    expect(res.status).toBe(200);
-    if (res.body.rebase_in_progress === false) return res.body;
-    if (Date.now() > until) throw new Error(`rebase of ${base} still in progress`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** PUT rebase (queued: 202, in progress) and wait for it. */
-async function rebase(base: string, token: string) {
-  const res = await api(`${base}/rebase`, { method: 'PUT', token });
-  expect(res).toMatchObject({ status: 202, body: { rebase_in_progress: true } });
-  return { res, mr: await waitForRebase(base, token) };
 }
 
 beforeAll(async () => {
