@@ -47,6 +47,7 @@ import { scanOnDefaultBranch, scanOnPush } from './dependencies/scanner';
 import { defaultBranchHooks } from './projects/default-branch-hooks';
 import { positivePaginationFlag } from './platform/pagination';
 import { featureEnabled } from './features/flags';
+import { failMergeRequestRebase, REBASE_JOB, runMergeRequestRebase } from './merge-requests/rebase-job';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -69,6 +70,8 @@ positivePaginationFlag.install({ enabled: (c) => featureEnabled(c, 'only_positiv
 jobHandlers[IMPORT_JOB] = runProjectImport;
 jobHandlers[EXPORT_JOB] = runProjectExport;
 deadLetterHandlers[IMPORT_JOB] = failProjectImport;
+jobHandlers[REBASE_JOB] = runMergeRequestRebase;
+deadLetterHandlers[REBASE_JOB] = failMergeRequestRebase;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>({ getPath: apiPath });

@@ -13,6 +13,7 @@ Other users act through sudo (root's token has the sudo scope), as an administra
 import re
 import secrets
 import sys
+import time
 
 import gitlab
 from pyharness import ROOT, TAG, case, check, client, eq, need, raises, state
@@ -573,8 +574,13 @@ def _():
     got = project.mergerequests.get(mr.iid)
     eq(got.detailed_merge_status, "need_rebase", "detailed_merge_status")
     raises(gitlab.exceptions.GitlabMRClosedError, 422, lambda: got.merge(), "Branch cannot be merged")
-    eq(got.rebase(sudo=author.username), {"rebase_in_progress": False}, "rebase() answer")
+    eq(got.rebase(sudo=author.username), {"rebase_in_progress": True}, "rebase() answer: queued")
+    # The rebase runs as a job: poll include_rebase_in_progress until it is done, as GitLab's docs say.
+    deadline = time.monotonic() + 30
     got = project.mergerequests.get(mr.iid, include_rebase_in_progress=True)
+    while got.rebase_in_progress and time.monotonic() < deadline:
+        time.sleep(0.2)
+        got = project.mergerequests.get(mr.iid, include_rebase_in_progress=True)
     eq((got.rebase_in_progress, got.merge_error, got.detailed_merge_status, got.diff_refs["base_sha"]), (False, None, "mergeable", main.id), "rebased")
     got.merge()
     done = project.mergerequests.get(mr.iid)

@@ -182,8 +182,8 @@ async function presentRows(
       buildsAvailable: buildsReadable,
       readPipeline: buildsReadable,
       firstContribution: o.firstContribution ? (firstContributions.get(m.id) ?? false) : undefined,
-      // No rebase runs here.
-      rebaseInProgress: o.includeRebaseInProgress ? false : undefined,
+      // MergeRequest#rebase_in_progress?: the rebase job (merge-requests/rebase-job.ts) has not finished.
+      rebaseInProgress: o.includeRebaseInProgress ? m.rebaseJid != null : undefined,
       // MergeRequest#diverged_commits_count: target commits since the merge base (0 once closed or merged).
       divergedCommitsCount: o.includeDivergedCommitsCount ? (open && live.targetHead && live.mergeBase !== live.targetHead ? await divergedCommits(db, m.projectId, live.mergeBase, live.targetHead) : 0) : undefined,
     });

@@ -1,12 +1,13 @@
 /**
  * `PUT /projects/:id/merge_requests/:merge_request_iid/rebase` (lib/api/merge_requests.rb,
- * MergeRequests::RebaseService). GitLab queues the rebase and answers 202 with
- * `rebase_in_progress`; here the rebase is a single batch run before answering, so the answer is
- * already `false` and a failure shows as the merge request's `merge_error`, where clients polling
- * with `include_rebase_in_progress` look for it.
+ * MergeRequest#rebase_async): the checks, then the merge request is marked with the queued job's id
+ * (`rebase_jid`) and the answer is 202 `{"rebase_in_progress": true}`. The job
+ * (rebase-job.ts, RebaseWorker) rewrites the branch and clears the mark; clients poll
+ * `GET .../merge_requests/:iid?include_rebase_in_progress=true` until it is false and read
+ * `merge_error` for a failure. Queuing keeps the request within the write budget (issue 13): the
+ * rebase itself reads the history once per rebased commit.
  */
-import { eq } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
+import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { mergeRequests } from '../db/schema';
 import { ApiError, forbidden } from '../platform/errors';
@@ -15,15 +16,10 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
 import { allowForcePush, canPushToBranch, isProtectedBranch, refMatches } from '../repository/protected-branches';
-import { pushStatements } from '../repository/push';
-import { buildRebase } from '../repository/rebase';
-import { blobKey } from '../repository/repository';
 import { withReadMemo } from '../platform/read-memo';
 import { bothReads, branchRuleReads, findProjectMergeRequestWith, headReads } from './merge-request-access';
-import { mergeRequestPushReads } from './push-reads';
+import { REBASE_JOB, type RebaseJobMessage } from './rebase-job';
 
-/** MergeRequests::RebaseService::REBASE_ERROR. */
-export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
 /** MergeRequest::REBASE_LOCK_MESSAGE (RebaseLockTimeout): not open, or a rebase already running. */
 const REBASE_LOCK_MESSAGE = 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.';
 
@@ -39,13 +35,10 @@ export function mountMergeRequestRebase(r: Router) {
       const user = requireUser(caller);
       const db = c.var.db;
       // One round trip for every check: the project, the merge request, both branch heads and the branch rules.
-      const found = await withReadMemo(c, async () => {
-        const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) =>
-          // The rebase is a push to the source branch: the push hooks' reads come along (push-reads.ts).
-          bothReads(bothReads(headReads(db, mrId), branchRuleReads(db, projectId)), mergeRequestPushReads(db, mrId, projectId, 'source')),
-        );
-        const [[heads, rules], prefetched] = f.loaded;
-        const { source, target } = heads.forMr(f.mr);
+      const { mr } = await withReadMemo(c, async () => {
+        const f = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => bothReads(headReads(db, mrId), branchRuleReads(db, projectId)));
+        const [heads, rules] = f.loaded;
+        const { source } = heads.forMr(f.mr);
         // authorize_merge_request_rebase! (RebaseService#validate): forbidden!(message).
         if (!source) throw forbidden('Source branch does not exist');
         // (The source project is the target project here: no forks.)
@@ -56,45 +49,27 @@ export function mountMergeRequestRebase(r: Router) {
           ? matching.length > 0 && !matching.some((r) => r.allowForcePush)
           : (await isProtectedBranch(db, f.mr.sourceProjectId, f.mr.sourceBranch)) && !(await allowForcePush(db, f.mr.sourceProjectId, f.mr.sourceBranch));
         if (protectedNoForce) throw forbidden('Source branch is protected from force push');
-        return { ...f, sourceHead: source, targetHead: target, prefetched };
+        return f;
       });
-      const { mr, sourceHead, targetHead, prefetched } = found;
-      // rebase_async raises RebaseLockTimeout (409) unless the merge request is open.
-      if (mr.state !== 'opened') throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
-
-      const at = Date.now();
-      const outcome = targetHead ? await buildRebase(c, { projectId: mr.sourceProjectId, branch: mr.sourceBranch, sourceHead, targetHead, user: { id: user.id, name: user.name, email: user.email }, at }) : null;
-      let ok = false;
-      if (outcome?.ok && outcome.noop) {
-        ok = true;
-        // Nothing to rebase: only a previous failure's message to clear.
-        if (mr.mergeError != null) await db.update(mergeRequests).set({ mergeError: null }).where(eq(mergeRequests.id, mr.id)).run();
-      } else if (outcome?.ok) {
-        // The rewritten branch is a push: the merge requests from it are refreshed in the same batch.
-        const refresh = await pushStatements(c, {
-          projectId: mr.sourceProjectId,
-          branch: mr.sourceBranch,
-          oldSha: sourceHead,
-          commits: outcome.commits,
-          manifest: outcome.files,
-          // The rebased commits sit on the target head, which is their merge base with it.
-          from: targetHead,
-          user,
-          at,
-        }, prefetched);
-        await Promise.all([...outcome.blobs].map(([sha, bytes]) => c.var.blobs.put(blobKey(mr.sourceProjectId, sha), bytes)));
-        const statements: BatchItem<'sqlite'>[] = [...outcome.statements, ...refresh, db.update(mergeRequests).set({ mergeError: null }).where(eq(mergeRequests.id, mr.id))];
-        try {
-          await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-          ok = true;
-        } catch (err) {
-          // The source branch moved meanwhile: the compare-and-swap guard failed the batch.
-          if (!/NOT NULL constraint failed: repo_branch_updates\.new_sha/i.test(String((err as Error)?.message) + String((err as { cause?: Error })?.cause?.message))) throw err;
-        }
+      // rebase_async raises RebaseLockTimeout (409) unless the merge request is open and no rebase
+      // is in progress; the mark is set only where both still hold (the row lock GitLab takes).
+      if (mr.state !== 'opened' || mr.rebaseJid != null) throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
+      const jid = `${REBASE_JOB}:${mr.id}:${crypto.randomUUID()}`;
+      const marked = await db
+        .update(mergeRequests)
+        .set({ rebaseJid: jid })
+        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'), isNull(mergeRequests.rebaseJid)))
+        .returning({ id: mergeRequests.id });
+      if (!marked.length) throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
+      const message: RebaseJobMessage = { type: REBASE_JOB, id: jid, mergeRequestId: mr.id, userId: user.id };
+      try {
+        await c.var.jobs.send(message);
+      } catch (err) {
+        // Not queued: nothing would ever clear the mark.
+        await db.update(mergeRequests).set({ rebaseJid: null }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.rebaseJid, jid))).run();
+        throw err;
       }
-      // RebaseService#rebase: the error is saved on the merge request (save_message_on_model).
-      if (!ok) await db.update(mergeRequests).set({ mergeError: REBASE_ERROR }).where(eq(mergeRequests.id, mr.id)).run();
-      return c.json({ rebase_in_progress: false }, 202);
+      return c.json({ rebase_in_progress: true }, 202);
     },
   );
 }

@@ -32,6 +32,8 @@ interface Case {
   path: (v: Vis) => string;
   body?: (v: Vis) => Record<string, unknown>;
   expect: (r: Role, v: Vis) => [number, unknown?];
+  /** After an accepted call, before the next role's: waits for what it queued. */
+  settle?: (v: Vis) => Promise<void>;
 }
 
 const readCase = (name: string, suffix: (v: Vis) => string): Case => ({
@@ -93,8 +95,16 @@ const CASES: Case[] = [
           : !readsMr(r, v)
             ? [404, NF]
             : atLeast(r, 30)
-              ? [202, { rebase_in_progress: false }]
+              ? [202, { rebase_in_progress: true }]
               : [403, { message: '403 Forbidden - Cannot push to source branch' }],
+    // The rebase is queued: the next role's call would meet it in progress (409).
+    settle: async (v) => {
+      const until = Date.now() + 25_000;
+      while ((await api(`/projects/${projects[v].id}/merge_requests/${projects[v].mr.iid}?include_rebase_in_progress=true`, { token: tokens.owner })).body.rebase_in_progress !== false) {
+        if (Date.now() > until) throw new Error('rebase still in progress');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
   },
   {
     name: 'POST merge request (Developer+; a duplicate proves the check passed)',
@@ -175,6 +185,7 @@ describe('merge request access matrix', () => {
           const res = await api(cs.path(v), { method: cs.method, token: tokens[r], body: cs.body?.(v) });
           if (res.status !== status || (body !== undefined && JSON.stringify(res.body) !== JSON.stringify(body)))
             failures.push(`${r}/${v}: ${res.status} ${res.text.slice(0, 80)} (expected ${status} ${body ? JSON.stringify(body) : ''})`);
+          if (res.status === 202) await cs.settle?.(v);
         }
       }
       expect(failures).toEqual([]);

@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, type TestUser, unique } from '../support';
+import { rebase } from './rebase-support';
 
 let owner: TestUser;
 let dev: TestUser;
@@ -66,8 +67,7 @@ describe('fast-forward merges', () => {
     expect((await api(m.base, { token: dev.token })).body.detailed_merge_status).toBe('need_rebase');
     expect(await api(`${m.base}/merge`, { method: 'PUT', token: owner.token })).toMatchObject({ status: 422, body: { message: 'Branch cannot be merged' } });
 
-    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(202);
-    const rebased = (await api(m.base, { token: dev.token })).body;
+    const rebased = (await rebase(m.base, dev.token)).mr;
     expect(rebased.sha).not.toBe(before.sha);
     expect(rebased.detailed_merge_status).toBe('mergeable');
     // The rebase kept the diff: the approval still counts (patch id), no reset note.
@@ -94,7 +94,7 @@ describe('fast-forward merges', () => {
   it('squash with squash_option always: one squash commit on the target, no merge commit', async () => {
     const { pid } = await project({ merge_method: 'ff', squash_option: 'always' });
     const m = await behindMr(pid);
-    await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
+    await rebase(m.base, dev.token);
     const mr = (await api(m.base, { token: dev.token })).body;
     expect(mr).toMatchObject({ squash: false, squash_on_merge: true });
     const merged = await api(`${m.base}/merge`, { method: 'PUT', token: owner.token, body: { squash: false } });
@@ -112,7 +112,7 @@ describe('rebase_merge and squash never', () => {
     const { pid } = await project({ merge_method: 'rebase_merge', squash_option: 'never' });
     const m = await behindMr(pid);
     expect((await api(m.base, { token: dev.token })).body.detailed_merge_status).toBe('need_rebase');
-    await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
+    await rebase(m.base, dev.token);
     const head = (await api(m.base, { token: dev.token })).body.sha;
     const merged = await api(`${m.base}/merge`, { method: 'PUT', token: owner.token, body: { squash: true } });
     expect(merged.status).toBe(200);

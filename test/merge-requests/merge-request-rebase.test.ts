@@ -3,8 +3,10 @@
  * (lib/api/merge_requests.rb, MergeRequests::RebaseService): the source branch's commits replayed on
  * the target head, authors kept, conflicts reported in merge_error, and GitLab's refusals.
  */
+import { sendJob, storageSql } from '#harness';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, type TestUser, unique } from '../support';
+import { rebase, waitForRebase } from './rebase-support';
 
 let owner: TestUser;
 let dev: TestUser;
@@ -47,10 +49,8 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
     const second = await commit(pid, branch, dev.token, [file('c.txt')], 'Second change');
     const m = await openMr(pid, branch);
     const main = await commit(pid, 'main', owner.token, [file('d.txt')]);
-    const res = await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
-    expect(res.status).toBe(202);
-    expect(res.body).toEqual({ rebase_in_progress: false });
-    const mr = (await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body;
+    const { res, mr } = await rebase(m.base, dev.token);
+    expect(res.body).toEqual({ rebase_in_progress: true });
     expect(mr.merge_error).toBeNull();
     expect(mr.rebase_in_progress).toBe(false);
     expect(mr.sha).not.toBe(second.id);
@@ -76,8 +76,7 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
     const { pid, branch } = await setup();
     const head = await commit(pid, branch, dev.token, [file('b.txt')]);
     const m = await openMr(pid, branch);
-    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(202);
-    expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id, merge_error: null });
+    expect((await rebase(m.base, dev.token)).mr).toMatchObject({ sha: head.id, merge_error: null });
   });
 
   it('reports a conflict in merge_error and keeps the branch', async () => {
@@ -85,9 +84,68 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
     const head = await commit(pid, branch, dev.token, [file('shared.txt', 'mine\n', 'update')]);
     const m = await openMr(pid, branch);
     await commit(pid, 'main', owner.token, [file('shared.txt', 'theirs\n', 'update')]);
-    const res = await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token });
-    expect(res).toMatchObject({ status: 202, body: { rebase_in_progress: false } });
-    expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id, merge_error: REBASE_ERROR });
+    expect((await rebase(m.base, dev.token)).mr).toMatchObject({ sha: head.id, merge_error: REBASE_ERROR, rebase_in_progress: false });
+  });
+
+  it('queues the rebase within the write budget however many commits it rewrites', async () => {
+    const { pid, branch } = await setup();
+    const own: string[] = [];
+    for (let k = 0; k < 6; k++) own.push((await commit(pid, branch, dev.token, [file(`f${k}.txt`)], `Change ${k}`)).id);
+    const m = await openMr(pid, branch);
+    const main = await commit(pid, 'main', owner.token, [file('d.txt')]);
+    const { res, mr } = await rebase(m.base, dev.token);
+    expect(Number(res.headers.get('x-storage-round-trips'))).toBeLessThanOrEqual(3);
+    expect(mr).toMatchObject({ merge_error: null, diff_refs: { base_sha: main.id, start_sha: main.id } });
+    const commits = (await api(`${m.base}/commits`, { token: dev.token })).body;
+    expect(commits.map((k: any) => k.title)).toEqual([5, 4, 3, 2, 1, 0].map((k) => `Change ${k}`));
+    expect(commits.some((k: any) => own.includes(k.id))).toBe(false);
+  });
+
+  it('answers 409 while a rebase is in progress, which the GET shows', async () => {
+    const { pid, branch } = await setup();
+    const head = await commit(pid, branch, dev.token, [file('b.txt')]);
+    const m = await openMr(pid, branch);
+    const id = (await api(m.base, { token: dev.token })).body.id as number;
+    // A rebase queued and not yet run (the mark the PUT sets, held as the job's id).
+    await storageSql(`UPDATE merge_requests SET rebase_jid = 'pending' WHERE id = ${id}`);
+    expect((await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body.rebase_in_progress).toBe(true);
+    expect((await api(m.base, { token: dev.token })).body).not.toHaveProperty('rebase_in_progress');
+    expect(await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({
+      status: 409,
+      body: { message: 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.' },
+    });
+    expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id });
+  });
+
+  it('does nothing when the job is delivered again after it finished', async () => {
+    const { pid, branch } = await setup();
+    await commit(pid, branch, dev.token, [file('b.txt')]);
+    const m = await openMr(pid, branch);
+    await commit(pid, 'main', owner.token, [file('d.txt')]);
+    const mrId = (await api(m.base, { token: dev.token })).body.id as number;
+    // The job's message as the PUT sends it, delivered by hand so the test knows its id.
+    const job = { type: 'merge_request_rebase', id: unique('merge_request_rebase:'), mergeRequestId: mrId, userId: dev.id };
+    await storageSql(`UPDATE merge_requests SET rebase_jid = '${job.id}' WHERE id = ${mrId}`);
+    await sendJob(job);
+    const done = await waitForRebase(m.base, dev.token);
+    expect(done.merge_error).toBeNull();
+    const versions = (await api(`${m.base}/versions`, { token: dev.token })).body.length as number;
+    // The target moves on: a second run of the same job would rebase again.
+    await commit(pid, 'main', owner.token, [file('e.txt')]);
+    await sendJob(job);
+    // A sentinel job sent after it (an up-to-date merge request elsewhere) tells when the queue got that far.
+    const other = await setup();
+    await commit(other.pid, other.branch, dev.token, [file('b.txt')]);
+    const s = await openMr(other.pid, other.branch);
+    const sentinelId = (await api(s.base, { token: dev.token })).body.id as number;
+    const sentinel = { ...job, id: unique('merge_request_rebase:'), mergeRequestId: sentinelId };
+    await storageSql(`UPDATE merge_requests SET rebase_jid = '${sentinel.id}' WHERE id = ${sentinelId}`);
+    await sendJob(sentinel);
+    await waitForRebase(s.base, dev.token);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = (await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body;
+    expect(after).toMatchObject({ sha: done.sha, merge_error: null, rebase_in_progress: false });
+    expect((await api(`${m.base}/versions`, { token: dev.token })).body.length).toBe(versions);
   });
 
   it('is refused as GitLab refuses it', async () => {
@@ -100,7 +158,7 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
     expect((await api(`/projects/${pid}/protected_branches`, { token: owner.token, body: { name: branch, push_access_level: 30 } })).status).toBe(201);
     expect(await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Source branch is protected from force push' } });
     expect((await api(`/projects/${pid}/protected_branches/${branch}`, { method: 'PATCH', token: owner.token, body: { allow_force_push: true } })).status).toBe(200);
-    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(202);
+    await rebase(m.base, dev.token);
     // A closed merge request: the rebase cannot be queued.
     expect((await api(m.base, { method: 'PUT', token: dev.token, body: { state_event: 'close' } })).status).toBe(200);
     expect(await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).toMatchObject({

@@ -47,6 +47,8 @@ export const mergeRequests = sqliteTable(
     /** unchecked | checking | can_be_merged | cannot_be_merged | cannot_be_merged_recheck */
     mergeStatus: text('merge_status').notNull().default('unchecked'),
     mergeError: text('merge_error'),
+    /** The queued rebase job's id (MergeRequest#rebase_jid) while it has not finished; null otherwise. */
+    rebaseJid: text('rebase_jid'),
     /** Null until locked or unlocked once (GitLab keeps the column nullable and shows null). */
     discussionLocked: bool('discussion_locked'),
     /** Merge-request-level approvals_before_merge (EE), null when unset. */
