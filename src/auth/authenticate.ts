@@ -17,6 +17,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
 import { personalAccessTokens } from '../db/schema';
 import { findUserById, findUserByUsername } from '../users/user-queries';
+import { noteAvatarService } from '../users/user-entity';
 import { safeEqual, tokenDigest } from '../platform/crypto';
 import {
   forbidden,
@@ -318,6 +319,7 @@ export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): P
     if (sudoId) throw unauthorized();
     if (route.admin) throw unauthorized();
     if (route.signedIn === true || (route.signedIn === 'nonGet' && method !== 'GET' && method !== 'HEAD')) throw unauthorized();
+    await noteRequestSettings(c);
     return anonymous;
   }
   const { found, job, session } = resolved;
@@ -338,7 +340,17 @@ export async function authenticate(c: Context<AppEnv>, route: RouteAuth = {}): P
     if (!ok) throw insufficientScope(registered);
   }
   if (route.admin) requireAdmin(caller);
+  await noteRequestSettings(c);
   return caller;
+}
+
+/**
+ * Notes for the request the settings the synchronous presenters obey (users/user-entity.ts
+ * `avatarUrl`). The settings were read with the credential, or are cached per isolate with their
+ * stamp check riding on the next round trip: no round trip of their own but on a cold isolate.
+ */
+async function noteRequestSettings(c: Context<AppEnv>): Promise<void> {
+  noteAvatarService((await settingsOf(c)).avatarsvc_enabled !== false);
 }
 
 /** With the instance setting `admin_mode` on, an administrator's token needs the `admin_mode` scope (api_guard.rb `bypass_session_for_admin_mode?`). */

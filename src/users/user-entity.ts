@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { requestScope } from '../db/riders';
 import type { UserRow } from '../platform/context';
 import { date, id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
@@ -30,8 +31,25 @@ export const isBot = (u: UserRow) => u.userType !== 'human';
 /** Gravatar URLs by email: a function of the email, kept per isolate (a list page shows the same people many times; each hash cost ~2 µs). */
 const gravatars = new Map<string, string>();
 
+/**
+ * Requests served while the instance setting `avatarsvc_enabled` (GitLab's `gravatar_enabled`) is off.
+ * Presenters are pure and synchronous, so authentication notes the setting for the request once
+ * (auth/authenticate.ts, from the settings it reads anyway) and `avatarUrl` looks it up here.
+ */
+const avatarServiceOff = new WeakSet<object>();
+
+/** Notes the request's `avatarsvc_enabled` setting; outside a request there is nothing to note. */
+export function noteAvatarService(enabled: boolean): void {
+  const scope = requestScope();
+  if (scope && !enabled) avatarServiceOff.add(scope);
+}
+
 export function avatarUrl(u: UserRow, base: string): string | null {
   if (u.avatarPath) return `${base}${u.avatarPath}`;
+  // No upload and the avatar service off: no URL (User#avatar_url falls back to GravatarService#execute,
+  // which returns nil unless `gravatar_enabled?`: app/models/user.rb, app/services/gravatar_service.rb).
+  const scope = requestScope();
+  if (scope && avatarServiceOff.has(scope)) return null;
   // Gravatar default, as GitLab renders it when no avatar was uploaded.
   let url = gravatars.get(u.email);
   if (url === undefined) {
