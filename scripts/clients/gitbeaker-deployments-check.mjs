@@ -8,73 +8,14 @@
 // with PUT, deployments are edited (Deployments.edit) and removed (Deployments.remove, which python-gitlab 3.12
 // lacks), and production is protected with an approval rule for maintainers that an approval names (representedAs).
 import { randomBytes } from 'node:crypto';
-import { Gitlab, GitbeakerRequestError } from '@gitbeaker/rest';
+import { Gitlab } from '@gitbeaker/rest';
+import { state, check, eq, need, rejects, testCase } from './gbharness.mjs';
 
 const URL = process.env.GITLAB_URL;
 const ROOT = process.env.GITLAB_ROOT_TOKEN;
 const TAG = randomBytes(3).toString('hex');
 const SHA = /^[0-9a-f]{40}$/;
-const state = {};
-
-// Remember the last exchange so that a failing case can say what the server answered.
-let last = null;
-const realFetch = globalThis.fetch;
-globalThis.fetch = async (input, init) => {
-  const req = input instanceof Request ? input : new Request(input, init);
-  const res = await realFetch(input, init);
-  let body = '';
-  try {
-    body = (await res.clone().text()).slice(0, 300).replace(/\n/g, ' ');
-  } catch {
-    // streamed body
-  }
-  const u = new globalThis.URL(req.url);
-  last = `${req.method} ${u.pathname}${u.search} -> ${res.status} ${body}`;
-  return res;
-};
-
-class Fail extends Error {}
-const check = (cond, msg) => {
-  if (!cond) throw new Fail(msg);
-};
-const eq = (actual, expected, what) => {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Fail(`${what}: expected ${e}, got ${a}`);
-};
-const need = (...names) => {
-  const missing = names.filter((n) => !(n in state));
-  if (missing.length) throw new Fail(`not run: needs ${missing.join(', ')} from an earlier case`);
-  return names.map((n) => state[n]);
-};
 const ids = (xs) => xs.map((x) => x.id);
-
-async function rejects(status, fn, message) {
-  try {
-    await fn();
-  } catch (err) {
-    if (!(err instanceof GitbeakerRequestError)) throw new Fail(`expected GitbeakerRequestError ${status}, got ${err}`);
-    eq(err.cause?.response?.status, status, 'status');
-    if (message !== undefined) {
-      check(String(err.cause?.description ?? err.message).includes(message), `error description ${JSON.stringify(err.cause?.description)} lacks ${JSON.stringify(message)}`);
-    }
-    return err;
-  }
-  throw new Fail(`expected HTTP ${status}, but the call succeeded`);
-}
-
-async function testCase(name, fn) {
-  last = null;
-  try {
-    await fn();
-    console.log(`PASS ${name}`);
-  } catch (err) {
-    let reason = err instanceof Fail ? err.message : err instanceof GitbeakerRequestError ? `GitbeakerRequestError ${err.cause?.response?.status}: ${err.message}` : String(err?.stack ?? err);
-    reason = reason.replace(/\n/g, ' ');
-    if (last) reason += ` | last response: ${last}`;
-    console.log(`FAIL ${name} :: ${reason}`);
-  }
-}
 
 // queryTimeout keeps a hung endpoint from stalling the whole stage (the runner also has a deadline).
 const api = new Gitlab({ host: URL, token: ROOT, queryTimeout: 20_000 });
