@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { repoBranches } from '../db/schema';
-import type { AppEnv, Caller, UserRow } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, forbidden, validationFailed } from '../platform/errors';
 import { checkText, MAX_TEXT_SIZE, NAME_MAX } from '../platform/text-limits';
 import { withReadMemo } from '../platform/read-memo';
@@ -61,7 +61,7 @@ export function rubyDecode64(text: string): Uint8Array {
 }
 
 /** Writes the commit; answers GitLab's refusals as ApiErrors. Returns the stored commit's sha. */
-export async function writeFile(c: Context<AppEnv>, caller: Caller, user: UserRow, w: FileWrite): Promise<string> {
+export async function writeFile(c: Context<AppEnv>, caller: Caller, w: FileWrite): Promise<string> {
   const db = c.var.db;
   const startBranch = w.startBranch ?? w.branch;
   const path = w.actions[0].file_path;
@@ -91,8 +91,9 @@ export async function writeFile(c: Context<AppEnv>, caller: Caller, user: UserRo
   const prefetched = hookReads!.take(rest);
   const pid = found.project.id;
   const empty = any.length === 0;
-  // files.rb: `authorize! :push_code, user_project` (a plain 403), before any service check.
+  // files.rb: `user_project` (404 when hidden), then `authorize! :push_code` (a plain 403), before any service check.
   if (!canPushCode(caller, found.level, found.project.archived)) throw forbidden();
+  const user = caller.user!;
   // Commits::CreateService#validate!: everything below is the service's error, answered 400.
   const allowed = await withReadMemo(c, async () => {
     primeProtectedBranches(c, pbRows, pbLevels, [{ projectId: pid, name: w.branch }]);

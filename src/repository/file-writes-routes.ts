@@ -1,7 +1,6 @@
 /** Writing one file (lib/api/files.rb POST, PUT, DELETE): each write is one commit (file-commits.ts). */
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { requireUser } from '../platform/guards';
 import { DEFAULT_BODY_LIMIT } from '../platform/limits';
 import type { Router } from '../platform/router';
 import { g, nonBlank, params } from '../platform/validate';
@@ -41,11 +40,10 @@ export function mountFileWrites(r: Router) {
   r.route(
     { method: 'POST', path: '/projects/:id/repository/files/:file_path', summary: 'Create new file in repository', tags: TAGS, params: extended, responses: { 201: FileCommitSchema }, bodyLimit: fileBodyLimit },
     async ({ c, p, caller }) => {
-      const user = requireUser(caller);
       const path = checkFilePath(p.file_path);
       // Repository#create_file: a create, and a chmod when `execute_filemode` is given.
       const action: CommitAction = { action: 'create', file_path: path, ...contentOf(p), execute_filemode: p.execute_filemode ?? false };
-      await writeFile(c, caller, user, { id: p.id, branch: p.branch, startBranch: p.start_branch, message: p.commit_message, authorName: p.author_name, authorEmail: p.author_email, actions: [action] });
+      await writeFile(c, caller, { id: p.id, branch: p.branch, startBranch: p.start_branch, message: p.commit_message, authorName: p.author_name, authorEmail: p.author_email, actions: [action] });
       return c.json({ file_path: p.file_path, branch: p.branch }, 201);
     },
   );
@@ -53,12 +51,11 @@ export function mountFileWrites(r: Router) {
   r.route(
     { method: 'PUT', path: '/projects/:id/repository/files/:file_path', summary: 'Update existing file in repository', tags: TAGS, params: extended, responses: { 200: FileCommitSchema }, bodyLimit: fileBodyLimit },
     async ({ c, p, caller }) => {
-      const user = requireUser(caller);
       const path = checkFilePath(p.file_path);
       // Repository#update_file: an update, then a chmod when `execute_filemode` is given.
       const actions: CommitAction[] = [{ action: 'update', file_path: path, ...contentOf(p) }];
       if (p.execute_filemode !== undefined) actions.push({ action: 'chmod', file_path: path, execute_filemode: p.execute_filemode });
-      await writeFile(c, caller, user, {
+      await writeFile(c, caller, {
         id: p.id,
         branch: p.branch,
         startBranch: p.start_branch,
@@ -76,9 +73,8 @@ export function mountFileWrites(r: Router) {
   r.route(
     { method: 'DELETE', path: '/projects/:id/repository/files/:file_path', summary: 'Delete an existing file in repository', tags: TAGS, params: params(simple), responses: { 204: null } },
     async ({ c, p, caller }) => {
-      const user = requireUser(caller);
       const path = checkFilePath(p.file_path);
-      await writeFile(c, caller, user, { id: p.id, branch: p.branch, startBranch: p.start_branch, message: p.commit_message, authorName: p.author_name, authorEmail: p.author_email, actions: [{ action: 'delete', file_path: path }] });
+      await writeFile(c, caller, { id: p.id, branch: p.branch, startBranch: p.start_branch, message: p.commit_message, authorName: p.author_name, authorEmail: p.author_email, actions: [{ action: 'delete', file_path: path }] });
       return c.body(null, 204);
     },
   );

@@ -33,6 +33,7 @@ export function mountFiles(r: Router) {
       const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
       const data = await blobData(path, file, { ref: p.ref, commitSha: commit.sha, lastCommitId: lastCommit }, bytes);
       setBlobHeaders(c, data);
+      if (c.req.method === 'HEAD') return c.body(null, 200);
       return c.json(repositoryFileEntity(data, Buffer.from(bytes).toString('base64')));
     },
   );
@@ -65,6 +66,7 @@ export function mountFiles(r: Router) {
       const [history, blobs] = extra as [CommitRow[], { sha: string; blobSha: string }[]];
       const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
       setBlobHeaders(c, await blobData(path, file, { ref: p.ref, commitSha: commit.sha, lastCommitId: lastCommit }, bytes));
+      if (c.req.method === 'HEAD') return c.body(null, 200);
       return c.json(await blameGroups(c, found.project.id, history, blobs, p.range?.start ?? 1, p.range?.end ?? Number.MAX_SAFE_INTEGER));
     },
   );
