@@ -24,6 +24,7 @@ async function newProject() {
 const F = (pid: number, path: string) => `/projects/${pid}/repository/files/${encodeURIComponent(path)}`;
 const write = (method: 'POST' | 'PUT' | 'DELETE', pid: number, path: string, body: Record<string, unknown>, token = owner.token) => api(F(pid, path), { method, token, body });
 const head = async (pid: number, branch = 'main') => (await api(`/projects/${pid}/repository/branches/${branch}`, { token: owner.token })).body.commit as { id: string; message: string; parent_ids: string[]; author_name: string; author_email: string; committer_email: string };
+const trips = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
 const text = async (pid: number, path: string, ref = 'main') => (await api(`${F(pid, path)}/raw?ref=${ref}`, { token: owner.token })).text;
 
 beforeAll(async () => {
@@ -240,5 +241,29 @@ describe('POST /projects/:id/repository/branches on an empty repository', () => 
     const taken = await api(`/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'main', ref: 'main' } });
     expect([taken.status, taken.body]).toEqual([400, { message: 'Branch already exists' }]);
     expect((await api(`/projects/${p.id}`, { token: owner.token })).body.empty_repo).toBe(true);
+  });
+});
+
+describe('round trips', () => {
+  it('a file write costs its reads and one batch; a branch in an empty repository too; blame reads with the project', async () => {
+    const p = await newProject();
+    // Warm the caller's cache, as the budget counts (issue 13).
+    await api(`/projects/${p.id}`, { token: owner.token });
+    const branch = await api(`/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'feature', ref: 'main' } });
+    expect(branch.status).toBe(201);
+    expect(trips(branch)).toBeGreaterThan(0);
+    expect(trips(branch)).toBeLessThanOrEqual(3);
+    const created = await write('POST', p.id, 'a.txt', { branch: 'main', commit_message: 'a', content: 'a\n' });
+    expect(created.status).toBe(201);
+    expect(trips(created)).toBeLessThanOrEqual(3);
+    const updated = await write('PUT', p.id, 'a.txt', { branch: 'main', commit_message: 'b', content: 'b\n', last_commit_id: (await head(p.id)).id });
+    expect(updated.status).toBe(200);
+    expect(trips(updated)).toBeLessThanOrEqual(3);
+    const deleted = await write('DELETE', p.id, 'a.txt', { branch: 'main', commit_message: 'c' });
+    expect(deleted.status).toBe(204);
+    expect(trips(deleted)).toBeLessThanOrEqual(3);
+    const blame = await api(`${F(p.id, 'README.md')}/blame?ref=main`, { token: owner.token });
+    expect(blame.status).toBe(200);
+    expect(trips(blame)).toBeLessThanOrEqual(2);
   });
 });
