@@ -57,7 +57,7 @@ export function blameReads(db: Db, projectId: SQL, ref: string, path: string) {
   return [
     history,
     db
-      .select({ sha: repoCommitFiles.commitSha, blobSha: repoCommitFiles.blobSha })
+      .select({ sha: repoCommitFiles.commitSha, blobSha: repoCommitFiles.blobSha, size: repoCommitFiles.size })
       .from(repoCommitFiles)
       .where(and(sql`${repoCommitFiles.projectId} = ${projectId}`, eq(repoCommitFiles.path, path), sql`${repoCommitFiles.commitSha} IN (SELECT h.sha FROM ${history.as('h')})`)),
   ] as const;
@@ -72,11 +72,12 @@ const linesOf = (bytes: Uint8Array | null) => {
 };
 
 /** The groups of lines `first`..`last` (1-based, inclusive) of the path at the newest commit of `history`. */
-export async function blameGroups(c: Context<AppEnv>, projectId: number, history: CommitRow[], blobs: { sha: string; blobSha: string }[], first: number, last: number): Promise<BlameRange[]> {
-  const blobOf = new Map(blobs.map((b) => [b.sha, b.blobSha]));
+export async function blameGroups(c: Context<AppEnv>, projectId: number, history: CommitRow[], blobs: { sha: string; blobSha: string; size: number }[], first: number, last: number): Promise<BlameRange[]> {
+  const blobOf = new Map(blobs.map((b) => [b.sha, b]));
   // Oldest first: each version's lines keep their commit where the diff from the previous version matches them.
   const versions = [...history].reverse();
-  const contents = await Promise.all(versions.map((v) => (blobOf.has(v.sha) ? readBlob(c, projectId, blobOf.get(v.sha)!) : Promise.resolve(null))));
+  // A version without the path (removed there) or an empty one has no lines; only the others are fetched.
+  const contents = await Promise.all(versions.map((v) => (blobOf.get(v.sha)?.size ? readBlob(c, projectId, blobOf.get(v.sha)!.blobSha) : Promise.resolve(null))));
   let lines: { text: string; commit: CommitRow }[] = [];
   versions.forEach((commit, i) => {
     const next = linesOf(contents[i]);

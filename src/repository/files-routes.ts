@@ -30,7 +30,7 @@ export function mountFiles(r: Router) {
     async ({ c, p, caller }) => {
       const path = checkFilePath(p.file_path);
       const { found, commit, file, lastCommit } = await findFile(c, caller, p, path, true);
-      const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
+      const bytes = await fileBytes(c, found.project.id, file);
       const data = await blobData(path, file, { ref: p.ref, commitSha: commit.sha, lastCommitId: lastCommit }, bytes);
       setBlobHeaders(c, data);
       if (c.req.method === 'HEAD') return c.body(null, 200);
@@ -42,7 +42,7 @@ export function mountFiles(r: Router) {
     const path = checkFilePath(p.file_path, { allowInitialSeparator: true });
     // `lfs`: no file here is an LFS pointer, so the blob is always what is sent.
     const { found, commit, file, lastCommit } = await findFile(c, caller, p, path, true);
-    const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
+    const bytes = await fileBytes(c, found.project.id, file);
     setBlobHeaders(c, await blobData(path, file, { ref: p.ref ?? null, commitSha: commit.sha, lastCommitId: lastCommit }, bytes));
     const name = path.split('/').pop()!;
     // no_cache_headers and send_git_blob's inline disposition (ActionDispatch::Http::ContentDisposition).
@@ -63,8 +63,8 @@ export function mountFiles(r: Router) {
       const db = c.var.db;
       // The file, its last commit and the history of the path come with the project: one round trip.
       const { found, commit, file, lastCommit, extra } = await findFile(c, caller, p, path, true, (pid) => blameReads(db, pid, p.ref, path));
-      const [history, blobs] = extra as [CommitRow[], { sha: string; blobSha: string }[]];
-      const bytes = (await readBlob(c, found.project.id, file.blobSha)) ?? new Uint8Array();
+      const [history, blobs] = extra as [CommitRow[], { sha: string; blobSha: string; size: number }[]];
+      const bytes = await fileBytes(c, found.project.id, file);
       setBlobHeaders(c, await blobData(path, file, { ref: p.ref, commitSha: commit.sha, lastCommitId: lastCommit }, bytes));
       if (c.req.method === 'HEAD') return c.body(null, 200);
       return c.json(await blameGroups(c, found.project.id, history, blobs, p.range?.start ?? 1, p.range?.end ?? Number.MAX_SAFE_INTEGER));
@@ -163,3 +163,6 @@ function setBlobHeaders(c: Context<AppEnv>, data: BlobData) {
     c.header(`X-Gitlab-${key.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('-')}`, String(value));
   }
 }
+
+/** The file's content; an empty file is not fetched from the blob store (R2 logs a cancelled reader for an empty body). */
+const fileBytes = async (c: Context<AppEnv>, projectId: number, file: FileEntry) => (file.size ? await readBlob(c, projectId, file.blobSha) : null) ?? new Uint8Array();
