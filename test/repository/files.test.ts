@@ -187,6 +187,9 @@ describe('GET, HEAD, raw and blame of /projects/:id/repository/files/:file_path'
     expect((await api(`${F(p.id, 'lib/b.rb')}?ref=main`, { token: reporter.token })).body).toEqual({ message: '404 File Not Found' });
     expect((await api(`${F(p.id, 'lib/a.rb')}?ref=`, { token: reporter.token })).body).toEqual({ error: 'ref is empty' });
     expect((await api(`${F(p.id, '../a.rb')}?ref=main`, { token: reporter.token })).body).toEqual({ error: 'file_path should be a valid file path' });
+    // doc/api/repository_files.md's own example: `lib%2Fclass%2Erb`; a traversal encoded twice is still one.
+    expect((await api(`/projects/${p.id}/repository/files/lib%2Fa%2Erb?ref=main`, { token: reporter.token })).body.blob_id).toBe(expected['x-gitlab-blob-id']);
+    expect((await api(`/projects/${p.id}/repository/files/lib%2F%252e%252e%252fx?ref=main`, { token: reporter.token })).body).toEqual({ error: 'file_path should be a valid file path' });
   });
 
   it('blames each line on the commit that brought it, grouped, within range[start]..range[end]', async () => {
@@ -240,6 +243,9 @@ describe('POST /projects/:id/repository/branches on an empty repository', () => 
     expect([badRef.status, badRef.body]).toEqual([400, { message: 'Invalid reference name: develop' }]);
     const taken = await api(`/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'main', ref: 'main' } });
     expect([taken.status, taken.body]).toEqual([400, { message: 'Branch already exists' }]);
+    // The README is a first push to the default branch, which default_branch_protection 2 leaves to maintainers.
+    const asDeveloper = await api(`/projects/${p.id}/repository/branches`, { token: developer.token, body: { branch: 'feature', ref: 'main' } });
+    expect([asDeveloper.status, asDeveloper.body]).toEqual([403, { message: '403 Forbidden - You are not allowed to push into this branch' }]);
     expect((await api(`/projects/${p.id}`, { token: owner.token })).body.empty_repo).toBe(true);
   });
 });
