@@ -51,7 +51,7 @@ export function mountFiles(r: Router) {
       'Cache-Control': 'no-cache, no-store',
       Pragma: 'no-cache',
       Expires: 'Fri, 01 Jan 1990 00:00:00 GMT',
-      'Content-Disposition': `inline; filename="${name.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      'Content-Disposition': inlineDisposition(name),
     });
   });
 
@@ -166,3 +166,15 @@ function setBlobHeaders(c: Context<AppEnv>, data: BlobData) {
 
 /** The file's content; an empty file is not fetched from the blob store (R2 logs a cancelled reader for an empty body). */
 const fileBytes = async (c: Context<AppEnv>, projectId: number, file: FileEntry) => (file.size ? await readBlob(c, projectId, file.blobSha) : null) ?? new Uint8Array();
+
+/**
+ * ActionDispatch::Http::ContentDisposition.format(disposition: 'inline', filename:): an ASCII
+ * `filename` (other characters transliterated to `?`, then percent-escaped outside its token set)
+ * and the UTF-8 bytes in `filename*` (RFC 5987).
+ */
+function inlineDisposition(name: string): string {
+  const hex = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  const ascii = [...name].map((ch) => (ch.charCodeAt(0) > 0x7f ? '?' : ch)).join('').replace(/[^ A-Za-z0-9!#$+.^_`|~-]/g, (ch) => hex(ch.charCodeAt(0)));
+  const utf8 = [...new TextEncoder().encode(name)].map((b) => (/[A-Za-z0-9!#$&+.^_`|~-]/.test(String.fromCharCode(b)) && b < 0x80 ? String.fromCharCode(b) : hex(b))).join('');
+  return `inline; filename="${ascii}"; filename*=UTF-8''${utf8}`;
+}

@@ -180,6 +180,7 @@ describe('GET, HEAD, raw and blame of /projects/:id/repository/files/:file_path'
     const raw = await api(`${F(p.id, 'lib/a.rb')}/raw?ref=main&lfs=true`, { token: reporter.token });
     expect([raw.status, raw.text]).toEqual([200, 'hello\n']);
     expect(pick(raw.headers)).toEqual(expected);
+    expect([raw.headers.get('content-disposition'), raw.headers.get('cache-control')]).toEqual([`inline; filename="a.rb"; filename*=UTF-8''a.rb`, 'no-cache, no-store']);
     // Without `ref` raw reads the default branch and sends no X-Gitlab-Ref (a nil header).
     const noRef = await api(`${F(p.id, 'lib/a.rb')}/raw`, { token: reporter.token });
     expect([noRef.status, noRef.headers.get('x-gitlab-ref'), noRef.headers.get('x-gitlab-blob-id')]).toEqual([200, null, expected['x-gitlab-blob-id']]);
