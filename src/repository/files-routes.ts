@@ -21,7 +21,7 @@ import { mountFileWrites } from './file-writes-routes';
 const fileParams = params({ id: g.string(), file_path: g.string(), ref: nonBlank() });
 const rawParams = params({ id: g.string(), file_path: g.string(), ref: nonBlank().optional(), lfs: g.bool().default(false) });
 const positive = () => g.int().refine((n) => n > 0, { message: 'does not have a valid value' });
-const blameParams = params({ id: g.string(), file_path: g.string(), ref: nonBlank(), range: z.object({ start: positive(), end: positive() }).optional() });
+const blameParams = params({ id: g.string(), file_path: g.string(), ref: nonBlank(), range: z.object({ start: positive(), end: positive() }).meta({ grapeType: 'Hash', jsonType: 'object' }).optional() });
 
 export function mountFiles(r: Router) {
   // GET answers HEAD too (router.ts): files.rb's `head` sends the same X-Gitlab-* headers without a body.
