@@ -126,6 +126,22 @@ describe('POST /projects/:id/repository/files/:file_path', () => {
   });
 });
 
+describe('concurrent file writes', () => {
+  it('each lands whole as one commit or is refused as a moved ref, never lost', async () => {
+    const p = await newProject();
+    await write('POST', p.id, 'base.txt', { branch: 'main', commit_message: 'base', content: 'b' });
+    const results = await Promise.all([0, 1, 2, 3, 4].map((i) => write('POST', p.id, `c${i}.txt`, { branch: 'main', commit_message: `c${i}`, content: `${i}` })));
+    for (const r of results) expect([201, 400]).toContain(r.status);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ message: 'Could not update refs/heads/main. Please refresh and try again.' });
+    const landed = results.flatMap((r, i) => (r.status === 201 ? [`c${i}`] : []));
+    expect(landed.length).toBeGreaterThan(0);
+    const log = (await api(`/projects/${p.id}/repository/commits?per_page=100`, { token: owner.token })).body.map((c: { title: string }) => c.title);
+    expect(log.filter((t: string) => t !== 'base').sort()).toEqual(landed.sort());
+    const tree = (await api(`/projects/${p.id}/repository/tree?per_page=100`, { token: owner.token })).body.map((e: { path: string }) => e.path);
+    expect(tree.filter((x: string) => x !== 'base.txt').sort()).toEqual(landed.map((t) => `${t}.txt`).sort());
+  });
+});
+
 describe('PUT and DELETE /projects/:id/repository/files/:file_path', () => {
   it('updates a file (200), checks last_commit_id, changes the mode, deletes (204)', async () => {
     const p = await newProject();
