@@ -85,7 +85,8 @@ describe('POST /projects/:id/repository/files/:file_path', () => {
       expect([path, body, res.status, res.body]).toEqual([path, body, status, answer]);
     }
     // An empty path names no route (GitLab's requirements need a segment).
-    expect((await api(`/projects/${p.id}/repository/files/`, { token: owner.token, body: { branch: 'main', commit_message: 'm', content: 'x' } })).status).toBe(404);
+    const empty = await api(`/projects/${p.id}/repository/files/`, { token: owner.token, body: { branch: 'main', commit_message: 'm', content: 'x' } });
+    expect([empty.status, empty.body]).toEqual([404, { error: '404 Not Found' }]);
     expect((await head(p.id)).id).toBe(before.id);
     expect((await api(`/projects/${p.id}/repository/branches`, { token: owner.token })).body.map((b: { name: string }) => b.name)).toEqual(['main']);
   });
