@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { harnessApp } from '#harness';
+import { harnessApp } from '../harness/node';
 import type { BlobStore } from '../../src/platform/blobs';
 import { bundleMember, writeBundleObjects } from '../../src/import-export/bundle-write';
 import { api, createUser, unique } from '../support';
