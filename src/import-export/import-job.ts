@@ -23,6 +23,7 @@ import { archiveMembers, checkVersion, documentText, ImportError, type RelationL
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
 import { downloadArchive } from './remote-download';
+import { randomHex } from '../platform/crypto';
 import { BulkRows } from './import-bulk';
 import { importRepository } from './import-repository';
 import { defaultBranchStatements } from '../projects/default-branch-hooks';
@@ -104,24 +105,31 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
 }
 
 /**
- * The remote archive into the blob store (remote-download.ts), then the progress without its URL, by
- * compare-and-set: false when this copy stops (the download failed and the import is `failed`, or
- * another delivery of the message stored it first and goes on). A failure is recorded only while the
- * download is still pending, so a late copy whose download failed never fails an import another
- * copy already carries on.
+ * The remote archive into the blob store (remote-download.ts), then the progress without its URL
+ * and the import's blob key pointing at it, by compare-and-set. Each copy of the message downloads
+ * to a key of its own, so a copy that loses the race (or fails) never touches the archive the
+ * winner stored. False when this copy stops: the download failed and the import is `failed` (only
+ * while the download is still pending: a late copy never fails an import another one carries on),
+ * or another copy stored the archive first and goes on.
  */
 async function downloadStep(job: Job, blobs: BlobStore): Promise<boolean> {
   const pending = sql`${projectImportStates.projectId} = ${job.projectId} AND ${projectImportStates.progress} = ${job.stored}`;
-  const failed = await downloadArchive(blobs, job.progress.download!, job.settings, job.state.blobKey!);
+  const key = `imports/${randomHex(16)}/archive.tar.gz`;
+  const failed = await downloadArchive(blobs, job.progress.download!, job.settings, key);
   if (failed) {
     await job.db.update(projectImportStates).set({ status: 'failed', lastError: failed, blobKey: null, progress: '{}', updatedAt: Date.now() }).where(pending);
     return false;
   }
   delete job.progress.download;
   const next = JSON.stringify(job.progress);
-  const moved = await job.db.update(projectImportStates).set({ progress: next, updatedAt: Date.now() }).where(pending).returning({ id: projectImportStates.projectId }).all();
+  const moved = await job.db.update(projectImportStates).set({ progress: next, blobKey: key, updatedAt: Date.now() }).where(pending).returning({ id: projectImportStates.projectId }).all();
+  if (!moved.length) {
+    await blobs.delete(key);
+    return false;
+  }
   job.stored = next;
-  return moved.length > 0;
+  job.state.blobKey = key;
+  return true;
 }
 
 type Job = {

@@ -85,6 +85,7 @@ export async function storeArchive(blobs: BlobStore, res: RemoteAnswer, settings
   try {
     await blobs.put(key, bounded, 'application/gzip');
   } catch (err) {
+    // The key is this download's own: what a failed write left (on Node, the content type's file) goes.
     await blobs.delete(key);
     return reasonOf(err);
   }

@@ -80,6 +80,7 @@ export async function importRemoteArchive(c: Context<AppEnv>, caller: Parameters
     namespace: p.namespace,
     overwrite: p.overwrite ?? false,
     overrideParams: (p.override_params ?? {}) as Record<string, unknown>,
+    // Nothing is stored here: the job downloads to a key of its own and records it.
     blobKey: `imports/${randomHex(16)}/archive.tar.gz`,
     downloadUrl: url,
   });

@@ -6,7 +6,7 @@
  * on until the import ends), and a failed download is a `failed` import.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import { extraCertificates, pinnedRequest } from '../../src/import-export/remote-fetch';
 import { humanSize } from '../../src/import-export/remote-import';
 import { IMPORT_JOB } from '../../src/import-export/import-job-message';
-import { sendJob } from '../harness/node';
+import { harnessBlobRoot, sendJob } from '../harness/node';
 import { fixtureArchive, TREE } from './fixture-checks';
 import { waitForImport } from './import-support';
 
@@ -87,6 +87,12 @@ afterAll(async () => {
   await settings({ project_import_limit: 6 });
   await new Promise((r) => server.close(r));
 });
+
+/** Every file under the blob store's imports/ folder (temporary files included). */
+function storedImports(): string[] {
+  const walk = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])) : []);
+  return [...walk(join(harnessBlobRoot, 'imports')), ...walk(join(harnessBlobRoot, '.tmp'))];
+}
 
 const settings = (body: Record<string, unknown>) => api('/application/settings', { method: 'PUT', token: rootToken, body });
 const remote = (url: string, extra: Record<string, unknown> = {}) => api('/projects/remote-import', { token: user.token, body: { url, path: unique('remote'), ...extra } });
@@ -209,6 +215,9 @@ describe('POST /projects/remote-import downloads on the job', () => {
       const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
       expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expected);
       expect((await api(`/projects/${res.body.id}/import`, { token: user.token })).body).toMatchObject({ import_status: 'finished', import_error: null });
+      // Each copy downloaded to a key of its own: the loser's is gone, and the winner's once imported.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(storedImports()).toEqual([]);
     } finally {
       await settings({ allow_local_requests_from_web_hooks_and_services: false });
     }
