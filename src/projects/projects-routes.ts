@@ -221,6 +221,7 @@ export function mountProjects(r: Router) {
     if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
     if (p.merge_method !== undefined) set.mergeMethod = p.merge_method;
     if (p.squash_option !== undefined) set.squashOption = p.squash_option;
+    if (p.only_allow_merge_if_all_discussions_are_resolved !== undefined) set.onlyAllowMergeIfAllDiscussionsAreResolved = p.only_allow_merge_if_all_discussions_are_resolved;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
     // What follows the default branch (the dependency list) is read again from it, in the update's batch.
