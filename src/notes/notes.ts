@@ -31,9 +31,9 @@ export function noteBodyErrors(body: string): Record<string, string[]> | null {
   const errors = checkText({}, { note: body }, NOTE_TEXT);
   return errors.note ? errors : null;
 }
-/** process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash inspect). */
+/** process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash and array inspect: `", "` between items). */
 export const noteError = (messages: Record<string, string[]>) =>
-  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
+  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`).join(', ')}}` });
 
 /** read_internal_note: Planner and above (Reporter historically), administrators. */
 export const canReadInternalNotes = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.PLANNER;
