@@ -88,6 +88,21 @@ export const groupGet = projectGet;
 export const groupAuth = projectAuth;
 
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
+const NO_COMMIT: Cell = [404, '404 Commit Not Found'];
+/** The eight discussion routes of a noteable: reads and writes by `read`, a note's edit and delete by `admin`. */
+function discussionRows(base: string, read: Rule, admin: Rule): Record<string, Row> {
+  const d = `/api/v4${base}/discussions`;
+  return {
+    [`GET ${d}`]: { rule: read },
+    [`POST ${d}`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id`]: { rule: read },
+    [`GET ${d}/:discussion_id/notes`]: { rule: read },
+    [`POST ${d}/:discussion_id/notes`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id/notes/:note_id`]: { rule: read },
+    [`PUT ${d}/:discussion_id/notes/:note_id`]: { rule: admin, body: { body: 'edited' } },
+    [`DELETE ${d}/:discussion_id/notes/:note_id`]: { rule: admin },
+  };
+}
 /** No export has run in the world: the download of a maintainer is project_export.rb's 404. */
 const NO_EXPORT: Cell = [404, '404 Not found or has expired'];
 /**
@@ -404,6 +419,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/projects/:id/issues/:issue_iid/notes': { rule: projectAuth('guest'), body: { body: 'hi' } },
   'PUT /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer'), body: { body: 'edited' } },
   'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer') },
+
+  // ---- discussions (discussions.rb: authenticate!; find_noteable as notes.rb; notes: admin_note; resolve: Discussion#can_resolve?) ----
+  ...discussionRows('/projects/:id/issues/:issue_iid', projectAuth('guest'), projectAuth('maintainer')),
+  ...discussionRows('/projects/:id/merge_requests/:merge_request_iid', projectAuth('reporter', NF_NOT_FOUND), { ...projectAuth('maintainer'), guest: NF_NOT_FOUND }),
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id': { rule: { ...projectAuth('developer'), guest: NF_NOT_FOUND }, body: { resolved: true } },
+  ...discussionRows('/groups/:id/epics/:epic_id', groupAuth('guest'), groupAuth('maintainer')),
+  // A commit: `read_code` (Reporter+ on a private project), else `404 Commit Not Found`.
+  ...discussionRows('/projects/:id/repository/commits/:sha', projectAuth('reporter', NO_COMMIT), { ...projectAuth('maintainer'), guest: NO_COMMIT }),
 
   // ---- personal access tokens (personal_access_tokens.rb: authenticate!; others' tokens: admin, 404 otherwise) ----
   'GET /api/v4/personal_access_tokens/self': { rule: signedIn },
