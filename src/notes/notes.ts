@@ -167,10 +167,9 @@ export async function saveNoteBody(c: Context<AppEnv>, user: UserRow, note: Note
   const db = c.var.db;
   if (body === undefined || body === note.body) return note;
   const now = Date.now();
-  const [rows] = (await db.batch([
-    db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning(),
-    touchNoteable(c, note.noteableType as NoteableType, note.noteableId, now),
-  ])) as unknown as [NoteRow[]];
+  const save = db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning();
+  // A commit has no row to touch.
+  const [rows] = (note.noteableType === 'Commit' ? await db.batch([save]) : await db.batch([save, touchNoteable(c, note.noteableType as NoteableType, note.noteableId, now)])) as unknown as [NoteRow[]];
   return rows[0] ?? note;
 }
 

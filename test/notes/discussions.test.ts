@@ -188,3 +188,31 @@ describe('/projects/:id/repository/commits/:sha/discussions', () => {
     expect(missing.body).toEqual({ message: '404 Commit Not Found' });
   });
 });
+
+describe('/groups/:id/epics/:epic_id/discussions', () => {
+  it('threads on an epic, and replies turn an epic note into a thread', async () => {
+    const path = unique('dg');
+    const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } })).body;
+    const epic = (await api(`/groups/${group.id}/epics`, { token: owner.token, body: { title: 'Roadmap' } })).body;
+    const url = `/groups/${group.id}/epics/${epic.id}/discussions`;
+    const d = await api(url, { token: owner.token, body: { body: 'Q3?' } });
+    expect(d.status).toBe(201);
+    expect(d.body.notes[0]).toMatchObject({ type: 'DiscussionNote', noteable_type: 'Epic', noteable_id: epic.id, noteable_iid: null, project_id: null });
+    const note = (await api(`/groups/${group.id}/epics/${epic.id}/notes`, { token: owner.token, body: { body: 'plain' } })).body;
+    const single = (await api(url, { token: owner.token })).body.find((x: { notes: { id: number }[] }) => x.notes[0].id === note.id);
+    expect(single.individual_note).toBe(true);
+    expect((await api(`${url}/${single.id}/notes`, { token: owner.token, body: { body: 'reply' } })).status).toBe(201);
+    expect((await api(`${url}/${single.id}`, { token: owner.token })).body.individual_note).toBe(false);
+  });
+});
+
+describe('editing a commit discussion note', () => {
+  it('saves the body of a note on a commit', async () => {
+    const url = `/projects/${project.id}/repository/commits/${sha}/discussions`;
+    const d = (await api(url, { token: dev.token, body: { body: 'typo' } })).body;
+    const res = await api(`${url}/${d.id}/notes/${d.notes[0].id}`, { method: 'PUT', token: dev.token, body: { body: 'fixed' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ body: 'fixed', noteable_type: 'Commit' });
+    expect((await api(`${url}/${d.id}`, { token: dev.token })).body.notes[0].body).toBe('fixed');
+  });
+});
