@@ -89,26 +89,27 @@ const countLines = (text: string) => (text === '' ? 0 : text.split('\n').length 
  * DiffNote validation errors of a position on a merge request, keyed as GitLab's `errors.messages`
  * (empty when valid), and the line code a text position resolved to. `known` lists which of the
  * position's shas are commits of the project and `files` the file lists of its base and head
- * (read with the merge request); `diffRefs` are the merge request's (has_complete_diff_refs?).
+ * (read with the merge request); `supported` is DiffNote#supported? (a commit, or a merge request
+ * with complete diff refs).
  */
 export async function checkPosition(
   c: Context<AppEnv>,
   projectId: number,
   p: PositionParam,
   known: ReadonlySet<string>,
-  diffRefs: { base: string | null; start: string | null; head: string | null },
+  supported: boolean,
   files: { base: Manifest; head: Manifest },
 ): Promise<{ errors: Record<string, string[]>; lineCode: string | null }> {
   const errors: Record<string, string[]> = {};
   if (p.position_type === 'image') {
-    if (!diffRefs.base || !diffRefs.start || !diffRefs.head) errors.noteable = ["doesn't support new-style diff notes"];
+    if (!supported) errors.noteable = ["doesn't support new-style diff notes"];
     return { errors, lineCode: null };
   }
   const code = await textLineCode(c, projectId, p, known, files);
   if (code == null) errors.line_code = ["can't be blank", 'must be a valid line code'];
   // Gitlab::Diff::Formatters::TextFormatter#complete?: old_line or new_line present.
   if (p.old_line == null && p.new_line == null) errors.position = ['is incomplete'];
-  if (!diffRefs.base || !diffRefs.start || !diffRefs.head) errors.noteable = ["doesn't support new-style diff notes"];
+  if (!supported) errors.noteable = ["doesn't support new-style diff notes"];
   return { errors, lineCode: code };
 }
 

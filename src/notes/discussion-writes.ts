@@ -65,9 +65,12 @@ export async function startDiscussion(
   let lineCode: string | null = null;
   if (pos) {
     const [known, base, head] = t.reads as [{ sha: string }[], (typeof repoCommitFiles.$inferSelect)[], (typeof repoCommitFiles.$inferSelect)[]];
-    const refs = t.mr ? { base: t.mr.baseSha, start: t.mr.startSha, head: t.mr.headSha } : { base: t.commitParent, start: t.commitParent, head: t.commitId };
-    const checked = await checkPosition(c, t.project!.id, pos, new Set(known.map((k) => k.sha)), refs, { base: manifestOfRows(base), head: manifestOfRows(head) });
+    // DiffNote#supported?: a commit, or a merge request with complete diff refs (has_complete_diff_refs?).
+    const supported = !t.mr || Boolean(t.mr.baseSha && t.mr.startSha && t.mr.headSha);
+    const checked = await checkPosition(c, t.project!.id, pos, new Set(known.map((k) => k.sha)), supported, { base: manifestOfRows(base), head: manifestOfRows(head) });
     Object.assign(errors, checked.errors);
+    // DiffNote#diff_refs_match_commit: a commit's note sits on the commit's own diff (its parent to it).
+    if (t.type === 'Commit' && (pos.base_sha !== t.commitParent || pos.start_sha !== t.commitParent || pos.head_sha !== t.commitId)) errors.commit_id = ['does not match the diff refs'];
     lineCode = checked.lineCode;
   }
   if (Object.keys(errors).length) throw noteError(errors);

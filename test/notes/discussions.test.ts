@@ -216,3 +216,22 @@ describe('editing a commit discussion note', () => {
     expect((await api(`${url}/${d.id}`, { token: dev.token })).body.notes[0].body).toBe('fixed');
   });
 });
+
+describe('diff notes on a commit', () => {
+  it('take a position on the commit\'s own diff (diff_refs_match_commit), never resolvable', async () => {
+    const c = await api(`/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'two', actions: [{ action: 'update', file_path: 'README.md', content: '# r\nmore\n' }] } });
+    expect(c.status).toBe(201);
+    const parent = c.body.parent_ids[0];
+    const url = `/projects/${project.id}/repository/commits/${c.body.id}/discussions`;
+    const position = { base_sha: parent, start_sha: parent, head_sha: c.body.id, position_type: 'text', old_path: 'README.md', new_path: 'README.md', new_line: 2 };
+    const res = await api(url, { token: dev.token, body: { body: 'more?', position } });
+    expect(res.status).toBe(201);
+    const note = res.body.notes[0];
+    expect(note).toMatchObject({ type: 'DiffNote', noteable_type: 'Commit', resolvable: false, position: { ...position, old_line: null, line_range: null } });
+    // commit_id is shown for a merge request's diff notes only (Entities::Note).
+    expect('commit_id' in note).toBe(false);
+    const off = await api(url, { token: dev.token, body: { body: 'x', position: { ...position, start_sha: c.body.id } } });
+    expect(off.status).toBe(400);
+    expect(off.body).toEqual({ message: '400 Bad request - Note {:commit_id=>["does not match the diff refs"]}' });
+  });
+});
