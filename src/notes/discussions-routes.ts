@@ -2,7 +2,12 @@
  * Discussions on issues, merge requests, epics and commits (GitLab lib/api/discussions.rb,
  * `before { authenticate! }`): list, get, start, reply, and a discussion note's get, edit (or
  * resolve) and delete; resolving a whole discussion on merge requests (Noteable.resolvable_types).
- * The same routes for each noteable kind, as discussions.rb builds them in a loop.
+ * The same routes for each noteable kind, as discussions.rb builds them in a loop:
+ *
+ *   /projects/:id/issues/:issue_iid/discussions[/:discussion_id[/notes[/:note_id]]]
+ *   /projects/:id/merge_requests/:merge_request_iid/discussions[/:discussion_id[/notes[/:note_id]]]
+ *   /groups/:id/epics/:epic_id/discussions[/:discussion_id[/notes[/:note_id]]]
+ *   /projects/:id/repository/commits/:sha/discussions[/:discussion_id[/notes[/:note_id]]]
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
@@ -39,10 +44,7 @@ interface Kind {
 
 const KINDS: Kind[] = [
   { base: '/projects/:id/issues/:issue_iid', param: 'issue_iid', name: 'issue', numeric: true, position: false, resolvable: false, ref: (p) => ({ type: 'Issue', projectId: p.id as string, iid: p.issue_iid as number }) },
-  {
-    base: '/projects/:id/merge_requests/:merge_request_iid', param: 'merge_request_iid', name: 'merge request', numeric: true, position: true, resolvable: true,
-    ref: (p) => ({ type: 'MergeRequest', projectId: p.id as string, iid: p.merge_request_iid as number }),
-  },
+  { base: '/projects/:id/merge_requests/:merge_request_iid', param: 'merge_request_iid', name: 'merge request', numeric: true, position: true, resolvable: true, ref: (p) => ({ type: 'MergeRequest', projectId: p.id as string, iid: p.merge_request_iid as number }) },
   // EE: an epic's discussions name it by id, as its notes do (NotesHelpers target_id).
   { base: '/groups/:id/epics/:epic_id', param: 'epic_id', name: 'epic', numeric: true, position: false, resolvable: false, ref: (p) => ({ type: 'Epic', groupId: p.id as string, by: { id: p.epic_id as number } }) },
   // `noteables_path = "repository/commits"`, `notable_id_type = String`.
@@ -84,7 +86,7 @@ function mountKind(r: Router, kind: Kind) {
 
   r.route(
     {
-      method: 'POST', path, summary: `Start a discussion on a ${kind.name}${kind.position ? ' (a position makes it a diff note)' : ''}`, tags: TAGS, params: P.create, signedIn: true, rateLimit: 'notes_create',
+      method: 'POST', path, summary: `Start a discussion on a ${kind.name}${kind.position ? ' (a position makes it a diff note)' : ''}`, tags: TAGS, params: P.create, signedIn: true,
       responses: { 201: DiscussionSchema },
     },
     async ({ c, p, caller }) => {
@@ -106,7 +108,7 @@ function mountKind(r: Router, kind: Kind) {
 
   r.route(
     {
-      method: 'POST', path: `${path}/:discussion_id/notes`, summary: `Reply to a discussion of a ${kind.name}`, tags: TAGS, params: P.reply, signedIn: true, rateLimit: 'notes_create',
+      method: 'POST', path: `${path}/:discussion_id/notes`, summary: `Reply to a discussion of a ${kind.name}`, tags: TAGS, params: P.reply, signedIn: true,
       responses: { 201: NoteSchema },
     },
     async ({ c, p, caller }) => {
