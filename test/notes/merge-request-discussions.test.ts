@@ -160,3 +160,21 @@ describe('resolving merge request discussions', () => {
     expect(res.body.notes.every((n: { resolved: boolean }) => n.resolved)).toBe(true);
   });
 });
+
+describe('locked and archived', () => {
+  it('refuses non-members on a locked discussion (403) and everyone on an archived project', async () => {
+    const project = await newProject();
+    const mr = await newMr(project.id);
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}/discussions`;
+    const stranger = await createUser();
+    expect((await api(url, { token: stranger.token, body: { body: 'drive-by' } })).status).toBe(201);
+    expect((await api(`/projects/${project.id}/merge_requests/${mr.iid}`, { method: 'PUT', token: owner.token, body: { discussion_locked: true } })).status).toBe(200);
+    const locked = await api(url, { token: stranger.token, body: { body: 'again' } });
+    expect(locked.status).toBe(403);
+    expect((await api(url, { token: guest.token, body: { body: 'member' } })).status).toBe(201);
+    expect((await api(`/projects/${project.id}`, { method: 'PUT', token: owner.token, body: { archived: true } })).status).toBe(200);
+    expect((await api(url, { token: owner.token, body: { body: 'archived' } })).status).toBe(403);
+    const threads = (await api(url, { token: stranger.token })).body.filter((d: { notes: { system: boolean }[] }) => !d.notes[0].system);
+    expect(threads.map((d: { notes: { body: string }[] }) => d.notes[0].body)).toEqual(['drive-by', 'member']);
+  });
+});
