@@ -105,10 +105,15 @@ export async function startDiscussion(
  * POST .../discussions/:discussion_id/notes: Notes::BuildService with `in_reply_to_discussion_id`.
  * An individual note becomes a thread first (`convert_to_discussion!`: its type turns to
  * DiscussionNote, and on a merge request it becomes resolvable); a reply to a diff discussion is a
- * DiffNote on the same position (DiffDiscussion#reply_attributes).
+ * DiffNote on the same position (DiffDiscussion#reply_attributes); a reply to a resolved
+ * discussion is resolved by its author (`note.resolve_without_save(current_user) if
+ * discussion&.resolved?`), so the thread stays resolved.
  */
-export async function replyToDiscussion(c: Context<AppEnv>, caller: Caller, user: UserRow, t: Target, discussionId: string, first: NoteRow, p: { body: string; created_at?: Date | number }): Promise<NoteRow> {
+export async function replyToDiscussion(c: Context<AppEnv>, caller: Caller, user: UserRow, t: Target, discussionId: string, thread: NoteRow[], p: { body: string; created_at?: Date | number }): Promise<NoteRow> {
   checkBody(p.body);
+  const first = thread[0];
+  const resolvable = thread.filter((n) => n.resolvable);
+  const resolved = resolvable.length > 0 && resolvable.every((n) => n.resolvedAt != null);
   const db = c.var.db;
   const now = Date.now();
   const createdAt = createdAtFor(caller, t, p.created_at, now);
@@ -130,6 +135,7 @@ export async function replyToDiscussion(c: Context<AppEnv>, caller: Caller, user
         type: diff ? 'DiffNote' : 'DiscussionNote',
         discussionId,
         resolvable: resolvableOn(t),
+        ...(resolved ? { resolvedAt: now, resolvedById: user.id } : {}),
         position: diff ? first.position : null,
         lineCode: diff ? first.lineCode : null,
         createdAt,

@@ -117,7 +117,7 @@ function mountKind(r: Router, kind: Kind) {
       const rows = readableDiscussion(caller, t, found(t)[0]);
       if (!canReplyTo(t, rows[0])) throw badRequest('Discussion can not be replied to.');
       if (!mayWriteOn(caller, t)) throw forbidden();
-      const note = await replyToDiscussion(c, caller, user, t, p.discussion_id, rows[0], p);
+      const note = await replyToDiscussion(c, caller, user, t, p.discussion_id, rows, p);
       return c.json((await presentNotes(c, [note], t.iid, undefined, [user]))[0], 201);
     },
   );

@@ -134,6 +134,9 @@ describe('resolving merge request discussions', () => {
     const own = await api(`${mrUrl}/discussions/${d.id}/notes/${d.notes[0].id}`, { method: 'PUT', token: guest.token, body: { resolved: true } });
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ resolved: true, resolved_by: { id: guest.id } });
+    // A reply to a resolved discussion is resolved by its author: the thread stays resolved (Notes::BuildService).
+    const reply = await api(`${mrUrl}/discussions/${d.id}/notes`, { token: dev.token, body: { body: 'done' } });
+    expect(reply.body).toMatchObject({ resolvable: true, resolved: true, resolved_by: { id: dev.id } });
     const merged = await api(`${mrUrl}/merge`, { method: 'PUT', token: owner.token });
     expect(merged.status).toBe(200);
     expect(merged.body.state).toBe('merged');
