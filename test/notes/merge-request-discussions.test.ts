@@ -181,3 +181,32 @@ describe('locked and archived', () => {
     expect(threads.map((d: { notes: { body: string }[] }) => d.notes[0].body)).toEqual(['drive-by', 'member']);
   });
 });
+
+describe('an automatic merge waiting for discussions', () => {
+  it('merges once the last blocking discussion is resolved (Discussions::ResolveService)', async () => {
+    const project = await newProject();
+    expect((await api(`/projects/${project.id}`, { method: 'PUT', token: owner.token, body: { only_allow_merge_if_all_discussions_are_resolved: true } })).status).toBe(200);
+    const mr = await newMr(project.id);
+    const mrUrl = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    const d = (await api(`${mrUrl}/discussions`, { token: dev.token, body: { body: 'wait' } })).body;
+    const auto = await api(`${mrUrl}/merge`, { method: 'PUT', token: owner.token, body: { auto_merge: true } });
+    expect(auto.status).toBe(200);
+    expect(auto.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true, detailed_merge_status: 'discussions_not_resolved' });
+    expect((await api(`${mrUrl}/discussions/${d.id}`, { method: 'PUT', token: dev.token, body: { resolved: true } })).status).toBe(200);
+    expect((await api(mrUrl, { token: owner.token })).body.state).toBe('merged');
+  });
+
+  it('does not merge on an approval while a discussion is unresolved (AutoMergeProcessWorker checks mergeability)', async () => {
+    const project = await newProject();
+    expect((await api(`/projects/${project.id}`, { method: 'PUT', token: owner.token, body: { only_allow_merge_if_all_discussions_are_resolved: true } })).status).toBe(200);
+    expect((await api(`/projects/${project.id}/approval_rules`, { token: owner.token, body: { name: 'review', approvals_required: 1, user_ids: [dev.id] } })).status).toBe(201);
+    const mr = await newMr(project.id);
+    const mrUrl = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    const d = (await api(`${mrUrl}/discussions`, { token: dev.token, body: { body: 'wait' } })).body;
+    expect((await api(`${mrUrl}/merge`, { method: 'PUT', token: owner.token, body: { auto_merge: true } })).body.merge_when_pipeline_succeeds).toBe(true);
+    expect((await api(`${mrUrl}/approve`, { method: 'POST', token: dev.token })).status).toBe(201);
+    expect((await api(mrUrl, { token: owner.token })).body).toMatchObject({ state: 'opened', detailed_merge_status: 'discussions_not_resolved' });
+    expect((await api(`${mrUrl}/discussions/${d.id}`, { method: 'PUT', token: dev.token, body: { resolved: true } })).status).toBe(200);
+    expect((await api(mrUrl, { token: owner.token })).body.state).toBe('merged');
+  });
+});
