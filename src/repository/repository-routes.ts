@@ -7,9 +7,11 @@ import type { Router } from '../platform/router';
 import { mountBranches } from './branches-routes';
 import { mountCommits } from './commits-routes';
 import { mountFiles } from './files-routes';
+import { mountTags } from './tags-routes';
 
 export function mountRepository(r: Router) {
   mountCommits(r);
   mountBranches(r);
   mountFiles(r);
+  mountTags(r);
 }

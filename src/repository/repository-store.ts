@@ -8,7 +8,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import { protectedTagCreateAccessLevels, protectedTags, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits, repoTags } from '../db/schema';
 import { memo, primeMemo } from '../platform/read-memo';
 import type { ManifestEntry } from './git-objects';
 import { manifestCache } from './sha-cache';
@@ -68,10 +68,12 @@ export async function findCommit(db: Db, projectId: number, sha: string): Promis
   return db.select().from(repoCommits).where(and(eq(repoCommits.projectId, projectId), eq(repoCommits.sha, sha))).get();
 }
 
-/** A branch name first (as git resolves refs/heads), else a full or abbreviated (4+ hex) commit id. */
+/** A branch name first, then a tag, else a full or abbreviated (4+ hex) commit id. */
 export async function resolveRef(db: Db, projectId: number, ref: string): Promise<CommitRow | null> {
   const branch = await findBranch(db, projectId, ref);
   if (branch) return (await findCommit(db, projectId, branch.commitSha)) ?? null;
+  const tag = await db.select({ sha: repoTags.commitSha }).from(repoTags).where(and(eq(repoTags.projectId, projectId), eq(repoTags.name, ref))).get();
+  if (tag) return (await findCommit(db, projectId, tag.sha)) ?? null;
   const hex = ref.toLowerCase();
   if (!/^[0-9a-f]{4,40}$/.test(hex)) return null;
   if (hex.length === 40) return (await findCommit(db, projectId, hex)) ?? null;
@@ -163,6 +165,9 @@ export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(
   return [
     db.delete(repoBranchUpdates).where(within(repoBranchUpdates.projectId)),
     db.delete(repoBranches).where(within(repoBranches.projectId)),
+    db.delete(repoTags).where(within(repoTags.projectId)),
+    db.delete(protectedTagCreateAccessLevels).where(inArray(protectedTagCreateAccessLevels.protectedTagId, db.select({ id: protectedTags.id }).from(protectedTags).where(within(protectedTags.projectId)))),
+    db.delete(protectedTags).where(within(protectedTags.projectId)),
     db.delete(repoCommitFiles).where(within(repoCommitFiles.projectId)),
     db.delete(repoCommitParents).where(within(repoCommitParents.projectId)),
     db.delete(repoCommits).where(within(repoCommits.projectId)),
