@@ -30,4 +30,5 @@ CREATE TABLE `repo_tags` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `repo_tags_name` ON `repo_tags` (`project_id`,`name`);--> statement-breakpoint
-CREATE INDEX `repo_tags_commit` ON `repo_tags` (`project_id`,`commit_sha`);
+CREATE INDEX `repo_tags_commit` ON `repo_tags` (`project_id`,`commit_sha`);--> statement-breakpoint
+CREATE INDEX `repo_commit_parents_parent` ON `repo_commit_parents` (`project_id`,`parent_sha`);

@@ -7,6 +7,7 @@ import type { Router } from '../platform/router';
 import { mountBranches } from './branches-routes';
 import { mountCommits } from './commits-routes';
 import { mountFiles } from './files-routes';
+import { mountRefs } from './refs-routes';
 import { mountTags } from './tags-routes';
 
 export function mountRepository(r: Router) {
@@ -14,4 +15,5 @@ export function mountRepository(r: Router) {
   mountBranches(r);
   mountFiles(r);
   mountTags(r);
+  mountRefs(r);
 }

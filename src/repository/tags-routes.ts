@@ -33,7 +33,7 @@ export function mountTags(r: Router) {
         id: g.string(),
         sort: g.enum(['asc', 'desc']).default('desc'),
         order_by: g.enum(['name', 'updated', 'version']).default('updated'),
-        search: g.string().optional(),
+        search: g.search().optional(),
         page_token: g.string().optional(),
         ...paginationParams,
       }),

@@ -39,7 +39,8 @@ export const repoCommitParents = sqliteTable(
     parentSha: text('parent_sha').notNull(),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.sha, t.position] })],
+  // By parent: walks toward descendants (the branches and tags containing a commit).
+  (t) => [primaryKey({ columns: [t.projectId, t.sha, t.position] }), index('repo_commit_parents_parent').on(t.projectId, t.parentSha)],
 );
 
 /** The complete file list of each commit (path -> blob), copied from the parent and changed by the commit's actions. */
