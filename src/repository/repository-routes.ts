@@ -6,6 +6,7 @@
 import type { Router } from '../platform/router';
 import { mountBranches } from './branches-routes';
 import { mountCommits } from './commits-routes';
+import { mountArchive } from './archive-routes';
 import { mountFiles } from './files-routes';
 import { mountRefs } from './refs-routes';
 import { mountTags } from './tags-routes';
@@ -16,4 +17,5 @@ export function mountRepository(r: Router) {
   mountFiles(r);
   mountTags(r);
   mountRefs(r);
+  mountArchive(r);
 }
