@@ -8,6 +8,7 @@ import { mountBranches } from './branches-routes';
 import { mountCommits } from './commits-routes';
 import { mountArchive } from './archive-routes';
 import { mountFiles } from './files-routes';
+import { mountProtectedTags } from './protected-tags-routes';
 import { mountRefs } from './refs-routes';
 import { mountTags } from './tags-routes';
 
@@ -18,4 +19,5 @@ export function mountRepository(r: Router) {
   mountTags(r);
   mountRefs(r);
   mountArchive(r);
+  mountProtectedTags(r);
 }
