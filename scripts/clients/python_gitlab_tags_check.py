@@ -84,7 +84,10 @@ def _():
 def _():
     project, base = need("project", "base")
     eq(project.repository_merge_base(["main", "feature"])["id"], base, "merge base")
-    eq(project.repository_merge_base(["v1.1.0", "main", "feature"])["id"], base, "three refs, a tag among them")
+    feature = need("feature")[0]
+    # git merge-base A B C: A against a merge of B and C, so the tag on feature's head against main and feature is feature's head.
+    eq(project.repository_merge_base(["v1.1.0", "main", "feature"])["id"], feature, "three refs, a tag among them")
+    eq(project.repository_merge_base(["main", "v1.1.0", "feature"])["id"], base, "three refs, main first")
     raises(gitlab.exceptions.GitlabGetError, 400, lambda: project.repository_merge_base(["main", "nope"]), "Could not find ref: nope")
 
 

@@ -54,6 +54,8 @@ describe('GET /projects/:id/repository/merge_base', () => {
     expect((await api(`/projects/${h.p.id}/repository/merge_base?refs=feature-b,${h.b1.slice(0, 8)}`, { token: reporter.token })).body.id).toBe(h.b1);
     // More than two refs, a tag among them.
     expect((await api(`/projects/${h.p.id}/repository/merge_base?refs[]=ta&refs[]=feature-b&refs[]=main`, { token: reporter.token })).body.id).toBe(h.root);
+    // As `git merge-base A B C`: A against a merge of B and C, not the ancestor common to all three (root).
+    expect((await api(`/projects/${h.p.id}/repository/merge_base?refs[]=feature-b&refs[]=ta&refs[]=${h.b1}`, { token: reporter.token })).body.id).toBe(h.b1);
   });
 
   it("answers GitLab's 400 bodies, and 404 to those who may not see the project", async () => {
