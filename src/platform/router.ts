@@ -63,6 +63,8 @@ export interface RouteRecord {
   domain?: string;
   /** Authentication options, for the OpenAPI document's security requirements. */
   auth: RouteAuth;
+  /** The Hono pattern when it differs from `path` (RouteDef.honoPath). */
+  honoPath?: string;
 }
 
 const matched = new WeakMap<Context, RouteRecord>();
@@ -120,10 +122,11 @@ export class Router {
       responses: def.responses,
       domain: def.domain,
       auth: { signedIn: def.signedIn, admin: def.admin, noAuth: def.noAuth, jobToken: def.jobToken, basicAuthPat: def.basicAuthPat, anyScope: def.anyScope },
+      ...(def.honoPath ? { honoPath: this.prefix + def.honoPath } : {}),
     };
     this.records.push(record);
     const methods = def.method === 'GET' ? ['GET', 'HEAD'] : [def.method];
-    const honoPath = def.honoPath ? this.prefix + def.honoPath : fullPath;
+    const honoPath = record.honoPath ?? fullPath;
     this.app.on(methods, [honoPath, `${honoPath}.json`], async (c) => {
       matched.set(c, record);
       // An oversized declared body is refused before authentication reads any of it; a chunked one
