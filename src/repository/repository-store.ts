@@ -13,6 +13,7 @@ import { memo, primeMemo } from '../platform/read-memo';
 import type { ManifestEntry } from './git-objects';
 import { manifestCache } from './sha-cache';
 import { batchReads } from '../db/batch-reads';
+import { nameMatches } from './branch-reads';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
 export type BranchRow = typeof repoBranches.$inferSelect;
@@ -146,18 +147,12 @@ export async function readBlob(c: Context<AppEnv>, projectId: number, sha: strin
 /** Branch names of a project, for listing (search is a case-insensitive substring, as Gitaly's). */
 export async function listBranches(db: Db, projectId: number, o: { search?: string; limit: number; offset: number }) {
   const conds = [eq(repoBranches.projectId, projectId)];
-  if (o.search) {
-    const s = o.search;
-    // BranchesFinder: ^prefix, suffix$, else a substring; case-insensitive.
-    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
-    conds.push(sql`${repoBranches.name} LIKE ${pattern} ESCAPE '\\'`);
-  }
+  // BranchesFinder: ^prefix, suffix$, else a substring; case-insensitive (branch-reads.ts).
+  if (o.search) conds.push(nameMatches(o.search));
   const where = and(...conds);
   const rows = await db.select().from(repoBranches).where(where).orderBy(asc(repoBranches.name)).limit(o.limit).offset(o.offset).all();
   return { rows, where };
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
 /** Rows removed with a project (blob files: `repositoryBlobKeys` at the head of the batch). */
 export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(): SQL }): BatchItem<'sqlite'>[] {

@@ -14,7 +14,7 @@ import { commitAtRef } from './history-reads';
 import { canPushCode } from './protected-branches';
 import { canCreateTag, isProtectedTag, protectedTagReads, withCreateLevels } from './protected-tags';
 import { apiMessage, readableRepoWith, x } from './repository-support';
-import { newTagRow, orderTags, tagRows, type TagWithCommit } from './tags';
+import { newTagRow, orderTags, searchTags, tagRows, type TagWithCommit } from './tags';
 import { tagEntity, TagSchema } from './tags-entity';
 
 const TAGS = ['tags'];
@@ -46,9 +46,9 @@ export function mountTags(r: Router) {
       // The matching tags, their commits and the protection rules come with the project in one round
       // trip; a repository's tags are few, so they are ordered and paged in memory (TagsFinder asks
       // Gitaly for all of them too).
-      const found = await readableRepoWith(c, caller, p.id, (pid) => [tagRows(db, pid, { search: p.search }), ...protectedTagReads(db, pid)] as const);
+      const found = await readableRepoWith(c, caller, p.id, (pid) => [tagRows(db, pid), ...protectedTagReads(db, pid)] as const);
       const [rows, rules] = found.reads;
-      const ordered = orderTags(rows as TagWithCommit[], p.order_by, p.sort);
+      const ordered = orderTags(searchTags(rows as TagWithCommit[], p.search), p.order_by, p.sort);
       const page = ordered.slice(req.offset, req.offset + req.perPage);
       setPaginationHeaders(c, req, linkParamsFrom(raw, {}), ordered.length, page.length);
       return c.json(page.map((t) => tagEntity(t, isProtectedTag(rules, t.tag.name), x(c, found))));
@@ -58,7 +58,7 @@ export function mountTags(r: Router) {
   const tagRef = params({ id: g.string(), tag_name: g.string() });
   r.route({ method: 'GET', path: '/projects/:id/repository/tags/:tag_name', summary: 'Get a single repository tag', tags: TAGS, params: tagRef, responses: { 200: TagSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
-    const found = await readableRepoWith(c, caller, p.id, (pid) => [tagRows(db, pid, { name: p.tag_name }), ...protectedTagReads(db, pid)] as const);
+    const found = await readableRepoWith(c, caller, p.id, (pid) => [tagRows(db, pid, p.tag_name), ...protectedTagReads(db, pid)] as const);
     const [[tag], rules] = found.reads;
     if (!tag) throw notFound('Tag');
     return c.json(tagEntity(tag as TagWithCommit, isProtectedTag(rules, p.tag_name), x(c, found)));

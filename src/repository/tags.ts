@@ -16,37 +16,29 @@ export interface TagWithCommit {
   commit: CommitRow;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-
 /** Commit columns named apart from the tag's (D1 batches key rows by column name). */
 const COMMIT = aliasedColumns(repoCommits, 'c_');
 
-export interface TagFilter {
-  /** TagsFinder: `^prefix`, `suffix$`, else a case-insensitive substring. */
-  search?: string;
-  /** One tag by exact name. */
-  name?: string;
-}
-
-function tagWhere(projectId: SQL, f: TagFilter): SQL {
-  const conds = [sql`${repoTags.projectId} = ${projectId}`];
-  if (f.name !== undefined) conds.push(eq(repoTags.name, f.name));
-  if (f.search) {
-    const s = f.search;
-    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
-    conds.push(sql`${repoTags.name} LIKE ${pattern} ESCAPE '\\'`);
-  }
-  return and(...conds)!;
-}
-
-/** The matching tags with their commits, in name order (a repository's tags are few: ordering and paging happen in memory, see `orderTags`). */
-export const tagRows = (db: Db, projectId: SQL, f: TagFilter) =>
+/**
+ * The project's tags (or the one named) with their commits, in name order. A repository's tags are
+ * few: searching, ordering and paging happen in memory (`searchTags`, `orderTags`), as TagsFinder
+ * filters what Gitaly lists.
+ */
+export const tagRows = (db: Db, projectId: SQL, name?: string) =>
   db
     .select({ tag: repoTags, commit: COMMIT })
     .from(repoTags)
     .innerJoin(repoCommits, and(eq(repoCommits.projectId, repoTags.projectId), eq(repoCommits.sha, repoTags.commitSha)))
-    .where(tagWhere(projectId, f))
+    .where(name === undefined ? sql`${repoTags.projectId} = ${projectId}` : and(sql`${repoTags.projectId} = ${projectId}`, eq(repoTags.name, name)))
     .orderBy(asc(repoTags.name));
+
+/** TagsFinder#filter_by_name: `^prefix`, `suffix$`, else a substring, all case-insensitive. */
+export function searchTags(rows: TagWithCommit[], search: string | undefined): TagWithCommit[] {
+  if (!search) return rows;
+  const s = search.toLowerCase();
+  const test = s.startsWith('^') ? (n: string) => n.startsWith(s.slice(1)) : s.endsWith('$') ? (n: string) => n.endsWith(s.slice(0, -1)) : (n: string) => n.includes(s);
+  return rows.filter((r) => test(r.tag.name.toLowerCase()));
+}
 
 /** `git for-each-ref --sort=creatordate`: an annotated tag's tagger date, else its commit's committer date. */
 const creatorDate = (t: TagWithCommit) => t.tag.taggedAt ?? t.commit.committedAt;

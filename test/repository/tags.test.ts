@@ -110,6 +110,8 @@ describe('GET /projects/:id/repository/tags', () => {
     expect(page.body.map((t: { name: string }) => t.name)).toEqual(['v1.2.0', 'v1.10.0']);
     expect(page.headers.get('x-total')).toBe('5');
     expect(page.headers.get('x-total-pages')).toBe('3');
+    // A search longer than D1's 50-byte LIKE pattern limit is an ordinary search.
+    expect(await names(`search=${'v1'.repeat(40)}`)).toEqual([]);
     expect((await api(`/projects/${p.id}/repository/tags?order_by=date`, { token: reporter.token })).body).toEqual({ error: 'order_by does not have a valid value' });
   });
 
