@@ -19,8 +19,8 @@ import { tagEntity, TagSchema } from './tags-entity';
 
 const TAGS = ['tags'];
 
-/** Gitlab::GitRefValidator.validate: git's ref format, and no name a ref prefix would make ambiguous. */
-const isValidTagName = (name: string) => isValidBranchName(name) && !/^refs\/(heads|remotes)\//.test(name);
+/** Gitlab::GitRefValidator.validate: git's ref format, and no name starting with a ref prefix (`refs/heads/`, `refs/remotes/`, `refs/tags/`). */
+const isValidTagName = (name: string) => isValidBranchName(name) && !/^refs\/(heads|remotes|tags)\//.test(name);
 
 export function mountTags(r: Router) {
   r.route(

@@ -60,6 +60,7 @@ describe('POST /projects/:id/repository/tags', () => {
     expect((await tag(p.id, developer.token, { tag_name: 'v1', ref: 'main' })).status).toBe(201);
     const cases: [Record<string, unknown>, string][] = [
       [{ tag_name: 'bad..name', ref: 'main' }, 'Tag name invalid'],
+      [{ tag_name: 'refs/tags/v2', ref: 'main' }, 'Tag name invalid'],
       [{ tag_name: 'v2', ref: 'nope' }, 'Target nope is invalid'],
       [{ tag_name: 'v2', ref: '' }, 'Target is empty'],
       [{ tag_name: 'v1', ref: 'main' }, 'Tag v1 already exists'],
