@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { repoTags } from '../db/schema';
 import { forbidden, notFound } from '../platform/errors';
 import { requireUser } from '../platform/guards';
-import { linkParamsFrom, pageRequest, paginationParams, setPaginationHeaders } from '../platform/pagination';
+import { baseUrl, linkParamsFrom, pageRequest, paginationParams, setPaginationHeaders, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
@@ -49,9 +49,21 @@ export function mountTags(r: Router) {
       const found = await readableRepoWith(c, caller, p.id, (pid) => [tagRows(db, pid), ...protectedTagReads(db, pid)] as const);
       const [rows, rules] = found.reads;
       const ordered = orderTags(searchTags(rows as TagWithCommit[], p.search), p.order_by, p.sort);
+      const present = (page: TagWithCommit[]) => c.json(page.map((t) => tagEntity(t, isProtectedTag(rules, t.tag.name), x(c, found))));
+      if (raw.pagination === 'keyset') {
+        // GitalyKeysetPager: the page after the tag `page_token` names, and a `rel="next"` link when the page is full.
+        const start = p.page_token === undefined ? 0 : ordered.findIndex((t) => t.tag.name === p.page_token) + 1;
+        if (start === 0 && p.page_token !== undefined) throw apiMessage(422, `Invalid page token: ${p.page_token}`);
+        const page = ordered.slice(start, start + req.perPage);
+        if (page.length === req.perPage) {
+          const next = { ...linkParamsFrom(raw, {}), per_page: req.perPage, page_token: page[page.length - 1].tag.name };
+          c.header('Link', `<${baseUrl(c)}${new URL(c.req.url).pathname}?${toQuery(next)}>; rel="next"`);
+        }
+        return present(page);
+      }
       const page = ordered.slice(req.offset, req.offset + req.perPage);
       setPaginationHeaders(c, req, linkParamsFrom(raw, {}), ordered.length, page.length);
-      return c.json(page.map((t) => tagEntity(t, isProtectedTag(rules, t.tag.name), x(c, found))));
+      return present(page);
     },
   );
 
@@ -94,14 +106,14 @@ export function mountTags(r: Router) {
       if (!canCreateTag(caller, found.level, withCreateLevels(rules, levels), p.tag_name, found.project.archived)) throw apiMessage(400, 'You are not allowed to create this tag as it is protected.');
       if (existing.length) throw apiMessage(400, `Tag ${p.tag_name} already exists`);
       const row = newTagRow(found.project.id, p.tag_name, commit.sha, p.message?.trim(), { userId: user.id, name: user.name, email: user.email }, Date.now());
+      let tag;
       try {
-        await db.insert(repoTags).values(row);
+        [tag] = await db.insert(repoTags).values(row).returning();
       } catch (err) {
         // A concurrent create of the same name: the unique index decides.
         if (/UNIQUE constraint failed/i.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message))) throw apiMessage(400, `Tag ${p.tag_name} already exists`);
         throw err;
       }
-      const tag = { ...row, id: 0, message: row.message ?? null, taggerName: row.taggerName ?? null, taggerEmail: row.taggerEmail ?? null, taggedAt: row.taggedAt ?? null, userId: row.userId ?? null };
       return c.json(tagEntity({ tag, commit }, isProtectedTag(rules, p.tag_name), x(c, found)), 201);
     },
   );

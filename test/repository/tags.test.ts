@@ -111,6 +111,20 @@ describe('GET /projects/:id/repository/tags', () => {
     expect(page.body.map((t: { name: string }) => t.name)).toEqual(['v1.2.0', 'v1.10.0']);
     expect(page.headers.get('x-total')).toBe('5');
     expect(page.headers.get('x-total-pages')).toBe('3');
+    // Keyset pages (pagination=keyset): after the tag page_token names, a next link while pages are full.
+    const k1 = await api(`/projects/${p.id}/repository/tags?pagination=keyset&order_by=name&sort=asc&per_page=2`, { token: reporter.token });
+    expect(k1.body.map((t: { name: string }) => t.name)).toEqual(['release-1', 'v1.10.0']);
+    expect(k1.headers.get('x-total')).toBeNull();
+    const next = /<([^>]+)>; rel="next"/.exec(k1.headers.get('link') ?? '')?.[1];
+    expect(next).toContain('page_token=v1.10.0');
+    const k2 = await api(next!.slice(next!.indexOf('/api/v4')), { token: reporter.token });
+    expect(k2.body.map((t: { name: string }) => t.name)).toEqual(['v1.2.0', 'v1.9.0']);
+    const k3 = await api(`/projects/${p.id}/repository/tags?pagination=keyset&order_by=name&sort=asc&per_page=2&page_token=v1.9.0`, { token: reporter.token });
+    expect(k3.body.map((t: { name: string }) => t.name)).toEqual(['x-v1']);
+    expect(k3.headers.get('link')).toBeNull();
+    const bad = await api(`/projects/${p.id}/repository/tags?pagination=keyset&page_token=nope`, { token: reporter.token });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({ message: 'Invalid page token: nope' });
     // A search longer than D1's 50-byte LIKE pattern limit is an ordinary search.
     expect(await names(`search=${'v1'.repeat(40)}`)).toEqual([]);
     expect((await api(`/projects/${p.id}/repository/tags?order_by=date`, { token: reporter.token })).body).toEqual({ error: 'order_by does not have a valid value' });
