@@ -26,6 +26,7 @@ import { isApproved, type LiveInputs, liveStateFrom } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import { type MergeRequest, type MergeRequestBasic, mergeRequestBasic, mergeRequestEntity, type MergeRequestRow } from './merge-request-entity';
 import { flattenReads, idsOfPage, type PresenterLoaded, presenterReads } from './presenter-reads';
+import { rebaseMarkActive } from './rebase-mark';
 
 export interface PresentMrOptions {
   project?: ProjectRow;
@@ -182,8 +183,9 @@ async function presentRows(
       buildsAvailable: buildsReadable,
       readPipeline: buildsReadable,
       firstContribution: o.firstContribution ? (firstContributions.get(m.id) ?? false) : undefined,
-      // MergeRequest#rebase_in_progress?: the rebase job (merge-requests/rebase-job.ts) has not finished.
-      rebaseInProgress: o.includeRebaseInProgress ? m.rebaseJid != null : undefined,
+      // MergeRequest#rebase_in_progress?: the rebase job (merge-requests/rebase-job.ts) has not finished
+      // and was queued within a job status's lifetime (rebase-mark.ts).
+      rebaseInProgress: o.includeRebaseInProgress ? rebaseMarkActive(m.rebaseJid, Date.now()) : undefined,
       // MergeRequest#diverged_commits_count: target commits since the merge base (0 once closed or merged).
       divergedCommitsCount: o.includeDivergedCommitsCount ? (open && live.targetHead && live.mergeBase !== live.targetHead ? await divergedCommits(db, m.projectId, live.mergeBase, live.targetHead) : 0) : undefined,
     });

@@ -507,6 +507,12 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/projects/:id/repository/branches/:branch': { rule: projectAuth('developer'), params: { branch: 'to-delete' } },
   'GET /api/v4/projects/:id/repository/files/:file_path': { rule: projectGet('reporter'), query: 'ref=main' },
   'GET /api/v4/projects/:id/repository/files/:file_path/raw': { rule: projectGet('reporter'), query: 'ref=main' },
+  'GET /api/v4/projects/:id/repository/files/:file_path/blame': { rule: projectGet('reporter'), query: 'ref=main' },
+  // files.rb writes: authenticate_non_get! (401), `user_project`, then `authorize! :push_code` (a plain 403 for reporters).
+  // Each cell writes to a branch of its own from main.
+  'POST /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), params: { file_path: 'mx-file.txt' }, body: () => ({ branch: `mx-file-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'x' }) },
+  'PUT /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-put-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'y' }) },
+  'DELETE /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-del-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm' }) },
   'GET /api/v4/projects/:id/repository/tree': { rule: projectGet('reporter') },
   // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
   'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
