@@ -254,6 +254,8 @@ async function main() {
     await runClient('python-gitlab files', PYTHON, [join(clientsDir, 'python_gitlab_files_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Discussions on issues, merge requests (diff positions, resolving, the merge it blocks) and commits (issue 18).
     await runClient('python-gitlab discussions', PYTHON, [join(clientsDir, 'python_gitlab_discussions_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Tags, protected tags, merge base, commit refs and archives (issue 18).
+    await runClient('python-gitlab tags', PYTHON, [join(clientsDir, 'python_gitlab_tags_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -269,6 +271,7 @@ async function main() {
   // RepositoryFiles and Branches.create on an empty project (issue 18).
   await runClient('gitbeaker files', process.execPath, [join(clientsDir, 'gitbeaker-files-check.mjs')], common);
   await runClient('gitbeaker discussions', process.execPath, [join(clientsDir, 'gitbeaker-discussions-check.mjs')], common);
+  await runClient('gitbeaker tags', process.execPath, [join(clientsDir, 'gitbeaker-tags-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

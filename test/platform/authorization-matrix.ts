@@ -537,6 +537,21 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-put-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'y' }) },
   'DELETE /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-del-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm' }) },
   'GET /api/v4/projects/:id/repository/tree': { rule: projectGet('reporter') },
+  // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
+  'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectGet('reporter') },
+  'POST /api/v4/projects/:id/repository/tags': { rule: projectAuth('developer'), body: () => ({ tag_name: `mx-${Math.random().toString(36).slice(2, 10)}`, ref: 'main' }) },
+  'DELETE /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectAuth('developer'), params: { tag_name: 'mx-tag-del' } },
+  // protected_tags.rb: `authorize_admin_project` (Maintainer+, administrators).
+  'GET /api/v4/projects/:id/protected_tags': { rule: projectGet('maintainer') },
+  'GET /api/v4/projects/:id/protected_tags/:name': { rule: projectGet('maintainer') },
+  'POST /api/v4/projects/:id/protected_tags': { rule: projectAuth('maintainer'), body: () => ({ name: `mx-pt-${Math.random().toString(36).slice(2, 10)}` }) },
+  'DELETE /api/v4/projects/:id/protected_tags/:name': { rule: projectAuth('maintainer'), params: { name: 'mx-ptag-del' } },
+  'GET /api/v4/projects/:id/repository/merge_base': { rule: projectGet('reporter'), query: 'refs[]=main&refs[]=feature' },
+  'GET /api/v4/projects/:id/repository/commits/:sha/refs': { rule: projectGet('reporter') },
+  // repositories.rb: authorize_read_code!, then the archive limit (5 a minute per user and project: a pass calls each route once per caller).
+  'GET /api/v4/projects/:id/repository/archive': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/archive.:format': { rule: projectGet('reporter') },
 
   // ---- runners (ci/runners.rb: registration token resets; ci/runner.rb: the runner-facing API, authorized by the runner's token in the body, never by a user) ----
   'POST /api/v4/runners/reset_registration_token': { rule: adminOnly },

@@ -70,6 +70,8 @@ export async function buildWorld(): Promise<void> {
   await commit(pid, 'mx-create', 'mx-create.txt');
   for (const b of ['to-delete', 'prot', 'prot-del']) ok('branch', await api(`/projects/${pid}/repository/branches`, { token: tokens.owner, body: { branch: b, ref: 'main' } }));
   for (const b of ['prot', 'prot-del']) ok('protect', await api(`/projects/${pid}/protected_branches`, { token: tokens.owner, body: { name: b } }));
+  for (const t of ['mx-ptag', 'mx-ptag-del']) ok('protect tag', await api(`/projects/${pid}/protected_tags`, { token: tokens.owner, body: { name: t } }));
+  for (const t of ['mx-tag', 'mx-tag-del']) ok('tag', await api(`/projects/${pid}/repository/tags`, { token: tokens.owner, body: { tag_name: t, ref: 'main', message: t } }));
   const versions = ok('versions', await api(`/projects/${pid}/merge_requests/${world.mr}/versions`, { token: tokens.owner }), 200) as { id: number }[];
   world.versionId = versions[0].id;
 
@@ -193,7 +195,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
     approval_rule_id: () => (inMr ? world.mrRule : world.projectRule),
     milestone_id: () => (path.startsWith('/api/v4/groups') ? world.groupMilestone : world.projectMilestone),
-    name: () => (path.startsWith('/api/v4/features') ? 'matrix_flag' : path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
+    name: () => (path.startsWith('/api/v4/features') ? 'matrix_flag' : path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.includes('protected_tags') ? 'mx-ptag' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,
@@ -202,6 +204,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',
+    tag_name: () => 'mx-tag',
+    format: () => 'zip',
     key_id: () => (path.startsWith('/api/v4/user/') ? (path.includes('gpg') ? world.ownGpgKey : world.ownKey) : path.includes('gpg') ? world.targetGpgKey : world.targetKey),
     impersonation_token_id: () => world.impersonationToken,
     key: () => 'mx_attribute',
