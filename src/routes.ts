@@ -22,6 +22,7 @@ import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
+import { mountIssueLinks } from './issues/issue-links-routes';
 import { mountIssueLists } from './issues/issue-lists-routes';
 import { mountIssueMetricImages } from './issues/metric-images-routes';
 import { mountIssueTimeTracking } from './issues/time-tracking-routes';
@@ -126,6 +127,7 @@ export function mountApi(api: Router, web: Router) {
   mountGroups(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));
   mountIssueDetails(inIssues(groupsApi));
+  mountIssueLinks(inIssues(signedInApi));
   mountIssueLists(inIssues(groupsApi));
   mountIssueMetricImages(inIssues(groupsApi));
   mountIssues(inIssues(groupsApi));
