@@ -235,6 +235,11 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- issues (issues.rb: authenticate_non_get!; read_issue: Guest+ on private; update/time tracking: Reporter+ (Planner)) ----
   'GET /api/v4/projects/:id/issues/:issue_iid/participants': { rule: projectGet('guest') },
+  // issue_links.rb: `before { authenticate! }`; admin_issue_link is any member (IssuePolicy), on both ends for DELETE.
+  'GET /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest'), body: () => ({ target_project_id: world.projectId, target_issue_iid: world.incident }) },
+  'GET /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },
