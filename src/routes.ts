@@ -24,6 +24,7 @@ import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
 import { mountIssueLinks } from './issues/issue-links-routes';
 import { mountIssueLists } from './issues/issue-lists-routes';
+import { mountIssueResourceEvents } from './issues/resource-events-routes';
 import { mountIssueMetricImages } from './issues/metric-images-routes';
 import { mountIssueTimeTracking } from './issues/time-tracking-routes';
 import { mountPlanningIssues } from './issues/planning-issues-routes';
@@ -129,6 +130,7 @@ export function mountApi(api: Router, web: Router) {
   mountIssueDetails(inIssues(groupsApi));
   mountIssueLinks(inIssues(signedInApi));
   mountIssueLists(inIssues(groupsApi));
+  mountIssueResourceEvents(inIssues(signedInApi));
   mountIssueMetricImages(inIssues(groupsApi));
   mountIssues(inIssues(groupsApi));
   mountPlanningIssues(inIssues(groupsApi));

@@ -240,6 +240,13 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest'), body: () => ({ target_project_id: world.projectId, target_issue_iid: world.incident }) },
   'GET /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
   'DELETE /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  // resource_*_events.rb: `before { authenticate! }`, then find_noteable (read_issue).
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events/:event_id': { rule: projectAuth('guest') },
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },

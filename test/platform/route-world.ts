@@ -185,6 +185,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     epic_id: () => world.epicId,
     related_epic_link_id: () => world.relatedEpicLink,
     issue_link_id: () => world.issueLink,
+    // No such resource event: the checks run before the lookup.
+    event_id: () => 999999,
     note_id: () => (inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
