@@ -46,7 +46,9 @@ CREATE TABLE `resource_state_events` (
 	`epic_id` integer,
 	`state` text NOT NULL,
 	`user_id` integer,
-	`created_at` integer NOT NULL
+	`created_at` integer NOT NULL,
+	`source_merge_request_id` integer,
+	`source_commit` text
 );
 --> statement-breakpoint
 CREATE INDEX `resource_state_events_issue` ON `resource_state_events` (`issue_id`);--> statement-breakpoint

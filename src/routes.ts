@@ -34,6 +34,7 @@ import { mountLabels } from './planning/labels-routes';
 import { mountMembers } from './projects/members-routes';
 import { mountIssueMergeRequests } from './merge-requests/issue-merge-requests-routes';
 import { mountMergeRequests } from './merge-requests/merge-requests-routes';
+import { mountMergeRequestResourceEvents } from './merge-requests/resource-events-routes';
 import { mountMilestones } from './planning/milestones-routes';
 import { mountMilestoneMergeRequests } from './merge-requests/milestone-merge-requests-routes';
 import { mountNamespaces } from './projects/namespaces-routes';
@@ -139,6 +140,7 @@ export function mountApi(api: Router, web: Router) {
   mountLabels(inPlanning(groupsApi));
   mountMembers(inProjects(signedInApi));
   mountMergeRequests(inMergeRequests(groupsApi));
+  mountMergeRequestResourceEvents(inMergeRequests(signedInApi));
   mountIssueMergeRequests(inMergeRequests(groupsApi));
   mountMilestoneMergeRequests(inMergeRequests(groupsApi));
   mountMilestones(inPlanning(groupsApi));

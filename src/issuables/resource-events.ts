@@ -50,9 +50,9 @@ export function milestoneEventInsert(db: Db, t: Eventable, e: { action: 'add' | 
  * reaches it: placed before the update with the state it changes from, a close that a concurrent
  * close beat is not recorded twice.
  */
-export function stateEventInsert(db: Db, t: Eventable, state: 'closed' | 'reopened' | 'merged', userId: number, at: number, when?: SQL) {
-  // id, issue_id, merge_request_id, epic_id, state, user_id, created_at.
-  return db.insert(resourceStateEvents).select(sql`SELECT NULL, ${owners(t)}, ${state}, ${userId}, ${at}${when ? sql` WHERE ${when}` : sql``}`);
+export function stateEventInsert(db: Db, t: Eventable, state: 'closed' | 'reopened' | 'merged', userId: number, at: number, when?: SQL, sourceMergeRequestId: number | null = null) {
+  // id, issue_id, merge_request_id, epic_id, state, user_id, created_at, source_merge_request_id, source_commit.
+  return db.insert(resourceStateEvents).select(sql`SELECT NULL, ${owners(t)}, ${state}, ${userId}, ${at}, ${sourceMergeRequestId}, NULL${when ? sql` WHERE ${when}` : sql``}`);
 }
 
 /** The label events of one change: removals, then additions (each placed before the link statements it describes). */

@@ -102,7 +102,7 @@ export function eventEntity(kind: EventKind, r: EventRow, type: EventableType, b
     const m = r.milestone?.id != null ? milestoneEntity(r.milestone, { base, projectFullPath: r.projectPath ?? undefined, groupFullPath: r.groupPath ?? undefined }) : null;
     return { ...head, milestone: m, action: e.action as 'add' | 'remove', state: String(e.state) };
   }
-  return { ...head, source_commit: null, source_merge_request_id: null, state: String(e.state) };
+  return { ...head, source_commit: (e.sourceCommit as string | null) ?? null, source_merge_request_id: (e.sourceMergeRequestId as number | null) ?? null, state: String(e.state) };
 }
 
 // ---- Route plumbing shared by the issue and merge request routes ----

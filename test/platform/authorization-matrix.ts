@@ -247,6 +247,13 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events/:event_id': { rule: projectAuth('guest') },
   'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events': { rule: projectAuth('guest') },
   'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events/:event_id': { rule: projectAuth('guest') },
+  // The merge request's: read_merge_request (Reporter+ on the private project), unreadable the same 404 as missing.
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },

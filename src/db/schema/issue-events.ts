@@ -79,6 +79,10 @@ export const resourceStateEvents = sqliteTable(
     state: text('state').notNull(),
     userId: integer('user_id'),
     createdAt: ts('created_at').notNull(),
+    /** The merge request whose merge closed the issue (Issues::CloseService `closed_via`). */
+    sourceMergeRequestId: integer('source_merge_request_id'),
+    /** The commit whose push closed the issue (unused: pushes do not close issues here). */
+    sourceCommit: text('source_commit'),
   },
   (t) => [index('resource_state_events_issue').on(t.issueId), index('resource_state_events_mr').on(t.mergeRequestId), index('resource_state_events_epic').on(t.epicId)],
 );
