@@ -250,6 +250,8 @@ async function main() {
     await runClient('python-gitlab settings', PYTHON, [join(clientsDir, 'python_gitlab_settings_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Linked issues and resource label/milestone/state events (issue 18): issue.links, issue/mr.resource*events.
+    await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
