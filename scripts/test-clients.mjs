@@ -264,6 +264,8 @@ async function main() {
   // Feature flags (raw requests), ApplicationSettings and GeoNodes (issue 17).
   await runClient('gitbeaker admin', process.execPath, [join(clientsDir, 'gitbeaker-admin-check.mjs')], common);
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
+  // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
+  await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(
