@@ -2,7 +2,7 @@
 import { and, eq, inArray, or } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { awardEmoji, epics, internalIds, issueAssignees, issueLinks, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
+import { awardEmoji, epics, internalIds, issueAssignees, issueLinks, issueMetricImages, issues, resourceLabelEvents, resourceMilestoneEvents, resourceStateEvents, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
 import { type BlobRead, type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
 import type { SQL } from 'drizzle-orm';
 
@@ -24,6 +24,9 @@ function issueRows(db: Db, issueIds: Ids): BatchItem<'sqlite'>[] {
     db.delete(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)),
     // IssueLink belongs to both ends (dependent: :destroy either way), whichever project the other end is in.
     db.delete(issueLinks).where(or(within(issueLinks.sourceId, issueIds), within(issueLinks.targetId, issueIds))),
+    db.delete(resourceLabelEvents).where(within(resourceLabelEvents.issueId, issueIds)),
+    db.delete(resourceMilestoneEvents).where(within(resourceMilestoneEvents.issueId, issueIds)),
+    db.delete(resourceStateEvents).where(within(resourceStateEvents.issueId, issueIds)),
     db.delete(issues).where(within(issues.id, issueIds)),
   ];
 }

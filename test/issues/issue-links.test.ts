@@ -134,6 +134,20 @@ describe('POST /projects/:id/issues/:issue_iid/links', () => {
   });
 });
 
+describe('blocking_issues_count', () => {
+  it('counts the open issues an issue blocks, in every issue answer', async () => {
+    const [a, b, c] = [await mkIssue(p1), await mkIssue(p1), await mkIssue(p2)];
+    expect((await link(a, b, 'blocks')).status).toBe(201);
+    expect((await link(c, a, 'is_blocked_by')).status).toBe(201);
+    const get = async () => (await api(`/projects/${p1.id}/issues/${a.iid}`, { token: owner.token })).body.blocking_issues_count;
+    expect(await get()).toBe(2);
+    expect((await api(`/projects/${p1.id}/issues/${b.iid}`, { method: 'PUT', token: owner.token, body: { state_event: 'close' } })).status).toBe(200);
+    expect(await get()).toBe(1);
+    const listed = (await api(`/projects/${p1.id}/issues?iids[]=${a.iid}&iids[]=${b.iid}`, { token: owner.token })).body;
+    expect(listed.map((i: { iid: number; blocking_issues_count: number }) => [i.iid, i.blocking_issues_count]).sort()).toEqual([[a.iid, 1], [b.iid, 0]].sort());
+  });
+});
+
 describe('GET /projects/:id/issues/:issue_iid/links', () => {
   it('lists linked issues in link order with the link fields, only those the caller may read', async () => {
     const a = await mkIssue(p1);
