@@ -104,3 +104,22 @@ describe('GET /projects/:id/issues/:issue_iid/resource_state_events', () => {
     expect(res.body[0]).toMatchObject({ resource_type: 'Issue', resource_id: issue.id, source_commit: null, source_merge_request_id: null });
   });
 });
+
+describe('events through other writes', () => {
+  it('follow a promoted label to its group, and record the close of an issue promoted to an epic', async () => {
+    const path = unique('g');
+    const group = (await api('/groups', { token: owner.token, body: { name: path, path, visibility: 'public' } })).body;
+    const gp = (await api('/projects', { token: owner.token, body: { path: unique('p'), namespace_id: group.id, visibility: 'public' } })).body;
+    const name = unique('promo');
+    expect((await api(`/projects/${gp.id}/labels`, { token: owner.token, body: { name, color: '#123456' } })).status).toBe(201);
+    const issue = (await api(`/projects/${gp.id}/issues`, { token: owner.token, body: { title: 'promote', labels: name } })).body;
+    const promoted = await api(`/projects/${gp.id}/labels/${name}/promote`, { method: 'PUT', token: owner.token });
+    expect(promoted.status).toBe(200);
+    const labelEvents = (await api(`/projects/${gp.id}/issues/${issue.iid}/resource_label_events`, { token: owner.token })).body;
+    expect(labelEvents.map((e: { label: { id: number; name: string } | null }) => e.label && [e.label.id, e.label.name])).toEqual([[promoted.body.id, name]]);
+
+    expect((await api(`/projects/${gp.id}/issues/${issue.iid}/notes`, { token: owner.token, body: { body: '/promote' } })).status).toBeLessThan(300);
+    const states = (await api(`/projects/${gp.id}/issues/${issue.iid}/resource_state_events`, { token: owner.token })).body;
+    expect(states.map((e: { state: string }) => e.state)).toEqual(['closed']);
+  });
+});
