@@ -17,6 +17,7 @@ import { mountEnvironments } from './deployments/environments-routes';
 import { mountProtectedEnvironments } from './deployments/protected-environments-routes';
 import { mountFeatures } from './features/features-routes';
 import { mountEpics } from './planning/epics-routes';
+import { mountEpicResourceEvents } from './planning/epic-resource-events-routes';
 import { mountGeoNodes } from './geo/geo-nodes-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
@@ -123,6 +124,7 @@ export function mountApi(api: Router, web: Router) {
   mountEnvironments(inDeployments(signedInApi));
   mountProtectedEnvironments(inDeployments(api));
   mountEpics(inPlanning(groupsApi));
+  mountEpicResourceEvents(inPlanning(signedInApi));
   mountFeatures(api.withDefaults(() => ({ domain: 'features' })));
   mountGeoNodes(api.withDefaults(() => ({ domain: 'geo' })));
   mountGpgKeys(inUsers(usersApi));

@@ -66,3 +66,15 @@ export function milestoneEvents(db: Db, t: Eventable, from: number | null, to: n
   if (from === to) return [];
   return [to != null ? milestoneEventInsert(db, t, { action: 'add', milestoneId: to, state }, userId, at) : milestoneEventInsert(db, t, { action: 'remove', milestoneId: from!, state }, userId, at)];
 }
+
+/**
+ * `remove` events for every label linked to `t` as the batch reaches it except `keep`: a `labels`
+ * replacement that deletes the whole set, recorded from the links themselves in one statement.
+ */
+export function labelsRemovedEvents(db: Db, t: Eventable, keep: readonly number[], userId: number, at: number) {
+  return db
+    .insert(resourceLabelEvents)
+    .select(
+      sql`SELECT NULL, 'remove', ${owners(t)}, ll.label_id, ${userId}, ${at} FROM label_links ll WHERE ll.target_type = ${t.type} AND ll.target_id = ${idSql(t.id)} AND ll.label_id NOT IN (SELECT value FROM json_each(${JSON.stringify(keep)}))`,
+    );
+}

@@ -10,7 +10,7 @@ import { recordNotFound } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { findReadableIssueWith } from './issues';
-import { EVENT_KINDS, eventEntity, eventIdOf, eventPage, eventReads, presentPage, SCHEMAS, SEGMENTS } from './resource-events';
+import { EVENT_KINDS, eventEntity, eventIdOf, eventPage, eventReads, presentPage, SCHEMAS, SEGMENTS } from '../planning/resource-events';
 
 const listParams = params({ id: g.string(), issue_iid: g.int(), ...paginationParams });
 const oneParams = params({ id: g.string(), issue_iid: g.int(), event_id: g.string() });

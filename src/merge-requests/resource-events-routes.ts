@@ -10,7 +10,7 @@ import { recordNotFound } from '../platform/errors';
 import { baseUrl, paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
-import { EVENT_KINDS, eventEntity, eventIdOf, eventPage, eventReads, presentPage, SCHEMAS, SEGMENTS } from '../issues/resource-events';
+import { EVENT_KINDS, eventEntity, eventIdOf, eventPage, eventReads, presentPage, SCHEMAS, SEGMENTS } from '../planning/resource-events';
 import { findProjectMergeRequestWith } from './merge-request-access';
 
 const listParams = params({ id: g.string(), merge_request_iid: g.int(), ...paginationParams });

@@ -201,6 +201,9 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupGet('guest') },
   'POST /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupAuth('guest'), body: () => ({ target_group_id: world.groupId, target_epic_iid: world.relatedEpicIid }) },
   'DELETE /api/v4/groups/:id/epics/:epic_iid/related_epics/:related_epic_link_id': { rule: groupAuth('guest') },
+  // resource_label_events.rb with EE's Epic eventable: `authenticate!`, then the readable epic by id.
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events': { rule: groupAuth('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events/:event_id': { rule: groupAuth('guest') },
   'GET /api/v4/groups/:id/related_epic_links': { rule: groupGet('guest') },
 
   // ---- GPG keys (users.rb) ----

@@ -17,8 +17,8 @@ import { baseUrl, linkParamsFrom, MAX_COUNT, type PageRequest, pageRequest, setP
 import { requestParams } from '../platform/params';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
-import { LabelBasicSchema, type LabelRow, labelBasic } from '../planning/label-entity';
-import { MilestoneSchema, milestoneEntity, type MilestoneRow } from '../planning/milestone-entity';
+import { LabelBasicSchema, type LabelRow, labelBasic } from './label-entity';
+import { MilestoneSchema, milestoneEntity, type MilestoneRow } from './milestone-entity';
 import { UserBasicSchema, userBasic } from '../users/user-entity';
 import type { EventableType } from '../issuables/resource-events';
 
