@@ -78,3 +78,10 @@ export function labelsRemovedEvents(db: Db, t: Eventable, keep: readonly number[
       sql`SELECT NULL, 'remove', ${owners(t)}, ll.label_id, ${userId}, ${at} FROM label_links ll WHERE ll.target_type = ${t.type} AND ll.target_id = ${idSql(t.id)} AND ll.label_id NOT IN (SELECT value FROM json_each(${JSON.stringify(keep)}))`,
     );
 }
+
+/** `remove` events for every issue or merge request that has the milestone, as the batch reaches them (a deleted milestone). */
+export function milestoneRemovedEvents(db: Db, type: 'Issue' | 'MergeRequest', milestoneId: number, userId: number, at: number) {
+  const [issue, mr, table] = type === 'Issue' ? [sql`t.id`, sql`NULL`, sql`issues`] : [sql`NULL`, sql`t.id`, sql`merge_requests`];
+  // id, action, issue_id, merge_request_id, milestone_id, state, user_id, created_at.
+  return db.insert(resourceMilestoneEvents).select(sql`SELECT NULL, 'remove', ${issue}, ${mr}, ${milestoneId}, t.state, ${userId}, ${at} FROM ${table} t WHERE t.milestone_id = ${milestoneId}`);
+}

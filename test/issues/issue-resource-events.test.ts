@@ -91,6 +91,20 @@ describe('GET /projects/:id/issues/:issue_iid/resource_milestone_events', () => 
   });
 });
 
+describe('a deleted milestone', () => {
+  it('leaves a remove event on each of its issues, without the milestone', async () => {
+    const gone = (await api(`/projects/${project.id}/milestones`, { token: owner.token, body: { title: unique('gone') } })).body;
+    const issue = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: 'ms', milestone_id: gone.id } })).body;
+    expect((await api(`/projects/${project.id}/milestones/${gone.id}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    const res = await events(issue.iid, 'milestone');
+    expect(res.body.map((e: { action: string; milestone: unknown; state: string }) => [e.action, e.milestone, e.state])).toEqual([
+      ['add', null, 'opened'],
+      ['remove', null, 'opened'],
+    ]);
+    expect((await api(`/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.milestone).toBeNull();
+  });
+});
+
 describe('GET /projects/:id/issues/:issue_iid/resource_state_events', () => {
   it('records closing and reopening, once per real change', async () => {
     const issue = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: 'st' } })).body;

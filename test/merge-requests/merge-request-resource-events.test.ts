@@ -72,6 +72,17 @@ describe('GET /projects/:id/merge_requests/:merge_request_iid/resource_*_events'
     expect(issueEvents[0]).toMatchObject({ state: 'closed', resource_type: 'Issue', resource_id: issue.id, source_merge_request_id: mr.id });
   });
 
+  it('clears a deleted milestone from its merge requests, with a remove event (Milestones::DestroyService)', async () => {
+    const gone = (await api(`/projects/${project.id}/milestones`, { token: owner.token, body: { title: unique('gone') } })).body;
+    const mr = await mkMr({ milestone_id: gone.id });
+    expect((await api(`/projects/${project.id}/milestones/${gone.id}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    expect((await api(`/projects/${project.id}/merge_requests/${mr.iid}`, { token: owner.token })).body.milestone).toBeNull();
+    expect((await events(mr.iid, 'milestone')).body.map((e: { action: string; milestone: unknown }) => [e.action, e.milestone])).toEqual([
+      ['add', null],
+      ['remove', null],
+    ]);
+  });
+
   it('hides the events of a merge request the caller may not read (guest of a private project: 404), 401 anonymously', async () => {
     const mr = await mkMr({ labels: 'mr-a' });
     const hidden = await events(mr.iid, 'label', guest.token);
