@@ -48,6 +48,14 @@ describe('GET /projects/:id/issues/:issue_iid/resource_label_events', () => {
     expect(one.body).toEqual(first);
   });
 
+  it('records labels the write itself creates (on create and on add_labels)', async () => {
+    const [n1, n2] = [unique('new'), unique('new')];
+    const issue = (await api(`/projects/${project.id}/issues`, { token: owner.token, body: { title: 'fresh', labels: n1 } })).body;
+    expect((await put(issue.iid, { add_labels: n2 })).status).toBe(200);
+    const res = await events(issue.iid, 'label');
+    expect(res.body.map((e: { action: string; label: { name: string } }) => `${e.action} ${e.label.name}`)).toEqual([`add ${n1}`, `add ${n2}`]);
+  });
+
   it('keeps events of a deleted label, without the label', async () => {
     const name = unique('gone');
     const label = (await api(`/projects/${project.id}/labels`, { token: owner.token, body: { name, color: '#000000' } })).body;
