@@ -250,6 +250,10 @@ async function main() {
     await runClient('python-gitlab settings', PYTHON, [join(clientsDir, 'python_gitlab_settings_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Repository files and a branch in an empty project (issue 18): project.files.*, ProjectFile.save()/delete().
+    await runClient('python-gitlab files', PYTHON, [join(clientsDir, 'python_gitlab_files_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Discussions on issues, merge requests (diff positions, resolving, the merge it blocks) and commits (issue 18).
+    await runClient('python-gitlab discussions', PYTHON, [join(clientsDir, 'python_gitlab_discussions_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked issues and resource label/milestone/state events (issue 18): issue.links, issue/mr.resource*events.
     await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
@@ -264,6 +268,9 @@ async function main() {
   // Feature flags (raw requests), ApplicationSettings and GeoNodes (issue 17).
   await runClient('gitbeaker admin', process.execPath, [join(clientsDir, 'gitbeaker-admin-check.mjs')], common);
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
+  // RepositoryFiles and Branches.create on an empty project (issue 18).
+  await runClient('gitbeaker files', process.execPath, [join(clientsDir, 'gitbeaker-files-check.mjs')], common);
+  await runClient('gitbeaker discussions', process.execPath, [join(clientsDir, 'gitbeaker-discussions-check.mjs')], common);
   // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
   await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
 

@@ -94,6 +94,12 @@ export async function buildWorld(): Promise<void> {
   world.epicId = epic.id;
   world.epicToDelete = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'delete me' } })).iid;
   world.epicNote = ok('note', await api(`/groups/${g.id}/epics/${epic.id}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
+  // A thread on each noteable kind (discussions.rb) and its note, for the discussion routes.
+  for (const [kind, base] of [['issue', `${P}/issues/${world.issue}`], ['mr', `${P}/merge_requests/${world.mr}`], ['epic', `/groups/${g.id}/epics/${epic.id}`], ['commit', `${P}/repository/commits/${world.sha}`]]) {
+    const d = ok('discussion', await api(`${base}/discussions`, { token: tokens.owner, body: { body: 'd' } })) as { id: string; notes: { id: number }[] };
+    world[`${kind}Discussion`] = d.id;
+    world[`${kind}DiscussionNote`] = d.notes[0].id;
+  }
   world.epicAward = ok('award', await api(`/groups/${g.id}/epics/${epic.iid}/award_emoji`, { token: tokens.owner, body: { name: 'thumbsup' } })).id;
   // Linked epics: an epic for the matrix's POST to link to, and a link for its DELETE to remove.
   world.relatedEpicIid = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'related' } })).iid;
@@ -176,6 +182,7 @@ export function param(path: string, method: string, name: string, row: Row): str
   }
   const inEpic = path.includes('/epics/');
   const inMr = path.includes('/merge_requests/:merge_request_iid');
+  const discussionOf = path.includes('/repository/commits/') ? 'commit' : inEpic ? 'epic' : inMr ? 'mr' : 'issue';
   const named: Record<string, () => string | number> = {
     id_or_username: () => world.targetId,
     user_id: () => (path.includes('/members/') ? world.guestId : world.targetId),
@@ -187,7 +194,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     issue_link_id: () => world.issueLink,
     // No such resource event: the checks run before the lookup.
     event_id: () => 999999,
-    note_id: () => (inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
+    discussion_id: () => world[`${discussionOf}Discussion`],
+    note_id: () => (path.includes('/discussions/') ? world[`${discussionOf}DiscussionNote`] : inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
     approval_rule_id: () => (inMr ? world.mrRule : world.projectRule),
