@@ -256,6 +256,8 @@ async function main() {
     await runClient('python-gitlab discussions', PYTHON, [join(clientsDir, 'python_gitlab_discussions_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Tags, protected tags, merge base, commit refs and archives (issue 18).
     await runClient('python-gitlab tags', PYTHON, [join(clientsDir, 'python_gitlab_tags_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Linked issues and resource label/milestone/state events (issue 18): issue.links, issue/mr.resource*events.
+    await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -272,6 +274,8 @@ async function main() {
   await runClient('gitbeaker files', process.execPath, [join(clientsDir, 'gitbeaker-files-check.mjs')], common);
   await runClient('gitbeaker discussions', process.execPath, [join(clientsDir, 'gitbeaker-discussions-check.mjs')], common);
   await runClient('gitbeaker tags', process.execPath, [join(clientsDir, 'gitbeaker-tags-check.mjs')], common);
+  // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
+  await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

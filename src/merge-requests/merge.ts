@@ -9,6 +9,7 @@ import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
 import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, notes, projects, todos, users } from '../db/schema';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { stateEventInsert } from '../issuables/resource-events';
 import { canReadConfidentialIssue } from '../issues/issues';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, projectLevelSql, type ProjectRow } from '../projects/abilities';
@@ -108,6 +109,8 @@ export async function mergeMergeRequest(
           updatedAt: now,
         })
         .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+      // ResourceEvents::ChangeStateService: the guard above fails the batch unless this merge lands.
+      stateEventInsert(db, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now),
       // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
       db
         .update(todos)
@@ -120,6 +123,8 @@ export async function mergeMergeRequest(
     for (const issue of closable) {
       // Issues::CloseService with `closed_via: merge_request`: conditional, so an issue closed meanwhile stays as it is.
       out.push(
+        // The issue's state event (source_merge_request_id: this merge request), only if the close below lands.
+        stateEventInsert(db, { type: 'Issue', id: issue.id }, 'closed', user.id, now, sql`EXISTS (SELECT 1 FROM issues se WHERE se.id = ${issue.id} AND se.state = 'opened')`, mr.id),
         db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(and(eq(issues.id, issue.id), eq(issues.state, 'opened'))),
         // Checked open when read above; the note is written with the close in the same batch.
         systemNoteInsert(db, {

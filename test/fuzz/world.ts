@@ -103,6 +103,10 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const mrNoteAward = await call('POST', `${P}/merge_requests/${mr.iid}/notes/${mrNote.id}/award_emoji`, userToken, { name: 'rocket' });
   const epicAward = await call('POST', `/groups/${group.id}/epics/${epic.iid}/award_emoji`, userToken, { name: 'eyes' });
   const epicLink = await call('POST', `/groups/${group.id}/epics/${epic.iid}/related_epics`, ownerToken, { target_group_id: group.id, target_epic_iid: epic2.iid, link_type: 'blocks' });
+  // A linked pair of issues, and the resource events the issue's labels and milestone left (issue 18).
+  await call('POST', `${P}/issues/${issue.iid}/links`, ownerToken, { target_project_id: project.id, target_issue_iid: issue2.iid, link_type: 'blocks' });
+  const issueLinkId = (await call<{ issue_link_id: number }[]>('GET', `${P}/issues/${issue.iid}/links`, ownerToken))[0].issue_link_id;
+  const labelEvent = (await call<{ id: number }[]>('GET', `${P}/issues/${issue.iid}/resource_label_events`, ownerToken))[0];
 
   const projectRule = await call('POST', `${P}/approval_rules`, ownerToken, { name: 'reviewers', approvals_required: 1, user_ids: [user.id] });
   const mrRule = await call('POST', `${P}/merge_requests/${mr.iid}/approval_rules`, ownerToken, { name: 'mr rule', approvals_required: 1, user_ids: [owner.id] });
@@ -172,6 +176,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     mrNoteAward: ids(mrNoteAward.id),
     epicAward: ids(epicAward.id),
     relatedEpicLink: ids(epicLink.id),
+    issueLink: ids(issueLinkId),
+    resourceEvent: ids(labelEvent?.id ?? 1, 999999),
     projectRule: ids(projectRule.id),
     mrRule: ids(mrRule.id),
     sshKey: ids(userKey.id, victimKey.id),
@@ -264,6 +270,10 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'epicId';
     case 'related_epic_link_id':
       return 'relatedEpicLink';
+    case 'issue_link_id':
+      return 'issueLink';
+    case 'event_id':
+      return 'resourceEvent';
     case 'note_id':
       return under('/merge_requests/') ? 'mrNote' : under('/epics/') ? 'epicNote' : 'issueNote';
     case 'award_id':

@@ -216,6 +216,9 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupGet('guest') },
   'POST /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupAuth('guest'), body: () => ({ target_group_id: world.groupId, target_epic_iid: world.relatedEpicIid }) },
   'DELETE /api/v4/groups/:id/epics/:epic_iid/related_epics/:related_epic_link_id': { rule: groupAuth('guest') },
+  // resource_label_events.rb with EE's Epic eventable: `authenticate!`, then the readable epic by id.
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events': { rule: groupAuth('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events/:event_id': { rule: groupAuth('guest') },
   'GET /api/v4/groups/:id/related_epic_links': { rule: groupGet('guest') },
 
   // ---- GPG keys (users.rb) ----
@@ -250,6 +253,25 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- issues (issues.rb: authenticate_non_get!; read_issue: Guest+ on private; update/time tracking: Reporter+ (Planner)) ----
   'GET /api/v4/projects/:id/issues/:issue_iid/participants': { rule: projectGet('guest') },
+  // issue_links.rb: `before { authenticate! }`; admin_issue_link is any member (IssuePolicy), on both ends for DELETE.
+  'GET /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest'), body: () => ({ target_project_id: world.projectId, target_issue_iid: world.incident }) },
+  'GET /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  // resource_*_events.rb: `before { authenticate! }`, then find_noteable (read_issue).
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events/:event_id': { rule: projectAuth('guest') },
+  // The merge request's: read_merge_request (Reporter+ on the private project), unreadable the same 404 as missing.
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },

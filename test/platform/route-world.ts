@@ -81,6 +81,10 @@ export async function buildWorld(): Promise<void> {
   world.incident = ok('incident', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'incident', issue_type: 'incident' } })).iid;
   world.issueToDelete = ok('issue', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'delete me' } })).iid;
   const P = `/projects/${pid}`;
+  // Linked issues: a link for the matrix's GET and DELETE (the POST links world.incident).
+  const linkedIssue = ok('issue', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'linked' } })).iid;
+  ok('issue link', await api(`${P}/issues/${world.issue}/links`, { token: tokens.owner, body: { target_project_id: pid, target_issue_iid: linkedIssue } }));
+  world.issueLink = (ok('issue links', await api(`${P}/issues/${world.issue}/links`, { token: tokens.owner }), 200) as { issue_link_id: number }[])[0].issue_link_id;
   world.issueNote = ok('note', await api(`${P}/issues/${world.issue}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
   world.mrNote = ok('note', await api(`${P}/merge_requests/${world.mr}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
   world.issueAward = ok('award', await api(`${P}/issues/${world.issue}/award_emoji`, { token: tokens.owner, body: { name: 'thumbsup' } })).id;
@@ -189,6 +193,9 @@ export function param(path: string, method: string, name: string, row: Row): str
     epic_iid: () => world.epicIid,
     epic_id: () => world.epicId,
     related_epic_link_id: () => world.relatedEpicLink,
+    issue_link_id: () => world.issueLink,
+    // No such resource event: the checks run before the lookup.
+    event_id: () => 999999,
     discussion_id: () => world[`${discussionOf}Discussion`],
     note_id: () => (path.includes('/discussions/') ? world[`${discussionOf}DiscussionNote`] : inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
