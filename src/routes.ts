@@ -28,6 +28,9 @@ import { mountIssueTimeTracking } from './issues/time-tracking-routes';
 import { mountPlanningIssues } from './issues/planning-issues-routes';
 import { mountIssues } from './issues/issues-routes';
 import { mountKeys } from './users/keys-routes';
+import { mountKeyLookups } from './users/keys-lookup-routes';
+import { mountEmails } from './users/emails-routes';
+import { mountMemberships } from './users/memberships-routes';
 import { mountLabels } from './planning/labels-routes';
 import { mountMembers } from './projects/members-routes';
 import { mountIssueMergeRequests } from './merge-requests/issue-merge-requests-routes';
@@ -132,6 +135,10 @@ export function mountApi(api: Router, web: Router) {
   mountPlanningIssues(inIssues(groupsApi));
   mountIssueTimeTracking(inIssues(groupsApi));
   mountKeys(inUsers(usersApi));
+  // keys.rb: `before { authenticate! }`, then administrators only.
+  mountKeyLookups(inUsers(signedInApi));
+  mountEmails(inUsers(usersApi));
+  mountMemberships(inUsers(usersApi));
   mountLabels(inPlanning(groupsApi));
   mountMembers(inProjects(signedInApi));
   mountMergeRequests(inMergeRequests(groupsApi));
