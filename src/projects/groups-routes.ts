@@ -12,6 +12,7 @@ import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { customAttributesFilter } from './custom-attributes-filter';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { requireUser } from '../platform/guards';
@@ -88,6 +89,7 @@ async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: 
   if (user && p.owned) conds.push(sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${user.id} AND m.source_type = 'Namespace' AND m.source_id = ${namespaces.id} AND m.access_level = 50)`);
   if (user && p.min_access_level) conds.push(sql`${groupLevelSql(user.id)} >= ${p.min_access_level}`);
   if (p.top_level_only) conds.push(isNull(namespaces.parentId));
+  conds.push(customAttributesFilter(caller, p.custom_attributes, 'group', namespaces.id));
   if (p.visibility) conds.push(eq(namespaces.visibility, p.visibility));
   if (p.skip_groups?.length) conds.push(not(inArray(namespaces.id, p.skip_groups.slice(0, 90))));
   if (p.search) {
