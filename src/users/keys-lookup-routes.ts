@@ -78,7 +78,7 @@ function base64Length(s: string): number {
 async function presentKey(c: Context<AppEnv>, where: SQL | undefined, missing: () => ApiError) {
   if (!where) throw missing();
   const db = c.var.db;
-  const ownerId = sql`(SELECT k.user_id FROM ${keys} k WHERE ${where} LIMIT 1)`;
+  const ownerId = sql`(SELECT ${keys.userId} FROM ${keys} WHERE ${where} LIMIT 1)`;
   const base = baseUrl(c);
   const opts = { base, viewerId: null, admin: false };
   const [found, ...extras] = await batchReads(db, [
