@@ -250,6 +250,8 @@ async function main() {
     await runClient('python-gitlab settings', PYTHON, [join(clientsDir, 'python_gitlab_settings_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Accounts and namespaces (issue 18 item 3): emails, memberships, key lookups, namespace existence, custom attributes.
+    await runClient('python-gitlab accounts', PYTHON, [join(clientsDir, 'python_gitlab_accounts_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -262,6 +264,7 @@ async function main() {
   // Feature flags (raw requests), ApplicationSettings and GeoNodes (issue 17).
   await runClient('gitbeaker admin', process.execPath, [join(clientsDir, 'gitbeaker-admin-check.mjs')], common);
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
+  await runClient('gitbeaker accounts', process.execPath, [join(clientsDir, 'gitbeaker-accounts-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

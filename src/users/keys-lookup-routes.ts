@@ -5,6 +5,7 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
+import { aliasedColumns } from '../db/aliased-columns';
 import { batchReads } from '../db/batch-reads';
 import { keys, users } from '../db/schema';
 import { sshKeyEntity, SSHKeySchema } from './keys-entity';
@@ -82,7 +83,7 @@ async function presentKey(c: Context<AppEnv>, where: SQL | undefined, missing: (
   const base = baseUrl(c);
   const opts = { base, viewerId: null, admin: false };
   const [found, ...extras] = await batchReads(db, [
-    db.select({ key: keys, user: users }).from(keys).innerJoin(users, eq(users.id, keys.userId)).where(where).limit(1),
+    db.select({ key: aliasedColumns(keys, 'k_'), user: users }).from(keys).innerJoin(users, eq(users.id, keys.userId)).where(where).limit(1),
     ...userExtrasQueries(db, ownerId, null, opts),
   ] as const);
   const row = found[0];
