@@ -44,6 +44,7 @@ import { mountOauth } from './auth/oauth-routes';
 import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
+import { mountProjectGroups } from './projects/project-groups-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
 import { mountProjectUploads } from './import-export/project-uploads';
@@ -151,6 +152,7 @@ export function mountApi(api: Router, web: Router) {
   mountNotes(inNotes(groupsApi));
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
+  mountProjectGroups(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

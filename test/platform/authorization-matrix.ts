@@ -597,6 +597,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/keys/:id': { rule: adminOnly },
   'GET /api/v4/keys': { rule: adminOnly, query: `fingerprint=${'00:'.repeat(15)}00` },
   // Custom attributes of projects and groups: administrators only before the lookup, as users' (above).
+  // projects.rb `:id/groups`: read_project (Projects::GroupsFinder#authorized?), anonymous sees the private project as missing.
+  'GET /api/v4/projects/:id/groups': { rule: projectGet('guest') },
   'GET /api/v4/projects/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'GET /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
