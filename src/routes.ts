@@ -45,6 +45,7 @@ import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectGroups } from './projects/project-groups-routes';
+import { mountProjectTransfer } from './projects/project-transfer-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
 import { mountProjectUploads } from './import-export/project-uploads';
@@ -153,6 +154,7 @@ export function mountApi(api: Router, web: Router) {
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
   mountProjectGroups(inProjects(groupsApi));
+  mountProjectTransfer(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

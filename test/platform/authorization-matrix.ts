@@ -599,6 +599,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   // Custom attributes of projects and groups: administrators only before the lookup, as users' (above).
   // projects.rb `:id/groups`: read_project (Projects::GroupsFinder#authorized?), anonymous sees the private project as missing.
   'GET /api/v4/projects/:id/groups': { rule: projectGet('guest') },
+  // projects.rb `:id/transfer`: :change_namespace is the project's owners' (Owner role) and administrators'; a throwaway project moves to the owner's personal namespace.
+  'PUT /api/v4/projects/:id/transfer': { rule: projectAuth('owner'), fresh: 'project', body: () => ({ namespace: world.ownerNamespace }) },
   'GET /api/v4/projects/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'GET /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },

@@ -46,6 +46,7 @@ export async function buildWorld(): Promise<void> {
   world.targetId = target.id;
   world.victimId = victim.id;
   world.nonMemberId = users.nonMember.id;
+  world.ownerNamespace = users.owner.username;
   world.guestId = users.guest.id;
 
   const path = unique('mx');
