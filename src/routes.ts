@@ -20,6 +20,7 @@ import { mountEpics } from './planning/epics-routes';
 import { mountGeoNodes } from './geo/geo-nodes-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
+import { mountGroupTransfer } from './projects/group-transfer-routes';
 import { mountProjectGroupCustomAttributes } from './projects/custom-attributes-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
@@ -130,6 +131,7 @@ export function mountApi(api: Router, web: Router) {
   mountGeoNodes(api.withDefaults(() => ({ domain: 'geo' })));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
+  mountGroupTransfer(inProjects(groupsApi));
   mountProjectGroupCustomAttributes(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));
   mountIssueDetails(inIssues(groupsApi));

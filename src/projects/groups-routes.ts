@@ -51,14 +51,14 @@ function failedToSave(errors: Record<string, string[]>) {
  * GroupDetail's `projects`: the group's own projects the caller may read, at most 100
  * (GroupDetail#projects), and their extras, as reads for the group's own lookup batch.
  */
-function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
+export function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   const scope = [eq(sql`${namespaces.id}`, groupId)];
   const ids = db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...scope)).limit(100);
   return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
 }
 
 /** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
-async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
   const settings = await settingsOf(c);
   const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
   return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings });

@@ -605,6 +605,8 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
   'DELETE /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  // groups.rb `:id/transfer`: admin_group (Owner); a throwaway subgroup becomes top-level.
+  'POST /api/v4/groups/:id/transfer': { rule: groupAuth('owner'), fresh: 'group' },
   'GET /api/v4/groups/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'GET /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
