@@ -6,7 +6,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { batchReads } from '../db/batch-reads';
+import { writeThenRead } from '../db/batch-reads';
 import { members, namespaces, projects } from '../db/schema';
 import { ApiError, forbidden, notFound } from '../platform/errors';
 import { requireUser } from '../platform/guards';
@@ -16,7 +16,7 @@ import { g, params } from '../platform/validate';
 import { ACCESS, groupLevelSql, subtreeOf, VISIBILITY_LEVEL } from './abilities';
 import { GroupDetailSchema } from './group-entity';
 import { namespaceFullNameSql } from './group-queries';
-import { findReadableGroup } from './groups';
+import { findReadableGroupWith } from './groups';
 import { detailProjectReads, presentDetail } from './groups-routes';
 
 const transferParams = params({ id: g.string(), group_id: g.int().optional() });
@@ -30,21 +30,25 @@ export function mountGroupTransfer(r: Router) {
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
       const db = c.var.db;
-      const { group, level } = await findReadableGroup(c, caller, String(p.id));
+      const parentId = p.group_id;
+      // The group, the new parent with the caller's level in it, and a namespace or project already at
+      // the group's path there: one round trip.
+      const found = await findReadableGroupWith(c, caller, String(p.id), (groupId) => {
+        const ownPath = sql`(SELECT g.path FROM namespaces g WHERE g.id = ${groupId})`;
+        return [
+          db.select({ ns: namespaces, level: groupLevelSql(user.id).as('level') }).from(namespaces).where(and(eq(namespaces.id, parentId ?? 0), eq(namespaces.kind, 'Group'))).limit(1),
+          db
+            .select({ id: namespaces.id })
+            .from(namespaces)
+            .where(and(parentId === undefined ? sql`${namespaces.parentId} IS NULL` : eq(namespaces.parentId, parentId), sql`lower(${namespaces.path}) = lower(${ownPath})`, sql`${namespaces.id} != ${groupId}`))
+            .limit(1),
+          db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, parentId ?? 0), sql`lower(${projects.path}) = lower(${ownPath})`)).limit(1),
+        ] as const;
+      });
+      const { group, level } = found;
+      const [parents, sameNs, sameProject] = found.reads;
       // authorize! :admin_group (Owner).
       if (!caller.isAdmin && level < ACCESS.OWNER) throw forbidden();
-      // The new parent with the caller's level in it, and a namespace or project already at the group's
-      // path there: one round trip.
-      const parentId = p.group_id;
-      const [parents, sameNs, sameProject] = await batchReads(db, [
-        parentId === undefined ? undefined : db.select({ ns: namespaces, level: groupLevelSql(user.id).as('level') }).from(namespaces).where(and(eq(namespaces.id, parentId), eq(namespaces.kind, 'Group'))).limit(1),
-        db
-          .select({ id: namespaces.id })
-          .from(namespaces)
-          .where(and(parentId === undefined ? sql`${namespaces.parentId} IS NULL` : eq(namespaces.parentId, parentId), sql`lower(${namespaces.path}) = lower(${group.path})`, sql`${namespaces.id} != ${group.id}`))
-          .limit(1),
-        parentId === undefined ? undefined : db.select({ id: projects.id }).from(projects).where(and(eq(projects.namespaceId, parentId), sql`lower(${projects.path}) = lower(${group.path})`)).limit(1),
-      ]);
       const parentRow = parents?.[0];
       // find_group!(params[:group_id]): a parent the caller cannot see is a missing one.
       if (parentId !== undefined && (!parentRow || (!caller.isAdmin && Number(parentRow.level) === 0 && parentRow.ns.visibility === 'private'))) throw notFound('Group');
@@ -89,17 +93,19 @@ export function mountGroupTransfer(r: Router) {
             .onConflictDoUpdate({ target: [members.userId, members.sourceType, members.sourceId], set: { accessLevel: ACCESS.OWNER, updatedAt: now } }),
         );
       }
+      let done;
       try {
-        await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        // The moves and the group read back for the answer: one round trip.
+        done = await writeThenRead(db, statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]], [
+          db.select({ group: namespaces, fullName: namespaceFullNameSql() }).from(namespaces).where(eq(namespaces.id, group.id)).limit(1),
+          ...detailProjectReads(db, caller, sql`${group.id}`),
+        ] as const);
       } catch (err) {
         // A namespace took the new full path meanwhile.
         if (isUniqueViolation(err)) throw failed('The parent group already has a subgroup or a project with the same path.');
         throw err;
       }
-      const [rows, ...reads] = await batchReads(db, [
-        db.select({ group: namespaces, fullName: namespaceFullNameSql() }).from(namespaces).where(eq(namespaces.id, group.id)).limit(1),
-        ...detailProjectReads(db, caller, sql`${group.id}`),
-      ]);
+      const [rows, ...reads] = done;
       return c.json(await presentDetail(c, caller, rows[0], reads), 201);
     },
   );
