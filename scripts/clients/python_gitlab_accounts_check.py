@@ -123,5 +123,21 @@ def _():
     eq(gl.projects.list(custom_attributes={key: "blue"}, get_all=True), [], "after delete")
 
 
+@case("project.groups.list, project.transfer(namespace) and group.transfer(group_id / top level)")
+def _():
+    (group,) = need("group")
+    child = gl.groups.create({"name": "Movable", "path": f"movable-{TAG}", "parent_id": group.id})
+    project = gl.projects.create({"name": "Wanderer", "path": f"wanderer-{TAG}", "namespace_id": child.id})
+    eq([g.id for g in project.groups.list(get_all=True)], [child.id, group.id], "project.groups.list")
+    eq([g.id for g in project.groups.list(skip_groups=[child.id], get_all=True)], [group.id], "skip_groups")
+    project.transfer(group.full_path)
+    eq(gl.projects.get(project.id).path_with_namespace, f"{group.full_path}/wanderer-{TAG}", "after project.transfer")
+    raises(gitlab.exceptions.GitlabTransferProjectError, 400, lambda: project.transfer(group.id), "already in this namespace")
+    child.transfer()
+    eq((gl.groups.get(child.id).full_path, gl.groups.get(child.id).parent_id), (f"movable-{TAG}", None), "group.transfer() to the top level")
+    child.transfer(group.id)
+    eq(gl.groups.get(child.id).full_path, f"{group.full_path}/movable-{TAG}", "group.transfer(group_id)")
+
+
 print("END", flush=True)
 sys.exit(0)
