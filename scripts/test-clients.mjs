@@ -258,6 +258,8 @@ async function main() {
     await runClient('python-gitlab tags', PYTHON, [join(clientsDir, 'python_gitlab_tags_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked issues and resource label/milestone/state events (issue 18): issue.links, issue/mr.resource*events.
     await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Accounts and namespaces (issue 18 item 3): emails, memberships, key lookups, namespace existence, custom attributes.
+    await runClient('python-gitlab accounts', PYTHON, [join(clientsDir, 'python_gitlab_accounts_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -276,6 +278,7 @@ async function main() {
   await runClient('gitbeaker tags', process.execPath, [join(clientsDir, 'gitbeaker-tags-check.mjs')], common);
   // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
   await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
+  await runClient('gitbeaker accounts', process.execPath, [join(clientsDir, 'gitbeaker-accounts-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

@@ -21,6 +21,8 @@ import { mountEpicResourceEvents } from './planning/epic-resource-events-routes'
 import { mountGeoNodes } from './geo/geo-nodes-routes';
 import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
+import { mountGroupTransfer } from './projects/group-transfer-routes';
+import { mountProjectGroupCustomAttributes } from './projects/custom-attributes-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
 import { mountIssueLinks } from './issues/issue-links-routes';
@@ -31,6 +33,9 @@ import { mountIssueTimeTracking } from './issues/time-tracking-routes';
 import { mountPlanningIssues } from './issues/planning-issues-routes';
 import { mountIssues } from './issues/issues-routes';
 import { mountKeys } from './users/keys-routes';
+import { mountKeyLookups } from './users/keys-lookup-routes';
+import { mountEmails } from './users/emails-routes';
+import { mountMemberships } from './users/memberships-routes';
 import { mountLabels } from './planning/labels-routes';
 import { mountMembers } from './projects/members-routes';
 import { mountIssueMergeRequests } from './merge-requests/issue-merge-requests-routes';
@@ -44,6 +49,8 @@ import { mountOauth } from './auth/oauth-routes';
 import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
+import { mountProjectGroups } from './projects/project-groups-routes';
+import { mountProjectTransfer } from './projects/project-transfer-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
 import { mountProjectUploads } from './import-export/project-uploads';
@@ -129,6 +136,8 @@ export function mountApi(api: Router, web: Router) {
   mountGeoNodes(api.withDefaults(() => ({ domain: 'geo' })));
   mountGpgKeys(inUsers(usersApi));
   mountGroups(inProjects(groupsApi));
+  mountGroupTransfer(inProjects(groupsApi));
+  mountProjectGroupCustomAttributes(inProjects(groupsApi));
   mountImpersonationTokens(inAuth(usersApi));
   mountIssueDetails(inIssues(groupsApi));
   mountIssueLinks(inIssues(signedInApi));
@@ -139,6 +148,10 @@ export function mountApi(api: Router, web: Router) {
   mountPlanningIssues(inIssues(groupsApi));
   mountIssueTimeTracking(inIssues(groupsApi));
   mountKeys(inUsers(usersApi));
+  // keys.rb: `before { authenticate! }`, then administrators only.
+  mountKeyLookups(inUsers(signedInApi));
+  mountEmails(inUsers(usersApi));
+  mountMemberships(inUsers(usersApi));
   mountLabels(inPlanning(groupsApi));
   mountMembers(inProjects(signedInApi));
   mountMergeRequests(inMergeRequests(groupsApi));
@@ -150,6 +163,8 @@ export function mountApi(api: Router, web: Router) {
   mountNotes(inNotes(groupsApi));
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
+  mountProjectGroups(inProjects(groupsApi));
+  mountProjectTransfer(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectUploads(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

@@ -78,6 +78,7 @@ export const listShape = {
   simple: g.bool().default(false),
   statistics: g.bool().default(false),
   with_custom_attributes: g.bool().default(false),
+  custom_attributes: g.hash().optional(),
   topic: g.csv().optional(),
   pagination: g.enum(['offset', 'keyset'] as const).optional(),
   ...paginationParams,

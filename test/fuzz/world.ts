@@ -129,6 +129,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const spareTokens: number[] = [];
   for (const who of [user.id, user.id, victim.id]) spareTokens.push((await call('POST', `/users/${who}/personal_access_tokens`, root, { name: fresh('spare'), scopes: ['read_api'] })).id);
   await call('PUT', `/users/${victim.id}/custom_attributes/team`, root, { value: 'fuzzers' });
+  const userEmail = await call('POST', '/user/emails', userToken, { email: `${fresh('mail')}@example.com` });
+  const victimEmail = await call('POST', `/users/${victim.id}/emails`, root, { email: `${fresh('mail')}@example.com` });
   await call('PUT', '/user/status', userToken, { emoji: 'coffee', message: 'fuzzing' });
   await call('POST', `/users/${victim.id}/follow`, userToken, undefined, [201, 304]);
   const avatar = new FormData();
@@ -182,6 +184,7 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     mrRule: ids(mrRule.id),
     sshKey: ids(userKey.id, victimKey.id),
     gpgKey: ids(userGpg.id, victimGpg.id),
+    email: ids(userEmail.id, victimEmail.id),
     userId: ids(victim.id, victim.id, user.id, owner.id),
     victimId: ids(victim.id, victim.username),
     username: ids(victim.username, user.username, owner.username),
@@ -249,6 +252,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       if (path.startsWith('/uploads/-/system/user/avatar')) return 'avatarUser';
       if (path.startsWith('/api/v4/runners/:id')) return 'runner';
       if (path.startsWith('/api/v4/geo_nodes/:id')) return 'geoNode';
+      if (path.startsWith('/api/v4/keys/:id')) return 'sshKey';
       return someone;
     case 'user_id':
       return someone;
@@ -283,6 +287,8 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return under('/merge_requests/') ? 'mrRule' : 'projectRule';
     case 'key_id':
       return under('gpg_keys') ? 'gpgKey' : 'sshKey';
+    case 'email_id':
+      return 'email';
     case 'impersonation_token_id':
       return 'impersonation';
     case 'metric_image_id':

@@ -420,6 +420,7 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- namespaces (namespaces.rb: authenticate!; show: read_namespace_via_membership, 404 otherwise) ----
   'GET /api/v4/namespaces': { rule: signedIn },
+  'GET /api/v4/namespaces/:id/exists': { rule: signedIn },
   'GET /api/v4/namespaces/:id': { rule: { ...projectAuth('guest'), nonMember: [404, '404 Namespace Not Found'] } },
 
   // ---- notes (notes.rb: before { authenticate! }; noteable read ability; update: the note's author or Maintainer+ (admin_note); delete same) ----
@@ -648,6 +649,34 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
   'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  // ---- accounts (issue 18 item 3: users.rb emails, memberships, activities; keys.rb; namespaces.rb exists) ----
+  'GET /api/v4/user/emails': { rule: signedIn },
+  'GET /api/v4/user/emails/:email_id': { rule: signedIn },
+  'POST /api/v4/user/emails': { rule: signedIn, body: () => ({ email: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@mx-mail.example.com` }) },
+  'DELETE /api/v4/user/emails/:email_id': { rule: signedIn },
+  'GET /api/v4/users/:id/emails': { rule: adminOnly },
+  'POST /api/v4/users/:id/emails': { rule: adminOnly, body: () => ({ email: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@mx-mail.example.com` }) },
+  'DELETE /api/v4/users/:id/emails/:email_id': { rule: adminOnly },
+  'GET /api/v4/users/:user_id/memberships': { rule: adminOnly },
+  'GET /api/v4/user/activities': { rule: adminOnly },
+  // keys.rb: `authenticate!`, then administrators only (a missing key is `Key.find`'s `404 Not found`).
+  'GET /api/v4/keys/:id': { rule: adminOnly },
+  'GET /api/v4/keys': { rule: adminOnly, query: `fingerprint=${'00:'.repeat(15)}00` },
+  // Custom attributes of projects and groups: administrators only before the lookup, as users' (above).
+  // projects.rb `:id/groups`: read_project (Projects::GroupsFinder#authorized?), anonymous sees the private project as missing.
+  'GET /api/v4/projects/:id/groups': { rule: projectGet('guest') },
+  // projects.rb `:id/transfer`: :change_namespace is the project's owners' (Owner role) and administrators'; a throwaway project moves to the owner's personal namespace.
+  'PUT /api/v4/projects/:id/transfer': { rule: projectAuth('owner'), fresh: 'project', body: () => ({ namespace: world.ownerNamespace }) },
+  'GET /api/v4/projects/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'GET /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'PUT /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'DELETE /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  // groups.rb `:id/transfer`: admin_group (Owner); a throwaway subgroup becomes top-level.
+  'POST /api/v4/groups/:id/transfer': { rule: groupAuth('owner'), fresh: 'group' },
+  'GET /api/v4/groups/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'GET /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'PUT /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'DELETE /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'POST /api/v4/users/:id/block': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/unblock': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/deactivate': { rule: adminOnly, fresh: 'user' },

@@ -46,6 +46,7 @@ export async function buildWorld(): Promise<void> {
   world.targetId = target.id;
   world.victimId = victim.id;
   world.nonMemberId = users.nonMember.id;
+  world.ownerNamespace = users.owner.username;
   world.guestId = users.guest.id;
 
   const path = unique('mx');
@@ -141,6 +142,8 @@ export async function buildWorld(): Promise<void> {
   world.targetGpgKey = ok('gpg', await api(`/users/${target.id}/gpg_keys`, { token: rootToken, body: { key: freshGpgKey().key } })).id;
   world.ownKey = ok('key', await api('/user/keys', { token: tokens.owner, body: { title: 'k', key: freshSshKey().key } })).id;
   world.ownGpgKey = ok('gpg', await api('/user/gpg_keys', { token: tokens.owner, body: { key: freshGpgKey().key } })).id;
+  world.ownEmail = ok('email', await api('/user/emails', { token: tokens.owner, body: { email: `${unique('mx')}@mx-mail.example.com` } })).id;
+  world.victimEmail = ok('email', await api(`/users/${victim.id}/emails`, { token: rootToken, body: { email: `${unique('mx')}@mx-mail.example.com` } })).id;
   world.impersonationToken = ok('imp', await api(`/users/${target.id}/impersonation_tokens`, { token: rootToken, body: { name: 'i', scopes: ['api'] } })).id;
   const pats = ok('pats', await api(`/personal_access_tokens?user_id=${target.id}`, { token: rootToken }), 200) as { id: number }[];
   world.patId = pats[0].id;
@@ -175,6 +178,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       applications: 'applicationId',
       audit_events: 'auditId',
       geo_nodes: 'geoNodeId',
+      keys: 'targetKey',
       runners: 'runnerId',
       // Reads look at the target user; administrators' writes act on a victim nobody else uses.
       users: method === 'GET' ? 'targetId' : 'victimId',
@@ -215,6 +219,7 @@ export function param(path: string, method: string, name: string, row: Row): str
     format: () => 'zip',
     key_id: () => (path.startsWith('/api/v4/user/') ? (path.includes('gpg') ? world.ownGpgKey : world.ownKey) : path.includes('gpg') ? world.targetGpgKey : world.targetKey),
     impersonation_token_id: () => world.impersonationToken,
+    email_id: () => (path.startsWith('/api/v4/user/') ? world.ownEmail : world.victimEmail),
     key: () => 'mx_attribute',
     provider: () => 'github',
     // No such image or upload: the checks run before the lookup.
