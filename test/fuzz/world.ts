@@ -107,6 +107,13 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   await call('POST', `${P}/issues/${issue.iid}/links`, ownerToken, { target_project_id: project.id, target_issue_iid: issue2.iid, link_type: 'blocks' });
   const issueLinkId = (await call<{ issue_link_id: number }[]>('GET', `${P}/issues/${issue.iid}/links`, ownerToken))[0].issue_link_id;
   const labelEvent = (await call<{ id: number }[]>('GET', `${P}/issues/${issue.iid}/resource_label_events`, ownerToken))[0];
+  // A lightweight and an annotated tag, and a protected tag pattern (issue 18).
+  await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v1.0', ref: 'main' });
+  await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v2.0', ref: 'main', message: 'release two' });
+  await call('POST', `${P}/protected_tags`, ownerToken, { name: 'release-*' });
+  // The notes above are discussions too (one model): their ids for the discussion routes.
+  const issueDiscussion = (await call<{ id: string }[]>('GET', `${P}/issues/${issue.iid}/discussions`, ownerToken))[0];
+  const mrDiscussion = (await call<{ id: string }[]>('GET', `${P}/merge_requests/${mr.iid}/discussions`, ownerToken))[0];
 
   const projectRule = await call('POST', `${P}/approval_rules`, ownerToken, { name: 'reviewers', approvals_required: 1, user_ids: [user.id] });
   const mrRule = await call('POST', `${P}/merge_requests/${mr.iid}/approval_rules`, ownerToken, { name: 'mr rule', approvals_required: 1, user_ids: [owner.id] });
@@ -180,6 +187,10 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     relatedEpicLink: ids(epicLink.id),
     issueLink: ids(issueLinkId),
     resourceEvent: ids(labelEvent?.id ?? 1, 999999),
+    discussion: ids(issueDiscussion.id, mrDiscussion.id, '0'.repeat(40)),
+    tag: ids('v1.0', 'v2.0', 'release-1'),
+    archiveFormat: ids('zip', 'tar.gz', 'tar', 'tar.bz2', 'rar'),
+    protectedTag: ids('release-*', 'v1.0'),
     projectRule: ids(projectRule.id),
     mrRule: ids(mrRule.id),
     sshKey: ids(userKey.id, victimKey.id),
@@ -278,6 +289,12 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'issueLink';
     case 'event_id':
       return 'resourceEvent';
+    case 'discussion_id':
+      return 'discussion';
+    case 'tag_name':
+      return 'tag';
+    case 'format':
+      return 'archiveFormat';
     case 'note_id':
       return under('/merge_requests/') ? 'mrNote' : under('/epics/') ? 'epicNote' : 'issueNote';
     case 'award_id':
@@ -298,6 +315,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
     case 'name':
       if (path.startsWith('/api/v4/features')) return 'featureName';
       if (under('protected_branches')) return 'branch';
+      if (under('protected_tags')) return 'protectedTag';
       if (under('protected_environments')) return 'environmentName';
       return path.startsWith('/api/v4/groups') ? 'groupLabel' : 'projectLabel';
     case 'subscribable_id':
