@@ -8,6 +8,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../platform/context';
+import { baseUrl } from '../platform/pagination';
 import type { DomainEvent, EventKind, EventRecorder } from '../platform/events';
 import { DISPATCH_JOB } from './jobs';
 
@@ -39,7 +40,7 @@ export const recordHookEvent: EventRecorder = (c, ev: DomainEvent) => {
   set.add(typeof ev.projectId === 'number' ? ev.projectId : 'sql');
   return [
     c.var.db.run(sql`INSERT INTO web_hook_events (uuid, project_id, kind, action, object_id, actor_id, confidential, data, state, created_at)
-      SELECT ${crypto.randomUUID()}, ${pid}, ${ev.kind}, ${ev.action ?? null}, ${oid}, ${ev.actorId}, ${ev.confidential ? 1 : 0}, ${ev.data ? JSON.stringify(ev.data) : null}, 'pending', ${Date.now()}
+      SELECT ${crypto.randomUUID()}, ${pid}, ${ev.kind}, ${ev.action ?? null}, ${oid}, ${ev.actorId}, ${ev.confidential ? 1 : 0}, ${JSON.stringify({ ...ev.data, base: baseUrl(c) })}, 'pending', ${Date.now()}
       WHERE EXISTS (SELECT 1 FROM web_hooks h WHERE ${column} = 1 AND ${hooksOfProjectSql(pid)})`),
   ];
 };
