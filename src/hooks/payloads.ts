@@ -148,7 +148,22 @@ export function commitHookAttrs(x: ProjectCtx, c: Pick<CommitRow, 'sha' | 'messa
 }
 
 /** `changes` as GitLab writes them: `{ attr: { previous, current } }`. */
-export const changesOf = (data: Record<string, unknown> | null) => (data?.changes as Record<string, { previous: unknown; current: unknown }> | undefined) ?? {};
+export function changesOf(data: Record<string, unknown> | null) {
+  const raw = (data?.changes as Record<string, { previous: unknown; current: unknown }> | undefined) ?? {};
+  const at = (k: string, v: unknown) => (k.endsWith('_at') && typeof v === 'number' ? hookTime(v) : v);
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, { previous: at(k, v.previous), current: at(k, v.current) }]));
+}
+
+/**
+ * The attributes as the event left them: the payload is built when the consumer runs, after later
+ * writes maybe, so what the event changed is taken from its recorded `changes`.
+ */
+function atEvent<T extends Record<string, unknown>>(attrs: T, data: Record<string, unknown> | null): T {
+  const out: Record<string, unknown> = { ...attrs };
+  for (const [k, v] of Object.entries(changesOf(data))) if (k in out && k !== 'labels') out[k] = v.current;
+  if (typeof out.state === 'string') out.state_id = STATE_ID[out.state] ?? out.state_id;
+  return out as T;
+}
 
 export async function issuePayload(db: Db, x: ProjectCtx, ev: EventRow, data: Record<string, unknown> | null) {
   const [issue] = await db.select().from(issues).where(eq(issues.id, ev.objectId!)).limit(1);
@@ -160,7 +175,7 @@ export async function issuePayload(db: Db, x: ProjectCtx, ev: EventRow, data: Re
     event_type: issue.confidential ? 'confidential_issue' : 'issue',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
-    object_attributes: { ...attrs, action: ev.action },
+    object_attributes: { ...atEvent(attrs, data), action: ev.action },
     labels: labelRows.map(labelHookAttrs),
     changes: changesOf(data),
     repository: repositoryAttrs(x),
@@ -178,7 +193,7 @@ export async function mergeRequestPayload(db: Db, x: ProjectCtx, ev: EventRow, d
     event_type: 'merge_request',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
-    object_attributes: { ...attrs, action: ev.action, ...(data?.oldrev ? { oldrev: data.oldrev } : {}) },
+    object_attributes: { ...atEvent(attrs, data), action: ev.action, ...(data?.oldrev ? { oldrev: data.oldrev } : {}) },
     labels: labelRows.map(labelHookAttrs),
     changes: changesOf(data),
     repository: repositoryAttrs(x),

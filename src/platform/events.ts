@@ -33,3 +33,12 @@ export const eventRecorders = hookList<EventRecorder>();
 export function recordEvent(c: Context<AppEnv>, event: DomainEvent): BatchItem<'sqlite'>[] {
   return eventRecorders.all().flatMap((r) => r(c, event));
 }
+
+const snake = (k: string) => k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
+
+/** GitLab's `changes` (`{ attr: { previous, current } }`) from a row and the columns a write sets. */
+export function eventChanges(before: Record<string, unknown>, set: Record<string, unknown>): Record<string, { previous: unknown; current: unknown }> {
+  const out: Record<string, { previous: unknown; current: unknown }> = {};
+  for (const [k, v] of Object.entries(set)) if (before[k] !== v) out[snake(k)] = { previous: before[k] ?? null, current: v ?? null };
+  return out;
+}
