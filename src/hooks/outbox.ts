@@ -11,6 +11,7 @@ import type { AppEnv } from '../platform/context';
 import { baseUrl } from '../platform/pagination';
 import type { DomainEvent, EventKind, EventRecorder } from '../platform/events';
 import { DISPATCH_JOB } from './jobs';
+import { webHookEvents } from '../db/schema';
 
 /** The hook column that asks for each kind (ProjectHook triggers); confidential ones have their own. */
 export const FLAG: Record<EventKind, { open: string; confidential?: string }> = {
@@ -38,10 +39,28 @@ export const recordHookEvent: EventRecorder = (c, ev: DomainEvent) => {
   let set = recorded.get(c);
   if (!set) recorded.set(c, (set = new Set()));
   set.add(typeof ev.projectId === 'number' ? ev.projectId : 'sql');
+  // INSERT … SELECT through the query builder (D1's batch takes builder statements, not raw runs).
+  const db = c.var.db;
   return [
-    c.var.db.run(sql`INSERT INTO web_hook_events (uuid, project_id, kind, action, object_id, actor_id, confidential, data, state, created_at)
-      SELECT ${crypto.randomUUID()}, ${pid}, ${ev.kind}, ${ev.action ?? null}, ${oid}, ${ev.actorId}, ${ev.confidential ? 1 : 0}, ${JSON.stringify({ ...ev.data, base: baseUrl(c) })}, 'pending', ${Date.now()}
-      WHERE EXISTS (SELECT 1 FROM web_hooks h WHERE ${column} = 1 AND ${hooksOfProjectSql(pid)})`),
+    db.insert(webHookEvents).select(
+      db
+        .select({
+          id: sql<number>`NULL`.as('id'),
+          uuid: sql<string>`${crypto.randomUUID()}`.as('uuid'),
+          projectId: sql<number>`${pid}`.as('project_id'),
+          kind: sql<string>`${ev.kind}`.as('kind'),
+          action: sql<string>`${ev.action ?? null}`.as('action'),
+          objectId: sql<number>`${oid}`.as('object_id'),
+          actorId: sql<number>`${ev.actorId}`.as('actor_id'),
+          confidential: sql<boolean>`${ev.confidential ? 1 : 0}`.as('confidential'),
+          data: sql<string>`${JSON.stringify({ ...ev.data, base: baseUrl(c) })}`.as('data'),
+          state: sql<string>`'pending'`.as('state'),
+          payload: sql<string>`NULL`.as('payload'),
+          createdAt: sql<number>`${Date.now()}`.as('created_at'),
+        })
+        .from(sql`(SELECT 1) AS one`)
+        .where(sql`EXISTS (SELECT 1 FROM web_hooks h WHERE ${column} = 1 AND ${hooksOfProjectSql(pid)})${ev.when ? sql` AND ${ev.when}` : sql``}`),
+    ),
   ];
 };
 

@@ -19,6 +19,7 @@ import { isApproved, type LiveState, liveState } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import type { MergeRequestRow } from './merge-request-entity';
 import { type MergeWrite, repo } from './merge-request-repo';
+import { recordEvent } from '../platform/events';
 
 type IssueRow = typeof issues.$inferSelect;
 
@@ -115,6 +116,7 @@ export async function mergeMergeRequest(
         .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
       ...finalizeRules,
       ...(deleteSource ? [deleteBranchStatement(db, mr.sourceProjectId, mr.sourceBranch, live.sha)] : []),
+      ...recordEvent(c, { kind: 'merge_request', projectId: mr.projectId, objectId: mr.id, action: 'merge', actorId: user.id, data: { changes: { state: { previous: 'opened', current: 'merged' } } } }),
     ];
     if (!closeIssues) return out;
     for (const issue of closable) {

@@ -24,6 +24,8 @@ export interface DomainEvent {
   confidential?: boolean;
   /** What the rows cannot tell afterwards (GitLab's `changes`, a push's refs): stored as JSON. */
   data?: Record<string, unknown>;
+  /** A condition the write must leave true for the event to exist (a compare-and-set that may not happen). */
+  when?: SQL;
 }
 
 export type EventRecorder = (c: Context<AppEnv>, event: DomainEvent) => BatchItem<'sqlite'>[];
