@@ -250,6 +250,8 @@ async function main() {
     await runClient('python-gitlab settings', PYTHON, [join(clientsDir, 'python_gitlab_settings_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal.
+    await runClient('python-gitlab hooks', PYTHON, [join(clientsDir, 'python_gitlab_hooks_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -262,6 +264,8 @@ async function main() {
   // Feature flags (raw requests), ApplicationSettings and GeoNodes (issue 17).
   await runClient('gitbeaker admin', process.execPath, [join(clientsDir, 'gitbeaker-admin-check.mjs')], common);
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
+  // ProjectHooks (issue 18 item 4).
+  await runClient('gitbeaker hooks', process.execPath, [join(clientsDir, 'gitbeaker-hooks-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(
