@@ -29,6 +29,11 @@ export const flagColumn = (kind: EventKind, confidential: boolean) => (confident
 export const hooksOfProjectSql = (pid: SQL | number) =>
   sql`(h.project_id = ${pid} OR (h.group_id IS NOT NULL AND instr((SELECT n.traversal_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ${pid}), '/' || h.group_id || '/') > 0))`;
 
+/** The instance's URL for the payload's links: a job's context (a rebase) has no request. */
+function baseOf(c: Context<AppEnv>): string {
+  return c.req ? baseUrl(c) : (c.var.config.externalUrl ?? 'http://localhost');
+}
+
 /** Requests that recorded an event: they nudge the dispatcher once answered. */
 const recorded = new WeakMap<Context<AppEnv>, Set<number | 'sql'>>();
 
@@ -53,7 +58,7 @@ export const recordHookEvent: EventRecorder = (c, ev: DomainEvent) => {
           objectId: sql<number>`${oid}`.as('object_id'),
           actorId: sql<number>`${ev.actorId}`.as('actor_id'),
           confidential: sql<boolean>`${ev.confidential ? 1 : 0}`.as('confidential'),
-          data: sql<string>`${JSON.stringify({ ...ev.data, base: baseUrl(c) })}`.as('data'),
+          data: sql<string>`${JSON.stringify({ ...ev.data, base: baseOf(c) })}`.as('data'),
           state: sql<string>`'pending'`.as('state'),
           payload: sql<string>`NULL`.as('payload'),
           createdAt: sql<number>`${Date.now()}`.as('created_at'),
