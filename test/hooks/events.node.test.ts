@@ -74,7 +74,7 @@ describe('webhook events', () => {
   });
 
   it('notes on issues and merge requests, and confidential notes only to confidential note hooks', async () => {
-    const { u, p, path } = await setup({ note_events: true });
+    const { u, p, path, commit } = await setup({ note_events: true });
     const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'talk' } })).body;
     const note = (await api(`/projects/${p.id}/issues/${issue.iid}/notes`, { token: u.token, body: { body: 'hello there' } })).body;
     const secret = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'hidden', confidential: true } })).body;
@@ -87,6 +87,16 @@ describe('webhook events', () => {
       project_id: p.id,
       object_attributes: { id: note.id, noteable_type: 'Issue', url: `${p.web_url}/-/issues/${issue.iid}#note_${note.id}`, action: 'create' },
       issue: { iid: issue.iid, title: 'talk' },
+    });
+    expect((await commit('topic', 't.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } })).body;
+    const mrNote = (await api(`/projects/${p.id}/merge_requests/${mr.iid}/notes`, { token: u.token, body: { body: 'looks good' } })).body;
+    await idle();
+    expect(at(path)).toHaveLength(2);
+    expect(at(path)[1].body).toMatchObject({
+      object_kind: 'note',
+      object_attributes: { id: mrNote.id, noteable_type: 'MergeRequest', note: 'looks good', url: `${p.web_url}/-/merge_requests/${mr.iid}#note_${mrNote.id}` },
+      merge_request: { iid: mr.iid, title: 'Topic', source_branch: 'topic' },
     });
   });
 
