@@ -25,9 +25,13 @@ export const FLAG: Record<EventKind, { open: string; confidential?: string }> = 
 
 export const flagColumn = (kind: EventKind, confidential: boolean) => (confidential ? (FLAG[kind].confidential ?? FLAG[kind].open) : FLAG[kind].open);
 
-/** Hooks of project `pid` (SQL) and of its groups, as a WHERE over `web_hooks h`. */
+/**
+ * Hooks of project `pid` and of its groups, as a WHERE over `web_hooks h`: the groups are the ids of
+ * the namespace's traversal path (`/1/5/9/` -> [1,5,9]), so both arms use an index (a user
+ * namespace has no path, hence no group hooks).
+ */
 export const hooksOfProjectSql = (pid: SQL | number) =>
-  sql`(h.project_id = ${pid} OR (h.group_id IS NOT NULL AND instr((SELECT n.traversal_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ${pid}), '/' || h.group_id || '/') > 0))`;
+  sql`(h.project_id = ${pid} OR h.group_id IN (SELECT CAST(value AS INTEGER) FROM json_each('[' || replace(trim((SELECT n.traversal_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ${pid}), '/'), '/', ',') || ']')))`;
 
 /** The instance's URL for the payload's links: a job's context (a rebase) has no request. */
 function baseOf(c: Context<AppEnv>): string {
