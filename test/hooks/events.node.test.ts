@@ -142,6 +142,17 @@ describe('webhook events', () => {
     expect(at(path)[1].body).toMatchObject({ object_kind: 'deployment', deployment_id: d.id, environment: 'production', ref: 'main', short_sha: sha.slice(0, 8), project: { id: p.id } });
   });
 
+  it('records no event for a write whose batch failed', async () => {
+    const { u, p, path } = await setup({ issues_events: true });
+    expect((await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'first', iid: 7 } })).status).toBe(201);
+    // The same iid again: the unique index fails the whole batch (409 Duplicated issue), event row included.
+    const dup = await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'second', iid: 7 } });
+    expect([dup.status, dup.body]).toEqual([409, { message: 'Duplicated issue' }]);
+    await idle();
+    expect(await storageSql(`SELECT kind, action FROM web_hook_events WHERE project_id = ${p.id}`)).toEqual([{ kind: 'issue', action: 'open' }]);
+    expect(at(path).map((r) => r.body.object_attributes.title)).toEqual(['first']);
+  });
+
   it('records no outbox row for a project whose hooks do not take the event', async () => {
     const { u, p } = await setup({ issues_events: false, note_events: true });
     await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'quiet' } });
