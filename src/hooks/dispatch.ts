@@ -79,10 +79,11 @@ export async function runDispatch(message: JobMessage, deps: JobDeps): Promise<v
   for (const ev of events) await dispatchEvent(deps, ev);
 }
 
-const instanceOf = (deps: JobDeps, payload: string) => {
+/** X-Gitlab-Instance: the configured URL, else the one the request that caused the event was addressed to. */
+const instanceOf = (deps: JobDeps, ev: EventRow) => {
   if (deps.config.externalUrl) return deps.config.externalUrl;
-  const web = /"web_url":"(https?:\/\/[^/"]+)/.exec(payload);
-  return web ? web[1] : 'http://localhost';
+  const base = ev.data ? (JSON.parse(ev.data) as { base?: string }).base : undefined;
+  return base ?? 'http://localhost';
 };
 
 export async function runDeliver(message: JobMessage, deps: JobDeps): Promise<void> {
@@ -114,7 +115,7 @@ export async function runDeliver(message: JobMessage, deps: JobDeps): Promise<vo
     webhookUuid: d.uuid,
     eventUuid: ev.uuid,
     deliveryId: d.id,
-    instance: instanceOf(deps, ev.payload),
+    instance: instanceOf(deps, ev),
   });
   const last = d.attempts >= DELIVERY_ATTEMPTS;
   const next = run.ok ? done('delivered') : last ? done('failed') : db.update(webHookDeliveries).set({ state: 'pending', leaseUntil: null, dueAt: now + 2 ** d.attempts * 1000 }).where(eq(webHookDeliveries.id, d.id));
