@@ -61,12 +61,11 @@ export async function dispatchEvent(deps: JobDeps, ev: EventRow): Promise<void> 
     .set({ state: 'dispatched', payload: payload ? JSON.stringify(payload) : null })
     .where(and(eq(webHookEvents.id, ev.id), eq(webHookEvents.state, 'pending')));
   await db.batch([mark, ...inserts]);
-  await sendPending(deps, db.select({ id: webHookDeliveries.id, uuid: webHookDeliveries.uuid }).from(webHookDeliveries).where(and(eq(webHookDeliveries.eventId, ev.id), eq(webHookDeliveries.state, 'pending'))));
+  if (hooks.length) await sendDeliver(deps, ev.id);
 }
 
-async function sendPending(deps: JobDeps, rows: PromiseLike<{ id: number; uuid: string }[]>) {
-  for (const d of await rows) await deps.jobs.send({ type: DELIVER_JOB, id: d.uuid, deliveryId: d.id });
-}
+/** One message delivers all of an event's pending deliveries (not one per hook: fewer messages and round trips). */
+const sendDeliver = (deps: JobDeps, eventId: number) => deps.jobs.send({ type: DELIVER_JOB, id: `${eventId}:${crypto.randomUUID()}`, eventId });
 
 export async function runDispatch(message: JobMessage, deps: JobDeps): Promise<void> {
   const ids = Array.isArray(message.projectIds) ? (message.projectIds as number[]) : null;
@@ -86,42 +85,57 @@ const instanceOf = (deps: JobDeps, ev: EventRow) => {
   return base ?? 'http://localhost';
 };
 
+/**
+ * Sends an event's pending deliveries, all at once: one compare-and-set claims them (a redelivered
+ * message finds none left), the hooks in one read, the requests concurrently, and every log row,
+ * hook state and delivery state in one batch. Failed ones go back to pending and the message is
+ * retried with backoff; those delivered meanwhile are not sent again.
+ */
 export async function runDeliver(message: JobMessage, deps: JobDeps): Promise<void> {
   const db = deps.db;
-  const id = Number(message.deliveryId);
+  const eventId = Number(message.eventId);
   const now = Date.now();
-  const [d] = await db
+  const claimed = await db
     .update(webHookDeliveries)
     .set({ state: 'sending', attempts: sql`${webHookDeliveries.attempts} + 1`, leaseUntil: now + LEASE_MS })
-    .where(and(eq(webHookDeliveries.id, id), or(eq(webHookDeliveries.state, 'pending'), and(eq(webHookDeliveries.state, 'sending'), lt(webHookDeliveries.leaseUntil, now)))))
+    .where(and(eq(webHookDeliveries.eventId, eventId), or(eq(webHookDeliveries.state, 'pending'), and(eq(webHookDeliveries.state, 'sending'), lt(webHookDeliveries.leaseUntil, now)))))
     .returning();
-  // Delivered, failed, skipped or being sent: a redelivered message has nothing to do.
-  if (!d) return;
-  const [[hook], [ev]] = await db.batch([db.select().from(webHooks).where(eq(webHooks.id, d.webHookId)).limit(1), db.select().from(webHookEvents).where(eq(webHookEvents.id, d.eventId)).limit(1)]);
-  const done = (state: string) => db.update(webHookDeliveries).set({ state, leaseUntil: null }).where(eq(webHookDeliveries.id, d.id));
-  if (!hook || !ev?.payload || !executable(hook, now)) {
-    await done('skipped');
-    return;
-  }
-  const kind = headerKind(ev);
-  const run = await executeHook({
-    db,
-    config: deps.config,
-    settings: await loadSettings(db),
-    hook,
-    payload: ev.payload,
-    eventName: EVENT_HEADER[kind] ?? 'System Hook',
-    trigger: TRIGGER_OF[kind] ?? kind,
-    webhookUuid: d.uuid,
-    eventUuid: ev.uuid,
-    deliveryId: d.id,
-    instance: instanceOf(deps, ev),
-  });
-  const last = d.attempts >= DELIVERY_ATTEMPTS;
-  const next = run.ok ? done('delivered') : last ? done('failed') : db.update(webHookDeliveries).set({ state: 'pending', leaseUntil: null, dueAt: now + 2 ** d.attempts * 1000 }).where(eq(webHookDeliveries.id, d.id));
-  await db.batch([next, ...run.statements]);
-  // The Queue retries with backoff (jobs-consumer.ts); the delivery is pending again for it.
-  if (!run.ok && !last) throw new Error(`web hook ${hook.id}: ${run.httpStatus ?? run.message}`);
+  if (!claimed.length) return;
+  const [hooks, [ev]] = await db.batch([
+    db.select().from(webHooks).where(inArray(webHooks.id, claimed.map((d) => d.webHookId))),
+    db.select().from(webHookEvents).where(eq(webHookEvents.id, eventId)).limit(1),
+  ]);
+  const byId = new Map(hooks.map((h) => [h.id, h]));
+  const settings = await loadSettings(db);
+  const kind = ev ? headerKind(ev) : '';
+  const set = (id: number, state: string, extra: Record<string, unknown> = {}) => db.update(webHookDeliveries).set({ state, leaseUntil: null, ...extra }).where(eq(webHookDeliveries.id, id));
+  const outcomes = await Promise.all(
+    claimed.map(async (d) => {
+      const hook = byId.get(d.webHookId);
+      if (!hook || !ev?.payload || !executable(hook, now)) return { failed: false, statements: [set(d.id, 'skipped')] };
+      const run = await executeHook({
+        db,
+        config: deps.config,
+        settings,
+        hook,
+        payload: ev.payload,
+        eventName: EVENT_HEADER[kind] ?? 'System Hook',
+        trigger: TRIGGER_OF[kind] ?? kind,
+        webhookUuid: d.uuid,
+        eventUuid: ev.uuid,
+        deliveryId: d.id,
+        instance: instanceOf(deps, ev),
+      });
+      const last = d.attempts >= DELIVERY_ATTEMPTS;
+      const state = run.ok ? set(d.id, 'delivered') : last ? set(d.id, 'failed') : set(d.id, 'pending', { dueAt: now + 2 ** d.attempts * 1000 });
+      return { failed: !run.ok && !last, statements: [state, ...run.statements] };
+    }),
+  );
+  const [first, ...rest] = outcomes.flatMap((o) => o.statements);
+  await db.batch([first, ...rest]);
+  // The Queue retries with backoff (jobs-consumer.ts); the failed deliveries are pending again for it.
+  const failed = outcomes.filter((o) => o.failed).length;
+  if (failed) throw new Error(`web hook event ${eventId}: ${failed} of ${claimed.length} deliveries failed`);
 }
 
 /**
@@ -135,20 +149,20 @@ export async function sweepWebHooks(deps: JobDeps, olderThanMs = SWEEP_AFTER_MS)
   for (const ev of events) await dispatchEvent(deps, ev);
   const now = Date.now();
   const stuck = await db
-    .select({ id: webHookDeliveries.id, uuid: webHookDeliveries.uuid })
+    .selectDistinct({ eventId: webHookDeliveries.eventId })
     .from(webHookDeliveries)
     .where(or(and(eq(webHookDeliveries.state, 'pending'), lt(webHookDeliveries.dueAt, cutoff)), and(eq(webHookDeliveries.state, 'sending'), lt(webHookDeliveries.leaseUntil, now))))
     .limit(BATCH);
-  await sendPending(deps, Promise.resolve(stuck));
+  for (const d of stuck) await sendDeliver(deps, d.eventId);
   return { events: events.length, deliveries: stuck.length };
 }
 
 export { DISPATCH_JOB };
 
-/** The dead-letter path of a delivery: it will not be tried again. */
+/** The dead-letter path of an event's deliveries: those not delivered will not be tried again. */
 export async function failDelivery(message: JobMessage, deps: JobDeps): Promise<void> {
   await deps.db
     .update(webHookDeliveries)
     .set({ state: 'failed', leaseUntil: null })
-    .where(and(eq(webHookDeliveries.id, Number(message.deliveryId)), or(eq(webHookDeliveries.state, 'pending'), eq(webHookDeliveries.state, 'sending'))));
+    .where(and(eq(webHookDeliveries.eventId, Number(message.eventId)), or(eq(webHookDeliveries.state, 'pending'), eq(webHookDeliveries.state, 'sending'))));
 }

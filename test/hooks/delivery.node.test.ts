@@ -139,15 +139,28 @@ describe('webhook delivery', () => {
     expect(at(path).length).toBe(sent);
   });
 
+  it('retries only the failing hook of an event: the others get it once', async () => {
+    const ok = `/ok/${unique('m')}`;
+    const { u, p } = await projectWithHook(ok, { issues_events: true });
+    const fail = `/fail/${unique('m')}`;
+    const ok2 = `/ok/${unique('m2')}`;
+    for (const url of [fail, ok2]) expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${url}`, push_events: false, issues_events: true } })).status).toBe(201);
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'fan' } });
+    await idle();
+    expect([at(ok).length, at(ok2).length, at(fail).length]).toEqual([1, 1, 3]);
+    expect(at(ok)[0].headers['x-gitlab-event-uuid']).toBe(at(fail)[0].headers['x-gitlab-event-uuid']);
+    expect(at(ok)[0].headers['x-gitlab-webhook-uuid']).not.toBe(at(ok2)[0].headers['x-gitlab-webhook-uuid']);
+  });
+
   it('sends nothing again for a redelivered message, and the sweep sends an event whose message was lost', async () => {
     const path = `/ok/${unique('r')}`;
     const { u, p } = await projectWithHook(path, { issues_events: true });
     const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'once' } })).body;
     await idle();
     expect(at(path)).toHaveLength(1);
-    const [delivery] = (await storageSql(`SELECT d.id, d.uuid, d.state FROM web_hook_deliveries d JOIN web_hook_events e ON e.id = d.event_id WHERE e.project_id = ${p.id}`)) as { id: number; uuid: string; state: string }[];
+    const [delivery] = (await storageSql(`SELECT d.event_id, d.state FROM web_hook_deliveries d JOIN web_hook_events e ON e.id = d.event_id WHERE e.project_id = ${p.id}`)) as { event_id: number; state: string }[];
     expect(delivery.state).toBe('delivered');
-    await sendJob({ type: 'web_hooks.deliver', id: delivery.uuid, deliveryId: delivery.id });
+    await sendJob({ type: 'web_hooks.deliver', id: unique('again'), eventId: delivery.event_id });
     await sendJob({ type: 'web_hooks.dispatch', id: unique('d'), projectIds: [p.id] });
     await idle();
     expect(at(path)).toHaveLength(1);
