@@ -83,10 +83,17 @@ export function webHookNudge(): MiddlewareHandler<AppEnv> {
     const set = recorded.get(c);
     if (!set?.size) return;
     const projectIds = [...set].filter((p): p is number => typeof p === 'number');
+    const sent = c.var.jobs
+      .send({ type: DISPATCH_JOB, id: crypto.randomUUID(), projectIds: set.has('sql') ? null : projectIds })
+      .catch((err) => console.error(JSON.stringify({ level: 'error', job: DISPATCH_JOB, error: String(err) })));
+    // On Workers the answer does not wait for the Queue (waitUntil); Node's runner takes it at once.
+    let ctx: { waitUntil(p: Promise<unknown>): void } | undefined;
     try {
-      await c.var.jobs.send({ type: DISPATCH_JOB, id: crypto.randomUUID(), projectIds: set.has('sql') ? null : projectIds });
-    } catch (err) {
-      console.error(JSON.stringify({ level: 'error', job: DISPATCH_JOB, error: String(err) }));
+      ctx = c.executionCtx;
+    } catch {
+      ctx = undefined;
     }
+    if (ctx) ctx.waitUntil(sent);
+    else await sent;
   };
 }
