@@ -158,9 +158,12 @@ export function changesOf(data: Record<string, unknown> | null) {
  * The attributes as the event left them: the payload is built when the consumer runs, after later
  * writes maybe, so what the event changed is taken from its recorded `changes`.
  */
-function atEvent<T extends Record<string, unknown>>(attrs: T, data: Record<string, unknown> | null): T {
+function atEvent<T extends Record<string, unknown>>(attrs: T, data: Record<string, unknown> | null, action: string | null): T {
   const out: Record<string, unknown> = { ...attrs };
   for (const [k, v] of Object.entries(changesOf(data))) if (k in out && k !== 'labels') out[k] = v.current;
+  // The state an action leaves, whatever later writes did.
+  const state = ({ open: 'opened', reopen: 'opened', close: 'closed', merge: 'merged' } as Record<string, string>)[action ?? ''];
+  if (state) out.state = state;
   if (typeof out.state === 'string') out.state_id = STATE_ID[out.state] ?? out.state_id;
   return out as T;
 }
@@ -175,7 +178,7 @@ export async function issuePayload(db: Db, x: ProjectCtx, ev: EventRow, data: Re
     event_type: issue.confidential ? 'confidential_issue' : 'issue',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
-    object_attributes: { ...atEvent(attrs, data), action: ev.action },
+    object_attributes: { ...atEvent(attrs, data, ev.action), action: ev.action },
     labels: labelRows.map(labelHookAttrs),
     changes: changesOf(data),
     repository: repositoryAttrs(x),
@@ -193,7 +196,7 @@ export async function mergeRequestPayload(db: Db, x: ProjectCtx, ev: EventRow, d
     event_type: 'merge_request',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
-    object_attributes: { ...atEvent(attrs, data), action: ev.action, ...(data?.oldrev ? { oldrev: data.oldrev } : {}) },
+    object_attributes: { ...atEvent(attrs, data, ev.action), action: ev.action, ...(data?.oldrev ? { oldrev: data.oldrev } : {}) },
     labels: labelRows.map(labelHookAttrs),
     changes: changesOf(data),
     repository: repositoryAttrs(x),

@@ -137,6 +137,8 @@ export async function mergeMergeRequest(
           .update(todos)
           .set({ state: 'done', updatedAt: now })
           .where(and(eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+        // Webhooks: the issue's close, for confidential or open hooks as the issue is, and only when this batch closed it.
+        ...[false, true].flatMap((confidential) => recordEvent(c, { kind: 'issue', projectId: issue.projectId, objectId: issue.id, action: 'close', actorId: user.id, confidential, data: { changes: { state: { previous: 'opened', current: 'closed' } } }, when: sql`EXISTS (SELECT 1 FROM issues i WHERE i.id = ${issue.id} AND i.confidential = ${confidential ? 1 : 0} AND i.state = 'closed' AND i.closed_at = ${now})` })),
       );
     }
     return out;

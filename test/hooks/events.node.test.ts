@@ -73,6 +73,20 @@ describe('webhook events', () => {
     expect(got[6].body.object_attributes.state).toBe('merged');
   });
 
+  it('an issue closed by a merge (Closes #n) is an issue close event', async () => {
+    const { u, p, path, commit } = await setup({ issues_events: true });
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'to close' } })).body;
+    expect((await commit('fix', 'fix.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Fix', source_branch: 'fix', target_branch: 'main', description: `Closes #${issue.iid}` } })).body;
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/merge`, { method: 'PUT', token: u.token })).status).toBe(200);
+    expect((await api(`/projects/${p.id}/issues/${issue.iid}`, { token: u.token })).body.state).toBe('closed');
+    await idle();
+    expect(at(path).map((r) => [r.body.object_attributes.iid, r.body.object_attributes.action, r.body.object_attributes.state])).toEqual([
+      [issue.iid, 'open', 'opened'],
+      [issue.iid, 'close', 'closed'],
+    ]);
+  });
+
   it('notes on issues and merge requests, and confidential notes only to confidential note hooks', async () => {
     const { u, p, path, commit } = await setup({ note_events: true });
     const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'talk' } })).body;
