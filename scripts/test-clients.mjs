@@ -250,6 +250,12 @@ async function main() {
     await runClient('python-gitlab settings', PYTHON, [join(clientsDir, 'python_gitlab_settings_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Linked epics and the dependency list, following merges and the default branch (issue 16), over gl.http_*.
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Repository files and a branch in an empty project (issue 18): project.files.*, ProjectFile.save()/delete().
+    await runClient('python-gitlab files', PYTHON, [join(clientsDir, 'python_gitlab_files_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Discussions on issues, merge requests (diff positions, resolving, the merge it blocks) and commits (issue 18).
+    await runClient('python-gitlab discussions', PYTHON, [join(clientsDir, 'python_gitlab_discussions_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Tags, protected tags, merge base, commit refs and archives (issue 18).
+    await runClient('python-gitlab tags', PYTHON, [join(clientsDir, 'python_gitlab_tags_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal.
     await runClient('python-gitlab hooks', PYTHON, [join(clientsDir, 'python_gitlab_hooks_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
@@ -264,6 +270,10 @@ async function main() {
   // Feature flags (raw requests), ApplicationSettings and GeoNodes (issue 17).
   await runClient('gitbeaker admin', process.execPath, [join(clientsDir, 'gitbeaker-admin-check.mjs')], common);
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
+  // RepositoryFiles and Branches.create on an empty project (issue 18).
+  await runClient('gitbeaker files', process.execPath, [join(clientsDir, 'gitbeaker-files-check.mjs')], common);
+  await runClient('gitbeaker discussions', process.execPath, [join(clientsDir, 'gitbeaker-discussions-check.mjs')], common);
+  await runClient('gitbeaker tags', process.execPath, [join(clientsDir, 'gitbeaker-tags-check.mjs')], common);
   // ProjectHooks (issue 18 item 4).
   await runClient('gitbeaker hooks', process.execPath, [join(clientsDir, 'gitbeaker-hooks-check.mjs')], common);
 

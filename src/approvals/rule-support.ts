@@ -18,6 +18,7 @@ import {
   visibleGroupIds,
 } from './rules';
 import { loadFullNames } from '../projects/groups';
+import { settingsOf } from '../settings/settings';
 
 /** ServiceResponse.error(message: %w[Prohibited], reason: :access_denied) (ApprovalRules::BaseService). */
 export const prohibited = () => new ApiError(403, { message: ['Prohibited'] });
@@ -26,10 +27,12 @@ export const prohibited = () => new ApiError(403, { message: ['Prohibited'] });
 export async function ruleExtras(c: Context<AppEnv>, caller: Caller, rules: LoadedRule[], level: number): Promise<RuleExtras> {
   const base = baseUrl(c);
   const groups = [...new Map(rules.flatMap((r) => [...r.groups, ...(r.source?.groups ?? [])]).map((g) => [g.id, g])).values()];
-  const [fullNames, visible] = await Promise.all([groupFullNames(c, groups), groupsVisible(c, caller, groups.map((g) => g.id))]);
+  // The instance settings give the values a group inherits (project_creation_level,
+  // default_branch_protection), as GET /groups/:id shows them; they rode the caller's first batch.
+  const [fullNames, visible, settings] = await Promise.all([groupFullNames(c, groups), groupsVisible(c, caller, groups.map((g) => g.id)), groups.length ? settingsOf(c) : undefined]);
   return {
     user: (u: UserRow) => userBasic(u, { base }),
-    group: (g: NamespaceRow) => groupEntity(g, { base, fullName: fullNames.get(g.id) ?? g.name }),
+    group: (g: NamespaceRow) => groupEntity(g, { base, fullName: fullNames.get(g.id) ?? g.name, settings }),
     visibleGroupIds: visible,
     member: level >= ACCESS.GUEST,
   };

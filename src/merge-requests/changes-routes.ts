@@ -16,7 +16,7 @@ import { CommitSchema, DiffSchema } from '../repository/commit-entity';
 import { findMergeRequestLive, findMergeRequestToPresent } from './merge-request-find';
 import { mergeRequestChanges, MergeRequestChangesSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
-import { repo } from './merge-request-repo';
+import { repo, withUnidiff } from './merge-request-repo';
 import { changesParams, diffsParams, mergeRequestPageParams } from './merge-requests-params';
 import { loadRange } from './range-reads';
 import { archiveCommitEntity, archiveCommitsRead, archiveDiffEntity, archiveFilesRead } from './archive-diffs';
@@ -43,7 +43,7 @@ export function mountMergeRequestChanges(r: Router) {
         const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, {});
         const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project, approvalsPrimed: found.approvalsPrimed }, found.loaded);
         const refs = entity.diff_refs;
-        if (!refs.head_sha) return c.json(mergeRequestChanges(entity, (await archiveFilesRead(c.var.db, found.mr.id)).map(archiveDiffEntity)));
+        if (!refs.head_sha) return c.json(mergeRequestChanges(entity, withUnidiff((await archiveFilesRead(c.var.db, found.mr.id)).map(archiveDiffEntity), p.unidiff)));
         const changes = (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes;
         return c.json(mergeRequestChanges(entity, await repo.diffEntities(c, found.project.id, changes, { unidiff: p.unidiff })));
       }),
@@ -53,7 +53,7 @@ export function mountMergeRequestChanges(r: Router) {
     { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
     async ({ c, p, caller }) => {
       const { project, live, extra } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, (mrId) => [archiveFilesRead(c.var.db, mrId)]);
-      if (!live.sha) return c.json((await arrayPage(c, p, extra[0])).map(archiveDiffEntity));
+      if (!live.sha) return c.json(withUnidiff((await arrayPage(c, p, extra[0])).map(archiveDiffEntity), p.unidiff));
       const changes = (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes;
       // Only the page's files are diffed (their blobs read from the object store).
       return c.json(await repo.diffEntities(c, project.id, await arrayPage(c, p, changes), { unidiff: p.unidiff }));

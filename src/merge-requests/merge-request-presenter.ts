@@ -26,6 +26,7 @@ import { isApproved, type LiveInputs, liveStateFrom } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import { type MergeRequest, type MergeRequestBasic, mergeRequestBasic, mergeRequestEntity, type MergeRequestRow } from './merge-request-entity';
 import { flattenReads, idsOfPage, type PresenterLoaded, presenterReads } from './presenter-reads';
+import { rebaseMarkActive } from './rebase-mark';
 
 export interface PresentMrOptions {
   project?: ProjectRow;
@@ -142,7 +143,9 @@ async function presentRows(
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
     const closedChanges = o.full && !open && m.baseSha && m.headSha ? (recordedCount(recorded.get(m.id)) ?? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length) : null;
-    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod }, closedChanges);
+    // MergeRequest#mergeable_discussions_state?: unresolved discussions block only where the project says so.
+    const discussionsResolved = !pr.project.onlyAllowMergeIfAllDiscussionsAreResolved || (unresolvedByMr.get(m.id) ?? 0) === 0;
+    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod, discussionsResolved }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
       live.approved = false;
@@ -164,7 +167,7 @@ async function presentRows(
       userNotesCount: notesByMr.get(m.id) ?? 0,
       timeStats: timeStats(m, limitToHours),
       live,
-      blockingDiscussionsResolved: (unresolvedByMr.get(m.id) ?? 0) === 0,
+      blockingDiscussionsResolved: discussionsResolved,
       premium,
       squashOption: pr.project.squashOption,
     };
@@ -182,8 +185,9 @@ async function presentRows(
       buildsAvailable: buildsReadable,
       readPipeline: buildsReadable,
       firstContribution: o.firstContribution ? (firstContributions.get(m.id) ?? false) : undefined,
-      // MergeRequest#rebase_in_progress?: the rebase job (merge-requests/rebase-job.ts) has not finished.
-      rebaseInProgress: o.includeRebaseInProgress ? m.rebaseJid != null : undefined,
+      // MergeRequest#rebase_in_progress?: the rebase job (merge-requests/rebase-job.ts) has not finished
+      // and was queued within a job status's lifetime (rebase-mark.ts).
+      rebaseInProgress: o.includeRebaseInProgress ? rebaseMarkActive(m.rebaseJid, Date.now()) : undefined,
       // MergeRequest#diverged_commits_count: target commits since the merge base (0 once closed or merged).
       divergedCommitsCount: o.includeDivergedCommitsCount ? (open && live.targetHead && live.mergeBase !== live.targetHead ? await divergedCommits(db, m.projectId, live.mergeBase, live.targetHead) : 0) : undefined,
     });

@@ -122,10 +122,12 @@ export const repo = {
   },
   /** Entities::Diff of a range's changed files (range-reads.ts); the blobs come from the object store. */
   async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean }): Promise<Diff[]> {
-    const diffs = await Promise.all(changes.map((ch) => diffEntity(c, projectId, ch)));
-    return o.unidiff ? diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : diffs;
+    return withUnidiff(await Promise.all(changes.map((ch) => diffEntity(c, projectId, ch))), o.unidiff);
   },
 };
+
+/** The diffs as the `unidiff` parameter asks: a repository's diffs and the stored ones an imported archive carried alike. */
+export const withUnidiff = (diffs: Diff[], unidiff: boolean | undefined): Diff[] => (unidiff ? diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : diffs);
 
 /** Gitlab::Git::Diff#unidiff (the `unidiff` parameter): the hunks behind git's `---`/`+++` file lines; a blank diff stays blank. */
 function unidiffOf(d: { diff: string; old_path: string; new_path: string; new_file: boolean; deleted_file: boolean }): string {

@@ -7,7 +7,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
-import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, projects, todos, users } from '../db/schema';
+import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, notes, projects, todos, users } from '../db/schema';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { canReadConfidentialIssue } from '../issues/issues';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
@@ -225,6 +225,13 @@ export function closableFrom(user: UserRow, project: ProjectRow, rows: ClosingIs
   return out;
 }
 
+/** How many resolvable notes of a merge request (its id as SQL) are unresolved (MergeRequest#unresolved_notes), for a batch. */
+export const unresolvedNotesRead = (db: Db, mrId: SQL) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(notes)
+    .where(sql`${notes.noteableType} = 'MergeRequest' AND ${notes.noteableId} IN (${mrId}) AND ${notes.resolvable} = 1 AND ${notes.resolvedAt} IS NULL`);
+
 /**
  * AutoMergeProcessWorker: a merge request set to merge automatically is merged as the user who set
  * it once its checks pass. Call after anything that can make it mergeable (an approval); no-op
@@ -242,6 +249,7 @@ export async function autoMergeIfReady(c: Context<AppEnv>, mrId: number): Promis
   const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
   if (!(await canBeMergedBy(c, asCaller, pr.project, level, mr.targetBranch))) return false;
   if (!(await isApproved(c, mr))) return false;
+  if (pr.project.onlyAllowMergeIfAllDiscussionsAreResolved && Number((await unresolvedNotesRead(db, sql`${mr.id}`))[0]?.n ?? 0) > 0) return false;
   const live = await liveState(c, mr);
   if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict || live.needRebase) return false;
   return (await mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined })) !== false;

@@ -7,7 +7,7 @@
  * `merge_error` for a failure. Queuing keeps the request within the write budget (issue 13): the
  * rebase itself reads the history once per rebased commit.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { mergeRequests } from '../db/schema';
 import { ApiError, forbidden } from '../platform/errors';
@@ -19,6 +19,7 @@ import { allowForcePush, canPushToBranch, isProtectedBranch, refMatches } from '
 import { withReadMemo } from '../platform/read-memo';
 import { bothReads, branchRuleReads, findProjectMergeRequestWith, headReads } from './merge-request-access';
 import { REBASE_JOB, type RebaseJobMessage } from './rebase-job';
+import { newRebaseJid, rebaseMarkActive } from './rebase-mark';
 
 /** MergeRequest::REBASE_LOCK_MESSAGE (RebaseLockTimeout): not open, or a rebase already running. */
 const REBASE_LOCK_MESSAGE = 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.';
@@ -52,13 +53,16 @@ export function mountMergeRequestRebase(r: Router) {
         return f;
       });
       // rebase_async raises RebaseLockTimeout (409) unless the merge request is open and no rebase
-      // is in progress; the mark is set only where both still hold (the row lock GitLab takes).
-      if (mr.state !== 'opened' || mr.rebaseJid != null) throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
-      const jid = `${REBASE_JOB}:${mr.id}:${crypto.randomUUID()}`;
+      // is in progress; the mark is set only where both still hold (the row lock GitLab takes). A
+      // mark older than a job's status lifetime no longer counts (rebase-mark.ts): its job was lost.
+      const now = Date.now();
+      if (mr.state !== 'opened' || rebaseMarkActive(mr.rebaseJid, now)) throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
+      const jid = newRebaseJid(REBASE_JOB, mr.id, now);
+      const stale = mr.rebaseJid;
       const marked = await db
         .update(mergeRequests)
         .set({ rebaseJid: jid })
-        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'), isNull(mergeRequests.rebaseJid)))
+        .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'), stale == null ? isNull(mergeRequests.rebaseJid) : or(isNull(mergeRequests.rebaseJid), eq(mergeRequests.rebaseJid, stale))))
         .returning({ id: mergeRequests.id });
       if (!marked.length) throw new ApiError(409, { message: REBASE_LOCK_MESSAGE });
       const message: RebaseJobMessage = { type: REBASE_JOB, id: jid, mergeRequestId: mr.id, userId: user.id };

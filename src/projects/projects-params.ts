@@ -32,6 +32,7 @@ const projectAttributes = {
   container_registry_access_level: g.enum(FEATURE).optional(),
   merge_method: g.enum(['merge', 'rebase_merge', 'ff'] as const).optional(),
   squash_option: g.enum(['never', 'always', 'default_on', 'default_off'] as const).optional(),
+  only_allow_merge_if_all_discussions_are_resolved: g.bool().optional(),
 };
 
 export const createProjectParams = params(

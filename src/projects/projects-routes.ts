@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { decimalId } from '../platform/record-id';
-import { members, namespaces, projectImportStates, projects, users } from '../db/schema';
+import { members, namespaces, projectImportStates, projects, repoBranches, users } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
 import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -189,7 +189,9 @@ export function mountProjects(r: Router) {
     let hooks: ReturnType<typeof defaultBranchReads> | undefined;
     const pr = await findReadableProjectWith(c, caller, p.id, (pid) => {
       hooks = p.default_branch !== undefined ? defaultBranchReads(db, pid, p.default_branch) : undefined;
-      return [projectConflictRead(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid), ...(hooks?.list ?? [])] as const;
+      // Project#change_head needs the new default to exist as a branch.
+      const branch = db.select({ name: repoBranches.name }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${pid}`, eq(repoBranches.name, p.default_branch ?? ''))).limit(1);
+      return [projectConflictRead(db, sql`(SELECT cp.namespace_id FROM projects cp WHERE cp.id = ${pid})`, p.name, p.path, pid), branch, ...(hooks?.list ?? [])] as const;
     });
     // admin_project is maintainer+; changing visibility or archiving needs owner-level rights in GitLab's policy for visibility.
     if (!caller.isAdmin && pr.level < ACCESS.MAINTAINER) throw forbidden();
@@ -201,6 +203,12 @@ export function mountProjects(r: Router) {
     }
     if (!Object.keys(errors).length) Object.assign(errors, projectConflictErrors(pr.reads[0]));
     if (Object.keys(errors).length) throw validationFailed(errors);
+    // Projects::UpdateService#validate_default_branch_change runs before the model's validations:
+    // another default that is not a branch fails with Project#change_head's message.
+    const branchExists = (pr.reads[1] as unknown[]).length > 0;
+    if (p.default_branch !== undefined && p.default_branch !== pr.project.defaultBranch && !branchExists) {
+      throw validationFailed({ base: [`Could not change HEAD: branch '${p.default_branch}' does not exist`] });
+    }
     const now = Date.now();
     const set: Partial<typeof projects.$inferInsert> = { updatedAt: now, lastActivityAt: now };
     if (p.name !== undefined) set.name = p.name;
@@ -213,10 +221,11 @@ export function mountProjects(r: Router) {
     if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
     if (p.merge_method !== undefined) set.mergeMethod = p.merge_method;
     if (p.squash_option !== undefined) set.squashOption = p.squash_option;
+    if (p.only_allow_merge_if_all_discussions_are_resolved !== undefined) set.onlyAllowMergeIfAllDiscussionsAreResolved = p.only_allow_merge_if_all_discussions_are_resolved;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
     // What follows the default branch (the dependency list) is read again from it, in the update's batch.
-    const follow = hooks ? await defaultBranchStatements({ db, blobs: c.var.blobs }, pr.project.id, p.default_branch!, hooks.take(pr.reads.slice(1))) : [];
+    const follow = hooks ? await defaultBranchStatements({ db, blobs: c.var.blobs }, pr.project.id, p.default_branch!, hooks.take(pr.reads.slice(2))) : [];
     let updated;
     try {
       // The update and its answer read back in one batch.

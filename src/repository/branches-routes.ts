@@ -11,11 +11,12 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { branchProtectionOf, canPushCode, canPushToBranchesOf, projectProtectedBranchReads, type ProtectedBranchWithLevels, refMatches, withLevels } from './protected-branches';
+import { type AccessLevelRow, branchProtectionOf, canPushCode, canPushToBranchesOf, projectProtectedBranchReads, type ProtectedBranchRow, type ProtectedBranchWithLevels, refMatches, withLevels } from './protected-branches';
 import { branchCount, branchEntityReads } from './branch-reads';
 import { commitAtRef } from './history-reads';
 import { writeThenRead } from '../db/batch-reads';
-import { isValidBranchName } from './commit-writer';
+import { isValidBranchName, storeCommit } from './commit-writer';
+import { emptyRepoReads, readmeCommit } from './empty-repo-branch';
 import type { CommitRow } from './repository-store';
 import { apiMessage, type Found, readableRepoWith, TAGS, x } from './repository-support';
 
@@ -86,25 +87,44 @@ export function mountBranches(r: Router) {
       responses: { 201: BranchSchema },
     },
     async ({ c, p, caller }) => {
-      requireUser(caller);
+      const user = requireUser(caller);
       const db = c.var.db;
-      // One round trip for the checks (the project, its protection rules, the branch, the ref),
-      // one for the write and the new branch's entity read back.
-      const found = await readableRepoWith(c, caller, p.id, (projectId) => [
-        ...projectProtectedBranchReads(db, projectId),
-        db.select({ id: repoBranches.id }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, eq(repoBranches.name, p.branch))).limit(1),
-        commitAtRef(db, projectId, p.ref),
-      ]);
-      const [pbRows, pbLevels, existing, [ref]] = found.reads;
+      // One round trip for the checks (the project, its protection rules, the branch, the ref,
+      // whether the repository is empty and what a first push's hooks read), one for the write and
+      // the new branch's entity read back.
+      let empty: ReturnType<typeof emptyRepoReads> | undefined;
+      const found = await readableRepoWith(c, caller, p.id, (projectId) => {
+        empty = emptyRepoReads(db, projectId);
+        return [
+          ...projectProtectedBranchReads(db, projectId),
+          db.select({ id: repoBranches.id }).from(repoBranches).where(and(sql`${repoBranches.projectId} = ${projectId}`, eq(repoBranches.name, p.branch))).limit(1),
+          commitAtRef(db, projectId, p.ref),
+          ...empty.list,
+        ];
+      });
+      const [pbRows, pbLevels, existing, [ref], ...rest] = found.reads as unknown as [ProtectedBranchRow[], AccessLevelRow[], { id: number }[], CommitRow[], ...unknown[]];
+      const repo = empty!.take(rest);
       const pid = found.project.id;
       // branches.rb: authorize_push_to_branch!(params[:branch]).
       if (!canPushToBranchesOf(caller, found.level, withLevels(pbRows, pbLevels), [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
       // Branches::CreateService: name validity, existence, then the ref.
       if (!isValidBranchName(p.branch)) throw apiMessage(400, 'Branch name is invalid');
       if (existing.length) throw apiMessage(400, 'Branch already exists');
+      const f = { name: p.branch };
+      const facts = (reads: Awaited<ReturnType<typeof writeThenRead<ReturnType<typeof branchEntityReads>>>>) => {
+        const [page, rows, levels, defaults, merged] = reads;
+        return { page, facts: { protectedBranches: withLevels(rows, levels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) } };
+      };
+      if (repo.empty) {
+        // create_default_branch_if_empty: README.md on the default branch, then the branch from it.
+        const readme = await readmeCommit(c, caller, user, { project: found.project, level: found.level, branch: p.branch, ref: p.ref, protection: { rows: pbRows, levels: pbLevels }, prefetched: repo.prefetched });
+        const stored = await storeCommit(c, readme.written, readme.extra, branchEntityReads(db, sql`${pid}`, f, 1, 0));
+        if (!stored) throw apiMessage(400, 'Branch already exists');
+        const { page, facts: pageFacts } = facts(stored);
+        return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? readme.defaultBranch } }, page, pageFacts)[0], 201);
+      }
       if (!ref) throw apiMessage(400, 'Invalid reference name: ' + p.ref);
       const now = Date.now();
-      const f = { name: p.branch };
       let reads;
       try {
         reads = await writeThenRead(
@@ -119,9 +139,8 @@ export function mountBranches(r: Router) {
         if (/UNIQUE constraint failed/i.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message))) throw apiMessage(400, 'Branch already exists');
         throw err;
       }
-      const [page, rows, levels, defaults, merged] = reads;
-      const facts = { protectedBranches: withLevels(rows, levels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) };
-      return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, page, facts)[0], 201);
+      const { page, facts: pageFacts } = facts(reads);
+      return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, page, pageFacts)[0], 201);
     },
   );
 

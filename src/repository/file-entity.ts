@@ -4,9 +4,8 @@
  */
 import { z } from 'zod';
 import { int, obj } from '../platform/response-schemas';
-import type { FileEntry } from './repository-store';
 
-/** files.rb builds this hash itself; GitLab has no entity of that name. */
+/** files.rb builds this hash itself (`blob_data` plus `content`); GitLab has no entity of that name. */
 export const RepositoryFileSchema = obj({
   file_name: z.string(),
   file_path: z.string(),
@@ -23,25 +22,16 @@ export const RepositoryFileSchema = obj({
 }).meta({ id: 'RepositoryFile' });
 export type RepositoryFile = z.infer<typeof RepositoryFileSchema>;
 
-export function repositoryFileEntity(
-  path: string,
-  file: FileEntry,
-  x: { ref: string; commitSha: string; lastCommitId: string | null; contentSha256: string; content: string },
-): RepositoryFile {
-  return {
-    file_name: path.split('/').pop()!,
-    file_path: path,
-    size: file.size,
-    encoding: 'base64',
-    content_sha256: x.contentSha256,
-    ref: x.ref,
-    blob_id: file.blobSha,
-    commit_id: x.commitSha,
-    last_commit_id: x.lastCommitId,
-    execute_filemode: file.mode === '100755',
-    content: x.content,
-  };
+/** `blob_data`: also sent as X-Gitlab-* headers; `ref` is null on `raw` without one. */
+export type BlobData = Omit<RepositoryFile, 'content' | 'ref'> & { ref: string | null };
+
+export function repositoryFileEntity(data: BlobData, content: string): RepositoryFile {
+  return { ...data, ref: data.ref ?? '', content };
 }
+
+/** files.rb `commit_response`: what a create, update or delete answers. */
+export const FileCommitSchema = obj({ file_path: z.string(), branch: z.string() }).meta({ id: 'RepositoryFileCommit' });
+export type FileCommit = z.infer<typeof FileCommitSchema>;
 
 export const TreeObjectSchema = obj({
   id: z.string(),

@@ -110,18 +110,39 @@ interface ThrottleRequest {
   /** The token's or session's owner: an administrator using sudo is counted as themself. */
   userId: number | null;
   ip: string;
+  /** A files API path, and GET /groups/:id with its (deprecated) projects. */
+  filesApi: boolean;
+  deprecatedApi: boolean;
+  /** A throttle of its own (files or deprecated API) counts this request, for a caller without / with a user. */
+  ownUnauthenticated: boolean;
+  ownAuthenticated: boolean;
 }
 
-/** Rack::Attack throttles in GitLab's order (lib/gitlab/rack_attack.rb `configure_throttles`), all disabled by default. */
+/**
+ * Rack::Attack throttles in GitLab's order (lib/gitlab/rack_attack.rb `configure_throttles`), all
+ * disabled by default. A request the files API or deprecated API throttle counts (when that one is
+ * enabled) is left out of the general API throttles (Gitlab::RackAttack::Request#throttle_*_api?).
+ */
 const THROTTLES: Throttle[] = [
-  { name: 'throttle_unauthenticated_api', settings: 'throttle_unauthenticated_api', key: (r) => (r.api && r.userId == null ? r.ip : null) },
+  { name: 'throttle_unauthenticated_api', settings: 'throttle_unauthenticated_api', key: (r) => (r.api && r.userId == null && !r.ownUnauthenticated ? r.ip : null) },
   { name: 'throttle_unauthenticated_web', settings: 'throttle_unauthenticated', key: (r) => (!r.api && r.userId == null ? r.ip : null) },
-  { name: 'throttle_authenticated_api', settings: 'throttle_authenticated_api', key: (r) => (r.api && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_authenticated_api', settings: 'throttle_authenticated_api', key: (r) => (r.api && r.userId != null && !r.ownAuthenticated ? `user:${r.userId}` : null) },
   { name: 'throttle_authenticated_web', settings: 'throttle_authenticated_web', key: (r) => (!r.api && r.userId != null ? `user:${r.userId}` : null) },
   { name: 'throttle_unauthenticated_protected_paths', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && r.userId == null ? r.ip : null) },
   { name: 'throttle_authenticated_protected_paths_api', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && r.api && r.userId != null ? `user:${r.userId}` : null) },
   { name: 'throttle_authenticated_protected_paths_web', settings: 'throttle_protected_paths', key: (r) => (r.post && r.protectedPath && !r.api && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_unauthenticated_files_api', settings: 'throttle_unauthenticated_files_api', key: (r) => (r.filesApi && r.userId == null ? r.ip : null) },
+  { name: 'throttle_authenticated_files_api', settings: 'throttle_authenticated_files_api', key: (r) => (r.filesApi && r.userId != null ? `user:${r.userId}` : null) },
+  { name: 'throttle_unauthenticated_deprecated_api', settings: 'throttle_unauthenticated_deprecated_api', key: (r) => (r.deprecatedApi && r.userId == null ? r.ip : null) },
+  { name: 'throttle_authenticated_deprecated_api', settings: 'throttle_authenticated_deprecated_api', key: (r) => (r.deprecatedApi && r.userId != null ? `user:${r.userId}` : null) },
 ];
+
+/** Gitlab::RackAttack::Request::FILES_PATH_REGEX and GROUP_PATH_REGEX. */
+const FILES_PATH = /^\/api\/v\d+\/projects\/[^/]+\/repository\/files\/.+/;
+const GROUP_PATH = /^\/api\/v\d+\/groups\/[^/]+\/?$/;
+
+/** Gitlab::Utils.to_boolean as deprecated_api_request? uses it (blank counts as true there). */
+const truthy = (v: string | undefined) => v == null || v === '' || ['true', 't', '1', 'yes', 'y', 'on'].includes(v.toLowerCase());
 
 /**
  * An application limit of APP_LIMITS by key, threshold and interval resolved as for routes:
@@ -141,12 +162,19 @@ async function throttleRequest(c: Context<AppEnv>, caller: Caller, settings: Set
   const path = new URL(c.req.url).pathname;
   const protectedPaths = Array.isArray(settings.protected_paths) ? (settings.protected_paths as string[]) : [];
   const user = caller.sudoer ?? caller.user;
+  const filesApi = FILES_PATH.test(path);
+  const deprecatedApi = GROUP_PATH.test(path) && truthy(c.req.query('with_projects'));
+  const on = (name: string) => settings[`throttle_${name}_enabled`] === true;
   const req: ThrottleRequest = {
     api: path.startsWith('/api/'),
     post: c.req.method === 'POST',
     protectedPath: protectedPaths.some((p) => p && path.startsWith(p)),
     userId: user?.id ?? null,
     ip: clientIp(c),
+    filesApi,
+    deprecatedApi,
+    ownUnauthenticated: (filesApi && on('unauthenticated_files_api')) || (deprecatedApi && on('unauthenticated_deprecated_api')),
+    ownAuthenticated: (filesApi && on('authenticated_files_api')) || (deprecatedApi && on('authenticated_deprecated_api')),
   };
   for (const t of enabled) {
     const discriminator = t.key(req);

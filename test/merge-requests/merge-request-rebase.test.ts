@@ -117,6 +117,26 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid/rebase', () => {
     expect((await api(m.base, { token: dev.token })).body).toMatchObject({ sha: head.id });
   });
 
+  it('stops counting a mark whose job was lost once a job status would have expired (30 minutes)', async () => {
+    const { pid, branch } = await setup();
+    await commit(pid, branch, dev.token, [file('b.txt')]);
+    const m = await openMr(pid, branch);
+    const main = await commit(pid, 'main', owner.token, [file('d.txt')]);
+    const id = (await api(m.base, { token: dev.token })).body.id as number;
+    const minutesAgo = (n: number) => `merge_request_rebase:${id}:${Date.now() - n * 60_000}:lost`;
+    // Queued 29 minutes ago and never run: still in progress, a second rebase is refused.
+    await storageSql(`UPDATE merge_requests SET rebase_jid = '${minutesAgo(29)}' WHERE id = ${id}`);
+    expect((await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body.rebase_in_progress).toBe(true);
+    expect((await api(`${m.base}/rebase`, { method: 'PUT', token: dev.token })).status).toBe(409);
+    // Queued 31 minutes ago: GitLab's job status is gone, so the merge request is free again.
+    await storageSql(`UPDATE merge_requests SET rebase_jid = '${minutesAgo(31)}' WHERE id = ${id}`);
+    expect((await api(`${m.base}?include_rebase_in_progress=true`, { token: dev.token })).body.rebase_in_progress).toBe(false);
+    const { mr } = await rebase(m.base, dev.token);
+    expect(mr).toMatchObject({ merge_error: null, rebase_in_progress: false, diff_refs: { base_sha: main.id } });
+    // The new mark replaced the lost one and the job cleared it.
+    expect(await storageSql(`SELECT rebase_jid FROM merge_requests WHERE id = ${id}`)).toEqual([{ rebase_jid: null }]);
+  });
+
   it('does nothing when the job is delivered again after it finished', async () => {
     const { pid, branch } = await setup();
     await commit(pid, branch, dev.token, [file('b.txt')]);

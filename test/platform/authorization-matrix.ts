@@ -88,6 +88,21 @@ export const groupGet = projectGet;
 export const groupAuth = projectAuth;
 
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
+const NO_COMMIT: Cell = [404, '404 Commit Not Found'];
+/** The eight discussion routes of a noteable: reads and writes by `read`, a note's edit and delete by `admin`. */
+function discussionRows(base: string, read: Rule, admin: Rule): Record<string, Row> {
+  const d = `/api/v4${base}/discussions`;
+  return {
+    [`GET ${d}`]: { rule: read },
+    [`POST ${d}`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id`]: { rule: read },
+    [`GET ${d}/:discussion_id/notes`]: { rule: read },
+    [`POST ${d}/:discussion_id/notes`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id/notes/:note_id`]: { rule: read },
+    [`PUT ${d}/:discussion_id/notes/:note_id`]: { rule: admin, body: { body: 'edited' } },
+    [`DELETE ${d}/:discussion_id/notes/:note_id`]: { rule: admin },
+  };
+}
 /** No export has run in the world: the download of a maintainer is project_export.rb's 404. */
 const NO_EXPORT: Cell = [404, '404 Not found or has expired'];
 /**
@@ -405,6 +420,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer'), body: { body: 'edited' } },
   'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer') },
 
+  // ---- discussions (discussions.rb: authenticate!; find_noteable as notes.rb; notes: admin_note; resolve: Discussion#can_resolve?) ----
+  ...discussionRows('/projects/:id/issues/:issue_iid', projectAuth('guest'), projectAuth('maintainer')),
+  ...discussionRows('/projects/:id/merge_requests/:merge_request_iid', projectAuth('reporter', NF_NOT_FOUND), { ...projectAuth('maintainer'), guest: NF_NOT_FOUND }),
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id': { rule: { ...projectAuth('developer'), guest: NF_NOT_FOUND }, body: { resolved: true } },
+  ...discussionRows('/groups/:id/epics/:epic_id', groupAuth('guest'), groupAuth('maintainer')),
+  // A commit: `read_code` (Reporter+ on a private project), else `404 Commit Not Found`.
+  ...discussionRows('/projects/:id/repository/commits/:sha', projectAuth('reporter', NO_COMMIT), { ...projectAuth('maintainer'), guest: NO_COMMIT }),
+
   // ---- personal access tokens (personal_access_tokens.rb: authenticate!; others' tokens: admin, 404 otherwise) ----
   'GET /api/v4/personal_access_tokens/self': { rule: signedIn },
   // Revoking/rotating the caller's own token would end the caller's session for later rows: a dedicated token per cell (see the test).
@@ -521,7 +544,28 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/projects/:id/repository/branches/:branch': { rule: projectAuth('developer'), params: { branch: 'to-delete' } },
   'GET /api/v4/projects/:id/repository/files/:file_path': { rule: projectGet('reporter'), query: 'ref=main' },
   'GET /api/v4/projects/:id/repository/files/:file_path/raw': { rule: projectGet('reporter'), query: 'ref=main' },
+  'GET /api/v4/projects/:id/repository/files/:file_path/blame': { rule: projectGet('reporter'), query: 'ref=main' },
+  // files.rb writes: authenticate_non_get! (401), `user_project`, then `authorize! :push_code` (a plain 403 for reporters).
+  // Each cell writes to a branch of its own from main.
+  'POST /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), params: { file_path: 'mx-file.txt' }, body: () => ({ branch: `mx-file-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'x' }) },
+  'PUT /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-put-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'y' }) },
+  'DELETE /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-del-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm' }) },
   'GET /api/v4/projects/:id/repository/tree': { rule: projectGet('reporter') },
+  // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
+  'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectGet('reporter') },
+  'POST /api/v4/projects/:id/repository/tags': { rule: projectAuth('developer'), body: () => ({ tag_name: `mx-${Math.random().toString(36).slice(2, 10)}`, ref: 'main' }) },
+  'DELETE /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectAuth('developer'), params: { tag_name: 'mx-tag-del' } },
+  // protected_tags.rb: `authorize_admin_project` (Maintainer+, administrators).
+  'GET /api/v4/projects/:id/protected_tags': { rule: projectGet('maintainer') },
+  'GET /api/v4/projects/:id/protected_tags/:name': { rule: projectGet('maintainer') },
+  'POST /api/v4/projects/:id/protected_tags': { rule: projectAuth('maintainer'), body: () => ({ name: `mx-pt-${Math.random().toString(36).slice(2, 10)}` }) },
+  'DELETE /api/v4/projects/:id/protected_tags/:name': { rule: projectAuth('maintainer'), params: { name: 'mx-ptag-del' } },
+  'GET /api/v4/projects/:id/repository/merge_base': { rule: projectGet('reporter'), query: 'refs[]=main&refs[]=feature' },
+  'GET /api/v4/projects/:id/repository/commits/:sha/refs': { rule: projectGet('reporter') },
+  // repositories.rb: authorize_read_code!, then the archive limit (5 a minute per user and project: a pass calls each route once per caller).
+  'GET /api/v4/projects/:id/repository/archive': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/archive.:format': { rule: projectGet('reporter') },
 
   // ---- runners (ci/runners.rb: registration token resets; ci/runner.rb: the runner-facing API, authorized by the runner's token in the body, never by a user) ----
   'POST /api/v4/runners/reset_registration_token': { rule: adminOnly },

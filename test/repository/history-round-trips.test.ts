@@ -80,7 +80,8 @@ describe('repository reads in few round trips', () => {
     expect([raw.status, raw.text]).toEqual([200, 'b\n']);
     expect(trips(raw)).toBe(1);
     expect((await get('/repository/files/b.txt/raw?ref=feature')).body).toEqual({ message: '404 File Not Found' });
-    expect((await get('/repository/files/b.txt?ref=nothere')).body).toEqual({ message: '404 File Not Found' });
+    // files.rb assign_file_vars!: a ref that names no commit is `not_found!('Commit')`, before the file is looked for.
+    expect((await get('/repository/files/b.txt?ref=nothere')).body).toEqual({ message: '404 Commit Not Found' });
     expect((await get('/repository/files/b.txt')).body).toEqual({ error: 'ref is missing' });
   });
 

@@ -17,6 +17,12 @@ const TOUCHED = [
   'throttle_protected_paths_enabled',
   'throttle_protected_paths_requests_per_period',
   'throttle_protected_paths_period_in_seconds',
+  'throttle_authenticated_files_api_enabled',
+  'throttle_authenticated_files_api_requests_per_period',
+  'throttle_authenticated_files_api_period_in_seconds',
+  'throttle_unauthenticated_deprecated_api_enabled',
+  'throttle_unauthenticated_deprecated_api_requests_per_period',
+  'throttle_unauthenticated_deprecated_api_period_in_seconds',
 ] as const;
 
 const TOO_MANY = { message: { error: 'This endpoint has been requested too many times. Try again later.' } };
@@ -147,6 +153,58 @@ describe('request throttles (Rack::Attack)', () => {
     expect((await api(path, { token: a.token, headers: { 'X-Forwarded-For': ip } })).status).toBe(200);
     expect((await put({ throttle_unauthenticated_api_enabled: false, rate_limiting_response_text: null })).status).toBe(200);
     expect((await api(path, { headers: { 'X-Forwarded-For': ip } })).status).toBe(200);
+  });
+
+  it('counts the files API under its own throttle, and not under the API throttle, when it is enabled', async () => {
+    // A fresh administrator turns the throttles off again: one that has not been counted yet.
+    const [c, admin3] = await Promise.all([createUser(), createUser({ admin: true })]);
+    const p = (await api('/projects', { token: c.token, body: { name: unique('thr'), visibility: 'private' } })).body;
+    const commit = { branch: 'main', commit_message: 'a', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] };
+    expect((await api(`/projects/${p.id}/repository/commits`, { token: c.token, body: commit })).status).toBe(201);
+    const file = `/projects/${p.id}/repository/files/a.txt?ref=main`;
+    await freshWindow(60);
+    const on = await put({
+      throttle_authenticated_api_enabled: true,
+      throttle_authenticated_api_requests_per_period: 2,
+      throttle_authenticated_api_period_in_seconds: 60,
+      throttle_authenticated_files_api_enabled: true,
+      throttle_authenticated_files_api_requests_per_period: 1,
+      throttle_authenticated_files_api_period_in_seconds: 60,
+    });
+    expect(on.status).toBe(200);
+    expect((await api('/user', { token: c.token })).status).toBe(200);
+    expect((await api(file, { token: c.token })).status).toBe(200);
+    const res = await api(file, { token: c.token });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('ratelimit-name')).toBe('throttle_authenticated_files_api');
+    // The two files requests did not count under the API throttle: its second request still passes.
+    expect((await api('/user', { token: c.token })).status).toBe(200);
+    // With the files throttle off, files requests count under the API throttle again.
+    expect((await put({ throttle_authenticated_files_api_enabled: false }, admin3.token)).status).toBe(200);
+    const general = await api(file, { token: c.token });
+    expect(general.status).toBe(429);
+    expect(general.headers.get('ratelimit-name')).toBe('throttle_authenticated_api');
+    expect((await put({ throttle_authenticated_api_enabled: false }, admin3.token)).status).toBe(200);
+    expect((await api(file, { token: c.token })).status).toBe(200);
+  });
+
+  it('throttles the deprecated group endpoint (GET /groups/:id with its projects) on its own', async () => {
+    const path = unique('thrg');
+    const g = (await api('/groups', { token: a.token, body: { name: path, path, visibility: 'public' } })).body;
+    await freshWindow(60);
+    const on = await put({ throttle_unauthenticated_deprecated_api_enabled: true, throttle_unauthenticated_deprecated_api_requests_per_period: 1, throttle_unauthenticated_deprecated_api_period_in_seconds: 60 });
+    expect(on.status).toBe(200);
+    const ip = `203.0.113.${Math.floor(Math.random() * 200) + 1}`;
+    const get = (q = '') => api(`/groups/${g.id}${q}`, { headers: { 'X-Forwarded-For': ip } });
+    expect((await get()).status).toBe(200);
+    const res = await get('?with_projects=true');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('ratelimit-name')).toBe('throttle_unauthenticated_deprecated_api');
+    // Without the projects the request is not the deprecated one; signed-in callers are not counted.
+    expect((await get('?with_projects=false')).status).toBe(200);
+    expect((await api(`/groups/${g.id}`, { token: a.token, headers: { 'X-Forwarded-For': ip } })).status).toBe(200);
+    expect((await put({ throttle_unauthenticated_deprecated_api_enabled: false })).status).toBe(200);
+    expect((await get()).status).toBe(200);
   });
 
   it('throttles POSTs to protected paths (sign-in) per client address', async () => {

@@ -28,6 +28,8 @@ export const projects = sqliteTable(
     mergeMethod: text('merge_method').notNull().default('merge'),
     /** never | always | default_on | default_off (ProjectSetting#squash_option). */
     squashOption: text('squash_option').notNull().default('default_off'),
+    /** Project#only_allow_merge_if_all_discussions_are_resolved: unresolved discussions block a merge. */
+    onlyAllowMergeIfAllDiscussionsAreResolved: bool('only_allow_merge_if_all_discussions_are_resolved').notNull().default(false),
     avatarPath: text('avatar_path'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
