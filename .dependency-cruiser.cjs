@@ -38,6 +38,7 @@ const DOMAINS = [
   'deployments',
   'dependencies',
   'geo',
+  'hooks',
 ];
 
 const ORDER = DOMAINS.join(' -> ');

@@ -48,6 +48,12 @@ import { defaultBranchHooks } from './projects/default-branch-hooks';
 import { positivePaginationFlag } from './platform/pagination';
 import { featureEnabled } from './features/flags';
 import { failMergeRequestRebase, REBASE_JOB, runMergeRequestRebase } from './merge-requests/rebase-job';
+import { hooksCascade } from './hooks/cascade';
+import { eventRecorders } from './platform/events';
+import { recordHookEvent, webHookNudge } from './hooks/outbox';
+import { recordPushEvent } from './hooks/push-events';
+import { DELIVER_JOB, DISPATCH_JOB } from './hooks/jobs';
+import { failDelivery, runDeliver, runDispatch } from './hooks/dispatch';
 
 export interface CreatedApp {
   app: Hono<AppEnv>;
@@ -58,10 +64,13 @@ export interface CreatedApp {
 
 // What each domain removes with a deleted user, group, project, issue or merge request, highest
 // domain first: rows that point at others go before the rows they point at (platform/cascade.ts).
-for (const part of [dependenciesCascade, deploymentsCascade, importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
+for (const part of [hooksCascade, dependenciesCascade, deploymentsCascade, importExportCascade, exportCascade, ciCascade, todosCascade, notesCascade, approvalsCascade, mergeRequestsCascade, issuesCascade, planningCascade, repositoryCascade, projectsCascade, authCascade, usersCascade]) registerCascade(part);
 // Extension points (platform/extension.ts): what lower domains use from higher ones.
 pushHooks.register(refreshOnPush);
 pushHooks.register(scanOnPush);
+pushHooks.register(recordPushEvent);
+// Webhooks: lower domains record events into the outbox through platform/events.ts.
+eventRecorders.register(recordHookEvent);
 defaultBranchHooks.register(scanOnDefaultBranch);
 mergeRequestPushHooks.register(resetApprovalsOnPush);
 mergeRequestApprovals.install(mergeRequestApprovalsImpl);
@@ -72,6 +81,9 @@ jobHandlers[EXPORT_JOB] = runProjectExport;
 deadLetterHandlers[IMPORT_JOB] = failProjectImport;
 jobHandlers[REBASE_JOB] = runMergeRequestRebase;
 deadLetterHandlers[REBASE_JOB] = failMergeRequestRebase;
+jobHandlers[DISPATCH_JOB] = runDispatch;
+jobHandlers[DELIVER_JOB] = runDeliver;
+deadLetterHandlers[DELIVER_JOB] = failDelivery;
 
 export function createApp(deps: Deps): CreatedApp {
   const app = new Hono<AppEnv>({ getPath: apiPath });
@@ -99,6 +111,8 @@ export function createApp(deps: Deps): CreatedApp {
     inject(c);
     await next();
   });
+  // After a request that recorded webhook events: one dispatch message (hooks/outbox.ts).
+  app.use('*', webHookNudge());
 
   const guards = { authenticate, enforceRateLimits };
   const api = new Router(app, '/api/v4', guards);

@@ -11,6 +11,7 @@ import { inSession } from './db/d1-sessions';
 import { libsqlUrlDb } from './db/libsql';
 import type { Env } from './platform/env';
 import { handleJobBatch } from './platform/jobs-consumer';
+import { sweepWebHooks } from './hooks/dispatch';
 import { queueJobs } from './platform/jobs';
 import { memoryRateLimiter } from './platform/rate-limiter';
 import { bootstrap } from './auth/bootstrap';
@@ -68,5 +69,12 @@ export default {
     // and read what the request that queued them has just written.
     const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!, { checkColumns: env.VALIDATE_RESPONSES === 'true' });
     await handleJobBatch(batch, { db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
+  },
+  // The cron trigger (wrangler.toml): the webhook sweep re-sends what lost Queue messages left pending.
+  async scheduled(_event, env, _ctx) {
+    const b = build(env);
+    await ready(b);
+    const db = env.LIBSQL_URL ? libsqlUrlDb(env.LIBSQL_URL, env.LIBSQL_AUTH_TOKEN) : d1Db(env.DB!, { checkColumns: env.VALIDATE_RESPONSES === 'true' });
+    await sweepWebHooks({ db, blobs: r2Blobs(env.BLOBS!), jobs: queueJobs(env.JOBS!), config: loadConfig(env) });
   },
 } satisfies ExportedHandler<Env>;

@@ -14,6 +14,7 @@ import type { Env } from './platform/env';
 import type { BlobStore } from './platform/blobs';
 import type { JobDeps } from './platform/jobs-consumer';
 import { inProcessJobs } from './platform/jobs-in-process';
+import { sweepWebHooks } from './hooks/dispatch';
 import { memoryRateLimiter } from './platform/rate-limiter';
 import { bootstrap } from './auth/bootstrap';
 import { fsBlobs, sweepTempFiles } from './platform/fs-blobs';
@@ -59,5 +60,7 @@ export async function createNodeApp(opts: NodeAppOptions): Promise<CreatedApp & 
   deps = { db, blobs, jobs, config };
   const assets = packageAssets({ [SCALAR_BUNDLE.urlPath]: SCALAR_BUNDLE });
   const created = createApp({ db, blobs, jobs, config, rateLimiter: memoryRateLimiter(), assets });
+  // The webhook sweep (hooks/dispatch.ts): what a lost dispatch or delivery left pending is sent again.
+  setInterval(() => void sweepWebHooks(deps).catch((err) => console.error(JSON.stringify({ level: 'error', job: 'web_hooks.sweep', error: String(err) }))), 60_000).unref();
   return { ...created, db, config, jobs, blobs };
 }

@@ -23,6 +23,9 @@ import { mountGpgKeys } from './users/gpg-keys-routes';
 import { mountGroups } from './projects/groups-routes';
 import { mountGroupTransfer } from './projects/group-transfer-routes';
 import { mountProjectGroupCustomAttributes } from './projects/custom-attributes-routes';
+import { mountGroupHooks } from './hooks/group-hooks-routes';
+import { mountHookTests } from './hooks/hook-test-routes';
+import { mountProjectHooks } from './hooks/project-hooks-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
 import { mountIssueLinks } from './issues/issue-links-routes';
@@ -93,6 +96,7 @@ export const DOMAINS: DomainDoc[] = [
   { name: 'deployments', description: 'Environments, protected environments and deployments' },
   { name: 'dependencies', description: "Dependencies read from the default branch's lockfiles, and the advisories that flag them" },
   { name: 'geo', description: 'Geo replication nodes and the status of this one' },
+  { name: 'hooks', description: 'Project and group webhooks: the event outbox, delivery through the Queue, payloads, test triggers and delivery logs' },
 ];
 
 const inSettings = (r: Router) => r.withDefaults(() => ({ domain: 'settings' }));
@@ -108,6 +112,7 @@ const inNotes = (r: Router) => r.withDefaults(() => ({ domain: 'notes' }));
 const inTodos = (r: Router) => r.withDefaults(() => ({ domain: 'todos' }));
 const inCi = (r: Router) => r.withDefaults(() => ({ domain: 'ci' }));
 const inDeployments = (r: Router) => r.withDefaults(() => ({ domain: 'deployments' }));
+const inHooks = (r: Router) => r.withDefaults(() => ({ domain: 'hooks' }));
 
 /** `api` mounts under /api/v4; `web` at the root (OAuth, sign-in, uploads, documentation). */
 export function mountApi(api: Router, web: Router) {
@@ -138,6 +143,9 @@ export function mountApi(api: Router, web: Router) {
   mountGroups(inProjects(groupsApi));
   mountGroupTransfer(inProjects(groupsApi));
   mountProjectGroupCustomAttributes(inProjects(groupsApi));
+  mountGroupHooks(inHooks(api));
+  mountHookTests(inHooks(api));
+  mountProjectHooks(inHooks(api));
   mountImpersonationTokens(inAuth(usersApi));
   mountIssueDetails(inIssues(groupsApi));
   mountIssueLinks(inIssues(signedInApi));

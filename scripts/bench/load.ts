@@ -12,7 +12,7 @@
 import net from 'node:net';
 
 export interface Req {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   headers?: Record<string, string>;
   body?: unknown;

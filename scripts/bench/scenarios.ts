@@ -3,6 +3,7 @@
  * draws its filter values from what exists in the big project so every filter returns rows.
  */
 import { FLOOR_PATH } from './floor';
+import { hookFanoutScenario } from './hook-fanout';
 import { importExportScenario } from './import-export';
 import type { Req } from './load';
 import { rng } from './rng';
@@ -130,6 +131,7 @@ export function scenarios(m: Manifest): Scenario[] {
         return { method: 'POST', path: `/api/v4/projects/${p.id}/issues`, headers: member, body };
       },
     },
+    hookFanoutScenario(m),
   ];
 }
 

@@ -41,6 +41,7 @@ import { cachedQueries } from '../db/prepared';
 import type { Db } from '../db/client';
 import { createMrRule, type Found, findMergeRequest, mrRulesOf, updateMrRule, writeThenPresent } from './merge-request-rules';
 import { mountMergeRequestApprovalRules } from './merge-request-approval-rules-routes';
+import { recordEvent } from '../platform/events';
 
 const TAGS = ['merge_request_approvals'];
 
@@ -122,7 +123,7 @@ export function mountApprovalMergeRequests(r: Router) {
       // The row carries this request's write id, so the reviewer state and the system note of the
       // same batch are written only by the request whose approval was stored.
       const writeId = crypto.randomUUID();
-      const results = await runBatch(db, [...approveWrites(db, head == null, { mr: f.mr.id, user: user.id, project: f.project.id, head, patchIdSha, writeId, now })]);
+      const results = await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action: 'approved', actorId: user.id }), ...approveWrites(db, head == null, { mr: f.mr.id, user: user.id, project: f.project.id, head, patchIdSha, writeId, now })]);
       const rows = results[results.length - 1] as ApprovalRow[];
       if (!rows.some((a) => a.userId === user.id && a.writeId === writeId)) throw unauthorized();
       // The memo's approvals are those before the write; nothing else it holds was written.
@@ -142,7 +143,7 @@ export function mountApprovalMergeRequests(r: Router) {
     const s = await loadApprovalState(c, f.mr);
     // RemoveApprovalService returns nil unless the caller approved (or when merged): 404.
     if (!s.input.approvedUserIds.includes(user.id) || f.mr.state === 'merged') throw notFound();
-    await runBatch(db, [...unapproveWrites(db, { mr: f.mr.id, user: user.id, project: f.project.id, now: Date.now() })]);
+    await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action: 'unapproved', actorId: user.id }), ...unapproveWrites(db, { mr: f.mr.id, user: user.id, project: f.project.id, now: Date.now() })]);
     // The answer is computed from what was read minus the removed approval (the memo's approvals are those before the delete).
     forgetMemo(c, `approvals:${f.mr.id}`);
     return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, s.approvals.filter((a) => a.userId !== user.id))), 201);

@@ -27,6 +27,7 @@ import { linkMergeRequests } from './deployment-merge-requests';
 import { deploymentDependents } from './cascade';
 import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
 import { type ApprovalContext, needsApproval } from './deployment-approvals';
+import { recordEvent } from '../platform/events';
 
 /** The deploy entries of the protected environment (EE protected_from?). */
 const deployGuards = (ctx: ApprovalContext) => ctx.entries.filter((r) => r.e.kind === 'deploy').map((r) => r.e);
@@ -171,6 +172,7 @@ export function mountDeployments(r: Router) {
             ...state,
           }),
           ...links,
+          ...(['running', 'success', 'failed', 'canceled'].includes(state.status) ? recordEvent(c, { kind: 'deployment', projectId, objectId: newest, action: state.status, actorId: caller.user?.id ?? 0, data: { status: state.status } }) : []),
         ],
         [deploymentsJoined(db).where(sql`${deployments.id} = ${newest}`).limit(1)] as const,
       );
@@ -202,7 +204,7 @@ export function mountDeployments(r: Router) {
           p.status === 'success'
             ? [linkMergeRequests(db, { deploymentId: x.d.id, environmentId: x.d.environmentId, projectId: x.d.projectId, ref: x.d.ref }, sql`EXISTS (SELECT 1 FROM ${deployments} d WHERE d.id = ${x.d.id} AND d.status = 'success' AND d.updated_at = ${set.updatedAt})`)]
             : [];
-        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status))), ...links], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
+        const [after] = await writeThenRead(db, [db.update(deployments).set(set).where(and(eq(deployments.id, x.d.id), eq(deployments.status, x.d.status))), ...links, ...recordEvent(c, { kind: 'deployment', projectId: x.d.projectId, objectId: x.d.id, action: p.status, actorId: caller.user?.id ?? 0, data: { status: p.status }, when: sql`EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${x.d.id} AND d.status = ${p.status} AND d.updated_at = ${set.updatedAt})` })], [deploymentRead(db, sql`${x.d.projectId}`, x.d.id)] as const);
         const next = joined(after[0]);
         if (next.d.updatedAt !== set.updatedAt || next.d.status !== p.status) throw invalidTransition(p.status);
         x = next;

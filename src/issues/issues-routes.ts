@@ -39,6 +39,7 @@ import { findReadableProjectWith } from '../projects/projects';
 import { cascade, runDeletion } from '../platform/cascade';
 import { dueDate } from '../platform/time';
 import { batchReads } from '../db/batch-reads';
+import { eventChanges, recordEvent } from '../platform/events';
 import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { assignableFrom, peopleNamedRead } from '../issuables/people-reads';
 import { optionalReads } from '../issuables/optional-reads';
@@ -126,6 +127,7 @@ export function mountIssues(r: Router) {
           .map((userId) =>
             db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'Issue', targetId: issueIdSql, action: TODO_ASSIGNED, state: 'pending', createdAt: now, updatedAt: now }),
           ),
+        ...recordEvent(c, { kind: 'issue', projectId: P, objectId: issueIdSql, action: 'open', actorId: user.id, confidential: p.confidential ?? false }),
       ];
       // The new issue and its entity's reads go at the end of the write's own batch (one transaction):
       // there `issueIdSql` (the project's newest iid) is this insert's, whatever a concurrent create does.
@@ -268,6 +270,7 @@ export function mountIssues(r: Router) {
         // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
         if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
+        statements.push(...recordEvent(c, { kind: 'issue', projectId: project.id, objectId: issue.id, action: closing ? 'close' : set.state === 'opened' ? 'reopen' : 'update', actorId: user.id, confidential: set.confidential ?? issue.confidential, data: { changes: eventChanges(issue, set) } }));
       }
       // The writes (if any) and the answer's reads in one round trip.
       return c.json(await writeAndPresentIssue(c, caller, changedSomething ? statements : [], jsonIds([issue.id]), { project }));

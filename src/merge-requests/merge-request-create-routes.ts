@@ -30,6 +30,7 @@ import { assertNoOpenMergeRequest, otherOpenMergeRequest, validBranchName } from
 import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuables/issuable-fields';
 import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
 import { createMergeRequestParams } from './merge-requests-params';
+import { recordEvent } from '../platform/events';
 
 const TAGS = ['merge_requests'];
 
@@ -188,6 +189,7 @@ export function mountMergeRequestCreate(r: Router) {
         ...reviewerIds
           .filter((id) => id !== user.id)
           .map((userId) => db.insert(todos).values({ userId, authorId: user.id, projectId: P, targetType: 'MergeRequest', targetId: mrIdSql, action: TODO_REVIEW_REQUESTED, state: 'pending', createdAt: now, updatedAt: now })),
+        ...recordEvent(c, { kind: 'merge_request', projectId: P, objectId: mrIdSql, action: 'open', actorId: user.id }),
       ];
       // The answer's reads end the batch: the new row by its iid (the counter the batch just moved),
       // with its approval state (the rules just built), so presenting it reads nothing more.

@@ -35,6 +35,7 @@ import { assigneeCountErrors, requestedAssignees, textErrors } from '../issuable
 import { assignableFrom, peopleNamedRead, type PersonNamed } from './people-reads';
 import { canReadMergeRequests } from '../projects/abilities';
 import { updateMergeRequestParams } from './merge-requests-params';
+import { eventChanges, recordEvent } from '../platform/events';
 
 const TAGS = ['merge_requests'];
 
@@ -264,6 +265,7 @@ export function mountMergeRequestUpdate(r: Router) {
           }
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
+        statements.push(...recordEvent(c, { kind: 'merge_request', projectId: project.id, objectId: mr.id, action: closing ? 'close' : reopening ? 'reopen' : 'update', actorId: user.id, data: { changes: eventChanges(mr, set) } }));
       }
       // The system approval rules (code owner, report approver) follow the target branch and its head:
       // rebuilt after the update in its batch when stale for the merge request as it leaves it (another

@@ -20,6 +20,7 @@ import { isApproved, type LiveState, liveState } from './live-state';
 import { canBeMergedBy } from './merge-request-access';
 import type { MergeRequestRow } from './merge-request-entity';
 import { type MergeWrite, repo } from './merge-request-repo';
+import { recordEvent } from '../platform/events';
 
 type IssueRow = typeof issues.$inferSelect;
 
@@ -118,6 +119,7 @@ export async function mergeMergeRequest(
         .where(and(eq(todos.targetType, 'MergeRequest'), eq(todos.targetId, mr.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
       ...finalizeRules,
       ...(deleteSource ? [deleteBranchStatement(db, mr.sourceProjectId, mr.sourceBranch, live.sha)] : []),
+      ...recordEvent(c, { kind: 'merge_request', projectId: mr.projectId, objectId: mr.id, action: 'merge', actorId: user.id, data: { changes: { state: { previous: 'opened', current: 'merged' } } } }),
     ];
     if (!closeIssues) return out;
     for (const issue of closable) {
@@ -140,6 +142,8 @@ export async function mergeMergeRequest(
           .update(todos)
           .set({ state: 'done', updatedAt: now })
           .where(and(eq(todos.targetType, 'Issue'), eq(todos.targetId, issue.id), eq(todos.state, 'pending'), eq(todos.userId, user.id))),
+        // Webhooks: the issue's close, for confidential or open hooks as the issue is, and only when this batch closed it.
+        ...[false, true].flatMap((confidential) => recordEvent(c, { kind: 'issue', projectId: issue.projectId, objectId: issue.id, action: 'close', actorId: user.id, confidential, data: { changes: { state: { previous: 'opened', current: 'closed' } } }, when: sql`EXISTS (SELECT 1 FROM issues i WHERE i.id = ${issue.id} AND i.confidential = ${confidential ? 1 : 0} AND i.state = 'closed' AND i.closed_at = ${now})` })),
       );
     }
     return out;

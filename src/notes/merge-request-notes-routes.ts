@@ -4,6 +4,7 @@
  * Merge request notes may be internal as issue notes (Note validation allows MergeRequest).
  * Quick actions in the body are not run: the body is stored as written.
  */
+import { sql } from 'drizzle-orm';
 import type { Caller } from '../platform/context';
 import { notes } from '../db/schema';
 import { ACCESS, type ProjectRow } from '../projects/abilities';
@@ -30,6 +31,7 @@ import {
 } from './notes';
 import { NoteSchema } from './note-entity';
 import { z } from 'zod';
+import { recordEvent } from '../platform/events';
 
 /**
  * create_note and admin_note on a merge request note: ProjectPolicy `archived` prevents the note
@@ -103,6 +105,7 @@ export function mountMergeRequestNotes(r: Router) {
       const [inserted] = (await db.batch([
         db.insert(notes).values({ noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body: p.body, internal, createdAt, updatedAt: createdAt }).returning(),
         touchNoteable(c, 'MergeRequest', mr.id, now),
+        ...recordEvent(c, { kind: 'note', projectId: project.id, objectId: sql`(SELECT max(id) FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ${mr.id} AND author_id = ${user.id})`, action: 'create', actorId: user.id, confidential: internal }),
       ])) as unknown as [NoteRow[]];
       return c.json((await presentNotes(c, [inserted[0]], mr.iid, undefined, [user]))[0], 201);
     },

@@ -2,7 +2,7 @@
  * Notes on issues (GitLab lib/api/notes.rb, helpers/notes_helpers.rb): list, get, create (with the
  * `/promote` quick action, spec: Issues), update, delete. notes.rb runs `authenticate!` for every route.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { epics, issues, notes } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
@@ -33,6 +33,7 @@ import { mountMergeRequestNotes } from './merge-request-notes-routes';
 import { mountDiscussions } from './discussions-routes';
 import { NoteCommandsSchema, NoteSchema } from './note-entity';
 import { z } from 'zod';
+import { recordEvent } from '../platform/events';
 
 export function mountNotes(r: Router) {
   mountEpicNotes(r);
@@ -101,8 +102,10 @@ export function mountNotes(r: Router) {
         // Note belongs_to :noteable, touch: true.
         db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
       );
+      const noteAt = statements.length - 2;
+      statements.push(...recordEvent(c, { kind: 'note', projectId: project.id, objectId: sql`(SELECT max(id) FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ${issue.id} AND author_id = ${user.id})`, action: 'create', actorId: user.id, confidential: internal || issue.confidential }));
       const results = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
-      const inserted = (results[statements.length - 2] as (typeof notes.$inferSelect)[])[0];
+      const inserted = (results[noteAt] as (typeof notes.$inferSelect)[])[0];
       const commands = actions.promote ? { promote_to_epic: true } : {};
       // The author is the caller: nothing to read.
       return c.json((await presentNotes(c, [inserted], issue.iid, commands, [user]))[0], 201);

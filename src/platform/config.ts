@@ -27,6 +27,8 @@ export interface Config {
    * path-style: `<endpoint>/<bucket>/<key>`. Null: AWS.
    */
   s3Endpoint: string | null;
+  /** WEBHOOK_TOKEN_KEY: the secret webhook tokens are encrypted with (hooks/token-crypto.ts); null: a development key. */
+  webhookTokenKey: string | null;
 }
 
 /** The documented local default for the root token (README). Production sets ROOT_TOKEN as a secret. */
@@ -58,5 +60,6 @@ export function loadConfig(env: Env): Config {
     reportRoundTrips: env.REPORT_ROUND_TRIPS === 'true',
     reportRepeatedReads: env.REPORT_REPEATED_READS === 'true',
     s3Endpoint: env.S3_ENDPOINT ? env.S3_ENDPOINT.replace(/\/+$/, '') : null,
+    webhookTokenKey: env.WEBHOOK_TOKEN_KEY || null,
   };
 }

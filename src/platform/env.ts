@@ -34,4 +34,6 @@ export interface Env {
   REPORT_REPEATED_READS?: string;
   /** Base URL replacing AWS's S3 host for remote-import-s3 (an S3-compatible store; the tests' server). */
   S3_ENDPOINT?: string;
+  /** Secret that webhook tokens are encrypted with (AES-GCM; `wrangler secret put WEBHOOK_TOKEN_KEY`). */
+  WEBHOOK_TOKEN_KEY?: string;
 }

@@ -48,8 +48,10 @@ describe('bench scenarios', () => {
   const byId = Object.fromEntries(list.map((s) => [s.id, s]));
 
   it('covers the bare route, /user, issue get, lists, /issues and merge requests for both callers, merge requests, approvals, runners, import/export and creation', () => {
-    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'mr', 'deployments', 'approve', 'runner', 'import_export', 'create']);
-    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'import_export', 'create']);
+    expect(list.map((s) => s.id)).toEqual(['bare', 'user', 'issue', 'list_default', 'list_big', 'list_mix', 'group_list', 'all_admin', 'all_member', 'mr_list', 'mr_group_list', 'mr_all_member', 'mr', 'deployments', 'approve', 'runner', 'import_export', 'create', 'hook_fanout']);
+    expect(list.filter((s) => s.writes).map((s) => s.id)).toEqual(['approve', 'import_export', 'create', 'hook_fanout']);
+    // One issue update in a project with 20 webhooks (issue 18): a PUT of the title as administrator.
+    expect(byId.hook_fanout.next()).toEqual({ method: 'PUT', path: '/api/v4/projects/2/issues/1', headers: { 'PRIVATE-TOKEN': 'root-token' }, body: { title: 'Fan-out 1' } });
     expect(byId.mr_list.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/merge_requests', headers: { 'PRIVATE-TOKEN': 'member-token' } });
     expect(byId.bare.next()).toEqual({ method: 'GET', path: '/__bench/hello' });
     expect(byId.deployments.next()).toEqual({ method: 'GET', path: '/api/v4/projects/2/deployments', headers: { 'PRIVATE-TOKEN': 'member-token' } });

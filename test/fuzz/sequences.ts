@@ -95,6 +95,23 @@ const KINDS: Kind[] = [
     same: ['id', 'name', 'description', 'visibility', 'path_with_namespace', 'topics'],
   },
   {
+    name: 'project hook',
+    fields: fc.record(
+      {
+        url: fc.oneof(fc.constantFrom('https://example.com/h', 'http://127.0.0.1/x', 'ftp://example.com/x', 'https://example.com/a b'), text),
+        name: fc.option(text, { nil: undefined }),
+        push_events: fc.constant(false),
+        push_events_branch_filter: fc.option(fc.oneof(text, fc.constantFrom('main', 'release/*', 'bad..ref', '(')), { nil: undefined }),
+        branch_filter_strategy: fc.option(fc.constantFrom('wildcard', 'regex', 'all_branches'), { nil: undefined }),
+      },
+      { requiredKeys: ['url', 'push_events'] },
+    ),
+    create: (w) => ({ route: '/api/v4/projects/:id/hooks', url: `/api/v4/projects/${project(w)}/hooks` }),
+    read: (w, c) => ({ route: '/api/v4/projects/:id/hooks/:hook_id', url: `/api/v4/projects/${project(w)}/hooks/${c.id}` }),
+    list: (w) => ({ route: '/api/v4/projects/:id/hooks', url: `/api/v4/projects/${project(w)}/hooks?per_page=100` }),
+    same: ['id', 'url', 'name', 'push_events_branch_filter', 'branch_filter_strategy'],
+  },
+  {
     name: 'user custom attribute',
     fields: fc.record({ key: text, value: text }),
     create: (w) => ({ route: '/api/v4/users/:id/custom_attributes/:key', url: `/api/v4/users/${w.users.victim.id}/custom_attributes/`, method: 'PUT' }),

@@ -159,6 +159,10 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   await call('POST', `${P}/protected_environments`, ownerToken, { name: 'production', deploy_access_levels: [{ access_level: 40 }] }, [201, 403]);
   const deployment = await call('POST', `${P}/deployments`, ownerToken, { environment: 'staging', sha: first.id, ref: 'main', tag: false, status: 'success' }, [201]);
 
+  // Webhooks (src/hooks): a project hook and a group hook that take no event, at a public name.
+  const projectHook = await call('POST', `${P}/hooks`, ownerToken, { url: 'https://example.com/fuzz', push_events: false }, [201]);
+  const groupHook = await call('POST', `/groups/${group.id}/hooks`, ownerToken, { url: 'https://example.com/fuzz', push_events: false }, [201]);
+
   // Geo nodes (src/geo): two secondaries, so a fuzzed update, repair or deletion names a real node.
   const geoNodes = [
     await call('POST', '/geo_nodes', root, { name: fresh('geo'), url: 'https://geo-one.example.com' }, [201]),
@@ -225,6 +229,10 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     environment: ids(staging.id, production.id),
     deployment: ids(deployment.id),
     geoNode: ids(...geoNodes.map((n) => n.id)),
+    projectHook: ids(projectHook.id),
+    groupHook: ids(groupHook.id),
+    // Triggers TestHooks refuses at once (no CI jobs, no wiki) or an unknown one: a test never leaves the machine.
+    hookTrigger: ids('job_events', 'wiki_page_events', 'pipeline_events', 'nope'),
     environmentName: ids('production', 'staging', 'review/*'),
     // Flags no other check reads, so a fuzzed POST cannot change how the rest of the run pages.
     featureName: ids('fuzz_flag', 'import_project_from_remote_file_s3', 'fuzz/flag'),
@@ -273,6 +281,10 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'environment';
     case 'deployment_id':
       return 'deployment';
+    case 'hook_id':
+      return path.startsWith('/api/v4/groups') ? 'groupHook' : 'projectHook';
+    case 'trigger':
+      return 'hookTrigger';
     case 'id_or_username':
       return 'username';
     case 'issue_iid':

@@ -496,6 +496,20 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- deployments (deployments.rb: before { authenticate! }; read_deployment Reporter+ on a private project,
   // create/update Developer+, destroy_deployment Maintainer+) ----
+  // ---- webhooks (project_hooks.rb: authenticate!, read_web_hook / admin_web_hook: maintainers;
+  // group_hooks.rb: admin_hook on the group, owners) ----
+  'GET /api/v4/projects/:id/hooks': { rule: projectAuth('maintainer') },
+  'POST /api/v4/projects/:id/hooks': { rule: projectAuth('maintainer'), body: { url: 'https://example.com/hook', push_events: false } },
+  'GET /api/v4/projects/:id/hooks/:hook_id': { rule: projectAuth('maintainer') },
+  'PUT /api/v4/projects/:id/hooks/:hook_id': { rule: projectAuth('maintainer'), body: { name: 'mx' } },
+  'DELETE /api/v4/projects/:id/hooks/:hook_id': { rule: projectAuth('maintainer'), params: { hook_id: 'projectHookToDelete' } },
+  'POST /api/v4/projects/:id/hooks/:hook_id/test/:trigger': { rule: projectAuth('maintainer') },
+  'GET /api/v4/projects/:id/hooks/:hook_id/events': { rule: projectAuth('maintainer') },
+  'GET /api/v4/groups/:id/hooks': { rule: groupAuth('owner') },
+  'POST /api/v4/groups/:id/hooks': { rule: groupAuth('owner'), body: { url: 'https://example.com/hook', push_events: false } },
+  'GET /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner') },
+  'PUT /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner'), body: { name: 'mx' } },
+  'DELETE /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner'), params: { hook_id: 'groupHookToDelete' } },
   'GET /api/v4/projects/:id/deployments': { rule: projectAuth('reporter') },
   'POST /api/v4/projects/:id/deployments': { rule: projectAuth('developer'), body: { environment: 'production', sha: 'main', ref: 'main', tag: false } },
   'GET /api/v4/projects/:id/deployments/:deployment_id': { rule: projectAuth('reporter') },

@@ -137,6 +137,11 @@ export async function buildWorld(): Promise<void> {
   world.environmentToDelete = ok('environment', await api(`${P}/environments`, { token: tokens.owner, body: { name: 'to-delete' } })).id;
   ok('stop', await api(`${P}/environments/${world.environmentToDelete}/stop`, { method: 'POST', token: tokens.owner }), 200);
   world.runnerToDelete = ok('runner', await api('/runners', { body: { token: runnerRegistration, description: 'doomed' } })).id;
+  const hook = async (base: string) => ok('hook', await api(`${base}/hooks`, { token: tokens.owner, body: { url: 'https://example.com/hook', push_events: false } })).id as number;
+  world.projectHookId = await hook(P);
+  world.projectHookToDelete = await hook(P);
+  world.groupHookId = await hook(`/groups/${g.id}`);
+  world.groupHookToDelete = await hook(`/groups/${g.id}`);
 
   world.targetKey = ok('key', await api(`/users/${target.id}/keys`, { token: rootToken, body: { title: 'k', key: freshSshKey().key } })).id;
   world.targetGpgKey = ok('gpg', await api(`/users/${target.id}/gpg_keys`, { token: rootToken, body: { key: freshGpgKey().key } })).id;
@@ -212,6 +217,9 @@ export function param(path: string, method: string, name: string, row: Row): str
     runner_id: () => world.runnerId,
     environment_id: () => world.environmentId,
     deployment_id: () => world.deploymentId,
+    hook_id: () => (path.startsWith('/api/v4/groups') ? world.groupHookId : world.projectHookId),
+    // A trigger TestHooks refuses at once (no CI jobs): no request leaves the test.
+    trigger: () => 'job_events',
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',

@@ -23,3 +23,4 @@ export * from './archive-diffs';
 export * from './features';
 export * from './geo';
 export * from './issue-events';
+export * from './hooks';

@@ -1,0 +1,97 @@
+/**
+ * Group webhooks (ee/lib/api/group_hooks.rb): `authenticate!`, then `admin_hook` on the group,
+ * which GroupPolicy gives owners (and administrators). They fire for events of every project
+ * below the group.
+ */
+import { and, count, eq, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Context } from 'hono';
+import { webHooks } from '../db/schema';
+import type { AppEnv, Caller } from '../platform/context';
+import { forbidden, recordNotFound } from '../platform/errors';
+import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
+import { requestParams } from '../platform/params';
+import type { Router } from '../platform/router';
+import { ACCESS } from '../projects/abilities';
+import { findReadableGroupWith } from '../projects/groups';
+import { groupHookEntity, GroupHookSchema } from './hook-entity';
+import { hookValues } from './hook-store';
+import { createGroupHookParams, groupHookListParams, groupHookParams, updateGroupHookParams } from './hooks-params';
+import { hookDeletion } from './project-hooks-routes';
+
+const TAGS = ['group_hooks'];
+const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
+
+async function ownedGroup<const R extends readonly import('drizzle-orm/batch').BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (gid: SQL) => R) {
+  const found = await findReadableGroupWith(c, caller, id, reads);
+  if (!caller.isAdmin && found.level < ACCESS.OWNER) throw forbidden();
+  return found;
+}
+
+export function mountGroupHooks(r: Router) {
+  r.route(
+    { method: 'GET', path: '/groups/:id/hooks', summary: 'List group hooks', tags: TAGS, signedIn: true, params: groupHookListParams, responses: { 200: z.array(GroupHookSchema) } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const req = pageRequest(p, (await requestParams(c)).per_page);
+      const where = (gid: SQL) => and(eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select().from(webHooks).where(where(gid)).orderBy(webHooks.id).limit(req.perPage).offset(req.offset),
+        db.select({ n: count() }).from(webHooks).where(where(gid)),
+      ] as const);
+      const [rows, [counted]] = found.reads;
+      const n = Number(counted?.n ?? 0);
+      setPaginationHeaders(c, req, linkParamsFrom(await requestParams(c), {}), n > MAX_COUNT ? null : n, rows.length);
+      return c.json(rows.map((h) => groupHookEntity(h)));
+    },
+  );
+
+  r.route(
+    { method: 'GET', path: '/groups/:id/hooks/:hook_id', summary: 'Get a group hook', tags: TAGS, signedIn: true, params: groupHookParams, responses: { 200: GroupHookSchema } },
+    async ({ c, p, caller }) => {
+      const found = await ownedGroup(c, caller, p.id, (gid) => [c.var.db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1)] as const);
+      const [[hook]] = found.reads;
+      if (!hook) throw recordNotFound();
+      return c.json(groupHookEntity(hook));
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/groups/:id/hooks', summary: 'Add a group hook', tags: TAGS, signedIn: true, params: createGroupHookParams, responses: { 201: GroupHookSchema } },
+    async ({ c, p, caller }) => {
+      const found = await ownedGroup(c, caller, p.id, () => [] as const);
+      const values = await hookValues(c, p, null, true);
+      const [hook] = await c.var.db
+        .insert(webHooks)
+        .values({ ...values, url: p.url, type: 'GroupHook', groupId: found.group.id, createdAt: Date.now() })
+        .returning();
+      return c.json(groupHookEntity(hook), 201);
+    },
+  );
+
+  r.route(
+    { method: 'PUT', path: '/groups/:id/hooks/:hook_id', summary: 'Edit a group hook', tags: TAGS, signedIn: true, params: updateGroupHookParams, responses: { 200: GroupHookSchema } },
+    async ({ c, p, caller }) => {
+      const found = await ownedGroup(c, caller, p.id, (gid) => [c.var.db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1)] as const);
+      const [[before]] = found.reads;
+      if (!before) throw recordNotFound();
+      const values = await hookValues(c, p, before, true);
+      if (!Object.keys(values).length) return c.json(groupHookEntity(before));
+      const [hook] = await c.var.db.update(webHooks).set(values).where(eq(webHooks.id, before.id)).returning();
+      if (!hook) throw recordNotFound();
+      return c.json(groupHookEntity(hook));
+    },
+  );
+
+  r.route(
+    { method: 'DELETE', path: '/groups/:id/hooks/:hook_id', summary: 'Delete a group hook', tags: TAGS, signedIn: true, params: groupHookParams, responses: { 204: null } },
+    async ({ c, p, caller }) => {
+      const found = await ownedGroup(c, caller, p.id, (gid) => [c.var.db.select({ id: webHooks.id }).from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1)] as const);
+      const [[hook]] = found.reads;
+      if (!hook) throw recordNotFound();
+      const [first, ...rest] = hookDeletion(c, hook.id);
+      await c.var.db.batch([first, ...rest]);
+      return c.body(null, 204);
+    },
+  );
+}

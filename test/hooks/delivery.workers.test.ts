@@ -1,0 +1,51 @@
+/**
+ * Webhook delivery in workerd through the real Queue binding: the issue write records the event, the
+ * Queue consumer dispatches and delivers. workerd cannot reach a server the test starts, so the one
+ * stub is at the network edge: `fetch` to the hook's host answers here and records what it got.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { storageSql } from '#harness';
+import { api, createUser, unique } from '../support';
+
+const got: { url: string; headers: Headers; body: any }[] = [];
+const realFetch = globalThis.fetch;
+beforeAll(() => {
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith('https://hooks.example.com/')) return realFetch(input as RequestInfo, init);
+    got.push({ url, headers: new Headers(init?.headers), body: JSON.parse(String(init?.body)) });
+    return new Response(url.includes('/fail') ? 'nope' : 'ok', { status: url.includes('/fail') ? 503 : 200 });
+  });
+});
+afterAll(() => vi.restoreAllMocks());
+
+async function until<T>(what: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await what();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhook delivery on the Queue (workerd)', () => {
+  it('delivers an issue event with GitLab headers and logs it', async () => {
+    const u = await createUser();
+    const p = (await api('/projects', { token: u.token, body: { name: unique('wq') } })).body;
+    const path = `https://hooks.example.com/${unique('h')}`;
+    const hook = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: path, push_events: false, issues_events: true, token: 'wk-secret' } })).body;
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'queued' } })).body;
+    const req = await until(() => got.find((g) => g.url === path));
+    expect(req.headers.get('X-Gitlab-Event')).toBe('Issue Hook');
+    expect(req.headers.get('X-Gitlab-Token')).toBe('wk-secret');
+    expect(req.headers.get('X-Gitlab-Webhook-UUID')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(req.body).toMatchObject({ object_kind: 'issue', object_attributes: { iid: issue.iid, action: 'open', title: 'queued' }, project: { id: p.id } });
+    const logs = await until(async () => {
+      const r = await api(`/projects/${p.id}/hooks/${hook.id}/events`, { token: u.token });
+      return r.body.length ? r.body : undefined;
+    });
+    expect(logs[0]).toMatchObject({ response_status: '200', trigger: 'issue_hooks', response_body: 'ok' });
+    expect(await storageSql(`SELECT state FROM web_hook_deliveries WHERE web_hook_id = ${hook.id}`)).toEqual([{ state: 'delivered' }]);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The other event kinds delivered on Node to a receiver on 127.0.0.1: merge requests (open, update,
+ * close, reopen, approved, unapproved, merge), notes on issues and merge requests, pushes (with the
+ * branch filter), deployments; group hooks get the events of their projects; a project without a
+ * matching hook records no event at all.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harnessApp, storageSql } from '../harness/node';
+import { api, createUser, rootToken, unique } from '../support';
+
+const received: { path: string; headers: IncomingMessage['headers']; body: any }[] = [];
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
+    res.end('ok');
+  });
+});
+let base = '';
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: true } });
+});
+afterAll(async () => {
+  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: false } });
+  await new Promise((r) => server.close(r));
+});
+const idle = async () => (await harnessApp()).jobs.idle();
+const at = (path: string) => received.filter((r) => r.path === path);
+
+async function setup(flags: Record<string, unknown>) {
+  const u = await createUser();
+  const p = (await api('/projects', { token: u.token, body: { name: unique('ev') } })).body;
+  const commit = (branch: string, file: string, extra: Record<string, unknown> = {}) =>
+    api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch, commit_message: `add ${file}`, actions: [{ action: 'create', file_path: file, content: 'x' }], ...extra } });
+  expect((await commit('main', 'README.md')).status).toBe(201);
+  const path = `/h/${unique('p')}`;
+  expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, ...flags } })).status).toBe(201);
+  return { u, p, path, commit };
+}
+
+describe('webhook events', () => {
+  it('merge request open, update, approved, unapproved, close, reopen and merge', async () => {
+    const { u, p, path, commit } = await setup({ merge_requests_events: true });
+    expect((await commit('feature', 'f.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Feature', source_branch: 'feature', target_branch: 'main' } })).body;
+    await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { method: 'PUT', token: u.token, body: { title: 'Feature 2' } });
+    const approver = await createUser();
+    await api(`/projects/${p.id}/members`, { token: u.token, body: { user_id: approver.id, access_level: 40 } });
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/approve`, { method: 'POST', token: approver.token })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/unapprove`, { method: 'POST', token: approver.token })).status).toBe(201);
+    await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { method: 'PUT', token: u.token, body: { state_event: 'close' } });
+    await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { method: 'PUT', token: u.token, body: { state_event: 'reopen' } });
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/merge`, { method: 'PUT', token: u.token })).status).toBe(200);
+    await idle();
+    const got = at(path);
+    expect(got.map((r) => r.headers['x-gitlab-event'])).toEqual(Array(7).fill('Merge Request Hook'));
+    expect(got.map((r) => r.body.object_attributes.action)).toEqual(['open', 'update', 'approved', 'unapproved', 'close', 'reopen', 'merge']);
+    const [open, update] = got.map((r) => r.body);
+    expect(open).toMatchObject({
+      object_kind: 'merge_request',
+      event_type: 'merge_request',
+      user: { id: u.id },
+      object_attributes: { iid: mr.iid, source_branch: 'feature', target_branch: 'main', state: 'opened', url: `${p.web_url}/-/merge_requests/${mr.iid}` },
+    });
+    expect(open.object_attributes.last_commit.id).toBe(mr.sha);
+    expect(update.changes.title).toEqual({ previous: 'Feature', current: 'Feature 2' });
+    expect(got[2].body.user.id).toBe(approver.id);
+    expect(got[6].body.object_attributes.state).toBe('merged');
+  });
+
+  it('an issue closed by a merge (Closes #n) is an issue close event', async () => {
+    const { u, p, path, commit } = await setup({ issues_events: true });
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'to close' } })).body;
+    expect((await commit('fix', 'fix.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Fix', source_branch: 'fix', target_branch: 'main', description: `Closes #${issue.iid}` } })).body;
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/merge`, { method: 'PUT', token: u.token })).status).toBe(200);
+    expect((await api(`/projects/${p.id}/issues/${issue.iid}`, { token: u.token })).body.state).toBe('closed');
+    await idle();
+    expect(at(path).map((r) => [r.body.object_attributes.iid, r.body.object_attributes.action, r.body.object_attributes.state])).toEqual([
+      [issue.iid, 'open', 'opened'],
+      [issue.iid, 'close', 'closed'],
+    ]);
+  });
+
+  it('notes on issues and merge requests, and confidential notes only to confidential note hooks', async () => {
+    const { u, p, path, commit } = await setup({ note_events: true });
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'talk' } })).body;
+    const note = (await api(`/projects/${p.id}/issues/${issue.iid}/notes`, { token: u.token, body: { body: 'hello there' } })).body;
+    const secret = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'hidden', confidential: true } })).body;
+    await api(`/projects/${p.id}/issues/${secret.iid}/notes`, { token: u.token, body: { body: 'psst' } });
+    await idle();
+    expect(at(path).map((r) => [r.headers['x-gitlab-event'], r.body.object_attributes.note])).toEqual([['Note Hook', 'hello there']]);
+    expect(at(path)[0].body).toMatchObject({
+      object_kind: 'note',
+      event_type: 'note',
+      project_id: p.id,
+      object_attributes: { id: note.id, noteable_type: 'Issue', url: `${p.web_url}/-/issues/${issue.iid}#note_${note.id}`, action: 'create' },
+      issue: { iid: issue.iid, title: 'talk' },
+    });
+    expect((await commit('topic', 't.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } })).body;
+    const mrNote = (await api(`/projects/${p.id}/merge_requests/${mr.iid}/notes`, { token: u.token, body: { body: 'looks good' } })).body;
+    await idle();
+    expect(at(path)).toHaveLength(2);
+    expect(at(path)[1].body).toMatchObject({
+      object_kind: 'note',
+      object_attributes: { id: mrNote.id, noteable_type: 'MergeRequest', note: 'looks good', url: `${p.web_url}/-/merge_requests/${mr.iid}#note_${mrNote.id}` },
+      merge_request: { iid: mr.iid, title: 'Topic', source_branch: 'topic' },
+    });
+  });
+
+  it('pushes through the commits API, filtered by push_events_branch_filter', async () => {
+    const { u, p, path, commit } = await setup({ push_events: true, push_events_branch_filter: 'release/*' });
+    await commit('main', 'a.txt');
+    const pushed = await commit('release/1', 'b.txt', { start_branch: 'main' });
+    await idle();
+    expect(at(path)).toHaveLength(1);
+    expect(at(path)[0].headers['x-gitlab-event']).toBe('Push Hook');
+    expect(at(path)[0].body).toMatchObject({
+      object_kind: 'push',
+      event_name: 'push',
+      ref: 'refs/heads/release/1',
+      after: pushed.body.id,
+      user_id: u.id,
+      project_id: p.id,
+      total_commits_count: 1,
+      commits: [{ id: pushed.body.id, message: 'add b.txt', title: 'add b.txt' }],
+    });
+  });
+
+  it('deployments when their status changes, and group hooks for the projects below', async () => {
+    const u = await createUser();
+    const gpath = unique('hg');
+    const group = (await api('/groups', { token: u.token, body: { name: gpath, path: gpath } })).body;
+    const p = (await api('/projects', { token: u.token, body: { name: unique('gp'), namespace_id: group.id } })).body;
+    const sha = (await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'c', actions: [{ action: 'create', file_path: 'x', content: 'x' }] } })).body.id;
+    const path = `/g/${unique('d')}`;
+    const hook = await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, deployment_events: true } });
+    expect(hook.status).toBe(201);
+    expect(hook.body).toMatchObject({ group_id: group.id, deployment_events: true, push_events: false });
+    const d = (await api(`/projects/${p.id}/deployments`, { token: u.token, body: { environment: 'production', sha, ref: 'main', tag: false } })).body;
+    await api(`/projects/${p.id}/deployments/${d.id}`, { method: 'PUT', token: u.token, body: { status: 'running' } });
+    await api(`/projects/${p.id}/deployments/${d.id}`, { method: 'PUT', token: u.token, body: { status: 'success' } });
+    // An invalid transition changes nothing and records nothing.
+    expect((await api(`/projects/${p.id}/deployments/${d.id}`, { method: 'PUT', token: u.token, body: { status: 'running' } })).status).toBe(400);
+    await idle();
+    expect(at(path).map((r) => [r.headers['x-gitlab-event'], r.body.status])).toEqual([
+      ['Deployment Hook', 'running'],
+      ['Deployment Hook', 'success'],
+    ]);
+    expect(at(path)[1].body).toMatchObject({ object_kind: 'deployment', deployment_id: d.id, environment: 'production', ref: 'main', short_sha: sha.slice(0, 8), project: { id: p.id } });
+  });
+
+  it('records no event for a write whose batch failed', async () => {
+    const { u, p, path } = await setup({ issues_events: true });
+    expect((await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'first', iid: 7 } })).status).toBe(201);
+    // The same iid again: the unique index fails the whole batch (409 Duplicated issue), event row included.
+    const dup = await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'second', iid: 7 } });
+    expect([dup.status, dup.body]).toEqual([409, { message: 'Duplicated issue' }]);
+    await idle();
+    expect(await storageSql(`SELECT kind, action FROM web_hook_events WHERE project_id = ${p.id}`)).toEqual([{ kind: 'issue', action: 'open' }]);
+    expect(at(path).map((r) => r.body.object_attributes.title)).toEqual(['first']);
+  });
+
+  it('records no outbox row for a project whose hooks do not take the event', async () => {
+    const { u, p } = await setup({ issues_events: false, note_events: true });
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'quiet' } });
+    expect(await storageSql(`SELECT id FROM web_hook_events WHERE project_id = ${p.id}`)).toEqual([]);
+  });
+});
