@@ -13,7 +13,7 @@ import { requestParams } from '../platform/params';
 import { withReadMemo } from '../platform/read-memo';
 import type { Router } from '../platform/router';
 import { CommitSchema, type Diff, DiffSchema } from '../repository/commit-entity';
-import { collectDiffs, diffLimitsOf, withPatchLimit } from '../repository/diff-limits';
+import { diffLimitsOf, limitDiffs, withPatchLimit } from '../repository/diff-limits';
 import { findMergeRequestLive, findMergeRequestToPresent } from './merge-request-find';
 import { mergeRequestChanges, MergeRequestChangesSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
@@ -47,8 +47,7 @@ export function mountMergeRequestChanges(r: Router) {
         if (!refs.head_sha) {
           const limits = await diffLimitsOf(c);
           const stored = (await archiveFilesRead(c.var.db, found.mr.id)).map((f) => withPatchLimit(archiveDiffEntity(f), limits));
-          if (p.access_raw_diffs) return c.json(mergeRequestChanges(entity, stored, false));
-          const { diffs, overflow } = collectDiffs(stored, limits, { expanded: false, enforce: true });
+          const { diffs, overflow } = limitDiffs(stored, limits, { expanded: false, raw: p.access_raw_diffs });
           return c.json(mergeRequestChanges(entity, diffs, overflow));
         }
         const changes = (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes;

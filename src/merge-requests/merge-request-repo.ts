@@ -10,7 +10,7 @@ import { baseUrl } from '../platform/pagination';
 import { commitEntity } from '../repository/commit-entity';
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffEntity, type FileChange, findCommit, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
 import type { CommitRow } from '../repository/repository-store';
-import { collectDiffs, diffLimitsOf } from '../repository/diff-limits';
+import { diffLimitsOf, limitDiffs } from '../repository/diff-limits';
 import { type PushPrefetch, pushStatements } from '../repository/push';
 import { mergeRequestApprovals } from './approvals-port';
 import type { Commit, Diff } from '../repository/commit-entity';
@@ -130,8 +130,7 @@ export const repo = {
    */
   async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean; collapse?: boolean; raw?: boolean }): Promise<{ diffs: Diff[]; overflow: boolean }> {
     const [all, limits] = await Promise.all([Promise.all(changes.map((ch) => diffEntity(c, projectId, ch))), diffLimitsOf(c)]);
-    let kept = o.raw ? { diffs: all, overflow: false } : collectDiffs(all, limits, { expanded: true, enforce: true });
-    if (o.collapse && !o.raw) kept = { diffs: collectDiffs(kept.diffs, limits, { expanded: false, enforce: true }).diffs, overflow: kept.overflow };
+    const kept = limitDiffs(all, limits, { expanded: !o.collapse, raw: o.raw });
     return { diffs: o.unidiff ? kept.diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : kept.diffs, overflow: kept.overflow };
   },
 };

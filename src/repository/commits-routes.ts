@@ -16,7 +16,7 @@ import { withReadMemo } from '../platform/read-memo';
 import { pushReads, pushStatements } from './push';
 import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
 import { diffsBetween, diffsOfManifests } from './diffs';
-import { collectDiffs, diffLimitsOf } from './diff-limits';
+import { diffLimitsOf, limitDiffs } from './diff-limits';
 import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
 import { cachedManifest, type CommitRow, findCommit, rememberManifest, resolveRef } from './repository-store';
 import { branchSha, commitAt, commitAtRef, historyCount, type HistoryFilter, historyPage, lastCommitForPathAt, manifestRows, refSha } from './history-reads';
@@ -281,7 +281,7 @@ export function mountCommits(r: Router) {
       const [[commit]] = found.reads;
       if (!commit) throw notFound('Commit');
       // `commit.diffs(expanded: true)`: the collection limits apply (silently), nothing collapses.
-      const { diffs } = collectDiffs(await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha), await diffLimitsOf(c), { expanded: true, enforce: true });
+      const { diffs } = limitDiffs(await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha), await diffLimitsOf(c), { expanded: true });
       const raw = await requestParams(c);
       const req = pageRequest(p, raw.per_page);
       const page = diffs.slice(req.offset, req.offset + req.perPage);
@@ -324,7 +324,7 @@ export function mountCommits(r: Router) {
       const b = toFiles ?? rememberManifest(db, pid, to.sha, toRows ?? []);
       const commits = between.sort(newestFirst).reverse();
       // Entities::Compare: `compare.diffs.diffs` (not expanded), `compare_timeout` is its overflow.
-      const { diffs, overflow } = collectDiffs(await diffsOfManifests(c, pid, a, b), await diffLimitsOf(c), { expanded: false, enforce: true });
+      const { diffs, overflow } = limitDiffs(await diffsOfManifests(c, pid, a, b), await diffLimitsOf(c), { expanded: false });
       return c.json(compareEntity(commits, diffs, { ...x(c, found), fromSha: from.sha, toSha: to.sha, overflow }));
     },
   );

@@ -97,3 +97,15 @@ export function collectDiffs(diffs: readonly Diff[], l: DiffLimits, o: CollectOp
   }
   return { diffs: out, overflow: false };
 }
+
+/**
+ * A collection as the API shows it: the files the limits keep, counted on their whole patches (Gitaly's
+ * limits, or MergeRequestDiff#save_diffs, which collect expanded); then, unless `expanded`, the big
+ * patches and those past the safe limits collapsed as Diff.new does when reading. `raw` (`limits: false`)
+ * keeps every file, expanded, and never overflows.
+ */
+export function limitDiffs(diffs: readonly Diff[], l: DiffLimits, o: { expanded: boolean; raw?: boolean }): { diffs: Diff[]; overflow: boolean } {
+  if (o.raw) return { diffs: [...diffs], overflow: false };
+  const kept = collectDiffs(diffs, l, { expanded: true, enforce: true });
+  return o.expanded ? kept : { diffs: collectDiffs(kept.diffs, l, { expanded: false, enforce: true }).diffs, overflow: kept.overflow };
+}
