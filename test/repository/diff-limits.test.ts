@@ -6,49 +6,16 @@
  * PUT /application/settings and sees the effect, then restores it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, rootToken, unique, type TestUser } from '../support';
+import { api, createUser, type TestUser } from '../support';
+import { type Setup, setupFor, withSettings } from './diff-limits-support';
 
 let owner: TestUser;
+let setup: (files: Record<string, string>) => Promise<Setup>;
 
 beforeAll(async () => {
   owner = await createUser();
+  setup = setupFor(owner);
 });
-
-async function withSettings(changes: Record<string, unknown>, body: () => Promise<void>) {
-  const before = (await api('/application/settings', { token: rootToken })).body;
-  const put = await api('/application/settings', { method: 'PUT', token: rootToken, body: changes });
-  expect(put.status).toBe(200);
-  try {
-    await body();
-  } finally {
-    const restore = Object.fromEntries(Object.keys(changes).map((k) => [k, before[k]]));
-    expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: restore })).status).toBe(200);
-  }
-}
-
-interface Setup {
-  project: number;
-  sha: string;
-  iid: number;
-  version: number;
-}
-
-/** A project whose `main` has one file, a branch that adds `files` in one commit, and a merge request of it. */
-async function setup(files: Record<string, string>): Promise<Setup> {
-  const p = await api('/projects', { token: owner.token, body: { name: unique('difflim') } });
-  expect(p.status).toBe(201);
-  const project = p.body.id as number;
-  const first = await api(`/projects/${project}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'seed', actions: [{ action: 'create', file_path: 'seed.txt', content: 'seed\n' }] } });
-  expect(first.status).toBe(201);
-  const actions = Object.entries(files).map(([file_path, content]) => ({ action: 'create', file_path, content }));
-  const second = await api(`/projects/${project}/repository/commits`, { token: owner.token, body: { branch: 'topic', start_branch: 'main', commit_message: 'big', actions } });
-  expect(second.status).toBe(201);
-  const mr = await api(`/projects/${project}/merge_requests`, { token: owner.token, body: { source_branch: 'topic', target_branch: 'main', title: 'limits' } });
-  expect(mr.status).toBe(201);
-  const versions = await api(`/projects/${project}/merge_requests/${mr.body.iid}/versions`, { token: owner.token });
-  expect(versions.status).toBe(200);
-  return { project, sha: second.body.id, iid: mr.body.iid, version: versions.body[0].id };
-}
 
 /** Every reader's files, by path: [diff length, too_large, collapsed], and the overflow flags. */
 async function readAll(s: Setup) {
@@ -125,38 +92,6 @@ describe('diff_max_lines', () => {
       // Not expanded, the 150 KB patch collapses (a tenth of diff_max_patch_bytes), but it is listed.
       for (const reader of [after.compare, after.changes]) expect(reader).toEqual({ 'a.txt': a, 'lines.txt': [0, false, true] });
       expect([after.compareTimeout, after.overflow]).toEqual([false, false]);
-    });
-  });
-});
-
-describe('diff_max_files', () => {
-  it('stops the collection after it (overflow, real_size and changes_count `N+`); raised, a new version holds every file', async () => {
-    const files = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${String(i).padStart(4, '0')}.txt`, `${i}\n`]));
-    const s = await setup(files);
-    const mr = `/projects/${s.project}/merge_requests/${s.iid}`;
-    const read = async (path: string) => (await api(path, { token: owner.token })).body;
-    const [entity, changes, version, raw] = await Promise.all([read(mr), read(`${mr}/changes`), read(`${mr}/versions/${s.version}`), read(`${mr}/changes?access_raw_diffs=true`)]);
-    expect(entity.changes_count).toBe('1000+');
-    expect([version.state, version.real_size, version.diffs.length]).toEqual(['overflow', '1000+', 1000]);
-    expect([changes.overflow, changes.changes.length]).toEqual([true, 1000]);
-    // Not expanded, the files past the safe limit (a tenth of diff_max_files) collapse.
-    expect(changes.changes.slice(0, 100).every((d: { collapsed: boolean; diff: string }) => !d.collapsed && d.diff)).toBe(true);
-    expect(changes.changes.slice(100).every((d: { collapsed: boolean; diff: string }) => d.collapsed && d.diff === '')).toBe(true);
-    expect([raw.overflow, raw.changes.length]).toEqual([false, 1001]);
-    const commitDiff = await api(`/projects/${s.project}/repository/commits/${s.sha}/diff?per_page=100&page=11`, { token: owner.token });
-    expect([commitDiff.headers.get('x-total'), commitDiff.body.length]).toEqual(['1000', 0]);
-
-    await withSettings({ diff_max_files: 1100 }, async () => {
-      expect((await read(mr)).changes_count).toBe('1001');
-      const after = await read(`${mr}/changes`);
-      expect([after.overflow, after.changes.length]).toEqual([false, 1001]);
-      // A new version (a push to the source branch) is collected under the raised limit.
-      const push = await api(`/projects/${s.project}/repository/commits`, { token: owner.token, body: { branch: 'topic', commit_message: 'more', actions: [{ action: 'create', file_path: 'zz.txt', content: 'z\n' }] } });
-      expect(push.status).toBe(201);
-      const [newest] = await read(`${mr}/versions`);
-      expect([newest.state, newest.real_size]).toEqual(['collected', '1002']);
-      const diffs = await api(`${mr}/diffs?per_page=100&page=11`, { token: owner.token });
-      expect([diffs.headers.get('x-total'), diffs.body.length]).toEqual(['1002', 2]);
     });
   });
 });
