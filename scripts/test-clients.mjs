@@ -252,6 +252,14 @@ async function main() {
     await runClient('python-gitlab follow', PYTHON, [join(clientsDir, 'python_gitlab_follow_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Repository files and a branch in an empty project (issue 18): project.files.*, ProjectFile.save()/delete().
     await runClient('python-gitlab files', PYTHON, [join(clientsDir, 'python_gitlab_files_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Discussions on issues, merge requests (diff positions, resolving, the merge it blocks) and commits (issue 18).
+    await runClient('python-gitlab discussions', PYTHON, [join(clientsDir, 'python_gitlab_discussions_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Tags, protected tags, merge base, commit refs and archives (issue 18).
+    await runClient('python-gitlab tags', PYTHON, [join(clientsDir, 'python_gitlab_tags_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Linked issues and resource label/milestone/state events (issue 18): issue.links, issue/mr.resource*events.
+    await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Accounts and namespaces (issue 18 item 3): emails, memberships, key lookups, namespace existence, custom attributes.
+    await runClient('python-gitlab accounts', PYTHON, [join(clientsDir, 'python_gitlab_accounts_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);
@@ -266,6 +274,11 @@ async function main() {
   await runClient('gitbeaker follow', process.execPath, [join(clientsDir, 'gitbeaker-follow-check.mjs')], common);
   // RepositoryFiles and Branches.create on an empty project (issue 18).
   await runClient('gitbeaker files', process.execPath, [join(clientsDir, 'gitbeaker-files-check.mjs')], common);
+  await runClient('gitbeaker discussions', process.execPath, [join(clientsDir, 'gitbeaker-discussions-check.mjs')], common);
+  await runClient('gitbeaker tags', process.execPath, [join(clientsDir, 'gitbeaker-tags-check.mjs')], common);
+  // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
+  await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
+  await runClient('gitbeaker accounts', process.execPath, [join(clientsDir, 'gitbeaker-accounts-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.
   const violations = new Set(

@@ -14,7 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOR_PATH } from './floor';
 import { closedLoop, openLoop, type RunResult, type Sample } from './load';
@@ -106,9 +106,20 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts a server script under this Node (npm run gives Node 22) with tsx, waits for `READY <port|url>`. */
-function startServer(tree: string, script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+/**
+ * Starts a server script under this Node (npm run gives Node 22), waits for `READY <port|url>`. The
+ * Node server is compiled first (scripts/build-node.mjs), as `npm run start:node` runs the product:
+ * its memory and start-up are measured without tsx's loader. The workerd launcher runs under tsx.
+ */
+function startServer(tree: string, script: string, env: Record<string, string>, opts: { compile?: boolean } = {}): Promise<{ child: ChildProcess; port: number }> {
+  let args = ['--import', 'tsx', script];
+  if (opts.compile) {
+    const out = join('dist', `${basename(script, '.ts')}.mjs`);
+    const built = spawnSync(process.execPath, [join(repo, 'scripts/build-node.mjs'), script, out], { cwd: tree, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (built.status !== 0) throw new Error(`building ${script} failed`);
+    args = [out];
+  }
+  const child = spawn(process.execPath, args, {
     cwd: tree,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -154,7 +165,7 @@ async function startNode(tree: string, db: string): Promise<Server> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   copyFileSync(db, join(dir, 'bench.db'));
-  const { child, port } = await startServer(tree, 'scripts/bench/node-server.ts', { ...BENCH_ENV, DATABASE_URL: `file:${join(dir, 'bench.db')}`, BLOB_ROOT: join(dir, 'blobs'), PORT: '0' });
+  const { child, port } = await startServer(tree, 'scripts/bench/node-server.ts', { ...BENCH_ENV, DATABASE_URL: `file:${join(dir, 'bench.db')}`, BLOB_ROOT: join(dir, 'blobs'), PORT: '0' }, { compile: true });
   return { port, version: `Node ${process.version}, src/node-server.ts on @hono/node-server, libsql file client (src/db/libsql-file.ts, cached statements)`, stats: () => benchStats(port), stop: stopper(child) };
 }
 

@@ -41,47 +41,57 @@ function objectHeader(type: number, size: number): Uint8Array {
   return new Uint8Array(out);
 }
 
-class PackWriter {
-  private readonly hash = createHash('sha1');
-  readonly chunks: Uint8Array[] = [];
-  count = 0;
-
-  private push(bytes: Uint8Array) {
-    this.hash.update(bytes);
-    this.chunks.push(bytes);
-  }
-
-  async add(type: keyof typeof OBJ, body: Uint8Array) {
-    this.push(objectHeader(OBJ[type], body.byteLength));
-    this.push(deflate(body));
-    this.count += 1;
-  }
-
-  /** The pack: header with the object count, the objects, the SHA-1 of all of it. */
-  finish(): Uint8Array[] {
-    const header = new Uint8Array(12);
-    header.set(encoder.encode('PACK'), 0);
-    const view = new DataView(header.buffer);
-    view.setUint32(4, 2);
-    view.setUint32(8, this.count);
-    const whole = createHash('sha1');
-    whole.update(header);
-    for (const c of this.chunks) whole.update(c);
-    return [header, ...this.chunks, new Uint8Array(whole.digest())];
-  }
+/**
+ * What the bundle's stored objects need to become `project.bundle`: the bundle header (refs), the
+ * object count the pack header carries, and the bytes of the objects as stored.
+ */
+export interface BundleObjects {
+  refs: string;
+  count: number;
+  size: number;
 }
 
 /**
- * The bundle's bytes, or null for a repository without branches (GitLab writes no bundle for an
- * empty repository).
+ * Writes the pack's objects (each a header and its zlib stream, without the pack header and
+ * checksum, which need the count and every byte first) to `key` as a stream: the blob store writes
+ * it as it comes (R2: a multipart upload, one part in memory; Node: a file), so a repository is
+ * never held whole. Null, and nothing stored, for a repository without branches (GitLab writes no
+ * bundle for an empty repository).
  */
-export async function projectBundle(db: Db, blobs: BlobStore, projectId: number, defaultBranch: string | null): Promise<Uint8Array | null> {
+export async function writeBundleObjects(db: Db, blobs: BlobStore, projectId: number, defaultBranch: string | null, key: string): Promise<BundleObjects | null> {
   const [branches, commits] = await db.batch([
     db.select({ name: repoBranches.name, sha: repoBranches.commitSha }).from(repoBranches).where(eq(repoBranches.projectId, projectId)).orderBy(asc(repoBranches.name)),
     db.select().from(repoCommits).where(eq(repoCommits.projectId, projectId)).orderBy(asc(repoCommits.generation), asc(repoCommits.sha)),
   ]);
   if (!branches.length) return null;
-  const pack = new PackWriter();
+  let count = 0;
+  let size = 0;
+  const objects = packObjects(db, blobs, projectId, commits);
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      const next = await objects.next();
+      if (next.done) return ctrl.close();
+      count += 1;
+      for (const bytes of next.value) {
+        size += bytes.byteLength;
+        ctrl.enqueue(bytes);
+      }
+    },
+    async cancel() {
+      await objects.return(undefined);
+    },
+  });
+  await blobs.put(key, stream);
+  const head = branches.find((b) => b.name === defaultBranch) ?? branches[0];
+  const refs = [`${head.sha} HEAD`, ...branches.map((b) => `${b.sha} refs/heads/${b.name}`)];
+  return { refs: `# v2 git bundle\n${refs.join('\n')}\n\n`, count, size };
+}
+
+type CommitRow = typeof repoCommits.$inferSelect;
+
+/** Every object reachable from the commits, oldest commit first, each as [pack object header, zlib stream]. */
+async function* packObjects(db: Db, blobs: BlobStore, projectId: number, commits: CommitRow[]): AsyncGenerator<[Uint8Array, Uint8Array]> {
+  const object = (type: keyof typeof OBJ, body: Uint8Array): [Uint8Array, Uint8Array] => [objectHeader(OBJ[type], body.byteLength), deflate(body)];
   const seenTrees = new Set<string>();
   const seenBlobs = new Set<string>();
   for (let i = 0; i < commits.length; i += COMMIT_PAGE) {
@@ -103,29 +113,46 @@ export async function projectBundle(db: Db, blobs: BlobStore, projectId: number,
         if (!raw) throw new Error(`commit ${c.sha} of project ${projectId} cannot be rewritten from its fields and has no stored object`);
         body = new Uint8Array(await new Response(raw.body).arrayBuffer());
       }
-      await pack.add('commit', body);
+      yield object('commit', body);
       for (const [sha, tree] of trees) {
         if (seenTrees.has(sha)) continue;
         seenTrees.add(sha);
-        await pack.add('tree', tree);
+        yield object('tree', tree);
       }
       for (const entry of manifest.values()) {
         if (seenBlobs.has(entry.blobSha)) continue;
         seenBlobs.add(entry.blobSha);
         const blob = await blobs.get(blobKey(projectId, entry.blobSha));
         if (!blob) throw new Error(`blob ${entry.blobSha} of project ${projectId} is missing from the blob store`);
-        await pack.add('blob', new Uint8Array(await new Response(blob.body).arrayBuffer()));
+        yield object('blob', new Uint8Array(await new Response(blob.body).arrayBuffer()));
       }
     }
   }
-  const head = branches.find((b) => b.name === defaultBranch) ?? branches[0];
-  const refs = [`${head.sha} HEAD`, ...branches.map((b) => `${b.sha} refs/heads/${b.name}`)];
-  const parts = [encoder.encode(`# v2 git bundle\n${refs.join('\n')}\n\n`), ...pack.finish()];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
+}
+
+/**
+ * `project.bundle` as a tar member: its size, and its bytes read back from the stored objects one
+ * chunk at a time: bundle header, pack header (version 2, the count), the objects, and the SHA-1 of
+ * the pack, hashed as the bytes go by.
+ */
+export function bundleMember(blobs: BlobStore, key: string, b: BundleObjects): { size: number; bytes: AsyncGenerator<Uint8Array> } {
+  const refs = encoder.encode(b.refs);
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    const header = new Uint8Array(12);
+    header.set(encoder.encode('PACK'), 0);
+    const view = new DataView(header.buffer);
+    view.setUint32(4, 2);
+    view.setUint32(8, b.count);
+    const hash = createHash('sha1').update(header);
+    yield refs;
+    yield header;
+    const stored = await blobs.get(key);
+    if (!stored) throw new Error(`Export bundle objects ${key} are missing`);
+    for await (const chunk of stored.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(chunk);
+      yield chunk;
+    }
+    yield new Uint8Array(hash.digest());
   }
-  return out;
+  return { size: refs.byteLength + 12 + b.size + 20, bytes: bytes() };
 }

@@ -17,7 +17,7 @@ import type { ExportScope } from './export-tree';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
-import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, unfinishedKeys, writeNextPart } from './export-parts';
+import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, unfinishedKeys, writeBundlePart, writeNextPart } from './export-parts';
 
 export const EXPORT_JOB = 'project_export';
 export { EXPORT_VERSION } from './export-parts';
@@ -93,6 +93,14 @@ async function exportProject(message: JobMessage, { db, blobs, jobs }: JobDeps):
     [progress, stored] = [next, JSON.stringify(next)];
     written++;
   }
+  // The repository's objects are a step of their own: stored as they are written, and one message's work.
+  if (progress.bundle === undefined && !progress.assembled) {
+    if (spent()) return handOn();
+    const next = await writeBundlePart(scope, progress);
+    if (!(await advance(db, job.id, stored, next))) return;
+    [progress, stored] = [next, JSON.stringify(next)];
+    written++;
+  }
   if (!progress.assembled) {
     if (spent()) return handOn();
     await blobs.put(progress.key, assembleArchive(scope, job.description, progress), 'application/gzip');
@@ -122,9 +130,21 @@ async function exportProject(message: JobMessage, { db, blobs, jobs }: JobDeps):
   for (const old of stale) if (old.key) await blobs.delete(old.key);
 }
 
-/** The stored archive, sent to the upload URL (read whole: the request carries its Content-Length). */
+/** The stored archive, streamed to the upload URL with its Content-Length (opened anew for each attempt). */
 async function uploadStored(blobs: BlobStore, key: string, url: string, method: string, settings: Awaited<ReturnType<typeof loadSettings>>) {
   const stored = await blobs.get(key);
   if (!stored) return 'Error uploading the project. Code 0: the export file is missing';
-  return uploadArchive(url, method, new Uint8Array(await new Response(stored.body).arrayBuffer()), settings);
+  let first: ReadableStream<Uint8Array> | null = stored.body;
+  const open = async () => {
+    const body = first ?? (await blobs.get(key))?.body;
+    first = null;
+    if (!body) throw new Error('the export file is missing');
+    return body;
+  };
+  try {
+    return await uploadArchive(url, method, { size: stored.size, open }, settings);
+  } finally {
+    // Not sent (the URL was refused): the file is closed.
+    await first?.cancel().catch(() => undefined);
+  }
 }

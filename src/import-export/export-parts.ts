@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import { projectExportJobs } from '../db/schema';
 import type { BlobStore } from '../platform/blobs';
 import { TarWriter } from '../platform/tar-write';
-import { projectBundle } from './bundle-write';
+import { type BundleObjects, bundleMember, writeBundleObjects } from './bundle-write';
 import { uploadMembers } from './project-uploads';
 import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
@@ -49,6 +49,8 @@ export interface ExportProgress {
   after: number;
   /** Sizes of the parts written, per relation, in order. An empty part is not stored. */
   parts: Record<string, number[]>;
+  /** The repository's pack objects are stored (bundleKey): what they need to become project.bundle, null for an empty repository. */
+  bundle?: BundleObjects | null;
   /** The archive blob is complete (its parts may be deleted). */
   assembled?: true;
   /** The export finished with this progress: a `started` row carrying it again starts over. */
@@ -78,14 +80,13 @@ export async function advance(db: Db, id: number, stored: string | null, next: E
 /** Writes the next part (at most `maxRows` lines of the current relation) and returns the progress after it. */
 export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRows: number): Promise<ExportProgress> {
   const rel = RELATIONS[p.relation];
-  const lines: Uint8Array[] = [];
-  let size = 0;
+  // Lines are joined as text and encoded once: one buffer per part, not one per line (a part of
+  // 1,000 issues is 3 MB; per-line buffers are thousands of allocations the GC frees late).
+  const lines: string[] = [];
   let last = p.after;
   let full = false;
   for await (const line of rel.lines({ ...scope, after: p.after })) {
-    const bytes = encoder.encode(`${JSON.stringify(line)}\n`);
-    lines.push(bytes);
-    size += bytes.byteLength;
+    lines.push(`${JSON.stringify(line)}\n`);
     last = Number(line.id);
     if (rel.paged && lines.length >= maxRows) {
       full = true;
@@ -93,21 +94,28 @@ export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRo
     }
   }
   const sizes = p.parts[rel.name] ?? [];
-  if (size) {
-    const body = new Uint8Array(size);
-    let at = 0;
-    for (const l of lines) {
-      body.set(l, at);
-      at += l.byteLength;
-    }
-    // No content type: a part is only read back here, and on Node a type is one more file to sync.
-    await scope.blobs.put(partKey(p, rel.name, sizes.length), body);
-  }
+  const body = encoder.encode(lines.join(''));
+  const size = body.byteLength;
+  // No content type: a part is only read back here, and on Node a type is one more file to sync.
+  if (size) await scope.blobs.put(partKey(p, rel.name, sizes.length), body);
   const parts = { ...p.parts, [rel.name]: size ? [...sizes, size] : sizes };
   return full ? { ...p, parts, after: last } : { ...p, parts, relation: p.relation + 1, after: 0 };
 }
 
-const partKeys = (p: ExportProgress) => Object.entries(p.parts).flatMap(([relation, sizes]) => sizes.map((_, n) => partKey(p, relation, n)));
+/** The pack objects of project.bundle, beside the relation parts. */
+export const bundleKey = (p: ExportProgress) => `${p.key.slice(0, p.key.lastIndexOf('/'))}/parts/project.bundle.objects`;
+
+/**
+ * Stores the repository's pack objects as a stream (never the whole bundle in memory) and returns
+ * the progress after it; the archive reads them back when it writes project.bundle.
+ */
+export async function writeBundlePart(scope: ExportScope, p: ExportProgress): Promise<ExportProgress> {
+  const bundle = await writeBundleObjects(scope.db, scope.blobs, scope.project.id, scope.project.defaultBranch, bundleKey(p));
+  return { ...p, bundle };
+}
+
+// The bundle's key is listed whether or not it was written: deleting a missing blob is a no-op.
+const partKeys = (p: ExportProgress) => [...Object.entries(p.parts).flatMap(([relation, sizes]) => sizes.map((_, n) => partKey(p, relation, n))), bundleKey(p)];
 
 export async function deleteParts(blobs: BlobStore, p: ExportProgress): Promise<void> {
   for (const key of partKeys(p)) await blobs.delete(key);
@@ -136,7 +144,7 @@ async function* partBytes(blobs: BlobStore, p: ExportProgress, relation: string)
 /**
  * The archive as a stream: gzip'd tar as `tar -czf <archive> -C <export dir> .` writes it (members
  * under `./`): VERSION, tree/project.json, tree/project/<relation>.ndjson from the parts, uploads,
- * project.bundle. It is written as the blob store reads it (R2: a multipart upload, one part in
+ * project.bundle from its stored objects. It is written as the blob store reads it (R2: a multipart upload, one part in
  * memory; Node: a file); a failure half-way errors the stream, and so the store's write.
  */
 export function assembleArchive(scope: ExportScope, description: string | null, p: ExportProgress): ReadableStream<Uint8Array> {
@@ -157,8 +165,10 @@ export function assembleArchive(scope: ExportScope, description: string | null, 
     }
     // UploadsSaver runs after the tree and before the repository.
     for await (const u of uploadMembers(db, blobs, project.id)) await tar.file({ name: `./${u.name}`, mtime }, u.bytes);
-    const bundle = await projectBundle(db, blobs, project.id, project.defaultBranch);
-    if (bundle) await tar.file({ name: './project.bundle', mtime }, bundle);
+    if (p.bundle) {
+      const bundle = bundleMember(blobs, bundleKey(p), p.bundle);
+      await tar.stream({ name: './project.bundle', mtime }, bundle.size, bundle.bytes);
+    }
     await tar.end();
     await writer.close();
   };

@@ -104,11 +104,32 @@ async function resolveAll(host: string): Promise<string[] | null> {
 /** Attempts of an upload that found no server or a 5xx answer. */
 const UPLOAD_ATTEMPTS = 3;
 
+/** The archive to send: its size, and a fresh stream of its bytes for each attempt. */
+export interface UploadSource {
+  size: number;
+  open(): Promise<ReadableStream<Uint8Array>>;
+}
+
 /**
- * Sends the archive; the error GitLab records when it fails (`Error uploading the project. Code
- * <code>: <message>`), or null on a 2xx answer.
+ * A request body of known length from a stream, so the request carries a Content-Length (a
+ * presigned S3 PUT URL refuses a chunked body): workerd sends a FixedLengthStream with its length;
+ * undici sends the declared Content-Length and needs `duplex: 'half'` for any stream body.
  */
-export async function uploadArchive(url: string, method: string, archive: Uint8Array, settings: Pick<Settings, string>, retryDelayMs = 500): Promise<string | null> {
+function sizedBody(stream: ReadableStream<Uint8Array>, size: number): { body: ReadableStream<Uint8Array>; init: Record<string, unknown> } {
+  const Fixed = (globalThis as { FixedLengthStream?: new (n: number) => TransformStream<Uint8Array, Uint8Array> }).FixedLengthStream;
+  if (Fixed) {
+    const fixed = new Fixed(size);
+    stream.pipeTo(fixed.writable).catch(() => undefined);
+    return { body: fixed.readable, init: {} };
+  }
+  return { body: stream, init: { duplex: 'half' } };
+}
+
+/**
+ * Sends the archive, streamed from `source` (never whole in memory); the error GitLab records when
+ * it fails (`Error uploading the project. Code <code>: <message>`), or null on a 2xx answer.
+ */
+export async function uploadArchive(url: string, method: string, source: UploadSource, settings: Pick<Settings, string>, retryDelayMs = 500): Promise<string | null> {
   const blocked = await outboundUrlError(url, settings);
   // The URL itself is never echoed: a pre-signed URL carries its signature.
   if (blocked) return `Error uploading the project. Code 0: URL is blocked: ${blocked}`;
@@ -118,7 +139,8 @@ export async function uploadArchive(url: string, method: string, archive: Uint8A
     if (attempt > 1) await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** (attempt - 2)));
     let res: Response;
     try {
-      res = await fetch(url, { method, body: archive as Uint8Array<ArrayBuffer>, headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(archive.byteLength) }, redirect: 'manual' });
+      const { body, init } = sizedBody(await source.open(), source.size);
+      res = await fetch(url, { method, body, headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(source.size) }, redirect: 'manual', ...init } as RequestInit);
     } catch (err) {
       failure = `Error uploading the project. Code 0: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
       continue;

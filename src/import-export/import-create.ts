@@ -30,6 +30,8 @@ export interface ImportRequest {
   /** The archive, stored here under a new key; or `blobKey`, an archive the caller stored already (the upload streams it, import-routes.ts; remote-import.ts downloads it). */
   file?: Blob;
   blobKey?: string;
+  /** The job downloads the archive from here into `blobKey` before it imports (remote-import, remote-import-s3). */
+  downloadUrl?: string;
 }
 
 const PERSONAL_COUNT_CAP = 100_001;
@@ -97,6 +99,8 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   const projectName = overwrite ? `${name}-${path.slice(req.path.length + 1)}` : name;
   const blobKey = req.blobKey ?? `imports/${randomHex(16)}/archive.tar.gz`;
   if (!req.blobKey) await c.var.blobs.put(blobKey, await req.file!.arrayBuffer(), 'application/gzip');
+  // The job's first step; its progress drops the URL once the archive is stored.
+  const progress = JSON.stringify(req.downloadUrl ? { download: req.downloadUrl } : {});
   const now = Date.now();
   const correlationId = c.get('requestId') ?? randomHex(13);
   const st = projectInsertStatements(
@@ -130,7 +134,7 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
         importerId: sql<number>`${user.id}`.as('importer_id'),
         blobKey: sql<string>`${blobKey}`.as('blob_key'),
         overrideParams: sql<string>`${JSON.stringify({ ...req.overrideParams, ...(overwrite ? { original_path: req.path, original_name: name } : {}) })}`.as('override_params'),
-        progress: sql<string>`'{}'`.as('progress'),
+        progress: sql<string>`${progress}`.as('progress'),
         createdAt: sql<number>`${now}`.as('created_at'),
         updatedAt: sql<number>`${now}`.as('updated_at'),
       })
@@ -150,7 +154,7 @@ export async function createImport(c: Context<AppEnv>, caller: Caller, settings:
   }
   const project = rows[0].project;
   await c.var.jobs.send({ type: IMPORT_JOB, id: `${IMPORT_JOB}:${project.id}:${correlationId}`, projectId: project.id });
-  return importStatusEntity(project, ns, rows[0].fullName, { projectId: project.id, status: 'scheduled', importType: 'gitlab_project', correlationId, lastError: null, importerId: user.id, blobKey, overrideParams: '{}', progress: '{}', createdAt: now, updatedAt: now }, []);
+  return importStatusEntity(project, ns, rows[0].fullName, { projectId: project.id, status: 'scheduled', importType: 'gitlab_project', correlationId, lastError: null, importerId: user.id, blobKey, overrideParams: '{}', progress, createdAt: now, updatedAt: now }, []);
 }
 
 const humanize = (attr: string) => attr.charAt(0).toUpperCase() + attr.slice(1).replace(/_/g, ' ');

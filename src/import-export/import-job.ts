@@ -1,6 +1,7 @@
 /**
  * The project import job (RepositoryImportWorker + Gitlab::ImportExport::Importer for file imports):
- * scheduled -> started -> finished | failed. It streams the uploaded archive from the blob store in
+ * scheduled -> started -> finished | failed. A remote import's archive is downloaded first
+ * (remote-download.ts; a failed download fails the import). It streams the uploaded archive from the blob store in
  * two passes: the first checks VERSION and reads the project attributes and members (the user map
  * every later row needs), the second writes every relation line by line in chunks. Each chunk's rows,
  * its failed lines and the relation's progress go in one db.batch, so a redelivered or resumed job
@@ -21,6 +22,8 @@ import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
+import { downloadArchive } from './remote-download';
+import { randomHex } from '../platform/crypto';
 import { BulkRows } from './import-bulk';
 import { importRepository } from './import-repository';
 import { defaultBranchStatements } from '../projects/default-branch-hooks';
@@ -44,6 +47,8 @@ interface Progress {
   /** Position (parents first) of the bundle's next commit to write, when a message stopped mid-history. */
   repositoryNext?: number;
   users?: Record<string, number>;
+  /** remote-import: the URL the archive is still to be downloaded from (dropped once it is stored). */
+  download?: string;
 }
 
 /** Relations this server holds, in the order their rows may depend on each other's. */
@@ -77,6 +82,7 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
   progress.next ??= {};
   progress.done ??= {};
   const job: Job = { db, projectId, state, settings, progress, stored: state.progress, started: Date.now(), batches: 0, budgetMs: Number(message.budgetMs ?? DEFAULT_BUDGET_MS) };
+  if (progress.download && !(await downloadStep(job, blobs))) return;
   try {
     const archive = () => archiveMembers(blobs, state.blobKey!, Number(settings.max_decompressed_archive_size ?? 0));
     if (!progress.meta) await metaPass(job, archive);
@@ -96,6 +102,34 @@ export async function runProjectImport(message: JobMessage, deps: JobDeps): Prom
     await db.update(projectImportStates).set({ status: 'failed', lastError: err.message, blobKey: null, updatedAt: Date.now() }).where(eq(projectImportStates.projectId, projectId));
   }
   await blobs.delete(state.blobKey);
+}
+
+/**
+ * The remote archive into the blob store (remote-download.ts), then the progress without its URL
+ * and the import's blob key pointing at it, by compare-and-set. Each copy of the message downloads
+ * to a key of its own, so a copy that loses the race (or fails) never touches the archive the
+ * winner stored. False when this copy stops: the download failed and the import is `failed` (only
+ * while the download is still pending: a late copy never fails an import another one carries on),
+ * or another copy stored the archive first and goes on.
+ */
+async function downloadStep(job: Job, blobs: BlobStore): Promise<boolean> {
+  const pending = sql`${projectImportStates.projectId} = ${job.projectId} AND ${projectImportStates.progress} = ${job.stored}`;
+  const key = `imports/${randomHex(16)}/archive.tar.gz`;
+  const failed = await downloadArchive(blobs, job.progress.download!, job.settings, key);
+  if (failed) {
+    await job.db.update(projectImportStates).set({ status: 'failed', lastError: failed, blobKey: null, progress: '{}', updatedAt: Date.now() }).where(pending);
+    return false;
+  }
+  delete job.progress.download;
+  const next = JSON.stringify(job.progress);
+  const moved = await job.db.update(projectImportStates).set({ progress: next, blobKey: key, updatedAt: Date.now() }).where(pending).returning({ id: projectImportStates.projectId }).all();
+  if (!moved.length) {
+    await blobs.delete(key);
+    return false;
+  }
+  job.stored = next;
+  job.state.blobKey = key;
+  return true;
 }
 
 type Job = {

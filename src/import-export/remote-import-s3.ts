@@ -4,11 +4,15 @@
  * caller's access key. Behind the flag `import_project_from_remote_file_s3` (off by default: 404).
  *
  * GitLab asks the AWS SDK for the object (`exists?`, a HEAD), validates its type and length with
- * RemoteFileValidator and hands the worker a presigned URL. Here the HEAD and the GET are signed with
- * SigV4 (platform/sigv4.ts) and, as for remote-import, the archive is streamed into the blob store in
- * the request, so a refusal is a 400 with nothing created. Both requests go through the outbound
- * guard first (GitLab validates the presigned URL with the same addressable_url rules, https only);
- * the guard runs before anything is sent, where GitLab's SDK call comes first.
+ * RemoteFileValidator and hands the worker a presigned URL. Here too: the HEAD is signed with SigV4
+ * (platform/sigv4.ts), a refusal there is a 400 with nothing created, and the import job downloads
+ * the presigned GET URL as remote-import's (remote-download.ts), so the secret is never stored. The
+ * HEAD goes through the outbound guard first (GitLab validates the presigned URL with the same
+ * addressable_url rules, https only); the guard runs before anything is sent, where GitLab's SDK
+ * call comes first. A bucket in another region than the one given answers the HEAD with a 301 (or
+ * a 400 AuthorizationHeaderMalformed) naming its region in `x-amz-bucket-region`: as the SDK's
+ * region redirect does, the HEAD is signed again for that region once, and the presigned URL is
+ * made for it.
  *
  * The host is `<bucket>.s3.<region>.amazonaws.com` (path-style `s3.<region>.amazonaws.com/<bucket>`
  * for a bucket that is not one DNS label, as the SDK does), or S3_ENDPOINT (config.ts) path-style.
@@ -19,18 +23,21 @@ import { notFound } from '../platform/errors';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { randomHex } from '../platform/crypto';
-import { EMPTY_SHA256, signV4, uriEncode, type SigV4Credentials } from '../platform/sigv4';
+import { EMPTY_SHA256, presignV4, signV4, uriEncode, type SigV4Credentials } from '../platform/sigv4';
 import { remoteImportS3Enabled } from '../features/flags';
 import { type Settings, settingsOf } from '../settings/settings';
 import { applicationLimit } from '../settings/rate-limits';
 import { ProjectImportStatusSchema } from './import-status';
 import { checkOutbound } from './export-upload';
 import { pinnedRequest, type RemoteAnswer } from './remote-fetch';
-import { type ImportTarget, importStoredArchive, reasonOf, refuse, remoteFileValidatorError, requireGitlabProjectSource, storeArchive } from './remote-import';
+import { type ImportTarget, importRemoteArchive, reasonOf, refuse, remoteFileValidatorError, requireGitlabProjectSource } from './remote-import';
 
-/** The AWS SDK's defaults: http_open_timeout 15 s (the HEAD), then the body streams as long as it takes. */
+/** The AWS SDK's default http_open_timeout: 15 s for the HEAD's answer. */
 const TIMEOUT_MS = 15_000;
+/** RemoteFileS3's presigned URL lifetime (the worker may start hours after the request). */
+const PRESIGNED_SECONDS = 28 * 3600;
+/** An AWS region: a host label (it becomes part of the object's host name). */
+const REGION = /^[a-z0-9-]+$/i;
 
 /** RemoteFileS3's `validates_presence_of`, with Rails' humanized attribute names (`_id` dropped). */
 const REQUIRED: [keyof S3Params, string][] = [
@@ -58,28 +65,6 @@ function sdkErrorName(status: number): string {
   return `Aws::S3::Errors::${codes[status] ?? `Http${status}Error`}`;
 }
 
-/** S3's XML error body (`<Error><Code>…</Code><Message>…</Message>`): its Message, as the SDK raises it. */
-async function s3ErrorMessage(res: RemoteAnswer): Promise<string> {
-  if (!res.body) return sdkErrorName(res.status);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // An error document is small; read no more than 64 KB of whatever the server sends.
-  while (size < 64 * 1024) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  await reader.cancel();
-  const decoder = new TextDecoder();
-  const text = chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
-  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
-  if (!message) return sdkErrorName(res.status);
-  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-  return message.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => entities[e]).slice(0, 500);
-}
-
 /** The object's URL: S3_ENDPOINT path-style, else AWS (virtual-hosted when the bucket is one DNS label). */
 function objectUrl(endpoint: string | null, p: S3Params): string {
   const key = uriEncode(p.file_key, true);
@@ -89,44 +74,55 @@ function objectUrl(endpoint: string | null, p: S3Params): string {
 }
 
 /** One signed request to the address the guard checked. */
-async function signedRequest(method: 'HEAD' | 'GET', target: { url: URL; address: string | null }, cred: SigV4Credentials): Promise<RemoteAnswer> {
-  const headers = await signV4({ method, url: target.url, headers: { 'x-amz-content-sha256': EMPTY_SHA256 } }, cred);
-  return pinnedRequest({ url: target.url, address: target.address, method, timeoutMs: TIMEOUT_MS, headers });
+async function signedHead(target: { url: URL; address: string | null }, cred: SigV4Credentials): Promise<RemoteAnswer> {
+  const headers = await signV4({ method: 'HEAD', url: target.url, headers: { 'x-amz-content-sha256': EMPTY_SHA256 } }, cred);
+  return pinnedRequest({ url: target.url, address: target.address, method: 'HEAD', timeoutMs: TIMEOUT_MS, headers });
 }
 
-/** RemoteFileS3's validations and the download, in GitLab's order; the first message, or null once the archive is stored at `blobKey`. */
-async function fetchObject(c: Context<AppEnv>, p: S3Params, settings: Settings, blobKey: string): Promise<string | null> {
-  for (const [name, human] of REQUIRED) if (!p[name].trim()) return `${human} can't be blank`;
-  const failedToOpen = (reason: string) => `Failed to open '${p.file_key}' in '${p.bucket_name}': ${reason}`;
+/**
+ * aws-sdk-s3's region redirect: a 301 PermanentRedirect, or a 400 AuthorizationHeaderMalformed (a
+ * request signed for the wrong region), with the bucket's region in `x-amz-bucket-region`. That
+ * region, when it is another one and a valid host label (the answer comes from the network).
+ */
+function redirectRegion(res: RemoteAnswer, region: string): string | null {
+  if (res.status !== 301 && res.status !== 400) return null;
+  const named = res.headers.get('x-amz-bucket-region');
+  return named && named !== region && REGION.test(named) ? named : null;
+}
+
+/**
+ * RemoteFileS3's validations in GitLab's order: the first message, or the presigned GET URL of the
+ * object (for the region it was found in) for the import job to download.
+ */
+async function checkObject(c: Context<AppEnv>, p: S3Params, settings: Settings): Promise<{ error: string } | { url: string }> {
+  for (const [name, human] of REQUIRED) if (!p[name].trim()) return { error: `${human} can't be blank` };
+  const failedToOpen = (reason: string) => ({ error: `Failed to open '${p.file_key}' in '${p.bucket_name}': ${reason}` });
   // The SDK refuses a region that is not a host label (it would otherwise steer the request's host).
-  if (!/^[a-z0-9-]+$/i.test(p.region)) return failedToOpen('Invalid `:region` option was provided.');
-  const checked = await checkOutbound(objectUrl(c.var.config.s3Endpoint, p), settings, { schemes: ['https'], requireResolved: true });
-  if ('error' in checked) return checked.error === 'URI is invalid' ? 'File url must be a valid URL' : `File url is blocked: ${checked.error}`;
-  const cred = { accessKeyId: p.access_key_id, secretAccessKey: p.secret_access_key, region: p.region, service: 's3' };
-
-  let head: RemoteAnswer;
-  try {
-    head = await signedRequest('HEAD', checked, cred);
-  } catch (err) {
-    return failedToOpen(reasonOf(err));
+  if (!REGION.test(p.region)) return failedToOpen('Invalid `:region` option was provided.');
+  let region = p.region;
+  for (let attempt = 0; ; attempt++) {
+    const checked = await checkOutbound(objectUrl(c.var.config.s3Endpoint, { ...p, region }), settings, { schemes: ['https'], requireResolved: true });
+    if ('error' in checked) return { error: checked.error === 'URI is invalid' ? 'File url must be a valid URL' : `File url is blocked: ${checked.error}` };
+    const cred = { accessKeyId: p.access_key_id, secretAccessKey: p.secret_access_key, region, service: 's3' };
+    let head: RemoteAnswer;
+    try {
+      head = await signedHead(checked, cred);
+    } catch (err) {
+      return failedToOpen(reasonOf(err));
+    }
+    // Once: a second redirect is the SDK's error like any other refusal.
+    const moved = attempt === 0 ? redirectRegion(head, region) : null;
+    if (moved) {
+      region = moved;
+      continue;
+    }
+    // Object#exists?: a 404 is "no such object", any other refusal is raised (a HEAD carries no body).
+    if (head.status === 404) return { error: `File not found '${p.file_key}' in '${p.bucket_name}'` };
+    if (head.status < 200 || head.status > 299) return failedToOpen(sdkErrorName(head.status));
+    const invalid = remoteFileValidatorError(parseInt(head.headers.get('content-length') ?? '', 10) || 0, head.headers.get('content-type') ?? '', settings);
+    if (invalid) return { error: invalid };
+    return { url: (await presignV4({ method: 'GET', url: checked.url }, cred, PRESIGNED_SECONDS)).href };
   }
-  // Object#exists?: a 404 is "no such object", any other refusal is raised (a HEAD carries no body).
-  if (head.status === 404) return `File not found '${p.file_key}' in '${p.bucket_name}'`;
-  if (head.status < 200 || head.status > 299) return failedToOpen(sdkErrorName(head.status));
-  const invalid = remoteFileValidatorError(parseInt(head.headers.get('content-length') ?? '', 10) || 0, head.headers.get('content-type') ?? '', settings);
-  if (invalid) return invalid;
-
-  let res: RemoteAnswer;
-  try {
-    res = await signedRequest('GET', checked, cred);
-  } catch (err) {
-    return failedToOpen(reasonOf(err));
-  }
-  if (res.status === 404) return `File not found '${p.file_key}' in '${p.bucket_name}'`;
-  // A GET's refusal has S3's XML error document: the SDK's message is its <Message>.
-  if (res.status < 200 || res.status > 299) return failedToOpen(await s3ErrorMessage(res));
-  const failed = await storeArchive(c, res, settings, blobKey);
-  return failed ? `Failed to download the file: ${failed}` : null;
 }
 
 export function mountRemoteImportS3(r: Router) {
@@ -159,10 +155,9 @@ export function mountRemoteImportS3(r: Router) {
       // request while the flag is off spends nothing of the limit import and remote-import share).
       if (!(await remoteImportS3Enabled(c))) throw notFound();
       await applicationLimit(c, 'project_import', [`user:${user.id}`]);
-      const key = `imports/${randomHex(16)}/archive.tar.gz`;
-      const failed = await fetchObject(c, p as S3Params, settings, key);
-      if (failed) throw refuse(failed);
-      return importStoredArchive(c, caller, settings, p as ImportTarget, key);
+      const object = await checkObject(c, p as S3Params, settings);
+      if ('error' in object) throw refuse(object.error);
+      return importRemoteArchive(c, caller, settings, p as ImportTarget, object.url);
     },
   );
 }

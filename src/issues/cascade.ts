@@ -1,8 +1,8 @@
 /** Issue rows that go with deleted issues, projects, groups and users (platform/cascade.ts). */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { awardEmoji, epics, internalIds, issueAssignees, issueMetricImages, issues, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
+import { awardEmoji, epics, internalIds, issueAssignees, issueLinks, issueMetricImages, issues, resourceLabelEvents, resourceMilestoneEvents, resourceStateEvents, labelLinks, notes, subscriptions, timelogs, todos, userAgentDetails } from '../db/schema';
 import { type BlobRead, type Cascade, cascade, type IdSelect, within } from '../platform/cascade';
 import type { SQL } from 'drizzle-orm';
 
@@ -22,6 +22,11 @@ function issueRows(db: Db, issueIds: Ids): BatchItem<'sqlite'>[] {
     db.delete(timelogs).where(within(timelogs.issueId, issueIds)),
     db.delete(userAgentDetails).where(and(eq(userAgentDetails.subjectType, 'Issue'), within(userAgentDetails.subjectId, issueIds))),
     db.delete(issueMetricImages).where(within(issueMetricImages.issueId, issueIds)),
+    // IssueLink belongs to both ends (dependent: :destroy either way), whichever project the other end is in.
+    db.delete(issueLinks).where(or(within(issueLinks.sourceId, issueIds), within(issueLinks.targetId, issueIds))),
+    db.delete(resourceLabelEvents).where(within(resourceLabelEvents.issueId, issueIds)),
+    db.delete(resourceMilestoneEvents).where(within(resourceMilestoneEvents.issueId, issueIds)),
+    db.delete(resourceStateEvents).where(within(resourceStateEvents.issueId, issueIds)),
     db.delete(issues).where(within(issues.id, issueIds)),
   ];
 }

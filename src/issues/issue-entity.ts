@@ -49,6 +49,8 @@ export interface IssueExtras {
   subscribed?: boolean;
   /** Premium attributes: weight, blocking_issues_count, iteration; the epic only for projects in a group. */
   premium: boolean;
+  /** Premium: the open issues this one blocks. */
+  blockingIssuesCount?: number;
   ultimate: boolean;
   epic?: { id: number; iid: number; title: string; url: string; group_id: number } | null;
 }
@@ -144,7 +146,7 @@ export function issueEntity(i: IssueRow, x: IssueExtras): Issue {
     web_url: issueWebUrl(i, x.base, x.projectFullPath),
     time_stats: x.timeStats,
     task_completion_status: { count: tasks.count, completed_count: tasks.completed },
-    ...(x.premium ? { weight: i.weight ?? null, blocking_issues_count: 0 } : {}),
+    ...(x.premium ? { weight: i.weight ?? null, blocking_issues_count: x.blockingIssuesCount ?? 0 } : {}),
     has_tasks: tasks.count > 0,
     ...(tasks.count > 0 ? { task_status: taskStatus(tasks) } : {}),
     _links: {

@@ -69,7 +69,8 @@ export async function presentIssueRows(c: Context<AppEnv>, caller: Caller, rows:
   const base = baseUrl(c);
   const premium = planAllows(c.var.config, 'premium');
   const ultimate = planAllows(c.var.config, 'ultimate');
-  const [assigneeRows, labelRows, noteCounts, mergeRequestCounts, userRows, milestoneRows, projectRows, epicRows, subscriptionRows] = reads;
+  const [assigneeRows, labelRows, noteCounts, mergeRequestCounts, userRows, milestoneRows, projectRows, epicRows, subscriptionRows, blockingRows] = reads;
+  const blockingById = new Map((blockingRows ?? []).map((b) => [b.id, Number(b.n)]));
   const settings = await settingsOf(c);
 
   const usersById = new Map<number, UserRow>((userRows as unknown as UserRow[]).map((u) => [u.id, u]));
@@ -133,6 +134,7 @@ export async function presentIssueRows(c: Context<AppEnv>, caller: Caller, rows:
       timeStats: timeStats(i, limitToHours),
       subscribed: rows.length === 1 && !o.withoutSubscribed ? subscribedOf(i) : undefined,
       premium,
+      blockingIssuesCount: blockingById.get(i.id) ?? 0,
       ultimate,
       epic: showEpic
         ? epic && epicVisible

@@ -9,7 +9,7 @@ import { and, count, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
-import { epics, issueAssignees, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
+import { epics, issueAssignees, issueLinks, issues, labelLinks, labels, mergeRequests, mergeRequestsClosingIssues, milestones, namespaces, notes, projects, users } from '../db/schema';
 import { mergeRequestVisibleSql } from '../projects/abilities';
 import { cachedQueries } from '../db/prepared';
 import { today } from '../platform/time';
@@ -104,6 +104,16 @@ export function issueReads(db: Db, caller: Caller, ids: IssueIds, o: IssueReadOp
           })
           .from(sql`issues i`)
           .where(sql`i.id IN (${ids})`)
+      : undefined,
+    // EE Issue#blocking_issues_count: the open issues each one blocks (IssueLink.blocking_issues_for_collection;
+    // `is_blocked_by` is stored reversed, so `blocks` from the source is every case).
+    o.premium
+      ? db
+          .select({ id: issueLinks.sourceId, n: count() })
+          .from(issueLinks)
+          .innerJoin(issues, eq(issues.id, issueLinks.targetId))
+          .where(and(inIds(issueLinks.sourceId), eq(issueLinks.linkType, 'blocks'), eq(issues.state, 'opened')))
+          .groupBy(issueLinks.sourceId)
       : undefined,
   ] as const;
 }

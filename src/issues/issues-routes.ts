@@ -34,6 +34,7 @@ import {
   titleNote,
 } from '../issuables/system-notes';
 import { resolveTodosForTarget, TODO_ASSIGNED } from '../issuables/todos';
+import { labelEvents, milestoneEvents, stateEventInsert } from '../issuables/resource-events';
 import { findReadableProjectWith } from '../projects/projects';
 import { cascade, runDeletion } from '../platform/cascade';
 import { dueDate } from '../platform/time';
@@ -113,6 +114,9 @@ export function mountIssues(r: Router) {
           updatedAt: createdAt,
         }).returning({ id: issues.id }),
         ...assigneeIds.map((userId, position) => db.insert(issueAssignees).values({ issueId: issueIdSql, userId, position })),
+        // Resource events of the new issue's labels and milestone (Issuable::CommonSystemNotesService on create).
+        ...labelEvents(db, { type: 'Issue', id: issueIdSql }, (labels?.ids ?? []).map((l) => l.id), [], user.id, now),
+        ...milestoneEvents(db, { type: 'Issue', id: issueIdSql }, null, milestoneId, 'opened', user.id, now),
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'Issue', targetId: issueIdSql, createdAt: now }).onConflictDoNothing()),
         // Recorded for spam review (user_agent_detail, administrators only).
         db.insert(userAgentDetails).values({ subjectType: 'Issue', subjectId: issueIdSql, userAgent: c.req.header('user-agent') ?? '', ipAddress: clientIp(c), createdAt: now }),
@@ -241,6 +245,9 @@ export function mountIssues(r: Router) {
         const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
         if (changed) {
           statements.push(...toAdd.inserts);
+          // Label events before the link statements they describe (each checks the link as the batch reaches it).
+          const removedIds = p.labels !== undefined ? currentIds.filter((id) => !finalKnown.has(id)) : [...removeIds];
+          statements.push(...labelEvents(db, { type: 'Issue', id: issue.id }, addIds.map((l) => l.id), removedIds, user.id, now));
           // add_labels / remove_labels write a delta, not the set read above: a label another request
           // added or removed meanwhile stays as that request left it. `labels` replaces the whole set.
           const links = and(eq(labelLinks.targetType, 'Issue'), eq(labelLinks.targetId, issue.id));
@@ -255,6 +262,9 @@ export function mountIssues(r: Router) {
         set.updatedAt ??= now;
         if (set.title !== undefined || set.description !== undefined) Object.assign(set, { lastEditedAt: now, lastEditedById: user.id });
         statements.unshift(db.update(issues).set(set).where(eq(issues.id, issue.id)));
+        if (set.milestoneId !== undefined) statements.push(...milestoneEvents(db, { type: 'Issue', id: issue.id }, issue.milestoneId, set.milestoneId, set.state ?? issue.state, user.id, now));
+        // A state event only for a state the update really changes as the batch reaches it (placed before the update).
+        if (set.state !== undefined) statements.unshift(stateEventInsert(db, { type: 'Issue', id: issue.id }, closing ? 'closed' : 'reopened', user.id, now, sql`EXISTS (SELECT 1 FROM issues se WHERE se.id = ${issue.id} AND se.state <> ${set.state})`));
         // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
         if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));

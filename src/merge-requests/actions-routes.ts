@@ -10,7 +10,7 @@ import type { Router } from '../platform/router';
 import { requireUser } from '../platform/guards';
 import { mergeParams, mergeRequestRefParams } from './merge-requests-params';
 import { isApproved, liveState } from './live-state';
-import { closableFrom, closingIssuesRead, mergeMergeRequest } from './merge';
+import { closableFrom, closingIssuesRead, mergeMergeRequest, unresolvedNotesRead } from './merge';
 import { bothReads, branchRuleReads, distinctReads, canBeMergedBy, findProjectMergeRequestWith, headReads, findReadableMergeRequestWith, notAllowed, peopleReads } from './merge-request-access';
 import { answerReads, writeAndPresentMergeRequest } from './merge-request-answer';
 import { mergeRequestApprovals } from './approvals-port';
@@ -39,12 +39,14 @@ export function mountMergeRequestActions(r: Router) {
       // The checks run in a read memo; the answer is presented after it, from the batch's reads.
       const done = await withReadMemo(c, async () => {
         let primeApprovals: ((mr: MergeRequestRow) => void) | undefined;
+        let unresolved = 0;
         const found = await findProjectMergeRequestWith(c, caller, p.id, p.merge_request_iid, (mrId, projectId) => {
           const approvals = mergeRequestApprovals.get().stateReads?.(c, caller, projectId, p.merge_request_iid);
           const rest = {
-            list: [closingIssuesRead(db, user.id, mrId), ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[],
+            list: [closingIssuesRead(db, user.id, mrId), unresolvedNotesRead(db, mrId), ...(approvals?.list ?? [])] as BatchItem<'sqlite'>[],
             unflatten: (r: readonly unknown[]) => {
-              if (approvals) primeApprovals = (mr) => approvals.prime(mr, r.slice(1));
+              if (approvals) primeApprovals = (mr) => approvals.prime(mr, r.slice(2));
+              unresolved = Number((r[1] as { n: number }[])[0]?.n ?? 0);
               return r[0] as Awaited<ReturnType<typeof closingIssuesRead>>;
             },
           };
@@ -63,11 +65,13 @@ export function mountMergeRequestActions(r: Router) {
 
         const open = mr.state === 'opened';
         const approved = open ? await isApproved(c, mr) : true;
-        const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod });
+        // mergeable_discussions_state?: unresolved resolvable notes block only where the project says so.
+        const discussionsResolved = !project.onlyAllowMergeIfAllDiscussionsAreResolved || unresolved === 0;
+        const live = await liveState(c, mr, { approved, mergeMethod: project.mergeMethod, discussionsResolved });
         const missing = !live.sha || !live.targetHead;
         // MergeRequest.mergeable_state_checks: open, not a draft, with commits, discussions resolved,
         // and EE's approvals; the conflict check is a git state check (mergeable_git_state_checks).
-        const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && approved;
+        const stateOk = open && !missing && live.commitCount > 0 && !mr.draft && discussionsResolved && approved;
         // AutoMerge::BaseService#available_for?: open and not broken (commits, branches, no conflict).
         const broken = !open || missing || live.commitCount === 0 || live.conflict;
         const autoMerge = Boolean(p.merge_when_pipeline_succeeds || p.auto_merge);

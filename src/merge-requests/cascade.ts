@@ -14,6 +14,9 @@ import {
   mergeRequests,
   mergeRequestsClosingIssues,
   notes,
+  resourceLabelEvents,
+  resourceMilestoneEvents,
+  resourceStateEvents,
   subscriptions,
   todos,
 } from '../db/schema';
@@ -34,6 +37,9 @@ function mergeRequestRows(db: Db, mrIds: IdSelect | ReturnType<Db['select']>): B
     db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'MergeRequest'), within(labelLinks.targetId, mrIds))),
     db.delete(todos).where(and(eq(todos.targetType, 'MergeRequest'), within(todos.targetId, mrIds))),
     db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'MergeRequest'), within(subscriptions.subscribableId, mrIds))),
+    db.delete(resourceLabelEvents).where(within(resourceLabelEvents.mergeRequestId, mrIds)),
+    db.delete(resourceMilestoneEvents).where(within(resourceMilestoneEvents.mergeRequestId, mrIds)),
+    db.delete(resourceStateEvents).where(within(resourceStateEvents.mergeRequestId, mrIds)),
     db.delete(mergeRequests).where(within(mergeRequests.id, mrIds)),
   ];
 }

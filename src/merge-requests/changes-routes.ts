@@ -17,7 +17,7 @@ import { diffLimitsOf, limitDiffs, withPatchLimit } from '../repository/diff-lim
 import { findMergeRequestLive, findMergeRequestToPresent } from './merge-request-find';
 import { mergeRequestChanges, MergeRequestChangesSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
-import { repo } from './merge-request-repo';
+import { repo, withUnidiff } from './merge-request-repo';
 import { changesParams, diffsParams, mergeRequestPageParams } from './merge-requests-params';
 import { loadRange } from './range-reads';
 import { archiveCommitEntity, archiveCommitsRead, archiveDiffEntity, archiveFilesRead } from './archive-diffs';
@@ -48,7 +48,7 @@ export function mountMergeRequestChanges(r: Router) {
           const limits = await diffLimitsOf(c);
           const stored = (await archiveFilesRead(c.var.db, found.mr.id)).map((f) => withPatchLimit(archiveDiffEntity(f), limits));
           const { diffs, overflow } = limitDiffs(stored, limits, { expanded: false, raw: p.access_raw_diffs });
-          return c.json(mergeRequestChanges(entity, diffs, overflow));
+          return c.json(mergeRequestChanges(entity, withUnidiff(diffs, p.unidiff), overflow));
         }
         const changes = (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes;
         // Entities::MergeRequestChanges: `merge_request.diffs.diffs` (collapsed where not expanded) and its
@@ -63,7 +63,7 @@ export function mountMergeRequestChanges(r: Router) {
     async ({ c, p, caller }) => {
       const { project, live, extra } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, (mrId) => [archiveFilesRead(c.var.db, mrId)]);
       const limits = await diffLimitsOf(c);
-      if (!live.sha) return c.json((await arrayPage(c, p, extra[0])).map((f) => withPatchLimit(archiveDiffEntity(f), limits)));
+      if (!live.sha) return c.json(withUnidiff((await arrayPage(c, p, extra[0])).map((f) => withPatchLimit(archiveDiffEntity(f), limits)), p.unidiff));
       const changes = (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes;
       // `paginated_diffs(..., expanded: true)` of the files the version keeps (diff-limits.ts). Only the files up to
       // the page's end are diffed (their blobs read from the object store): where the collection stops depends on

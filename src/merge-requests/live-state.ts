@@ -34,6 +34,8 @@ export interface LiveOptions {
   approved?: boolean;
   /** The target project's merge method (read from the project when not given). */
   mergeMethod?: string;
+  /** MergeRequest#mergeable_discussions_state? (true when not computed for this read). */
+  discussionsResolved?: boolean;
 }
 
 /** What a live state is computed from: the two branch heads and, for an open request with both, their merge facts. */
@@ -120,9 +122,21 @@ export function liveStateFrom(mr: MergeRequestRow, i: LiveInputs, o: LiveOptions
   // should_be_rebased?: ff_merge_must_be_possible? && !ff_merge_possible? (the target head is an ancestor of HEAD).
   const needRebase = (o.mergeMethod ?? 'merge') !== 'merge' && !broken && base !== targetHead;
   // MergeRequests::Mergeability::DetailedMergeStatusService: the first failing check, in
-  // MergeRequest.mergeable_state_checks order (EE's approval check after CE's checks), then the git
-  // checks (mergeable_git_state_checks: conflict, then need_rebase).
-  const detailed = mr.draft ? 'draft_status' : broken ? 'commits_status' : !approved ? 'not_approved' : conflict ? 'conflict' : needRebase ? 'need_rebase' : 'mergeable';
+  // MergeRequest.mergeable_state_checks order (draft, commits, discussions; EE's approval check
+  // after CE's checks), then the git checks (mergeable_git_state_checks: conflict, then need_rebase).
+  const detailed = mr.draft
+    ? 'draft_status'
+    : broken
+      ? 'commits_status'
+      : o.discussionsResolved === false
+        ? 'discussions_not_resolved'
+        : !approved
+          ? 'not_approved'
+          : conflict
+            ? 'conflict'
+            : needRebase
+              ? 'need_rebase'
+              : 'mergeable';
   return {
     sha,
     diffRefs: { base_sha: base, head_sha: sha, start_sha: targetHead },

@@ -7,6 +7,7 @@ import type { Caller } from '../platform/context';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { internalIds, labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, projects, repoBranches, todos } from '../db/schema';
+import { labelEvents, milestoneEvents } from '../issuables/resource-events';
 import { TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
 import { ApiError, conflict, forbidden, recordNotFound, validationFailed } from '../platform/errors';
 import { requireUser } from '../platform/guards';
@@ -174,6 +175,9 @@ export function mountMergeRequestCreate(r: Router) {
         versionInsert(db, mrIdSql, version, now, maxFiles),
         ...assigneeIds.map((userId, position) => db.insert(mergeRequestAssignees).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         ...reviewerIds.map((userId, position) => db.insert(mergeRequestReviewers).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
+        // Resource events of the new merge request's labels and milestone (Issuable::CommonSystemNotesService on create).
+        ...labelEvents(db, { type: 'MergeRequest', id: mrIdSql }, (labels?.ids ?? []).map((l) => l.id), [], user.id, now),
+        ...milestoneEvents(db, { type: 'MergeRequest', id: mrIdSql }, null, milestoneId, 'opened', user.id, now),
         ...(labels?.ids ?? []).map((l) => db.insert(labelLinks).values({ labelId: l.id, targetType: 'MergeRequest', targetId: mrIdSql, createdAt: now }).onConflictDoNothing()),
         ...links,
         // DeprecatedApprovalsBeforeMerge (EE): the merge request's any_approver rule.

@@ -144,7 +144,9 @@ async function presentRows(
     const fullPath = `${pr.namespace.fullPath}/${pr.project.path}`;
     const open = m.state === 'opened' || m.state === 'locked';
     const closedChanges = o.full && !open && m.baseSha && m.headSha ? (recordedCount(recorded.get(m.id)) ?? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length) : null;
-    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod, maxFiles }, closedChanges);
+    // MergeRequest#mergeable_discussions_state?: unresolved discussions block only where the project says so.
+    const discussionsResolved = !pr.project.onlyAllowMergeIfAllDiscussionsAreResolved || (unresolvedByMr.get(m.id) ?? 0) === 0;
+    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod, discussionsResolved, maxFiles }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
       live.approved = false;
@@ -166,7 +168,7 @@ async function presentRows(
       userNotesCount: notesByMr.get(m.id) ?? 0,
       timeStats: timeStats(m, limitToHours),
       live,
-      blockingDiscussionsResolved: (unresolvedByMr.get(m.id) ?? 0) === 0,
+      blockingDiscussionsResolved: discussionsResolved,
       premium,
       squashOption: pr.project.squashOption,
     };

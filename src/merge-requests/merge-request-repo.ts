@@ -131,9 +131,12 @@ export const repo = {
   async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean; collapse?: boolean; raw?: boolean }): Promise<{ diffs: Diff[]; overflow: boolean }> {
     const [all, limits] = await Promise.all([Promise.all(changes.map((ch) => diffEntity(c, projectId, ch))), diffLimitsOf(c)]);
     const kept = limitDiffs(all, limits, { expanded: !o.collapse, raw: o.raw });
-    return { diffs: o.unidiff ? kept.diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : kept.diffs, overflow: kept.overflow };
+    return { diffs: withUnidiff(kept.diffs, o.unidiff), overflow: kept.overflow };
   },
 };
+
+/** The diffs as the `unidiff` parameter asks: a repository's diffs and the stored ones an imported archive carried alike. */
+export const withUnidiff = (diffs: Diff[], unidiff: boolean | undefined): Diff[] => (unidiff ? diffs.map((d) => ({ ...d, diff: unidiffOf(d) })) : diffs);
 
 /** Gitlab::Git::Diff#unidiff (the `unidiff` parameter): the hunks behind git's `---`/`+++` file lines; a blank diff stays blank. */
 function unidiffOf(d: { diff: string; old_path: string; new_path: string; new_file: boolean; deleted_file: boolean }): string {

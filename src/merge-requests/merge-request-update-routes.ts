@@ -8,6 +8,7 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import { labelLinks, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, todos } from '../db/schema';
+import { labelEvents, milestoneEvents, stateEventInsert } from '../issuables/resource-events';
 import { assigneesNote, DESCRIPTION_NOTE, systemNoteInsert, titleNote, toSentence } from '../issuables/system-notes';
 import { resolveTodosForTarget, TODO_ASSIGNED, TODO_REVIEW_REQUESTED } from '../issuables/todos';
 import type { AppEnv } from '../platform/context';
@@ -220,6 +221,9 @@ export function mountMergeRequestUpdate(r: Router) {
           const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
           if (changed) {
             statements.push(...toAdd.inserts);
+            // Label events before the link statements they describe (each checks the link as the batch reaches it).
+            const removedIds = p.labels !== undefined ? currentIds.filter((id) => !finalKnown.has(id)) : [...removeIds];
+            statements.push(...labelEvents(db, { type: 'MergeRequest', id: mr.id }, addIds.map((l) => l.id), removedIds, user.id, now));
             // add_labels / remove_labels write a delta, not the set read above: a label another request
             // added or removed meanwhile stays as that request left it. `labels` replaces the whole set.
             const links = and(eq(labelLinks.targetType, 'MergeRequest'), eq(labelLinks.targetId, mr.id));
@@ -242,6 +246,10 @@ export function mountMergeRequestUpdate(r: Router) {
         // The state transition is conditional on the state read, so a racing merge or close wins once.
         const stateGuard = set.state !== undefined ? eq(mergeRequests.state, mr.state) : undefined;
         statements.unshift(db.update(mergeRequests).set(set).where(and(eq(mergeRequests.id, mr.id), stateGuard)));
+        const target = { type: 'MergeRequest', id: mr.id } as const;
+        if (set.milestoneId !== undefined) statements.push(...milestoneEvents(db, target, mr.milestoneId, set.milestoneId, set.state ?? mr.state, user.id, now));
+        // The state event rides the same guard, placed before the update: recorded only when the transition lands.
+        if (set.state !== undefined) statements.unshift(stateEventInsert(db, target, closing ? 'closed' : 'reopened', user.id, now, sql`EXISTS (SELECT 1 FROM merge_requests se WHERE se.id = ${mr.id} AND se.state = ${mr.state})`));
         // TodoService#close_merge_request: the closer's pending to-dos on it are done.
         if (closing) statements.push(resolveTodosForTarget(db, 'MergeRequest', mr.id, now, user.id));
         // MergeRequest#reload_diff: a new diff version when an open request gets another target

@@ -7,8 +7,9 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
 import { aliasedColumns } from '../db/aliased-columns';
-import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, projects, todos, users } from '../db/schema';
+import { issues, mergeRequests, mergeRequestsClosingIssues, namespaces, notes, projects, todos, users } from '../db/schema';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { stateEventInsert } from '../issuables/resource-events';
 import { canReadConfidentialIssue } from '../issues/issues';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { ACCESS, canReadProject, featureAvailable, type NamespaceRow, projectAccess, projectLevelSql, type ProjectRow } from '../projects/abilities';
@@ -108,6 +109,8 @@ export async function mergeMergeRequest(
           updatedAt: now,
         })
         .where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
+      // ResourceEvents::ChangeStateService: the guard above fails the batch unless this merge lands.
+      stateEventInsert(db, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now),
       // TodoService#merge_merge_request: the merger's pending to-dos on it are done.
       db
         .update(todos)
@@ -120,6 +123,8 @@ export async function mergeMergeRequest(
     for (const issue of closable) {
       // Issues::CloseService with `closed_via: merge_request`: conditional, so an issue closed meanwhile stays as it is.
       out.push(
+        // The issue's state event (source_merge_request_id: this merge request), only if the close below lands.
+        stateEventInsert(db, { type: 'Issue', id: issue.id }, 'closed', user.id, now, sql`EXISTS (SELECT 1 FROM issues se WHERE se.id = ${issue.id} AND se.state = 'opened')`, mr.id),
         db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(and(eq(issues.id, issue.id), eq(issues.state, 'opened'))),
         // Checked open when read above; the note is written with the close in the same batch.
         systemNoteInsert(db, {
@@ -221,6 +226,13 @@ export function closableFrom(user: UserRow, project: ProjectRow, rows: ClosingIs
   return out;
 }
 
+/** How many resolvable notes of a merge request (its id as SQL) are unresolved (MergeRequest#unresolved_notes), for a batch. */
+export const unresolvedNotesRead = (db: Db, mrId: SQL) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(notes)
+    .where(sql`${notes.noteableType} = 'MergeRequest' AND ${notes.noteableId} IN (${mrId}) AND ${notes.resolvable} = 1 AND ${notes.resolvedAt} IS NULL`);
+
 /**
  * AutoMergeProcessWorker: a merge request set to merge automatically is merged as the user who set
  * it once its checks pass. Call after anything that can make it mergeable (an approval); no-op
@@ -238,6 +250,7 @@ export async function autoMergeIfReady(c: Context<AppEnv>, mrId: number): Promis
   const asCaller: Caller = { user, sudoer: null, credential: null, isAdmin: user.isAdmin };
   if (!(await canBeMergedBy(c, asCaller, pr.project, level, mr.targetBranch))) return false;
   if (!(await isApproved(c, mr))) return false;
+  if (pr.project.onlyAllowMergeIfAllDiscussionsAreResolved && Number((await unresolvedNotesRead(db, sql`${mr.id}`))[0]?.n ?? 0) > 0) return false;
   const live = await liveState(c, mr);
   if (!live.sha || !live.targetHead || live.commitCount === 0 || live.conflict || live.needRebase) return false;
   return (await mergeMergeRequest(c, user, { mr, project: pr.project, namespace: pr.namespace, level }, live, { shouldRemoveSourceBranch: mr.shouldRemoveSourceBranch ?? undefined })) !== false;

@@ -1,5 +1,6 @@
 /**
- * Comments and award emoji of a deleted user (platform/cascade.ts). Soft delete re-attributes them to
+ * Comments and award emoji of a deleted user (platform/cascade.ts), and a deleted project's commit
+ * comments (Project has_many :notes, dependent: :destroy; the other noteables delete their own). Soft delete re-attributes them to
  * the ghost user (Users::MigrateRecordsToGhostUserService migrate_notes, migrate_award_emoji); hard
  * delete removes them (User has_many :notes / :award_emoji, dependent: :destroy).
  */
@@ -8,6 +9,15 @@ import { awardEmoji, notes } from '../db/schema';
 import { type Cascade, within } from '../platform/cascade';
 
 export const notesCascade: Cascade = {
+  project: (db, ids) => {
+    const commitNotes = db.select({ id: notes.id }).from(notes).where(and(eq(notes.noteableType, 'Commit'), within(notes.projectId, ids)));
+    return {
+      statements: [
+        db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Note'), within(awardEmoji.awardableId, commitNotes))),
+        db.delete(notes).where(and(eq(notes.noteableType, 'Commit'), within(notes.projectId, ids))),
+      ],
+    };
+  },
   user: (db, ids, { ghostId }) => {
     // Who resolved or last edited a comment is nullified (foreign keys ON DELETE SET NULL); a resolved
     // thread stays resolved (resolved_at).

@@ -4,6 +4,7 @@ import type { notes } from '../db/schema';
 import { id, int, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 import { type UserBasic, UserBasicSchema } from '../users/user-entity';
+import { type DiffPosition, DiffPositionSchema } from './diff-position-entity';
 
 export type NoteRow = typeof notes.$inferSelect;
 
@@ -16,9 +17,14 @@ export const NoteSchema = obj({
   created_at: timestamp,
   updated_at: timestamp,
   system: z.boolean(),
-  noteable_id: int,
-  noteable_type: z.enum(['Issue', 'MergeRequest', 'Epic']),
+  /** null for a commit's note (GitLab keeps its commit_id instead). */
+  noteable_id: int.nullable(),
+  noteable_type: z.enum(['Issue', 'MergeRequest', 'Epic', 'Commit']),
   project_id: int.nullable(),
+  /** A merge request's DiffNote only. */
+  commit_id: z.string().nullable().optional(),
+  /** DiffNotes only: Gitlab::Diff::Position#to_h. */
+  position: DiffPositionSchema.optional(),
   resolvable: z.boolean(),
   /** Resolvable notes only. */
   resolved: z.boolean().optional(),
@@ -50,9 +56,11 @@ export function noteEntity(
     created_at: iso(n.createdAt),
     updated_at: iso(n.updatedAt),
     system: n.system,
-    noteable_id: n.noteableId,
+    noteable_id: n.noteableType === 'Commit' ? null : n.noteableId,
     noteable_type: n.noteableType as Note['noteable_type'],
     project_id: n.projectId ?? null,
+    ...(n.type === 'DiffNote' && n.noteableType === 'MergeRequest' ? { commit_id: n.commitId ?? null } : {}),
+    ...(n.type === 'DiffNote' ? { position: JSON.parse(n.position ?? 'null') as DiffPosition } : {}),
     resolvable: n.resolvable,
     // resolved, resolved_by, resolved_at: exposed only `if: note.resolvable?`.
     ...(n.resolvable ? { resolved: n.resolvedAt != null, resolved_by: x.resolvedBy ?? null, resolved_at: iso(n.resolvedAt) } : {}),

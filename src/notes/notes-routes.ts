@@ -30,12 +30,14 @@ import {
 } from './notes';
 import { extractQuickActions } from '../issuables/quick-actions';
 import { mountMergeRequestNotes } from './merge-request-notes-routes';
+import { mountDiscussions } from './discussions-routes';
 import { NoteCommandsSchema, NoteSchema } from './note-entity';
 import { z } from 'zod';
 
 export function mountNotes(r: Router) {
   mountEpicNotes(r);
   mountMergeRequestNotes(r);
+  mountDiscussions(r);
   r.route(
     { method: 'GET', path: '/projects/:id/issues/:issue_iid/notes', summary: 'List the notes of an issue', tags: ['notes'], params: listNotesParams, signedIn: true, responses: { 200: z.array(NoteSchema) } },
     async ({ c, p, caller }) => {

@@ -31,9 +31,9 @@ export function noteBodyErrors(body: string): Record<string, string[]> | null {
   const errors = checkText({}, { note: body }, NOTE_TEXT);
   return errors.note ? errors : null;
 }
-/** process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash inspect). */
+/** process_note_creation_result: `bad_request!("Note #{note.errors.messages}")` (Ruby hash and array inspect: `", "` between items). */
 export const noteError = (messages: Record<string, string[]>) =>
-  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>${JSON.stringify(v)}`).join(', ')}}` });
+  new ApiError(400, { message: `400 Bad request - Note {${Object.entries(messages).map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`).join(', ')}}` });
 
 /** read_internal_note: Planner and above (Reporter historically), administrators. */
 export const canReadInternalNotes = (caller: Caller, level: number) => caller.isAdmin || level >= ACCESS.PLANNER;
@@ -167,10 +167,9 @@ export async function saveNoteBody(c: Context<AppEnv>, user: UserRow, note: Note
   const db = c.var.db;
   if (body === undefined || body === note.body) return note;
   const now = Date.now();
-  const [rows] = (await db.batch([
-    db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning(),
-    touchNoteable(c, note.noteableType as NoteableType, note.noteableId, now),
-  ])) as unknown as [NoteRow[]];
+  const save = db.update(notes).set({ body, updatedAt: now, lastEditedAt: now, updatedById: user.id }).where(eq(notes.id, note.id)).returning();
+  // A commit has no row to touch.
+  const [rows] = (note.noteableType === 'Commit' ? await db.batch([save]) : await db.batch([save, touchNoteable(c, note.noteableType as NoteableType, note.noteableId, now)])) as unknown as [NoteRow[]];
   return rows[0] ?? note;
 }
 

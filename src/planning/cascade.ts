@@ -1,6 +1,6 @@
 /** Labels, milestones and epics that go with deleted projects, groups and users (platform/cascade.ts). */
 import { and, eq, inArray, or } from 'drizzle-orm';
-import { awardEmoji, epics, internalIds, labelLinks, labelPriorities, labels, milestones, notes, subscriptions } from '../db/schema';
+import { awardEmoji, epics, internalIds, labelLinks, labelPriorities, labels, milestones, notes, resourceLabelEvents, subscriptions } from '../db/schema';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
 import { type Cascade, type IdSelect, within } from '../platform/cascade';
@@ -13,6 +13,7 @@ const epicRows = (db: Db, epicIds: IdSelect | ReturnType<Db['select']>): BatchIt
   db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
   db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
   db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), within(labelLinks.targetId, epicIds))),
+  db.delete(resourceLabelEvents).where(within(resourceLabelEvents.epicId, epicIds)),
   db.update(epics).set({ parentId: null }).where(within(epics.parentId, epicIds)),
   db.delete(epics).where(within(epics.id, epicIds)),
 ];
@@ -53,6 +54,7 @@ export const planningCascade: Cascade = {
         db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), within(notes.noteableId, epicIds))),
         db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), within(awardEmoji.awardableId, epicIds))),
         db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), within(labelLinks.targetId, epicIds))),
+        db.delete(resourceLabelEvents).where(within(resourceLabelEvents.epicId, epicIds)),
         relatedEpicLinksDelete(db, epicIds),
         db.delete(epics).where(within(epics.groupId, ids)),
         db.delete(internalIds).where(and(or(eq(internalIds.usage, 'group_milestones'), eq(internalIds.usage, 'epics')), inArray(internalIds.scopeId, ids as never))),

@@ -5,7 +5,8 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
-import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, subscriptions, users } from '../db/schema';
+import { epics, issues, labelLinks, labels, namespaces, notes, awardEmoji, resourceLabelEvents, subscriptions, users } from '../db/schema';
+import { labelEvents, labelsRemovedEvents } from '../issuables/resource-events';
 import { subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
@@ -122,6 +123,7 @@ export function mountEpics(r: Router) {
         createdAt,
         updatedAt: createdAt,
       }),
+      ...labelEvents(db, { type: 'Epic', id: idSql }, labelsFound?.ids ?? [], [], user.id, now),
       ...(labelsFound?.ids ?? []).map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: idSql, createdAt: now }).onConflictDoNothing()),
     ];
     // `idSql` read inside the batch (one transaction) names the epic just inserted, and no other.
@@ -163,6 +165,10 @@ export function mountEpics(r: Router) {
       const remove = p.remove_labels?.length ? buildGroupLabels(db, group, p.remove_labels, removeRows ?? [], now, false) : null;
       const removeIds = (remove?.existing ?? []).map((l) => l.id);
       statements.push(...add.inserts);
+      // Label events before the link statements (each checks the links as the batch reaches them).
+      const kept = add.ids.filter((id): id is number => typeof id === 'number');
+      if (p.labels !== undefined) statements.push(labelsRemovedEvents(db, { type: 'Epic', id: epic.id }, kept, user.id, now));
+      statements.push(...labelEvents(db, { type: 'Epic', id: epic.id }, add.ids.filter((id) => typeof id !== 'number' || !removeIds.includes(id)), p.labels !== undefined ? [] : removeIds, user.id, now));
       if (p.labels !== undefined) statements.push(db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id))));
       else if (removeIds.length) statements.push(db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id), inArray(labelLinks.labelId, removeIds))));
       for (const labelId of add.ids) if (typeof labelId !== 'number' || !removeIds.includes(labelId)) statements.push(db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: epic.id, createdAt: now }).onConflictDoNothing());
@@ -182,6 +188,7 @@ export function mountEpics(r: Router) {
       db.update(issues).set({ epicId: null }).where(eq(issues.epicId, epic.id)),
       db.update(epics).set({ parentId: null }).where(eq(epics.parentId, epic.id)),
       db.delete(labelLinks).where(and(eq(labelLinks.targetType, 'Epic'), eq(labelLinks.targetId, epic.id))),
+      db.delete(resourceLabelEvents).where(eq(resourceLabelEvents.epicId, epic.id)),
       db.delete(awardEmoji).where(and(eq(awardEmoji.awardableType, 'Epic'), eq(awardEmoji.awardableId, epic.id))),
       db.delete(notes).where(and(eq(notes.noteableType, 'Epic'), eq(notes.noteableId, epic.id))),
       db.delete(subscriptions).where(and(eq(subscriptions.subscribableType, 'Epic'), eq(subscriptions.subscribableId, epic.id))),

@@ -19,6 +19,7 @@ import { requirePlan } from '../platform/plan';
 import { findReadableGroup, findReadableGroupWith } from '../projects/groups';
 import { DEFAULT_LABEL_COLOR, normalizeLabelTitles, titleIn } from './labels';
 import { systemNoteInsert } from '../issuables/system-notes';
+import { stateEventInsert } from '../issuables/resource-events';
 import { inChunks } from '../platform/chunks';
 
 export type { EpicRow };
@@ -271,6 +272,8 @@ export async function promoteIssueToEpic(
       updatedAt: now,
     }),
     ...groupLabels.ids.map((labelId) => db.insert(labelLinks).values({ labelId, targetType: 'Epic', targetId: epicIdSql, createdAt: now }).onConflictDoNothing()),
+    // Issues::CloseService: the promoted issue's state event.
+    stateEventInsert(db, { type: 'Issue', id: issue.id }, 'closed', user.id, now, sql`EXISTS (SELECT 1 FROM issues se WHERE se.id = ${issue.id} AND se.state = 'opened')`),
     db.update(issues).set({ state: 'closed', closedAt: now, closedById: user.id, updatedAt: now }).where(eq(issues.id, issue.id)),
     systemNoteInsert(db, {
       noteableType: 'Issue',

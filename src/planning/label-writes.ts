@@ -8,7 +8,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { batchReads, writeThenRead } from '../db/batch-reads';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
-import { labelLinks, labelPriorities, labels, namespaces, projects, subscriptions } from '../db/schema';
+import { labelLinks, labelPriorities, labels, namespaces, projects, resourceLabelEvents, subscriptions } from '../db/schema';
 import { groupAccessRead, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, conflict, forbidden, grapeError, validationFailed } from '../platform/errors';
@@ -200,6 +200,8 @@ export async function promoteLabel(c: Context<AppEnv>, caller: Caller, parent: P
       and(inArray(labelLinks.labelId, merged), sql`exists (select 1 from label_links t where t.label_id = ${targetId} and t.target_type = ${labelLinks.targetType} and t.target_id = ${labelLinks.targetId})`),
     ),
     db.update(labelLinks).set({ labelId: targetId }).where(inArray(labelLinks.labelId, merged)),
+    // Labels::PromoteService#update_events: the resource label events follow the label to the group.
+    db.update(resourceLabelEvents).set({ labelId: targetId }).where(inArray(resourceLabelEvents.labelId, merged)),
     db.delete(labelPriorities).where(
       and(inArray(labelPriorities.labelId, merged), sql`exists (select 1 from label_priorities t where t.label_id = ${targetId} and t.project_id = ${labelPriorities.projectId})`),
     ),

@@ -10,7 +10,8 @@ import { and, asc, desc, eq, gt, inArray, lt, or, type SQL, sql } from 'drizzle-
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
-import { issues, milestones, namespaces, projects } from '../db/schema';
+import { issues, mergeRequests, milestones, namespaces, projects } from '../db/schema';
+import { milestoneRemovedEvents } from '../issuables/resource-events';
 import { type MilestoneRow, MilestoneSchema } from './milestone-entity';
 import { ACCESS, groupAccessRead, groupVisibleSql, type NamespaceRow, projectVisibleSql, type ProjectRow, subtreeOf, traversalIds } from '../projects/abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -306,7 +307,15 @@ async function deleteMilestone(c: Context<AppEnv>, caller: Caller, parent: Paren
   const m = await findMilestone(c, parent, milestoneId);
   checkUnmodifiedSince(c, m.updatedAt);
   const now = Date.now();
-  await db.batch([db.update(issues).set({ milestoneId: null, updatedAt: now }).where(eq(issues.milestoneId, m.id)), db.delete(milestones).where(eq(milestones.id, m.id))]);
+  const userId = requireUser(caller).id;
+  await db.batch([
+    // Issues::UpdateService / MergeRequests::UpdateService with `milestone_id: nil` for each: a `remove` event apiece, first.
+    milestoneRemovedEvents(db, 'Issue', m.id, userId, now),
+    milestoneRemovedEvents(db, 'MergeRequest', m.id, userId, now),
+    db.update(issues).set({ milestoneId: null, updatedAt: now }).where(eq(issues.milestoneId, m.id)),
+    db.update(mergeRequests).set({ milestoneId: null, updatedAt: now }).where(eq(mergeRequests.milestoneId, m.id)),
+    db.delete(milestones).where(eq(milestones.id, m.id)),
+  ]);
   return c.body(null, 204);
 }
 

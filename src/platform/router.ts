@@ -39,6 +39,11 @@ export interface RouteDef<S extends z.ZodRawShape> extends RouteAuth {
   bodyLimit?: number | ((c: Context<AppEnv>) => number | Promise<number>);
   /** Where a multipart body's file parts go as they arrive (multipart-params.ts), instead of memory. */
   fileSink?: FileSink;
+  /**
+   * The Hono pattern, when `path` (what the documentation and route table show) is one Hono cannot
+   * match: a parameter inside a segment (`archive.:format`) becomes a regex parameter over the segment.
+   */
+  honoPath?: string;
 }
 
 export interface RouteContext<S extends z.ZodRawShape> {
@@ -58,6 +63,8 @@ export interface RouteRecord {
   domain?: string;
   /** Authentication options, for the OpenAPI document's security requirements. */
   auth: RouteAuth;
+  /** The Hono pattern when it differs from `path` (RouteDef.honoPath). */
+  honoPath?: string;
 }
 
 const matched = new WeakMap<Context, RouteRecord>();
@@ -115,10 +122,12 @@ export class Router {
       responses: def.responses,
       domain: def.domain,
       auth: { signedIn: def.signedIn, admin: def.admin, noAuth: def.noAuth, jobToken: def.jobToken, basicAuthPat: def.basicAuthPat, anyScope: def.anyScope },
+      ...(def.honoPath ? { honoPath: this.prefix + def.honoPath } : {}),
     };
     this.records.push(record);
     const methods = def.method === 'GET' ? ['GET', 'HEAD'] : [def.method];
-    this.app.on(methods, [fullPath, `${fullPath}.json`], async (c) => {
+    const honoPath = record.honoPath ?? fullPath;
+    this.app.on(methods, [honoPath, `${honoPath}.json`], async (c) => {
       matched.set(c, record);
       // An oversized declared body is refused before authentication reads any of it; a chunked one
       // is cut off at the same limit while it is read (params.ts readBody).

@@ -43,6 +43,40 @@ export function uriEncode(s: string, keepSlash = false): string {
 /** `20150830T123600Z`: ISO 8601 basic format, seconds precision. */
 export const amzDate = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
+const canonicalQuery = (params: URLSearchParams) =>
+  [...params]
+    .map(([k, v]) => [uriEncode(k), uriEncode(v)])
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+
+/** The signature of a canonical request: string to sign, then the key derived from the secret for the day, region and service. */
+async function sign(cred: SigV4Credentials, date: string, scope: string, canonicalRequest: string): Promise<string> {
+  const stringToSign = ['AWS4-HMAC-SHA256', date, scope, toHex(await sha256(canonicalRequest))].join('\n');
+  let key = await hmac(enc.encode(`AWS4${cred.secretAccessKey}`), date.slice(0, 8));
+  for (const part of [cred.region, cred.service, 'aws4_request']) key = await hmac(key, part);
+  return toHex(await hmac(key, stringToSign));
+}
+
+/**
+ * A presigned URL (the signature in the query string, as the SDK's `presigned_url(:get, expires_in:)`
+ * writes it): only `host` is signed and the payload is UNSIGNED-PAYLOAD, so whoever holds the URL
+ * may send that one request until it expires, without the secret.
+ */
+export async function presignV4(req: { method: string; url: URL }, cred: SigV4Credentials, expiresSeconds: number, now: Date = new Date()): Promise<URL> {
+  const date = amzDate(now);
+  const scope = `${date.slice(0, 8)}/${cred.region}/${cred.service}/aws4_request`;
+  const url = new URL(req.url.href);
+  url.searchParams.set('X-Amz-Algorithm', 'AWS4-HMAC-SHA256');
+  url.searchParams.set('X-Amz-Credential', `${cred.accessKeyId}/${scope}`);
+  url.searchParams.set('X-Amz-Date', date);
+  url.searchParams.set('X-Amz-Expires', String(expiresSeconds));
+  url.searchParams.set('X-Amz-SignedHeaders', 'host');
+  const canonicalRequest = [req.method, url.pathname || '/', canonicalQuery(url.searchParams), `host:${url.host}\n`, 'host', 'UNSIGNED-PAYLOAD'].join('\n');
+  url.searchParams.set('X-Amz-Signature', await sign(cred, date, scope, canonicalRequest));
+  return url;
+}
+
 /**
  * The headers to send: the given ones, `x-amz-date` and `authorization`. `host` is signed from the
  * URL (with its port when not the default) and left to the HTTP client, which sends the same value.
@@ -57,17 +91,9 @@ export async function signV4(req: SigV4Request, cred: SigV4Credentials, now: Dat
   const names = Object.keys(headers).sort();
   const canonicalHeaders = names.map((n) => `${n}:${headers[n].trim().replace(/\s+/g, ' ')}\n`).join('');
   const signedHeaders = names.join(';');
-  const query = [...req.url.searchParams]
-    .map(([k, v]) => [uriEncode(k), uriEncode(v)])
-    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const canonicalRequest = [req.method, req.url.pathname || '/', query, canonicalHeaders, signedHeaders, payloadHash].join('\n');
+  const canonicalRequest = [req.method, req.url.pathname || '/', canonicalQuery(req.url.searchParams), canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${day}/${cred.region}/${cred.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', date, scope, toHex(await sha256(canonicalRequest))].join('\n');
-  let key = await hmac(enc.encode(`AWS4${cred.secretAccessKey}`), day);
-  for (const part of [cred.region, cred.service, 'aws4_request']) key = await hmac(key, part);
-  const signature = toHex(await hmac(key, stringToSign));
+  const signature = await sign(cred, date, scope, canonicalRequest);
   const out: Record<string, string> = { ...req.headers, 'x-amz-date': date };
   out.authorization = `AWS4-HMAC-SHA256 Credential=${cred.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return out;

@@ -11,6 +11,8 @@ export interface TarEntry {
   name: string;
   /** Modification time, milliseconds. */
   mtime: number;
+  /** Permission bits (default 0755 for a directory, 0644 for a file). */
+  mode?: number;
 }
 
 export class TarWriter {
@@ -18,7 +20,7 @@ export class TarWriter {
 
   async directory(e: TarEntry): Promise<void> {
     const name = e.name.endsWith('/') ? e.name : `${e.name}/`;
-    await this.header(name, 0, e.mtime, '5', 0o755);
+    await this.header(name, 0, e.mtime, '5', e.mode ?? 0o755);
   }
 
   async file(e: TarEntry, data: Uint8Array | string): Promise<void> {
@@ -37,7 +39,7 @@ export class TarWriter {
    * that do not add up to `size` would misalign every later header, so they fail the archive.
    */
   async stream(e: TarEntry, size: number, pieces: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
-    await this.header(e.name, size, e.mtime, '0', 0o644);
+    await this.header(e.name, size, e.mtime, '0', e.mode ?? 0o644);
     let written = 0;
     for await (const p of pieces) {
       if (!p.byteLength) continue;
@@ -50,6 +52,15 @@ export class TarWriter {
     if (pad) await this.emit(new Uint8Array(pad));
   }
 
+  /** A pax global header (`git archive` records the commit id as `comment=<sha>`). */
+  async paxGlobal(records: Record<string, string>, mtime: number): Promise<void> {
+    const record = encoder.encode(Object.entries(records).map(([k, v]) => paxRecord(k, v)).join(''));
+    await this.emit(headerBlock('pax_global_header', record.byteLength, mtime, 'g', 0o666));
+    await this.emit(record);
+    const pad = (BLOCK - (record.byteLength % BLOCK)) % BLOCK;
+    if (pad) await this.emit(new Uint8Array(pad));
+  }
+
   /** Two zero blocks: the end-of-archive marker. */
   async end(): Promise<void> {
     await this.emit(new Uint8Array(BLOCK * 2));
@@ -59,10 +70,7 @@ export class TarWriter {
     const nameBytes = encoder.encode(name);
     if (nameBytes.byteLength > 100) {
       // pax: "<len> path=<name>\n", where <len> counts the whole record including its own digits.
-      const body = ` path=${name}\n`;
-      let len = encoder.encode(body).byteLength;
-      len += String(len + String(len).length).length;
-      const record = encoder.encode(`${len}${body}`);
+      const record = encoder.encode(paxRecord('path', name));
       await this.emit(headerBlock(`PaxHeaders/${name.slice(-80)}`.slice(0, 100), record.byteLength, mtime, 'x', 0o644));
       await this.emit(record);
       const pad = (BLOCK - (record.byteLength % BLOCK)) % BLOCK;
@@ -70,6 +78,14 @@ export class TarWriter {
     }
     await this.emit(headerBlock(name, size, mtime, type, mode));
   }
+}
+
+/** "<len> key=value\n", where <len> counts the whole record including its own digits. */
+function paxRecord(key: string, value: string): string {
+  const body = ` ${key}=${value}\n`;
+  let len = encoder.encode(body).byteLength;
+  len += String(len + String(len).length).length;
+  return `${len}${body}`;
 }
 
 function headerBlock(name: string, size: number, mtime: number, type: string, mode: number): Uint8Array {

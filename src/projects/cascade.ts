@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { members, namespaces, projects } from '../db/schema';
+import { groupCustomAttributes, members, namespaces, projectCustomAttributes, projects } from '../db/schema';
 import { type Cascade, cascade, type CascadeResult, combined, within } from '../platform/cascade';
 import { type NamespaceRow, subtreeOf } from './abilities';
 import { groupTreeProjectIds } from './groups';
@@ -19,10 +19,18 @@ export function groupDeletion(db: Db, group: Pick<NamespaceRow, 'traversalPath'>
 
 export const projectsCascade: Cascade = {
   project: (db, ids) => ({
-    statements: [db.delete(members).where(and(eq(members.sourceType, 'Project'), within(members.sourceId, ids))), db.delete(projects).where(within(projects.id, ids))],
+    statements: [
+      db.delete(members).where(and(eq(members.sourceType, 'Project'), within(members.sourceId, ids))),
+      db.delete(projectCustomAttributes).where(within(projectCustomAttributes.projectId, ids)),
+      db.delete(projects).where(within(projects.id, ids)),
+    ],
   }),
   group: (db, ids) => ({
-    statements: [db.delete(members).where(and(eq(members.sourceType, 'Namespace'), within(members.sourceId, ids))), db.delete(namespaces).where(within(namespaces.id, ids))],
+    statements: [
+      db.delete(members).where(and(eq(members.sourceType, 'Namespace'), within(members.sourceId, ids))),
+      db.delete(groupCustomAttributes).where(within(groupCustomAttributes.groupId, ids)),
+      db.delete(namespaces).where(within(namespaces.id, ids)),
+    ],
   }),
   // The personal namespace goes with its projects and the user's memberships end; with
   // hard_delete, the groups the user alone owns go too, each with its subtree (their traversal paths

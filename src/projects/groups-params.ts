@@ -53,6 +53,7 @@ const listShape = {
   min_access_level: g.intEnum([10, 15, 20, 30, 40, 50]).optional(),
   top_level_only: g.bool().optional(),
   with_custom_attributes: g.bool().default(false),
+  custom_attributes: g.hash().optional(),
   pagination: g.enum(['offset', 'keyset'] as const).optional(),
   cursor: g.string().optional(),
   ...paginationParams,

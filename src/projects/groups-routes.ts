@@ -12,6 +12,7 @@ import { checkUnmodifiedSince } from '../platform/conditional';
 import { ApiError, forbidden, grapeError, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, countUpTo, countUpToQuery, linkParamsFrom, pageRequest, paginate, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { customAttributesFilter } from './custom-attributes-filter';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { requireUser } from '../platform/guards';
@@ -50,14 +51,14 @@ function failedToSave(errors: Record<string, string[]>) {
  * GroupDetail's `projects`: the group's own projects the caller may read, at most 100
  * (GroupDetail#projects), and their extras, as reads for the group's own lookup batch.
  */
-function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
+export function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   const scope = [eq(sql`${namespaces.id}`, groupId)];
   const ids = db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...scope)).limit(100);
   return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
 }
 
 /** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
-async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
   const settings = await settingsOf(c);
   const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
   return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings });
@@ -88,6 +89,7 @@ async function listGroups(c: Context<AppEnv>, caller: Caller, p: ListP, scope?: 
   if (user && p.owned) conds.push(sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${user.id} AND m.source_type = 'Namespace' AND m.source_id = ${namespaces.id} AND m.access_level = 50)`);
   if (user && p.min_access_level) conds.push(sql`${groupLevelSql(user.id)} >= ${p.min_access_level}`);
   if (p.top_level_only) conds.push(isNull(namespaces.parentId));
+  conds.push(customAttributesFilter(caller, p.custom_attributes, 'group', namespaces.id));
   if (p.visibility) conds.push(eq(namespaces.visibility, p.visibility));
   if (p.skip_groups?.length) conds.push(not(inArray(namespaces.id, p.skip_groups.slice(0, 90))));
   if (p.search) {

@@ -16,9 +16,15 @@ import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { paginationParams } from '../platform/pagination';
 import { decimalId } from '../platform/record-id';
+import { obj } from '../platform/response-schemas';
+import { cleanPath, suggestPath } from './namespace-paths';
 
 const listParams = params({ search: g.search().optional(), owned_only: g.bool().optional(), top_level_only: g.bool().optional(), ...paginationParams });
 const idParams = params({ id: g.string() });
+const existsParams = params({ id: g.string(), parent_id: g.int().optional() });
+
+/** Entities::NamespaceExistence-like body of GET /namespaces/:id/exists. */
+const NamespaceExistenceSchema = obj({ exists: z.boolean(), suggests: z.array(z.string()) }).meta({ id: 'NamespaceExistence' });
 
 /**
  * A namespace row with the caller's level in it and its distinct member count (Namespace#members
@@ -83,6 +89,26 @@ export function mountNamespaces(r: Router) {
     );
     return c.json(present(c, caller, rows, reads[0]));
   });
+
+  r.route(
+    { method: 'GET', path: '/namespaces/:id/exists', summary: 'Whether a namespace path is taken, with a free one suggested', tags: ['namespaces'], params: existsParams, responses: { 200: NamespaceExistenceSchema } },
+    async ({ c, p }) => {
+      const db = c.var.db;
+      // namespaces.rb: the path among the parent's children (top level without parent_id), any case;
+      // taken, it suggests `Namespace.clean_path(path, limited_to: those namespaces)`.
+      const base = cleanPath(p.id).toLowerCase();
+      const parent = p.parent_id === undefined ? sql`${namespaces.parentId} IS NULL` : eq(namespaces.parentId, p.parent_id);
+      const prefixed = (col: SQL) => sql`substr(lower(${col}), 1, ${base.length}) = ${base}`;
+      // Every sibling a suggestion could collide with, and the exact path, in one statement.
+      const rows = await db
+        .select({ path: sql<string>`lower(${namespaces.path})`, name: sql<string>`lower(${namespaces.name})` })
+        .from(namespaces)
+        .where(and(parent, sql`(lower(${namespaces.path}) = lower(${p.id}) OR ${prefixed(sql`${namespaces.path}`)} OR ${prefixed(sql`${namespaces.name}`)})`))
+        .all();
+      const exists = rows.some((r) => r.path === p.id.toLowerCase());
+      return c.json({ exists, suggests: exists ? [suggestPath(cleanPath(p.id), rows)] : [] });
+    },
+  );
 
   r.route({ method: 'GET', path: '/namespaces/:id', summary: 'Get a namespace', tags: ['namespaces'], params: idParams, responses: { 200: NamespaceSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;

@@ -226,7 +226,7 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     only_allow_merge_if_pipeline_succeeds: false,
     allow_merge_on_skipped_pipeline: null,
     request_access_enabled: p.requestAccessEnabled,
-    only_allow_merge_if_all_discussions_are_resolved: false,
+    only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
     remove_source_branch_after_merge: true,
     printing_merge_request_link_enabled: true,
     merge_method: p.mergeMethod as Project['merge_method'],

@@ -156,6 +156,7 @@ export async function createProject(c: Context<AppEnv>, caller: Caller, ownerId:
         lfsEnabled: p.lfs_enabled ?? true,
         mergeMethod: p.merge_method ?? 'merge',
         squashOption: p.squash_option ?? 'default_off',
+        onlyAllowMergeIfAllDiscussionsAreResolved: p.only_allow_merge_if_all_discussions_are_resolved ?? false,
         features: JSON.stringify(featureSet(p)),
         createdAt: now,
         updatedAt: now,

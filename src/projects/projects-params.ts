@@ -32,6 +32,7 @@ const projectAttributes = {
   container_registry_access_level: g.enum(FEATURE).optional(),
   merge_method: g.enum(['merge', 'rebase_merge', 'ff'] as const).optional(),
   squash_option: g.enum(['never', 'always', 'default_on', 'default_off'] as const).optional(),
+  only_allow_merge_if_all_discussions_are_resolved: g.bool().optional(),
 };
 
 export const createProjectParams = params(
@@ -77,6 +78,7 @@ export const listShape = {
   simple: g.bool().default(false),
   statistics: g.bool().default(false),
   with_custom_attributes: g.bool().default(false),
+  custom_attributes: g.hash().optional(),
   topic: g.csv().optional(),
   pagination: g.enum(['offset', 'keyset'] as const).optional(),
   ...paginationParams,

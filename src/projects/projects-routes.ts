@@ -11,6 +11,7 @@ import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginateWith, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
+import { customAttributesFilter } from './custom-attributes-filter';
 import type { Router } from '../platform/router';
 import { isUniqueViolation } from '../platform/unique';
 import { requireAdmin, requireUser } from '../platform/guards';
@@ -77,6 +78,7 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
   if (p.last_activity_before !== undefined) conds.push(sql`${projects.lastActivityAt} < ${p.last_activity_before}`);
   if (p.with_issues_enabled) conds.push(sql`coalesce(json_extract(${projects.features}, '$.issues'), 'enabled') != 'disabled'`);
   if (p.with_merge_requests_enabled) conds.push(sql`coalesce(json_extract(${projects.features}, '$.merge_requests'), 'enabled') != 'disabled'`);
+  conds.push(customAttributesFilter(caller, p.custom_attributes, 'project', projects.id));
   if (p.topic?.length) for (const t of p.topic.slice(0, 20)) conds.push(sql`EXISTS (SELECT 1 FROM json_each(${projects.topics}) WHERE lower(value) = lower(${t}))`);
   const dir = p.sort === 'asc' ? asc : desc;
   const col = {
@@ -221,6 +223,7 @@ export function mountProjects(r: Router) {
     if (p.lfs_enabled !== undefined) set.lfsEnabled = p.lfs_enabled;
     if (p.merge_method !== undefined) set.mergeMethod = p.merge_method;
     if (p.squash_option !== undefined) set.squashOption = p.squash_option;
+    if (p.only_allow_merge_if_all_discussions_are_resolved !== undefined) set.onlyAllowMergeIfAllDiscussionsAreResolved = p.only_allow_merge_if_all_discussions_are_resolved;
     if (p.archived !== undefined) set.archived = p.archived;
     set.features = JSON.stringify(featureSet(p, JSON.parse(pr.project.features || '{}')));
     // What follows the default branch (the dependency list) is read again from it, in the update's batch.

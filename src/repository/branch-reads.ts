@@ -18,16 +18,24 @@ export interface BranchFilter {
   name?: string;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+/**
+ * BranchesFinder's search as SQL: `^prefix`, `suffix$`, else a substring, ASCII case-insensitive as
+ * LIKE is; compared with substr/instr because D1 refuses LIKE patterns over 50 bytes.
+ */
+export function nameMatches(search: string): SQL {
+  const name = sql`lower(${repoBranches.name})`;
+  const term = search.startsWith('^') ? search.slice(1) : search.endsWith('$') ? search.slice(0, -1) : search;
+  // A bare `^` or `$` matched every name as a LIKE pattern.
+  if (!term) return sql`1 = 1`;
+  if (search.startsWith('^')) return sql`substr(${name}, 1, length(lower(${search.slice(1)}))) = lower(${search.slice(1)})`;
+  if (search.endsWith('$')) return sql`substr(${name}, -length(lower(${search.slice(0, -1)}))) = lower(${search.slice(0, -1)})`;
+  return sql`instr(${name}, lower(${search})) > 0`;
+}
 
 function branchWhere(projectId: SQL, f: BranchFilter): SQL {
   const conds = [sql`${repoBranches.projectId} = ${projectId}`];
   if (f.name !== undefined) conds.push(eq(repoBranches.name, f.name));
-  if (f.search) {
-    const s = f.search;
-    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
-    conds.push(sql`${repoBranches.name} LIKE ${pattern} ESCAPE '\\'`);
-  }
+  if (f.search) conds.push(nameMatches(f.search));
   return and(...conds)!;
 }
 

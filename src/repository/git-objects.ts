@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 
 const encoder = new TextEncoder();
 
-function hashObject(type: 'blob' | 'tree' | 'commit', body: Uint8Array): string {
+function hashObject(type: 'blob' | 'tree' | 'commit' | 'tag', body: Uint8Array): string {
   const h = createHash('sha1');
   h.update(encoder.encode(`${type} ${body.byteLength}\0`));
   h.update(body);
@@ -83,6 +83,17 @@ export function commitBody(tree: string, parents: string[], author: Signature, c
   const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${sig(author)}`, `committer ${sig(committer)}`];
   return encoder.encode(`${lines.join('\n')}\n\n${message}`);
 }
+
+/**
+ * An annotated tag object (`git tag -a`): the object it names, its type, the tag's name, the tagger
+ * and the message, which git ends with a newline.
+ */
+export function tagBody(object: string, name: string, tagger: Signature, message: string): Uint8Array {
+  const text = message.endsWith('\n') ? message : `${message}\n`;
+  return encoder.encode(`object ${object}\ntype commit\ntag ${name}\ntagger ${tagger.name} <${tagger.email}> ${Math.floor(tagger.at / 1000)} +0000\n\n${text}`);
+}
+
+export const tagId = (object: string, name: string, tagger: Signature, message: string) => hashObject('tag', tagBody(object, name, tagger, message));
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);

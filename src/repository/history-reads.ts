@@ -12,17 +12,20 @@ import { ancestry } from './history';
 
 /**
  * The commit a ref names, as an SQL value (NULL when it names nothing), as `resolveRef` resolves it:
- * a branch first (git resolves refs/heads first), else a full or abbreviated (4+ hex) commit id that
+ * a branch first, then a tag, else a full or abbreviated (4+ hex) commit id that
  * names exactly one commit (an ambiguous abbreviation names nothing, as in git). Without a ref, the
  * project's default branch.
  */
 export function refSha(projectId: SQL, ref: string | undefined): SQL {
   const name = ref ?? sql`(SELECT dp.default_branch FROM projects dp WHERE dp.id = ${projectId})`;
   const branch = sql`(SELECT rb.commit_sha FROM repo_branches rb WHERE rb.project_id = ${projectId} AND rb.name = ${name})`;
-  const hex = ref?.toLowerCase();
-  if (hex === undefined || !/^[0-9a-f]{4,40}$/.test(hex)) return branch;
+  if (ref === undefined) return branch;
+  // Then a tag (refs/tags), dereferenced to its commit.
+  const tag = sql`(SELECT rt.commit_sha FROM repo_tags rt WHERE rt.project_id = ${projectId} AND rt.name = ${ref})`;
+  const hex = ref.toLowerCase();
+  if (!/^[0-9a-f]{4,40}$/.test(hex)) return sql`COALESCE(${branch}, ${tag})`;
   const match = hex.length === 40 ? sql`rc.sha = ${hex}` : sql`rc.sha LIKE ${`${hex}%`}`;
-  return sql`COALESCE(${branch}, (SELECT CASE WHEN count(*) = 1 THEN min(rc.sha) END FROM repo_commits rc WHERE rc.project_id = ${projectId} AND ${match}))`;
+  return sql`COALESCE(${branch}, ${tag}, (SELECT CASE WHEN count(*) = 1 THEN min(rc.sha) END FROM repo_commits rc WHERE rc.project_id = ${projectId} AND ${match}))`;
 }
 
 /** The head of a branch as an SQL value (NULL when there is no such branch); a branch only, never a commit id. */

@@ -6,10 +6,18 @@
 import type { Router } from '../platform/router';
 import { mountBranches } from './branches-routes';
 import { mountCommits } from './commits-routes';
+import { mountArchive } from './archive-routes';
 import { mountFiles } from './files-routes';
+import { mountProtectedTags } from './protected-tags-routes';
+import { mountRefs } from './refs-routes';
+import { mountTags } from './tags-routes';
 
 export function mountRepository(r: Router) {
   mountCommits(r);
   mountBranches(r);
   mountFiles(r);
+  mountTags(r);
+  mountRefs(r);
+  mountArchive(r);
+  mountProtectedTags(r);
 }

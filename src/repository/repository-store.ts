@@ -8,11 +8,12 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
-import { repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import { protectedTagCreateAccessLevels, protectedTags, repoBranches, repoBranchUpdates, repoCommitFiles, repoCommitParents, repoCommits, repoTags } from '../db/schema';
 import { memo, primeMemo } from '../platform/read-memo';
 import type { ManifestEntry } from './git-objects';
 import { manifestCache } from './sha-cache';
 import { batchReads } from '../db/batch-reads';
+import { nameMatches } from './branch-reads';
 
 export type CommitRow = typeof repoCommits.$inferSelect;
 export type BranchRow = typeof repoBranches.$inferSelect;
@@ -68,10 +69,12 @@ export async function findCommit(db: Db, projectId: number, sha: string): Promis
   return db.select().from(repoCommits).where(and(eq(repoCommits.projectId, projectId), eq(repoCommits.sha, sha))).get();
 }
 
-/** A branch name first (as git resolves refs/heads), else a full or abbreviated (4+ hex) commit id. */
+/** A branch name first, then a tag, else a full or abbreviated (4+ hex) commit id. */
 export async function resolveRef(db: Db, projectId: number, ref: string): Promise<CommitRow | null> {
   const branch = await findBranch(db, projectId, ref);
   if (branch) return (await findCommit(db, projectId, branch.commitSha)) ?? null;
+  const tag = await db.select({ sha: repoTags.commitSha }).from(repoTags).where(and(eq(repoTags.projectId, projectId), eq(repoTags.name, ref))).get();
+  if (tag) return (await findCommit(db, projectId, tag.sha)) ?? null;
   const hex = ref.toLowerCase();
   if (!/^[0-9a-f]{4,40}$/.test(hex)) return null;
   if (hex.length === 40) return (await findCommit(db, projectId, hex)) ?? null;
@@ -144,18 +147,12 @@ export async function readBlob(c: Context<AppEnv>, projectId: number, sha: strin
 /** Branch names of a project, for listing (search is a case-insensitive substring, as Gitaly's). */
 export async function listBranches(db: Db, projectId: number, o: { search?: string; limit: number; offset: number }) {
   const conds = [eq(repoBranches.projectId, projectId)];
-  if (o.search) {
-    const s = o.search;
-    // BranchesFinder: ^prefix, suffix$, else a substring; case-insensitive.
-    const pattern = s.startsWith('^') ? `${escapeLike(s.slice(1))}%` : s.endsWith('$') ? `%${escapeLike(s.slice(0, -1))}` : `%${escapeLike(s)}%`;
-    conds.push(sql`${repoBranches.name} LIKE ${pattern} ESCAPE '\\'`);
-  }
+  // BranchesFinder: ^prefix, suffix$, else a substring; case-insensitive (branch-reads.ts).
+  if (o.search) conds.push(nameMatches(o.search));
   const where = and(...conds);
   const rows = await db.select().from(repoBranches).where(where).orderBy(asc(repoBranches.name)).limit(o.limit).offset(o.offset).all();
   return { rows, where };
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
 /** Rows removed with a project (blob files: `repositoryBlobKeys` at the head of the batch). */
 export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(): SQL }): BatchItem<'sqlite'>[] {
@@ -163,6 +160,9 @@ export function repositoryDeletionStatements(db: Db, projectIds: SQL | { getSQL(
   return [
     db.delete(repoBranchUpdates).where(within(repoBranchUpdates.projectId)),
     db.delete(repoBranches).where(within(repoBranches.projectId)),
+    db.delete(repoTags).where(within(repoTags.projectId)),
+    db.delete(protectedTagCreateAccessLevels).where(inArray(protectedTagCreateAccessLevels.protectedTagId, db.select({ id: protectedTags.id }).from(protectedTags).where(within(protectedTags.projectId)))),
+    db.delete(protectedTags).where(within(protectedTags.projectId)),
     db.delete(repoCommitFiles).where(within(repoCommitFiles.projectId)),
     db.delete(repoCommitParents).where(within(repoCommitParents.projectId)),
     db.delete(repoCommits).where(within(repoCommits.projectId)),

@@ -6,7 +6,7 @@
  *
  * Contract for other areas (merge requests, approvals):
  * - `branchHead(db, projectId, name)` -> sha | null; `findBranch`, `listBranches`.
- * - `resolveRef(db, projectId, ref)` -> CommitRow | null: a branch name, else a full or abbreviated sha.
+ * - `resolveRef(db, projectId, ref)` -> CommitRow | null: a branch name, a tag, else a full or abbreviated sha.
  * - `commitsBetween(db, projectId, baseSha | null, headSha)` -> CommitRow[] reachable from head and not
  *   from base, newest first (`git log base..head`).
  * - `mergeBase(db, projectId, a, b)` -> sha | null (the common ancestor of highest generation).

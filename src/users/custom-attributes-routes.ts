@@ -72,12 +72,7 @@ export function mountUserCustomAttributes(r: Router) {
     },
     async ({ c, p, caller }) => {
       const user = await load(c, caller, p.id);
-      const errors: Record<string, string[]> = {};
-      if (!p.key.trim()) errors.key = ["can't be blank"];
-      if (!p.value.trim()) errors.value = ["can't be blank"];
-      if (p.key.length > 255) (errors.key ??= []).push('is too long (maximum is 255 characters)');
-      if (p.value.length > 255) (errors.value ??= []).push('is too long (maximum is 255 characters)');
-      if (Object.keys(errors).length) throw validationFailed(errors);
+      checkCustomAttribute(p.key, p.value);
       await upsertCustomAttribute(c.var.db, user.id, p.key, p.value).run();
       return c.json(customAttributeEntity({ key: p.key, value: p.value }));
     },
@@ -105,3 +100,13 @@ export function mountUserCustomAttributes(r: Router) {
 
 const findCustomAttribute = (db: Db, userId: number, key: string) =>
   db.select().from(userCustomAttributes).where(and(eq(userCustomAttributes.userId, userId), eq(userCustomAttributes.key, key))).get();
+
+/** The model validations of every custom attribute (user, project, group): presence and 255 characters. */
+export function checkCustomAttribute(key: string, value: string): void {
+  const errors: Record<string, string[]> = {};
+  if (!key.trim()) errors.key = ["can't be blank"];
+  if (!value.trim()) errors.value = ["can't be blank"];
+  if (key.length > 255) (errors.key ??= []).push('is too long (maximum is 255 characters)');
+  if (value.length > 255) (errors.value ??= []).push('is too long (maximum is 255 characters)');
+  if (Object.keys(errors).length) throw validationFailed(errors);
+}

@@ -151,7 +151,14 @@ export async function checkUserConflicts(db: Db, f: { email?: string; username?:
 
 /** Whether the email, and the username (as a user or any namespace path), are taken: one round trip. */
 export async function userConflicts(db: Db, f: { email?: string; username?: string }, exceptUserId?: number): Promise<{ email: boolean; username: boolean }> {
-  const emailCond = f.email === undefined ? undefined : and(sql`lower(${users.email}) = lower(${f.email})`, exceptUserId ? ne(users.id, exceptUserId) : undefined);
+  // User.by_any_email: the primary address of anyone, or a secondary one (app/models/email.rb, stored lowercased).
+  const emailCond =
+    f.email === undefined
+      ? undefined
+      : and(
+          sql`(lower(${users.email}) = lower(${f.email}) OR ${users.id} IN (SELECT e.user_id FROM emails e WHERE e.email = lower(trim(${f.email}))))`,
+          exceptUserId ? ne(users.id, exceptUserId) : undefined,
+        );
   const userCond = f.username === undefined ? undefined : and(sql`lower(${users.username}) = lower(${f.username})`, exceptUserId ? ne(users.id, exceptUserId) : undefined);
   const nsCond =
     f.username === undefined

@@ -44,11 +44,11 @@ beforeAll(async () => {
 const REVOKES_OWN_TOKEN = new Set(['DELETE /api/v4/personal_access_tokens/self', 'POST /api/v4/personal_access_tokens/self/rotate']);
 
 /**
- * Writes that use up their fixture (merging, promoting, renaming, archiving, blocking, rotating)
+ * Writes that use up their fixture (merging, promoting, renaming, archiving, blocking, rotating, transferring)
  * go after the other writes, and deletions last, deepest path first, so a deleted project does
  * not turn every later request about its issues into a 404.
  */
-const LATE = /\/(merge|rebase|promote|rotate|block|ban|deactivate|reject|revoke|sign_out)$|^PUT \/api\/v4\/(projects|groups|users)\/:id$/;
+const LATE = /\/(merge|rebase|promote|rotate|block|ban|deactivate|reject|revoke|sign_out|transfer)$|^PUT \/api\/v4\/(projects|groups|users)\/:id$/;
 function rank(r: RouteRecord): number {
   const key = `${r.method} ${r.path}`;
   if (r.method === 'GET') return 0;

@@ -102,6 +102,22 @@ const KINDS: Kind[] = [
     list: (w) => ({ route: '/api/v4/users/:id/custom_attributes', url: `/api/v4/users/${w.users.victim.id}/custom_attributes` }),
     same: ['key', 'value'],
   },
+  {
+    name: 'user email',
+    fields: fc.record({ email: fc.oneof(text, fc.emailAddress().map((e) => `${Math.random().toString(36).slice(2, 8)}${e}`)) }),
+    create: () => ({ route: '/api/v4/user/emails', url: '/api/v4/user/emails' }),
+    read: (_w, c) => ({ route: '/api/v4/user/emails/:email_id', url: `/api/v4/user/emails/${c.id}` }),
+    list: () => ({ route: '/api/v4/user/emails', url: '/api/v4/user/emails?per_page=100' }),
+    same: ['id', 'email', 'confirmed_at'],
+  },
+  {
+    name: 'project custom attribute',
+    fields: fc.record({ key: text, value: text }),
+    create: (w) => ({ route: '/api/v4/projects/:id/custom_attributes/:key', url: `/api/v4/projects/${project(w)}/custom_attributes/`, method: 'PUT' }),
+    read: (w, c) => ({ route: '/api/v4/projects/:id/custom_attributes/:key', url: `/api/v4/projects/${project(w)}/custom_attributes/${encodeSegment(c.key)}` }),
+    list: (w) => ({ route: '/api/v4/projects/:id/custom_attributes', url: `/api/v4/projects/${project(w)}/custom_attributes` }),
+    same: ['key', 'value'],
+  },
 ];
 
 const step = fc.record({ kind: fc.nat({ max: KINDS.length - 1 }), fields: fc.constant(null), as: fc.constantFrom('admin', 'user') as fc.Arbitrary<'admin' | 'user'> }).chain((s) => KINDS[s.kind].fields.map((fields) => ({ ...s, fields })));

@@ -103,6 +103,17 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const mrNoteAward = await call('POST', `${P}/merge_requests/${mr.iid}/notes/${mrNote.id}/award_emoji`, userToken, { name: 'rocket' });
   const epicAward = await call('POST', `/groups/${group.id}/epics/${epic.iid}/award_emoji`, userToken, { name: 'eyes' });
   const epicLink = await call('POST', `/groups/${group.id}/epics/${epic.iid}/related_epics`, ownerToken, { target_group_id: group.id, target_epic_iid: epic2.iid, link_type: 'blocks' });
+  // A linked pair of issues, and the resource events the issue's labels and milestone left (issue 18).
+  await call('POST', `${P}/issues/${issue.iid}/links`, ownerToken, { target_project_id: project.id, target_issue_iid: issue2.iid, link_type: 'blocks' });
+  const issueLinkId = (await call<{ issue_link_id: number }[]>('GET', `${P}/issues/${issue.iid}/links`, ownerToken))[0].issue_link_id;
+  const labelEvent = (await call<{ id: number }[]>('GET', `${P}/issues/${issue.iid}/resource_label_events`, ownerToken))[0];
+  // A lightweight and an annotated tag, and a protected tag pattern (issue 18).
+  await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v1.0', ref: 'main' });
+  await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v2.0', ref: 'main', message: 'release two' });
+  await call('POST', `${P}/protected_tags`, ownerToken, { name: 'release-*' });
+  // The notes above are discussions too (one model): their ids for the discussion routes.
+  const issueDiscussion = (await call<{ id: string }[]>('GET', `${P}/issues/${issue.iid}/discussions`, ownerToken))[0];
+  const mrDiscussion = (await call<{ id: string }[]>('GET', `${P}/merge_requests/${mr.iid}/discussions`, ownerToken))[0];
 
   const projectRule = await call('POST', `${P}/approval_rules`, ownerToken, { name: 'reviewers', approvals_required: 1, user_ids: [user.id] });
   const mrRule = await call('POST', `${P}/merge_requests/${mr.iid}/approval_rules`, ownerToken, { name: 'mr rule', approvals_required: 1, user_ids: [owner.id] });
@@ -125,6 +136,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   const spareTokens: number[] = [];
   for (const who of [user.id, user.id, victim.id]) spareTokens.push((await call('POST', `/users/${who}/personal_access_tokens`, root, { name: fresh('spare'), scopes: ['read_api'] })).id);
   await call('PUT', `/users/${victim.id}/custom_attributes/team`, root, { value: 'fuzzers' });
+  const userEmail = await call('POST', '/user/emails', userToken, { email: `${fresh('mail')}@example.com` });
+  const victimEmail = await call('POST', `/users/${victim.id}/emails`, root, { email: `${fresh('mail')}@example.com` });
   await call('PUT', '/user/status', userToken, { emoji: 'coffee', message: 'fuzzing' });
   await call('POST', `/users/${victim.id}/follow`, userToken, undefined, [201, 304]);
   const avatar = new FormData();
@@ -172,10 +185,17 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     mrNoteAward: ids(mrNoteAward.id),
     epicAward: ids(epicAward.id),
     relatedEpicLink: ids(epicLink.id),
+    issueLink: ids(issueLinkId),
+    resourceEvent: ids(labelEvent?.id ?? 1, 999999),
+    discussion: ids(issueDiscussion.id, mrDiscussion.id, '0'.repeat(40)),
+    tag: ids('v1.0', 'v2.0', 'release-1'),
+    archiveFormat: ids('zip', 'tar.gz', 'tar', 'tar.bz2', 'rar'),
+    protectedTag: ids('release-*', 'v1.0'),
     projectRule: ids(projectRule.id),
     mrRule: ids(mrRule.id),
     sshKey: ids(userKey.id, victimKey.id),
     gpgKey: ids(userGpg.id, victimGpg.id),
+    email: ids(userEmail.id, victimEmail.id),
     userId: ids(victim.id, victim.id, user.id, owner.id),
     victimId: ids(victim.id, victim.username),
     username: ids(victim.username, user.username, owner.username),
@@ -243,6 +263,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       if (path.startsWith('/uploads/-/system/user/avatar')) return 'avatarUser';
       if (path.startsWith('/api/v4/runners/:id')) return 'runner';
       if (path.startsWith('/api/v4/geo_nodes/:id')) return 'geoNode';
+      if (path.startsWith('/api/v4/keys/:id')) return 'sshKey';
       return someone;
     case 'user_id':
       return someone;
@@ -264,6 +285,16 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'epicId';
     case 'related_epic_link_id':
       return 'relatedEpicLink';
+    case 'issue_link_id':
+      return 'issueLink';
+    case 'event_id':
+      return 'resourceEvent';
+    case 'discussion_id':
+      return 'discussion';
+    case 'tag_name':
+      return 'tag';
+    case 'format':
+      return 'archiveFormat';
     case 'note_id':
       return under('/merge_requests/') ? 'mrNote' : under('/epics/') ? 'epicNote' : 'issueNote';
     case 'award_id':
@@ -273,6 +304,8 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return under('/merge_requests/') ? 'mrRule' : 'projectRule';
     case 'key_id':
       return under('gpg_keys') ? 'gpgKey' : 'sshKey';
+    case 'email_id':
+      return 'email';
     case 'impersonation_token_id':
       return 'impersonation';
     case 'metric_image_id':
@@ -282,6 +315,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
     case 'name':
       if (path.startsWith('/api/v4/features')) return 'featureName';
       if (under('protected_branches')) return 'branch';
+      if (under('protected_tags')) return 'protectedTag';
       if (under('protected_environments')) return 'environmentName';
       return path.startsWith('/api/v4/groups') ? 'groupLabel' : 'projectLabel';
     case 'subscribable_id':

@@ -50,12 +50,19 @@ describe('merge request diffs from the archive', () => {
       expect([x.iid, changes.body.changes]).toEqual([x.iid, expected]);
       const diffs = await api(`/projects/${id}/merge_requests/${x.iid}/diffs?per_page=100`, { token: user.token });
       expect([x.iid, diffs.body]).toEqual([x.iid, expected]);
+      // unidiff=true: git's file lines before the stored hunks (Gitlab::Git::Diff#unidiff), as for a repository's diffs.
+      const unified = expected.map((d: any) => ({ ...d, diff: d.diff ? `--- ${d.new_file ? '/dev/null' : `a/${d.old_path}`}\n+++ ${d.deleted_file ? '/dev/null' : `b/${d.new_path}`}\n${d.diff}` : d.diff }));
+      expect([x.iid, (await api(`/projects/${id}/merge_requests/${x.iid}/changes?unidiff=true`, { token: user.token })).body.changes]).toEqual([x.iid, unified]);
+      expect([x.iid, (await api(`/projects/${id}/merge_requests/${x.iid}/diffs?per_page=100&unidiff=true`, { token: user.token })).body]).toEqual([x.iid, unified]);
       const got = await api(`/projects/${id}/merge_requests/${x.iid}/commits?per_page=100`, { token: user.token });
       expect([x.iid, got.body.map((c: any) => [c.id, c.message, c.author_email, c.authored_date.slice(0, 19)])]).toEqual([
         x.iid,
         commits.map((c: any) => [c.sha, c.message, c.author_email, new Date(c.authored_date).toISOString().slice(0, 19)]),
       ]);
     }
+    // The fixture's versions hold new, changed and deleted files: each kind of file line was checked.
+    const allFiles = withFiles.flatMap((m) => m.merge_request_diff.merge_request_diff_files);
+    expect([allFiles.some((f: any) => f.new_file), allFiles.some((f: any) => !f.new_file && !f.deleted_file)]).toEqual([true, true]);
     // Paged like any list: the first two files of the largest version, with GitLab's headers.
     const big = withFiles.sort((a, b) => b.merge_request_diff.merge_request_diff_files.length - a.merge_request_diff.merge_request_diff_files.length)[0];
     const page = await api(`/projects/${id}/merge_requests/${big.iid}/diffs?per_page=2`, { token: user.token });

@@ -1,7 +1,10 @@
 /**
  * POST /projects/remote-import-s3 against a local HTTPS server acting as S3 (self-signed, trusted
  * through remote-fetch.ts `extraCertificates`; the app's S3 endpoint pointed at it as S3_ENDPOINT
- * would). The server checks every request's SigV4 signature with the bucket's secret, as S3 does.
+ * would). The server checks every request's SigV4 signature with the bucket's secret, as S3 does:
+ * in the Authorization header (the request's HEAD) or in the query (the presigned GET the import
+ * job downloads). A request signed for another region than the bucket's is answered as S3 does, with
+ * the bucket's region in `x-amz-bucket-region`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessApp, harnessBlobRoot, storageSql } from '../harness/node';
 import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import { extraCertificates } from '../../src/import-export/remote-fetch';
-import { signV4 } from '../../src/platform/sigv4';
+import { presignV4, signV4 } from '../../src/platform/sigv4';
 import { fixtureArchive, TREE } from './fixture-checks';
 import { waitForImport } from './import-support';
 
@@ -26,19 +29,47 @@ let archive: Uint8Array;
 let user: TestUser;
 /** What the server saw: method, path and whether the signature held. */
 const requests: string[] = [];
+/** Regions the tests sign for, and how S3 answers a HEAD signed for them (the bucket is in REGION). */
+const WRONG_REGIONS: Record<string, { status: number; bucketRegion: string }> = {
+  'us-east-1': { status: 301, bucketRegion: REGION },
+  'us-west-2': { status: 400, bucketRegion: REGION },
+  // A region header that is no region (the answer comes from the network): never followed.
+  'eu-north-1': { status: 301, bucketRegion: 'evil.example#' },
+  // Redirected to a region that redirects again: followed once only.
+  'sa-east-1': { status: 301, bucketRegion: 'ap-south-1' },
+  'ap-south-1': { status: 301, bucketRegion: 'sa-east-1' },
+};
+
+/** S3's check of a presigned request: the same signature over the URL without it, from the secret it holds. */
+async function presignedHolds(method: string, path: string, host: string): Promise<'signed' | 'refused'> {
+  const url = new URL(`https://${host}${path}`);
+  const q = url.searchParams;
+  const m = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(q.get('X-Amz-Credential') ?? '');
+  const date = q.get('X-Amz-Date') ?? '';
+  if (!m || m[1] !== ACCESS_KEY || m[3] !== REGION || q.get('X-Amz-SignedHeaders') !== 'host') return 'refused';
+  const at = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
+  const expires = Number(q.get('X-Amz-Expires'));
+  if (Number.isNaN(at.getTime()) || Date.now() > at.getTime() + expires * 1000) return 'refused';
+  const bare = new URL(url.href);
+  for (const k of [...bare.searchParams.keys()]) if (k.startsWith('X-Amz-')) bare.searchParams.delete(k);
+  const expected = await presignV4({ method, url: bare }, { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET, region: REGION, service: 's3' }, expires, at);
+  return expected.searchParams.get('X-Amz-Signature') === q.get('X-Amz-Signature') ? 'signed' : 'refused';
+}
 
 /** S3's check of a request signed in the Authorization header: the same signature from the secret it holds. */
-async function signatureHolds(method: string, path: string, headers: Record<string, string | string[] | undefined>): Promise<boolean> {
+async function signatureHolds(method: string, path: string, headers: Record<string, string | string[] | undefined>): Promise<'signed' | 'refused' | 'wrong-region'> {
+  if (path.includes('X-Amz-Signature=')) return presignedHolds(method, path, String(headers.host));
   const auth = String(headers.authorization ?? '');
   const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=[0-9a-f]{64}$/.exec(auth);
-  if (!m || m[1] !== ACCESS_KEY || m[3] !== REGION) return false;
+  if (m && m[1] === ACCESS_KEY && WRONG_REGIONS[m[3]]) return 'wrong-region';
+  if (!m || m[1] !== ACCESS_KEY || m[3] !== REGION) return 'refused';
   const date = String(headers['x-amz-date'] ?? '');
   const at = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
-  if (Number.isNaN(at.getTime()) || Math.abs(Date.now() - at.getTime()) > 15 * 60_000) return false;
+  if (Number.isNaN(at.getTime()) || Math.abs(Date.now() - at.getTime()) > 15 * 60_000) return 'refused';
   const signed = Object.fromEntries(m[4].split(';').filter((h) => h !== 'host' && h !== 'x-amz-date').map((h) => [h, String(headers[h] ?? '')]));
   const url = new URL(`https://${headers.host}${path}`);
   const expected = await signV4({ method, url, headers: signed, payloadHash: String(headers['x-amz-content-sha256']) }, { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET, region: REGION, service: 's3' }, at);
-  return expected.authorization === auth && m[4].split(';').includes('host');
+  return expected.authorization === auth && m[4].split(';').includes('host') ? 'signed' : 'refused';
 }
 
 const xmlError = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>`;
@@ -68,12 +99,18 @@ beforeAll(async () => {
   server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, async (req, res) => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
-    const ok = await signatureHolds(method, path, req.headers);
-    requests.push(`${method} ${decodeURIComponent(path)} ${ok ? 'signed' : 'refused'}`);
+    const verdict = await signatureHolds(method, path, req.headers);
+    const key = path.split('?')[0];
+    requests.push(`${method} ${decodeURIComponent(key)} ${verdict}${path.includes('X-Amz-Signature=') ? ' (presigned)' : ''}`);
     let a: ReturnType<typeof object>;
-    if (!ok) a = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.') };
-    else if (!path.startsWith(`/${BUCKET}/`)) a = { status: 404, headers: {}, body: xmlError('NoSuchBucket', 'The specified bucket does not exist') };
-    else a = object(decodeURIComponent(path.slice(BUCKET.length + 2)), method);
+    if (verdict === 'wrong-region') {
+      const region = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(String(req.headers.authorization))![1];
+      const w = WRONG_REGIONS[region];
+      // S3: PermanentRedirect (301) or AuthorizationHeaderMalformed (400), the bucket's region in a header either way.
+      a = { status: w.status, headers: { 'x-amz-bucket-region': w.bucketRegion, 'Content-Type': 'application/xml' }, body: xmlError(w.status === 301 ? 'PermanentRedirect' : 'AuthorizationHeaderMalformed', 'wrong region') };
+    } else if (verdict === 'refused') a = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.') };
+    else if (!key.startsWith(`/${BUCKET}/`)) a = { status: 404, headers: {}, body: xmlError('NoSuchBucket', 'The specified bucket does not exist') };
+    else a = object(decodeURIComponent(key.slice(BUCKET.length + 2)), method);
     res.writeHead(a.status, a.headers);
     res.end(method === 'HEAD' ? undefined : a.body);
   });
@@ -170,8 +207,9 @@ describe('POST /projects/remote-import-s3 refusals', () => {
           [{ secret_access_key: 'not-the-secret' }, "Failed to open 'dir/export file.tar.gz' in 'exports': Aws::S3::Errors::Forbidden", 'HEAD /exports/dir/export file.tar.gz refused'],
           [{ file_key: 'missing.tar.gz' }, "File not found 'missing.tar.gz' in 'exports'", 'HEAD /exports/missing.tar.gz signed'],
           [{ file_key: 'notes.txt' }, "Content type 'text/plain' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)", 'HEAD /exports/notes.txt signed'],
-          // The GET's refusal carries S3's XML error document: its Message.
-          [{ file_key: 'locked.tar.gz' }, "Failed to open 'locked.tar.gz' in 'exports': Access Denied", 'GET /exports/locked.tar.gz signed'],
+          // A region header that is no region is not followed; a second redirect is not either (the SDK retries once).
+          [{ region: 'eu-north-1' }, "Failed to open 'dir/export file.tar.gz' in 'exports': Aws::S3::Errors::Http301Error", 'HEAD /exports/dir/export file.tar.gz wrong-region'],
+          [{ region: 'sa-east-1' }, "Failed to open 'dir/export file.tar.gz' in 'exports': Aws::S3::Errors::Http301Error", 'HEAD /exports/dir/export file.tar.gz wrong-region'],
         ];
         for (const [extra, message, last] of cases) {
           const res = await s3Import(extra);
@@ -188,27 +226,52 @@ describe('POST /projects/remote-import-s3 refusals', () => {
 });
 
 describe('POST /projects/remote-import-s3', () => {
-  it('reads the object with signed requests and imports it on the queue', async () => {
+  /** The import with the flag and local requests on until its job has ended (the job downloads). */
+  async function importAndWait(extra: Record<string, unknown>) {
     await settings({ allow_local_requests_from_web_hooks_and_services: true });
-    let res;
     try {
-      res = await withFlag(() => s3Import({ name: 'From S3' }));
+      return await withFlag(async () => {
+        const res = await s3Import(extra);
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({ import_status: 'scheduled', import_type: 'gitlab_project', import_error: null });
+        return { res, done: await waitForImport(user.token, res.body.id) };
+      });
     } finally {
       await settings({ allow_local_requests_from_web_hooks_and_services: false });
     }
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'From S3', import_status: 'scheduled', import_type: 'gitlab_project', import_error: null });
-    expect(requests.slice(-2)).toEqual(['HEAD /exports/dir/export file.tar.gz signed', 'GET /exports/dir/export file.tar.gz signed']);
-    const done = await waitForImport(user.token, res.body.id);
-    expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
-    const expected = TREE['tree/project/issues.ndjson']
+  }
+  const expectedTitles = () =>
+    TREE['tree/project/issues.ndjson']
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l).title)
       .sort();
-    expect(expected.length).toBeGreaterThan(5);
+
+  it('checks the object with a signed HEAD; the job downloads a presigned GET and imports it', async () => {
+    const { res, done } = await importAndWait({ name: 'From S3' });
+    expect(res.body.name).toBe('From S3');
+    expect(requests.slice(-2)).toEqual(['HEAD /exports/dir/export file.tar.gz signed', 'GET /exports/dir/export file.tar.gz signed (presigned)']);
+    expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
+    expect(expectedTitles().length).toBeGreaterThan(5);
     const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
-    expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expected);
+    expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expectedTitles());
+  });
+
+  it("fails the import with GitLab's download error when S3 refuses the GET", async () => {
+    const { res, done } = await importAndWait({ file_key: 'locked.tar.gz' });
+    expect(requests.slice(-2)).toEqual(['HEAD /exports/locked.tar.gz signed', 'GET /exports/locked.tar.gz signed (presigned)']);
+    expect(done.body).toMatchObject({ import_status: 'failed', import_error: 'unsupported response downloading fragment 403' });
+    expect((await api(`/projects/${res.body.id}/issues`, { token: user.token })).body).toEqual([]);
+  });
+
+  it("follows S3's region redirect once, as the SDK does: a 301 or a 400 naming the bucket's region, signed again for it", async () => {
+    for (const region of ['us-east-1', 'us-west-2']) {
+      const { res, done } = await importAndWait({ region });
+      expect([region, ...requests.slice(-3)]).toEqual([region, 'HEAD /exports/dir/export file.tar.gz wrong-region', 'HEAD /exports/dir/export file.tar.gz signed', 'GET /exports/dir/export file.tar.gz signed (presigned)']);
+      expect([region, done.body.import_status, done.body.import_error]).toEqual([region, 'finished', null]);
+      const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
+      expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expectedTitles());
+    }
   });
 });
 

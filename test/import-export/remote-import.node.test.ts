@@ -1,10 +1,12 @@
 /**
  * POST /projects/remote-import against a local HTTPS server (self-signed, trusted through
  * remote-fetch.ts `extraCertificates`): GitLab's refusals with their exact messages, redirects and
- * the pinned connection, and one archive imported from the server.
+ * the pinned connection, and archives imported from the server. As in GitLab, the request only runs
+ * the HEAD checks: the import job downloads the archive (so a setting the download depends on stays
+ * on until the import ends), and a failed download is a `failed` import.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import { extraCertificates, pinnedRequest } from '../../src/import-export/remote-fetch';
 import { humanSize } from '../../src/import-export/remote-import';
+import { IMPORT_JOB } from '../../src/import-export/import-job-message';
+import { harnessBlobRoot, sendJob } from '../harness/node';
 import { fixtureArchive, TREE } from './fixture-checks';
 import { waitForImport } from './import-support';
 
@@ -43,6 +47,12 @@ function answer(path: string, method: string): { status: number; headers: Record
       return { status: 302, headers: { Location: `https://127.0.0.1:${port}/archive.tar.gz` } };
     case '/to-http':
       return { status: 302, headers: { Location: `http://localhost:${port}/archive.tar.gz` } };
+    case '/get-fails':
+      // The HEAD is fine; the GET is refused.
+      return method === 'HEAD' ? { status: 200, headers: gz } : { status: 500, headers: {} };
+    case '/get-to-loopback':
+      // The HEAD is fine; the GET redirects to an address the guard refuses.
+      return method === 'HEAD' ? { status: 200, headers: gz } : { status: 302, headers: { Location: `https://127.0.0.1:${port}/archive.tar.gz` } };
     case '/lying':
       // The HEAD announces a small archive; the GET sends more than max_import_size (1 MB in that test).
       return method === 'HEAD' ? { status: 200, headers: { 'Content-Type': 'application/gzip', 'Content-Length': '100' } } : { status: 200, headers: { 'Content-Type': 'application/gzip' }, body: new Uint8Array(3 * 1024 * 1024) };
@@ -77,6 +87,12 @@ afterAll(async () => {
   await settings({ project_import_limit: 6 });
   await new Promise((r) => server.close(r));
 });
+
+/** Every file under the blob store's imports/ folder (temporary files included). */
+function storedImports(): string[] {
+  const walk = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])) : []);
+  return [...walk(join(harnessBlobRoot, 'imports')), ...walk(join(harnessBlobRoot, '.tmp'))];
+}
 
 const settings = (body: Record<string, unknown>) => api('/application/settings', { method: 'PUT', token: rootToken, body });
 const remote = (url: string, extra: Record<string, unknown> = {}) => api('/projects/remote-import', { token: user.token, body: { url, path: unique('remote'), ...extra } });
@@ -126,7 +142,6 @@ describe('POST /projects/remote-import refusals', () => {
         ['/empty', 'Content length is too small (should be at least 1 Byte)'],
         ['/big', 'Content length is too big (should be at most 1 MB)'],
         ['/to-http', 'Failed to retrive headers: URL is blocked: Only allowed schemes are https'],
-        ['/lying', 'Failed to download the file: Content length is too big (should be at most 1 MB)'],
       ];
       for (const [path, message] of cases) {
         const res = await remote(`${base}${path}`);
@@ -150,6 +165,65 @@ describe('POST /projects/remote-import refusals', () => {
   });
 });
 
+describe('POST /projects/remote-import downloads on the job', () => {
+  it('answers 201 scheduled without downloading; a download that fails makes the import failed, with nothing imported', async () => {
+    await settings({ allow_local_requests_from_web_hooks_and_services: true, max_import_size: 1 });
+    try {
+      const cases: [string, string, string][] = [
+        ['/get-fails', 'unsupported response downloading fragment 500', 'GET /get-fails'],
+        // The HEAD announced 100 bytes: the size is bounded again while the body streams.
+        ['/lying', 'Content length is too big (should be at most 1 MB)', 'GET /lying'],
+      ];
+      for (const [path, error, last] of cases) {
+        const res = await remote(`${base}${path}`);
+        expect([path, res.status, res.body.import_status, res.body.import_error]).toEqual([path, 201, 'scheduled', null]);
+        const done = await waitForImport(user.token, res.body.id);
+        expect([path, done.body.import_status, done.body.import_error, requests.at(-1)]).toEqual([path, 'failed', error, last]);
+        expect((await api(`/projects/${res.body.id}/issues`, { token: user.token })).body).toEqual([]);
+      }
+    } finally {
+      await settings({ allow_local_requests_from_web_hooks_and_services: false, max_import_size: 0 });
+    }
+  });
+
+  it("passes every hop of the job's download through the guard again", async () => {
+    await settings({ outbound_local_requests_whitelist: ['localhost'] });
+    try {
+      const res = await remote(`https://localhost:${port}/get-to-loopback`);
+      expect(res.status).toBe(201);
+      const done = await waitForImport(user.token, res.body.id);
+      expect(done.body).toMatchObject({ import_status: 'failed', import_error: 'URL is blocked: Requests to localhost are not allowed' });
+      // The redirect's target was never requested.
+      expect(requests.slice(-2)).toEqual(['HEAD /get-to-loopback', 'GET /get-to-loopback']);
+    } finally {
+      await settings({ outbound_local_requests_whitelist: [] });
+    }
+  });
+
+  it('is idempotent: the message delivered again, at once and after the end, downloads and imports once', async () => {
+    await settings({ allow_local_requests_from_web_hooks_and_services: true });
+    try {
+      const res = await remote(`${base}/archive.tar.gz`);
+      expect(res.status).toBe(201);
+      const message = { type: IMPORT_JOB, id: `${IMPORT_JOB}:${res.body.id}:${res.body.correlation_id}`, projectId: res.body.id };
+      await sendJob(message);
+      const done = await waitForImport(user.token, res.body.id);
+      expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
+      await sendJob(message);
+      await new Promise((r) => setTimeout(r, 300));
+      const expected = TREE['tree/project/issues.ndjson'].split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).title).sort();
+      const issues = (await api(`/projects/${res.body.id}/issues?per_page=100`, { token: user.token })).body;
+      expect(issues.map((i: { title: string }) => i.title).sort()).toEqual(expected);
+      expect((await api(`/projects/${res.body.id}/import`, { token: user.token })).body).toMatchObject({ import_status: 'finished', import_error: null });
+      // Each copy downloaded to a key of its own: the loser's is gone, and the winner's once imported.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(storedImports()).toEqual([]);
+    } finally {
+      await settings({ allow_local_requests_from_web_hooks_and_services: false });
+    }
+  });
+});
+
 describe('an S3 URL given to remote-import', () => {
   it('is sent to remote-import-s3 while that flag is on; with it off its headers are not validated (RemoteFile#validate_aws_s3?)', async () => {
     await settings({ allow_local_requests_from_web_hooks_and_services: true });
@@ -164,6 +238,7 @@ describe('an S3 URL given to remote-import', () => {
       }
       const res = await remote(`${base}/s3`);
       expect(res).toMatchObject({ status: 201, body: { import_status: 'scheduled' } });
+      // The job downloads with local requests still allowed.
       expect((await waitForImport(user.token, res.body.id)).body.import_status).toBe('finished');
     } finally {
       await settings({ allow_local_requests_from_web_hooks_and_services: false });
@@ -188,15 +263,17 @@ describe('POST /projects/remote-import', () => {
   it('downloads the archive (following a redirect) and imports it on the queue', async () => {
     await settings({ allow_local_requests_from_web_hooks_and_services: true });
     let res;
+    let done;
     try {
       res = await remote(`${base}/to-archive`, { name: 'Remote Fixture' });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'Remote Fixture', import_status: 'scheduled', import_type: 'gitlab_project', import_error: null });
+      // The job downloads while local requests are still allowed.
+      done = await waitForImport(user.token, res.body.id);
     } finally {
       await settings({ allow_local_requests_from_web_hooks_and_services: false });
     }
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Remote Fixture', import_status: 'scheduled', import_type: 'gitlab_project', import_error: null });
     expect(requests.slice(-4)).toEqual(['HEAD /to-archive', 'HEAD /archive.tar.gz', 'GET /to-archive', 'GET /archive.tar.gz']);
-    const done = await waitForImport(user.token, res.body.id);
     expect(done.body).toMatchObject({ import_status: 'finished', import_error: null });
     const expected = TREE['tree/project/issues.ndjson']
       .split('\n')

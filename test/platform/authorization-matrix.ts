@@ -88,6 +88,21 @@ export const groupGet = projectGet;
 export const groupAuth = projectAuth;
 
 const NF_NOT_FOUND: Cell = [404, '404 Not found'];
+const NO_COMMIT: Cell = [404, '404 Commit Not Found'];
+/** The eight discussion routes of a noteable: reads and writes by `read`, a note's edit and delete by `admin`. */
+function discussionRows(base: string, read: Rule, admin: Rule): Record<string, Row> {
+  const d = `/api/v4${base}/discussions`;
+  return {
+    [`GET ${d}`]: { rule: read },
+    [`POST ${d}`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id`]: { rule: read },
+    [`GET ${d}/:discussion_id/notes`]: { rule: read },
+    [`POST ${d}/:discussion_id/notes`]: { rule: read, body: { body: 'hi' } },
+    [`GET ${d}/:discussion_id/notes/:note_id`]: { rule: read },
+    [`PUT ${d}/:discussion_id/notes/:note_id`]: { rule: admin, body: { body: 'edited' } },
+    [`DELETE ${d}/:discussion_id/notes/:note_id`]: { rule: admin },
+  };
+}
 /** No export has run in the world: the download of a maintainer is project_export.rb's 404. */
 const NO_EXPORT: Cell = [404, '404 Not found or has expired'];
 /**
@@ -201,6 +216,9 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupGet('guest') },
   'POST /api/v4/groups/:id/epics/:epic_iid/related_epics': { rule: groupAuth('guest'), body: () => ({ target_group_id: world.groupId, target_epic_iid: world.relatedEpicIid }) },
   'DELETE /api/v4/groups/:id/epics/:epic_iid/related_epics/:related_epic_link_id': { rule: groupAuth('guest') },
+  // resource_label_events.rb with EE's Epic eventable: `authenticate!`, then the readable epic by id.
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events': { rule: groupAuth('guest') },
+  'GET /api/v4/groups/:id/epics/:epic_id/resource_label_events/:event_id': { rule: groupAuth('guest') },
   'GET /api/v4/groups/:id/related_epic_links': { rule: groupGet('guest') },
 
   // ---- GPG keys (users.rb) ----
@@ -235,6 +253,25 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- issues (issues.rb: authenticate_non_get!; read_issue: Guest+ on private; update/time tracking: Reporter+ (Planner)) ----
   'GET /api/v4/projects/:id/issues/:issue_iid/participants': { rule: projectGet('guest') },
+  // issue_links.rb: `before { authenticate! }`; admin_issue_link is any member (IssuePolicy), on both ends for DELETE.
+  'GET /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest') },
+  'POST /api/v4/projects/:id/issues/:issue_iid/links': { rule: projectAuth('guest'), body: () => ({ target_project_id: world.projectId, target_issue_iid: world.incident }) },
+  'GET /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  'DELETE /api/v4/projects/:id/issues/:issue_iid/links/:issue_link_id': { rule: projectAuth('guest') },
+  // resource_*_events.rb: `before { authenticate! }`, then find_noteable (read_issue).
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_label_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_milestone_events/:event_id': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events': { rule: projectAuth('guest') },
+  'GET /api/v4/projects/:id/issues/:issue_iid/resource_state_events/:event_id': { rule: projectAuth('guest') },
+  // The merge request's: read_merge_request (Reporter+ on the private project), unreadable the same 404 as missing.
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_label_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_milestone_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events': { rule: projectAuth('reporter', NF_NOT_FOUND) },
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/resource_state_events/:event_id': { rule: projectAuth('reporter', NF_NOT_FOUND) },
   // user_agent_detail: `authenticated_as_admin!`-like (read_issuable_metadata… admin only).
   'GET /api/v4/projects/:id/issues/:issue_iid/user_agent_detail': { rule: adminOnly },
   'GET /api/v4/issues': { rule: signedIn },
@@ -383,6 +420,7 @@ export const EXPECTATIONS: Record<string, Row> = {
 
   // ---- namespaces (namespaces.rb: authenticate!; show: read_namespace_via_membership, 404 otherwise) ----
   'GET /api/v4/namespaces': { rule: signedIn },
+  'GET /api/v4/namespaces/:id/exists': { rule: signedIn },
   'GET /api/v4/namespaces/:id': { rule: { ...projectAuth('guest'), nonMember: [404, '404 Namespace Not Found'] } },
 
   // ---- notes (notes.rb: before { authenticate! }; noteable read ability; update: the note's author or Maintainer+ (admin_note); delete same) ----
@@ -404,6 +442,14 @@ export const EXPECTATIONS: Record<string, Row> = {
   'POST /api/v4/projects/:id/issues/:issue_iid/notes': { rule: projectAuth('guest'), body: { body: 'hi' } },
   'PUT /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer'), body: { body: 'edited' } },
   'DELETE /api/v4/projects/:id/issues/:issue_iid/notes/:note_id': { rule: projectAuth('maintainer') },
+
+  // ---- discussions (discussions.rb: authenticate!; find_noteable as notes.rb; notes: admin_note; resolve: Discussion#can_resolve?) ----
+  ...discussionRows('/projects/:id/issues/:issue_iid', projectAuth('guest'), projectAuth('maintainer')),
+  ...discussionRows('/projects/:id/merge_requests/:merge_request_iid', projectAuth('reporter', NF_NOT_FOUND), { ...projectAuth('maintainer'), guest: NF_NOT_FOUND }),
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id': { rule: { ...projectAuth('developer'), guest: NF_NOT_FOUND }, body: { resolved: true } },
+  ...discussionRows('/groups/:id/epics/:epic_id', groupAuth('guest'), groupAuth('maintainer')),
+  // A commit: `read_code` (Reporter+ on a private project), else `404 Commit Not Found`.
+  ...discussionRows('/projects/:id/repository/commits/:sha', projectAuth('reporter', NO_COMMIT), { ...projectAuth('maintainer'), guest: NO_COMMIT }),
 
   // ---- personal access tokens (personal_access_tokens.rb: authenticate!; others' tokens: admin, 404 otherwise) ----
   'GET /api/v4/personal_access_tokens/self': { rule: signedIn },
@@ -514,6 +560,21 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-put-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm', content: 'y' }) },
   'DELETE /api/v4/projects/:id/repository/files/:file_path': { rule: projectAuth('developer'), body: () => ({ branch: `mx-del-${Math.random().toString(36).slice(2)}`, start_branch: 'main', commit_message: 'm' }) },
   'GET /api/v4/projects/:id/repository/tree': { rule: projectGet('reporter') },
+  // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
+  'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectGet('reporter') },
+  'POST /api/v4/projects/:id/repository/tags': { rule: projectAuth('developer'), body: () => ({ tag_name: `mx-${Math.random().toString(36).slice(2, 10)}`, ref: 'main' }) },
+  'DELETE /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectAuth('developer'), params: { tag_name: 'mx-tag-del' } },
+  // protected_tags.rb: `authorize_admin_project` (Maintainer+, administrators).
+  'GET /api/v4/projects/:id/protected_tags': { rule: projectGet('maintainer') },
+  'GET /api/v4/projects/:id/protected_tags/:name': { rule: projectGet('maintainer') },
+  'POST /api/v4/projects/:id/protected_tags': { rule: projectAuth('maintainer'), body: () => ({ name: `mx-pt-${Math.random().toString(36).slice(2, 10)}` }) },
+  'DELETE /api/v4/projects/:id/protected_tags/:name': { rule: projectAuth('maintainer'), params: { name: 'mx-ptag-del' } },
+  'GET /api/v4/projects/:id/repository/merge_base': { rule: projectGet('reporter'), query: 'refs[]=main&refs[]=feature' },
+  'GET /api/v4/projects/:id/repository/commits/:sha/refs': { rule: projectGet('reporter') },
+  // repositories.rb: authorize_read_code!, then the archive limit (5 a minute per user and project: a pass calls each route once per caller).
+  'GET /api/v4/projects/:id/repository/archive': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/archive.:format': { rule: projectGet('reporter') },
 
   // ---- runners (ci/runners.rb: registration token resets; ci/runner.rb: the runner-facing API, authorized by the runner's token in the body, never by a user) ----
   'POST /api/v4/runners/reset_registration_token': { rule: adminOnly },
@@ -588,6 +649,34 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'PUT /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
   'DELETE /api/v4/users/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  // ---- accounts (issue 18 item 3: users.rb emails, memberships, activities; keys.rb; namespaces.rb exists) ----
+  'GET /api/v4/user/emails': { rule: signedIn },
+  'GET /api/v4/user/emails/:email_id': { rule: signedIn },
+  'POST /api/v4/user/emails': { rule: signedIn, body: () => ({ email: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@mx-mail.example.com` }) },
+  'DELETE /api/v4/user/emails/:email_id': { rule: signedIn },
+  'GET /api/v4/users/:id/emails': { rule: adminOnly },
+  'POST /api/v4/users/:id/emails': { rule: adminOnly, body: () => ({ email: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@mx-mail.example.com` }) },
+  'DELETE /api/v4/users/:id/emails/:email_id': { rule: adminOnly },
+  'GET /api/v4/users/:user_id/memberships': { rule: adminOnly },
+  'GET /api/v4/user/activities': { rule: adminOnly },
+  // keys.rb: `authenticate!`, then administrators only (a missing key is `Key.find`'s `404 Not found`).
+  'GET /api/v4/keys/:id': { rule: adminOnly },
+  'GET /api/v4/keys': { rule: adminOnly, query: `fingerprint=${'00:'.repeat(15)}00` },
+  // Custom attributes of projects and groups: administrators only before the lookup, as users' (above).
+  // projects.rb `:id/groups`: read_project (Projects::GroupsFinder#authorized?), anonymous sees the private project as missing.
+  'GET /api/v4/projects/:id/groups': { rule: projectGet('guest') },
+  // projects.rb `:id/transfer`: :change_namespace is the project's owners' (Owner role) and administrators'; a throwaway project moves to the owner's personal namespace.
+  'PUT /api/v4/projects/:id/transfer': { rule: projectAuth('owner'), fresh: 'project', body: () => ({ namespace: world.ownerNamespace }) },
+  'GET /api/v4/projects/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'GET /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'PUT /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'DELETE /api/v4/projects/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  // groups.rb `:id/transfer`: admin_group (Owner); a throwaway subgroup becomes top-level.
+  'POST /api/v4/groups/:id/transfer': { rule: groupAuth('owner'), fresh: 'group' },
+  'GET /api/v4/groups/:id/custom_attributes': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'GET /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'PUT /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, body: { value: 'v' }, missing: { ...adminOnly, admin: NOT_FOUND } },
+  'DELETE /api/v4/groups/:id/custom_attributes/:key': { rule: adminOnly, missing: { ...adminOnly, admin: NOT_FOUND } },
   'POST /api/v4/users/:id/block': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/unblock': { rule: adminOnly, fresh: 'user' },
   'POST /api/v4/users/:id/deactivate': { rule: adminOnly, fresh: 'user' },

@@ -46,6 +46,7 @@ export async function buildWorld(): Promise<void> {
   world.targetId = target.id;
   world.victimId = victim.id;
   world.nonMemberId = users.nonMember.id;
+  world.ownerNamespace = users.owner.username;
   world.guestId = users.guest.id;
 
   const path = unique('mx');
@@ -70,6 +71,8 @@ export async function buildWorld(): Promise<void> {
   await commit(pid, 'mx-create', 'mx-create.txt');
   for (const b of ['to-delete', 'prot', 'prot-del']) ok('branch', await api(`/projects/${pid}/repository/branches`, { token: tokens.owner, body: { branch: b, ref: 'main' } }));
   for (const b of ['prot', 'prot-del']) ok('protect', await api(`/projects/${pid}/protected_branches`, { token: tokens.owner, body: { name: b } }));
+  for (const t of ['mx-ptag', 'mx-ptag-del']) ok('protect tag', await api(`/projects/${pid}/protected_tags`, { token: tokens.owner, body: { name: t } }));
+  for (const t of ['mx-tag', 'mx-tag-del']) ok('tag', await api(`/projects/${pid}/repository/tags`, { token: tokens.owner, body: { tag_name: t, ref: 'main', message: t } }));
   const versions = ok('versions', await api(`/projects/${pid}/merge_requests/${world.mr}/versions`, { token: tokens.owner }), 200) as { id: number }[];
   world.versionId = versions[0].id;
 
@@ -79,6 +82,10 @@ export async function buildWorld(): Promise<void> {
   world.incident = ok('incident', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'incident', issue_type: 'incident' } })).iid;
   world.issueToDelete = ok('issue', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'delete me' } })).iid;
   const P = `/projects/${pid}`;
+  // Linked issues: a link for the matrix's GET and DELETE (the POST links world.incident).
+  const linkedIssue = ok('issue', await api(`/projects/${pid}/issues`, { token: tokens.owner, body: { title: 'linked' } })).iid;
+  ok('issue link', await api(`${P}/issues/${world.issue}/links`, { token: tokens.owner, body: { target_project_id: pid, target_issue_iid: linkedIssue } }));
+  world.issueLink = (ok('issue links', await api(`${P}/issues/${world.issue}/links`, { token: tokens.owner }), 200) as { issue_link_id: number }[])[0].issue_link_id;
   world.issueNote = ok('note', await api(`${P}/issues/${world.issue}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
   world.mrNote = ok('note', await api(`${P}/merge_requests/${world.mr}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
   world.issueAward = ok('award', await api(`${P}/issues/${world.issue}/award_emoji`, { token: tokens.owner, body: { name: 'thumbsup' } })).id;
@@ -90,6 +97,12 @@ export async function buildWorld(): Promise<void> {
   world.epicId = epic.id;
   world.epicToDelete = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'delete me' } })).iid;
   world.epicNote = ok('note', await api(`/groups/${g.id}/epics/${epic.id}/notes`, { token: tokens.owner, body: { body: 'n' } })).id;
+  // A thread on each noteable kind (discussions.rb) and its note, for the discussion routes.
+  for (const [kind, base] of [['issue', `${P}/issues/${world.issue}`], ['mr', `${P}/merge_requests/${world.mr}`], ['epic', `/groups/${g.id}/epics/${epic.id}`], ['commit', `${P}/repository/commits/${world.sha}`]]) {
+    const d = ok('discussion', await api(`${base}/discussions`, { token: tokens.owner, body: { body: 'd' } })) as { id: string; notes: { id: number }[] };
+    world[`${kind}Discussion`] = d.id;
+    world[`${kind}DiscussionNote`] = d.notes[0].id;
+  }
   world.epicAward = ok('award', await api(`/groups/${g.id}/epics/${epic.iid}/award_emoji`, { token: tokens.owner, body: { name: 'thumbsup' } })).id;
   // Linked epics: an epic for the matrix's POST to link to, and a link for its DELETE to remove.
   world.relatedEpicIid = ok('epic', await api(`/groups/${g.id}/epics`, { token: tokens.owner, body: { title: 'related' } })).iid;
@@ -129,6 +142,8 @@ export async function buildWorld(): Promise<void> {
   world.targetGpgKey = ok('gpg', await api(`/users/${target.id}/gpg_keys`, { token: rootToken, body: { key: freshGpgKey().key } })).id;
   world.ownKey = ok('key', await api('/user/keys', { token: tokens.owner, body: { title: 'k', key: freshSshKey().key } })).id;
   world.ownGpgKey = ok('gpg', await api('/user/gpg_keys', { token: tokens.owner, body: { key: freshGpgKey().key } })).id;
+  world.ownEmail = ok('email', await api('/user/emails', { token: tokens.owner, body: { email: `${unique('mx')}@mx-mail.example.com` } })).id;
+  world.victimEmail = ok('email', await api(`/users/${victim.id}/emails`, { token: rootToken, body: { email: `${unique('mx')}@mx-mail.example.com` } })).id;
   world.impersonationToken = ok('imp', await api(`/users/${target.id}/impersonation_tokens`, { token: rootToken, body: { name: 'i', scopes: ['api'] } })).id;
   const pats = ok('pats', await api(`/personal_access_tokens?user_id=${target.id}`, { token: rootToken }), 200) as { id: number }[];
   world.patId = pats[0].id;
@@ -163,6 +178,7 @@ export function param(path: string, method: string, name: string, row: Row): str
       applications: 'applicationId',
       audit_events: 'auditId',
       geo_nodes: 'geoNodeId',
+      keys: 'targetKey',
       runners: 'runnerId',
       // Reads look at the target user; administrators' writes act on a victim nobody else uses.
       users: method === 'GET' ? 'targetId' : 'victimId',
@@ -172,6 +188,7 @@ export function param(path: string, method: string, name: string, row: Row): str
   }
   const inEpic = path.includes('/epics/');
   const inMr = path.includes('/merge_requests/:merge_request_iid');
+  const discussionOf = path.includes('/repository/commits/') ? 'commit' : inEpic ? 'epic' : inMr ? 'mr' : 'issue';
   const named: Record<string, () => string | number> = {
     id_or_username: () => world.targetId,
     user_id: () => (path.includes('/members/') ? world.guestId : world.targetId),
@@ -180,12 +197,16 @@ export function param(path: string, method: string, name: string, row: Row): str
     epic_iid: () => world.epicIid,
     epic_id: () => world.epicId,
     related_epic_link_id: () => world.relatedEpicLink,
-    note_id: () => (inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
+    issue_link_id: () => world.issueLink,
+    // No such resource event: the checks run before the lookup.
+    event_id: () => 999999,
+    discussion_id: () => world[`${discussionOf}Discussion`],
+    note_id: () => (path.includes('/discussions/') ? world[`${discussionOf}DiscussionNote`] : inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
       path.includes('/notes/') ? (inMr ? world.mrNoteAward : world.issueNoteAward) : inEpic ? world.epicAward : inMr ? world.mrAward : world.issueAward,
     approval_rule_id: () => (inMr ? world.mrRule : world.projectRule),
     milestone_id: () => (path.startsWith('/api/v4/groups') ? world.groupMilestone : world.projectMilestone),
-    name: () => (path.startsWith('/api/v4/features') ? 'matrix_flag' : path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
+    name: () => (path.startsWith('/api/v4/features') ? 'matrix_flag' : path.includes('protected_environments') ? 'mx-protected' : path.includes('protected_branches') ? 'prot' : path.includes('protected_tags') ? 'mx-ptag' : path.startsWith('/api/v4/groups') ? 'fixture-glabel' : 'fixture-label'),
     subscribable_id: () => (path.startsWith('/api/v4/groups') ? world.groupLabelId : world.projectLabelId),
     version_id: () => world.versionId,
     runner_id: () => world.runnerId,
@@ -194,8 +215,11 @@ export function param(path: string, method: string, name: string, row: Row): str
     sha: () => world.sha,
     branch: () => 'feature',
     file_path: () => 'README.md',
+    tag_name: () => 'mx-tag',
+    format: () => 'zip',
     key_id: () => (path.startsWith('/api/v4/user/') ? (path.includes('gpg') ? world.ownGpgKey : world.ownKey) : path.includes('gpg') ? world.targetGpgKey : world.targetKey),
     impersonation_token_id: () => world.impersonationToken,
+    email_id: () => (path.startsWith('/api/v4/user/') ? world.ownEmail : world.victimEmail),
     key: () => 'mx_attribute',
     provider: () => 'github',
     // No such image or upload: the checks run before the lookup.

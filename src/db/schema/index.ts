@@ -22,3 +22,4 @@ export * from './uploads';
 export * from './archive-diffs';
 export * from './features';
 export * from './geo';
+export * from './issue-events';

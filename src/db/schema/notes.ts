@@ -3,12 +3,15 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 const ts = (name: string) => integer(name);
 const bool = (name: string) => integer(name, { mode: 'boolean' });
 
-/** Comments and system notes on issues, epics and (later) merge requests. */
+/**
+ * Comments and system notes on issues, epics, merge requests and commits. A commit's notes carry
+ * `commit_id` (and `noteable_id` 0: GitLab's is NULL), as GitLab stores them.
+ */
 export const notes = sqliteTable(
   'notes',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    /** Issue | Epic | MergeRequest */
+    /** Issue | Epic | MergeRequest | Commit */
     noteableType: text('noteable_type').notNull(),
     noteableId: integer('noteable_id').notNull(),
     projectId: integer('project_id'),
@@ -22,6 +25,11 @@ export const notes = sqliteTable(
     type: text('type'),
     discussionId: text('discussion_id'),
     resolvable: bool('resolvable').notNull().default(false),
+    /** The commit of a Commit note; a merge request DiffNote's `commit_id` when given. */
+    commitId: text('commit_id'),
+    /** A DiffNote's Gitlab::Diff::Position as JSON (its `to_h`), and the line code it resolved to. */
+    position: text('position'),
+    lineCode: text('line_code'),
     resolvedAt: ts('resolved_at'),
     resolvedById: integer('resolved_by_id'),
     lastEditedAt: ts('last_edited_at'),
@@ -33,6 +41,7 @@ export const notes = sqliteTable(
     index('notes_noteable').on(t.noteableType, t.noteableId, t.createdAt, t.id),
     index('notes_author').on(t.authorId),
     index('notes_discussion').on(t.discussionId),
+    index('notes_commit').on(t.projectId, t.commitId),
   ],
 );
 

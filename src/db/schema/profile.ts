@@ -34,3 +34,19 @@ export const userPreferences = sqliteTable(
   },
   (t) => [uniqueIndex('user_preferences_user_id').on(t.userId)],
 );
+
+/**
+ * Secondary email addresses (GitLab app/models/email.rb). Stored lowercased and trimmed (Email#email=),
+ * unique across everyone's secondary addresses; the primary addresses of users are checked by the writes.
+ */
+export const emails = sqliteTable(
+  'emails',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id').notNull(),
+    email: text('email').notNull(),
+    confirmedAt: ts('confirmed_at'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('emails_email').on(t.email), index('emails_user').on(t.userId, t.id)],
+);

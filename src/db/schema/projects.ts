@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const ts = (name: string) => integer(name);
 const bool = (name: string) => integer(name, { mode: 'boolean' });
@@ -28,6 +28,8 @@ export const projects = sqliteTable(
     mergeMethod: text('merge_method').notNull().default('merge'),
     /** never | always | default_on | default_off (ProjectSetting#squash_option). */
     squashOption: text('squash_option').notNull().default('default_off'),
+    /** Project#only_allow_merge_if_all_discussions_are_resolved: unresolved discussions block a merge. */
+    onlyAllowMergeIfAllDiscussionsAreResolved: bool('only_allow_merge_if_all_discussions_are_resolved').notNull().default(false),
     avatarPath: text('avatar_path'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
@@ -69,4 +71,25 @@ export const members = sqliteTable(
     uniqueIndex('members_user_source').on(t.userId, t.sourceType, t.sourceId),
     index('members_source').on(t.sourceType, t.sourceId, t.accessLevel),
   ],
+);
+
+/** Custom attributes of projects and groups (GitLab ProjectCustomAttribute, GroupCustomAttribute): administrators' key/value tags. */
+export const projectCustomAttributes = sqliteTable(
+  'project_custom_attributes',
+  {
+    projectId: integer('project_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('project_custom_attributes_kv').on(t.key, t.value)],
+);
+
+export const groupCustomAttributes = sqliteTable(
+  'group_custom_attributes',
+  {
+    groupId: integer('group_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.key] }), index('group_custom_attributes_kv').on(t.key, t.value)],
 );

@@ -39,7 +39,8 @@ export const repoCommitParents = sqliteTable(
     parentSha: text('parent_sha').notNull(),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.sha, t.position] })],
+  // By parent: walks toward descendants (the branches and tags containing a commit).
+  (t) => [primaryKey({ columns: [t.projectId, t.sha, t.position] }), index('repo_commit_parents_parent').on(t.projectId, t.parentSha)],
 );
 
 /** The complete file list of each commit (path -> blob), copied from the parent and changed by the commit's actions. */
@@ -87,4 +88,56 @@ export const repoBranchUpdates = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('repo_branch_updates_branch').on(t.projectId, t.branch)],
+);
+
+/**
+ * Tags (refs/tags/<name>). A lightweight tag names a commit (`target_sha` = `commit_sha`, no
+ * message); an annotated one names a tag object (git-objects.ts `tagId`) whose fields are kept here,
+ * so its id can be written again when a bundle or export carries it.
+ */
+export const repoTags = sqliteTable(
+  'repo_tags',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    projectId: integer('project_id').notNull(),
+    name: text('name').notNull(),
+    /** The tag object's id (annotated) or the commit's (lightweight): the entity's `target`. */
+    targetSha: text('target_sha').notNull(),
+    /** The commit the tag dereferences to. */
+    commitSha: text('commit_sha').notNull(),
+    /** The annotation; null for a lightweight tag. */
+    message: text('message'),
+    taggerName: text('tagger_name'),
+    taggerEmail: text('tagger_email'),
+    /** The tagger's date (annotated only): the entity's `created_at`. */
+    taggedAt: integer('tagged_at'),
+    userId: integer('user_id'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('repo_tags_name').on(t.projectId, t.name), index('repo_tags_commit').on(t.projectId, t.commitSha)],
+);
+
+/** Protected tags (GitLab `protected_tags`): an exact name or a wildcard (`v*`), unique per project. */
+export const protectedTags = sqliteTable(
+  'protected_tags',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    projectId: integer('project_id').notNull(),
+    name: text('name').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('protected_tags_project_name').on(t.projectId, t.name)],
+);
+
+/** Who may create a protected tag (`protected_tag_create_access_levels`): a role (0, 30, 40, 60) or a user. */
+export const protectedTagCreateAccessLevels = sqliteTable(
+  'protected_tag_create_access_levels',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    protectedTagId: integer('protected_tag_id').notNull(),
+    accessLevel: integer('access_level'),
+    userId: integer('user_id'),
+  },
+  (t) => [index('protected_tag_create_access_levels_tag').on(t.protectedTagId)],
 );
