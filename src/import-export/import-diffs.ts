@@ -10,16 +10,15 @@ import { sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { mergeRequestDiffCommits, mergeRequestDiffFiles, mergeRequestDiffs } from '../db/schema';
 import type { Db } from '../db/client';
+import { patchTooLarge } from '../repository/diff-limits';
 
 type Row = Record<string, unknown>;
 type Stmt = BatchItem<'sqlite'>;
 
-/** Commit.max_diff_options max_files: GitLab collects no more files for a version. */
-const MAX_FILES = 1000;
 /** MergeRequestDiff::COMMITS_SAFE_SIZE, the commits GitLab keeps of one version. */
 const MAX_COMMITS = 1000;
-/** One file's diff at most (Gitlab::Git::Diff.max_patch_bytes' default, 200 KB; larger ones are `too_large`). */
-const MAX_DIFF_BYTES = 200 * 1024;
+/** The settings' defaults, for a caller that passes none: diff_max_files and diff_max_patch_bytes. */
+const DEFAULT_LIMITS = { maxFiles: 1000, maxPatchBytes: 204800 };
 
 const str = (v: unknown, max: number): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
 const list = (v: unknown): Row[] => (Array.isArray(v) ? v.filter((x): x is Row => !!x && typeof x === 'object' && !Array.isArray(x)) : []);
@@ -30,10 +29,15 @@ const time = (v: unknown): number | null => {
   return Number.isFinite(t) ? t : null;
 };
 
-/** `ctx`: the import's storage and new project (import-relations.ts ImportContext). */
-export function archiveDiffStatements(ctx: { db: Db; projectId: number }, iid: number, diff: Row | null): Stmt[] {
+/**
+ * `ctx`: the import's storage and new project (import-relations.ts ImportContext), and the settings'
+ * diff limits: GitLab collects no more than diff_max_files files for a version (Commit.max_diff_options),
+ * and a patch of diff_max_patch_bytes or more is kept `too_large` with no text (Gitlab::Git::Diff#too_large?).
+ */
+export function archiveDiffStatements(ctx: { db: Db; projectId: number; diffLimits?: { maxFiles: number; maxPatchBytes: number } }, iid: number, diff: Row | null): Stmt[] {
   if (!diff) return [];
-  const files = list(diff.merge_request_diff_files).slice(0, MAX_FILES);
+  const limits = ctx.diffLimits ?? DEFAULT_LIMITS;
+  const files = list(diff.merge_request_diff_files).slice(0, limits.maxFiles);
   const commits = list(diff.merge_request_diff_commits).slice(0, MAX_COMMITS);
   if (!files.length && !commits.length) return [];
   const P = ctx.projectId;
@@ -49,8 +53,9 @@ export function archiveDiffStatements(ctx: { db: Db; projectId: number }, iid: n
     const newPath = str(f.new_path, 4096);
     const oldPath = str(f.old_path, 4096) ?? newPath;
     if (!newPath || !oldPath) continue;
-    const text = str(f.utf8_diff ?? f.diff, MAX_DIFF_BYTES + 1) ?? '';
-    const tooLarge = f.too_large === true || text.length > MAX_DIFF_BYTES;
+    // No more than the limit's worth of UTF-16 units is kept: past it, the patch is too large in any encoding.
+    const text = str(f.utf8_diff ?? f.diff, limits.maxPatchBytes) ?? '';
+    const tooLarge = f.too_large === true || patchTooLarge(text, limits.maxPatchBytes);
     out.push(
       ctx.db
         .insert(mergeRequestDiffFiles)

@@ -249,6 +249,7 @@ async function relationPass(job: Job, archive: Archive, blobs: BlobStore): Promi
     milestonesSeen: new Set(),
     bulk: new BulkRows(),
     openBranchPairs: new Set(mrs.filter((r) => r.state === 'opened' || r.state === 'locked').map((r) => `${r.source}\n${r.target}`)),
+    diffLimits: { maxFiles: Number(job.settings.diff_max_files ?? 1000), maxPatchBytes: Number(job.settings.diff_max_patch_bytes ?? 204800) },
   };
   for await (const m of archive()) {
     if (m.type !== 'file') continue;

@@ -33,6 +33,8 @@ export interface ImportContext {
   milestonesSeen: Set<string>;
   /** The chunk's rows written in bulk (issues, notes, label links), after its other statements. */
   bulk: BulkRows;
+  /** The settings' diff limits for archive-stored merge request diffs (import-diffs.ts). */
+  diffLimits?: { maxFiles: number; maxPatchBytes: number };
 }
 
 type Row = Record<string, unknown>;

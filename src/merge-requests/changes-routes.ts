@@ -12,7 +12,8 @@ import { linkParamsFrom, pageRequest, paginate } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import { withReadMemo } from '../platform/read-memo';
 import type { Router } from '../platform/router';
-import { CommitSchema, DiffSchema } from '../repository/commit-entity';
+import { CommitSchema, type Diff, DiffSchema } from '../repository/commit-entity';
+import { diffLimitsOf, limitDiffs, withPatchLimit } from '../repository/diff-limits';
 import { findMergeRequestLive, findMergeRequestToPresent } from './merge-request-find';
 import { mergeRequestChanges, MergeRequestChangesSchema } from './merge-request-entity';
 import { presentMergeRequest } from './merge-request-presenter';
@@ -43,9 +44,17 @@ export function mountMergeRequestChanges(r: Router) {
         const found = await findMergeRequestToPresent(c, caller, p.id, p.merge_request_iid, {});
         const entity = await presentMergeRequest(c, caller, found.mr, { project: found.project, approvalsPrimed: found.approvalsPrimed }, found.loaded);
         const refs = entity.diff_refs;
-        if (!refs.head_sha) return c.json(mergeRequestChanges(entity, withUnidiff((await archiveFilesRead(c.var.db, found.mr.id)).map(archiveDiffEntity), p.unidiff)));
+        if (!refs.head_sha) {
+          const limits = await diffLimitsOf(c);
+          const stored = (await archiveFilesRead(c.var.db, found.mr.id)).map((f) => withPatchLimit(archiveDiffEntity(f), limits));
+          const { diffs, overflow } = limitDiffs(stored, limits, { expanded: false, raw: p.access_raw_diffs });
+          return c.json(mergeRequestChanges(entity, withUnidiff(diffs, p.unidiff), overflow));
+        }
         const changes = (await loadRange(c.var.db, found.project.id, refs.base_sha, refs.head_sha, { changes: true })).changes;
-        return c.json(mergeRequestChanges(entity, await repo.diffEntities(c, found.project.id, changes, { unidiff: p.unidiff })));
+        // Entities::MergeRequestChanges: `merge_request.diffs.diffs` (collapsed where not expanded) and its
+        // overflow; `access_raw_diffs` reads the repository without the collection limits (overflow false).
+        const { diffs, overflow } = await repo.diffEntities(c, found.project.id, changes, { unidiff: p.unidiff, collapse: true, raw: p.access_raw_diffs });
+        return c.json(mergeRequestChanges(entity, diffs, overflow));
       }),
   );
 
@@ -53,10 +62,19 @@ export function mountMergeRequestChanges(r: Router) {
     { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/diffs', summary: 'List merge request diffs', tags: TAGS, params: diffsParams, responses: { 200: z.array(DiffSchema) } },
     async ({ c, p, caller }) => {
       const { project, live, extra } = await findMergeRequestLive(c, caller, p.id, p.merge_request_iid, (mrId) => [archiveFilesRead(c.var.db, mrId)]);
-      if (!live.sha) return c.json(withUnidiff((await arrayPage(c, p, extra[0])).map(archiveDiffEntity), p.unidiff));
+      const limits = await diffLimitsOf(c);
+      if (!live.sha) return c.json(withUnidiff((await arrayPage(c, p, extra[0])).map((f) => withPatchLimit(archiveDiffEntity(f), limits)), p.unidiff));
       const changes = (await loadRange(c.var.db, project.id, live.mergeBase, live.sha, { changes: true })).changes;
-      // Only the page's files are diffed (their blobs read from the object store).
-      return c.json(await repo.diffEntities(c, project.id, await arrayPage(c, p, changes), { unidiff: p.unidiff }));
+      // `paginated_diffs(..., expanded: true)` of the files the version keeps (diff-limits.ts). Only the files up to
+      // the page's end are diffed (their blobs read from the object store): where the collection stops depends on
+      // them alone. Past them the list counts the changed files up to diff_max_files (a later file that reaches the
+      // lines or bytes limit is found by the page that reaches it).
+      const end = pageRequest(p, (await requestParams(c)).per_page);
+      const upTo = Math.min(end.offset + end.perPage, limits.maxFiles);
+      const { diffs, overflow } = await repo.diffEntities(c, project.id, changes.slice(0, upTo), { unidiff: p.unidiff });
+      const cut = diffs.length < upTo || overflow;
+      const list: readonly (Diff | null)[] = cut ? diffs : [...diffs, ...new Array<null>(Math.max(0, Math.min(changes.length, limits.maxFiles) - upTo)).fill(null)];
+      return c.json((await arrayPage(c, p, list)).filter((d): d is Diff => d !== null));
     },
   );
 }

@@ -74,7 +74,8 @@ export function mountMergeRequestDiffs(r: Router) {
       const head = version.headCommitSha;
       const range = !head || version.baseCommitSha === head ? { commits: [], changes: [] } : await loadRange(c.var.db, project.id, version.baseCommitSha, head, { commits: true, changes: true });
       const commits = repo.commitEntities(c, range.commits, `${namespace.fullPath}/${project.path}`);
-      return c.json(mergeRequestDiffFullEntity(version, commits, await repo.diffEntities(c, project.id, range.changes, { unidiff: p.unidiff })));
+      // MergeRequestDiffFull: `raw_diffs(limits: false)` of what the version keeps (save_diffs' collection limits).
+      return c.json(mergeRequestDiffFullEntity(version, commits, (await repo.diffEntities(c, project.id, range.changes, { unidiff: p.unidiff })).diffs));
     },
   );
 

@@ -10,8 +10,6 @@ import type { MergeRequestDiffRow } from './diff-entity';
 import { patchIdOf } from '../repository/patch-id';
 import { changedFiles, type FileChange } from '../repository/repository';
 
-/** Commit.max_diff_options max_files (diff_max_files' default): past it the collection overflows. */
-const MAX_FILES = 1000;
 
 export interface DiffVersion {
   head: string | null;
@@ -23,13 +21,15 @@ export interface DiffVersion {
 
 /**
  * MergeRequestDiff#save_diffs: no commits in base..head is `empty` with no real_size; otherwise
- * real_size is the file count as a string (`1000+` past the limit, state `overflow`), and the state
- * is `collected` when some file changed (the state machine starts at `empty`).
+ * real_size is the file count as a string (`N+` past `maxFiles`, the setting diff_max_files that
+ * Commit.max_diff_options passes, state `overflow`), and the state is `collected` when some file
+ * changed (the state machine starts at `empty`). The lines and bytes limits need every patch, which
+ * a write does not compute: the readers apply them (repository/diff-limits.ts).
  */
-export function versionState(v: DiffVersion): { state: string; realSize: string | null } {
+export function versionState(v: DiffVersion, maxFiles: number): { state: string; realSize: string | null } {
   if (!v.head || v.base === v.head) return { state: 'empty', realSize: null };
   const n = v.changes.length;
-  if (n > MAX_FILES) return { state: 'overflow', realSize: `${MAX_FILES}+` };
+  if (n > maxFiles) return { state: 'overflow', realSize: `${maxFiles}+` };
   return { state: n > 0 ? 'collected' : 'empty', realSize: String(n) };
 }
 
@@ -40,8 +40,8 @@ export async function computeVersion(db: Db, projectId: number, head: string | n
 }
 
 /** The INSERT of a version; `mergeRequestId` may be a sub-select of a merge request inserted earlier in the same batch. */
-export function versionInsert(db: Db, mergeRequestId: number | SQL<number>, v: DiffVersion, at: number) {
-  const { state, realSize } = versionState(v);
+export function versionInsert(db: Db, mergeRequestId: number | SQL<number>, v: DiffVersion, at: number, maxFiles: number) {
+  const { state, realSize } = versionState(v, maxFiles);
   return db.insert(mergeRequestDiffs).values({
     mergeRequestId: mergeRequestId as number,
     state,

@@ -28,6 +28,8 @@ export interface LiveState extends MergeRequestLive {
 export interface LiveOptions {
   /** Count the changed files (changes_count, full entity only). */
   changes?: boolean;
+  /** The setting diff_max_files: past it changes_count is `N+` (1000, its default, when not given). */
+  maxFiles?: number;
   /** The approvals service's answer; true when approvals are not computed for this read. */
   approved?: boolean;
   /** The target project's merge method (read from the project when not given). */
@@ -98,7 +100,7 @@ export function liveStateFrom(mr: MergeRequestRow, i: LiveInputs, o: LiveOptions
       mergeStatus: status,
       detailedMergeStatus: 'not_open',
       hasConflicts: status === 'cannot_be_merged',
-      changesCount: closedChanges == null ? null : changesCount(closedChanges),
+      changesCount: closedChanges == null ? null : changesCount(closedChanges, o.maxFiles),
       targetHead: mr.startSha ?? null,
       mergeBase: mr.baseSha ?? null,
       commitCount: 0,
@@ -141,7 +143,7 @@ export function liveStateFrom(mr: MergeRequestRow, i: LiveInputs, o: LiveOptions
     mergeStatus,
     detailedMergeStatus: detailed,
     hasConflicts: mergeStatus === 'cannot_be_merged',
-    changesCount: o.changes ? (changes == null ? null : changesCount(changes)) : null,
+    changesCount: o.changes ? (changes == null ? null : changesCount(changes, o.maxFiles)) : null,
     targetHead,
     mergeBase: base,
     commitCount,
@@ -152,8 +154,8 @@ export function liveStateFrom(mr: MergeRequestRow, i: LiveInputs, o: LiveOptions
   };
 }
 
-/** MergeRequestDiff#real_size: a string, `1000+` past the diff limit. */
-const changesCount = (n: number) => (n > 1000 ? '1000+' : String(n));
+/** MergeRequestDiff#real_size: a string, `N+` past diff_max_files (Commit.max_diff_options). */
+const changesCount = (n: number, maxFiles = 1000) => (n > maxFiles ? `${maxFiles}+` : String(n));
 
 /** Approval answer from the approvals domain (approvals-port.ts), true when it has none. */
 export async function isApproved(c: Context<AppEnv>, mr: MergeRequestRow): Promise<boolean> {

@@ -21,6 +21,7 @@ import { canReadMergeRequests, canReadProject, projectAccess } from '../projects
 import { findReadableProjectWith } from '../projects/projects';
 import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
+import { diffLimitsOf } from '../repository/diff-limits';
 import { issueLinkStatements } from './issue-references';
 import { canCreateMergeRequest } from './merge-request-access';
 import { isDraftTitle, type MergeRequest, type MergeRequestRow, MergeRequestSchema } from './merge-request-entity';
@@ -123,6 +124,7 @@ export function mountMergeRequestCreate(r: Router) {
       // system rules and the answer's merge status read nothing more.
       const [{ base }] = await mergeFacts(db, [{ projectId: project.id, targetHead: targetHead!, head: head! }]);
       const version = await computeVersion(db, project.id, head, targetHead, base);
+      const { maxFiles } = await diffLimitsOf(c);
 
       const now = Date.now();
       // Assignees and reviewers must be able to read the project's merge requests.
@@ -171,7 +173,7 @@ export function mountMergeRequestCreate(r: Router) {
           updatedAt: now,
         }),
         // MergeRequest after_create: the first diff version (ensure_merge_request_diff).
-        versionInsert(db, mrIdSql, version, now),
+        versionInsert(db, mrIdSql, version, now, maxFiles),
         ...assigneeIds.map((userId, position) => db.insert(mergeRequestAssignees).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         ...reviewerIds.map((userId, position) => db.insert(mergeRequestReviewers).values({ mergeRequestId: mrIdSql, userId, position, createdAt: now })),
         // Resource events of the new merge request's labels and milestone (Issuable::CommonSystemNotesService on create).

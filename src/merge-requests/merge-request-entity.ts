@@ -266,7 +266,8 @@ export const MergeRequestChangesSchema = MergeRequestSchema.extend({
 export type MergeRequestChanges = z.infer<typeof MergeRequestChangesSchema>;
 
 /** Entities::MergeRequestChanges: the MergeRequest entity plus the files of its diff. */
-export const mergeRequestChanges = (entity: MergeRequest, changes: Diff[]): MergeRequestChanges => ({ ...entity, changes, overflow: false });
+/** `overflow`: the diff collection stopped at a limit of the settings (never with access_raw_diffs). */
+export const mergeRequestChanges = (entity: MergeRequest, changes: Diff[], overflow: boolean): MergeRequestChanges => ({ ...entity, changes, overflow });
 
 export type MergeRequestReviewerRow = typeof mergeRequestReviewers.$inferSelect;
 

@@ -137,6 +137,7 @@ async function presentRows(
   const firstContributions = new Map((data.firstContribution ?? []).map((f) => [f.id, Boolean(f.first)]));
   const limitToHours = Boolean(settings.time_tracking_limit_to_hours);
   const recorded = new Map((data.recordedSizes ?? []).map((r) => [r.id, r.realSize]));
+  const maxFiles = Number(settings.diff_max_files ?? 1000);
 
   const presentOne = async (m: MergeRequestRow) => {
     const pr = projectsById.get(m.projectId)!;
@@ -145,7 +146,7 @@ async function presentRows(
     const closedChanges = o.full && !open && m.baseSha && m.headSha ? (recordedCount(recorded.get(m.id)) ?? (await changedFiles(db, m.projectId, m.baseSha, m.headSha)).length) : null;
     // MergeRequest#mergeable_discussions_state?: unresolved discussions block only where the project says so.
     const discussionsResolved = !pr.project.onlyAllowMergeIfAllDiscussionsAreResolved || (unresolvedByMr.get(m.id) ?? 0) === 0;
-    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod, discussionsResolved }, closedChanges);
+    const live = liveStateFrom(m, inputs(m), { changes: o.full, approved: true, mergeMethod: pr.project.mergeMethod, discussionsResolved, maxFiles }, closedChanges);
     // Approvals decide only what the earlier checks (draft, commits) leave open: ask only then.
     if (open && ['mergeable', 'conflict', 'need_rebase'].includes(live.detailedMergeStatus) && !(o.approved ?? (await isApproved(c, m)))) {
       live.approved = false;

@@ -10,6 +10,7 @@ import { baseUrl } from '../platform/pagination';
 import { commitEntity } from '../repository/commit-entity';
 import { buildMerge, changedFiles, commitsBetween, deleteBranchStatement, diffEntity, type FileChange, findCommit, memoBranchHead, memoMergeBase, runMerge } from '../repository/repository';
 import type { CommitRow } from '../repository/repository-store';
+import { diffLimitsOf, limitDiffs } from '../repository/diff-limits';
 import { type PushPrefetch, pushStatements } from '../repository/push';
 import { mergeRequestApprovals } from './approvals-port';
 import type { Commit, Diff } from '../repository/commit-entity';
@@ -120,9 +121,17 @@ export const repo = {
     const x = { base: baseUrl(c), projectFullPath };
     return rows.map((r) => commitEntity(r, x));
   },
-  /** Entities::Diff of a range's changed files (range-reads.ts); the blobs come from the object store. */
-  async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean }): Promise<Diff[]> {
-    return withUnidiff(await Promise.all(changes.map((ch) => diffEntity(c, projectId, ch))), o.unidiff);
+  /**
+   * Entities::Diff of a range's changed files (range-reads.ts; the blobs come from the object store),
+   * under the settings' diff limits (repository/diff-limits.ts): the files MergeRequestDiff#save_diffs
+   * keeps (collection limits, expanded) and whether it overflowed; `collapse` then reads them as
+   * MergeRequestDiff#diffs does by default (not expanded); `raw` (`raw_diffs(limits: false)` from the
+   * repository) lifts the collection limits. A patch too large for `diff_max_patch_bytes` is pruned either way.
+   */
+  async diffEntities(c: Context<AppEnv>, projectId: number, changes: readonly FileChange[], o: { unidiff?: boolean; collapse?: boolean; raw?: boolean }): Promise<{ diffs: Diff[]; overflow: boolean }> {
+    const [all, limits] = await Promise.all([Promise.all(changes.map((ch) => diffEntity(c, projectId, ch))), diffLimitsOf(c)]);
+    const kept = limitDiffs(all, limits, { expanded: !o.collapse, raw: o.raw });
+    return { diffs: withUnidiff(kept.diffs, o.unidiff), overflow: kept.overflow };
   },
 };
 

@@ -23,6 +23,7 @@ import { projectAssignableMilestoneRead, projectLabelsByTitleRead } from '../pla
 import { optionalReads } from '../issuables/optional-reads';
 import { mergeRequestApprovals } from './approvals-port';
 import { computeVersion, versionInsert } from './diffs';
+import { diffLimitsOf } from '../repository/diff-limits';
 import { issueLinkStatements } from './issue-references';
 import { autoMergeIfReady } from './merge';
 import { bothReads, canAdminMergeRequest, canUpdateMergeRequest, findReadableMergeRequestWith, headReads, peopleReads } from './merge-request-access';
@@ -261,7 +262,7 @@ export function mountMergeRequestUpdate(r: Router) {
             // The merge base with the files of both heads and of the base in one round trip when this
             // isolate has not seen them (merge-facts.ts); the version and the rules' rebuild read none.
             const [{ base }] = await mergeFacts(db, [{ projectId: mr.projectId, targetHead: start, head }]);
-            statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, base), now));
+            statements.push(versionInsert(db, mr.id, await computeVersion(db, mr.projectId, head, start, base), now, (await diffLimitsOf(c)).maxFiles));
           }
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));

@@ -20,6 +20,7 @@ import { cachedManifest, cachedMergeBase, diffManifests, factsOf, type FileChang
 import { batchReads } from '../db/batch-reads';
 import { patchIdOf } from '../repository/patch-id';
 import { type DiffVersion, newestVersionIdSql, versionInsert } from './diffs';
+import { diffLimitsOf } from '../repository/diff-limits';
 import type { MergeRequestRow } from './merge-request-entity';
 
 /** One open merge request a push refreshed, with the changes of its new diff version. */
@@ -96,6 +97,7 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: reado
   const open = (read ? read[0] : await openFromBranch(db, push.projectId, push.branch)) as OpenRow[];
   if (!open.length) return [];
   const hookReads = await prefetch(c, push, open);
+  const { maxFiles } = await diffLimitsOf(c);
   const out: BatchItem<'sqlite'>[] = [];
   const at = push.at;
   const newHead = push.commits[push.commits.length - 1].sha;
@@ -121,7 +123,7 @@ export async function refreshOnPush(c: Context<AppEnv>, push: Push, read?: reado
       : { mergeFactsFor: null, mergeBaseSha: null, mergeConflict: null, changedFilesCount: null, mergePatchIdSha: null };
     out.push(
       db.update(mergeRequests).set({ updatedAt: at, ...stored }).where(and(eq(mergeRequests.id, mr.id), eq(mergeRequests.state, 'opened'))),
-      versionInsert(db, mr.id, version, at),
+      versionInsert(db, mr.id, version, at, maxFiles),
       // The comparison link names the version written just above (SystemNoteService#add_commits: merge_request_diff.id).
       db.insert(notes).values({
         noteableType: 'MergeRequest',

@@ -146,12 +146,12 @@ export const CompareSchema = obj({
 export type Compare = z.infer<typeof CompareSchema>;
 
 /** Compare: `commits` oldest first (the newest is `commit`), diffs from the merge base (or `from` with `straight`). */
-export function compareEntity(commits: CommitRow[], diffs: Diff[], x: { base: string; projectFullPath: string; fromSha: string; toSha: string }): Compare {
+export function compareEntity(commits: CommitRow[], diffs: Diff[], x: { base: string; projectFullPath: string; fromSha: string; toSha: string; overflow?: boolean }): Compare {
   return {
     commit: commits.length ? commitEntity(commits[commits.length - 1], x) : null,
     commits: commits.map((cm) => commitEntity(cm, x)),
     diffs,
-    compare_timeout: false,
+    compare_timeout: x.overflow ?? false,
     compare_same_ref: x.fromSha === x.toSha,
     web_url: `${x.base}/${x.projectFullPath}/-/compare/${x.fromSha}...${x.toSha}`,
   };

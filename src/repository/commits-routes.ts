@@ -16,6 +16,7 @@ import { withReadMemo } from '../platform/read-memo';
 import { pushReads, pushStatements } from './push';
 import { buildCommit, type CommitAction, CommitError, isValidBranchName, storeCommit } from './commit-writer';
 import { diffsBetween, diffsOfManifests } from './diffs';
+import { diffLimitsOf, limitDiffs } from './diff-limits';
 import { cachedMergeBase, commitsBetween, commitsBetweenRows, mergeBaseQuery, newestFirst, rememberMergeBase } from './history';
 import { cachedManifest, type CommitRow, findCommit, rememberManifest, resolveRef } from './repository-store';
 import { branchSha, commitAt, commitAtRef, historyCount, type HistoryFilter, historyPage, lastCommitForPathAt, manifestRows, refSha } from './history-reads';
@@ -279,7 +280,8 @@ export function mountCommits(r: Router) {
       const found = await readableRepoWith(c, caller, p.id, (projectId) => [commitAtRef(db, projectId, p.sha)] as const);
       const [[commit]] = found.reads;
       if (!commit) throw notFound('Commit');
-      const diffs = await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha);
+      // `commit.diffs(expanded: true)`: the collection limits apply (silently), nothing collapses.
+      const { diffs } = limitDiffs(await diffsBetween(c, found.project.id, commit.parentShas[0] ?? null, commit.sha), await diffLimitsOf(c), { expanded: true });
       const raw = await requestParams(c);
       const req = pageRequest(p, raw.per_page);
       const page = diffs.slice(req.offset, req.offset + req.perPage);
@@ -321,8 +323,9 @@ export function mountCommits(r: Router) {
       const a = baseFiles ?? (base ? rememberManifest(db, pid, base, baseRows ?? []) : new Map());
       const b = toFiles ?? rememberManifest(db, pid, to.sha, toRows ?? []);
       const commits = between.sort(newestFirst).reverse();
-      const diffs = await diffsOfManifests(c, pid, a, b);
-      return c.json(compareEntity(commits, diffs, { ...x(c, found), fromSha: from.sha, toSha: to.sha }));
+      // Entities::Compare: `compare.diffs.diffs` (not expanded), `compare_timeout` is its overflow.
+      const { diffs, overflow } = limitDiffs(await diffsOfManifests(c, pid, a, b), await diffLimitsOf(c), { expanded: false });
+      return c.json(compareEntity(commits, diffs, { ...x(c, found), fromSha: from.sha, toSha: to.sha, overflow }));
     },
   );
 }

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
 import type { Db } from '../db/client';
 import type { Diff } from './commit-entity';
+import { diffLimitsOf, patchTooLarge } from './diff-limits';
 import { type Manifest, manifestOf, readBlob } from './repository-store';
 
 export interface FileChange {
@@ -85,17 +86,20 @@ export async function diffsBetween(c: Context<AppEnv>, projectId: number, from: 
 /** `diffsBetween` of file lists already read (the blobs come from the blob store, not storage). */
 export const diffsOfManifests = (c: Context<AppEnv>, projectId: number, a: Manifest, b: Manifest): Promise<Diff[]> => Promise.all(diffManifests(a, b).map((ch) => diffEntity(c, projectId, ch)));
 
+/** Entities::Diff of one change; a patch of `diff_max_patch_bytes` or more is pruned, `too_large` (diff-limits.ts). */
 export async function diffEntity(c: Context<AppEnv>, projectId: number, ch: FileChange): Promise<Diff> {
-  const [oldBytes, newBytes] = await Promise.all([
+  const [oldBytes, newBytes, limits] = await Promise.all([
     ch.oldBlob && ch.oldBlob !== ch.newBlob ? readBlob(c, projectId, ch.oldBlob) : Promise.resolve(null),
     ch.newBlob && ch.oldBlob !== ch.newBlob ? readBlob(c, projectId, ch.newBlob) : Promise.resolve(null),
+    diffLimitsOf(c),
   ]);
   const binary = (oldBytes && isBinary(oldBytes)) || (newBytes && isBinary(newBytes));
-  const diff = binary || ch.oldBlob === ch.newBlob ? '' : unifiedDiff(oldBytes ? decoder.decode(oldBytes) : '', newBytes ? decoder.decode(newBytes) : '');
+  const patch = binary || ch.oldBlob === ch.newBlob ? '' : unifiedDiff(oldBytes ? decoder.decode(oldBytes) : '', newBytes ? decoder.decode(newBytes) : '');
+  const tooLarge = patchTooLarge(patch, limits.maxPatchBytes);
   return {
-    diff,
+    diff: tooLarge ? '' : patch,
     collapsed: false,
-    too_large: false,
+    too_large: tooLarge,
     new_path: ch.newPath,
     old_path: ch.oldPath,
     a_mode: ch.aMode,
