@@ -9,6 +9,7 @@ import { notes, repoCommitFiles, repoCommits } from '../db/schema';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
 import { forbidden } from '../platform/errors';
 import { randomIdHex } from '../platform/crypto';
+import { recordEvent } from '../platform/events';
 import { ACCESS } from '../projects/abilities';
 import { manifestRows } from '../repository/repository';
 import type { Manifest } from '../repository/repository-store';
@@ -17,6 +18,17 @@ import { checkPosition, type PositionParam, positionHash } from './diff-position
 import { findTarget, mayWriteOn, presentDiscussions, resolvableOn, type Target, type TargetRef } from './discussions';
 import { isIndividual } from './discussion-entity';
 import { noteBodyErrors, noteError, type NoteRow, touchNoteable } from './notes';
+
+/**
+ * The note hook event of a note this batch inserts (the outbox: it lands with the note or not at all).
+ * Webhooks are project hooks, so notes on epics have none; commit notes are left out until the
+ * payload carries the commit GitLab's note hook sends with them.
+ */
+function noteEvent(c: Context<AppEnv>, t: Target, user: UserRow, internal: boolean) {
+  if (!t.project || (t.type !== 'Issue' && t.type !== 'MergeRequest')) return [];
+  const objectId = sql<number>`(SELECT max(id) FROM notes WHERE noteable_type = ${t.type} AND noteable_id = ${t.id} AND author_id = ${user.id})`;
+  return recordEvent(c, { kind: 'note', projectId: t.project.id, objectId, action: 'create', actorId: user.id, confidential: internal || Boolean(t.confidential) });
+}
 
 /** Discussion.discussion_id: SHA-1-sized random hex, as GitLab's ids look. */
 export const newDiscussionId = () => randomIdHex(20);
@@ -97,6 +109,7 @@ export async function startDiscussion(
       .returning(),
   ];
   if (t.type !== 'Commit') statements.push(touchNoteable(c, t.type, t.id, now));
+  statements.push(...noteEvent(c, t, user, false));
   const [inserted] = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as [NoteRow[]];
   return (await presentDiscussions(c, inserted, t, [user]))[0];
 }
@@ -144,6 +157,7 @@ export async function replyToDiscussion(c: Context<AppEnv>, caller: Caller, user
       .returning(),
   );
   if (t.type !== 'Commit') statements.push(touchNoteable(c, t.type, t.id, now));
+  statements.push(...noteEvent(c, t, user, first.internal));
   const results = (await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown[];
   return (results[isIndividual(first) ? 1 : 0] as NoteRow[])[0];
 }

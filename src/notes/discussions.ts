@@ -36,6 +36,8 @@ export interface Target {
   project: ProjectRow | null;
   level: number;
   discussionLocked: boolean;
+  /** A confidential issue or epic. */
+  confidential: boolean;
   /** The noteable's author (null for a commit). */
   authorId: number | null;
   mr: MergeRequestRow | null;
@@ -65,7 +67,7 @@ export async function findTarget(c: Context<AppEnv>, caller: Caller, ref: Target
     if (!commit || !readCode(caller, found.project, found.level)) throw notFound('Commit');
     const { project, level } = found;
     return {
-      type: 'Commit', id: 0, iid: null, commitId: commit.sha, commitParent: commit.parentShas[0] ?? null, project, level, discussionLocked: false, authorId: null, mr: null,
+      type: 'Commit', id: 0, iid: null, commitId: commit.sha, commitParent: commit.parentShas[0] ?? null, project, level, discussionLocked: false, confidential: false, authorId: null, mr: null,
       scope: commitScope(project.id, commit.sha), reads: rest,
     };
   }
@@ -74,7 +76,7 @@ export async function findTarget(c: Context<AppEnv>, caller: Caller, ref: Target
     return reads(scopeOf(ref.type, noteableId), projectId);
   });
   return {
-    type: found.type, id: found.id, iid: found.iid, commitId: null, commitParent: null, project: found.project, level: found.level, discussionLocked: found.discussionLocked, authorId: found.authorId, mr: found.mr,
+    type: found.type, id: found.id, iid: found.iid, commitId: null, commitParent: null, project: found.project, level: found.level, discussionLocked: found.discussionLocked, confidential: found.confidential, authorId: found.authorId, mr: found.mr,
     scope: scopeOf(found.type, found.id), reads: [...(found.reads as readonly unknown[])],
   };
 }

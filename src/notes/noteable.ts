@@ -27,6 +27,8 @@ export interface Noteable {
   /** `noteable_iid` of the Note entity: the issue's or merge request's iid; null for an epic. */
   iid: number | null;
   discussionLocked: boolean;
+  /** A confidential issue (its notes go only to hooks that take confidential notes). */
+  confidential: boolean;
   /** The issue's, merge request's or epic's author (IssuablePolicy `is_author`, NotePolicy `is_noteable_author`). */
   authorId: number;
   /** The merge request itself (its diff refs, its automatic merge), for a merge request. */
@@ -65,7 +67,7 @@ export async function findNoteableWith<const Q extends readonly Slot[]>(c: Conte
   if (ref.type === 'Issue') {
     const found = await findReadableIssueWith(c, caller, ref.projectId, ref.iid, (issueId) => reads(issueId));
     const { issue } = found;
-    return { type: 'Issue', id: issue.id, iid: issue.iid, discussionLocked: Boolean(issue.discussionLocked), authorId: issue.authorId, mr: null, project: found.project, level: found.level, readable: true, reads: found.reads as SlotResults<Q> };
+    return { type: 'Issue', id: issue.id, iid: issue.iid, discussionLocked: Boolean(issue.discussionLocked), confidential: Boolean(issue.confidential), authorId: issue.authorId, mr: null, project: found.project, level: found.level, readable: true, reads: found.reads as SlotResults<Q> };
   }
   if (ref.type === 'MergeRequest') {
     const found = await findMergeRequestWith(c, caller, ref.projectId, ref.iid, (mrId) => {
@@ -74,7 +76,7 @@ export async function findNoteableWith<const Q extends readonly Slot[]>(c: Conte
     });
     const { mr, project, level } = found;
     const readable = canReadMergeRequests(caller, project, level);
-    return { type: 'MergeRequest', id: mr.id, iid: mr.iid, discussionLocked: Boolean(mr.discussionLocked), authorId: mr.authorId, mr, project, level, readable, reads: found.loaded! };
+    return { type: 'MergeRequest', id: mr.id, iid: mr.iid, discussionLocked: Boolean(mr.discussionLocked), confidential: false, authorId: mr.authorId, mr, project, level, readable, reads: found.loaded! };
   }
   let expand: ((results: readonly unknown[]) => SlotResults<Q>) | undefined;
   const found = await findReadableEpicWith(c, caller, ref.groupId, ref.by, (epicId) => {
@@ -82,5 +84,5 @@ export async function findNoteableWith<const Q extends readonly Slot[]>(c: Conte
     expand = r.expand;
     return r.list;
   });
-  return { type: 'Epic', id: found.epic.id, iid: null, discussionLocked: false, authorId: found.epic.authorId, mr: null, project: null, level: found.level, readable: true, reads: expand!(found.reads) };
+  return { type: 'Epic', id: found.epic.id, iid: null, discussionLocked: false, confidential: Boolean(found.epic.confidential), authorId: found.epic.authorId, mr: null, project: null, level: found.level, readable: true, reads: expand!(found.reads) };
 }

@@ -114,6 +114,34 @@ describe('webhook events', () => {
     });
   });
 
+  it('notes written through the discussions API: threads, replies and diff notes', async () => {
+    const { u, p, path, commit } = await setup({ note_events: true });
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'thread' } })).body;
+    const d = (await api(`/projects/${p.id}/issues/${issue.iid}/discussions`, { token: u.token, body: { body: 'start' } })).body;
+    const reply = (await api(`/projects/${p.id}/issues/${issue.iid}/discussions/${d.id}/notes`, { token: u.token, body: { body: 'reply' } })).body;
+    const secret = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'hidden', confidential: true } })).body;
+    expect((await api(`/projects/${p.id}/issues/${secret.iid}/discussions`, { token: u.token, body: { body: 'psst' } })).status).toBe(201);
+    await idle();
+    expect(at(path).map((r) => [r.body.object_attributes.note, r.body.object_attributes.type, r.body.object_attributes.discussion_id])).toEqual([
+      ['start', 'DiscussionNote', d.id],
+      ['reply', 'DiscussionNote', d.id],
+    ]);
+    expect(at(path)[1].body.object_attributes.id).toBe(reply.id);
+
+    expect((await commit('topic', 't.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } })).body;
+    const refs = (await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { token: u.token })).body.diff_refs;
+    const position = { position_type: 'text', ...refs, new_path: 't.txt', old_path: 't.txt', new_line: 1 };
+    const diff = await api(`/projects/${p.id}/merge_requests/${mr.iid}/discussions`, { token: u.token, body: { body: 'on line one', position } });
+    expect(diff.status).toBe(201);
+    await idle();
+    expect(at(path)).toHaveLength(3);
+    const hook = at(path)[2].body;
+    expect(hook).toMatchObject({ object_kind: 'note', merge_request: { iid: mr.iid }, object_attributes: { note: 'on line one', type: 'DiffNote', noteable_type: 'MergeRequest' } });
+    expect(hook.object_attributes.position).toMatchObject({ base_sha: refs.base_sha, head_sha: refs.head_sha, new_path: 't.txt', new_line: 1 });
+    expect(typeof hook.object_attributes.line_code).toBe('string');
+  });
+
   it('pushes through the commits API, filtered by push_events_branch_filter', async () => {
     const { u, p, path, commit } = await setup({ push_events: true, push_events_branch_filter: 'release/*' });
     await commit('main', 'a.txt');
