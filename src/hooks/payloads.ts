@@ -309,8 +309,9 @@ export async function pushPayload(db: Db, x: ProjectCtx, ev: EventRow, data: Rec
     after: data?.after ?? null,
     ref: data?.ref ?? null,
     ref_protected: data?.ref_protected ?? false,
-    checkout_sha: data?.after ?? null,
-    message: null,
+    // A tag push names the tagged commit (null when the tag is deleted) and the tag's message.
+    checkout_sha: data && 'checkout_sha' in data ? data.checkout_sha : (data?.after ?? null),
+    message: (data?.message as string | null | undefined) ?? null,
     user_id: u?.id ?? ev.actorId,
     user_name: u?.name ?? null,
     user_username: u?.username ?? null,

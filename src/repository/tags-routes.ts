@@ -7,6 +7,7 @@ import { requireUser } from '../platform/guards';
 import { baseUrl, linkParamsFrom, pageRequest, paginationParams, setPaginationHeaders, toQuery } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
+import { recordEvent } from '../platform/events';
 import { g, params } from '../platform/validate';
 import { ACCESS } from '../projects/abilities';
 import { isValidBranchName } from '../platform/git-ref';
@@ -21,6 +22,19 @@ const TAGS = ['tags'];
 
 /** Gitlab::GitRefValidator.validate: git's ref format, and no name starting with a ref prefix (`refs/heads/`, `refs/remotes/`, `refs/tags/`). */
 const isValidTagName = (name: string) => isValidBranchName(name) && !/^refs\/(heads|remotes|tags)\//.test(name);
+
+const BLANK_SHA = '0000000000000000000000000000000000000000';
+
+/** What a tag push hook needs of the ref change (Gitlab::DataBuilder::Push for refs/tags/: no commits). */
+const tagPushData = (name: string, before: string, after: string, checkoutSha: string | null, message: string | null) => ({
+  before,
+  after,
+  ref: `refs/tags/${name}`,
+  checkout_sha: checkoutSha,
+  message,
+  commits: [],
+  total_commits_count: 0,
+});
 
 export function mountTags(r: Router) {
   r.route(
@@ -108,7 +122,9 @@ export function mountTags(r: Router) {
       const row = newTagRow(found.project.id, p.tag_name, commit.sha, p.message?.trim(), { userId: user.id, name: user.name, email: user.email }, Date.now());
       let tag;
       try {
-        [tag] = await db.insert(repoTags).values(row).returning();
+        // The tag and its tag push event (Git::TagPushService: no commits, the tag's message) in one batch.
+        const event = recordEvent(c, { kind: 'tag_push', projectId: found.project.id, actorId: user.id, data: tagPushData(p.tag_name, BLANK_SHA, row.targetSha!, commit.sha, row.message ?? null) });
+        [[tag]] = (await db.batch([db.insert(repoTags).values(row).returning(), ...event])) as unknown as [(typeof repoTags.$inferSelect)[]];
       } catch (err) {
         // A concurrent create of the same name: the unique index decides.
         if (/UNIQUE constraint failed/i.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message))) throw apiMessage(400, `Tag ${p.tag_name} already exists`);
@@ -130,7 +146,9 @@ export function mountTags(r: Router) {
     // TagPolicy: admin_tag, and for a protected tag delete_protected_tag (maintainers and above).
     const maintainer = caller.isAdmin || found.level >= ACCESS.MAINTAINER;
     if (!canPushCode(caller, found.level, found.project.archived) || (isProtectedTag(rules, tag.name) && !maintainer)) throw forbidden();
-    await db.delete(repoTags).where(eq(repoTags.id, tag.id));
+    const user = caller.user!;
+    const event = recordEvent(c, { kind: 'tag_push', projectId: found.project.id, actorId: user.id, data: tagPushData(tag.name, tag.targetSha, BLANK_SHA, null, null) });
+    await db.batch([db.delete(repoTags).where(eq(repoTags.id, tag.id)), ...event]);
     return c.body(null, 204);
   });
 }

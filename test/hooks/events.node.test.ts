@@ -142,6 +142,26 @@ describe('webhook events', () => {
     expect(typeof hook.object_attributes.line_code).toBe('string');
   });
 
+  it('tag pushes: a lightweight and an annotated tag created, then deleted', async () => {
+    const { u, p, path } = await setup({ tag_push_events: true });
+    const head = (await api(`/projects/${p.id}/repository/commits/main`, { token: u.token })).body.id;
+    expect((await api(`/projects/${p.id}/repository/tags`, { token: u.token, body: { tag_name: 'v1', ref: 'main' } })).status).toBe(201);
+    const annotated = (await api(`/projects/${p.id}/repository/tags`, { token: u.token, body: { tag_name: 'v2', ref: 'main', message: 'Release two' } })).body;
+    expect((await api(`/projects/${p.id}/repository/tags/v1`, { method: 'DELETE', token: u.token })).status).toBe(204);
+    // A refused create records nothing.
+    expect((await api(`/projects/${p.id}/repository/tags`, { token: u.token, body: { tag_name: 'v2', ref: 'main' } })).status).toBe(400);
+    await idle();
+    const got = at(path);
+    expect(got.map((r) => r.headers['x-gitlab-event'])).toEqual(['Tag Push Hook', 'Tag Push Hook', 'Tag Push Hook']);
+    const blank = '0'.repeat(40);
+    expect(got.map((r) => [r.body.ref, r.body.before, r.body.after, r.body.checkout_sha, r.body.message])).toEqual([
+      ['refs/tags/v1', blank, head, head, null],
+      ['refs/tags/v2', blank, annotated.target, head, 'Release two'],
+      ['refs/tags/v1', head, blank, null, null],
+    ]);
+    expect(got[0].body).toMatchObject({ object_kind: 'tag_push', event_name: 'tag_push', user_id: u.id, project_id: p.id, commits: [], total_commits_count: 0 });
+  });
+
   it('pushes through the commits API, filtered by push_events_branch_filter', async () => {
     const { u, p, path, commit } = await setup({ push_events: true, push_events_branch_filter: 'release/*' });
     await commit('main', 'a.txt');
