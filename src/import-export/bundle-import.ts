@@ -74,6 +74,8 @@ function parseTags(bundle: Bundle): ParsedTag[] {
   for (const r of bundle.refs) {
     if (!r.name.startsWith('refs/tags/') || r.name.endsWith('^{}')) continue;
     const name = r.name.slice('refs/tags/'.length);
+    // git check-ref-format would refuse it: a hostile bundle's ref, not a tag anyone pushed.
+    if (!name || name.length > 255 || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|^[./]|[./]$|\.lock$/.test(name)) continue;
     const o = bundle.objects.get(r.sha);
     if (!o) throw new BundleError(`Tag ${name.slice(0, 64)} names an object missing from the bundle`);
     if (o.type === 'commit') {
