@@ -1,6 +1,7 @@
 /**
  * A bundle's history written into this server's repository model (repository/repository-store.ts):
- * commits, parent edges, each commit's file list (symlinks as blobs of mode 120000), branches, and
+ * commits, parent edges, each commit's file list (symlinks as blobs of mode 120000), branches, tags
+ * (refs/tags: lightweight ones name a commit, annotated ones a tag object, kept as repo_tags rows), and
  * the blobs in the blob store. Ids never change on the way in: a commit whose object is not the one
  * this server would write for its fields (a time zone other than UTC, gpgsig, mergetag, encoding) keeps
  * its exact bytes beside its blobs, and a submodule, which the model cannot hold, refuses the whole
@@ -9,12 +10,12 @@
  */
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { repoBranches, repoCommitFiles, repoCommitParents, repoCommits } from '../db/schema';
+import { repoBranches, repoCommitFiles, repoCommitParents, repoCommits, repoTags } from '../db/schema';
 import type { BlobStore } from '../platform/blobs';
-import { commitBody, type ManifestEntry } from '../repository/git-objects';
+import { commitBody, type ManifestEntry, tagBody } from '../repository/git-objects';
 import { blobKey } from '../repository/repository-store';
 import { decoder, diffManifests, isBinary, lineStats } from '../repository/diffs';
-import { BundleError, type Bundle } from './bundle-read';
+import { BundleError, type Bundle, objectId } from './bundle-read';
 
 interface ParsedCommit {
   sha: string;
@@ -50,6 +51,51 @@ function parseCommit(sha: string, body: Uint8Array): ParsedCommit {
   // only in `raw`: the API shows the fields, the bundle written on export carries the exact object.
   const same = Buffer.compare(Buffer.from(commitBody(tree, parents, author, committer, message)), Buffer.from(body)) === 0;
   return { sha, tree, parents, author, committer, message, raw: same ? null : body };
+}
+
+interface ParsedTag {
+  name: string;
+  /** The tag object's id (annotated) or the commit's (lightweight). */
+  target: string;
+  commit: string;
+  tagger: { name: string; email: string; at: number } | null;
+  message: string | null;
+  /** The tag object itself when its fields do not rewrite it byte for byte (a time zone, a signature). */
+  raw: Uint8Array | null;
+}
+
+/**
+ * The bundle's refs/tags as rows of the repository model. A lightweight tag names a commit; an
+ * annotated one a tag object naming a commit. A tag of a tag, of a tree or of a blob has no place in
+ * repo_tags (the tags API dereferences to a commit) and is left out, as is a ref git peels (`^{}`).
+ */
+function parseTags(bundle: Bundle): ParsedTag[] {
+  const out: ParsedTag[] = [];
+  for (const r of bundle.refs) {
+    if (!r.name.startsWith('refs/tags/') || r.name.endsWith('^{}')) continue;
+    const name = r.name.slice('refs/tags/'.length);
+    // git check-ref-format would refuse it: a hostile bundle's ref, not a tag anyone pushed.
+    if (!name || name.length > 255 || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|^[./]|[./]$|\.lock$/.test(name)) continue;
+    const o = bundle.objects.get(r.sha);
+    if (!o) throw new BundleError(`Tag ${name.slice(0, 64)} names an object missing from the bundle`);
+    if (o.type === 'commit') {
+      out.push({ name, target: r.sha, commit: r.sha, tagger: null, message: null, raw: null });
+      continue;
+    }
+    if (o.type !== 'tag') continue;
+    const text = decoder.decode(o.body);
+    const split = text.indexOf('\n\n');
+    const headers = (split < 0 ? text : text.slice(0, split)).split('\n');
+    const object = /^object ([0-9a-f]{40})$/.exec(headers[0] ?? '')?.[1];
+    if (!object || headers[1] !== 'type commit') continue;
+    const t = headers.map((h) => /^tagger (.*) <([^>]*)> (\d+) [+-]\d{4}$/.exec(h)).find(Boolean);
+    const tagger = t ? { name: t[1], email: t[2], at: Number(t[3]) * 1000 } : null;
+    // git ends a tag's message with a newline; the tags API shows it without (tagBody adds it back).
+    const message = split < 0 ? '' : text.slice(split + 2).replace(/\n$/, '');
+    const same = tagger !== null && objectId('tag', tagBody(object, name, tagger, message)) === r.sha;
+    out.push({ name, target: r.sha, commit: object, tagger, message, raw: same ? null : o.body });
+  }
+  return out;
 }
 
 /**
@@ -116,6 +162,7 @@ export async function importBundleStep(
   if (!branches.length) return { head: null, next: null };
   const headRef = bundle.refs.find((r) => r.name === 'HEAD');
   const head = branches.find((b) => b.sha === headRef?.sha)?.name ?? branches[0].name;
+  const tags = parseTags(bundle);
   const commits = new Map<string, ParsedCommit>();
   for (const [sha, o] of bundle.objects) if (o.type === 'commit') commits.set(sha, parseCommit(sha, o.body));
   // Parents before children, so each commit's generation is known when it is written.
@@ -140,6 +187,8 @@ export async function importBundleStep(
     }
   };
   for (const b of branches) visit(b.sha);
+  // A commit only a tag reaches is part of the history too (git clone fetches it with the tag).
+  for (const t of tags) visit(t.commit);
 
   const memo = new Map<string, Map<string, ManifestEntry>>();
   // Every tree read first: a submodule or a broken tree refuses the bundle before a blob is stored.
@@ -213,9 +262,31 @@ export async function importBundleStep(
       puts++;
     }
   }
+  // Tag objects the fields cannot rewrite, kept under their own id (as commits are) for the export's bundle.
+  if (next === null) for (const t of tags) if (t.raw) await pool.put(rawCommitKey(projectId, t.target), t.raw);
   await pool.drain();
-  // Branches last: a branch appears only once its whole history is written.
-  if (next === null) for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
+  // Branches and tags last: a ref appears only once its whole history is written.
+  if (next === null) {
+    for (const b of branches) statements.push(db.insert(repoBranches).values({ projectId, name: b.name, commitSha: b.sha, createdAt: now, updatedAt: now }).onConflictDoNothing());
+    for (const t of tags)
+      statements.push(
+        db
+          .insert(repoTags)
+          .values({
+            projectId,
+            name: t.name,
+            targetSha: t.target,
+            commitSha: t.commit,
+            message: t.message,
+            taggerName: t.tagger?.name ?? null,
+            taggerEmail: t.tagger?.email ?? null,
+            taggedAt: t.tagger?.at ?? null,
+            userId: null,
+            createdAt: now,
+          })
+          .onConflictDoNothing(),
+      );
+  }
   // Blobs first, rows after: a row never names a blob the store does not hold.
   for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   return { head, next };

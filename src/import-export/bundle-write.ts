@@ -1,7 +1,8 @@
 /**
- * `project.bundle`: a git bundle (v2) of every branch, as `git bundle create --all` writes it:
- * "# v2 git bundle", one "<sha> <ref>" line per ref (HEAD first), a blank line, then a packfile
- * (version 2) of every commit, tree and blob reachable from the branches, each object's zlib
+ * `project.bundle`: a git bundle (v2) of every branch and tag, as `git bundle create --all` writes it:
+ * "# v2 git bundle", one "<sha> <ref>" line per ref (HEAD first, then refs/heads, then refs/tags: a
+ * lightweight tag names its commit, an annotated one its tag object), a blank line, then a packfile
+ * (version 2) of every commit, tree, blob and annotated tag object, each object's zlib
  * stream undeltified, and the pack's SHA-1. Objects are serialised by repository/git-objects.ts,
  * the same bytes the server hashed their ids from, so `git bundle verify` and `git clone` agree
  * with the ids the API reports.
@@ -10,16 +11,17 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { repoBranches, repoCommitFiles, repoCommits } from '../db/schema';
+import { repoBranches, repoCommitFiles, repoCommits, repoTags } from '../db/schema';
 import { inJson } from '../db/batch-reads';
 import type { BlobStore } from '../platform/blobs';
-import { commitBody, type ManifestEntry, treeObjects } from '../repository/git-objects';
+import { commitBody, type ManifestEntry, tagBody, treeObjects } from '../repository/git-objects';
 import { blobKey } from '../repository/repository-store';
 import { rawCommitKey } from './bundle-import';
 
-const commitSha = (body: Uint8Array) => createHash('sha1').update(`commit ${body.byteLength}\0`).update(body).digest('hex');
+const objectSha = (type: string, body: Uint8Array) => createHash('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+const commitSha = (body: Uint8Array) => objectSha('commit', body);
 
-const OBJ = { commit: 1, tree: 2, blob: 3 } as const;
+const OBJ = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 /** Commits whose file lists are read in one statement. */
 const COMMIT_PAGE = 50;
 const encoder = new TextEncoder();
@@ -59,14 +61,15 @@ export interface BundleObjects {
  * bundle for an empty repository).
  */
 export async function writeBundleObjects(db: Db, blobs: BlobStore, projectId: number, defaultBranch: string | null, key: string): Promise<BundleObjects | null> {
-  const [branches, commits] = await db.batch([
+  const [branches, commits, tags] = await db.batch([
     db.select({ name: repoBranches.name, sha: repoBranches.commitSha }).from(repoBranches).where(eq(repoBranches.projectId, projectId)).orderBy(asc(repoBranches.name)),
     db.select().from(repoCommits).where(eq(repoCommits.projectId, projectId)).orderBy(asc(repoCommits.generation), asc(repoCommits.sha)),
+    db.select().from(repoTags).where(eq(repoTags.projectId, projectId)).orderBy(asc(repoTags.name)),
   ]);
   if (!branches.length) return null;
   let count = 0;
   let size = 0;
-  const objects = packObjects(db, blobs, projectId, commits);
+  const objects = packObjects(db, blobs, projectId, commits, tags);
   const stream = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
       const next = await objects.next();
@@ -83,14 +86,33 @@ export async function writeBundleObjects(db: Db, blobs: BlobStore, projectId: nu
   });
   await blobs.put(key, stream);
   const head = branches.find((b) => b.name === defaultBranch) ?? branches[0];
-  const refs = [`${head.sha} HEAD`, ...branches.map((b) => `${b.sha} refs/heads/${b.name}`)];
+  const refs = [`${head.sha} HEAD`, ...branches.map((b) => `${b.sha} refs/heads/${b.name}`), ...tags.map((t) => `${t.targetSha} refs/tags/${t.name}`)];
   return { refs: `# v2 git bundle\n${refs.join('\n')}\n\n`, count, size };
 }
 
 type CommitRow = typeof repoCommits.$inferSelect;
+type TagRow = typeof repoTags.$inferSelect;
 
-/** Every object reachable from the commits, oldest commit first, each as [pack object header, zlib stream]. */
-async function* packObjects(db: Db, blobs: BlobStore, projectId: number, commits: CommitRow[]): AsyncGenerator<[Uint8Array, Uint8Array]> {
+/**
+ * An annotated tag's object: rebuilt from its row (repository/git-objects.ts tagBody, what the tags
+ * API hashed its id from), else, for an imported tag the fields do not rewrite (a time zone, a
+ * signature, a tag of a tag), the exact object bundle-import.ts kept under its id.
+ */
+async function tagObject(blobs: BlobStore, projectId: number, t: TagRow): Promise<Uint8Array> {
+  if (t.taggerName !== null && t.taggerEmail !== null && t.taggedAt !== null && t.message !== null) {
+    const body = tagBody(t.commitSha, t.name, { name: t.taggerName, email: t.taggerEmail, at: t.taggedAt }, t.message);
+    if (objectSha('tag', body) === t.targetSha) return body;
+  }
+  const raw = await blobs.get(rawCommitKey(projectId, t.targetSha));
+  if (!raw) throw new Error(`tag ${t.name} of project ${projectId} cannot be rewritten from its fields and has no stored object`);
+  return new Uint8Array(await new Response(raw.body).arrayBuffer());
+}
+
+/**
+ * Every object reachable from the commits, oldest commit first, then the annotated tags' objects
+ * (a lightweight tag is only a ref), each as [pack object header, zlib stream].
+ */
+async function* packObjects(db: Db, blobs: BlobStore, projectId: number, commits: CommitRow[], tags: TagRow[]): AsyncGenerator<[Uint8Array, Uint8Array]> {
   const object = (type: keyof typeof OBJ, body: Uint8Array): [Uint8Array, Uint8Array] => [objectHeader(OBJ[type], body.byteLength), deflate(body)];
   const seenTrees = new Set<string>();
   const seenBlobs = new Set<string>();
@@ -127,6 +149,12 @@ async function* packObjects(db: Db, blobs: BlobStore, projectId: number, commits
         yield object('blob', new Uint8Array(await new Response(blob.body).arrayBuffer()));
       }
     }
+  }
+  const seenTags = new Set<string>();
+  for (const t of tags) {
+    if (t.targetSha === t.commitSha || seenTags.has(t.targetSha)) continue;
+    seenTags.add(t.targetSha);
+    yield object('tag', await tagObject(blobs, projectId, t));
   }
 }
 

@@ -16,6 +16,7 @@ import { uploadMembers } from './project-uploads';
 import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
 import { mergeRequestLines } from './export-merge-requests';
 import { approvalAttributes, approvalRuleLines } from './export-approvals';
+import { commitNoteLines, protectedTagLines } from './export-tags-notes';
 
 /** Gitlab::ImportExport.version. */
 export const EXPORT_VERSION = '0.2.4';
@@ -33,7 +34,9 @@ const RELATIONS: { name: string; lines: LinesOf; paged: boolean }[] = [
   { name: 'issues', lines: issueLines, paged: true },
   { name: 'project_members', lines: memberLines, paged: false },
   { name: 'merge_requests', lines: mergeRequestLines, paged: true },
+  { name: 'commit_notes', lines: commitNoteLines, paged: true },
   { name: 'protected_branches', lines: protectedBranchLines, paged: false },
+  { name: 'protected_tags', lines: protectedTagLines, paged: false },
   { name: 'project_feature', lines: projectFeatureLines, paged: false },
   { name: 'approval_rules', lines: approvalRuleLines, paged: false },
 ];

@@ -43,6 +43,7 @@ export function projectJson(p: ProjectRow, description: string | null) {
     lfs_enabled: p.lfsEnabled,
     topics: JSON.parse(p.topics || '[]'),
     squash_option: p.squashOption,
+    only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
   };
 }
 
@@ -106,7 +107,7 @@ export async function* milestoneLines({ db, project: { id: projectId }, after: s
   }
 }
 
-type NoteRow = typeof notes.$inferSelect & { authorName: string | null };
+export type NoteRow = typeof notes.$inferSelect & { authorName: string | null };
 
 /** A note as import_export.yml lists it: author by name only, its award emoji, no events kept here. */
 export function noteJson(n: NoteRow, emoji: (typeof awardEmoji.$inferSelect)[]) {
@@ -119,15 +120,17 @@ export function noteJson(n: NoteRow, emoji: (typeof awardEmoji.$inferSelect)[]) 
     updated_at: at(n.updatedAt),
     project_id: n.projectId,
     attachment: { url: null },
-    line_code: null,
-    commit_id: null,
-    noteable_id: n.noteableId,
+    line_code: n.lineCode,
+    commit_id: n.commitId,
+    // A commit note has no noteable row (GitLab's noteable_id is null; commit_id names it).
+    noteable_id: n.noteableType === 'Commit' ? null : n.noteableId,
     system: n.system,
     st_diff: null,
     updated_by_id: n.updatedById,
     type: n.type,
-    position: null,
-    original_position: null,
+    // Gitlab::Diff::Position as its hash; this server keeps one position, the one the note was made at.
+    position: n.position ? (JSON.parse(n.position) as unknown) : null,
+    original_position: n.position ? (JSON.parse(n.position) as unknown) : null,
     resolved_at: at(n.resolvedAt),
     resolved_by_id: n.resolvedById,
     discussion_id: n.discussionId,

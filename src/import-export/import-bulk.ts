@@ -46,7 +46,8 @@ export interface IssueValues {
 }
 
 export interface NoteValues {
-  noteableType: 'Issue' | 'MergeRequest';
+  noteableType: 'Issue' | 'MergeRequest' | 'Commit';
+  /** The issue's or merge request's iid; 0 for a commit note (commit_id names its commit). */
   noteableIid: number;
   authorId: number;
   body: string;
@@ -54,6 +55,13 @@ export interface NoteValues {
   internal: boolean;
   type: string | null;
   discussionId: string | null;
+  resolvable: boolean;
+  resolvedAt: number | null;
+  resolvedById: number | null;
+  commitId: string | null;
+  /** A DiffNote's position as stored (JSON of Position#to_h). */
+  position: string | null;
+  lineCode: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -66,7 +74,7 @@ export interface LabelLinkValues {
 }
 
 const ISSUE_COLUMNS = ['iid', 'title', 'description', 'state', 'authorId', 'issueType', 'confidential', 'discussionLocked', 'milestoneTitle', 'dueDate', 'weight', 'timeEstimate', 'totalTimeSpent', 'upvotes', 'downvotes', 'closedAt', 'closedById', 'createdAt', 'updatedAt'] as const;
-const NOTE_COLUMNS = ['noteableType', 'noteableIid', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'createdAt', 'updatedAt'] as const;
+const NOTE_COLUMNS = ['noteableType', 'noteableIid', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'resolvable', 'resolvedAt', 'resolvedById', 'commitId', 'position', 'lineCode', 'createdAt', 'updatedAt'] as const;
 const LINK_COLUMNS = ['targetType', 'targetIid', 'labelTitle', 'createdAt'] as const;
 
 /** `json_extract(value, '$[i]')` for each named column (a row is an array in ISSUE_COLUMNS/... order). */
@@ -76,9 +84,9 @@ function cols<C extends readonly string[]>(names: C): Record<C[number], SQL> {
 const I = cols(ISSUE_COLUMNS);
 const N = cols(NOTE_COLUMNS);
 const L = cols(LINK_COLUMNS);
-/** The new row of the importing project with that type and iid. */
+/** The new row of the importing project with that type and iid (a commit note has none: 0, as the notes API writes). */
 const parentId = (type: SQL, iid: SQL, projectId: number) =>
-  sql`CASE ${type} WHEN 'Issue' THEN (SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${iid}) ELSE (SELECT id FROM merge_requests WHERE project_id = ${projectId} AND iid = ${iid}) END`;
+  sql`CASE ${type} WHEN 'Issue' THEN (SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${iid}) WHEN 'Commit' THEN 0 ELSE (SELECT id FROM merge_requests WHERE project_id = ${projectId} AND iid = ${iid}) END`;
 
 /** One chunk's rows, turned into statements by `statements()` at the chunk's end. */
 export class BulkRows {
@@ -124,7 +132,7 @@ export class BulkRows {
     for (const json of arrays(this.notes))
       out.push(
         insertSelect(db, notes, {
-          ...pick(N, ['noteableType', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'createdAt', 'updatedAt']),
+          ...pick(N, ['noteableType', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'resolvable', 'resolvedAt', 'resolvedById', 'commitId', 'position', 'lineCode', 'createdAt', 'updatedAt']),
           noteableId: parentId(N.noteableType, N.noteableIid, P),
           projectId: sql`${P}`,
         }, sql`FROM json_each(${json}) ORDER BY key`),

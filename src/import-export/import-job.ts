@@ -22,6 +22,7 @@ import { loadSettings, type Settings } from '../settings/settings';
 import { archiveMembers, checkVersion, documentText, ImportError, type RelationLine, relationLines } from './import-archive';
 import { type ImportContext, issueRow, labelRow, LineError, mergeRequestRow, milestoneRow, protectedBranchRow, takenReads } from './import-relations';
 import { IMPORT_JOB } from './import-job-message';
+import { commitNoteRow, protectedTagRow } from './import-tags-notes';
 import { downloadArchive } from './remote-download';
 import { randomHex } from '../platform/crypto';
 import { BulkRows } from './import-bulk';
@@ -56,8 +57,10 @@ const RELATIONS: Record<string, (ctx: ImportContext, row: Row) => Stmt[]> = {
   labels: labelRow,
   milestones: milestoneRow,
   protected_branches: protectedBranchRow,
+  protected_tags: protectedTagRow,
   issues: issueRow,
   merge_requests: mergeRequestRow,
+  commit_notes: commitNoteRow,
 };
 /** A chunk (one db.batch, one progress step) ends at whichever bound comes first. */
 const CHUNK_LINES = 500;

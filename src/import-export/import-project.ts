@@ -99,7 +99,8 @@ function archiveFeatures(doc: Row | undefined): Record<string, string> {
 }
 
 /**
- * tree/project.json's description and visibility, and project_feature's access levels, under
+ * tree/project.json's description, visibility and only_allow_merge_if_all_discussions_are_resolved,
+ * and project_feature's access levels, under
  * `override_params`; the visibility never above the namespace's.
  */
 export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceRow, tree: Row, override: Row, settings: Settings, featureDoc?: Row) {
@@ -111,6 +112,8 @@ export function projectAttributeUpdate(db: Db, projectId: number, ns: NamespaceR
   const set: Partial<typeof projects.$inferInsert> = {};
   if (description !== null) set.description = description.slice(0, 2000);
   if (visibility) set.visibility = visibility;
+  const onlyResolved = [override.only_allow_merge_if_all_discussions_are_resolved, tree.only_allow_merge_if_all_discussions_are_resolved].find((v) => typeof v === 'boolean');
+  if (onlyResolved !== undefined) set.onlyAllowMergeIfAllDiscussionsAreResolved = onlyResolved as boolean;
   const features = featureSet(override, archiveFeatures(featureDoc));
   if (Object.keys(features).length) set.features = JSON.stringify(features);
   if (!Object.keys(set).length) return null;

@@ -133,8 +133,39 @@ export function missingAuthorNote(n: Row): string {
   return `*By ${name} on ${timestamp} (imported from GitLab)*`;
 }
 
-/** A noteable's notes, held in the chunk's bulk rows (import-bulk.ts) and written after their noteable. */
-function noteRows(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', noteableIid: number, rows: Row[]): void {
+/** A position's shas: 40 hex digits, or null where GitLab leaves one out. */
+const shaOrNull = (v: unknown) => (typeof v === 'string' && /^[0-9a-f]{40}$/.test(v) ? v : null);
+const lineOrNull = (v: unknown) => (int(v) !== null && int(v)! >= 0 ? int(v) : null);
+
+/**
+ * A DiffNote's position (the archive's `position`, else `original_position`: an object, or its JSON)
+ * as Position#to_h stores it, only its known keys; null when it names no file or no diff refs.
+ */
+function positionOf(n: Row): string | null {
+  let v = n.position ?? n.original_position;
+  if (typeof v === 'string' && v.length < 10_000) {
+    try {
+      v = JSON.parse(v) as unknown;
+    } catch {
+      return null;
+    }
+  }
+  const p = obj(v);
+  if (!p) return null;
+  const base = { base_sha: shaOrNull(p.base_sha), start_sha: shaOrNull(p.start_sha), head_sha: shaOrNull(p.head_sha), old_path: str(p.old_path, 4096), new_path: str(p.new_path, 4096) };
+  if (!base.head_sha || (!base.old_path && !base.new_path)) return null;
+  if (p.position_type === 'image') return JSON.stringify({ ...base, position_type: 'image', width: int(p.width), height: int(p.height), x: int(p.x), y: int(p.y) });
+  const range = obj(p.line_range);
+  return JSON.stringify({ ...base, position_type: 'text', old_line: lineOrNull(p.old_line), new_line: lineOrNull(p.new_line), line_range: range ? JSON.parse(JSON.stringify(range).slice(0, 4096)) : null, ignore_whitespace_change: false });
+}
+
+/**
+ * A noteable's notes, held in the chunk's bulk rows (import-bulk.ts) and written after their
+ * noteable: discussion ids, DiscussionNote/DiffNote (with its position, line code and commit) and
+ * the resolved state come over as exported; on a merge request a discussion note is resolvable
+ * (Note#resolvable?: RESOLVABLE_TYPES, not system), and its resolver is mapped like any user.
+ */
+export function noteRows(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest' | 'Commit', noteableIid: number, rows: Row[]): void {
   for (const n of rows) {
     let body = str(n.note);
     const mapped = knownUser(ctx, n.author_id) !== undefined;
@@ -142,6 +173,11 @@ function noteRows(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', no
     // RelationFactory#set_note_author: a note whose author is not mapped names the original author.
     if (!mapped) body = `${body || '*Blank note*'}\n\n ${missingAuthorNote(n)}`;
     const discussion = str(n.discussion_id);
+    const position = n.type === 'DiffNote' ? positionOf(n) : null;
+    // A DiffNote whose position cannot be held stays in its discussion as a plain discussion note.
+    const type = position ? 'DiffNote' : n.type === 'DiscussionNote' || n.type === 'DiffNote' ? 'DiscussionNote' : null;
+    const resolvable = noteableType === 'MergeRequest' && type !== null && !bool(n.system);
+    const resolvedAt = resolvable && typeof n.resolved_at === 'string' ? time(n.resolved_at, ctx.now) : null;
     ctx.bulk.note({
       noteableType,
       noteableIid,
@@ -149,8 +185,14 @@ function noteRows(ctx: ImportContext, noteableType: 'Issue' | 'MergeRequest', no
       body: body!,
       system: bool(n.system),
       internal: bool(n.internal) || bool(n.confidential),
-      type: n.type === 'DiscussionNote' ? 'DiscussionNote' : null,
+      type,
       discussionId: discussion && /^[0-9a-f]{40}$/.test(discussion) ? discussion : null,
+      resolvable,
+      resolvedAt,
+      resolvedById: resolvedAt !== null ? userOf(ctx, n.resolved_by_id) : null,
+      commitId: noteableType === 'Commit' || position ? str(n.commit_id, 64) : null,
+      position,
+      lineCode: position ? str(n.line_code, 255) : null,
       createdAt: time(n.created_at, ctx.now),
       updatedAt: time(n.updated_at, ctx.now),
     });

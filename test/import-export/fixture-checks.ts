@@ -84,6 +84,13 @@ export async function checkFixtureImport(archive: Uint8Array): Promise<void> {
     const notes = await all(`/projects/${id}/merge_requests/${x.iid}/notes`, user.token);
     expect(notes.length).toBe((x.notes ?? []).length);
   }
-  // Only lines this server cannot hold fail (a second open merge request for one branch pair), never the import.
+  // protected_tags: each rule with its create access levels, as the archive holds them.
+  const protectedTags = (await api(`/projects/${id}/protected_tags`, { token: user.token })).body;
+  expect(protectedTags.map((t: any) => [t.name, t.create_access_levels.map((l: any) => l.access_level)])).toEqual(
+    ndjson('protected_tags').map((t) => [t.name, (t.create_access_levels ?? []).map((l: any) => l.access_level)]),
+  );
+  expect(protectedTags.length).toBeGreaterThan(0);
+  // Only lines this server cannot hold fail (a second open merge request for one branch pair), never
+  // the import; commit_notes (on commits the archive's repository lacks) are kept as GitLab keeps them.
   for (const f of done.body.failed_relations) expect(f).toMatchObject({ relation_name: 'merge_requests', exception_class: 'ActiveRecord::RecordInvalid' });
 }

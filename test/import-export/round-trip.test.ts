@@ -1,7 +1,9 @@
 /**
  * Issue 15 item 6: a project exported here and imported under a new path answers the same to the
  * issues, merge requests, labels, milestones, notes and repository (commits, branches, files, tree)
- * APIs. Only what names the new project or the import itself may differ: ids, project ids, urls and
+ * APIs, and to those main gained since: tags (lightweight and annotated), protected tags,
+ * discussions (issue threads, a merge request DiffNote thread resolved, commit discussions) and the
+ * project's only_allow_merge_if_all_discussions_are_resolved. Only what names the new project or the import itself may differ: ids, project ids, urls and
  * paths, and the time the import wrote a row GitLab does not carry over.
  */
 import { describe, expect, it } from 'vitest';
@@ -40,6 +42,22 @@ describe('export then import: the same project', () => {
     const mr = (await api(`${P}/merge_requests`, { token: t, body: { source_branch: 'feature', target_branch: 'main', title: 'Add world', labels: 'feature', milestone_id: ms.id } })).body;
     expect(mr.iid).toBe(1);
     expect((await api(`${P}/merge_requests/1/notes`, { token: t, body: { body: 'Looks good' } })).status).toBe(201);
+    // Tags, protected tags, discussions and the setting that makes them block a merge.
+    expect((await api(`${P}/repository/tags`, { token: t, body: { tag_name: 'v1.0', ref: 'main' } })).status).toBe(201);
+    expect((await api(`${P}/repository/tags`, { token: t, body: { tag_name: 'v1.1-rc', ref: 'feature', message: 'Release candidate' } })).status).toBe(201);
+    expect((await api(`${P}/protected_tags`, { token: t, body: { name: 'v*', create_access_level: 30 } })).status).toBe(201);
+    expect((await api(`${P}/protected_tags`, { token: t, body: { name: 'release' } })).status).toBe(201);
+    expect((await api(P, { method: 'PUT', token: t, body: { only_allow_merge_if_all_discussions_are_resolved: true } })).status).toBe(200);
+    const thread = (await api(`${P}/issues/${i1.iid}/discussions`, { token: t, body: { body: 'A thread' } })).body;
+    expect((await api(`${P}/issues/${i1.iid}/discussions/${thread.id}/notes`, { token: t, body: { body: 'A reply' } })).status).toBe(201);
+    const refs = (await api(`${P}/merge_requests/1`, { token: t })).body.diff_refs;
+    const position = { ...refs, position_type: 'text', old_path: 'README.md', new_path: 'README.md', new_line: 2 };
+    const diffThread = await api(`${P}/merge_requests/1/discussions`, { token: t, body: { body: 'On this line', position } });
+    expect([diffThread.status, diffThread.body.notes[0].type]).toEqual([201, 'DiffNote']);
+    expect((await api(`${P}/merge_requests/1/discussions/${diffThread.body.id}`, { method: 'PUT', token: t, body: { resolved: true } })).status).toBe(200);
+    expect((await api(`${P}/merge_requests/1/discussions`, { token: t, body: { body: 'Still open' } })).status).toBe(201);
+    const head = (await api(`${P}/repository/commits/main`, { token: t })).body.id;
+    expect((await api(`${P}/repository/commits/${head}/discussions`, { token: t, body: { body: 'On a commit' } })).status).toBe(201);
 
     expect((await api(`${P}/export`, { method: 'POST', token: t })).status).toBe(202);
     await waitForExport(src.id, t);
@@ -64,11 +82,32 @@ describe('export then import: the same project', () => {
       '/repository/tree?recursive=true&ref=feature',
       '/repository/files/README.md?ref=feature',
       '/repository/compare?from=main&to=feature',
+      '/repository/tags',
+      '/repository/tags/v1.1-rc',
+      '/protected_tags',
+      `/issues/${i1.iid}/discussions`,
+      '/merge_requests/1/discussions',
+      `/repository/commits/${head}/discussions`,
     ];
     for (const path of paths) {
       const [a, b] = await Promise.all([api(`${P}${path}`, { token: t }), api(`${D}${path}`, { token: t })]);
       expect([path, b.status]).toEqual([path, 200]);
       expect([path, strip(b.body)]).toEqual([path, strip(a.body)]);
     }
+    // Thread ids (dropped with every `id` above) are the archive's discussion_id, so links to a
+    // thread hold; an individual note's id is derived from its note's, which the import renumbers.
+    const threadIds = (list: { id: string; individual_note: boolean }[]) => list.filter((d) => !d.individual_note).map((d) => d.id);
+    for (const path of [`/issues/${i1.iid}/discussions`, '/merge_requests/1/discussions', `/repository/commits/${head}/discussions`]) {
+      const [a, b] = await Promise.all([api(`${P}${path}`, { token: t }), api(`${D}${path}`, { token: t })]);
+      expect(threadIds(a.body).length).toBeGreaterThan(0);
+      expect([path, threadIds(b.body)]).toEqual([path, threadIds(a.body)]);
+    }
+    const [srcProject, dstProject] = await Promise.all([api(P, { token: t }), api(D, { token: t })]);
+    expect(dstProject.body.only_allow_merge_if_all_discussions_are_resolved).toBe(true);
+    expect(srcProject.body.only_allow_merge_if_all_discussions_are_resolved).toBe(true);
+    // The unresolved thread blocks the imported merge request as it does the original.
+    const [mrA, mrB] = await Promise.all([api(`${P}/merge_requests/1`, { token: t }), api(`${D}/merge_requests/1`, { token: t })]);
+    expect([mrB.body.blocking_discussions_resolved, mrB.body.detailed_merge_status]).toEqual([mrA.body.blocking_discussions_resolved, mrA.body.detailed_merge_status]);
+    expect(mrB.body.blocking_discussions_resolved).toBe(false);
   });
 });
