@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import type { EarlyAnswers } from './platform/early-answers';
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './platform/limits';
+import { requestStarted } from './platform/request-gate';
 
 export interface NodeServerOptions {
   port: number;
@@ -98,6 +99,8 @@ export function serveNode(fetch: (req: Request) => Response | Promise<Response>,
     },
     onListen,
   ) as Server;
+  // Background jobs in this process wait for a moment without requests (platform/request-gate.ts).
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => res.once('close', requestStarted()));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // A reset connection has no one to answer; a response already under way cannot be replaced.
     const inFlight = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
