@@ -89,13 +89,17 @@ async function exportProject(message: JobMessage, { db, blobs, jobs }: JobDeps):
   const buffer = new PartBuffer();
   const spent = () => written > 0 && (written >= MAX_PARTS_PER_MESSAGE || Date.now() - began >= budgetMs);
   while (!relationsWritten(progress)) {
-    if (spent()) return handOn();
+    if (spent()) {
+      buffer.release();
+      return handOn();
+    }
     const next = await writeNextPart(scope, progress, partRows, buffer);
     // Another delivery of this message wrote the same part first and goes on from there.
     if (!(await advance(db, job.id, stored, next))) return;
     [progress, stored] = [next, JSON.stringify(next)];
     written++;
   }
+  buffer.release();
   // The repository's objects are a step of their own: stored as they are written, and one message's work.
   if (progress.bundle === undefined && !progress.assembled) {
     if (spent()) return handOn();
