@@ -17,6 +17,7 @@ import type { ExportScope } from './export-tree';
 import type { BlobStore } from '../platform/blobs';
 import { loadSettings } from '../settings/settings';
 import { uploadArchive } from './export-upload';
+import { PartBuffer } from './part-buffer';
 import { advance, assembleArchive, deleteParts, type ExportProgress, newProgress, relationsWritten, unfinishedKeys, writeBundlePart, writeNextPart } from './export-parts';
 
 export const EXPORT_JOB = 'project_export';
@@ -84,15 +85,21 @@ async function exportProject(message: JobMessage, { db, blobs, jobs }: JobDeps):
   const handOn = () => jobs.send({ type: EXPORT_JOB, id: jid, ...(message.budgetMs !== undefined ? { budgetMs: message.budgetMs } : {}), ...(message.partRows !== undefined ? { partRows: message.partRows } : {}) });
   // Every message writes at least one part, so a chain of messages always gets somewhere.
   let written = 0;
+  // One buffer for every part this message writes (part-buffer.ts).
+  const buffer = new PartBuffer();
   const spent = () => written > 0 && (written >= MAX_PARTS_PER_MESSAGE || Date.now() - began >= budgetMs);
   while (!relationsWritten(progress)) {
-    if (spent()) return handOn();
-    const next = await writeNextPart(scope, progress, partRows);
+    if (spent()) {
+      buffer.release();
+      return handOn();
+    }
+    const next = await writeNextPart(scope, progress, partRows, buffer);
     // Another delivery of this message wrote the same part first and goes on from there.
     if (!(await advance(db, job.id, stored, next))) return;
     [progress, stored] = [next, JSON.stringify(next)];
     written++;
   }
+  buffer.release();
   // The repository's objects are a step of their own: stored as they are written, and one message's work.
   if (progress.bundle === undefined && !progress.assembled) {
     if (spent()) return handOn();

@@ -11,6 +11,7 @@ import type { Db } from '../db/client';
 import { projectExportJobs } from '../db/schema';
 import type { BlobStore } from '../platform/blobs';
 import { TarWriter } from '../platform/tar-write';
+import { PartBuffer } from './part-buffer';
 import { type BundleObjects, bundleMember, writeBundleObjects } from './bundle-write';
 import { uploadMembers } from './project-uploads';
 import { type ExportScope, issueLines, labelLines, memberLines, milestoneLines, projectFeatureLines, projectJson, protectedBranchLines } from './export-tree';
@@ -20,7 +21,6 @@ import { commitNoteLines, protectedTagLines } from './export-tags-notes';
 
 /** Gitlab::ImportExport.version. */
 export const EXPORT_VERSION = '0.2.4';
-const encoder = new TextEncoder();
 
 type LinesOf = (scope: ExportScope) => AsyncGenerator<Record<string, unknown>>;
 /**
@@ -80,24 +80,27 @@ export async function advance(db: Db, id: number, stored: string | null, next: E
   return rows.length > 0;
 }
 
-/** Writes the next part (at most `maxRows` lines of the current relation) and returns the progress after it. */
-export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRows: number): Promise<ExportProgress> {
+/**
+ * Writes the next part (at most `maxRows` lines of the current relation) and returns the progress
+ * after it. `buffer` holds the part's bytes (part-buffer.ts: lines are encoded as they come, not
+ * joined); a caller writing several parts passes the same one.
+ */
+export async function writeNextPart(scope: ExportScope, p: ExportProgress, maxRows: number, buffer = new PartBuffer()): Promise<ExportProgress> {
   const rel = RELATIONS[p.relation];
-  // Lines are joined as text and encoded once: one buffer per part, not one per line (a part of
-  // 1,000 issues is 3 MB; per-line buffers are thousands of allocations the GC frees late).
-  const lines: string[] = [];
+  buffer.reset();
+  let rows = 0;
   let last = p.after;
   let full = false;
   for await (const line of rel.lines({ ...scope, after: p.after })) {
-    lines.push(`${JSON.stringify(line)}\n`);
+    buffer.append(`${JSON.stringify(line)}\n`);
     last = Number(line.id);
-    if (rel.paged && lines.length >= maxRows) {
+    if (rel.paged && ++rows >= maxRows) {
       full = true;
       break;
     }
   }
   const sizes = p.parts[rel.name] ?? [];
-  const body = encoder.encode(lines.join(''));
+  const body = buffer.view();
   const size = body.byteLength;
   // No content type: a part is only read back here, and on Node a type is one more file to sync.
   if (size) await scope.blobs.put(partKey(p, rel.name, sizes.length), body);

@@ -35,6 +35,26 @@ describe('fsBlobs', () => {
     expect(await store.get('uploads/a.png')).toBeNull();
   });
 
+  it('reads small blobs without a 64 KB buffer each, and every blob byte for byte', async () => {
+    const store = fsBlobs(newRoot());
+    const big = new Uint8Array(200_000).map((_, i) => i % 251);
+    await store.put('b/empty', '');
+    await store.put('b/big', big);
+    for (let k = 0; k < 400; k++) await store.put(`b/small/${k}`, `${k}`.padEnd(700, 'x'));
+    const bytes = async (key: string) => Buffer.from(await new Response((await store.get(key))!.body).arrayBuffer());
+    expect((await bytes('b/empty')).byteLength).toBe(0);
+    expect((await bytes('b/big')).equals(Buffer.from(big))).toBe(true);
+    // A read stream's default chunk is 64 KB, allocated for every read however small the file
+    // (then copied to its size): 400 reads of a git object left 25 MB to the garbage collector.
+    const before = process.memoryUsage().arrayBuffers;
+    let grown = 0;
+    for (let k = 0; k < 400; k++) {
+      expect((await bytes(`b/small/${k}`)).toString()).toBe(`${k}`.padEnd(700, 'x'));
+      grown = Math.max(grown, process.memoryUsage().arrayBuffers - before);
+    }
+    expect(grown).toBeLessThan(4 * 1024 * 1024);
+  });
+
   it('refuses keys outside the store or inside its temporary folder', async () => {
     const store = fsBlobs(newRoot());
     await expect(store.put('../escape', 'x')).rejects.toThrow(/escapes the store/);
