@@ -12,7 +12,7 @@ import { download, waitForExport } from './export-support';
 import { uploadImport, waitForImport } from './import-support';
 
 /** Keys naming the project or a row's database id, dropped at any depth. */
-const LOCAL = new Set(['id', 'project_id', 'web_url', '_links', 'references', 'noteable_id', 'source_project_id', 'target_project_id', 'path', 'path_with_namespace', 'group_id', 'blob_url', 'avatar_url', 'issue_id', 'merge_request_id']);
+const LOCAL = new Set(['id', 'project_id', 'web_url', '_links', 'references', 'noteable_id', 'source_project_id', 'target_project_id', 'path', 'path_with_namespace', 'group_id', 'blob_url', 'avatar_url', 'issue_id', 'merge_request_id', 'resource_id']);
 function strip(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(strip);
   if (!v || typeof v !== 'object') return v;
@@ -59,6 +59,23 @@ describe('export then import: the same project', () => {
     const head = (await api(`${P}/repository/commits/main`, { token: t })).body.id;
     expect((await api(`${P}/repository/commits/${head}/discussions`, { token: t, body: { body: 'On a commit' } })).status).toBe(201);
 
+    // Resource events beyond those the creates above recorded: a label removed, a label deleted
+    // after it was added (its events keep no label), a milestone set and taken away, a reopen and
+    // a merge request closed and reopened.
+    const temp = (await api(`${P}/labels`, { token: t, body: { name: 'temp', color: '#0000ff' } })).body;
+    expect((await api(`${P}/issues/${i1.iid}`, { method: 'PUT', token: t, body: { remove_labels: 'feature', add_labels: 'temp' } })).status).toBe(200);
+    expect((await api(`${P}/labels/${temp.id}`, { method: 'DELETE', token: t })).status).toBe(204);
+    expect((await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { milestone_id: ms.id } })).status).toBe(200);
+    expect((await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { milestone_id: 0, state_event: 'reopen' } })).status).toBe(200);
+    await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { state_event: 'close' } });
+    for (const state_event of ['close', 'reopen']) expect((await api(`${P}/merge_requests/1`, { method: 'PUT', token: t, body: { state_event } })).status).toBe(200);
+    const events = (kind: string, path: string) => api(`${P}${path}/resource_${kind}_events`, { token: t }).then((r) => r.body as { label?: unknown }[]);
+    expect((await events('label', `/issues/${i1.iid}`)).map((e) => e.label === null)).toContain(true);
+    expect((await events('milestone', `/issues/${i2.iid}`)).length).toBe(2);
+    expect((await events('state', `/issues/${i2.iid}`)).length).toBe(3);
+    expect((await events('state', '/merge_requests/1')).length).toBe(2);
+    expect((await events('label', '/merge_requests/1')).length).toBeGreaterThan(0);
+
     expect((await api(`${P}/export`, { method: 'POST', token: t })).status).toBe(202);
     await waitForExport(src.id, t);
     const archive = new Uint8Array(await (await download(src.id, t)).arrayBuffer());
@@ -88,6 +105,7 @@ describe('export then import: the same project', () => {
       `/issues/${i1.iid}/discussions`,
       '/merge_requests/1/discussions',
       `/repository/commits/${head}/discussions`,
+      ...[`/issues/${i1.iid}`, `/issues/${i2.iid}`, '/merge_requests/1'].flatMap((x) => ['label', 'milestone', 'state'].map((kind) => `${x}/resource_${kind}_events`)),
     ];
     for (const path of paths) {
       const [a, b] = await Promise.all([api(`${P}${path}`, { token: t }), api(`${D}${path}`, { token: t })]);
