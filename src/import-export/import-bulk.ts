@@ -1,6 +1,6 @@
 /**
- * The import's bulk writer: the rows of many archive lines (issues, notes, label links) go in with
- * one statement a table and chunk, `INSERT ... SELECT ... FROM json_each(?)` over one bound JSON
+ * The import's bulk writer: the rows of many archive lines (issues, notes, label links, resource
+ * events) go in with one statement a table and chunk, `INSERT ... SELECT ... FROM json_each(?)` over one bound JSON
  * array, instead of one statement a row. Why: with one statement a row, a 10,000-issue import
  * spent most of its time building and running ~50,000 statements (query building, prepared-statement
  * lookups, garbage) for rows of a few values each (bench import_export, issue 15 item 7). One bound
