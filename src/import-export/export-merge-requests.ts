@@ -12,6 +12,7 @@ import { commitsBetween } from '../repository/history';
 import { changedFiles, decoder, isBinary, unifiedDiff } from '../repository/diffs';
 import { blobKey } from '../repository/repository-store';
 import { type ExportScope, labelLinksOf, notesOf, PAGE } from './export-tree';
+import { resourceEventsOf } from './export-resource-events';
 
 type DiffRow = typeof mergeRequestDiffs.$inferSelect;
 
@@ -122,6 +123,7 @@ export async function* mergeRequestLines({ db, blobs, project: { id: projectId }
     ]);
     const { notesOf: notesFor, awardsOf } = await notesOf(db, 'MergeRequest', ids);
     const linksOf = await labelLinksOf(db, 'MergeRequest', ids);
+    const eventsOf = await resourceEventsOf(db, 'MergeRequest', ids);
     for (const m of rows) {
       const diff = diffs.find((d) => d.mergeRequestId === m.id);
       const details = diff ? await diffDetails(db, blobs, projectId, diff) : null;
@@ -180,7 +182,7 @@ export async function* mergeRequestLines({ db, blobs, project: { id: projectId }
             }
           : null,
         metrics: { merged_by_id: m.mergedById, merged_at: at(m.mergedAt), latest_closed_by_id: m.closedById, latest_closed_at: at(m.closedAt) },
-        resource_label_events: [],
+        ...eventsOf(m.id),
         events: [],
         timelogs: [],
       };

@@ -13,6 +13,7 @@ import { ACCESS, FEATURES, featureLevel, type NamespaceRow, type ProjectRow, tra
 import type { BlobStore } from '../platform/blobs';
 import { today } from '../platform/time';
 import { iso } from '../platform/time';
+import { resourceEventsOf } from './export-resource-events';
 
 /** Rows of a relation read per statement batch. */
 export const PAGE = 200;
@@ -203,6 +204,7 @@ export async function* issueLines({ db, project: { id: projectId }, after: start
     ]);
     const { notesOf: notesFor, awardsOf } = await notesOf(db, 'Issue', ids);
     const linksOf = await labelLinksOf(db, 'Issue', ids);
+    const eventsOf = await resourceEventsOf(db, 'Issue', ids);
     for (const i of rows) {
       const milestone = ms.find((m) => m.id === i.milestoneId);
       yield {
@@ -238,7 +240,7 @@ export async function* issueLines({ db, project: { id: projectId }, after: start
         timelogs: logs
           .filter((l) => l.issueId === i.id)
           .map((l) => ({ id: l.id, time_spent: l.timeSpent, user_id: l.userId, issue_id: l.issueId, merge_request_id: null, spent_at: at(l.spentAt), created_at: at(l.createdAt), updated_at: at(l.createdAt), summary: l.summary, note_id: null })),
-        resource_label_events: [],
+        ...eventsOf(i.id),
         events: [],
       };
     }

@@ -1,6 +1,6 @@
 /**
- * The import's bulk writer: the rows of many archive lines (issues, notes, label links) go in with
- * one statement a table and chunk, `INSERT ... SELECT ... FROM json_each(?)` over one bound JSON
+ * The import's bulk writer: the rows of many archive lines (issues, notes, label links, resource
+ * events) go in with one statement a table and chunk, `INSERT ... SELECT ... FROM json_each(?)` over one bound JSON
  * array, instead of one statement a row. Why: with one statement a row, a 10,000-issue import
  * spent most of its time building and running ~50,000 statements (query building, prepared-statement
  * lookups, garbage) for rows of a few values each (bench import_export, issue 15 item 7). One bound
@@ -14,7 +14,7 @@ import { getTableColumns, is, SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { issues, labelLinks, notes } from '../db/schema';
+import { issues, labelLinks, notes, resourceLabelEvents, resourceMilestoneEvents, resourceStateEvents } from '../db/schema';
 
 type Stmt = BatchItem<'sqlite'>;
 type Value = string | number | boolean | null;
@@ -73,9 +73,39 @@ export interface LabelLinkValues {
   createdAt: number;
 }
 
+/** Resource events (import-resource-events.ts): their issuable by type and iid, their label or milestone by title. */
+export interface LabelEventValues {
+  targetType: 'Issue' | 'MergeRequest';
+  targetIid: number;
+  action: string;
+  labelTitle: string | null;
+  userId: number;
+  createdAt: number;
+}
+export interface MilestoneEventValues {
+  targetType: 'Issue' | 'MergeRequest';
+  targetIid: number;
+  action: string;
+  milestoneTitle: string | null;
+  state: string;
+  userId: number;
+  createdAt: number;
+}
+export interface StateEventValues {
+  targetType: 'Issue' | 'MergeRequest';
+  targetIid: number;
+  state: string;
+  userId: number;
+  createdAt: number;
+  sourceCommit: string | null;
+}
+
 const ISSUE_COLUMNS = ['iid', 'title', 'description', 'state', 'authorId', 'issueType', 'confidential', 'discussionLocked', 'milestoneTitle', 'dueDate', 'weight', 'timeEstimate', 'totalTimeSpent', 'upvotes', 'downvotes', 'closedAt', 'closedById', 'createdAt', 'updatedAt'] as const;
 const NOTE_COLUMNS = ['noteableType', 'noteableIid', 'authorId', 'body', 'system', 'internal', 'type', 'discussionId', 'resolvable', 'resolvedAt', 'resolvedById', 'commitId', 'position', 'lineCode', 'createdAt', 'updatedAt'] as const;
 const LINK_COLUMNS = ['targetType', 'targetIid', 'labelTitle', 'createdAt'] as const;
+const LABEL_EVENT_COLUMNS = ['targetType', 'targetIid', 'action', 'labelTitle', 'userId', 'createdAt'] as const;
+const MILESTONE_EVENT_COLUMNS = ['targetType', 'targetIid', 'action', 'milestoneTitle', 'state', 'userId', 'createdAt'] as const;
+const STATE_EVENT_COLUMNS = ['targetType', 'targetIid', 'state', 'userId', 'createdAt', 'sourceCommit'] as const;
 
 /** `json_extract(value, '$[i]')` for each named column (a row is an array in ISSUE_COLUMNS/... order). */
 function cols<C extends readonly string[]>(names: C): Record<C[number], SQL> {
@@ -84,15 +114,27 @@ function cols<C extends readonly string[]>(names: C): Record<C[number], SQL> {
 const I = cols(ISSUE_COLUMNS);
 const N = cols(NOTE_COLUMNS);
 const L = cols(LINK_COLUMNS);
+const LE = cols(LABEL_EVENT_COLUMNS);
+const ME = cols(MILESTONE_EVENT_COLUMNS);
+const SE = cols(STATE_EVENT_COLUMNS);
 /** The new row of the importing project with that type and iid (a commit note has none: 0, as the notes API writes). */
 const parentId = (type: SQL, iid: SQL, projectId: number) =>
   sql`CASE ${type} WHEN 'Issue' THEN (SELECT id FROM issues WHERE project_id = ${projectId} AND iid = ${iid}) WHEN 'Commit' THEN 0 ELSE (SELECT id FROM merge_requests WHERE project_id = ${projectId} AND iid = ${iid}) END`;
+
+/** An event's owner columns: the issue or the merge request of the importing project, the other NULL. */
+const owners = (type: SQL, iid: SQL, projectId: number) => ({
+  issueId: sql`CASE WHEN ${type} = 'Issue' THEN ${parentId(type, iid, projectId)} END`,
+  mergeRequestId: sql`CASE WHEN ${type} = 'MergeRequest' THEN ${parentId(type, iid, projectId)} END`,
+});
 
 /** One chunk's rows, turned into statements by `statements()` at the chunk's end. */
 export class BulkRows {
   private issues: Value[][] = [];
   private notes: Value[][] = [];
   private links: Value[][] = [];
+  private labelEvents: Value[][] = [];
+  private milestoneEvents: Value[][] = [];
+  private stateEvents: Value[][] = [];
   /** Statements naming a row of this chunk's issues by iid (assignees, timelogs, award emoji): run after the issues. */
   readonly after: Stmt[] = [];
   /** Approximate size of what is held, so the job can flush by bytes as well as by lines. */
@@ -107,8 +149,17 @@ export class BulkRows {
   labelLink(v: LabelLinkValues) {
     this.push(this.links, LINK_COLUMNS.map((c) => v[c]));
   }
+  labelEvent(v: LabelEventValues) {
+    this.push(this.labelEvents, LABEL_EVENT_COLUMNS.map((c) => v[c]));
+  }
+  milestoneEvent(v: MilestoneEventValues) {
+    this.push(this.milestoneEvents, MILESTONE_EVENT_COLUMNS.map((c) => v[c]));
+  }
+  stateEvent(v: StateEventValues) {
+    this.push(this.stateEvents, STATE_EVENT_COLUMNS.map((c) => v[c]));
+  }
   get size() {
-    return this.issues.length + this.notes.length + this.links.length + this.after.length;
+    return this.issues.length + this.notes.length + this.links.length + this.labelEvents.length + this.milestoneEvents.length + this.stateEvents.length + this.after.length;
   }
 
   private push(into: Value[][], row: Value[]) {
@@ -148,9 +199,38 @@ export class BulkRows {
           createdAt: L.createdAt,
         }, sql`FROM json_each(${json}) JOIN labels l ON l.project_id = ${P} AND l.title = ${L.labelTitle} WHERE true ORDER BY key`).onConflictDoNothing(),
       );
+    // Resource events: a label or milestone missing by title (a deleted one in the archive) leaves it NULL, as GitLab keeps such events.
+    for (const json of arrays(this.labelEvents))
+      out.push(
+        insertSelect(db, resourceLabelEvents, {
+          action: LE.action,
+          ...owners(LE.targetType, LE.targetIid, P),
+          labelId: sql`(SELECT id FROM labels WHERE project_id = ${P} AND title = ${LE.labelTitle})`,
+          userId: LE.userId,
+          createdAt: LE.createdAt,
+        }, sql`FROM json_each(${json}) ORDER BY key`),
+      );
+    for (const json of arrays(this.milestoneEvents))
+      out.push(
+        insertSelect(db, resourceMilestoneEvents, {
+          action: ME.action,
+          ...owners(ME.targetType, ME.targetIid, P),
+          milestoneId: sql`(SELECT id FROM milestones WHERE project_id = ${P} AND title = ${ME.milestoneTitle})`,
+          state: ME.state,
+          userId: ME.userId,
+          createdAt: ME.createdAt,
+        }, sql`FROM json_each(${json}) ORDER BY key`),
+      );
+    for (const json of arrays(this.stateEvents))
+      out.push(
+        insertSelect(db, resourceStateEvents, { ...owners(SE.targetType, SE.targetIid, P), state: SE.state, userId: SE.userId, createdAt: SE.createdAt, sourceCommit: SE.sourceCommit }, sql`FROM json_each(${json}) ORDER BY key`),
+      );
     this.issues = [];
     this.notes = [];
     this.links = [];
+    this.labelEvents = [];
+    this.milestoneEvents = [];
+    this.stateEvents = [];
     this.after.length = 0;
     this.chars = 0;
     return out;

@@ -13,6 +13,7 @@ import type { BulkRows } from './import-bulk';
 import { awardEmoji, issueAssignees, issues, labelPriorities, labels, mergeRequestDiffs, mergeRequests, milestones, protectedBranchAccessLevels, protectedBranches, timelogs } from '../db/schema';
 
 import { archiveDiffStatements } from './import-diffs';
+import { type ArchiveEvents, parseResourceEvents, pushResourceEvents } from './import-resource-events';
 
 export class LineError extends Error {}
 
@@ -248,6 +249,37 @@ function milestoneRef(ctx: ImportContext, row: Row): { stmts: Stmt[]; title: str
   }
 }
 
+/** The line's resource events, checked before anything of the line is held (a bad one fails the line). */
+function eventsOf(row: Row): ArchiveEvents {
+  const events = parseResourceEvents(row);
+  if (typeof events === 'string') throw new LineError(events);
+  return events;
+}
+
+/**
+ * The labels and milestones the events name, created on the fly like a link's (ObjectBuilder finds
+ * or creates them by title); the events themselves go in the bulk rows, after their issuable.
+ */
+function eventStatements(ctx: ImportContext, type: 'Issue' | 'MergeRequest', iid: number, events: ArchiveEvents): Stmt[] {
+  const out: Stmt[] = [];
+  const labelTitle = (label: Row | null) => {
+    if (!label) return null;
+    try {
+      out.push(...labelStatements(ctx, label, true));
+      return String(label.title);
+    } catch {
+      return null;
+    }
+  };
+  const milestoneTitle = (milestone: Row | null) => {
+    const ref = milestoneRef(ctx, { milestone });
+    out.push(...ref.stmts);
+    return ref.title;
+  };
+  pushResourceEvents(ctx.bulk, type, iid, events, { user: (id) => userOf(ctx, id), time: (v) => time(v, ctx.now), labelTitle, milestoneTitle });
+  return out;
+}
+
 function takeIid(taken: Set<number>, row: Row, what: string): number {
   const iid = int(row.iid);
   if (iid !== null && iid > 0) {
@@ -265,6 +297,7 @@ const ISSUE_TYPES = new Set(['issue', 'incident', 'test_case', 'task']);
 /** An issue with its notes, award emoji, labels, milestone, assignees and timelogs. */
 export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
   const t = title(row);
+  const events = eventsOf(row);
   const iid = takeIid(ctx.issueIids, row, 'Issue');
   const P = ctx.projectId;
   const idSql = sql`(SELECT id FROM issues WHERE project_id = ${P} AND iid = ${iid})`;
@@ -312,7 +345,7 @@ export function issueRow(ctx: ImportContext, row: Row): Stmt[] {
     ),
   );
   // Milestone and labels first: the bulk rows find them by title.
-  return [...ms.stmts, ...labelLinkStatements(ctx, 'Issue', iid, list(row.label_links))];
+  return [...ms.stmts, ...labelLinkStatements(ctx, 'Issue', iid, list(row.label_links)), ...eventStatements(ctx, 'Issue', iid, events)];
 }
 
 const MR_STATES = new Set(['opened', 'closed', 'merged', 'locked']);
@@ -332,6 +365,7 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
   const pair = `${source}\n${target}`;
   const open = state === 'opened' || state === 'locked';
   if (open && ctx.openBranchPairs.has(pair)) throw new LineError('Validation failed: Another open merge request already exists for this source branch');
+  const events = eventsOf(row);
   const iid = takeIid(ctx.mrIids, row, 'Merge request');
   if (open) ctx.openBranchPairs.add(pair);
   const P = ctx.projectId;
@@ -375,7 +409,7 @@ export function mergeRequestRow(ctx: ImportContext, row: Row): Stmt[] {
     sql`SELECT NULL, id, 'collected', head_sha, base_sha, start_sha, ${str(diff?.real_size, 16) ?? null}, NULL, created_at, updated_at FROM merge_requests WHERE project_id = ${P} AND iid = ${iid} AND head_sha IS NOT NULL`,
   );
   noteRows(ctx, 'MergeRequest', iid, list(row.notes));
-  return [...ms.stmts, mr, version, ...archiveDiffStatements(ctx, iid, diff), ...labelLinkStatements(ctx, 'MergeRequest', iid, list(row.label_links)), ...awards.stmts];
+  return [...ms.stmts, mr, version, ...archiveDiffStatements(ctx, iid, diff), ...labelLinkStatements(ctx, 'MergeRequest', iid, list(row.label_links)), ...awards.stmts, ...eventStatements(ctx, 'MergeRequest', iid, events)];
 }
 
 /** A sha of the archive, kept only when the imported repository holds that commit. */

@@ -203,6 +203,10 @@ describe('the archive tree', () => {
     expect(mr.status).toBe(201);
     expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/notes`, { token: developer.token, body: { body: 'Looks good' } })).status).toBe(201);
     expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}/award_emoji`, { token: developer.token, body: { name: 'rocket' } })).status).toBe(201);
+    // Resource events beyond the milestone ones the creates recorded: a label added, a close and a reopen.
+    expect((await api(`/projects/${p.id}/labels`, { token: t, body: { name: 'triage', color: '#aa0000' } })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/issues/${issue.body.iid}`, { method: 'PUT', token: developer.token, body: { add_labels: 'triage' } })).status).toBe(200);
+    for (const state_event of ['close', 'reopen']) expect((await api(`/projects/${p.id}/merge_requests/${mr.body.iid}`, { method: 'PUT', token: t, body: { state_event } })).status).toBe(200);
 
     expect((await api(`/projects/${p.id}`, { method: 'PUT', token: t, body: { wiki_access_level: 'disabled', snippets_access_level: 'private' } })).status).toBe(200);
     const mainPb = await api(`/projects/${p.id}/protected_branches/main`, { token: t });
@@ -228,6 +232,23 @@ describe('the archive tree', () => {
     expect(exportedMr).toMatchObject({ id: mr.body.id, iid: mr.body.iid, title: 'Feature MR', description: 'Please merge', source_branch: 'feature', target_branch: 'main', state: 'opened', target_project_id: p.id, source_project_id: p.id, milestone: { title: 'v1.0' } });
     expect(exportedMr.notes.filter((n: any) => !n.system)).toEqual([expect.objectContaining({ note: 'Looks good', noteable_type: 'MergeRequest', author: { name: developer.name } })]);
     expect(exportedMr.award_emoji).toEqual([expect.objectContaining({ name: 'rocket', awardable_type: 'MergeRequest' })]);
+    // Resource events as import_export.yml writes them: the attributes it lets through, no ids of rows here.
+    const milestoneEvent = (x: any) => [
+      {
+        user_id: owner.id,
+        action: 'add',
+        created_at: x.created_at,
+        state: 'opened',
+        milestone: { iid: milestone.body.iid, title: 'v1.0', project_id: p.id, group_id: null, description: 'First', due_date: null, created_at: milestone.body.created_at, updated_at: milestone.body.updated_at, start_date: null, state: 'active' },
+      },
+    ];
+    expect(exportedIssue.resource_milestone_events).toEqual(milestoneEvent(exportedIssue));
+    expect(exportedMr.resource_milestone_events).toEqual(milestoneEvent(exportedMr));
+    expect(exportedIssue.resource_label_events).toEqual([{ action: 'add', user_id: developer.id, created_at: expect.stringMatching(/Z$/), label: expect.objectContaining({ title: 'triage', color: '#aa0000', type: 'ProjectLabel' }) }]);
+    expect(exportedIssue.resource_state_events).toEqual([]);
+    expect(exportedMr.resource_state_events).toEqual(
+      ['closed', 'reopened'].map((state) => ({ user_id: owner.id, state, created_at: expect.stringMatching(/Z$/), source_commit: null, close_after_error_tracking_resolve: false, close_auto_resolve_prometheus_alert: false })),
+    );
     const diff = exportedMr.merge_request_diff;
     expect(diff.head_commit_sha).toBe(feature.body.id);
     expect(diff.merge_request_diff_commits).toEqual([expect.objectContaining({ relative_order: 0, sha: feature.body.id, message: 'Change the readme' })]);

@@ -84,6 +84,30 @@ export async function checkFixtureImport(archive: Uint8Array): Promise<void> {
     const notes = await all(`/projects/${id}/merge_requests/${x.iid}/notes`, user.token);
     expect(notes.length).toBe((x.notes ?? []).length);
   }
+  // Resource events of the issues and merge requests that were written, each as the archive holds it:
+  // labels and milestones by title (a deleted label none), the importer for every unmatched user.
+  const written = [...xIssues.map((x) => ['issues', x] as const), ...expectedMrs.map((x) => ['merge_requests', x] as const)];
+  let eventCount = 0;
+  for (const [kind, x] of written) {
+    const base = `/projects/${id}/${kind}/${x.iid}`;
+    const [labelEvents, milestoneEvents, stateEvents] = await Promise.all(['label', 'milestone', 'state'].map((k) => all(`${base}/resource_${k}_events`, user.token)));
+    expect([base, labelEvents.map((e) => [e.action, e.label?.name ?? null, e.created_at, e.user.username])]).toEqual([
+      base,
+      (x.resource_label_events ?? []).map((e: any) => [e.action, e.label?.title ?? null, new Date(e.created_at).toISOString(), user.username]),
+    ]);
+    expect([base, milestoneEvents.map((e) => [e.action, e.milestone?.title ?? null, e.state, e.created_at, e.user.username])]).toEqual([
+      base,
+      (x.resource_milestone_events ?? []).map((e: any) => [e.action, e.milestone?.title ?? null, e.state, new Date(e.created_at).toISOString(), user.username]),
+    ]);
+    expect([base, stateEvents.map((e) => [e.state, e.created_at, e.source_commit, e.user.username])]).toEqual([
+      base,
+      (x.resource_state_events ?? []).map((e: any) => [e.state, new Date(e.created_at).toISOString(), e.source_commit ?? null, user.username]),
+    ]);
+    eventCount += labelEvents.length + milestoneEvents.length + stateEvents.length;
+  }
+  // The fixture holds events of all three kinds, so the checks above are not vacuous.
+  expect(eventCount).toBeGreaterThan(0);
+  for (const k of ['resource_label_events', 'resource_milestone_events', 'resource_state_events']) expect(written.some(([, x]) => x[k]?.length)).toBe(true);
   // protected_tags: each rule with its create access levels, as the archive holds them.
   const protectedTags = (await api(`/projects/${id}/protected_tags`, { token: user.token })).body;
   expect(protectedTags.map((t: any) => [t.name, t.create_access_levels.map((l: any) => l.access_level)])).toEqual(

@@ -3,7 +3,8 @@
  * issues, merge requests, labels, milestones, notes and repository (commits, branches, files, tree)
  * APIs, and to those main gained since: tags (lightweight and annotated), protected tags,
  * discussions (issue threads, a merge request DiffNote thread resolved, commit discussions) and the
- * project's only_allow_merge_if_all_discussions_are_resolved. Only what names the new project or the import itself may differ: ids, project ids, urls and
+ * project's only_allow_merge_if_all_discussions_are_resolved, and the resource label, milestone and state
+ * events of issues and merge requests. Only what names the new project or the import itself may differ: ids, project ids, urls and
  * paths, and the time the import wrote a row GitLab does not carry over.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { download, waitForExport } from './export-support';
 import { uploadImport, waitForImport } from './import-support';
 
 /** Keys naming the project or a row's database id, dropped at any depth. */
-const LOCAL = new Set(['id', 'project_id', 'web_url', '_links', 'references', 'noteable_id', 'source_project_id', 'target_project_id', 'path', 'path_with_namespace', 'group_id', 'blob_url', 'avatar_url', 'issue_id', 'merge_request_id']);
+const LOCAL = new Set(['id', 'project_id', 'web_url', '_links', 'references', 'noteable_id', 'source_project_id', 'target_project_id', 'path', 'path_with_namespace', 'group_id', 'blob_url', 'avatar_url', 'issue_id', 'merge_request_id', 'resource_id']);
 function strip(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(strip);
   if (!v || typeof v !== 'object') return v;
@@ -59,6 +60,28 @@ describe('export then import: the same project', () => {
     const head = (await api(`${P}/repository/commits/main`, { token: t })).body.id;
     expect((await api(`${P}/repository/commits/${head}/discussions`, { token: t, body: { body: 'On a commit' } })).status).toBe(201);
 
+    // Resource events beyond those the creates above recorded: a label removed, a label deleted
+    // after it was added (its events keep no label), a milestone set and taken away, a reopen and
+    // a merge request closed and reopened.
+    // A member other than the importer, matched by public email: their events stay theirs.
+    const v = await createUser();
+    expect((await api(`/users/${v.id}`, { method: 'PUT', token: rootToken, body: { public_email: v.email } })).status).toBe(200);
+    expect((await api(`${P}/members`, { token: t, body: { user_id: v.id, access_level: 30 } })).status).toBe(201);
+    expect((await api(`${P}/merge_requests/1`, { method: 'PUT', token: v.token, body: { add_labels: 'bug' } })).status).toBe(200);
+    const temp = (await api(`${P}/labels`, { token: t, body: { name: 'temp', color: '#0000ff' } })).body;
+    expect((await api(`${P}/issues/${i1.iid}`, { method: 'PUT', token: t, body: { remove_labels: 'feature', add_labels: 'temp' } })).status).toBe(200);
+    expect((await api(`${P}/labels/${temp.id}`, { method: 'DELETE', token: t })).status).toBe(204);
+    expect((await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { milestone_id: ms.id } })).status).toBe(200);
+    expect((await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { milestone_id: 0, state_event: 'reopen' } })).status).toBe(200);
+    await api(`${P}/issues/${i2.iid}`, { method: 'PUT', token: t, body: { state_event: 'close' } });
+    for (const state_event of ['close', 'reopen']) expect((await api(`${P}/merge_requests/1`, { method: 'PUT', token: t, body: { state_event } })).status).toBe(200);
+    const events = (kind: string, path: string) => api(`${P}${path}/resource_${kind}_events`, { token: t }).then((r) => r.body as { label?: unknown }[]);
+    expect((await events('label', `/issues/${i1.iid}`)).map((e) => e.label === null)).toContain(true);
+    expect((await events('milestone', `/issues/${i2.iid}`)).length).toBe(2);
+    expect((await events('state', `/issues/${i2.iid}`)).length).toBe(3);
+    expect((await events('state', '/merge_requests/1')).length).toBe(2);
+    expect((await events('label', '/merge_requests/1')).map((e: any) => e.user.username)).toContain(v.username);
+
     expect((await api(`${P}/export`, { method: 'POST', token: t })).status).toBe(202);
     await waitForExport(src.id, t);
     const archive = new Uint8Array(await (await download(src.id, t)).arrayBuffer());
@@ -88,6 +111,7 @@ describe('export then import: the same project', () => {
       `/issues/${i1.iid}/discussions`,
       '/merge_requests/1/discussions',
       `/repository/commits/${head}/discussions`,
+      ...[`/issues/${i1.iid}`, `/issues/${i2.iid}`, '/merge_requests/1'].flatMap((x) => ['label', 'milestone', 'state'].map((kind) => `${x}/resource_${kind}_events`)),
     ];
     for (const path of paths) {
       const [a, b] = await Promise.all([api(`${P}${path}`, { token: t }), api(`${D}${path}`, { token: t })]);
