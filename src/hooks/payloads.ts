@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { changedFiles } from '../repository/diffs';
 import { deployments, environments, issueAssignees, issues, labelLinks, labels, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, notes, projects, repoCommits, users } from '../db/schema';
 import { fullPath, hookTime, humanTime, labelHookAttrs, type ProjectCtx, projectHookAttrs, repositoryAttrs, userHookAttrs } from './payload-parts';
 import type { webHookEvents } from '../db/schema';
@@ -295,11 +296,31 @@ export async function deploymentPayload(db: Db, x: ProjectCtx, ev: EventRow, dat
   };
 }
 
+/**
+ * Commit#repo_changes for each pushed commit: paths added, modified (a rename counts as its new path)
+ * and removed against the commit's first parent. Built here, in the queue job, not in the push.
+ */
+async function commitChanges(db: Db, projectId: number, shas: string[]): Promise<Map<string, { added: string[]; modified: string[]; removed: string[] }>> {
+  const out = new Map<string, { added: string[]; modified: string[]; removed: string[] }>();
+  if (!shas.length) return out;
+  const rows = await db.select({ sha: repoCommits.sha, parentShas: repoCommits.parentShas }).from(repoCommits).where(and(eq(repoCommits.projectId, projectId), inArray(repoCommits.sha, shas)));
+  for (const row of rows) {
+    const changes = await changedFiles(db, projectId, row.parentShas[0] ?? null, row.sha);
+    out.set(row.sha, {
+      added: changes.filter((f) => f.newFile).map((f) => f.newPath),
+      modified: changes.filter((f) => !f.newFile && !f.deletedFile).map((f) => f.newPath),
+      removed: changes.filter((f) => f.deletedFile).map((f) => f.oldPath),
+    });
+  }
+  return out;
+}
+
 /** Gitlab::DataBuilder::Push, from what the push recorded (its commits, at most 20, newest first). */
 export async function pushPayload(db: Db, x: ProjectCtx, ev: EventRow, data: Record<string, unknown> | null) {
   const people = await usersById(db, [ev.actorId!]);
   const u = people.get(ev.actorId!);
   const commits = (data?.commits as Pick<CommitRow, 'sha' | 'message' | 'authoredAt' | 'authorName' | 'authorEmail'>[] | undefined) ?? [];
+  const changes = await commitChanges(db, x.project.id, commits.map((c) => c.sha));
   const repo = repositoryAttrs(x);
   const project = projectHookAttrs(x);
   return {
@@ -319,7 +340,7 @@ export async function pushPayload(db: Db, x: ProjectCtx, ev: EventRow, data: Rec
     user_avatar: null,
     project_id: x.project.id,
     project,
-    commits: commits.map((c) => ({ ...commitHookAttrs(x, c), added: [], modified: [], removed: [] })),
+    commits: commits.map((c) => ({ ...commitHookAttrs(x, c), ...(changes.get(c.sha) ?? { added: [], modified: [], removed: [] }) })),
     total_commits_count: (data?.total_commits_count as number | undefined) ?? commits.length,
     push_options: {},
     repository: { ...repo, git_http_url: project.git_http_url, git_ssh_url: project.git_ssh_url, visibility_level: project.visibility_level },

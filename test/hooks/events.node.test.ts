@@ -177,8 +177,21 @@ describe('webhook events', () => {
       user_id: u.id,
       project_id: p.id,
       total_commits_count: 1,
-      commits: [{ id: pushed.body.id, message: 'add b.txt', title: 'add b.txt' }],
+      commits: [{ id: pushed.body.id, message: 'add b.txt', title: 'add b.txt', added: ['b.txt'], modified: [], removed: [] }],
     });
+    // Commit#repo_changes per commit, against its first parent.
+    const actions = [
+      { action: 'update', file_path: 'b.txt', content: 'changed' },
+      { action: 'delete', file_path: 'README.md' },
+      { action: 'create', file_path: 'c.txt', content: 'new' },
+    ];
+    const second = await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'release/1', commit_message: 'mixed', actions } });
+    expect(second.status).toBe(201);
+    await idle();
+    expect(at(path)).toHaveLength(2);
+    const [pushedCommit] = at(path)[1].body.commits;
+    expect(pushedCommit.id).toBe(second.body.id);
+    expect({ added: pushedCommit.added, modified: pushedCommit.modified, removed: pushedCommit.removed }).toEqual({ added: ['c.txt'], modified: ['b.txt'], removed: ['README.md'] });
   });
 
   it('deployments when their status changes, and group hooks for the projects below', async () => {
