@@ -61,8 +61,8 @@ export function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
 /** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
 export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null, sharedWith?: SharedWithGroupRow[]) {
   const settings = await settingsOf(c);
-  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
-  const shared = (sharedWith ?? reads?.[5] ?? []).map(sharedWithGroupEntity);
+  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4], reads[5]])) as Project[]) : undefined;
+  const shared = (sharedWith ?? reads?.[6] ?? []).map(sharedWithGroupEntity);
   return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings, sharedWithGroups: shared });
 }
 type DetailReads = ReturnType<typeof detailProjectReads>;

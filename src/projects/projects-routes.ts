@@ -162,8 +162,8 @@ export function mountProjects(r: Router) {
       // import_status / import_type / import_error of an imported project (the import job writes this row).
       db.select({ status: projectImportStates.status, type: projectImportStates.importType, error: projectImportStates.lastError }).from(projectImportStates).where(eq(projectImportStates.projectId, pid)).limit(1),
     ]);
-    const [counts, branches, names, owners, direct, group, imported] = pr.reads;
-    const extras = projectExtras([counts, branches, names, owners]);
+    const [counts, branches, names, owners, shared, direct, group, imported] = pr.reads;
+    const extras = projectExtras([counts, branches, names, owners, shared]);
     const id = pr.project.id;
     return c.json(
       projectWithAccess(pr.project, pr.namespace, {
@@ -178,6 +178,7 @@ export function mountProjects(r: Router) {
         groupLevel: uid === undefined ? null : Number(group[0]?.level ?? 0) || null,
         openIssuesCount: extras.openIssues(id, pr.level),
         emptyRepo: extras.emptyRepo(id),
+        sharedWithGroups: extras.sharedWithGroups(id),
         importState: imported[0] ?? null,
       }),
     );
