@@ -149,3 +149,21 @@ describe('POST /groups/:id/share', () => {
     expect((await api(`/groups/${shared.id}/share/${invited.id}`, { method: 'DELETE', token: maintainer.token })).status).toBe(403);
   });
 });
+
+describe('GET /projects/:id/groups?with_shared=true', () => {
+  it('adds the groups the project is shared with, by shared_min_access_level and shared_visible_only', async () => {
+    const [owner, viewer] = await Promise.all([createUser(), createUser()]);
+    const home = await group(owner);
+    const project = (await api('/projects', { token: owner.token, body: { path: unique('p'), namespace_id: home.id } })).body;
+    const [seen, hidden] = [await group(owner), await group(owner)];
+    await addMember(owner, home.id, viewer, 30);
+    await addMember(owner, seen.id, viewer, 10);
+    expect((await api(`/projects/${project.id}/share`, { token: owner.token, body: { group_id: seen.id, group_access: 30 } })).status).toBe(201);
+    expect((await api(`/projects/${project.id}/share`, { token: owner.token, body: { group_id: hidden.id, group_access: 10 } })).status).toBe(201);
+    const ids = async (query: string) => (await api(`/projects/${project.id}/groups${query}`, { token: viewer.token })).body.map((g: { id: number }) => g.id);
+    expect(await ids('')).toEqual([home.id]);
+    expect(await ids('?with_shared=true')).toEqual([hidden.id, seen.id, home.id]);
+    expect(await ids('?with_shared=true&shared_min_access_level=20')).toEqual([seen.id, home.id]);
+    expect(await ids('?with_shared=true&shared_visible_only=true')).toEqual([seen.id, home.id]);
+  });
+});
