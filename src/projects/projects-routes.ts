@@ -1,5 +1,6 @@
 /** Projects API (GitLab lib/api/projects.rb; spec: Access, Pagination). */
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm';
+import { today } from '../platform/time';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
@@ -266,7 +267,11 @@ export function mountProjects(r: Router) {
 
   r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
-    const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
+    const own = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
+    // GroupProjectsFinder `with_shared` (the default): also the projects shared with the group, while the link lasts
+    // (GitLab's RemoveExpiredGroupLinksWorker deletes expired links).
+    const shared = sql`${projects.id} IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id = ${group.id} AND (l.expires_at IS NULL OR l.expires_at > ${today()}))`;
+    const scope = p.with_shared ? or(own, shared)! : own;
     return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true }, false);
   });
 }

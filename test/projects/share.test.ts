@@ -167,3 +167,21 @@ describe('GET /projects/:id/groups?with_shared=true', () => {
     expect(await ids('?with_shared=true&shared_visible_only=true')).toEqual([seen.id, home.id]);
   });
 });
+
+describe('GET /groups/:id/projects with_shared', () => {
+  it("lists the projects shared with the group by default, not with with_shared=false, and not once the link expired", async () => {
+    const [owner, dev] = await Promise.all([createUser(), createUser()]);
+    const invited = await group(owner);
+    await addMember(owner, invited.id, dev, 30);
+    const own = (await api('/projects', { token: owner.token, body: { path: unique('own'), namespace_id: invited.id } })).body;
+    const [live, expired] = [
+      (await api('/projects', { token: owner.token, body: { path: unique('live'), visibility: 'private' } })).body,
+      (await api('/projects', { token: owner.token, body: { path: unique('gone'), visibility: 'private' } })).body,
+    ];
+    expect((await api(`/projects/${live.id}/share`, { token: owner.token, body: { group_id: invited.id, group_access: 20 } })).status).toBe(201);
+    expect((await api(`/projects/${expired.id}/share`, { token: owner.token, body: { group_id: invited.id, group_access: 20, expires_at: yesterday() } })).status).toBe(201);
+    const ids = async (query: string) => (await api(`/groups/${invited.id}/projects${query}`, { token: dev.token })).body.map((p: { id: number }) => p.id).sort();
+    expect(await ids('')).toEqual([own.id, live.id].sort());
+    expect(await ids('?with_shared=false')).toEqual([own.id]);
+  });
+});
