@@ -16,7 +16,7 @@ import { members, namespaces, projects } from '../db/schema';
 import { today } from '../platform/time';
 import type { Caller, UserRow } from '../platform/context';
 import { ApiError } from '../platform/errors';
-import { groupShareLevelSql, projectShareLevelSql } from './shared-access';
+import { groupShareLevelSql, projectShareLevelSql, shareBelowSql } from './shared-access';
 
 export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
 /** Levels a membership may be given through the API (members_helpers.rb `Gitlab::Access.all_values`). */
@@ -97,30 +97,14 @@ export function memberBelowSql(userId: number) {
   const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
   const inTree = (col: SQL) => sql`${col} >= ${NS_PATH} AND ${col} < ${NS_PATH} || ':'`;
   return sql<number>`(EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
-    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
+    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)})
+    OR ${shareBelowSql(userId, today(), NS_PATH)})`;
 }
 
-/** A membership in a descendant group or in a project of the group's hierarchy. */
+/** A membership (or a share) in a descendant group or in a project of the group's hierarchy. */
 async function memberBelow(db: Db, userId: number, group: NamespaceRow): Promise<boolean> {
-  const prefix = group.traversalPath!;
-  const inTree = sql`${namespaces.traversalPath} >= ${prefix} AND ${namespaces.traversalPath} < ${prefix + ':'}`;
-  const viaGroup = await db
-    .select({ one: sql`1` })
-    .from(members)
-    .innerJoin(namespaces, eq(namespaces.id, members.sourceId))
-    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Namespace'), activeMember(), inTree))
-    .limit(1)
-    .get();
-  if (viaGroup) return true;
-  const viaProject = await db
-    .select({ one: sql`1` })
-    .from(members)
-    .innerJoin(projects, eq(projects.id, members.sourceId))
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Project'), activeMember(), inTree))
-    .limit(1)
-    .get();
-  return Boolean(viaProject);
+  const row = await db.select({ below: memberBelowSql(userId).as('below') }).from(namespaces).where(eq(namespaces.id, group.id)).get();
+  return Boolean(Number(row?.below ?? 0));
 }
 
 /** SQL range over `traversal_path` selecting a group and all its descendants ('/' and digits sort below ':'). */

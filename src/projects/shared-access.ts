@@ -35,3 +35,17 @@ export function groupShareLevelSql(userId: Uid, day: Day, nsPath: SQL) {
   return sql<number>`coalesce((SELECT max(min(m.access_level, l.group_access)) FROM group_group_links l JOIN namespaces g ON g.id = l.shared_with_group_id JOIN members m ON ${viaMembers(userId, day, sql`g.traversal_path`)}
     WHERE l.shared_group_id IN (SELECT value FROM ${idsOf(nsPath)}) AND (l.expires_at IS NULL OR l.expires_at > ${day})), 0)`;
 }
+
+/**
+ * SQL over a group row (by its traversal path): 1 when a share gives the user access to a project or
+ * a group below it, which lets them read the group as a membership below it would (GroupPolicy
+ * `has_projects`, whose project authorizations include shares). Driven from the user's group
+ * memberships: their groups and subgroups, the links from those, the shared things' namespaces.
+ */
+export function shareBelowSql(userId: Uid, day: Day, nsPath: SQL) {
+  const mine = sql`members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces g ON g.traversal_path >= a.traversal_path AND g.traversal_path < a.traversal_path || ':'`;
+  const active = sql`m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND (l.expires_at IS NULL OR l.expires_at > ${day})`;
+  const inTree = sql`d.traversal_path >= ${nsPath} AND d.traversal_path < ${nsPath} || ':'`;
+  return sql<number>`(EXISTS (SELECT 1 FROM ${mine} JOIN project_group_links l ON l.group_id = g.id JOIN projects p ON p.id = l.project_id JOIN namespaces d ON d.id = p.namespace_id WHERE ${active} AND ${inTree})
+    OR EXISTS (SELECT 1 FROM ${mine} JOIN group_group_links l ON l.shared_with_group_id = g.id JOIN namespaces d ON d.id = l.shared_group_id WHERE ${active} AND ${inTree}))`;
+}

@@ -33,6 +33,7 @@ describe('POST /projects/:id/share', () => {
 
     expect((await api(`/projects/${project.id}`, { token: dev.token })).status).toBe(404);
     expect(await labelStatus(dev, project.id)).toBe(404);
+    expect((await api(`/groups/${home.id}`, { token: dev.token })).status).toBe(404);
 
     const res = await api(`/projects/${project.id}/share`, { token: owner.token, body: { group_id: invited.id, group_access: 20 } });
     expect(res.status).toBe(201);
@@ -47,12 +48,15 @@ describe('POST /projects/:id/share', () => {
       expect((await api(`/projects?min_access_level=20&search=${project.path}`, { token: u.token })).body.map((p: { id: number }) => p.id)).toEqual([project.id]);
       expect((await api(`/projects?min_access_level=30&search=${project.path}`, { token: u.token })).body).toEqual([]);
     }
+    // Access to a project of the group lets them read the group (GroupPolicy has_projects).
+    expect((await api(`/groups/${home.id}`, { token: dev.token })).status).toBe(200);
     const shown = (await api(`/projects/${project.id}`, { token: owner.token })).body;
     expect(shown.shared_with_groups).toEqual([{ group_id: invited.id, group_name: invited.name, group_full_path: invited.full_path, group_access_level: 20, expires_at: null }]);
 
     expect((await api(`/projects/${project.id}/share/${invited.id}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
     expect((await api(`/projects/${project.id}`, { token: dev.token })).status).toBe(404);
     expect((await api(`/projects/${project.id}`, { token: inherited.token })).status).toBe(404);
+    expect((await api(`/groups/${home.id}`, { token: dev.token })).status).toBe(404);
     expect((await api(`/projects/${project.id}/share/${invited.id}`, { method: 'DELETE', token: owner.token })).body).toEqual({ message: '404 Group Link Not Found' });
   });
 
