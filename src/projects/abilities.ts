@@ -162,9 +162,14 @@ export function projectLevelSql(userId: number | SQL | Placeholder, day: string 
     ${sharedProjectLevel(userId, day, PROJECT_ID, NS_PATH)})`;
 }
 
-/** SQL: the caller's highest level in a group row (`namespaces`). */
+/** SQL: the caller's highest level in a group row (`namespaces`), shares included. */
 export function groupLevelSql(userId: number) {
-  return sql<number>`max(${groupShareLevelSql(userId, today(), NS_PATH)}, coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
+  return sql<number>`max(${groupShareLevelSql(userId, today(), NS_PATH)}, ${groupMembershipLevelSql(userId)})`;
+}
+
+/** SQL: the caller's level from memberships of a group row or its ancestors alone (Group#highest_group_member: no shares). */
+export function groupMembershipLevelSql(userId: number) {
+  return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0)`;
 }
 
 /**

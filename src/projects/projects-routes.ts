@@ -7,7 +7,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { decimalId } from '../platform/record-id';
 import { members, namespaces, projectImportStates, projects, repoBranches, users } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
-import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
+import { ACCESS, groupMembershipLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginateWith, toQuery } from '../platform/pagination';
@@ -156,7 +156,7 @@ export function mountProjects(r: Router) {
         .where(and(eq(members.userId, uid ?? 0), eq(members.sourceType, 'Project'), eq(members.sourceId, pid)))
         .limit(1),
       db
-        .select({ level: (uid === undefined ? sql<number>`0` : groupLevelSql(uid)).as('level') })
+        .select({ level: (uid === undefined ? sql<number>`0` : groupMembershipLevelSql(uid)).as('level') })
         .from(namespaces)
         .where(and(eq(namespaces.kind, 'Group'), sql`${namespaces.id} = (SELECT p.namespace_id FROM projects p WHERE p.id = ${pid})`))
         .limit(1),

@@ -134,6 +134,8 @@ describe('POST /groups/:id/share', () => {
     expect((await api(`/groups/${shared.id}/share`, { token: owner.token, body: { group_id: invited.id, group_access: 40 } })).status).toBe(201);
     expect(await labelStatus(dev, project.id)).toBe(201);
     expect((await api(`/projects/${project.id}`, { method: 'PUT', token: dev.token, body: { description: 'x' } })).status).toBe(403);
+    // ProjectWithAccess `permissions` name memberships only (Group#highest_group_member), not shares.
+    expect((await api(`/projects/${project.id}`, { token: dev.token })).body.permissions).toEqual({ project_access: null, group_access: null });
   });
 
   it("answers GitLab's errors", async () => {
