@@ -8,7 +8,6 @@ import type { Caller } from '../platform/context';
 import type { Db } from '../db/client';
 import { issues, namespaces, projects, users } from '../db/schema';
 import { ACCESS, type NamespaceRow, projectLevelSql, projectVisibleSql, type ProjectRow } from '../projects/abilities';
-import { sharedProjectIdsSql } from '../projects/shared-access';
 import { addDays, today } from '../platform/time';
 import type { IssueListParams } from './issue-lists-params';
 
@@ -33,8 +32,7 @@ function plannerProjectsSql(uid: number) {
   return sql`(SELECT m.source_id FROM members m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
     UNION ALL SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'User' AND n.owner_id = ${int(uid)}
     UNION ALL SELECT p.id FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
-      WHERE m.user_id = ${int(uid)} AND m.source_type = 'Namespace' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
-    UNION ALL ${sharedProjectIdsSql(int(uid), t, int(ACCESS.PLANNER))})`;
+      WHERE m.user_id = ${int(uid)} AND m.source_type = 'Namespace' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t}))`;
 }
 
 const assignedTo = (uid: number) => sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} AND ia.user_id = ${int(uid)})`;

@@ -50,15 +50,3 @@ export function shareBelowSql(userId: Uid, day: Day, nsPath: SQL) {
     OR EXISTS (SELECT 1 FROM ${mine} JOIN group_group_links l ON l.shared_with_group_id = g.id JOIN namespaces d ON d.id = l.shared_group_id WHERE ${active} AND ${inTree}))`;
 }
 
-/**
- * SQL: `SELECT` of the ids of projects where shares give the user at least `min` (for lists that
- * test a level per project, e.g. confidential issues). From the user's group memberships (a
- * membership covers the group's subtree, so the linked group may be below it) to the links.
- */
-export function sharedProjectIdsSql(userId: SQL, day: SQL, min: SQL) {
-  const mine = sql`members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces g ON g.traversal_path >= a.traversal_path AND g.traversal_path < a.traversal_path || ':'`;
-  const active = sql`m.user_id = ${userId} AND m.source_type = 'Namespace' AND m.access_level >= ${min} AND l.group_access >= ${min} AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND (l.expires_at IS NULL OR l.expires_at > ${day})`;
-  return sql`SELECT l.project_id FROM ${mine} JOIN project_group_links l ON l.group_id = g.id WHERE ${active}
-    UNION ALL SELECT p.id FROM ${mine} JOIN group_group_links l ON l.shared_with_group_id = g.id JOIN namespaces s ON s.id = l.shared_group_id
-      JOIN namespaces n ON n.traversal_path >= s.traversal_path AND n.traversal_path < s.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id WHERE ${active}`;
-}
