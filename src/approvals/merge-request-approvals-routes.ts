@@ -31,7 +31,7 @@ import { approveParams, mergeRequestParams, setApprovalsRequiredParams } from '.
 import { ALL_MEMBERS, type ApprovalRow, approvalsFeature, type LoadedRule, loadSettings, multipleRulesFeature, overridden } from './rules';
 import { type LoadedState, loadApprovalState, mergeRequestHead, patchIdAt, withApprovals } from './state-loader';
 import { canApproveMergeRequest } from './approval-access';
-import { eligibleForApproval } from './state';
+import { computeApprovalState, eligibleForApproval } from './state';
 import { liveState } from '../merge-requests/live-state';
 import { autoMergeIfReady } from '../merge-requests/merge';
 import { systemNoteInsert, systemNoteInsertWhen } from '../issuables/system-notes';
@@ -123,7 +123,10 @@ export function mountApprovalMergeRequests(r: Router) {
       // The row carries this request's write id, so the reviewer state and the system note of the
       // same batch are written only by the request whose approval was stored.
       const writeId = crypto.randomUUID();
-      const results = await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action: 'approved', actorId: user.id }), ...approveWrites(db, head == null, { mr: f.mr.id, user: user.id, project: f.project.id, head, patchIdSha, writeId, now })]);
+      // EE ApprovalService#execute_approval_hooks: `approved` once no approval is left, else `approval`.
+      const left = computeApprovalState({ ...s.input, approvedUserIds: [...s.input.approvedUserIds, user.id] }).approvalsLeft;
+      const action = left === 0 ? 'approved' : 'approval';
+      const results = await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action, actorId: user.id }), ...approveWrites(db, head == null, { mr: f.mr.id, user: user.id, project: f.project.id, head, patchIdSha, writeId, now })]);
       const rows = results[results.length - 1] as ApprovalRow[];
       if (!rows.some((a) => a.userId === user.id && a.writeId === writeId)) throw unauthorized();
       // The memo's approvals are those before the write; nothing else it holds was written.
@@ -143,7 +146,11 @@ export function mountApprovalMergeRequests(r: Router) {
     const s = await loadApprovalState(c, f.mr);
     // RemoveApprovalService returns nil unless the caller approved (or when merged): 404.
     if (!s.input.approvedUserIds.includes(user.id) || f.mr.state === 'merged') throw notFound();
-    await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action: 'unapproved', actorId: user.id }), ...unapproveWrites(db, { mr: f.mr.id, user: user.id, project: f.project.id, now: Date.now() })]);
+    // EE RemoveApprovalService: `unapproved` only when this removal ends the approval, else `unapproval`.
+    const wasApproved = computeApprovalState(s.input).approvalsLeft === 0;
+    const isApproved = computeApprovalState({ ...s.input, approvedUserIds: s.input.approvedUserIds.filter((id) => id !== user.id) }).approvalsLeft === 0;
+    const action = wasApproved && !isApproved ? 'unapproved' : 'unapproval';
+    await runBatch(db, [...recordEvent(c, { kind: 'merge_request', projectId: f.project.id, objectId: f.mr.id, action, actorId: user.id }), ...unapproveWrites(db, { mr: f.mr.id, user: user.id, project: f.project.id, now: Date.now() })]);
     // The answer is computed from what was read minus the removed approval (the memo's approvals are those before the delete).
     forgetMemo(c, `approvals:${f.mr.id}`);
     return c.json(await presentApprovalState(c, caller, f, await withApprovals(c, s, s.approvals.filter((a) => a.userId !== user.id))), 201);

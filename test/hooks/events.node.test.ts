@@ -59,7 +59,8 @@ describe('webhook events', () => {
     await idle();
     const got = at(path);
     expect(got.map((r) => r.headers['x-gitlab-event'])).toEqual(Array(7).fill('Merge Request Hook'));
-    expect(got.map((r) => r.body.object_attributes.action)).toEqual(['open', 'update', 'approved', 'unapproved', 'close', 'reopen', 'merge']);
+    // No approval is required here: the approval approves it, and its removal leaves it approved (`unapproval`).
+    expect(got.map((r) => r.body.object_attributes.action)).toEqual(['open', 'update', 'approved', 'unapproval', 'close', 'reopen', 'merge']);
     const [open, update] = got.map((r) => r.body);
     expect(open).toMatchObject({
       object_kind: 'merge_request',
@@ -71,6 +72,25 @@ describe('webhook events', () => {
     expect(update.changes.title).toEqual({ previous: 'Feature', current: 'Feature 2' });
     expect(got[2].body.user.id).toBe(approver.id);
     expect(got[6].body.object_attributes.state).toBe('merged');
+  });
+
+  it('approval and unapproval while approvals are still needed, approved and unapproved when the state flips', async () => {
+    const { u, p, path, commit } = await setup({ merge_requests_events: true });
+    const [a, b] = await Promise.all([createUser(), createUser()]);
+    for (const x of [a, b]) await api(`/projects/${p.id}/members`, { token: u.token, body: { user_id: x.id, access_level: 30 } });
+    expect((await api(`/projects/${p.id}/approval_rules`, { token: u.token, body: { name: 'two', approvals_required: 2, user_ids: [a.id, b.id] } })).status).toBe(201);
+    expect((await commit('two', 'two.txt', { start_branch: 'main' })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'Two', source_branch: 'two', target_branch: 'main' } })).body;
+    const base = `/projects/${p.id}/merge_requests/${mr.iid}`;
+    for (const [who, verb] of [[a, 'approve'], [b, 'approve'], [a, 'unapprove'], [b, 'unapprove']] as const) expect((await api(`${base}/${verb}`, { method: 'POST', token: who.token })).status).toBe(201);
+    await idle();
+    expect(at(path).map((r) => [r.body.object_attributes.action, r.body.user.id])).toEqual([
+      ['open', u.id],
+      ['approval', a.id],
+      ['approved', b.id],
+      ['unapproved', a.id],
+      ['unapproval', b.id],
+    ]);
   });
 
   it('an issue closed by a merge (Closes #n) is an issue close event', async () => {
