@@ -53,7 +53,6 @@ import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectGroups } from './projects/project-groups-routes';
-import { mountShare } from './projects/share-routes';
 import { mountProjectTransfer } from './projects/project-transfer-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
@@ -173,7 +172,6 @@ export function mountApi(api: Router, web: Router) {
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
   mountProjectGroups(inProjects(groupsApi));
-  mountShare(inProjects(groupsApi));
   mountProjectTransfer(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

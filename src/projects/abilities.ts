@@ -10,13 +10,12 @@
  * the project's own row plus the rows of its namespace and every ancestor, whose ids come from the
  * namespace's `traversal_path` already loaded with the project.
  */
-import { and, eq, isNull, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { members, namespaces, projects } from '../db/schema';
 import { today } from '../platform/time';
 import type { Caller, UserRow } from '../platform/context';
 import { ApiError } from '../platform/errors';
-import { groupShareLevelSql, projectShareLevelSql, shareBelowSql } from './shared-access';
 
 export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
 /** Levels a membership may be given through the API (members_helpers.rb `Gitlab::Access.all_values`). */
@@ -35,25 +34,31 @@ export function traversalIds(ns: Pick<NamespaceRow, 'traversalPath'>): number[] 
 /** `members` rows still in force (Member.active: not expired). */
 export const activeMember = () => or(isNull(members.expiresAt), sql`${members.expiresAt} > ${today()}`);
 
+/** Highest level over the given sources, one query. */
+async function maxLevel(db: Db, userId: number, projectId: number | null, groupIds: number[]): Promise<number> {
+  const sources = [];
+  if (projectId != null) sources.push(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId)));
+  if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+  if (!sources.length) return 0;
+  const row = await db
+    .select({ level: sql<number | null>`max(${members.accessLevel})` })
+    .from(members)
+    .where(and(eq(members.userId, userId), or(...sources), activeMember()))
+    .get();
+  return Number(row?.level ?? 0);
+}
+
 /** The caller's access level in a project (0 none): project membership, inherited group membership, personal owner. */
 export async function projectAccess(db: Db, user: UserRow | null, project: ProjectRow, ns: NamespaceRow): Promise<number> {
   if (!user) return 0;
   if (ns.kind === 'User' && ns.ownerId === user.id) return ACCESS.OWNER;
-  // The list's level SQL: memberships and shares in one statement.
-  const row = await db
-    .select({ level: projectLevelSql(user.id).as('level') })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(eq(projects.id, project.id))
-    .get();
-  return Number(row?.level ?? 0);
+  return maxLevel(db, user.id, project.id, traversalIds(ns));
 }
 
 /** The caller's access level in a group (0 none), inherited from ancestors. */
 export async function groupAccess(db: Db, user: UserRow | null, group: NamespaceRow): Promise<number> {
   if (!user) return 0;
-  const row = (await groupAccessRead(db, user, group.id))[0];
-  return Number(row?.level ?? 0);
+  return maxLevel(db, user.id, null, traversalIds(group));
 }
 
 /** `groupAccess` as an unexecuted read for a batch (`[{ level }]`; no row for a missing group). */
@@ -97,14 +102,30 @@ export function memberBelowSql(userId: number) {
   const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
   const inTree = (col: SQL) => sql`${col} >= ${NS_PATH} AND ${col} < ${NS_PATH} || ':'`;
   return sql<number>`(EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
-    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)})
-    OR ${shareBelowSql(userId, today(), NS_PATH)})`;
+    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
 }
 
-/** A membership (or a share) in a descendant group or in a project of the group's hierarchy. */
+/** A membership in a descendant group or in a project of the group's hierarchy. */
 async function memberBelow(db: Db, userId: number, group: NamespaceRow): Promise<boolean> {
-  const row = await db.select({ below: memberBelowSql(userId).as('below') }).from(namespaces).where(eq(namespaces.id, group.id)).get();
-  return Boolean(Number(row?.below ?? 0));
+  const prefix = group.traversalPath!;
+  const inTree = sql`${namespaces.traversalPath} >= ${prefix} AND ${namespaces.traversalPath} < ${prefix + ':'}`;
+  const viaGroup = await db
+    .select({ one: sql`1` })
+    .from(members)
+    .innerJoin(namespaces, eq(namespaces.id, members.sourceId))
+    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Namespace'), activeMember(), inTree))
+    .limit(1)
+    .get();
+  if (viaGroup) return true;
+  const viaProject = await db
+    .select({ one: sql`1` })
+    .from(members)
+    .innerJoin(projects, eq(projects.id, members.sourceId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Project'), activeMember(), inTree))
+    .limit(1)
+    .get();
+  return Boolean(viaProject);
 }
 
 /** SQL range over `traversal_path` selecting a group and all its descendants ('/' and digits sort below ':'). */
@@ -123,8 +144,7 @@ export function projectVisibleSql(caller: Caller): ReturnType<typeof sql> | unde
   return sql`(${projects.visibility} IN ${levels}
     OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${uid})
     OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':')
-    OR ${sharedProjectLevel(uid, today(), PROJECT_ID, NS_PATH)} > 0)`;
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
 
 /** SQL condition: the group row (`namespaces`) is visible to the caller (membership of it or an ancestor, or visibility). */
@@ -134,13 +154,8 @@ export function groupVisibleSql(caller: Caller): ReturnType<typeof sql> | undefi
   const uid = caller.user.id;
   const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
   return sql`(${namespaces.visibility} IN ${levels}
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':')
-    OR ${groupShareLevelSql(uid, today(), NS_PATH)} > 0)`;
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
-
-/** SQL: the level a user has in a project row through shares (project-group and group-group links). */
-const sharedProjectLevel = (userId: number | SQL | Placeholder, day: string | Placeholder, projectId: SQL, nsPath: SQL) =>
-  sql<number>`max(${projectShareLevelSql(userId, day, projectId)}, ${groupShareLevelSql(userId, day, nsPath)})`;
 
 // Outer columns named in correlated sub-selects are written out qualified: Drizzle leaves a column
 // unqualified in a one-table select, where it would bind to the sub-select's own table instead.
@@ -158,17 +173,11 @@ export function projectLevelSql(userId: number | SQL | Placeholder, day: string 
   return sql<number>`max(
     CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
     coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${day})), 0),
-    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0),
-    ${sharedProjectLevel(userId, day, PROJECT_ID, NS_PATH)})`;
+    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
 }
 
-/** SQL: the caller's highest level in a group row (`namespaces`), shares included. */
+/** SQL: the caller's highest level in a group row (`namespaces`). */
 export function groupLevelSql(userId: number) {
-  return sql<number>`max(${groupShareLevelSql(userId, today(), NS_PATH)}, ${groupMembershipLevelSql(userId)})`;
-}
-
-/** SQL: the caller's level from memberships of a group row or its ancestors alone (Group#highest_group_member: no shares). */
-export function groupMembershipLevelSql(userId: number) {
   return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0)`;
 }
 
@@ -240,8 +249,7 @@ export function mergeRequestFeatureSql(caller: Caller): SQL {
   const reporter = sql`(
     (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
     OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':')
-    OR ${sharedProjectLevel(sql.raw(String(uid)), t, sql`${projects.id}`, sql`${namespaces.traversalPath}`)} >= 20)`;
+    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
   return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
 }
 
@@ -257,8 +265,7 @@ export function mergeRequestVisibleSql(caller: Caller): SQL {
       parts.push(sql`(${projects.visibility} IN ${levels}
         OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
         OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':')
-        OR ${sharedProjectLevel(sql.raw(String(uid)), t, sql`${projects.id}`, sql`${namespaces.traversalPath}`)} > 0)`);
+        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
     }
   }
   return and(...parts)!;

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { groupCustomAttributes, groupGroupLinks, members, namespaces, projectCustomAttributes, projectGroupLinks, projects } from '../db/schema';
+import { groupCustomAttributes, members, namespaces, projectCustomAttributes, projects } from '../db/schema';
 import { type Cascade, cascade, type CascadeResult, combined, within } from '../platform/cascade';
 import { type NamespaceRow, subtreeOf } from './abilities';
 import { groupTreeProjectIds } from './groups';
@@ -22,7 +22,6 @@ export const projectsCascade: Cascade = {
     statements: [
       db.delete(members).where(and(eq(members.sourceType, 'Project'), within(members.sourceId, ids))),
       db.delete(projectCustomAttributes).where(within(projectCustomAttributes.projectId, ids)),
-      db.delete(projectGroupLinks).where(within(projectGroupLinks.projectId, ids)),
       db.delete(projects).where(within(projects.id, ids)),
     ],
   }),
@@ -30,10 +29,6 @@ export const projectsCascade: Cascade = {
     statements: [
       db.delete(members).where(and(eq(members.sourceType, 'Namespace'), within(members.sourceId, ids))),
       db.delete(groupCustomAttributes).where(within(groupCustomAttributes.groupId, ids)),
-      // Shares with a deleted group end, and so do a deleted group's own shares (GroupGroupLink, ProjectGroupLink: dependent destroy).
-      db.delete(projectGroupLinks).where(within(projectGroupLinks.groupId, ids)),
-      db.delete(groupGroupLinks).where(within(groupGroupLinks.sharedGroupId, ids)),
-      db.delete(groupGroupLinks).where(within(groupGroupLinks.sharedWithGroupId, ids)),
       db.delete(namespaces).where(within(namespaces.id, ids)),
     ],
   }),

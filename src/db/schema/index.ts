@@ -24,4 +24,3 @@ export * from './features';
 export * from './geo';
 export * from './issue-events';
 export * from './hooks';
-export * from './group-links';
