@@ -3,10 +3,10 @@
  * which GroupPolicy gives owners (and administrators). They fire for events of every project
  * below the group.
  */
-import { and, count, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { webHooks } from '../db/schema';
+import { webHookLogs, webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
 import { forbidden, recordNotFound } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
@@ -14,9 +14,10 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { ACCESS } from '../projects/abilities';
 import { findReadableGroupWith } from '../projects/groups';
-import { groupHookEntity, GroupHookSchema } from './hook-entity';
+import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
+import { eventsRequest, statusWhere, WEEK } from './hook-test-routes';
 import { hookValues } from './hook-store';
-import { createGroupHookParams, groupHookListParams, groupHookParams, updateGroupHookParams } from './hooks-params';
+import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
 
 const TAGS = ['group_hooks'];
@@ -92,6 +93,27 @@ export function mountGroupHooks(r: Router) {
       const [first, ...rest] = hookDeletion(c, hook.id);
       await c.var.db.batch([first, ...rest]);
       return c.body(null, 204);
+    },
+  );
+
+  // GET /groups/:id/hooks/:hook_id/events: group_hooks.rb mounts the same API::Hooks::Events as projects.
+  r.route(
+    { method: 'GET', path: '/groups/:id/hooks/:hook_id/events', summary: 'List the events of a group hook', tags: TAGS, signedIn: true, params: hookEventsParams, responses: { 200: z.array(WebHookLogSchema) } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const { raw, statuses, req } = await eventsRequest(c, p);
+      const since = Date.now() - WEEK;
+      const where = (gid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select({ id: webHooks.id }).from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(where(gid)).orderBy(desc(webHookLogs.createdAt), desc(webHookLogs.id)).limit(req.perPage).offset(req.offset),
+        db.select({ n: count() }).from(webHookLogs).where(where(gid)),
+      ] as const);
+      const [[hook], rows, [counted]] = found.reads;
+      if (!hook) throw recordNotFound();
+      const n = Number(counted?.n ?? 0);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
+      return c.json(rows.map(webHookLogEntity));
     },
   );
 }

@@ -7,6 +7,8 @@
  */
 import { and, asc, count, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Context } from 'hono';
+import type { AppEnv } from '../platform/context';
 import { issues, mergeRequests, notes, webHookLogs, webHooks } from '../db/schema';
 import { ApiError, recordNotFound } from '../platform/errors';
 import { baseUrl, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
@@ -23,7 +25,7 @@ import { buildPayload, EVENT_HEADER, type EventRow, TRIGGER_OF } from './payload
 import { hookOfProject, maintainedProject } from './project-hooks-routes';
 
 const TAGS = ['project_hooks'];
-const WEEK = 7 * 24 * 3600 * 1000;
+export const WEEK = 7 * 24 * 3600 * 1000;
 
 /** The trigger's sample: [event kind, the first row's id] or TestHooks' refusal. */
 const SAMPLES: Record<string, { kind: string; confidential?: boolean; empty: string }> = {
@@ -41,7 +43,7 @@ const SAMPLES: Record<string, { kind: string; confidential?: boolean; empty: str
 };
 
 /** WebHookLogsFinder's `status`: codes, or the classes `successful`, `client_failure`, `server_failure`. */
-function statusWhere(statuses: string[] | undefined): SQL | undefined {
+export function statusWhere(statuses: string[] | undefined): SQL | undefined {
   if (!statuses?.length) return undefined;
   const parts: SQL[] = [];
   const codes = statuses.filter((s) => /^\d{3}$/.test(s));
@@ -51,6 +53,16 @@ function statusWhere(statuses: string[] | undefined): SQL | undefined {
   if (statuses.includes('client_failure')) parts.push(range(400, 499));
   if (statuses.includes('server_failure')) parts.push(or(range(500, 599), eq(webHookLogs.responseStatus, 'internal error'))!);
   return or(...parts);
+}
+
+/** events.rb's params (`per_page … values: 1..20`, `status` codes or classes) and the page asked for. */
+export async function eventsRequest(c: Context<AppEnv>, p: { per_page?: number; status?: unknown; page?: number }) {
+  const raw = await requestParams(c);
+  if (p.per_page != null && (p.per_page < 1 || p.per_page > 20)) throw grapeError('per_page does not have a valid value');
+  const statuses = p.status as string[] | undefined;
+  if (statuses?.some((s) => !/^\d{3}$/.test(s) && !['successful', 'client_failure', 'server_failure'].includes(s))) throw grapeError('status does not have a valid value');
+  const req = pageRequest({ ...p, per_page: p.per_page ?? 20 }, raw.per_page ?? 20);
+  return { raw, statuses, req };
 }
 
 export function mountHookTests(r: Router) {
@@ -127,12 +139,7 @@ export function mountHookTests(r: Router) {
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const raw = await requestParams(c);
-      // events.rb: `per_page … values: 1..20`.
-      if (p.per_page != null && (p.per_page < 1 || p.per_page > 20)) throw grapeError('per_page does not have a valid value');
-      const statuses = p.status as string[] | undefined;
-      if (statuses?.some((s) => !/^\d{3}$/.test(s) && !['successful', 'client_failure', 'server_failure'].includes(s))) throw grapeError('status does not have a valid value');
-      const req = pageRequest({ ...p, per_page: p.per_page ?? 20 }, raw.per_page ?? 20);
+      const { raw, statuses, req } = await eventsRequest(c, p);
       const since = Date.now() - WEEK;
       const where = (pid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
       const found = await maintainedProject(c, caller, p.id, (pid) => [
