@@ -6,18 +6,18 @@
 import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { webHookLogs, webHooks } from '../db/schema';
+import { projects, webHookLogs, webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
-import { forbidden, recordNotFound } from '../platform/errors';
+import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { ACCESS } from '../projects/abilities';
 import { findReadableGroupWith } from '../projects/groups';
 import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
-import { eventsRequest, statusWhere, WEEK } from './hook-test-routes';
+import { eventsRequest, runHookTest, sampleReads, statusWhere, WEEK } from './hook-test-routes';
 import { hookValues } from './hook-store';
-import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, updateGroupHookParams } from './hooks-params';
+import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
 
 const TAGS = ['group_hooks'];
@@ -114,6 +114,25 @@ export function mountGroupHooks(r: Router) {
       const n = Number(counted?.n ?? 0);
       setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       return c.json(rows.map(webHookLogEntity));
+    },
+  );
+
+  // POST /groups/:id/hooks/:hook_id/test/:trigger (TestHooks::GroupService): the project test, run
+  // with the group's first project that has commits (Group#first_non_empty_project).
+  r.route(
+    { method: 'POST', path: '/groups/:id/hooks/:hook_id/test/:trigger', summary: 'Trigger a test group hook', tags: TAGS, signedIn: true, params: testHookParams, responses: { 201: z.object({ message: z.string() }) } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const firstProject = (gid: SQL) => sql`(SELECT id FROM projects WHERE namespace_id = ${gid} AND EXISTS (SELECT 1 FROM repo_branches b WHERE b.project_id = projects.id) ORDER BY id LIMIT 1)`;
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select({ id: projects.id, defaultBranch: projects.defaultBranch }).from(projects).where(sql`${projects.id} = ${firstProject(gid)}`).limit(1),
+        ...sampleReads(db, firstProject(gid)),
+      ] as const);
+      const [[hook], [project], [issue], [note], [mr]] = found.reads;
+      if (!hook) throw recordNotFound();
+      if (!project) throw new ApiError(422, { message: 'Ensure the group has a project with commits.' });
+      return runHookTest(c, caller, hook, project, p.trigger, { issue, note, mr });
     },
   );
 }

@@ -8,7 +8,7 @@
 import { and, asc, count, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { AppEnv } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import { issues, mergeRequests, notes, webHookLogs, webHooks } from '../db/schema';
 import { ApiError, recordNotFound } from '../platform/errors';
 import { baseUrl, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
@@ -65,6 +65,61 @@ export async function eventsRequest(c: Context<AppEnv>, p: { per_page?: number; 
   return { raw, statuses, req };
 }
 
+type HookRow = typeof webHooks.$inferSelect;
+type Firsts = { issue?: { id: number; confidential: boolean | null }; note?: { id: number }; mr?: { id: number } };
+
+/** The project's first issue, note and merge request (TestHooks::ProjectService's samples), unexecuted, for one batch. */
+export function sampleReads(db: Context<AppEnv>['var']['db'], pid: SQL) {
+  return [
+    db.select({ id: issues.id, confidential: issues.confidential }).from(issues).where(sql`${issues.projectId} = ${pid}`).orderBy(asc(issues.id)).limit(1),
+    db.select({ id: notes.id }).from(notes).where(sql`${notes.projectId} = ${pid}`).orderBy(asc(notes.id)).limit(1),
+    db.select({ id: mergeRequests.id }).from(mergeRequests).where(sql`${mergeRequests.projectId} = ${pid}`).orderBy(asc(mergeRequests.id)).limit(1),
+  ] as const;
+}
+
+/** TestHooks::ProjectService#execute: the hook runs now with the project's sample for the trigger. */
+export async function runHookTest(c: Context<AppEnv>, caller: Caller, hook: HookRow, project: { id: number; defaultBranch: string | null }, trigger: string, { issue, note, mr }: Firsts) {
+  const db = c.var.db;
+  const sample = SAMPLES[trigger];
+  if (!sample) throw new ApiError(422, { message: 'Testing not available for this hook' });
+  const base = baseUrl(c);
+  let objectId: number | null = null;
+  let data: Record<string, unknown> = { base };
+  if (sample.kind === 'issue') objectId = issue?.id ?? null;
+  else if (sample.kind === 'note') objectId = note?.id ?? null;
+  else if (sample.kind === 'merge_request') objectId = mr?.id ?? null;
+  else if (sample.kind === 'push' || sample.kind === 'tag_push') {
+    // Gitlab::DataBuilder::Push.build_sample: the default branch's latest commits.
+    const head = project.defaultBranch ? await resolveRef(db, project.id, project.defaultBranch) : null;
+    if (head) {
+      objectId = 0;
+      data = { base, before: head.parentShas[0] ?? '0'.repeat(40), after: head.sha, ref: `refs/heads/${project.defaultBranch}`, commits: [head], total_commits_count: 1 };
+    }
+  }
+  if (objectId == null) throw new ApiError(422, { message: sample.empty });
+  const confidential = sample.kind === 'issue' ? !!issue?.confidential : !!sample.confidential;
+  const ev = { id: 0, uuid: crypto.randomUUID(), projectId: project.id, kind: sample.kind, action: null, objectId, actorId: caller.user!.id, confidential, data: JSON.stringify(data), state: 'test', payload: null, createdAt: Date.now() } satisfies EventRow;
+  const payload = await buildPayload(db, ev);
+  if (!payload) throw new ApiError(422, { message: sample.empty });
+  const kind = confidential && (sample.kind === 'issue' || sample.kind === 'note') ? `confidential_${sample.kind}` : sample.kind;
+  const run = await executeHook({
+    db,
+    config: c.var.config,
+    settings: await settingsOf(c),
+    hook,
+    payload: JSON.stringify(payload),
+    eventName: EVENT_HEADER[kind],
+    trigger: TRIGGER_OF[kind],
+    webhookUuid: crypto.randomUUID(),
+    eventUuid: ev.uuid,
+    instance: base,
+  });
+  const [first, ...rest] = run.statements;
+  await db.batch([first, ...rest]);
+  if (!run.ok) throw new ApiError(422, { message: run.message });
+  return c.json({ message: '201 Created' }, 201);
+}
+
 export function mountHookTests(r: Router) {
   r.route(
     {
@@ -81,49 +136,11 @@ export function mountHookTests(r: Router) {
       const sample = SAMPLES[p.trigger];
       const found = await maintainedProject(c, caller, p.id, (pid) => [
         db.select().from(webHooks).where(hookOfProject(pid, p.hook_id)).limit(1),
-        db.select({ id: issues.id, confidential: issues.confidential }).from(issues).where(sql`${issues.projectId} = ${pid}`).orderBy(asc(issues.id)).limit(1),
-        db.select({ id: notes.id }).from(notes).where(sql`${notes.projectId} = ${pid}`).orderBy(asc(notes.id)).limit(1),
-        db.select({ id: mergeRequests.id }).from(mergeRequests).where(sql`${mergeRequests.projectId} = ${pid}`).orderBy(asc(mergeRequests.id)).limit(1),
+        ...sampleReads(db, pid),
       ] as const);
       const [[hook], [issue], [note], [mr]] = found.reads;
       if (!hook) throw recordNotFound();
-      if (!sample) throw new ApiError(422, { message: 'Testing not available for this hook' });
-      const base = baseUrl(c);
-      let objectId: number | null = null;
-      let data: Record<string, unknown> = { base };
-      if (sample.kind === 'issue') objectId = issue?.id ?? null;
-      else if (sample.kind === 'note') objectId = note?.id ?? null;
-      else if (sample.kind === 'merge_request') objectId = mr?.id ?? null;
-      else if (sample.kind === 'push' || sample.kind === 'tag_push') {
-        // Gitlab::DataBuilder::Push.build_sample: the default branch's latest commits.
-        const head = found.project.defaultBranch ? await resolveRef(db, found.project.id, found.project.defaultBranch) : null;
-        if (head) {
-          objectId = 0;
-          data = { base, before: head.parentShas[0] ?? '0'.repeat(40), after: head.sha, ref: `refs/heads/${found.project.defaultBranch}`, commits: [head], total_commits_count: 1 };
-        }
-      }
-      if (objectId == null) throw new ApiError(422, { message: sample.empty });
-      const confidential = sample.kind === 'issue' ? !!issue?.confidential : !!sample.confidential;
-      const ev = { id: 0, uuid: crypto.randomUUID(), projectId: found.project.id, kind: sample.kind, action: null, objectId, actorId: caller.user!.id, confidential, data: JSON.stringify(data), state: 'test', payload: null, createdAt: Date.now() } satisfies EventRow;
-      const payload = await buildPayload(db, ev);
-      if (!payload) throw new ApiError(422, { message: sample.empty });
-      const kind = confidential && (sample.kind === 'issue' || sample.kind === 'note') ? `confidential_${sample.kind}` : sample.kind;
-      const run = await executeHook({
-        db,
-        config: c.var.config,
-        settings: await settingsOf(c),
-        hook,
-        payload: JSON.stringify(payload),
-        eventName: EVENT_HEADER[kind],
-        trigger: TRIGGER_OF[kind],
-        webhookUuid: crypto.randomUUID(),
-        eventUuid: ev.uuid,
-        instance: base,
-      });
-      const [first, ...rest] = run.statements;
-      await db.batch([first, ...rest]);
-      if (!run.ok) throw new ApiError(422, { message: run.message });
-      return c.json({ message: '201 Created' }, 201);
+      return runHookTest(c, caller, hook, found.project, p.trigger, { issue, note, mr });
     },
   );
 

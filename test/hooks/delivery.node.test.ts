@@ -175,6 +175,35 @@ describe('webhook delivery', () => {
     expect(at(path).map((r) => r.body.object_attributes.action)).toEqual(['open', 'update']);
   });
 
+  it('POST /groups/:id/hooks/:hook_id/test/:trigger runs the group hook with the first project that has commits', async () => {
+    const u = await createUser();
+    const gpath = unique('tg');
+    const group = (await api('/groups', { token: u.token, body: { name: gpath, path: gpath } })).body;
+    const path = `/ok/${unique('gt')}`;
+    const hook = (await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, token: 'gtok' } })).body;
+    const test = (trigger: string) => api(`/groups/${group.id}/hooks/${hook.id}/test/${trigger}`, { method: 'POST', token: u.token });
+    // TestHooks::GroupService: no project with commits yet (an empty project does not count).
+    const empty = (await api('/projects', { token: u.token, body: { name: unique('ge'), namespace_id: group.id } })).body;
+    expect([(await test('push_events')).status, (await test('push_events')).body]).toEqual([422, { message: 'Ensure the group has a project with commits.' }]);
+    const p = (await api('/projects', { token: u.token, body: { name: unique('gp'), namespace_id: group.id } })).body;
+    await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'first', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } });
+    await api(`/projects/${empty.id}/issues`, { token: u.token, body: { title: 'not this one' } });
+    // Then ProjectService's samples, from that project only.
+    expect((await test('issues_events')).body).toEqual({ message: 'Ensure the project has issues.' });
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'group sample' } });
+    expect([(await test('issues_events')).status, (await test('push_events')).status]).toEqual([201, 201]);
+    expect(at(path).map((r) => [r.headers['x-gitlab-event'], r.headers['x-gitlab-token'], r.body.project.id])).toEqual([
+      ['Issue Hook', 'gtok', p.id],
+      ['Push Hook', 'gtok', p.id],
+    ]);
+    expect(at(path)[0].body.object_attributes.title).toBe('group sample');
+    // Not a group hook of this group: 404 (who may test is the authorization matrix's row).
+    const ph = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false } })).body;
+    expect((await api(`/groups/${group.id}/hooks/${ph.id}/test/push_events`, { method: 'POST', token: u.token })).body).toEqual({ message: '404 Not found' });
+    const logs = (await api(`/groups/${group.id}/hooks/${hook.id}/events`, { token: u.token })).body;
+    expect(logs.map((l: any) => l.trigger)).toEqual(['push_hooks', 'issue_hooks']);
+  });
+
   it('POST .../test/:trigger runs the hook with the first issue, and refuses when there is nothing to send', async () => {
     const path = `/ok/${unique('t')}`;
     const { u, p, hook } = await projectWithHook(path, { token: 'tt' });

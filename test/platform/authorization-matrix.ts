@@ -517,6 +517,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   'GET /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner') },
   'PUT /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner'), body: { name: 'mx' } },
   'DELETE /api/v4/groups/:id/hooks/:hook_id': { rule: groupAuth('owner'), params: { hook_id: 'groupHookToDelete' } },
+  'POST /api/v4/groups/:id/hooks/:hook_id/test/:trigger': { rule: groupAuth('owner') },
   'GET /api/v4/groups/:id/hooks/:hook_id/events': { rule: groupAuth('owner') },
   'GET /api/v4/projects/:id/deployments': { rule: projectAuth('reporter') },
   'POST /api/v4/projects/:id/deployments': { rule: projectAuth('developer'), body: { environment: 'production', sha: 'main', ref: 'main', tag: false } },
