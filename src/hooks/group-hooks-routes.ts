@@ -17,8 +17,9 @@ import { findReadableGroupWith } from '../projects/groups';
 import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
 import { eventsRequest, runHookTest, sampleReads, statusWhere, WEEK } from './hook-test-routes';
 import { hookValues } from './hook-store';
-import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
+import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, resendHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
+import { resendLog, ResendSchema } from './resend';
 
 const TAGS = ['group_hooks'];
 const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
@@ -133,6 +134,19 @@ export function mountGroupHooks(r: Router) {
       if (!hook) throw recordNotFound();
       if (!project) throw new ApiError(422, { message: 'Ensure the group has a project with commits.' });
       return runHookTest(c, caller, hook, project, p.trigger, { issue, note, mr });
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/groups/:id/hooks/:hook_id/events/:hook_log_id/resend', summary: 'Resend a group webhook event', tags: TAGS, signedIn: true, params: resendHookParams, responses: { 201: ResendSchema } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`)).limit(1),
+      ] as const);
+      const [[hook], [log]] = found.reads;
+      return resendLog(c, hook, log);
     },
   );
 }

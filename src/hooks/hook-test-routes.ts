@@ -20,7 +20,8 @@ import { resolveRef } from '../repository/repository-store';
 import { settingsOf } from '../settings/settings';
 import { executeHook } from './execute';
 import { webHookLogEntity, WebHookLogSchema } from './hook-entity';
-import { hookEventsParams, testHookParams } from './hooks-params';
+import { hookEventsParams, resendHookParams, testHookParams } from './hooks-params';
+import { resendLog, ResendSchema } from './resend';
 import { buildPayload, EVENT_HEADER, type EventRow, TRIGGER_OF } from './payloads';
 import { hookOfProject, maintainedProject } from './project-hooks-routes';
 
@@ -169,6 +170,19 @@ export function mountHookTests(r: Router) {
       const n = Number(counted?.n ?? 0);
       setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       return c.json(rows.map(webHookLogEntity));
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/projects/:id/hooks/:hook_id/events/:hook_log_id/resend', summary: 'Resend a project webhook event', tags: TAGS, signedIn: true, params: resendHookParams, responses: { 201: ResendSchema } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const found = await maintainedProject(c, caller, p.id, (pid) => [
+        db.select().from(webHooks).where(hookOfProject(pid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`)).limit(1),
+      ] as const);
+      const [[hook], [log]] = found.reads;
+      return resendLog(c, hook, log);
     },
   );
 }
