@@ -3,21 +3,23 @@
  * which GroupPolicy gives owners (and administrators). They fire for events of every project
  * below the group.
  */
-import { and, count, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { webHooks } from '../db/schema';
+import { projects, webHookLogs, webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
-import { forbidden, recordNotFound } from '../platform/errors';
+import { ApiError, forbidden, recordNotFound } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { ACCESS } from '../projects/abilities';
 import { findReadableGroupWith } from '../projects/groups';
-import { groupHookEntity, GroupHookSchema } from './hook-entity';
+import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
+import { eventsRequest, runHookTest, sampleReads, statusWhere, WEEK } from './hook-test-routes';
 import { hookValues } from './hook-store';
-import { createGroupHookParams, groupHookListParams, groupHookParams, updateGroupHookParams } from './hooks-params';
+import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, resendHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
+import { resendLog, ResendSchema } from './resend';
 
 const TAGS = ['group_hooks'];
 const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
@@ -92,6 +94,59 @@ export function mountGroupHooks(r: Router) {
       const [first, ...rest] = hookDeletion(c, hook.id);
       await c.var.db.batch([first, ...rest]);
       return c.body(null, 204);
+    },
+  );
+
+  // GET /groups/:id/hooks/:hook_id/events: group_hooks.rb mounts the same API::Hooks::Events as projects.
+  r.route(
+    { method: 'GET', path: '/groups/:id/hooks/:hook_id/events', summary: 'List the events of a group hook', tags: TAGS, signedIn: true, params: hookEventsParams, responses: { 200: z.array(WebHookLogSchema) } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const { raw, statuses, req } = await eventsRequest(c, p);
+      const since = Date.now() - WEEK;
+      const where = (gid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select({ id: webHooks.id }).from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(where(gid)).orderBy(desc(webHookLogs.createdAt), desc(webHookLogs.id)).limit(req.perPage).offset(req.offset),
+        db.select({ n: count() }).from(webHookLogs).where(where(gid)),
+      ] as const);
+      const [[hook], rows, [counted]] = found.reads;
+      if (!hook) throw recordNotFound();
+      const n = Number(counted?.n ?? 0);
+      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
+      return c.json(rows.map(webHookLogEntity));
+    },
+  );
+
+  // POST /groups/:id/hooks/:hook_id/test/:trigger (TestHooks::GroupService): the project test, run
+  // with the group's first project that has commits (Group#first_non_empty_project).
+  r.route(
+    { method: 'POST', path: '/groups/:id/hooks/:hook_id/test/:trigger', summary: 'Trigger a test group hook', tags: TAGS, signedIn: true, params: testHookParams, responses: { 201: z.object({ message: z.string() }) } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const firstProject = (gid: SQL) => sql`(SELECT id FROM projects WHERE namespace_id = ${gid} AND EXISTS (SELECT 1 FROM repo_branches b WHERE b.project_id = projects.id) ORDER BY id LIMIT 1)`;
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select({ id: projects.id, defaultBranch: projects.defaultBranch }).from(projects).where(sql`${projects.id} = ${firstProject(gid)}`).limit(1),
+        ...sampleReads(db, firstProject(gid)),
+      ] as const);
+      const [[hook], [project], [issue], [note], [mr]] = found.reads;
+      if (!hook) throw recordNotFound();
+      if (!project) throw new ApiError(422, { message: 'Ensure the group has a project with commits.' });
+      return runHookTest(c, caller, hook, project, p.trigger, { issue, note, mr });
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/groups/:id/hooks/:hook_id/events/:hook_log_id/resend', summary: 'Resend a group webhook event', tags: TAGS, signedIn: true, params: resendHookParams, responses: { 201: ResendSchema } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const found = await ownedGroup(c, caller, p.id, (gid) => [
+        db.select().from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`)).limit(1),
+      ] as const);
+      const [[hook], [log]] = found.reads;
+      return resendLog(c, hook, log);
     },
   );
 }

@@ -7,6 +7,8 @@
  */
 import { and, asc, count, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Context } from 'hono';
+import type { AppEnv, Caller } from '../platform/context';
 import { issues, mergeRequests, notes, webHookLogs, webHooks } from '../db/schema';
 import { ApiError, recordNotFound } from '../platform/errors';
 import { baseUrl, linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
@@ -18,12 +20,13 @@ import { resolveRef } from '../repository/repository-store';
 import { settingsOf } from '../settings/settings';
 import { executeHook } from './execute';
 import { webHookLogEntity, WebHookLogSchema } from './hook-entity';
-import { hookEventsParams, testHookParams } from './hooks-params';
+import { hookEventsParams, resendHookParams, testHookParams } from './hooks-params';
+import { resendLog, ResendSchema } from './resend';
 import { buildPayload, EVENT_HEADER, type EventRow, TRIGGER_OF } from './payloads';
 import { hookOfProject, maintainedProject } from './project-hooks-routes';
 
 const TAGS = ['project_hooks'];
-const WEEK = 7 * 24 * 3600 * 1000;
+export const WEEK = 7 * 24 * 3600 * 1000;
 
 /** The trigger's sample: [event kind, the first row's id] or TestHooks' refusal. */
 const SAMPLES: Record<string, { kind: string; confidential?: boolean; empty: string }> = {
@@ -41,7 +44,7 @@ const SAMPLES: Record<string, { kind: string; confidential?: boolean; empty: str
 };
 
 /** WebHookLogsFinder's `status`: codes, or the classes `successful`, `client_failure`, `server_failure`. */
-function statusWhere(statuses: string[] | undefined): SQL | undefined {
+export function statusWhere(statuses: string[] | undefined): SQL | undefined {
   if (!statuses?.length) return undefined;
   const parts: SQL[] = [];
   const codes = statuses.filter((s) => /^\d{3}$/.test(s));
@@ -51,6 +54,71 @@ function statusWhere(statuses: string[] | undefined): SQL | undefined {
   if (statuses.includes('client_failure')) parts.push(range(400, 499));
   if (statuses.includes('server_failure')) parts.push(or(range(500, 599), eq(webHookLogs.responseStatus, 'internal error'))!);
   return or(...parts);
+}
+
+/** events.rb's params (`per_page … values: 1..20`, `status` codes or classes) and the page asked for. */
+export async function eventsRequest(c: Context<AppEnv>, p: { per_page?: number; status?: unknown; page?: number }) {
+  const raw = await requestParams(c);
+  if (p.per_page != null && (p.per_page < 1 || p.per_page > 20)) throw grapeError('per_page does not have a valid value');
+  const statuses = p.status as string[] | undefined;
+  if (statuses?.some((s) => !/^\d{3}$/.test(s) && !['successful', 'client_failure', 'server_failure'].includes(s))) throw grapeError('status does not have a valid value');
+  const req = pageRequest({ ...p, per_page: p.per_page ?? 20 }, raw.per_page ?? 20);
+  return { raw, statuses, req };
+}
+
+type HookRow = typeof webHooks.$inferSelect;
+type Firsts = { issue?: { id: number; confidential: boolean | null }; note?: { id: number }; mr?: { id: number } };
+
+/** The project's first issue, note and merge request (TestHooks::ProjectService's samples), unexecuted, for one batch. */
+export function sampleReads(db: Context<AppEnv>['var']['db'], pid: SQL) {
+  return [
+    db.select({ id: issues.id, confidential: issues.confidential }).from(issues).where(sql`${issues.projectId} = ${pid}`).orderBy(asc(issues.id)).limit(1),
+    db.select({ id: notes.id }).from(notes).where(sql`${notes.projectId} = ${pid}`).orderBy(asc(notes.id)).limit(1),
+    db.select({ id: mergeRequests.id }).from(mergeRequests).where(sql`${mergeRequests.projectId} = ${pid}`).orderBy(asc(mergeRequests.id)).limit(1),
+  ] as const;
+}
+
+/** TestHooks::ProjectService#execute: the hook runs now with the project's sample for the trigger. */
+export async function runHookTest(c: Context<AppEnv>, caller: Caller, hook: HookRow, project: { id: number; defaultBranch: string | null }, trigger: string, { issue, note, mr }: Firsts) {
+  const db = c.var.db;
+  const sample = SAMPLES[trigger];
+  if (!sample) throw new ApiError(422, { message: 'Testing not available for this hook' });
+  const base = baseUrl(c);
+  let objectId: number | null = null;
+  let data: Record<string, unknown> = { base };
+  if (sample.kind === 'issue') objectId = issue?.id ?? null;
+  else if (sample.kind === 'note') objectId = note?.id ?? null;
+  else if (sample.kind === 'merge_request') objectId = mr?.id ?? null;
+  else if (sample.kind === 'push' || sample.kind === 'tag_push') {
+    // Gitlab::DataBuilder::Push.build_sample: the default branch's latest commits.
+    const head = project.defaultBranch ? await resolveRef(db, project.id, project.defaultBranch) : null;
+    if (head) {
+      objectId = 0;
+      data = { base, before: head.parentShas[0] ?? '0'.repeat(40), after: head.sha, ref: `refs/heads/${project.defaultBranch}`, commits: [head], total_commits_count: 1 };
+    }
+  }
+  if (objectId == null) throw new ApiError(422, { message: sample.empty });
+  const confidential = sample.kind === 'issue' ? !!issue?.confidential : !!sample.confidential;
+  const ev = { id: 0, uuid: crypto.randomUUID(), projectId: project.id, kind: sample.kind, action: null, objectId, actorId: caller.user!.id, confidential, data: JSON.stringify(data), state: 'test', payload: null, createdAt: Date.now() } satisfies EventRow;
+  const payload = await buildPayload(db, ev);
+  if (!payload) throw new ApiError(422, { message: sample.empty });
+  const kind = confidential && (sample.kind === 'issue' || sample.kind === 'note') ? `confidential_${sample.kind}` : sample.kind;
+  const run = await executeHook({
+    db,
+    config: c.var.config,
+    settings: await settingsOf(c),
+    hook,
+    payload: JSON.stringify(payload),
+    eventName: EVENT_HEADER[kind],
+    trigger: TRIGGER_OF[kind],
+    webhookUuid: crypto.randomUUID(),
+    eventUuid: ev.uuid,
+    instance: base,
+  });
+  const [first, ...rest] = run.statements;
+  await db.batch([first, ...rest]);
+  if (!run.ok) throw new ApiError(422, { message: run.message });
+  return c.json({ message: '201 Created' }, 201);
 }
 
 export function mountHookTests(r: Router) {
@@ -69,49 +137,11 @@ export function mountHookTests(r: Router) {
       const sample = SAMPLES[p.trigger];
       const found = await maintainedProject(c, caller, p.id, (pid) => [
         db.select().from(webHooks).where(hookOfProject(pid, p.hook_id)).limit(1),
-        db.select({ id: issues.id, confidential: issues.confidential }).from(issues).where(sql`${issues.projectId} = ${pid}`).orderBy(asc(issues.id)).limit(1),
-        db.select({ id: notes.id }).from(notes).where(sql`${notes.projectId} = ${pid}`).orderBy(asc(notes.id)).limit(1),
-        db.select({ id: mergeRequests.id }).from(mergeRequests).where(sql`${mergeRequests.projectId} = ${pid}`).orderBy(asc(mergeRequests.id)).limit(1),
+        ...sampleReads(db, pid),
       ] as const);
       const [[hook], [issue], [note], [mr]] = found.reads;
       if (!hook) throw recordNotFound();
-      if (!sample) throw new ApiError(422, { message: 'Testing not available for this hook' });
-      const base = baseUrl(c);
-      let objectId: number | null = null;
-      let data: Record<string, unknown> = { base };
-      if (sample.kind === 'issue') objectId = issue?.id ?? null;
-      else if (sample.kind === 'note') objectId = note?.id ?? null;
-      else if (sample.kind === 'merge_request') objectId = mr?.id ?? null;
-      else if (sample.kind === 'push' || sample.kind === 'tag_push') {
-        // Gitlab::DataBuilder::Push.build_sample: the default branch's latest commits.
-        const head = found.project.defaultBranch ? await resolveRef(db, found.project.id, found.project.defaultBranch) : null;
-        if (head) {
-          objectId = 0;
-          data = { base, before: head.parentShas[0] ?? '0'.repeat(40), after: head.sha, ref: `refs/heads/${found.project.defaultBranch}`, commits: [head], total_commits_count: 1 };
-        }
-      }
-      if (objectId == null) throw new ApiError(422, { message: sample.empty });
-      const confidential = sample.kind === 'issue' ? !!issue?.confidential : !!sample.confidential;
-      const ev = { id: 0, uuid: crypto.randomUUID(), projectId: found.project.id, kind: sample.kind, action: null, objectId, actorId: caller.user!.id, confidential, data: JSON.stringify(data), state: 'test', payload: null, createdAt: Date.now() } satisfies EventRow;
-      const payload = await buildPayload(db, ev);
-      if (!payload) throw new ApiError(422, { message: sample.empty });
-      const kind = confidential && (sample.kind === 'issue' || sample.kind === 'note') ? `confidential_${sample.kind}` : sample.kind;
-      const run = await executeHook({
-        db,
-        config: c.var.config,
-        settings: await settingsOf(c),
-        hook,
-        payload: JSON.stringify(payload),
-        eventName: EVENT_HEADER[kind],
-        trigger: TRIGGER_OF[kind],
-        webhookUuid: crypto.randomUUID(),
-        eventUuid: ev.uuid,
-        instance: base,
-      });
-      const [first, ...rest] = run.statements;
-      await db.batch([first, ...rest]);
-      if (!run.ok) throw new ApiError(422, { message: run.message });
-      return c.json({ message: '201 Created' }, 201);
+      return runHookTest(c, caller, hook, found.project, p.trigger, { issue, note, mr });
     },
   );
 
@@ -127,12 +157,7 @@ export function mountHookTests(r: Router) {
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const raw = await requestParams(c);
-      // events.rb: `per_page … values: 1..20`.
-      if (p.per_page != null && (p.per_page < 1 || p.per_page > 20)) throw grapeError('per_page does not have a valid value');
-      const statuses = p.status as string[] | undefined;
-      if (statuses?.some((s) => !/^\d{3}$/.test(s) && !['successful', 'client_failure', 'server_failure'].includes(s))) throw grapeError('status does not have a valid value');
-      const req = pageRequest({ ...p, per_page: p.per_page ?? 20 }, raw.per_page ?? 20);
+      const { raw, statuses, req } = await eventsRequest(c, p);
       const since = Date.now() - WEEK;
       const where = (pid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
       const found = await maintainedProject(c, caller, p.id, (pid) => [
@@ -145,6 +170,19 @@ export function mountHookTests(r: Router) {
       const n = Number(counted?.n ?? 0);
       setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       return c.json(rows.map(webHookLogEntity));
+    },
+  );
+
+  r.route(
+    { method: 'POST', path: '/projects/:id/hooks/:hook_id/events/:hook_log_id/resend', summary: 'Resend a project webhook event', tags: TAGS, signedIn: true, params: resendHookParams, responses: { 201: ResendSchema } },
+    async ({ c, p, caller }) => {
+      const db = c.var.db;
+      const found = await maintainedProject(c, caller, p.id, (pid) => [
+        db.select().from(webHooks).where(hookOfProject(pid, p.hook_id)).limit(1),
+        db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`)).limit(1),
+      ] as const);
+      const [[hook], [log]] = found.reads;
+      return resendLog(c, hook, log);
     },
   );
 }

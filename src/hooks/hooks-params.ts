@@ -72,3 +72,6 @@ export const hookEventsParams = params({
   status: g.csv().optional(),
   ...paginationParams,
 });
+
+/** POST …/hooks/:hook_id/events/:hook_log_id/resend (resend_hook.rb). */
+export const resendHookParams = params({ id: g.string(), hook_id: g.int(), hook_log_id: g.int() });

@@ -175,6 +175,70 @@ describe('webhook delivery', () => {
     expect(at(path).map((r) => r.body.object_attributes.action)).toEqual(['open', 'update']);
   });
 
+  it('POST .../events/:hook_log_id/resend sends a logged delivery again, as it was, for project and group hooks', async () => {
+    const path = `/ok/${unique('rs')}`;
+    const { u, p, hook } = await projectWithHook(path, { issues_events: true, token: 'rtok' });
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'resent' } });
+    await idle();
+    const [log] = (await api(`/projects/${p.id}/hooks/${hook.id}/events`, { token: u.token })).body;
+    const res = await api(`/projects/${p.id}/hooks/${hook.id}/events/${log.id}/resend`, { method: 'POST', token: u.token });
+    expect([res.status, res.body]).toEqual([201, { response_status: 200 }]);
+    const [orig, again] = at(path);
+    expect(again.body).toEqual(orig.body);
+    // The same event and idempotency key, so the receiver can tell it is the same delivery.
+    for (const h of ['x-gitlab-event', 'x-gitlab-event-uuid', 'idempotency-key', 'x-gitlab-token']) expect(again.headers[h]).toBe(orig.headers[h]);
+    expect((await api(`/projects/${p.id}/hooks/${hook.id}/events`, { token: u.token })).body).toHaveLength(2);
+    expect((await api(`/projects/${p.id}/hooks/${hook.id}/events/999999/resend`, { method: 'POST', token: u.token })).body).toEqual({ message: '404 Not found' });
+    // Another hook's log is not found through this one.
+    const fail = `/fail/${unique('rf')}`;
+    const failing = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${fail}`, push_events: false } })).body;
+    expect((await api(`/projects/${p.id}/hooks/${failing.id}/events/${log.id}/resend`, { method: 'POST', token: u.token })).body).toEqual({ message: '404 Not found' });
+
+    const gpath = unique('rg');
+    const group = (await api('/groups', { token: u.token, body: { name: gpath, path: gpath } })).body;
+    const gp = (await api('/projects', { token: u.token, body: { name: unique('rgp'), namespace_id: group.id } })).body;
+    const gh = (await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${base}${fail}`, push_events: false, issues_events: true } })).body;
+    await api(`/projects/${gp.id}/issues`, { token: u.token, body: { title: 'group resend' } });
+    await idle();
+    const glogs = (await api(`/groups/${group.id}/hooks/${gh.id}/events`, { token: u.token })).body;
+    expect(glogs.length).toBeGreaterThanOrEqual(1);
+    const gres = await api(`/groups/${group.id}/hooks/${gh.id}/events/${glogs[0].id}/resend`, { method: 'POST', token: u.token });
+    // A receiver that fails still answers: 201 with its status (only no answer at all is a 422).
+    expect([gres.status, gres.body]).toEqual([201, { response_status: 500 }]);
+    expect(at(fail).at(-1)!.body.object_attributes.title).toBe('group resend');
+    // A log of another hook is not this hook's.
+    expect((await api(`/groups/${group.id}/hooks/${gh.id}/events/${log.id}/resend`, { method: 'POST', token: u.token })).body).toEqual({ message: '404 Not found' });
+  });
+
+  it('POST /groups/:id/hooks/:hook_id/test/:trigger runs the group hook with the first project that has commits', async () => {
+    const u = await createUser();
+    const gpath = unique('tg');
+    const group = (await api('/groups', { token: u.token, body: { name: gpath, path: gpath } })).body;
+    const path = `/ok/${unique('gt')}`;
+    const hook = (await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, token: 'gtok' } })).body;
+    const test = (trigger: string) => api(`/groups/${group.id}/hooks/${hook.id}/test/${trigger}`, { method: 'POST', token: u.token });
+    // TestHooks::GroupService: no project with commits yet (an empty project does not count).
+    const empty = (await api('/projects', { token: u.token, body: { name: unique('ge'), namespace_id: group.id } })).body;
+    expect([(await test('push_events')).status, (await test('push_events')).body]).toEqual([422, { message: 'Ensure the group has a project with commits.' }]);
+    const p = (await api('/projects', { token: u.token, body: { name: unique('gp'), namespace_id: group.id } })).body;
+    await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'first', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } });
+    await api(`/projects/${empty.id}/issues`, { token: u.token, body: { title: 'not this one' } });
+    // Then ProjectService's samples, from that project only.
+    expect((await test('issues_events')).body).toEqual({ message: 'Ensure the project has issues.' });
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'group sample' } });
+    expect([(await test('issues_events')).status, (await test('push_events')).status]).toEqual([201, 201]);
+    expect(at(path).map((r) => [r.headers['x-gitlab-event'], r.headers['x-gitlab-token'], r.body.project.id])).toEqual([
+      ['Issue Hook', 'gtok', p.id],
+      ['Push Hook', 'gtok', p.id],
+    ]);
+    expect(at(path)[0].body.object_attributes.title).toBe('group sample');
+    // Not a group hook of this group: 404 (who may test is the authorization matrix's row).
+    const ph = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false } })).body;
+    expect((await api(`/groups/${group.id}/hooks/${ph.id}/test/push_events`, { method: 'POST', token: u.token })).body).toEqual({ message: '404 Not found' });
+    const logs = (await api(`/groups/${group.id}/hooks/${hook.id}/events`, { token: u.token })).body;
+    expect(logs.map((l: any) => l.trigger)).toEqual(['push_hooks', 'issue_hooks']);
+  });
+
   it('POST .../test/:trigger runs the hook with the first issue, and refuses when there is nothing to send', async () => {
     const path = `/ok/${unique('t')}`;
     const { u, p, hook } = await projectWithHook(path, { token: 'tt' });

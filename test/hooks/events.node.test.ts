@@ -235,6 +235,18 @@ describe('webhook events', () => {
       ['Deployment Hook', 'success'],
     ]);
     expect(at(path)[1].body).toMatchObject({ object_kind: 'deployment', deployment_id: d.id, environment: 'production', ref: 'main', short_sha: sha.slice(0, 8), project: { id: p.id } });
+    // The group hook's own delivery log (group_hooks.rb mounts API::Hooks::Events), newest first, owners only.
+    const logs = await api(`/groups/${group.id}/hooks/${hook.body.id}/events`, { token: u.token });
+    expect(logs.status).toBe(200);
+    expect(logs.body.map((l: any) => [l.trigger, l.response_status, l.request_data.status])).toEqual([
+      ['deployment_hooks', '200', 'success'],
+      ['deployment_hooks', '200', 'running'],
+    ]);
+    expect((await api(`/groups/${group.id}/hooks/${hook.body.id}/events?status=client_failure`, { token: u.token })).body).toEqual([]);
+    expect((await api(`/groups/${group.id}/hooks/${hook.body.id}/events?per_page=21`, { token: u.token })).body).toEqual({ error: 'per_page does not have a valid value' });
+    // A project hook's id is not one of the group's hooks.
+    const ph = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false } })).body;
+    expect((await api(`/groups/${group.id}/hooks/${ph.id}/events`, { token: u.token })).body).toEqual({ message: '404 Not found' });
   });
 
   it('records no event for a write whose batch failed', async () => {

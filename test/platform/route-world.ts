@@ -205,6 +205,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     issue_link_id: () => world.issueLink,
     // No such resource event: the checks run before the lookup.
     event_id: () => 999999,
+    // No such hook log: the checks run before the lookup (no request leaves the test).
+    hook_log_id: () => 999999,
     discussion_id: () => world[`${discussionOf}Discussion`],
     note_id: () => (path.includes('/discussions/') ? world[`${discussionOf}DiscussionNote`] : inEpic ? world.epicNote : inMr ? world.mrNote : world.issueNote),
     award_id: () =>
