@@ -231,6 +231,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     geoNode: ids(...geoNodes.map((n) => n.id)),
     projectHook: ids(projectHook.id),
     groupHook: ids(groupHook.id),
+    // Logs that do not exist: a resend of a real one would deliver to the fixture hooks' outside URL.
+    hookLog: ids(999999, 'x'),
     // Triggers TestHooks refuses at once (no CI jobs, no wiki) or an unknown one: a test never leaves the machine.
     hookTrigger: ids('job_events', 'wiki_page_events', 'pipeline_events', 'nope'),
     environmentName: ids('production', 'staging', 'review/*'),
@@ -283,6 +285,8 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'deployment';
     case 'hook_id':
       return path.startsWith('/api/v4/groups') ? 'groupHook' : 'projectHook';
+    case 'hook_log_id':
+      return 'hookLog';
     case 'trigger':
       return 'hookTrigger';
     case 'id_or_username':
