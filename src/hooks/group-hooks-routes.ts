@@ -15,7 +15,7 @@ import type { Router } from '../platform/router';
 import { ACCESS } from '../projects/abilities';
 import { findReadableGroupWith } from '../projects/groups';
 import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
-import { eventsRequest, runHookTest, sampleReads, statusWhere, WEEK } from './hook-test-routes';
+import { eventsRequest, hookEventsAnswer, hookEventsReads, runHookTest, sampleReads } from './hook-test-routes';
 import { hookValues } from './hook-store';
 import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, resendHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
@@ -101,20 +101,9 @@ export function mountGroupHooks(r: Router) {
   r.route(
     { method: 'GET', path: '/groups/:id/hooks/:hook_id/events', summary: 'List the events of a group hook', tags: TAGS, signedIn: true, params: hookEventsParams, responses: { 200: z.array(WebHookLogSchema) } },
     async ({ c, p, caller }) => {
-      const db = c.var.db;
-      const { raw, statuses, req } = await eventsRequest(c, p);
-      const since = Date.now() - WEEK;
-      const where = (gid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
-      const found = await ownedGroup(c, caller, p.id, (gid) => [
-        db.select({ id: webHooks.id }).from(webHooks).where(hookOfGroup(gid, p.hook_id)).limit(1),
-        db.select().from(webHookLogs).where(where(gid)).orderBy(desc(webHookLogs.createdAt), desc(webHookLogs.id)).limit(req.perPage).offset(req.offset),
-        db.select({ n: count() }).from(webHookLogs).where(where(gid)),
-      ] as const);
-      const [[hook], rows, [counted]] = found.reads;
-      if (!hook) throw recordNotFound();
-      const n = Number(counted?.n ?? 0);
-      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
-      return c.json(rows.map(webHookLogEntity));
+      const page = await eventsRequest(c, p);
+      const found = await ownedGroup(c, caller, p.id, (gid) => hookEventsReads(c.var.db, { type: 'GroupHook', column: 'group_id', id: gid }, p.hook_id, page));
+      return hookEventsAnswer(c, page, found.reads as never);
     },
   );
 

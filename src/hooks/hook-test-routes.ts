@@ -66,6 +66,35 @@ export async function eventsRequest(c: Context<AppEnv>, p: { per_page?: number; 
   return { raw, statuses, req };
 }
 
+type EventsPage = Awaited<ReturnType<typeof eventsRequest>>;
+
+/**
+ * The reads of a hook's events page (events.rb, mounted for project and group hooks alike): the
+ * hook under its owner, the last week's logs and their count. `owner` names the hook's owner column
+ * and the owner's id as SQL, so they ride in the owner's lookup batch.
+ */
+export function hookEventsReads(db: Context<AppEnv>['var']['db'], owner: { type: 'ProjectHook' | 'GroupHook'; column: 'project_id' | 'group_id'; id: SQL }, hookId: number, page: EventsPage) {
+  const since = Date.now() - WEEK;
+  const logsOf = and(
+    sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${hookId} AND type = ${owner.type} AND ${sql.raw(owner.column)} = ${owner.id})`,
+    gte(webHookLogs.createdAt, since),
+    statusWhere(page.statuses),
+  );
+  return [
+    db.select({ id: webHooks.id }).from(webHooks).where(sql`${webHooks.id} = ${hookId} AND ${webHooks.type} = ${owner.type} AND ${sql.raw(owner.column)} = ${owner.id}`).limit(1),
+    db.select().from(webHookLogs).where(logsOf).orderBy(desc(webHookLogs.createdAt), desc(webHookLogs.id)).limit(page.req.perPage).offset(page.req.offset),
+    db.select({ n: count() }).from(webHookLogs).where(logsOf),
+  ] as const;
+}
+
+/** The events page from `hookEventsReads`' results: 404 for another owner's hook, else the logs with pagination headers. */
+export function hookEventsAnswer(c: Context<AppEnv>, page: EventsPage, [[hook], rows, [counted]]: [{ id: number }[], (typeof webHookLogs.$inferSelect)[], { n: number }[]]) {
+  if (!hook) throw recordNotFound();
+  const n = Number(counted?.n ?? 0);
+  setPaginationHeaders(c, page.req, linkParamsFrom(page.raw, {}), n > MAX_COUNT ? null : n, rows.length);
+  return c.json(rows.map(webHookLogEntity));
+}
+
 type HookRow = typeof webHooks.$inferSelect;
 type Firsts = { issue?: { id: number; confidential: boolean | null }; note?: { id: number }; mr?: { id: number } };
 
@@ -156,20 +185,9 @@ export function mountHookTests(r: Router) {
       responses: { 200: z.array(WebHookLogSchema) },
     },
     async ({ c, p, caller }) => {
-      const db = c.var.db;
-      const { raw, statuses, req } = await eventsRequest(c, p);
-      const since = Date.now() - WEEK;
-      const where = (pid: SQL) => and(sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`, gte(webHookLogs.createdAt, since), statusWhere(statuses));
-      const found = await maintainedProject(c, caller, p.id, (pid) => [
-        db.select({ id: webHooks.id }).from(webHooks).where(hookOfProject(pid, p.hook_id)).limit(1),
-        db.select().from(webHookLogs).where(where(pid)).orderBy(desc(webHookLogs.createdAt), desc(webHookLogs.id)).limit(req.perPage).offset(req.offset),
-        db.select({ n: count() }).from(webHookLogs).where(where(pid)),
-      ] as const);
-      const [[hook], rows, [counted]] = found.reads;
-      if (!hook) throw recordNotFound();
-      const n = Number(counted?.n ?? 0);
-      setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
-      return c.json(rows.map(webHookLogEntity));
+      const page = await eventsRequest(c, p);
+      const found = await maintainedProject(c, caller, p.id, (pid) => hookEventsReads(c.var.db, { type: 'ProjectHook', column: 'project_id', id: pid }, p.hook_id, page));
+      return hookEventsAnswer(c, page, found.reads as never);
     },
   );
 
