@@ -262,6 +262,8 @@ async function main() {
     await runClient('python-gitlab accounts', PYTHON, [join(clientsDir, 'python_gitlab_accounts_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal.
     await runClient('python-gitlab hooks', PYTHON, [join(clientsDir, 'python_gitlab_hooks_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
+    // Group sharing (issue 18 item 3): project.share/unshare, group.share/unshare and the access a share gives.
+    await runClient('python-gitlab share', PYTHON, [join(clientsDir, 'python_gitlab_share_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 
   console.log(`clients: @gitbeaker/rest ${JSON.parse(readFileSync(join(root, 'node_modules/@gitbeaker/rest/package.json'), 'utf8')).version}`);

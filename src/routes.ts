@@ -53,6 +53,7 @@ import { mountOpenapi } from './platform/openapi-routes';
 import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes';
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectGroups } from './projects/project-groups-routes';
+import { mountShare } from './projects/share-routes';
 import { mountProjectTransfer } from './projects/project-transfer-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
@@ -172,6 +173,7 @@ export function mountApi(api: Router, web: Router) {
   mountPersonalAccessTokens(inAuth(api));
   mountProjects(inProjects(groupsApi));
   mountProjectGroups(inProjects(groupsApi));
+  mountShare(inProjects(groupsApi));
   mountProjectTransfer(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

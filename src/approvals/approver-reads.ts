@@ -8,8 +8,8 @@
 import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
-import { members, namespaces, users } from '../db/schema';
-import { ACCESS, activeMember, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { accessGrants, namespaces, users } from '../db/schema';
+import { ACCESS, activeGrant, groupVisibleSql, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { batchReads, inJson } from '../db/batch-reads';
 
 const safeIds = (ids: number[]) => [...new Set(ids.filter((x) => Number.isSafeInteger(x)))];
@@ -38,16 +38,16 @@ export async function eligibleApprovers(
   const named = or(inJson(users.id, ids), inJson(sql`lower(${users.username})`, names));
   const groupIds = safeIds([...(p.group_ids ?? []), ...current]);
   const groupSources = traversalIds(ns);
-  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-  if (groupSources.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupSources)));
+  const sources = [and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, project.id))];
+  if (groupSources.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inArray(accessGrants.sourceId, groupSources)));
   const none = wantUsers && !ids.length && !names.length;
   const [found, memberRows, visible] = await batchReads(db, [
     wantUsers && !none ? db.select({ id: users.id }).from(users).where(named) : undefined,
     wantUsers && !none
       ? db
-          .select({ userId: members.userId })
-          .from(members)
-          .where(and(inArray(members.userId, db.select({ id: users.id }).from(users).where(named)), or(...sources), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+          .select({ userId: accessGrants.userId })
+          .from(accessGrants)
+          .where(and(inArray(accessGrants.userId, db.select({ id: users.id }).from(users).where(named)), or(...sources), gt(accessGrants.accessLevel, ACCESS.MINIMAL), activeGrant()))
       : undefined,
     groupIds.length ? db.select({ id: namespaces.id }).from(namespaces).where(and(inJson(namespaces.id, groupIds), eq(namespaces.kind, 'Group'), groupVisibleSql(caller))) : undefined,
   ]);

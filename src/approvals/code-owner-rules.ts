@@ -8,8 +8,8 @@
 import { and, eq, gt, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client';
-import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, members, namespaces, users } from '../db/schema';
-import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, accessGrants, namespaces, users } from '../db/schema';
+import { ACCESS, activeGrant, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { today } from '../platform/time';
 import { batchReads, inJson } from '../db/batch-reads';
 import { type CodeOwnerEntry, ownerReferences } from './code-owners';
@@ -33,16 +33,16 @@ export async function resolveOwners(db: Db, project: ProjectRow, ns: NamespaceRo
   const emails = [...new Set(refs.flatMap((r) => r.emails))];
   const named = or(inJson(sql`lower(${users.username})`, names), inJson(sql`lower(${users.email})`, emails));
   const groupSources = traversalIds(ns);
-  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-  if (groupSources.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupSources)));
+  const sources = [and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, project.id))];
+  if (groupSources.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inArray(accessGrants.sourceId, groupSources)));
   const groupIds = ns.kind === 'Group' ? groupSources : [];
   const [found, memberRows, groups] = await batchReads(db, [
     names.length || emails.length ? db.select({ id: users.id, username: users.username, email: users.email, confirmedAt: users.confirmedAt }).from(users).where(named) : undefined,
     names.length || emails.length
       ? db
-          .select({ userId: members.userId })
-          .from(members)
-          .where(and(inArray(members.userId, db.select({ id: users.id }).from(users).where(named)), or(...sources), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+          .select({ userId: accessGrants.userId })
+          .from(accessGrants)
+          .where(and(inArray(accessGrants.userId, db.select({ id: users.id }).from(users).where(named)), or(...sources), gt(accessGrants.accessLevel, ACCESS.MINIMAL), activeGrant()))
       : undefined,
     groupIds.length ? db.select({ id: namespaces.id, fullPath: namespaces.fullPath }).from(namespaces).where(inArray(namespaces.id, groupIds)) : undefined,
   ]);
@@ -70,7 +70,7 @@ function ownerUsersSql(projectId: number | SQL, names: string[], emails: string[
   return sql`SELECT u.id FROM users u
     WHERE (lower(u.username) IN (SELECT value FROM json_each(${JSON.stringify(names)}))
         OR (u.confirmed_at IS NOT NULL AND lower(u.email) IN (SELECT value FROM json_each(${JSON.stringify(emails)}))))
-      AND (u.id IN (SELECT m.user_id FROM members m
+      AND (u.id IN (SELECT m.user_id FROM access_grants m
             WHERE ((m.source_type = 'Project' AND m.source_id = ${projectId}) OR (m.source_type = 'Namespace' AND m.source_id IN ${ancestry}))
               AND m.access_level > ${ACCESS.MINIMAL} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
         OR u.id = (SELECT n.owner_id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ${projectId} AND n.kind = 'User'))`;

@@ -6,9 +6,9 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller, UserRow } from '../platform/context';
-import { members, notes, userAgentDetails, users } from '../db/schema';
+import { accessGrants, notes, userAgentDetails, users } from '../db/schema';
 import { userBasic, UserBasicSchema } from '../users/user-entity';
-import { ACCESS, activeMember, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { ACCESS, activeGrant, featureAvailable, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { notFound } from '../platform/errors';
 import { baseUrl, linkParamsFrom, pageRequest, paginate, paginationParams } from '../platform/pagination';
 import { requestParams } from '../platform/params';
@@ -148,15 +148,15 @@ async function visibleParticipants(
   // membership) in one round trip.
   const groupIds = traversalIds(namespace);
   const mentioned = sql`SELECT u.id FROM users u WHERE lower(u.username) IN (SELECT value FROM json_each(${JSON.stringify(names)}))`;
-  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-  if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+  const sources = [and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, project.id))];
+  if (groupIds.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inArray(accessGrants.sourceId, groupIds)));
   const [named, levelRows] = await batchReads(db, [
     names.length ? db.select().from(users).where(sql`${users.id} IN (${mentioned})`) : undefined,
     db
-      .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})` })
-      .from(members)
-      .where(and(sql`(${members.userId} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])})) OR ${members.userId} IN (${mentioned}))`, or(...sources), activeMember()))
-      .groupBy(members.userId),
+      .select({ userId: accessGrants.userId, level: sql<number>`max(${accessGrants.accessLevel})` })
+      .from(accessGrants)
+      .where(and(sql`(${accessGrants.userId} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])})) OR ${accessGrants.userId} IN (${mentioned}))`, or(...sources), activeGrant()))
+      .groupBy(accessGrants.userId),
   ]);
   const byId = new Map<number, UserRow>(known.map((u) => [u.id, u]));
   const byName = new Map<string, UserRow>((named ?? []).map((u) => [u.username.toLowerCase(), u]));

@@ -29,9 +29,9 @@ const dateLiteral = (d: string) => sql.raw(/^\d{4}-\d{2}-\d{2}$/.test(d) ? `'${d
 /** `read_confidential_issues` through any source: the projects where the user is Planner or above. */
 function plannerProjectsSql(uid: number) {
   const t = dateLiteral(today());
-  return sql`(SELECT m.source_id FROM members m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
+  return sql`(SELECT m.source_id FROM access_grants m WHERE m.user_id = ${int(uid)} AND m.source_type = 'Project' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t})
     UNION ALL SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'User' AND n.owner_id = ${int(uid)}
-    UNION ALL SELECT p.id FROM members m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
+    UNION ALL SELECT p.id FROM access_grants m JOIN namespaces a ON a.id = m.source_id JOIN namespaces n ON n.traversal_path >= a.traversal_path AND n.traversal_path < a.traversal_path || ':' JOIN projects p ON p.namespace_id = n.id
       WHERE m.user_id = ${int(uid)} AND m.source_type = 'Namespace' AND m.access_level >= ${int(ACCESS.PLANNER)} AND (m.expires_at IS NULL OR m.expires_at > ${t}))`;
 }
 

@@ -6,13 +6,19 @@
  * their projects, at the highest of their levels; the owner of a personal namespace owns its
  * projects. Administrators (effective admin mode) may read and administer everything.
  *
- * Hot path: `projectAccess` is ONE indexed SELECT on `members` (index `members_user_source`):
- * the project's own row plus the rows of its namespace and every ancestor, whose ids come from the
- * namespace's `traversal_path` already loaded with the project.
+ * Shares count as memberships: a project or group shared with a group gives that group's members
+ * access (share-grants.ts keeps their rows in `share_grants`), and every check here reads the view
+ * `access_grants` (members UNION ALL share_grants), so shares cost no extra statement or parameter.
+ *
+ * Hot path: `projectAccess` is ONE indexed SELECT on `access_grants` (indexes `members_user_source`
+ * and `share_grants_user_source`): the project's own rows plus the rows of its namespace and every
+ * ancestor, whose ids come from the namespace's `traversal_path` already loaded with the project.
+ * Level sub-selects (`bestLevel`) read the two tables separately: a `max()` over the view would
+ * materialize it per row instead of searching both tables' indexes.
  */
 import { and, eq, inArray, isNull, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { members, namespaces, projects } from '../db/schema';
+import { accessGrants, members, namespaces, projects } from '../db/schema';
 import { today } from '../platform/time';
 import type { Caller, UserRow } from '../platform/context';
 import { ApiError } from '../platform/errors';
@@ -34,16 +40,19 @@ export function traversalIds(ns: Pick<NamespaceRow, 'traversalPath'>): number[] 
 /** `members` rows still in force (Member.active: not expired). */
 export const activeMember = () => or(isNull(members.expiresAt), sql`${members.expiresAt} > ${today()}`);
 
-/** Highest level over the given sources, one query. */
+/** `access_grants` rows still in force (not expired): memberships and shares, for access checks over many users. */
+export const activeGrant = () => or(isNull(accessGrants.expiresAt), sql`${accessGrants.expiresAt} > ${today()}`);
+
+/** Highest level over the given sources (memberships and shares), one query. */
 async function maxLevel(db: Db, userId: number, projectId: number | null, groupIds: number[]): Promise<number> {
   const sources = [];
-  if (projectId != null) sources.push(and(eq(members.sourceType, 'Project'), eq(members.sourceId, projectId)));
-  if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+  if (projectId != null) sources.push(and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, projectId)));
+  if (groupIds.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inArray(accessGrants.sourceId, groupIds)));
   if (!sources.length) return 0;
   const row = await db
-    .select({ level: sql<number | null>`max(${members.accessLevel})` })
-    .from(members)
-    .where(and(eq(members.userId, userId), or(...sources), activeMember()))
+    .select({ level: sql<number | null>`max(${accessGrants.accessLevel})` })
+    .from(accessGrants)
+    .where(and(eq(accessGrants.userId, userId), or(...sources), activeGrant()))
     .get();
   return Number(row?.level ?? 0);
 }
@@ -101,28 +110,28 @@ export const canReadGroupVisibly = (caller: Caller, group: NamespaceRow, level: 
 export function memberBelowSql(userId: number) {
   const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
   const inTree = (col: SQL) => sql`${col} >= ${NS_PATH} AND ${col} < ${NS_PATH} || ':'`;
-  return sql<number>`(EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
-    OR EXISTS (SELECT 1 FROM members m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
+  return sql<number>`(EXISTS (SELECT 1 FROM access_grants m JOIN namespaces d ON d.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active} AND ${inTree(sql`d.traversal_path`)})
+    OR EXISTS (SELECT 1 FROM access_grants m JOIN projects p ON p.id = m.source_id JOIN namespaces d ON d.id = p.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active} AND ${inTree(sql`d.traversal_path`)}))`;
 }
 
-/** A membership in a descendant group or in a project of the group's hierarchy. */
+/** A membership or share in a descendant group or in a project of the group's hierarchy. */
 async function memberBelow(db: Db, userId: number, group: NamespaceRow): Promise<boolean> {
   const prefix = group.traversalPath!;
   const inTree = sql`${namespaces.traversalPath} >= ${prefix} AND ${namespaces.traversalPath} < ${prefix + ':'}`;
   const viaGroup = await db
     .select({ one: sql`1` })
-    .from(members)
-    .innerJoin(namespaces, eq(namespaces.id, members.sourceId))
-    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Namespace'), activeMember(), inTree))
+    .from(accessGrants)
+    .innerJoin(namespaces, eq(namespaces.id, accessGrants.sourceId))
+    .where(and(eq(accessGrants.userId, userId), eq(accessGrants.sourceType, 'Namespace'), activeGrant(), inTree))
     .limit(1)
     .get();
   if (viaGroup) return true;
   const viaProject = await db
     .select({ one: sql`1` })
-    .from(members)
-    .innerJoin(projects, eq(projects.id, members.sourceId))
+    .from(accessGrants)
+    .innerJoin(projects, eq(projects.id, accessGrants.sourceId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(eq(members.userId, userId), eq(members.sourceType, 'Project'), activeMember(), inTree))
+    .where(and(eq(accessGrants.userId, userId), eq(accessGrants.sourceType, 'Project'), activeGrant(), inTree))
     .limit(1)
     .get();
   return Boolean(viaProject);
@@ -143,8 +152,8 @@ export function projectVisibleSql(caller: Caller): ReturnType<typeof sql> | unde
   const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
   return sql`(${projects.visibility} IN ${levels}
     OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${uid})
-    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
+    OR EXISTS (SELECT 1 FROM access_grants m WHERE m.user_id = ${uid} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${today()}))
+    OR EXISTS (SELECT 1 FROM access_grants m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
 
 /** SQL condition: the group row (`namespaces`) is visible to the caller (membership of it or an ancestor, or visibility). */
@@ -154,7 +163,7 @@ export function groupVisibleSql(caller: Caller): ReturnType<typeof sql> | undefi
   const uid = caller.user.id;
   const levels = caller.user.external ? sql`('public')` : sql`('public','internal')`;
   return sql`(${namespaces.visibility} IN ${levels}
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
+    OR EXISTS (SELECT 1 FROM access_grants m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${uid} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'))`;
 }
 
 // Outer columns named in correlated sub-selects are written out qualified: Drizzle leaves a column
@@ -170,14 +179,32 @@ const PROJECT_ID = sql.raw('"projects"."id"');
  * `day` a placeholder in statements built once (src/db/prepared.ts).
  */
 export function projectLevelSql(userId: number | SQL | Placeholder, day: string | Placeholder = today()) {
+  const active = sql`m.user_id = ${userId} AND (m.expires_at IS NULL OR m.expires_at > ${day})`;
   return sql<number>`max(
     CASE WHEN ${NS_KIND} = 'User' AND ${NS_OWNER} = ${userId} THEN 50 ELSE 0 END,
-    coalesce((SELECT max(m.access_level) FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID} AND (m.expires_at IS NULL OR m.expires_at > ${day})), 0),
-    coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${day}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0))`;
+    ${bestLevel(sql``, sql`${active} AND m.source_type = 'Project' AND m.source_id = ${PROJECT_ID}`)},
+    ${bestLevel(ANCESTOR_JOIN, sql`${active} AND m.source_type = 'Namespace' AND ${NS_IN_ANCESTOR}`)})`;
 }
 
-/** SQL: the caller's highest level in a group row (`namespaces`). */
+/** SQL: the caller's highest level in a group row (`namespaces`), shares included. */
 export function groupLevelSql(userId: number) {
+  return bestLevel(ANCESTOR_JOIN, sql`m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_IN_ANCESTOR}`);
+}
+
+const ANCESTOR_JOIN = sql`JOIN namespaces a ON a.id = m.source_id`;
+/** The outer namespace row is the grant's group `a` or below it. */
+const NS_IN_ANCESTOR = sql`${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'`;
+
+/**
+ * SQL: the highest `access_level` of the rows `m` of `members` and of `share_grants` that `where`
+ * selects (0 none). Two `max()` sub-selects, each searching its table's user index; over the
+ * `access_grants` view an aggregate would materialize the view for every outer row.
+ */
+const bestLevel = (join: SQL, where: SQL) =>
+  sql<number>`max(coalesce((SELECT max(m.access_level) FROM members m ${join} WHERE ${where}), 0), coalesce((SELECT max(m.access_level) FROM share_grants m ${join} WHERE ${where}), 0))`;
+
+/** SQL: the caller's level from memberships of a group row or its ancestors alone, shares left out (Group#highest_group_member). */
+export function groupMembershipLevelSql(userId: number) {
   return sql<number>`coalesce((SELECT max(m.access_level) FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${today()}) AND ${NS_PATH} >= a.traversal_path AND ${NS_PATH} < a.traversal_path || ':'), 0)`;
 }
 
@@ -248,8 +275,8 @@ export function mergeRequestFeatureSql(caller: Caller): SQL {
   const t = today();
   const reporter = sql`(
     (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
-    OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-    OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
+    OR EXISTS (SELECT 1 FROM access_grants m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+    OR EXISTS (SELECT 1 FROM access_grants m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND m.access_level >= 20 AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`;
   return sql`(${enabled} AND (NOT ${restricted} OR ${reporter}))`;
 }
 
@@ -264,8 +291,8 @@ export function mergeRequestVisibleSql(caller: Caller): SQL {
       const t = today();
       parts.push(sql`(${projects.visibility} IN ${levels}
         OR (${namespaces.kind} = 'User' AND ${namespaces.ownerId} = ${sql.raw(String(uid))})
-        OR EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
-        OR EXISTS (SELECT 1 FROM members m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
+        OR EXISTS (SELECT 1 FROM access_grants m WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Project' AND m.source_id = ${projects.id} AND (m.expires_at IS NULL OR m.expires_at > ${t}))
+        OR EXISTS (SELECT 1 FROM access_grants m JOIN namespaces a ON a.id = m.source_id WHERE m.user_id = ${sql.raw(String(uid))} AND m.source_type = 'Namespace' AND (m.expires_at IS NULL OR m.expires_at > ${t}) AND ${namespaces.traversalPath} >= a.traversal_path AND ${namespaces.traversalPath} < a.traversal_path || ':'))`);
     }
   }
   return and(...parts)!;

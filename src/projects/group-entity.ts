@@ -79,7 +79,7 @@ export const groupEntity = (g: NamespaceRow, x: GroupExtras): Group => ({
   marked_for_deletion_on: null,
 });
 
-/** Entities::SharedGroupWithGroup: a group this group is shared with (group sharing is not served, so the list is empty). */
+/** Entities::SharedGroupWithGroup: a group this group is shared with (POST /groups/:id/share). */
 export const SharedGroupWithGroupSchema = obj({
   group_id: id,
   group_name: z.string(),
@@ -99,9 +99,9 @@ export const GroupDetailSchema = GroupSchema.extend({
 export type GroupDetail = z.infer<typeof GroupDetailSchema>;
 
 /** GroupDetail (GET /groups/:id, POST /groups): Group plus projects and sharing. */
-export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: Project[] }): GroupDetail => ({
+export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: Project[]; sharedWithGroups?: GroupDetail['shared_with_groups'] }): GroupDetail => ({
   ...groupEntity(g, x),
-  shared_with_groups: [],
+  shared_with_groups: x.sharedWithGroups ?? [],
   prevent_sharing_groups_outside_hierarchy: false,
   ...(x.projects ? { projects: x.projects, shared_projects: [] } : {}),
 });

@@ -4,6 +4,7 @@
  * full paths and traversal paths are rewritten and anything more visible than the new parent is
  * lowered to it, all in one batch.
  */
+import { refreshShareGrants } from './share-grants';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { writeThenRead } from '../db/batch-reads';
@@ -93,6 +94,9 @@ export function mountGroupTransfer(r: Router) {
             .onConflictDoUpdate({ target: [members.userId, members.sourceType, members.sourceId], set: { accessLevel: ACCESS.OWNER, updatedAt: now } }),
         );
       }
+      // Members of the new ancestors are now inherited members of the moved groups, so the shares
+      // those groups were invited to give access to others (run after the traversal paths moved).
+      statements.push(...refreshShareGrants(db, { invitedSubtree: newTraversal }));
       let done;
       try {
         // The moves and the group read back for the answer: one round trip.

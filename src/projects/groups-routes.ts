@@ -35,6 +35,7 @@ import { runDeletion } from '../platform/cascade';
 import { groupDeletion } from './cascade';
 import { decimalId } from '../platform/record-id';
 import { INHERIT_PROJECT_CREATION } from './project-creation-level';
+import { groupSharedWithRead, type SharedWithGroupRow, sharedWithGroupEntity } from './group-links';
 
 export { findReadableGroup };
 
@@ -54,14 +55,15 @@ function failedToSave(errors: Record<string, string[]>) {
 export function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   const scope = [eq(sql`${namespaces.id}`, groupId)];
   const ids = db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...scope)).limit(100);
-  return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`)] as const;
+  return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`), groupSharedWithRead(db, (column) => eq(column, groupId))] as const;
 }
 
 /** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
-export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null) {
+export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null, sharedWith?: SharedWithGroupRow[]) {
   const settings = await settingsOf(c);
-  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4]])) as Project[]) : undefined;
-  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings });
+  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4], reads[5]])) as Project[]) : undefined;
+  const shared = (sharedWith ?? reads?.[6] ?? []).map(sharedWithGroupEntity);
+  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings, sharedWithGroups: shared });
 }
 type DetailReads = ReturnType<typeof detailProjectReads>;
 type AwaitedAll<T> = { -readonly [K in keyof T]: Awaited<T[K]> };
@@ -223,8 +225,12 @@ export function mountGroups(r: Router) {
   r.route({ method: 'GET', path: '/groups/:id', summary: 'Get a group', tags: ['groups'], params: getGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {
     // The group, its full name, the caller's access and the detail's projects in one round trip.
     const db = c.var.db;
-    const found = await findReadableGroupWith(c, caller, p.id, (groupId) => (p.with_projects ? detailProjectReads(db, caller, groupId) : []));
-    return c.json(await presentDetail(c, caller, found, p.with_projects ? (found.reads as unknown as DetailResults) : null));
+    if (p.with_projects) {
+      const found = await findReadableGroupWith(c, caller, p.id, (groupId) => detailProjectReads(db, caller, groupId));
+      return c.json(await presentDetail(c, caller, found, found.reads as unknown as DetailResults));
+    }
+    const found = await findReadableGroupWith(c, caller, p.id, (groupId) => [groupSharedWithRead(db, (column) => eq(column, groupId))] as const);
+    return c.json(await presentDetail(c, caller, found, null, found.reads[0]));
   });
 
   r.route({ method: 'PUT', path: '/groups/:id', summary: 'Update a group', tags: ['groups'], params: updateGroupParams, responses: { 200: GroupDetailSchema } }, async ({ c, p, caller }) => {

@@ -23,6 +23,8 @@ import { LEVEL_NAMES } from './members';
 import { findReadableGroupWith } from './groups';
 import { findReadableProjectWith } from './projects';
 import { decimalId } from '../platform/record-id';
+import { refreshShareGrants } from './share-grants';
+import type { Db } from '../db/client';
 
 interface Source {
   type: SourceType;
@@ -180,7 +182,11 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
       // The membership and its answer in one batch.
       [added] = await writeThenRead(
         db,
-        [db.insert(members).values({ sourceType: s.type, sourceId: s.id, userId: user.id, accessLevel: p.access_level, expiresAt: p.expires_at ?? null, createdById: actor.id, createdAt: now, updatedAt: now })],
+        [
+          db.insert(members).values({ sourceType: s.type, sourceId: s.id, userId: user.id, accessLevel: p.access_level, expiresAt: p.expires_at ?? null, createdById: actor.id, createdAt: now, updatedAt: now }),
+          // A group membership is also access to what is shared with the group (share-grants.ts).
+          ...groupShareRefresh(db, s.type, user.id),
+        ],
         [memberSelect(db).where(and(eq(members.sourceType, s.type), eq(members.sourceId, s.id), eq(members.userId, user.id))).limit(1)],
       );
     } catch (err) {
@@ -215,7 +221,11 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     const set: Partial<typeof members.$inferInsert> = { accessLevel: p.access_level, updatedAt: Date.now() };
     if (p.expires_at !== undefined) set.expiresAt = p.expires_at;
     // The update and its answer in one batch.
-    const [updated] = await writeThenRead(db, [db.update(members).set(set).where(eq(members.id, row.member.id))], [memberSelect(db).where(eq(members.id, row.member.id)).limit(1)]);
+    const [updated] = await writeThenRead(
+      db,
+      [db.update(members).set(set).where(eq(members.id, row.member.id)), ...groupShareRefresh(db, s.type, p.user_id)],
+      [memberSelect(db).where(eq(members.id, row.member.id)).limit(1)],
+    );
     return c.json(present(c, updated as MemberWithCreator[])[0]);
   });
 
@@ -236,10 +246,13 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     if (s.type === 'Namespace' && member.accessLevel === ACCESS.OWNER && owners.length < 2) throw forbidden();
     // The owner of a personal namespace stays a member of its projects (Members::DestroyService).
     if (s.personalOwnerId === p.user_id) throw forbidden();
-    await db.delete(members).where(eq(members.id, member.id)).run();
+    await db.batch([db.delete(members).where(eq(members.id, member.id)), ...groupShareRefresh(db, s.type, p.user_id)]);
     return c.body(null, 204);
   });
 }
+
+/** The user's share grants again after a change to their membership of a group (shares never hang off project memberships). */
+const groupShareRefresh = (db: Db, type: string, userId: number) => (type === 'Namespace' ? refreshShareGrants(db, { userIds: [userId] }) : []);
 
 export function mountMembers(r: Router) {
   mountFor(r, 'groups');

@@ -5,10 +5,10 @@
 import { and, eq, inArray, gt, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {
-  members,
+  accessGrants,
 } from '../db/schema';
 import { chunks } from '../platform/chunks';
-import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from './abilities';
+import { ACCESS, activeGrant, type NamespaceRow, type ProjectRow, traversalIds } from './abilities';
 
 export const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 15: 'Planner', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
@@ -19,12 +19,12 @@ export async function projectMembersAmong(db: Db, project: ProjectRow, ns: Names
   const out = new Set<number>();
   if (ns.kind === 'User' && ns.ownerId != null && ids.includes(ns.ownerId)) out.add(ns.ownerId);
   for (const part of chunks([...new Set(ids)], 80)) {
-    const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-    if (groupIds.length) sources.push(and(eq(members.sourceType, 'Namespace'), inArray(members.sourceId, groupIds)));
+    const sources = [and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, project.id))];
+    if (groupIds.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inArray(accessGrants.sourceId, groupIds)));
     const rows = await db
-      .select({ userId: members.userId })
-      .from(members)
-      .where(and(inArray(members.userId, part), or(...sources), gt(members.accessLevel, ACCESS.MINIMAL), activeMember()))
+      .select({ userId: accessGrants.userId })
+      .from(accessGrants)
+      .where(and(inArray(accessGrants.userId, part), or(...sources), gt(accessGrants.accessLevel, ACCESS.MINIMAL), activeGrant()))
       .all();
     for (const r of rows) out.add(r.userId);
   }

@@ -26,6 +26,8 @@ export interface ProjectExtras {
   openIssuesCount?: number;
   /** The repository has no branches yet (Project#empty_repo?). */
   emptyRepo?: boolean;
+  /** Entities::Project `shared_with_groups` (projects.ts `projectExtras`). */
+  sharedWithGroups?: z.infer<typeof SharedGroupWithProjectSchema>[];
   /**
    * The project's import (project_import_states), null when it was never imported; given where the
    * response carries import_type and import_error (GET /projects/:id), absent elsewhere.
@@ -222,7 +224,7 @@ export function projectEntity(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras)
     import_status: x.importState?.status ?? 'none',
     ...(x.importState !== undefined && (x.isAdmin || x.level >= 40) ? { import_type: x.importState?.type ?? null, import_error: x.importState?.error ?? null } : {}),
     ...(avail('issues') ? { open_issues_count: x.openIssuesCount ?? 0 } : {}),
-    shared_with_groups: [],
+    shared_with_groups: x.sharedWithGroups ?? [],
     only_allow_merge_if_pipeline_succeeds: false,
     allow_merge_on_skipped_pipeline: null,
     request_access_enabled: p.requestAccessEnabled,

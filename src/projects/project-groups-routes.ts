@@ -1,7 +1,9 @@
 /**
  * GET /projects/:id/groups (GitLab lib/api/projects.rb `:id/groups`, Projects::GroupsFinder): the
  * project's group and its ancestors, newest id first, as Entities::PublicGroupDetails.
- * Shared groups (`with_shared`) add nothing yet: this server has no project-group links.
+ * With `with_shared`, the groups the project is shared with too (`project.invited_groups`), those
+ * whose link gives at least `shared_min_access_level`, and with `shared_visible_only` only those the
+ * caller may read.
  */
 import { and, desc, not, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
@@ -14,7 +16,7 @@ import { g, params } from '../platform/validate';
 import { namespaceAvatarUrl, namespaceWebUrl } from './namespace-entity';
 import { namespaceFullNameSql } from './group-queries';
 import { findReadableProject } from './projects';
-import { MEMBER_LEVELS } from './abilities';
+import { groupVisibleSql, MEMBER_LEVELS } from './abilities';
 
 export const PublicGroupDetailsSchema = obj({ id, web_url: z.string(), name: z.string(), avatar_url: z.string().nullable(), full_name: z.string(), full_path: z.string() }).meta({
   id: 'PublicGroupDetails',
@@ -46,7 +48,10 @@ export function mountProjectGroups(r: Router) {
       const raw = await requestParams(c);
       const path = found.namespace.traversalPath;
       // self_and_ancestors: the groups whose traversal path starts the project's namespace's one.
-      const conds: (SQL | undefined)[] = [path ? sql`${namespaces.traversalPath} = substr(${path}, 1, length(${namespaces.traversalPath}))` : sql`0`];
+      const ancestors = path ? sql`${namespaces.traversalPath} = substr(${path}, 1, length(${namespaces.traversalPath}))` : sql`0`;
+      const min = p.shared_min_access_level ?? 0;
+      const invited = sql`${namespaces.id} IN (SELECT l.group_id FROM project_group_links l WHERE l.project_id = ${found.project.id} AND l.group_access >= ${min})`;
+      const conds: (SQL | undefined)[] = [p.with_shared ? sql`(${ancestors} OR (${invited}${p.shared_visible_only ? sql` AND ${groupVisibleSql(caller) ?? sql`1`}` : sql``}))` : ancestors];
       if (p.skip_groups?.length) conds.push(not(sql`${namespaces.id} IN (SELECT value FROM json_each(${JSON.stringify(p.skip_groups)}))`));
       if (p.search) {
         const q = `%${p.search.replace(/[%_\\]/g, '\\$&')}%`;

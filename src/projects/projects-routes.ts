@@ -1,12 +1,13 @@
 /** Projects API (GitLab lib/api/projects.rb; spec: Access, Pagination). */
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm';
+import { today } from '../platform/time';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Caller } from '../platform/context';
 import { decimalId } from '../platform/record-id';
 import { members, namespaces, projectImportStates, projects, repoBranches, users } from '../db/schema';
 import { accepted, AcceptedSchema, BasicProjectDetailsSchema, ProjectSchema, projectWithAccess, ProjectWithAccessSchema } from './project-entity';
-import { ACCESS, groupLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
+import { ACCESS, groupMembershipLevelSql, projectLevelSql, projectVisibleSql, restrictedVisibilityError, subtreeOf } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
 import { forbidden, grapeError, notFound, validationFailed } from '../platform/errors';
 import { baseUrl, checkOffsetLimit, linkParamsFrom, pageRequest, paginateWith, toQuery } from '../platform/pagination';
@@ -155,15 +156,15 @@ export function mountProjects(r: Router) {
         .where(and(eq(members.userId, uid ?? 0), eq(members.sourceType, 'Project'), eq(members.sourceId, pid)))
         .limit(1),
       db
-        .select({ level: (uid === undefined ? sql<number>`0` : groupLevelSql(uid)).as('level') })
+        .select({ level: (uid === undefined ? sql<number>`0` : groupMembershipLevelSql(uid)).as('level') })
         .from(namespaces)
         .where(and(eq(namespaces.kind, 'Group'), sql`${namespaces.id} = (SELECT p.namespace_id FROM projects p WHERE p.id = ${pid})`))
         .limit(1),
       // import_status / import_type / import_error of an imported project (the import job writes this row).
       db.select({ status: projectImportStates.status, type: projectImportStates.importType, error: projectImportStates.lastError }).from(projectImportStates).where(eq(projectImportStates.projectId, pid)).limit(1),
     ]);
-    const [counts, branches, names, owners, direct, group, imported] = pr.reads;
-    const extras = projectExtras([counts, branches, names, owners]);
+    const [counts, branches, names, owners, shared, direct, group, imported] = pr.reads;
+    const extras = projectExtras([counts, branches, names, owners, shared]);
     const id = pr.project.id;
     return c.json(
       projectWithAccess(pr.project, pr.namespace, {
@@ -178,6 +179,7 @@ export function mountProjects(r: Router) {
         groupLevel: uid === undefined ? null : Number(group[0]?.level ?? 0) || null,
         openIssuesCount: extras.openIssues(id, pr.level),
         emptyRepo: extras.emptyRepo(id),
+        sharedWithGroups: extras.sharedWithGroups(id),
         importState: imported[0] ?? null,
       }),
     );
@@ -265,7 +267,11 @@ export function mountProjects(r: Router) {
 
   r.route({ method: 'GET', path: '/groups/:id/projects', summary: "List a group's projects", tags: ['groups'], params: listGroupProjectsParams, responses: { 200: ProjectList } }, async ({ c, p, caller }) => {
     const { group } = await findReadableGroup(c, caller, p.id);
-    const scope = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
+    const own = p.include_subgroups ? subtreeOf(group.traversalPath!) : eq(projects.namespaceId, group.id);
+    // GroupProjectsFinder `with_shared` (the default): also the projects shared with the group, while the link lasts
+    // (GitLab's RemoveExpiredGroupLinksWorker deletes expired links).
+    const shared = sql`${projects.id} IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id = ${group.id} AND (l.expires_at IS NULL OR l.expires_at > ${today()}))`;
+    const scope = p.with_shared ? or(own, shared)! : own;
     return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true }, false);
   });
 }

@@ -22,6 +22,7 @@ import { today } from '../platform/time';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { checkText, NAME_MAX, tooLong } from '../platform/text-limits';
 import { isValidBranchName } from '../platform/git-ref';
+import { projectSharedWithRead, type SharedWithGroupRow, sharedWithGroupsBySource } from './group-links';
 
 export interface ProjectListRow {
   project: ProjectRow;
@@ -76,6 +77,7 @@ export function projectExtrasReads(db: Db, where: (column: SQLWrapper) => SQL) {
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .innerJoin(users, eq(users.id, namespaces.ownerId))
       .where(and(where(projects.id), eq(namespaces.kind, 'User'))),
+    projectSharedWithRead(db, where),
   ] as const;
 }
 
@@ -84,20 +86,24 @@ type ExtrasResults = [
   { id: number }[] | undefined,
   { id: number; fullName: string }[],
   { id: number; owner: UserRow }[],
+  SharedWithGroupRow[]?,
 ];
 
 /** The results of `projectExtrasReads` by project id. */
-export function projectExtras([counts, branches, names, owners]: ExtrasResults) {
+export function projectExtras([counts, branches, names, owners, shared]: ExtrasResults) {
   const open = new Map((counts ?? []).map((r) => [r.projectId, { all: Number(r.all), public: Number(r.public ?? 0) }]));
   const withCode = new Set((branches ?? []).map((r) => r.id));
   const fullNames = new Map(names.map((r) => [r.id, r.fullName]));
   const ownerOf = new Map(owners.map((r) => [r.id, r.owner]));
+  const sharedWith = sharedWithGroupsBySource(shared);
   return {
     /** The open issue count a caller with membership `level` sees. */
     openIssues: (id: number, level: number) => openIssuesFor(open.get(id), level),
     emptyRepo: (id: number) => !withCode.has(id),
     fullName: (id: number) => fullNames.get(id) ?? '',
     owner: (id: number) => ownerOf.get(id) ?? null,
+    /** `shared_with_groups` (empty where the shares were not read). */
+    sharedWithGroups: (id: number) => sharedWith.get(id) ?? [],
   };
 }
 
@@ -111,9 +117,9 @@ export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: 
 export async function presentProjects(c: Context<AppEnv>, caller: Caller, rows: ProjectListRow[], simple: boolean): Promise<(Project | BasicProjectDetails)[]> {
   if (!rows.length) return [];
   const ids = [...new Set(rows.map((r) => r.project.id))];
-  const [counts, branches, names, owners] = projectExtrasReads(c.var.db, (col) => inJson(col, ids));
-  // BasicProjectDetails (`simple`) shows neither issue counts nor emptiness.
-  const extras = projectExtras(await batchReads(c.var.db, [simple ? undefined : counts, simple ? undefined : branches, names, owners]));
+  const [counts, branches, names, owners, shared] = projectExtrasReads(c.var.db, (col) => inJson(col, ids));
+  // BasicProjectDetails (`simple`) shows neither issue counts nor emptiness nor shares.
+  const extras = projectExtras(await batchReads(c.var.db, [simple ? undefined : counts, simple ? undefined : branches, names, owners, simple ? undefined : shared]));
   return presentProjectRows(c, caller, rows, simple, extras);
 }
 
@@ -132,6 +138,7 @@ export function presentProjectRows(c: Context<AppEnv>, caller: Caller, rows: Pro
       isAdmin: caller.isAdmin,
       openIssuesCount: extras.openIssues(id, level),
       emptyRepo: extras.emptyRepo(id),
+      sharedWithGroups: extras.sharedWithGroups(id),
     };
     return simple ? projectBasic(r.project, r.namespace, x) : projectEntity(r.project, r.namespace, x);
   });

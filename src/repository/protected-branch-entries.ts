@@ -7,9 +7,9 @@ import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
-import { members, namespaces, protectedBranchAccessLevels, users } from '../db/schema';
+import { accessGrants, namespaces, protectedBranchAccessLevels, users } from '../db/schema';
 import { batchReads, inJson } from '../db/batch-reads';
-import { ACCESS, activeMember, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
+import { ACCESS, activeGrant, type NamespaceRow, type ProjectRow, traversalIds } from '../projects/abilities';
 import { ApiError, conflict } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
 import type { AccessEntry } from './protected-branches-params';
@@ -83,16 +83,16 @@ export async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: Nam
   const ancestors = traversalIds(ns);
   // lib/abilities.ts projectAccess for many users: project membership, inherited group membership,
   // personal owner. The ids go as one JSON parameter each (inJson), so the three reads are one batch.
-  const sources = [and(eq(members.sourceType, 'Project'), eq(members.sourceId, project.id))];
-  if (ancestors.length) sources.push(and(eq(members.sourceType, 'Namespace'), inJson(members.sourceId, ancestors)));
+  const sources = [and(eq(accessGrants.sourceType, 'Project'), eq(accessGrants.sourceId, project.id))];
+  if (ancestors.length) sources.push(and(eq(accessGrants.sourceType, 'Namespace'), inJson(accessGrants.sourceId, ancestors)));
   const [found, levels, groupRows] = await batchReads(db, [
     userIds.length ? db.select({ id: users.id }).from(users).where(inJson(users.id, userIds)) : undefined,
     userIds.length
       ? db
-          .select({ userId: members.userId, level: sql<number>`max(${members.accessLevel})`.as('level') })
-          .from(members)
-          .where(and(inJson(members.userId, userIds), or(...sources), activeMember()))
-          .groupBy(members.userId)
+          .select({ userId: accessGrants.userId, level: sql<number>`max(${accessGrants.accessLevel})`.as('level') })
+          .from(accessGrants)
+          .where(and(inJson(accessGrants.userId, userIds), or(...sources), activeGrant()))
+          .groupBy(accessGrants.userId)
       : undefined,
     groupIds.length ? db.select({ id: namespaces.id }).from(namespaces).where(and(inJson(namespaces.id, groupIds), eq(namespaces.kind, 'Group'))) : undefined,
   ]);

@@ -111,6 +111,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
   await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v1.0', ref: 'main' });
   await call('POST', `${P}/repository/tags`, ownerToken, { tag_name: 'v2.0', ref: 'main', message: 'release two' });
   await call('POST', `${P}/protected_tags`, ownerToken, { name: 'release-*' });
+  // A share of the project with the private group (issue 18 item 3), for the unshare routes.
+  await call('POST', `${P}/share`, ownerToken, { group_id: privGroup.id, group_access: 20 });
   // The notes above are discussions too (one model): their ids for the discussion routes.
   const issueDiscussion = (await call<{ id: string }[]>('GET', `${P}/issues/${issue.iid}/discussions`, ownerToken))[0];
   const mrDiscussion = (await call<{ id: string }[]>('GET', `${P}/merge_requests/${mr.iid}/discussions`, ownerToken))[0];
@@ -238,6 +240,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     environmentName: ids('production', 'staging', 'review/*'),
     // Flags no other check reads, so a fuzzed POST cannot change how the rest of the run pages.
     featureName: ids('fuzz_flag', 'import_project_from_remote_file_s3', 'fuzz/flag'),
+    // Groups a project or group is shared with (or not): the unshare routes' `:group_id`.
+    shareGroup: ids(privGroup.id, sub.id, group.id),
   };
   const words = [user.username, owner.username, victim.username, 'main', 'feature', 'topic', 'bug', 'grouplabel', 'v1', 'README.md', project.path_with_namespace, group.full_path, 'thumbsup', 'None', 'Any', first.id];
   const ints = [user.id, owner.id, victim.id, project.id, group.id, issue.iid, issue.id, mr.iid, mr.id, milestone.id, epic.id, epic.iid, label.id, 1, 0];
@@ -289,6 +293,8 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
       return 'hookLog';
     case 'trigger':
       return 'hookTrigger';
+    case 'group_id':
+      return 'shareGroup';
     case 'id_or_username':
       return 'username';
     case 'issue_iid':

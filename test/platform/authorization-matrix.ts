@@ -356,6 +356,13 @@ export const EXPECTATIONS: Record<string, Row> = {
   'PUT /api/v4/projects/:id/members/:user_id': { rule: projectAuth('maintainer'), body: { access_level: 10 } },
   'DELETE /api/v4/projects/:id/members/:user_id': { rule: projectAuth('maintainer'), params: { user_id: 'projectDirectId' } },
 
+  // ---- sharing (projects.rb `:id/share`: admin_project; groups.rb `:id/share`: find_group! on both, then
+  //      Groups::GroupLinks::CreateService answers `Not Found` below admin_group_member; unshare: admin_group) ----
+  'POST /api/v4/projects/:id/share': { rule: projectAuth('maintainer'), body: () => ({ group_id: world.shareGroupId, group_access: 10 }) },
+  'DELETE /api/v4/projects/:id/share/:group_id': { rule: projectAuth('maintainer'), params: { group_id: 'shareGroupId' } },
+  'POST /api/v4/groups/:id/share': { rule: groupAuth('owner', [404, 'Not Found']), body: () => ({ group_id: world.shareGroupId, group_access: 10 }) },
+  'DELETE /api/v4/groups/:id/share/:group_id': { rule: groupAuth('owner'), params: { group_id: 'shareGroupId' } },
+
   // ---- merge requests (merge_requests.rb: authenticate_non_get!; read_merge_request Reporter+ on private (guest 403);
   //      create/update Developer+; delete Owner) ----
   'GET /api/v4/merge_requests': { rule: signedIn },

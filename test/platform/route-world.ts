@@ -52,6 +52,9 @@ export async function buildWorld(): Promise<void> {
   const path = unique('mx');
   const g = ok('group', await api('/groups', { token: tokens.owner, body: { name: path, path, visibility: 'private' } }));
   world.groupId = g.id;
+  // A public group of its own for the sharing routes: everyone may read it, it is no ancestor of the project.
+  const shareWith = unique('mxs');
+  world.shareGroupId = ok('share group', await api('/groups', { token: tokens.owner, body: { name: shareWith, path: shareWith, visibility: 'public' } })).id;
   for (const [r, level] of Object.entries(MEMBERS)) {
     ok('member', await api(`/groups/${g.id}/members`, { token: tokens.owner, body: { user_id: users[r as keyof typeof MEMBERS].id, access_level: level } }));
   }

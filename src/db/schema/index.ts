@@ -24,3 +24,4 @@ export * from './features';
 export * from './geo';
 export * from './issue-events';
 export * from './hooks';
+export * from './group-links';
