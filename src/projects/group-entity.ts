@@ -93,15 +93,15 @@ export const GroupDetailSchema = GroupSchema.extend({
   prevent_sharing_groups_outside_hierarchy: z.boolean(),
   /** Left out with `with_projects=false`: the group's projects as the caller may see them. */
   projects: z.array(ProjectSchema).optional(),
-  /** Projects shared with the group: none, since sharing is not served. */
+  /** Projects shared with the group (POST /projects/:id/share) that the caller may read. */
   shared_projects: z.array(ProjectSchema).optional(),
 }).meta({ id: 'GroupDetail' });
 export type GroupDetail = z.infer<typeof GroupDetailSchema>;
 
 /** GroupDetail (GET /groups/:id, POST /groups): Group plus projects and sharing. */
-export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: Project[]; sharedWithGroups?: GroupDetail['shared_with_groups'] }): GroupDetail => ({
+export const groupDetail = (g: NamespaceRow, x: GroupExtras & { projects?: Project[]; sharedProjects?: Project[]; sharedWithGroups?: GroupDetail['shared_with_groups'] }): GroupDetail => ({
   ...groupEntity(g, x),
   shared_with_groups: x.sharedWithGroups ?? [],
   prevent_sharing_groups_outside_hierarchy: false,
-  ...(x.projects ? { projects: x.projects, shared_projects: [] } : {}),
+  ...(x.projects ? { projects: x.projects, shared_projects: x.sharedProjects ?? [] } : {}),
 });

@@ -31,6 +31,7 @@ import { presentProjectRows, projectExtras, projectExtrasReads, projectListQuery
 import { batchReads } from '../db/batch-reads';
 import type { Db } from '../db/client';
 import { settingsOf } from '../settings/settings';
+import { today } from '../platform/time';
 import { runDeletion } from '../platform/cascade';
 import { groupDeletion } from './cascade';
 import { decimalId } from '../platform/record-id';
@@ -49,21 +50,30 @@ function failedToSave(errors: Record<string, string[]>) {
 }
 
 /**
- * GroupDetail's `projects`: the group's own projects the caller may read, at most 100
- * (GroupDetail#projects), and their extras, as reads for the group's own lookup batch.
+ * GroupDetail's `projects` and `shared_projects`: the group's own projects and the projects shared
+ * with it (links in force) that the caller may read, at most 100 each (GroupDetail#projects,
+ * GroupProjectsFinder only_shared), and their extras, as reads for the group's own lookup batch.
  */
 export function detailProjectReads(db: Db, caller: Caller, groupId: SQL) {
   const scope = [eq(sql`${namespaces.id}`, groupId)];
-  const ids = db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...scope)).limit(100);
-  return [projectListQuery(db, caller, scope).limit(100), ...projectExtrasReads(db, (column) => sql`${column} IN (${ids})`), groupSharedWithRead(db, (column) => eq(column, groupId))] as const;
+  const sharedScope = [sql`${projects.id} IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id = ${groupId} AND (l.expires_at IS NULL OR l.expires_at > ${today()}))`];
+  const idsOf = (conds: SQL[]) => db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(and(projectVisibleSql(caller), ...conds)).limit(100);
+  return [
+    projectListQuery(db, caller, scope).limit(100),
+    ...projectExtrasReads(db, (column) => sql`(${column} IN (${idsOf(scope)}) OR ${column} IN (${idsOf(sharedScope)}))`),
+    groupSharedWithRead(db, (column) => eq(column, groupId)),
+    projectListQuery(db, caller, sharedScope).limit(100),
+  ] as const;
 }
 
 /** GroupDetail from its lookup (`findReadableGroupWith` with `detailProjectReads`): no storage access but the request's settings (read with the caller). */
 export async function presentDetail(c: Context<AppEnv>, caller: Caller, found: { group: NamespaceRow; fullName: string }, reads: DetailResults | null, sharedWith?: SharedWithGroupRow[]) {
   const settings = await settingsOf(c);
-  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, projectExtras([reads[1], reads[2], reads[3], reads[4], reads[5]])) as Project[]) : undefined;
+  const extras = reads ? projectExtras([reads[1], reads[2], reads[3], reads[4], reads[5]]) : null;
+  const projectsOut = reads ? (presentProjectRows(c, caller, reads[0], false, extras!) as Project[]) : undefined;
+  const sharedProjects = reads ? (presentProjectRows(c, caller, reads[7], false, extras!) as Project[]) : undefined;
   const shared = (sharedWith ?? reads?.[6] ?? []).map(sharedWithGroupEntity);
-  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, settings, sharedWithGroups: shared });
+  return groupDetail(found.group, { base: baseUrl(c), fullName: found.fullName, projects: projectsOut, sharedProjects, settings, sharedWithGroups: shared });
 }
 type DetailReads = ReturnType<typeof detailProjectReads>;
 type AwaitedAll<T> = { -readonly [K in keyof T]: Awaited<T[K]> };

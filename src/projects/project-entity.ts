@@ -102,7 +102,7 @@ export function projectBasic(p: ProjectRow, ns: NamespaceRow, x: ProjectExtras):
 
 const AccessLevel = z.string();
 
-/** Entities::SharedGroupWithProject: a group the project is shared with (sharing is not served, so the list is empty). */
+/** Entities::SharedGroupWithProject: a group the project is shared with (POST /projects/:id/share). */
 export const SharedGroupWithProjectSchema = obj({
   group_id: id,
   group_name: z.string(),

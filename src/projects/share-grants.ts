@@ -51,16 +51,20 @@ function deleteSlice(db: Db, slice: Slice) {
  */
 export function refreshShareGrants(db: Db, slice: Slice): BatchItem<'sqlite'>[] {
   if ('userIds' in slice && !slice.userIds.length) return [];
-  const cols = sql`(link_kind, link_id, user_id, source_type, source_id, access_level, expires_at)`;
-  return [
-    deleteSlice(db, slice),
-    db.run(sql`INSERT INTO share_grants ${cols}
-      SELECT 'project', l.id, m.user_id, 'Project', l.project_id, min(m.access_level, l.group_access), ${earlier}
-      FROM project_group_links l JOIN namespaces g ON g.id = l.group_id ${invitedMembers} WHERE ${sliceWhere('project', slice)}`),
-    db.run(sql`INSERT INTO share_grants ${cols}
-      SELECT 'group', l.id, m.user_id, 'Namespace', l.shared_group_id, min(m.access_level, l.group_access), ${earlier}
-      FROM group_group_links l JOIN namespaces g ON g.id = l.shared_with_group_id ${invitedMembers} WHERE ${sliceWhere('group', slice)}`),
-  ];
+  // Columns in the table's order (link_kind, link_id, user_id, source_type, source_id, access_level, expires_at).
+  const rows = (kind: 'project' | 'group') => {
+    const link = kind === 'project' ? sql`project_group_links l ON l.group_id = g.id` : sql`group_group_links l ON l.shared_with_group_id = g.id`;
+    const select = kind === 'project' ? sql`'project', l.id, m.user_id, 'Project', l.project_id` : sql`'group', l.id, m.user_id, 'Namespace', l.shared_group_id`;
+    const from =
+      'userIds' in slice
+        ? // From the users' group memberships down to the groups below them and their links (CROSS JOIN keeps
+          // SQLite on that order: a membership change must not scan every link of the instance).
+          sql`members m CROSS JOIN namespaces a ON a.id = m.source_id CROSS JOIN namespaces g ON g.traversal_path >= a.traversal_path AND g.traversal_path < a.traversal_path || ':'
+            CROSS JOIN ${link} WHERE m.source_type = 'Namespace' AND m.access_level >= 10 AND ${sliceWhere(kind, slice)}`
+        : sql`${sql.raw(kind === 'project' ? 'project_group_links l JOIN namespaces g ON g.id = l.group_id' : 'group_group_links l JOIN namespaces g ON g.id = l.shared_with_group_id')} ${invitedMembers} WHERE ${sliceWhere(kind, slice)}`;
+    return db.insert(shareGrants).select(sql`SELECT ${select}, min(m.access_level, l.group_access), ${earlier} FROM ${from}`);
+  };
+  return [deleteSlice(db, slice), rows('project'), rows('group')];
 }
 
 /** Grants of links that are gone (a deleted link, project or group): by link ids, before the links themselves are deleted. */

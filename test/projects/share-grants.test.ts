@@ -106,9 +106,13 @@ describe('share grants follow the invited group', () => {
       (await api(`/projects/${p.id}/approval_rules`, { token: owner.token, body: { name: unique('r'), approvals_required: 1, user_ids: [dev.id] } })).body.users.map((u: { id: number }) => u.id);
     // Project#members_among: not a member yet, so the rule drops the user.
     expect(await rule()).toEqual([]);
+    expect((await api(`/groups/${team.id}`, { token: dev.token })).body.shared_projects).toEqual([]);
     expect((await api(`/projects?membership=true&search=${p.path}`, { token: dev.token })).body).toEqual([]);
     expect((await api(`/projects/${p.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30 } })).status).toBe(201);
     expect(await rule()).toEqual([dev.id]);
+    // GroupDetail's shared_projects: the projects shared with the group that the caller may read.
+    expect((await api(`/groups/${team.id}`, { token: dev.token })).body.shared_projects.map((x: { id: number }) => x.id)).toEqual([p.id]);
+    expect((await api(`/groups/${team.id}?with_projects=false`, { token: dev.token })).body.shared_projects).toBeUndefined();
     expect((await api(`/projects?membership=true&search=${p.path}`, { token: dev.token })).body.map((x: { id: number }) => x.id)).toEqual([p.id]);
   });
 });
