@@ -11,7 +11,7 @@ import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { requireUser } from '../platform/guards';
-import { type AccessLevelRow, branchProtectionOf, canPushCode, canPushToBranchesOf, projectProtectedBranchReads, type ProtectedBranchRow, type ProtectedBranchWithLevels, refMatches, withLevels } from './protected-branches';
+import { type AccessLevelRow, branchProtectionOf, canPushCode, canPushToBranchesOf, groupEntryGrants, projectProtectedBranchReads, type ProtectedBranchRow, type ProtectedBranchWithLevels, refMatches, withLevels } from './protected-branches';
 import { branchCount, branchEntityReads } from './branch-reads';
 import { commitAtRef } from './history-reads';
 import { writeThenRead } from '../db/batch-reads';
@@ -63,7 +63,7 @@ export function mountBranches(r: Router) {
         const n = Number(counted[0]?.n ?? 0);
         setPaginationHeaders(c, req, linkParamsFrom(raw, {}), n > MAX_COUNT ? null : n, rows.length);
       }
-      return c.json(presentBranches(c, caller, found, rows, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) }));
+      return c.json(await presentBranches(c, caller, found, rows, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) }));
     },
   );
 
@@ -74,7 +74,7 @@ export function mountBranches(r: Router) {
     const found = await readableRepoWith(c, caller, p.id, (pid) => branchEntityReads(db, pid, f, 1, 0));
     const [page, pbRows, pbLevels, defaults, merged] = found.reads;
     if (!page.length) throw notFound('Branch');
-    return c.json(presentBranches(c, caller, found, page, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) })[0]);
+    return c.json((await presentBranches(c, caller, found, page, { protectedBranches: withLevels(pbRows, pbLevels), defaultHead: defaults[0]?.sha, merged: merged.map((m) => m.sha) }))[0]);
   });
 
   r.route(
@@ -106,7 +106,9 @@ export function mountBranches(r: Router) {
       const repo = empty!.take(rest);
       const pid = found.project.id;
       // branches.rb: authorize_push_to_branch!(params[:branch]).
-      if (!canPushToBranchesOf(caller, found.level, withLevels(pbRows, pbLevels), [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
+      const rules = withLevels(pbRows, pbLevels);
+      const groups = await groupEntryGrants(c, caller, found.project.id, rules);
+      if (!canPushToBranchesOf(caller, found.level, rules, [p.branch], { archived: found.project.archived, groups }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
       // Branches::CreateService: name validity, existence, then the ref.
       if (!isValidBranchName(p.branch)) throw apiMessage(400, 'Branch name is invalid');
       if (existing.length) throw apiMessage(400, 'Branch already exists');
@@ -121,7 +123,7 @@ export function mountBranches(r: Router) {
         const stored = await storeCommit(c, readme.written, readme.extra, branchEntityReads(db, sql`${pid}`, f, 1, 0));
         if (!stored) throw apiMessage(400, 'Branch already exists');
         const { page, facts: pageFacts } = facts(stored);
-        return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? readme.defaultBranch } }, page, pageFacts)[0], 201);
+        return c.json((await presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? readme.defaultBranch } }, page, pageFacts))[0], 201);
       }
       if (!ref) throw apiMessage(400, 'Invalid reference name: ' + p.ref);
       const now = Date.now();
@@ -140,7 +142,7 @@ export function mountBranches(r: Router) {
         throw err;
       }
       const { page, facts: pageFacts } = facts(reads);
-      return c.json(presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, page, pageFacts)[0], 201);
+      return c.json((await presentBranches(c, caller, { ...found, project: { ...found.project, defaultBranch: found.project.defaultBranch ?? p.branch } }, page, pageFacts))[0], 201);
     },
   );
 
@@ -158,7 +160,8 @@ export function mountBranches(r: Router) {
     if (!branch) throw notFound('Branch');
     // Branches::DeleteService: push access to the branch, never the default branch, never a protected one.
     const protectedBranches = withLevels(rules, levels);
-    if (!canPushToBranchesOf(caller, found.level, protectedBranches, [p.branch], { archived: found.project.archived }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
+    const groups = await groupEntryGrants(c, caller, found.project.id, protectedBranches);
+    if (!canPushToBranchesOf(caller, found.level, protectedBranches, [p.branch], { archived: found.project.archived, groups }).get(p.branch)) throw forbidden('You are not allowed to push into this branch');
     if (branch.name === found.project.defaultBranch) throw apiMessage(405, 'The default branch of a project cannot be deleted.');
     if (protectedBranches.some((pb) => refMatches(pb.name, branch.name))) throw apiMessage(405, 'Protected branch cant be deleted');
     await db.delete(repoBranches).where(and(eq(repoBranches.id, branch.id), eq(repoBranches.commitSha, branch.commitSha)));
@@ -175,11 +178,13 @@ interface BranchPageFacts {
   merged: string[];
 }
 
-/** Branch entities of a page: protection, push rights and `merged` (into the default branch) for each; no storage access. */
-function presentBranches(c: Context<AppEnv>, caller: Caller, found: Found & { fullPath: string }, rows: { branch: { name: string; commitSha: string }; commit: CommitRow }[], facts: BranchPageFacts): Branch[] {
+/** Branch entities of a page: protection, push rights and `merged` (into the default branch) for each; no storage access unless a rule names a group. */
+async function presentBranches(c: Context<AppEnv>, caller: Caller, found: Found & { fullPath: string }, rows: { branch: { name: string; commitSha: string }; commit: CommitRow }[], facts: BranchPageFacts): Promise<Branch[]> {
   const names = rows.map((r) => r.branch.name);
   const protection = branchProtectionOf(facts.protectedBranches, names);
-  const canPush = canPushToBranchesOf(caller, found.level, facts.protectedBranches, names, { archived: found.project.archived });
+  // Group entries are the only thing that may read more (groupEntryGrants: only when a rule names a group).
+  const groups = await groupEntryGrants(c, caller, found.project.id, facts.protectedBranches);
+  const canPush = canPushToBranchesOf(caller, found.level, facts.protectedBranches, names, { archived: found.project.archived, groups });
   const defaultBranch = found.project.defaultBranch;
   const defaultHead = facts.defaultHead;
   const inDefault = new Set(facts.merged);

@@ -3,6 +3,7 @@
  * accepts_nested_attributes_for): entries planned from the request, the users and groups they name,
  * the validations of ProtectedRefAccess and its EE additions, and the rows they become.
  */
+import { today } from '../platform/time';
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Context } from 'hono';
@@ -67,6 +68,8 @@ export interface KnownIds {
   userLevels: Map<number, number>;
   /** Groups named by entries that exist. */
   groups: Set<number>;
+  /** Of those, the groups the project is shared with at Developer or more. */
+  invitedGroups: Set<number>;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: Nam
   const userIds = [...new Set(touched.map((p) => p.userId).filter((x): x is number => x != null))];
   const groupIds = [...new Set(touched.map((p) => p.groupId).filter((x): x is number => x != null))];
   const userLevels = new Map<number, number>();
-  if (!userIds.length && !groupIds.length) return { userLevels, groups: new Set() };
+  if (!userIds.length && !groupIds.length) return { userLevels, groups: new Set(), invitedGroups: new Set() };
   const ancestors = traversalIds(ns);
   // lib/abilities.ts projectAccess for many users: project membership, inherited group membership,
   // personal owner. The ids go as one JSON parameter each (inJson), so the three reads are one batch.
@@ -94,20 +97,30 @@ export async function lookupIds(c: Context<AppEnv>, project: ProjectRow, ns: Nam
           .where(and(inJson(accessGrants.userId, userIds), or(...sources), activeGrant()))
           .groupBy(accessGrants.userId)
       : undefined,
-    groupIds.length ? db.select({ id: namespaces.id }).from(namespaces).where(and(inJson(namespaces.id, groupIds), eq(namespaces.kind, 'Group'))) : undefined,
+    groupIds.length
+      ? db
+          .select({
+            id: namespaces.id,
+            // EE ProtectedRefAccess#group_has_developer_access_to_project?: shared with the project at Developer or more.
+            invited: sql<number>`EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = ${project.id} AND l.group_id = ${sql.raw('"namespaces"."id"')} AND l.group_access >= ${ACCESS.DEVELOPER} AND (l.expires_at IS NULL OR l.expires_at > ${today()}))`.as('invited'),
+          })
+          .from(namespaces)
+          .where(and(inJson(namespaces.id, groupIds), eq(namespaces.kind, 'Group')))
+      : undefined,
   ]);
   for (const u of found ?? []) userLevels.set(u.id, 0);
   for (const r of levels ?? []) if (userLevels.has(r.userId)) userLevels.set(r.userId, Number(r.level));
   if (ns.kind === 'User' && ns.ownerId != null && userLevels.has(ns.ownerId)) userLevels.set(ns.ownerId, ACCESS.OWNER);
   const groups = new Set((groupRows ?? []).map((g) => g.id));
-  return { userLevels, groups };
+  const invitedGroups = new Set((groupRows ?? []).filter((g) => Number(g.invited)).map((g) => g.id));
+  return { userLevels, groups, invitedGroups };
 }
 
 /**
  * Validations of ProtectedRefAccess / EE::ProtectedRefAccess / PushAccessLevel for the new or
  * changed entries of one kind: role level unique per branch, user and group unique, the user a
- * project member, the group one the project is shared with (project sharing is not served, so
- * none is), deploy keys enabled for the project (none are).
+ * project member, the group one the project is shared with at Developer or more, deploy keys
+ * enabled for the project (none are).
  */
 export function entryErrors(kind: AccessKind, planned: Planned[], existing: AccessLevelRow[], known: KnownIds): string[] {
   const errors: string[] = [];
@@ -130,7 +143,8 @@ export function entryErrors(kind: AccessKind, planned: Planned[], existing: Acce
     }
     if (p.groupId != null) {
       if (others.some((o) => o.groupId === p.groupId)) add('group', 'has already been taken');
-      add('group', known.groups.has(p.groupId) ? 'does not have access to the project' : "can't be blank");
+      if (!known.groups.has(p.groupId)) add('group', "can't be blank");
+      else if (!known.invitedGroups.has(p.groupId)) add('group', 'does not have access to the project');
     }
     if (p.deployKeyId != null) add('deploy key', 'is not enabled for this project');
   }

@@ -34,7 +34,7 @@ import {
 } from './protected-branches-params';
 import { findReadableProjectWith } from '../projects/projects';
 import { readableRepoWith } from './repository-support';
-import { type AccessKind, canUnprotect, type ProtectedBranchWithLevels } from './protected-branches';
+import { type AccessKind, canUnprotect, groupEntryGrants, type ProtectedBranchWithLevels } from './protected-branches';
 import { applyEntry, createEntries, entryErrors, insertLevels, levelRow, lookupIds, type Planned, raceError, unprocessable } from './protected-branch-entries';
 
 const TAGS = ['protected_branches'];
@@ -65,9 +65,9 @@ function present(c: Context<AppEnv>, rows: ProtectedBranchWithLevels[], names: P
 }
 
 /** `admin_project`, plus (Premium) ProtectedBranchPolicy's `can_unprotect` on the branch as it would be. */
-function authorizeAdmin(c: Context<AppEnv>, caller: Caller, level: number, pb?: ProtectedBranchWithLevels) {
+async function authorizeAdmin(c: Context<AppEnv>, caller: Caller, level: number, pb?: ProtectedBranchWithLevels & { projectId: number }) {
   if (!caller.user || !hasProjectLevel(caller, level, ACCESS.MAINTAINER)) throw forbidden();
-  if (pb && premium(c) && !canUnprotect(caller, level, pb)) throw forbidden();
+  if (pb && premium(c) && !canUnprotect(caller, level, pb, await groupEntryGrants(c, caller, pb.projectId, [pb]))) throw forbidden();
 }
 
 /** The one branch of `protectedBranchesReads(db, branchIdByName(…))`, or `find_by!`'s 404 ("404 Not found"). */
@@ -116,7 +116,7 @@ export function mountProtectedBranches(r: Router) {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [db.select({ id: protectedBranches.id }).from(protectedBranches).where(sql`${protectedBranches.id} = ${branchIdByName(pid, p.name)}`).limit(1)] as const);
       const { project, namespace, level } = found;
-      authorizeAdmin(c, caller, level);
+      await authorizeAdmin(c, caller, level);
       if (found.reads[0][0]) throw conflict(`Protected branch '${p.name}' already exists`);
       const isPremium = premium(c);
       const entries: Record<AccessKind, AccessEntry[]> = {
@@ -144,7 +144,7 @@ export function mountProtectedBranches(r: Router) {
         unprotect: planned.unprotect.map((q, i) => ({ id: -i - 1, protectedBranchId: 0, kind: 'unprotect', ...levelRow(q), createdAt: now, updatedAt: now })),
       };
       // ProtectedBranches::CreateService#authorized? comes before the record's validations.
-      authorizeAdmin(c, caller, level, draft);
+      await authorizeAdmin(c, caller, level, draft);
       const errors: string[] = [];
       if (!p.name.trim()) errors.push("Name can't be blank");
       // GitLab stores any length; a ref name past this cannot exist in git, and a huge one must not reach the row size limit.
@@ -187,7 +187,7 @@ export function mountProtectedBranches(r: Router) {
       // `allow_blank: false` on allow_force_push.
       if (raw.allow_force_push === '' || raw.allow_force_push === null) throw grapeError('allow_force_push is empty');
       const { pb, names } = oneOr404(found.reads);
-      authorizeAdmin(c, caller, level, pb);
+      await authorizeAdmin(c, caller, level, pb);
       const isPremium = premium(c);
       const given: Record<AccessKind, AccessEntry[]> = {
         // CE declares only deploy_key_id entries for allowed_to_push.
@@ -246,7 +246,7 @@ export function mountProtectedBranches(r: Router) {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => protectedBranchesReads(db, branchIdByName(pid, p.name)));
       const { pb } = oneOr404(found.reads);
-      authorizeAdmin(c, caller, found.level, pb);
+      await authorizeAdmin(c, caller, found.level, pb);
       checkUnmodifiedSince(c, pb.updatedAt);
       await db.batch([
         db.delete(protectedBranchAccessLevels).where(eq(protectedBranchAccessLevels.protectedBranchId, pb.id)),

@@ -24,10 +24,11 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
+import { approvalProjectRulesProtectedBranches, projectGroupLinks, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
 import { memo, primeMemo } from '../platform/read-memo';
 import { settingsOf } from '../settings/settings';
+import { today } from '../platform/time';
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
 export type ProtectedBranchRow = typeof protectedBranches.$inferSelect;
@@ -217,18 +218,45 @@ export const canPushCode = (caller: Caller, level: number, archived = false) => 
  * ProtectedRefAccess#check_access for one entry. Role entries need `push_code` and a membership
  * level of at least the entry's (an administrator who is no member passes only `60`, "Instance
  * admins"); a user entry needs to be that user and a project member; a group entry needs the
- * project to be shared with the group, which this server does not support, so it grants nothing;
- * deploy keys are not supported either.
+ * group in `groups` (groupEntryGrants); deploy keys are not supported.
  */
-export function checkAccess(caller: Caller, level: number, entry: AccessLevelRow, archived = false): boolean {
+export function checkAccess(caller: Caller, level: number, entry: AccessLevelRow, archived = false, groups?: ReadonlySet<number>): boolean {
   const user = caller.user;
   if (!user) return false;
   if (entry.userId != null) return user.id === entry.userId && level >= ACCESS.GUEST;
-  if (entry.groupId != null) return false;
+  if (entry.groupId != null) return Boolean(groups?.has(entry.groupId));
   if (entry.deployKeyId != null) return false;
   if (entry.accessLevel == null || entry.accessLevel === NO_ACCESS) return false;
   if (entry.accessLevel === ADMIN_ACCESS) return user.isAdmin;
   return canPushCode(caller, level, archived) && level >= entry.accessLevel;
+}
+
+/**
+ * EE ProtectedRefAccess#group_access_allowed?: of the groups `rules`' entries name, those that let
+ * the caller in: the project is shared with the group at Developer or more (a link in force) and the
+ * caller is a direct member of the group at Developer or more. Read (once per request) only when
+ * some rule names a group.
+ */
+export async function groupEntryGrants(c: Context<AppEnv>, caller: Caller, projectId: number, rules: ProtectedBranchWithLevels[]): Promise<ReadonlySet<number>> {
+  const ids = [...new Set(rules.flatMap((r) => [...r.push, ...r.merge, ...r.unprotect]).map((l) => l.groupId).filter((g): g is number => g != null))].sort((a, b) => a - b);
+  const uid = caller.user?.id;
+  if (!ids.length || uid == null) return new Set();
+  const rows = await memo(c, `protected-branch-groups:${projectId}:${uid}:${ids.join(',')}`, () => {
+    const day = today();
+    return c.var.db
+      .select({ id: projectGroupLinks.groupId })
+      .from(projectGroupLinks)
+      .where(
+        and(
+          eq(projectGroupLinks.projectId, projectId),
+          inArray(projectGroupLinks.groupId, ids),
+          sql`${projectGroupLinks.groupAccess} >= ${ACCESS.DEVELOPER} AND (${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > ${day})`,
+          sql`EXISTS (SELECT 1 FROM members m WHERE m.source_type = 'Namespace' AND m.source_id = ${sql.raw('"project_group_links"."group_id"')} AND m.user_id = ${uid} AND m.access_level >= ${ACCESS.DEVELOPER} AND (m.expires_at IS NULL OR m.expires_at > ${day}))`,
+        ),
+      )
+      .all();
+  });
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface PushOptions {
@@ -268,7 +296,8 @@ export async function canPushToBranch(c: Context<AppEnv>, caller: Caller, level:
     if (caller.user!.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER) return true;
     if (level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) return true;
   }
-  return matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));
+  const groups = await groupEntryGrants(c, caller, projectId, matching);
+  return matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l, false, groups)));
 }
 
 /**
@@ -279,11 +308,17 @@ export async function canPushToBranches(c: Context<AppEnv>, caller: Caller, leve
   if (!canPushCode(caller, level, opts.archived)) return new Map(names.map((n) => [n, false]));
   const all = await loadProtectedBranches(c.var.db, projectId);
   const protection = opts.emptyRepo ? await defaultBranchProtectionLevel(c) : null;
-  return canPushToBranchesOf(caller, level, all, names, { archived: opts.archived, protection });
+  return canPushToBranchesOf(caller, level, all, names, { archived: opts.archived, protection, groups: await groupEntryGrants(c, caller, projectId, all) });
 }
 
 /** `canPushToBranches` over rules (and, for an empty repository, the instance's default branch protection) already loaded. */
-export function canPushToBranchesOf(caller: Caller, level: number, all: ProtectedBranchWithLevels[], names: string[], opts: { archived?: boolean; protection?: number | null } = {}): Map<string, boolean> {
+export function canPushToBranchesOf(
+  caller: Caller,
+  level: number,
+  all: ProtectedBranchWithLevels[],
+  names: string[],
+  opts: { archived?: boolean; protection?: number | null; groups?: ReadonlySet<number> } = {},
+): Map<string, boolean> {
   const out = new Map<string, boolean>();
   const protection = opts.protection ?? null;
   for (const name of names) {
@@ -294,7 +329,7 @@ export function canPushToBranchesOf(caller: Caller, level: number, all: Protecte
     else if (!isProtected) ok = true;
     else if (protection !== null && (caller.user!.isAdmin || caller.isAdmin || level >= ACCESS.MAINTAINER)) ok = true;
     else if (protection !== null && level === ACCESS.DEVELOPER && developerInitialPushAllowed(protection)) ok = true;
-    else ok = matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l)));
+    else ok = matching.some((pb) => pb.push.some((l) => checkAccess(caller, level, l, false, opts.groups)));
     out.set(name, ok);
   }
   return out;
@@ -305,13 +340,14 @@ export async function canMergeToBranch(c: Context<AppEnv>, caller: Caller, level
   if (!caller.user || opts.archived) return false;
   const matching = await matchingProtectedBranches(c, projectId, branchName);
   if (!matching.length) return canPushCode(caller, level);
-  return matching.some((pb) => pb.merge.some((l) => checkAccess(caller, level, l)));
+  const groups = await groupEntryGrants(c, caller, projectId, matching);
+  return matching.some((pb) => pb.merge.some((l) => checkAccess(caller, level, l, false, groups)));
 }
 
 /** ProtectedBranch#can_unprotect? (EE): no unprotect levels, or one that grants the caller access. */
-export function canUnprotect(caller: Caller, level: number, pb: ProtectedBranchWithLevels): boolean {
+export function canUnprotect(caller: Caller, level: number, pb: ProtectedBranchWithLevels, groups?: ReadonlySet<number>): boolean {
   if (!pb.unprotect.length) return true;
-  return pb.unprotect.some((l) => checkAccess(caller, level, l));
+  return pb.unprotect.some((l) => checkAccess(caller, level, l, false, groups));
 }
 
 /**
