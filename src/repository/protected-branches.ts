@@ -24,11 +24,13 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../platform/context';
 import type { Db } from '../db/client';
-import { approvalProjectRulesProtectedBranches, projectGroupLinks, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
+import { approvalProjectRulesProtectedBranches, projects, protectedBranchAccessLevels, protectedBranches } from '../db/schema';
 import { ACCESS } from '../projects/abilities';
 import { memo, primeMemo } from '../platform/read-memo';
 import { settingsOf } from '../settings/settings';
-import { today } from '../platform/time';
+import { groupEntryGrants } from './protected-branch-groups';
+
+export { groupEntryGrants };
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
 export type ProtectedBranchRow = typeof protectedBranches.$inferSelect;
@@ -229,34 +231,6 @@ export function checkAccess(caller: Caller, level: number, entry: AccessLevelRow
   if (entry.accessLevel == null || entry.accessLevel === NO_ACCESS) return false;
   if (entry.accessLevel === ADMIN_ACCESS) return user.isAdmin;
   return canPushCode(caller, level, archived) && level >= entry.accessLevel;
-}
-
-/**
- * EE ProtectedRefAccess#group_access_allowed?: of the groups `rules`' entries name, those that let
- * the caller in: the project is shared with the group at Developer or more (a link in force) and the
- * caller is a direct member of the group at Developer or more. Read (once per request) only when
- * some rule names a group.
- */
-export async function groupEntryGrants(c: Context<AppEnv>, caller: Caller, projectId: number, rules: ProtectedBranchWithLevels[]): Promise<ReadonlySet<number>> {
-  const ids = [...new Set(rules.flatMap((r) => [...r.push, ...r.merge, ...r.unprotect]).map((l) => l.groupId).filter((g): g is number => g != null))].sort((a, b) => a - b);
-  const uid = caller.user?.id;
-  if (!ids.length || uid == null) return new Set();
-  const rows = await memo(c, `protected-branch-groups:${projectId}:${uid}:${ids.join(',')}`, () => {
-    const day = today();
-    return c.var.db
-      .select({ id: projectGroupLinks.groupId })
-      .from(projectGroupLinks)
-      .where(
-        and(
-          eq(projectGroupLinks.projectId, projectId),
-          inArray(projectGroupLinks.groupId, ids),
-          sql`${projectGroupLinks.groupAccess} >= ${ACCESS.DEVELOPER} AND (${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > ${day})`,
-          sql`EXISTS (SELECT 1 FROM members m WHERE m.source_type = 'Namespace' AND m.source_id = ${sql.raw('"project_group_links"."group_id"')} AND m.user_id = ${uid} AND m.access_level >= ${ACCESS.DEVELOPER} AND (m.expires_at IS NULL OR m.expires_at > ${day}))`,
-        ),
-      )
-      .all();
-  });
-  return new Set(rows.map((r) => r.id));
 }
 
 export interface PushOptions {
