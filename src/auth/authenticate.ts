@@ -15,7 +15,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { and, eq, sql } from 'drizzle-orm';
 import type { AppEnv, Caller, Credential, UserRow } from '../platform/context';
-import { personalAccessTokens } from '../db/schema';
+import { personalAccessTokens, users } from '../db/schema';
 import { findUserById, findUserByUsername } from '../users/user-queries';
 import { noteAvatarService } from '../users/user-entity';
 import { safeEqual, tokenDigest } from '../platform/crypto';
@@ -38,6 +38,7 @@ import { batchReads } from '../db/batch-reads';
 import { cachedCredential, callerCacheGeneration, invalidateCaller, rememberCredential, type CachedCredential } from '../users/caller-cache';
 import { oauthLookup, oauthUser, patLookup, patUser, refreshOnNextTrip, sessionLookup, sessionUser } from './credential-reads';
 import { decimalId } from '../platform/record-id';
+import { today } from '../platform/time';
 
 export const SESSION_COOKIE = '_service_session';
 
@@ -171,16 +172,30 @@ export function authenticatedPersonalToken(c: Context, id: number) {
  * Records `last_used_at` at most every 10 minutes. The conditional update lets concurrent requests
  * race harmlessly; it is awaited so the value a client reads back right after is already there. The
  * cached row takes the new value too, so this isolate does not write again within the interval.
+ *
+ * The same write records the user's `last_activity_on` (Users::ActivityService: once a day, for API
+ * use among others; GET /user/activities lists it) when the day changed since the cached value:
+ * no request pays a statement of its own for it, and a day's first use is recorded within the
+ * 10-minute interval at worst.
  */
 async function touchToken(c: Context<AppEnv>, entry: Extract<CachedCredential, { kind: 'pat' }>) {
   const now = Date.now();
   const lastUsedAt = entry.token.lastUsedAt;
   if (lastUsedAt != null && now - lastUsedAt < LAST_USED_INTERVAL_MS) return;
-  await c.var.db
+  const db = c.var.db;
+  const touch = db
     .update(personalAccessTokens)
     .set({ lastUsedAt: now })
-    .where(and(eq(personalAccessTokens.id, entry.token.id), sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} <= ${now - LAST_USED_INTERVAL_MS})`))
-    .run();
+    .where(and(eq(personalAccessTokens.id, entry.token.id), sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} <= ${now - LAST_USED_INTERVAL_MS})`));
+  const day = today();
+  if (entry.user.lastActivityOn === day) await touch.run();
+  else {
+    await db.batch([
+      touch,
+      db.update(users).set({ lastActivityOn: day }).where(and(eq(users.id, entry.user.id), sql`(${users.lastActivityOn} IS NULL OR ${users.lastActivityOn} < ${day})`)),
+    ]);
+    entry.user.lastActivityOn = day;
+  }
   entry.token.lastUsedAt = now;
 }
 

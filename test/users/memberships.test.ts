@@ -53,4 +53,20 @@ describe('GET /user/activities', () => {
     expect((await api('/user/activities?from=2999-01-01', { token: rootToken })).body).toEqual([]);
     expect(await api('/user/activities?from=yesterday', { token: rootToken }).then((r) => [r.status, r.body])).toEqual([400, { error: 'from is invalid' }]);
   });
+
+  it("records a user's API use as today's activity (Users::ActivityService), once per day", async () => {
+    const u = await createUser();
+    expect((await api('/user', { token: u.token })).status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = (await api(`/user/activities?from=${today}&per_page=100`, { token: rootToken })).body as { username: string; last_activity_on: string }[];
+    // Pages are oldest first and everyone active today ties on the day: look the user up across pages.
+    let found = listed.find((a) => a.username === u.username);
+    for (let page = 2; !found && page < 50; page++) {
+      const more = (await api(`/user/activities?from=${today}&per_page=100&page=${page}`, { token: rootToken })).body as typeof listed;
+      if (!more.length) break;
+      found = more.find((a) => a.username === u.username);
+    }
+    expect(found).toEqual({ username: u.username, last_activity_on: today, last_activity_at: today });
+    expect((await api(`/users/${u.id}`, { token: rootToken })).body.last_activity_on).toBe(today);
+  });
 });
