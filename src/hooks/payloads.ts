@@ -235,6 +235,11 @@ export async function notePayload(db: Db, x: ProjectCtx, ev: EventRow) {
       on = { merge_request: (await mergeRequestAttrs(db, x, mr)).attrs };
       url = `${path}/-/merge_requests/${mr.iid}#note_${note.id}`;
     }
+  } else if (note.noteableType === 'Commit' && note.commitId) {
+    // build_data_for_commit: the commit's hook_attrs (without its changed files).
+    const [commit] = await db.select().from(repoCommits).where(and(eq(repoCommits.projectId, x.project.id), eq(repoCommits.sha, note.commitId))).limit(1);
+    if (commit) on = { commit: commitHookAttrs(x, commit) };
+    url = `${path}/-/commit/${note.commitId}#note_${note.id}`;
   }
   return {
     object_kind: 'note',
@@ -252,7 +257,8 @@ export async function notePayload(db: Db, x: ProjectCtx, ev: EventRow) {
       id: note.id,
       line_code: note.lineCode,
       note: note.body,
-      noteable_id: note.noteableId,
+      // A commit's notes have no noteable row (GitLab's noteable_id is nil; the commit is commit_id).
+      noteable_id: note.noteableType === 'Commit' ? null : note.noteableId,
       noteable_type: note.noteableType,
       // A diff note's position (this server keeps the one it was written on, which is also the original).
       original_position: note.position ? JSON.parse(note.position) : null,
