@@ -169,6 +169,8 @@ function atEvent<T extends Record<string, unknown>>(attrs: T, data: Record<strin
   if (assoc.labels) out.labels = assoc.labels;
   if (assoc.assignees) Object.assign(out, { assignee_ids: assoc.assignees.map((u) => u.id), assignee_id: assoc.assignees[0]?.id ?? null });
   if (assoc.reviewers && 'reviewer_ids' in out) out.reviewer_ids = assoc.reviewers.map((u) => u.id);
+  // The human_* forms follow the times as the event left them (a spend's time_change included).
+  Object.assign(out, { human_total_time_spent: humanTime(Number(out.total_time_spent)), human_time_change: humanTime(Number(out.time_change)), human_time_estimate: humanTime(Number(out.time_estimate)) });
   // The state an action leaves, whatever later writes did.
   const state = ({ open: 'opened', reopen: 'opened', close: 'closed', merge: 'merged' } as Record<string, string>)[action ?? ''];
   if (state) out.state = state;

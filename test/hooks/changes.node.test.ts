@@ -113,6 +113,47 @@ describe('issuable update changes', () => {
     expect(Object.keys(got[1].changes)).toEqual(['closed_at', 'state_id', 'updated_at']);
   });
 
+  it('issue time tracking is an update: time_estimate, then total_time_spent and time_change for a spend and a reset', async () => {
+    const { u, p, path } = await setup({ issues_events: true });
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'timed' } })).body;
+    const base = `/projects/${p.id}/issues/${issue.iid}`;
+    const at = async () => (await api(base, { token: u.token })).body.updated_at as string;
+    expect((await api(`${base}/time_estimate`, { token: u.token, body: { duration: '3h' } })).status).toBe(200);
+    const t1 = await at();
+    expect((await api(`${base}/add_spent_time`, { token: u.token, body: { duration: '1h30m' } })).status).toBe(201);
+    const t2 = await at();
+    expect((await api(`${base}/reset_spent_time`, { method: 'POST', token: u.token })).status).toBe(200);
+    const t3 = await at();
+    // The same estimate again changes nothing and sends nothing.
+    expect((await api(`${base}/time_estimate`, { token: u.token, body: { duration: '3h' } })).status).toBe(200);
+    await idle();
+    const got = updates(path);
+    expect(got.map((b) => b.changes)).toEqual([
+      { time_estimate: { previous: 0, current: 10800 }, updated_at: { previous: hookTime(issue.updated_at), current: hookTime(t1) } },
+      { updated_at: { previous: hookTime(t1), current: hookTime(t2) }, total_time_spent: { previous: 0, current: 5400 }, time_change: { previous: 0, current: 5400 } },
+      { updated_at: { previous: hookTime(t2), current: hookTime(t3) }, total_time_spent: { previous: 5400, current: 0 }, time_change: { previous: 0, current: -5400 } },
+    ]);
+    const times = (b: any) => [b.object_attributes.time_estimate, b.object_attributes.total_time_spent, b.object_attributes.time_change, b.object_attributes.human_time_change, b.object_attributes.human_total_time_spent];
+    expect(got.map(times)).toEqual([
+      [10800, 0, 0, null, null],
+      [10800, 5400, 5400, '1h 30m', '1h 30m'],
+      [10800, 0, -5400, '-1h 30m', null],
+    ]);
+  });
+
+  it('merge request time tracking: a spend is an update with total_time_spent and time_change', async () => {
+    const { u, p, path } = await setup({ merge_requests_events: true });
+    expect((await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } })).status).toBe(201);
+    expect((await api(`/projects/${p.id}/repository/branches`, { token: u.token, body: { branch: 'feat', ref: 'main' } })).status).toBe(201);
+    const mr = (await api(`/projects/${p.id}/merge_requests`, { token: u.token, body: { title: 'M', source_branch: 'feat', target_branch: 'main' } })).body;
+    expect((await api(`/projects/${p.id}/merge_requests/${mr.iid}/add_spent_time`, { token: u.token, body: { duration: '2h' } })).status).toBe(201);
+    const after = (await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { token: u.token })).body;
+    await idle();
+    const [update] = updates(path);
+    expect(update.changes).toEqual({ updated_at: { previous: hookTime(mr.updated_at), current: hookTime(after.updated_at) }, total_time_spent: { previous: 0, current: 7200 }, time_change: { previous: 0, current: 7200 } });
+    expect([update.object_attributes.total_time_spent, update.object_attributes.time_change, update.object_attributes.human_time_change]).toEqual([7200, 7200, '2h']);
+  });
+
   it('merge request: labels, assignees and reviewers replaced, merge_params for remove_source_branch, no discussion_locked', async () => {
     const { u, a, b, p, path } = await setup({ merge_requests_events: true });
     const commit = await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } });
