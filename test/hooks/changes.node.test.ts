@@ -141,7 +141,7 @@ describe('issuable update changes', () => {
     ]);
   });
 
-  it('merge request time tracking: a spend is an update with total_time_spent and time_change', async () => {
+  it('merge request: a spend is an update with total_time_spent and time_change; a close gives state_id', async () => {
     const { u, p, path } = await setup({ merge_requests_events: true });
     expect((await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } })).status).toBe(201);
     expect((await api(`/projects/${p.id}/repository/branches`, { token: u.token, body: { branch: 'feat', ref: 'main' } })).status).toBe(201);
@@ -152,6 +152,13 @@ describe('issuable update changes', () => {
     const [update] = updates(path);
     expect(update.changes).toEqual({ updated_at: { previous: hookTime(mr.updated_at), current: hookTime(after.updated_at) }, total_time_spent: { previous: 0, current: 7200 }, time_change: { previous: 0, current: 7200 } });
     expect([update.object_attributes.total_time_spent, update.object_attributes.time_change, update.object_attributes.human_time_change]).toEqual([7200, 7200, '2h']);
+
+    // Closing: state_id and updated_at only (closed_at and the diff refs this server keeps are not GitLab's MR columns).
+    const closed = await api(`/projects/${p.id}/merge_requests/${mr.iid}`, { method: 'PUT', token: u.token, body: { state_event: 'close' } });
+    await idle();
+    const close = received.filter((r) => r.path === path && r.body.object_attributes.action === 'close').map((r) => r.body)[0];
+    expect(close.changes).toEqual({ state_id: { previous: 1, current: 2 }, updated_at: { previous: hookTime(after.updated_at), current: hookTime(closed.body.updated_at) } });
+    expect(Object.keys(close.changes)).toEqual(['state_id', 'updated_at']);
   });
 
   it('merge request: labels, assignees and reviewers replaced, merge_params for remove_source_branch, no discussion_locked', async () => {
