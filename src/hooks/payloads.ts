@@ -15,7 +15,6 @@ export type EventRow = typeof webHookEvents.$inferSelect;
 type IssueRow = typeof issues.$inferSelect;
 type MrRow = typeof mergeRequests.$inferSelect;
 
-
 async function usersById(db: Db, ids: number[]) {
   const unique = [...new Set(ids.filter((i) => i != null))];
   const rows = unique.length ? await db.select().from(users).where(inArray(users.id, unique)) : [];
