@@ -260,7 +260,8 @@ async function main() {
     await runClient('python-gitlab links', PYTHON, [join(clientsDir, 'python_gitlab_links_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Accounts and namespaces (issue 18 item 3): emails, memberships, key lookups, namespace existence, custom attributes.
     await runClient('python-gitlab accounts', PYTHON, [join(clientsDir, 'python_gitlab_accounts_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
-    // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal.
+    // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal;
+    // project and group hooks' test trigger, events and resend delivered to a local receiver (gl.http_*).
     await runClient('python-gitlab hooks', PYTHON, [join(clientsDir, 'python_gitlab_hooks_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
     // Group sharing (issue 18 item 3): project.share/unshare, group.share/unshare and the access a share gives.
     await runClient('python-gitlab share', PYTHON, [join(clientsDir, 'python_gitlab_share_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
@@ -283,7 +284,7 @@ async function main() {
   // Linked issues and resource events (issue 18): IssueLinks, IssueLabelEvents, MergeRequestLabelEvents.
   await runClient('gitbeaker links', process.execPath, [join(clientsDir, 'gitbeaker-links-check.mjs')], common);
   await runClient('gitbeaker accounts', process.execPath, [join(clientsDir, 'gitbeaker-accounts-check.mjs')], common);
-  // ProjectHooks (issue 18 item 4).
+  // ProjectHooks (issue 18 item 4); GroupHooks, test triggers, events and resend delivered to a local receiver.
   await runClient('gitbeaker hooks', process.execPath, [join(clientsDir, 'gitbeaker-hooks-check.mjs')], common);
 
   // A response that broke its route's declared schema fails the stage, once per route and problem.

@@ -2,9 +2,14 @@
 
 Run by scripts/test-clients.mjs with GITLAB_URL and GITLAB_ROOT_TOKEN in the environment. Prints `PASS <case>` or
 `FAIL <case> :: <reason>` per case and `END` when done. Written against python-gitlab 3.12: `project.hooks`
-creates, lists, gets, saves and deletes; the test trigger has no method there and goes through `gl.http_post`.
-The hooks point at a public name and take no event this script causes, so nothing is delivered.
+creates, lists, gets, saves and deletes; the test trigger, a hook's events and their resend have no method there
+and go through `gl.http_post` / `gl.http_list`. The first hook points at a public name and takes no event this
+script causes; the late-route cases deliver to a receiver the script runs on 127.0.0.1.
 """
+import http.server
+import json
+import threading
+
 import gitlab
 from pyharness import ROOT, TAG, case, check, client, eq, need, raises, state
 
@@ -61,11 +66,109 @@ def _():
     other.delete()
 
 
+# The late hook routes (test trigger, events, resend) have no method in python-gitlab 3.12 (gitlab/v4/objects/hooks.py
+# has only CRUD), so they go through gl.http_post / gl.http_list. They deliver for real: to a receiver this script
+# runs on 127.0.0.1, with local hook requests allowed by root for these cases only (restored after).
+received = []
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        received.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": json.loads(body or b"null")})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"py ok")
+
+    def log_message(self, *args):
+        pass
+
+
+def delivered(path):
+    return [r for r in received if r["path"] == path]
+
+
+@case("setup: a receiver on 127.0.0.1, local hook requests allowed, a hook to it and an issue to test with")
+def _():
+    (project,) = need("project")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings = gl.settings.get()
+    state.update(server=server, local_before=settings.allow_local_requests_from_web_hooks_and_services)
+    settings.allow_local_requests_from_web_hooks_and_services = True
+    settings.save()
+    receiver = f"http://127.0.0.1:{server.server_address[1]}"
+    hook = project.hooks.create({"url": f"{receiver}/project", "push_events": False, "issues_events": True, "token": f"py-local-{TAG}"})
+    project.issues.create({"title": "sample for the test trigger"})
+    state.update(receiver=receiver, local_hook_id=hook.id)
+
+
+@case("POST .../hooks/:id/test/issues_events (gl.http_post): 201 Created, the receiver gets an Issue Hook")
+def _():
+    project, hook_id = need("project", "local_hook_id")
+    eq(gl.http_post(f"/projects/{project.id}/hooks/{hook_id}/test/issues_events"), {"message": "201 Created"}, "answer")
+    (got,) = delivered("/project")
+    eq([got["headers"].get("x-gitlab-event"), got["headers"].get("x-gitlab-token")], ["Issue Hook", f"py-local-{TAG}"], "headers")
+    eq([got["body"]["object_kind"], got["body"]["object_attributes"]["title"]], ["issue", "sample for the test trigger"], "payload")
+
+
+@case("GET .../hooks/:id/events (gl.http_list): the delivery, with what was sent and answered")
+def _():
+    project, hook_id, receiver = need("project", "local_hook_id", "receiver")
+    (log,) = gl.http_list(f"/projects/{project.id}/hooks/{hook_id}/events", get_all=True)
+    eq([log["url"], log["trigger"], log["response_status"], log["response_body"]], [f"{receiver}/project", "issue_hooks", "200", "py ok"], "log")
+    eq(log["request_data"]["object_kind"], "issue", "request_data")
+    eq(log["request_headers"].get("X-Gitlab-Token"), "[REDACTED]", "token not logged")
+    eq(gl.http_list(f"/projects/{project.id}/hooks/{hook_id}/events", status="server_failure", get_all=True), [], "status filter")
+    state.update(log=log)
+
+
+@case("POST .../hooks/:id/events/:log_id/resend (gl.http_post): sent again as it was, logged again")
+def _():
+    project, hook_id, log = need("project", "local_hook_id", "log")
+    eq(gl.http_post(f"/projects/{project.id}/hooks/{hook_id}/events/{log['id']}/resend"), {"response_status": 200}, "answer")
+    first, again = delivered("/project")
+    eq(again["body"], first["body"], "same payload")
+    eq(again["headers"].get("idempotency-key"), first["headers"].get("idempotency-key"), "same idempotency key")
+    eq(len(gl.http_list(f"/projects/{project.id}/hooks/{hook_id}/events", get_all=True)), 2, "logged")
+    raises(gitlab.exceptions.GitlabHttpError, 404, lambda: gl.http_post(f"/projects/{project.id}/hooks/{hook_id}/events/{log['id'] + 100000}/resend"))
+
+
+@case("group hook: test/push_events with the group's project, its events and a resend")
+def _():
+    (receiver,) = need("receiver")
+    group = gl.groups.create({"name": f"py-hooks-g-{TAG}", "path": f"py-hooks-g-{TAG}"})
+    state.update(group=group)
+    inner = gl.projects.create({"name": f"py-hooks-in-{TAG}", "namespace_id": group.id})
+    inner.files.create({"file_path": "README.md", "branch": "main", "content": "hi", "commit_message": "first"})
+    hook = group.hooks.create({"url": f"{receiver}/group", "push_events": True})
+    eq(gl.http_post(f"/groups/{group.id}/hooks/{hook.id}/test/push_events"), {"message": "201 Created"}, "test answer")
+    (got,) = delivered("/group")
+    eq([got["headers"].get("x-gitlab-event"), got["body"]["object_kind"], got["body"]["project_id"]], ["Push Hook", "push", inner.id], "delivered")
+    (log,) = gl.http_list(f"/groups/{group.id}/hooks/{hook.id}/events", get_all=True)
+    eq([log["trigger"], log["response_status"]], ["push_hooks", "200"], "group log")
+    eq(gl.http_post(f"/groups/{group.id}/hooks/{hook.id}/events/{log['id']}/resend"), {"response_status": 200}, "resend answer")
+    eq(len(delivered("/group")), 2, "resent")
+    raises(gitlab.exceptions.GitlabHttpError, 400, lambda: gl.http_post(f"/groups/{group.id}/hooks/{hook.id}/test/unknown_events"), "trigger does not have a valid value")
+
+
+@case("teardown: local hook requests as they were, the receiver stopped")
+def _():
+    server, before = need("server", "local_before")
+    settings = gl.settings.get()
+    settings.allow_local_requests_from_web_hooks_and_services = before
+    settings.save()
+    server.shutdown()
+    if "group" in state:
+        state["group"].delete()
+
+
 @case("project.hooks.delete()")
 def _():
     project, hook_id = need("project", "hook_id")
     project.hooks.delete(hook_id)
-    eq(project.hooks.list(get_all=True), [], "none left")
+    eq([h.id for h in project.hooks.list(get_all=True)], [state["local_hook_id"]] if "local_hook_id" in state else [], "only the local one left")
     raises(gitlab.exceptions.GitlabGetError, 404, lambda: project.hooks.get(hook_id))
     project.delete()
 

@@ -10,6 +10,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../platform/context';
 import { baseUrl } from '../platform/pagination';
 import type { DomainEvent, EventKind, EventRecorder } from '../platform/events';
+import { eventDataSql } from './association-changes';
 import { DISPATCH_JOB } from './jobs';
 import { webHookEvents } from '../db/schema';
 
@@ -62,7 +63,7 @@ export const recordHookEvent: EventRecorder = (c, ev: DomainEvent) => {
           objectId: sql<number>`${oid}`.as('object_id'),
           actorId: sql<number>`${ev.actorId}`.as('actor_id'),
           confidential: sql<boolean>`${ev.confidential ? 1 : 0}`.as('confidential'),
-          data: sql<string>`${JSON.stringify({ ...ev.data, base: baseOf(c) })}`.as('data'),
+          data: sql<string>`${eventDataSql(ev, { ...ev.data, base: baseOf(c) }, baseOf(c), oid)}`.as('data'),
           state: sql<string>`'pending'`.as('state'),
           payload: sql<string>`NULL`.as('payload'),
           createdAt: sql<number>`${Date.now()}`.as('created_at'),

@@ -7,14 +7,13 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { changedFiles } from '../repository/diffs';
 import { deployments, environments, issueAssignees, issues, labelLinks, labels, mergeRequestAssignees, mergeRequestReviewers, mergeRequests, namespaces, notes, projects, repoCommits, users } from '../db/schema';
+import { issuableChanges, recordedChanges, STATE_ID } from './issuable-changes';
 import { fullPath, hookTime, humanTime, labelHookAttrs, type ProjectCtx, projectHookAttrs, repositoryAttrs, userHookAttrs } from './payload-parts';
 import type { webHookEvents } from '../db/schema';
 
 export type EventRow = typeof webHookEvents.$inferSelect;
 type IssueRow = typeof issues.$inferSelect;
 type MrRow = typeof mergeRequests.$inferSelect;
-
-const STATE_ID: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
 
 async function usersById(db: Db, ids: number[]) {
   const unique = [...new Set(ids.filter((i) => i != null))];
@@ -148,11 +147,14 @@ export function commitHookAttrs(x: ProjectCtx, c: Pick<CommitRow, 'sha' | 'messa
   };
 }
 
-/** `changes` as GitLab writes them: `{ attr: { previous, current } }`. */
-export function changesOf(data: Record<string, unknown> | null) {
-  const raw = (data?.changes as Record<string, { previous: unknown; current: unknown }> | undefined) ?? {};
-  const at = (k: string, v: unknown) => (k.endsWith('_at') && typeof v === 'number' ? hookTime(v) : v);
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, { previous: at(k, v.previous), current: at(k, v.current) }]));
+type Hash = Record<string, unknown>;
+/** `assignees` / `reviewers` are left out when empty (IssuableBuilder: `if issuable.assignees.any?`). */
+const present = (key: string, list: Hash[]) => (list.length ? { [key]: list } : {});
+/** The associations as the event left them, when its write replaced them (association-changes.ts). */
+function associationsAtEvent(data: Record<string, unknown> | null) {
+  const raw = recordedChanges(data);
+  const current = (k: string) => (raw[k] ? (raw[k].current as Hash[]) : undefined);
+  return { labels: current('labels'), assignees: current('assignees'), reviewers: current('reviewers') };
 }
 
 /**
@@ -161,7 +163,13 @@ export function changesOf(data: Record<string, unknown> | null) {
  */
 function atEvent<T extends Record<string, unknown>>(attrs: T, data: Record<string, unknown> | null, action: string | null): T {
   const out: Record<string, unknown> = { ...attrs };
-  for (const [k, v] of Object.entries(changesOf(data))) if (k in out && k !== 'labels') out[k] = v.current;
+  for (const [k, v] of Object.entries(recordedChanges(data))) if (k in out && !['labels', 'assignees', 'reviewers'].includes(k)) out[k] = typeof v.current === 'number' && k.endsWith('_at') ? hookTime(v.current) : v.current;
+  const assoc = associationsAtEvent(data);
+  if (assoc.labels) out.labels = assoc.labels;
+  if (assoc.assignees) Object.assign(out, { assignee_ids: assoc.assignees.map((u) => u.id), assignee_id: assoc.assignees[0]?.id ?? null });
+  if (assoc.reviewers && 'reviewer_ids' in out) out.reviewer_ids = assoc.reviewers.map((u) => u.id);
+  // The human_* forms follow the times as the event left them (a spend's time_change included).
+  Object.assign(out, { human_total_time_spent: humanTime(Number(out.total_time_spent)), human_time_change: humanTime(Number(out.time_change)), human_time_estimate: humanTime(Number(out.time_estimate)) });
   // The state an action leaves, whatever later writes did.
   const state = ({ open: 'opened', reopen: 'opened', close: 'closed', merge: 'merged' } as Record<string, string>)[action ?? ''];
   if (state) out.state = state;
@@ -174,16 +182,17 @@ export async function issuePayload(db: Db, x: ProjectCtx, ev: EventRow, data: Re
   if (!issue) return null;
   const { attrs, assigneeIds, labelRows } = await issueAttrs(db, x, issue);
   const people = await usersById(db, [ev.actorId!, ...assigneeIds]);
+  const assoc = associationsAtEvent(data);
   return {
     object_kind: 'issue',
     event_type: issue.confidential ? 'confidential_issue' : 'issue',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
     object_attributes: { ...atEvent(attrs, data, ev.action), action: ev.action },
-    labels: labelRows.map(labelHookAttrs),
-    changes: changesOf(data),
+    labels: assoc.labels ?? labelRows.map(labelHookAttrs),
+    changes: issuableChanges('issue', data),
     repository: repositoryAttrs(x),
-    ...(assigneeIds.length ? { assignees: assigneeIds.map((id) => userHookAttrs(people.get(id), x.base)) } : {}),
+    ...present('assignees', assoc.assignees ?? assigneeIds.map((id) => userHookAttrs(people.get(id), x.base))),
   };
 }
 
@@ -192,17 +201,18 @@ export async function mergeRequestPayload(db: Db, x: ProjectCtx, ev: EventRow, d
   if (!mr) return null;
   const { attrs, assigneeIds, reviewerIds, labelRows } = await mergeRequestAttrs(db, x, mr);
   const people = await usersById(db, [ev.actorId!, ...assigneeIds, ...reviewerIds]);
+  const assoc = associationsAtEvent(data);
   return {
     object_kind: 'merge_request',
     event_type: 'merge_request',
     user: userHookAttrs(people.get(ev.actorId!), x.base),
     project: projectHookAttrs(x),
     object_attributes: { ...atEvent(attrs, data, ev.action), action: ev.action, ...(data?.oldrev ? { oldrev: data.oldrev } : {}) },
-    labels: labelRows.map(labelHookAttrs),
-    changes: changesOf(data),
+    labels: assoc.labels ?? labelRows.map(labelHookAttrs),
+    changes: issuableChanges('merge_request', data),
     repository: repositoryAttrs(x),
-    ...(assigneeIds.length ? { assignees: assigneeIds.map((id) => userHookAttrs(people.get(id), x.base)) } : {}),
-    ...(reviewerIds.length ? { reviewers: reviewerIds.map((id) => userHookAttrs(people.get(id), x.base)) } : {}),
+    ...present('assignees', assoc.assignees ?? assigneeIds.map((id) => userHookAttrs(people.get(id), x.base))),
+    ...present('reviewers', assoc.reviewers ?? reviewerIds.map((id) => userHookAttrs(people.get(id), x.base))),
   };
 }
 
@@ -226,6 +236,11 @@ export async function notePayload(db: Db, x: ProjectCtx, ev: EventRow) {
       on = { merge_request: (await mergeRequestAttrs(db, x, mr)).attrs };
       url = `${path}/-/merge_requests/${mr.iid}#note_${note.id}`;
     }
+  } else if (note.noteableType === 'Commit' && note.commitId) {
+    // build_data_for_commit: the commit's hook_attrs (without its changed files).
+    const [commit] = await db.select().from(repoCommits).where(and(eq(repoCommits.projectId, x.project.id), eq(repoCommits.sha, note.commitId))).limit(1);
+    if (commit) on = { commit: commitHookAttrs(x, commit) };
+    url = `${path}/-/commit/${note.commitId}#note_${note.id}`;
   }
   return {
     object_kind: 'note',
@@ -243,7 +258,8 @@ export async function notePayload(db: Db, x: ProjectCtx, ev: EventRow) {
       id: note.id,
       line_code: note.lineCode,
       note: note.body,
-      noteable_id: note.noteableId,
+      // A commit's notes have no noteable row (GitLab's noteable_id is nil; the commit is commit_id).
+      noteable_id: note.noteableType === 'Commit' ? null : note.noteableId,
       noteable_type: note.noteableType,
       // A diff note's position (this server keeps the one it was written on, which is also the original).
       original_position: note.position ? JSON.parse(note.position) : null,

@@ -219,6 +219,8 @@ export function mountIssues(r: Router) {
       if (owner && p.updated_at !== undefined) set.updatedAt = p.updated_at;
 
       const statements: BatchItem<'sqlite'>[] = [];
+      // The associations replaced, as read (the event's `changes` snapshot them with what the batch leaves).
+      const replaced: { labels?: number[]; assignees?: number[] } = {};
       // Assignees.
       const next = admin ? assignableFrom(people ?? [], askedAssignees, mayReadIssues(project)) : undefined;
       if (next !== undefined) {
@@ -226,6 +228,7 @@ export function mountIssues(r: Router) {
         const added = next.filter((id) => !before.includes(id));
         const removed = before.filter((id) => !next.includes(id));
         if (added.length || removed.length || next.join() !== before.join()) {
+          replaced.assignees = before;
           statements.push(db.delete(issueAssignees).where(eq(issueAssignees.issueId, issue.id)));
           next.forEach((userId, position) => statements.push(db.insert(issueAssignees).values({ issueId: issue.id, userId, position })));
           const names = new Map((people ?? []).map((u) => [u.id, u.username]));
@@ -246,6 +249,7 @@ export function mountIssues(r: Router) {
         const finalKnown = new Set([...keep, ...addIds.map((l) => l.id).filter((id): id is number => typeof id === 'number')]);
         const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
         if (changed) {
+          replaced.labels = currentIds;
           statements.push(...toAdd.inserts);
           // Label events before the link statements they describe (each checks the link as the batch reaches it).
           const removedIds = p.labels !== undefined ? currentIds.filter((id) => !finalKnown.has(id)) : [...removeIds];
@@ -270,7 +274,7 @@ export function mountIssues(r: Router) {
         // TodoService#close_issue: closing resolves the closer's own pending to-dos on the issue.
         if (closing) statements.push(resolveTodosForTarget(db, 'Issue', issue.id, now, user.id));
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: project.id, authorId: user.id, body, at: now }));
-        statements.push(...recordEvent(c, { kind: 'issue', projectId: project.id, objectId: issue.id, action: closing ? 'close' : set.state === 'opened' ? 'reopen' : 'update', actorId: user.id, confidential: set.confidential ?? issue.confidential, data: { changes: eventChanges(issue, set) } }));
+        statements.push(...recordEvent(c, { kind: 'issue', projectId: project.id, objectId: issue.id, action: closing ? 'close' : set.state === 'opened' ? 'reopen' : 'update', actorId: user.id, confidential: set.confidential ?? issue.confidential, data: { changes: eventChanges(issue, set) }, before: replaced }));
       }
       // The writes (if any) and the answer's reads in one round trip.
       return c.json(await writeAndPresentIssue(c, caller, changedSomething ? statements : [], jsonIds([issue.id]), { project }));

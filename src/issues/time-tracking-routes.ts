@@ -24,6 +24,7 @@ import { requireUser } from '../platform/guards';
 import { canAdminIssue, findReadableIssue } from './issues';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { settingsOf } from '../settings/settings';
+import { eventChanges, recordEvent } from '../platform/events';
 
 const TAGS = ['issues'];
 /** Gitlab::Database::MAX_INT_VALUE: TimeTrackable#time_estimate= clamps to it. */
@@ -43,6 +44,20 @@ async function presentStats(c: Context<AppEnv>, issue: Pick<IssueRow, 'timeEstim
 /** The time-tracking system note (SystemNotes::TimeTrackingService), for the batch of the change it records. */
 const timeNote = (db: Db, issue: { id: number | SQL<number>; projectId: number }, authorId: number, body: string, at: number) =>
   systemNoteInsert(db, { noteableType: 'Issue', noteableId: issue.id, projectId: issue.projectId, authorId, body, at });
+
+/**
+ * The issue hook of a time-tracking write (the API goes through Issues::UpdateService, so hooks see an
+ * `update`), for the write's own batch. Spent time reports `total_time_spent` and `time_change` as
+ * Issuable#hook_association_changes does (the change before a spend is 0).
+ */
+function timeEvent(c: Context<AppEnv>, issue: IssueRow, userId: number, changes: Record<string, { previous: unknown; current: unknown }>) {
+  return recordEvent(c, { kind: 'issue', projectId: issue.projectId, objectId: issue.id, action: 'update', actorId: userId, confidential: issue.confidential, data: { changes } });
+}
+
+const spentChanges = (issue: IssueRow, seconds: number, now: number) => ({
+  ...eventChanges(issue, { updatedAt: now }),
+  ...(seconds ? { total_time_spent: { previous: issue.totalTimeSpent, current: issue.totalTimeSpent + seconds }, time_change: { previous: 0, current: seconds } } : {}),
+});
 
 async function loadForWrite(c: Context<AppEnv>, caller: Caller, p: { id: string; issue_iid: number }) {
   const found = await findReadableIssue(c, caller, p.id, p.issue_iid);
@@ -120,6 +135,7 @@ export function mountIssueTimeTracking(r: Router) {
           db.insert(timelogs).values({ issueId: guardedIssueId, userId: user.id, timeSpent: seconds, summary: p.summary ?? null, spentAt: now, createdAt: now }),
           timeNote(db, { id: guardedIssueId, projectId: issue.projectId }, user.id, body, now),
           recomputeTotal(db, issue.id, now),
+          ...timeEvent(c, issue, user.id, spentChanges(issue, seconds, now)),
         ]);
       } catch (err) {
         // Lost a race with another write: answer as the model would against the new total.
@@ -158,6 +174,7 @@ export function mountIssueTimeTracking(r: Router) {
         // GitLab notes every reset, even of nothing (`time_spent?` is :reset).
         timeNote(db, issue, user.id, 'removed time spent', now),
         recomputeTotal(db, issue.id, now),
+        ...timeEvent(c, issue, user.id, spentChanges(issue, -issue.totalTimeSpent, now)),
       ]);
       const fresh = (updated as IssueRow[])[0] ?? { ...issue, totalTimeSpent: 0 };
       return c.json(await presentStats(c, fresh), 200);
@@ -205,6 +222,7 @@ async function setEstimate(c: Context<AppEnv>, issue: IssueRow, userId: number, 
   const [updated] = await db.batch([
     db.update(issues).set({ timeEstimate: estimate, updatedAt: now }).where(eq(issues.id, issue.id)).returning(),
     timeNote(db, issue, userId, body, now),
+    ...timeEvent(c, issue, userId, eventChanges(issue, { timeEstimate: estimate, updatedAt: now })),
   ]);
   return timeStats((updated as IssueRow[])[0] ?? { ...issue, timeEstimate: estimate }, limitToHours);
 }

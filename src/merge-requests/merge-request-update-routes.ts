@@ -174,6 +174,8 @@ export function mountMergeRequestUpdate(r: Router) {
       }
 
       const statements: BatchItem<'sqlite'>[] = [];
+      // The associations replaced, as read (the event's `changes` snapshot them with what the batch leaves).
+      const replaced: { labels?: number[]; assignees?: number[]; reviewers?: number[] } = {};
       const names = new Map(known.people.map((u) => [u.id, u.username]));
       if (admin) {
         // Assignees.
@@ -181,6 +183,7 @@ export function mountMergeRequestUpdate(r: Router) {
         if (next !== undefined && next.join() !== assigneesBefore.join()) {
           const added = next.filter((id) => !assigneesBefore.includes(id));
           const removed = assigneesBefore.filter((id) => !next.includes(id));
+          replaced.assignees = assigneesBefore;
           statements.push(db.delete(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mr.id)));
           next.forEach((userId, position) => statements.push(db.insert(mergeRequestAssignees).values({ mergeRequestId: mr.id, userId, position, createdAt: now })));
           const body = assigneesNote(added.map((id) => names.get(id)!), removed.map((id) => names.get(id)!));
@@ -194,6 +197,7 @@ export function mountMergeRequestUpdate(r: Router) {
         if (nextReviewers !== undefined && nextReviewers.join() !== reviewersBefore.join()) {
           const added = nextReviewers.filter((id) => !reviewersBefore.includes(id));
           const removed = reviewersBefore.filter((id) => !nextReviewers.includes(id));
+          replaced.reviewers = reviewersBefore;
           if (removed.length) statements.push(db.delete(mergeRequestReviewers).where(and(eq(mergeRequestReviewers.mergeRequestId, mr.id), inArray(mergeRequestReviewers.userId, removed))));
           nextReviewers.forEach((userId, position) =>
             statements.push(
@@ -221,6 +225,7 @@ export function mountMergeRequestUpdate(r: Router) {
           const finalKnown = new Set([...keep, ...addIds.map((l) => l.id).filter((id): id is number => typeof id === 'number')]);
           const changed = toAdd.inserts.length > 0 || finalKnown.size !== currentIds.length || currentIds.some((id) => !finalKnown.has(id));
           if (changed) {
+            replaced.labels = currentIds;
             statements.push(...toAdd.inserts);
             // Label events before the link statements they describe (each checks the link as the batch reaches it).
             const removedIds = p.labels !== undefined ? currentIds.filter((id) => !finalKnown.has(id)) : [...removeIds];
@@ -266,7 +271,7 @@ export function mountMergeRequestUpdate(r: Router) {
           }
         }
         for (const body of noteBodies) statements.push(systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: project.id, authorId: user.id, body, at: now }));
-        statements.push(...recordEvent(c, { kind: 'merge_request', projectId: project.id, objectId: mr.id, action: closing ? 'close' : reopening ? 'reopen' : 'update', actorId: user.id, data: { changes: eventChanges(mr, set) } }));
+        statements.push(...recordEvent(c, { kind: 'merge_request', projectId: project.id, objectId: mr.id, action: closing ? 'close' : reopening ? 'reopen' : 'update', actorId: user.id, data: { changes: eventChanges(mr, set) }, before: replaced }));
       }
       // The system approval rules (code owner, report approver) follow the target branch and its head:
       // rebuilt after the update in its batch when stale for the merge request as it leaves it (another

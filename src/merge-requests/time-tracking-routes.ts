@@ -20,6 +20,7 @@ import { requireUser } from '../platform/guards';
 import { canAdminMergeRequest, findReadableMergeRequest } from './merge-request-access';
 import { systemNoteInsert } from '../issuables/system-notes';
 import { settingsOf } from '../settings/settings';
+import { eventChanges, recordEvent } from '../platform/events';
 
 const TAGS = ['merge_requests'];
 /** Gitlab::Database::MAX_INT_VALUE: TimeTrackable#time_estimate= clamps to it. */
@@ -38,6 +39,19 @@ async function loadForWrite(c: Context<AppEnv>, caller: Caller, p: { id: string;
   return found;
 }
 
+/**
+ * The merge request hook of a time-tracking write (the API goes through MergeRequests::UpdateService:
+ * an `update`), for the write's own batch; spent time as `total_time_spent` and `time_change`.
+ */
+function timeEvent(c: Context<AppEnv>, mr: MergeRequestRow, userId: number, changes: Record<string, { previous: unknown; current: unknown }>) {
+  return recordEvent(c, { kind: 'merge_request', projectId: mr.projectId, objectId: mr.id, action: 'update', actorId: userId, data: { changes } });
+}
+
+const spentChanges = (mr: MergeRequestRow, seconds: number, now: number) => ({
+  ...eventChanges(mr, { updatedAt: now }),
+  ...(seconds ? { total_time_spent: { previous: mr.totalTimeSpent, current: mr.totalTimeSpent + seconds }, time_change: { previous: 0, current: seconds } } : {}),
+});
+
 /** TimeTrackable#check_negative_time_spent and the four-year limit. */
 function spentTimeError(total: number, seconds: number) {
   if (seconds < 0 && -seconds > total) throw validationFailed({ time_spent: ['Time to subtract exceeds the total time spent'] });
@@ -53,6 +67,7 @@ async function setEstimate(c: Context<AppEnv>, mr: MergeRequestRow, userId: numb
   const [updated] = await db.batch([
     db.update(mergeRequests).set({ timeEstimate: estimate, updatedAt: now }).where(eq(mergeRequests.id, mr.id)).returning(),
     systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: mr.projectId, authorId: userId, body, at: now }),
+    ...timeEvent(c, mr, userId, eventChanges(mr, { timeEstimate: estimate, updatedAt: now })),
   ]);
   return timeStats((updated as MergeRequestRow[])[0] ?? { ...mr, timeEstimate: estimate }, hours);
 }
@@ -109,6 +124,7 @@ export function mountMergeRequestTimeTracking(r: Router) {
             .set({ totalTimeSpent: sql`${mergeRequests.totalTimeSpent} + ${seconds}`, updatedAt: now })
             .where(eq(mergeRequests.id, mr.id))
             .returning(),
+          ...timeEvent(c, mr, user.id, spentChanges(mr, seconds, now)),
         ]);
       } catch (err) {
         const fresh = await db.select().from(mergeRequests).where(eq(mergeRequests.id, mr.id)).get();
@@ -129,6 +145,7 @@ export function mountMergeRequestTimeTracking(r: Router) {
       const [updated] = await db.batch([
         db.update(mergeRequests).set({ totalTimeSpent: 0, updatedAt: now }).where(eq(mergeRequests.id, mr.id)).returning(),
         systemNoteInsert(db, { noteableType: 'MergeRequest', noteableId: mr.id, projectId: mr.projectId, authorId: user.id, body: 'removed time spent', at: now }),
+        ...timeEvent(c, mr, user.id, spentChanges(mr, -mr.totalTimeSpent, now)),
       ]);
       return c.json(timeStats((updated as MergeRequestRow[])[0] ?? { ...mr, totalTimeSpent: 0 }, await limitToHours(c)), 200);
     },

@@ -21,12 +21,15 @@ import { noteBodyErrors, noteError, type NoteRow, touchNoteable } from './notes'
 
 /**
  * The note hook event of a note this batch inserts (the outbox: it lands with the note or not at all).
- * Webhooks are project hooks, so notes on epics have none; commit notes are left out until the
- * payload carries the commit GitLab's note hook sends with them.
+ * Webhooks are project hooks, so notes on epics have none. A commit's notes are found by the commit
+ * (their noteable id is 0), and their payload carries the commit (Gitlab::DataBuilder::Note).
  */
 function noteEvent(c: Context<AppEnv>, t: Target, user: UserRow, internal: boolean) {
-  if (!t.project || (t.type !== 'Issue' && t.type !== 'MergeRequest')) return [];
-  const objectId = sql<number>`(SELECT max(id) FROM notes WHERE noteable_type = ${t.type} AND noteable_id = ${t.id} AND author_id = ${user.id})`;
+  if (!t.project || t.type === 'Epic') return [];
+  const objectId =
+    t.type === 'Commit'
+      ? sql<number>`(SELECT max(id) FROM notes WHERE noteable_type = 'Commit' AND project_id = ${t.project.id} AND commit_id = ${t.commitId} AND author_id = ${user.id})`
+      : sql<number>`(SELECT max(id) FROM notes WHERE noteable_type = ${t.type} AND noteable_id = ${t.id} AND author_id = ${user.id})`;
   return recordEvent(c, { kind: 'note', projectId: t.project.id, objectId, action: 'create', actorId: user.id, confidential: internal || Boolean(t.confidential) });
 }
 

@@ -24,6 +24,12 @@ export interface DomainEvent {
   confidential?: boolean;
   /** What the rows cannot tell afterwards (GitLab's `changes`, a push's refs): stored as JSON. */
   data?: Record<string, unknown>;
+  /**
+   * Associations the write replaces, as the request read them before it (GitLab's `old_associations`,
+   * ids in their order). The recorder snapshots them, and what the batch leaves, into the event row
+   * (`changes.labels` / `assignees` / `reviewers`), so the payload shows them as they were then.
+   */
+  before?: { labels?: number[]; assignees?: number[]; reviewers?: number[] };
   /** A condition the write must leave true for the event to exist (a compare-and-set that may not happen). */
   when?: SQL;
 }

@@ -48,4 +48,22 @@ describe('webhook delivery on the Queue (workerd)', () => {
     expect(logs[0]).toMatchObject({ response_status: '200', trigger: 'issue_hooks', response_body: 'ok' });
     expect(await storageSql(`SELECT state FROM web_hook_deliveries WHERE web_hook_id = ${hook.id}`)).toEqual([{ state: 'delivered' }]);
   });
+
+  it("an update's labels and assignees changes are snapshotted by D1's batch as hook hashes", async () => {
+    const [u, a] = await Promise.all([createUser(), createUser()]);
+    const p = (await api('/projects', { token: u.token, body: { name: unique('wc') } })).body;
+    expect((await api(`/projects/${p.id}/members`, { token: u.token, body: { user_id: a.id, access_level: 30 } })).status).toBe(201);
+    const path = `https://hooks.example.com/${unique('c')}`;
+    expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: path, push_events: false, issues_events: true } })).status).toBe(201);
+    const issue = (await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'snap', labels: 'old' } })).body;
+    expect((await api(`/projects/${p.id}/issues/${issue.iid}`, { method: 'PUT', token: u.token, body: { labels: 'new', assignee_ids: [a.id] } })).status).toBe(200);
+    const req = await until(() => got.find((g) => g.url === path && g.body.object_attributes.action === 'update'));
+    const labels = (await api(`/projects/${p.id}/labels`, { token: u.token })).body as { id: number; name: string }[];
+    const id = (name: string) => labels.find((l) => l.name === name)!.id;
+    expect(Object.keys(req.body.changes)).toEqual(['updated_at', 'assignees', 'labels']);
+    expect(req.body.changes.assignees).toEqual({ previous: [], current: [{ id: a.id, name: a.name, username: a.username, avatar_url: null, email: '[REDACTED]' }] });
+    expect(req.body.changes.labels.previous.map((l: any) => [l.id, l.title, l.type, l.template])).toEqual([[id('old'), 'old', 'ProjectLabel', false]]);
+    expect(req.body.changes.labels.current.map((l: any) => [l.id, l.title, l.project_id])).toEqual([[id('new'), 'new', p.id]]);
+    expect(req.body.labels).toEqual(req.body.changes.labels.current);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The other event kinds delivered on Node to a receiver on 127.0.0.1: merge requests (open, update,
- * close, reopen, approved, unapproved, merge), notes on issues and merge requests, pushes (with the
+ * close, reopen, approved, unapproved, merge), notes on issues, merge requests and commits, pushes (with the
  * branch filter), deployments; group hooks get the events of their projects; a project without a
  * matching hook records no event at all.
  */
@@ -160,6 +160,28 @@ describe('webhook events', () => {
     expect(hook).toMatchObject({ object_kind: 'note', merge_request: { iid: mr.iid }, object_attributes: { note: 'on line one', type: 'DiffNote', noteable_type: 'MergeRequest' } });
     expect(hook.object_attributes.position).toMatchObject({ base_sha: refs.base_sha, head_sha: refs.head_sha, new_path: 't.txt', new_line: 1 });
     expect(typeof hook.object_attributes.line_code).toBe('string');
+  });
+
+  it('notes on a commit (a thread and its reply) carry the commit, and no noteable id', async () => {
+    const { u, p, path } = await setup({ note_events: true });
+    const c = (await api(`/projects/${p.id}/repository/commits/main`, { token: u.token })).body;
+    const d = (await api(`/projects/${p.id}/repository/commits/${c.id}/discussions`, { token: u.token, body: { body: 'nice commit' } })).body;
+    expect(d.notes).toHaveLength(1);
+    const reply = (await api(`/projects/${p.id}/repository/commits/${c.id}/discussions/${d.id}/notes`, { token: u.token, body: { body: 'agreed' } })).body;
+    await idle();
+    const got = at(path).map((r) => r.body);
+    expect(got.map((b) => [b.object_attributes.id, b.object_attributes.note])).toEqual([
+      [d.notes[0].id, 'nice commit'],
+      [reply.id, 'agreed'],
+    ]);
+    const commit = { id: c.id, message: c.message, title: c.title, timestamp: new Date(c.authored_date).toISOString().replace(/\.\d+Z$/, '+00:00'), url: `${p.web_url}/-/commit/${c.id}`, author: { name: c.author_name, email: c.author_email } };
+    for (const [i, b] of got.entries()) {
+      expect(b).toMatchObject({ object_kind: 'note', event_type: 'note', project_id: p.id, commit });
+      expect(b.commit).toEqual(commit);
+      expect([b.issue, b.merge_request]).toEqual([undefined, undefined]);
+      const id = i === 0 ? d.notes[0].id : reply.id;
+      expect(b.object_attributes).toMatchObject({ noteable_type: 'Commit', noteable_id: null, commit_id: c.id, url: `${p.web_url}/-/commit/${c.id}#note_${id}`, action: 'create' });
+    }
   });
 
   it('tag pushes: a lightweight and an annotated tag created, then deleted', async () => {
