@@ -22,9 +22,9 @@ import { hookDeletion } from './project-hooks-routes';
 import { resendLog, ResendSchema } from './resend';
 
 const TAGS = ['group_hooks'];
-const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
+export const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
 
-async function ownedGroup<const R extends readonly import('drizzle-orm/batch').BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (gid: SQL) => R) {
+export async function ownedGroup<const R extends readonly import('drizzle-orm/batch').BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (gid: SQL) => R) {
   const found = await findReadableGroupWith(c, caller, id, reads);
   if (!caller.isAdmin && found.level < ACCESS.OWNER) throw forbidden();
   return found;
