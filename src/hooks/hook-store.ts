@@ -99,6 +99,9 @@ export async function draftErrors(c: Context<AppEnv>, d: HookDraft, checkUrl: bo
   return errors;
 }
 
+/** Whether the URL a delivery would go to differs from the saved hook's (a create has none saved). */
+export const urlMoved = (was: HookDraft | null, draft: HookDraft) => !was || interpolatedUrl(was.url, was.vars) !== interpolatedUrl(draft.url, draft.vars);
+
 const pairs = (list: { key: string; value: string }[] | undefined): VarMap => mergeVars([], (list ?? []).map((e) => [e.key, e.value]));
 
 /** The columns a create or update sets from `p` (only what was given), after the checks. */
@@ -115,7 +118,7 @@ export async function hookValues(c: Context<AppEnv>, p: HookInput, before: WebHo
     headers: was ? mergeVars(was.headers, givenHeaders) : givenHeaders,
   };
   if (was) draft = applyResets(was, draft);
-  const errors = await draftErrors(c, draft, p.url !== undefined || givenVars.length > 0);
+  const errors = await draftErrors(c, draft, p.url !== undefined || urlMoved(was, draft));
   const strategy = p.branch_filter_strategy ?? before?.branchFilterStrategy ?? 'wildcard';
   const filter = p.push_events_branch_filter !== undefined ? p.push_events_branch_filter : before?.pushEventsBranchFilter;
   // save_hook's answers, in its order; other failures are the model's messages.

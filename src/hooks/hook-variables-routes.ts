@@ -12,7 +12,7 @@ import type { AppEnv, Caller } from '../platform/context';
 import { notFound, recordNotFound, unprocessable } from '../platform/errors';
 import type { Router } from '../platform/router';
 import type { WebHookRow } from './hook-entity';
-import { applyResets, draftErrors, type HookDraft, varColumns } from './hook-store';
+import { applyResets, draftErrors, type HookDraft, urlMoved, varColumns } from './hook-store';
 import { mergeVars, openVars } from './hook-variables';
 import { customHeaderParams, setCustomHeaderParams, setUrlVariableParams, urlVariableParams } from './hooks-params';
 import { hookOfGroup, ownedGroup } from './group-hooks-routes';
@@ -45,7 +45,7 @@ async function updateMap(c: Context<AppEnv>, find: () => Promise<WebHookRow | un
     const changed = change(was[kind]);
     if (changed === 'missing') throw notFound(missing);
     const draft = applyResets(was, { ...was, [kind]: changed });
-    if (Object.keys(await draftErrors(c, draft, kind === 'vars')).length) throw unprocessable(refusal);
+    if (Object.keys(await draftErrors(c, draft, urlMoved(was, draft))).length) throw unprocessable(refusal);
     const values = await varColumns(c, was, draft);
     if (!Object.keys(values).length) return c.body(null, 204);
     const stored = kind === 'vars' ? hook.urlVariables : hook.customHeaders;
