@@ -4,6 +4,7 @@
  * "Invalid url given" / "Invalid branch filter given").
  */
 import type { Context } from 'hono';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { webHooks } from '../db/schema';
 import type { AppEnv } from '../platform/context';
 import { ApiError, unprocessable } from '../platform/errors';
@@ -153,4 +154,18 @@ export async function varColumns(c: Context<AppEnv>, was: HookDraft | null, draf
   if (!was ? draft.vars.length : !sameVars(was.vars, draft.vars)) out.urlVariables = await sealVars(c.var.config, draft.vars);
   if (!was ? draft.headers.length : !sameVars(was.headers, draft.headers)) out.customHeaders = await sealVars(c.var.config, draft.headers);
   return out;
+}
+
+/**
+ * The row to write `values` to: `before`'s id, and, when the sealed maps are among the values, only
+ * while they are still what was read (they are merged read-modify-write: a concurrent change of the
+ * same map must not be overwritten unseen).
+ */
+export function unchangedSince(before: WebHookRow, values: HookValues): SQL {
+  const same = (column: typeof webHooks.urlVariables | typeof webHooks.customHeaders, was: string | null) => (was === null ? isNull(column) : eq(column, was));
+  return and(
+    eq(webHooks.id, before.id),
+    'urlVariables' in values ? same(webHooks.urlVariables, before.urlVariables) : undefined,
+    'customHeaders' in values ? same(webHooks.customHeaders, before.customHeaders) : undefined,
+  )!;
 }

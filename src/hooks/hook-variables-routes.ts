@@ -5,14 +5,14 @@
  * (hook-store.ts); 204 on success, 422 with the route's words when the hook would be invalid, 404
  * for an unknown hook or (on delete) key.
  */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
-import { notFound, recordNotFound, unprocessable } from '../platform/errors';
+import { conflict, notFound, recordNotFound, unprocessable } from '../platform/errors';
 import type { Router } from '../platform/router';
 import type { WebHookRow } from './hook-entity';
-import { applyResets, draftErrors, type HookDraft, urlMoved, varColumns } from './hook-store';
+import { applyResets, draftErrors, type HookDraft, unchangedSince, urlMoved, varColumns } from './hook-store';
 import { mergeVars, openVars } from './hook-variables';
 import { customHeaderParams, setCustomHeaderParams, setUrlVariableParams, urlVariableParams } from './hooks-params';
 import { hookOfGroup, ownedGroup } from './group-hooks-routes';
@@ -30,12 +30,13 @@ const groupHook: Find = async (c, caller, id, hookId) => {
 };
 
 type Kind = 'vars' | 'headers';
-const column = { vars: webHooks.urlVariables, headers: webHooks.customHeaders } as const;
+/** Compare-and-set tries before a 409: enough for every concurrent writer a hook plausibly has. */
+const ATTEMPTS = 8;
 
 /**
  * `hook.update(kind => change(map))`: the change, the model's resets and validations, one
- * compare-and-set write. A concurrent change of the same map makes the write miss; it is redone on
- * the fresh row, so neither request's key is lost.
+ * compare-and-set write. A concurrent change of the maps makes the write miss; it is redone on the
+ * fresh row, so neither request's key is lost (409 only if that keeps happening).
  */
 async function updateMap(c: Context<AppEnv>, find: () => Promise<WebHookRow | undefined>, kind: Kind, change: (map: HookDraft[Kind]) => HookDraft[Kind] | 'missing', refusal: string, missing: string) {
   for (let attempt = 0; ; attempt++) {
@@ -48,10 +49,9 @@ async function updateMap(c: Context<AppEnv>, find: () => Promise<WebHookRow | un
     if (Object.keys(await draftErrors(c, draft, urlMoved(was, draft))).length) throw unprocessable(refusal);
     const values = await varColumns(c, was, draft);
     if (!Object.keys(values).length) return c.body(null, 204);
-    const stored = kind === 'vars' ? hook.urlVariables : hook.customHeaders;
-    const same = stored === null ? isNull(column[kind]) : eq(column[kind], stored);
-    const written = await c.var.db.update(webHooks).set(values).where(and(eq(webHooks.id, hook.id), same)).returning({ id: webHooks.id });
-    if (written.length || attempt >= 2) return c.body(null, 204);
+    const written = await c.var.db.update(webHooks).set(values).where(unchangedSince(hook, values)).returning({ id: webHooks.id });
+    if (written.length) return c.body(null, 204);
+    if (attempt >= ATTEMPTS - 1) throw conflict();
   }
 }
 

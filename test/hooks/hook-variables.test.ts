@@ -119,6 +119,14 @@ describe('PUT/DELETE …/hooks/:hook_id/url_variables/:key', () => {
     expect([again.status, again.body]).toEqual([404, { message: '404 URL variable Not Found' }]);
   });
 
+  it('keeps every key when several are set at once (compare-and-set, redone on a miss)', async () => {
+    const { u, base } = await projectHook();
+    const keys = ['c1', 'c2', 'c3', 'c4', 'c5'];
+    const answers = await Promise.all(keys.map((k) => api(`${base}/url_variables/${k}`, { method: 'PUT', token: u.token, body: { value: 'v' } })));
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 204));
+    expect((await read(u.token, base)).url_variables.map((v: { key: string }) => v.key).sort()).toEqual(keys);
+  });
+
   it('refuses illegal keys and values with 422, a missing value with 400, unknown hooks with 404', async () => {
     const { u, base, p } = await projectHook();
     for (const [key, value] of [['a%20b', 'v'], ['1a', 'v'], ['ok', ''], ['ok', 'x'.repeat(101)]]) {
