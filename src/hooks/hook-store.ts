@@ -92,8 +92,8 @@ export async function draftErrors(c: Context<AppEnv>, d: HookDraft, checkUrl: bo
   const missing = missingVariables(d.url, d.vars);
   if (missing.length) add('url', `Invalid URL template. Missing keys: [${missing.map((k) => JSON.stringify(k)).join(', ')}]`);
   if (checkUrl && d.vars.length && !Object.keys(errors).length) {
-    const url = interpolatedUrl(d.url, d.vars)!;
-    const reason = url.length > 2048 || !/^https?:\/\//i.test(url) ? 'Only allowed schemes are http, https' : await outboundUrlError(url, await settingsOf(c));
+    // AddressableUrlValidator's words: `is blocked: <UrlBlocker's reason>`.
+    const reason = await outboundUrlError(interpolatedUrl(d.url, d.vars)!, await settingsOf(c));
     if (reason) add('interpolated_url', `is blocked: ${reason}`);
   }
   if (!varsValid(d.headers, 'custom_headers')) add('custom_headers', 'must be a valid json schema');

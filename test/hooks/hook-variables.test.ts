@@ -99,6 +99,12 @@ describe('hook URL variables and custom headers on create and update', () => {
     const [row] = (await storageSql(`SELECT url_variables, custom_headers, encrypted_token FROM web_hooks WHERE id = ${plain.body.id}`)) as Record<string, string | null>[];
     expect(row).toEqual({ url_variables: null, custom_headers: null, encrypted_token: null });
   });
+
+  it('keeps variables and headers when the new URL template still interpolates to the same address', async () => {
+    const { u, base } = await projectHook({ url: 'https://example.com/{a}', url_variables: [{ key: 'a', value: 'same' }], custom_headers: [{ key: 'X-A', value: '1' }] });
+    const res = await api(base, { method: 'PUT', token: u.token, body: { url: 'https://example.com/same' } });
+    expect([res.status, res.body.url, res.body.url_variables, res.body.custom_headers]).toEqual([200, 'https://example.com/same', [{ key: 'a' }], [{ key: 'X-A' }]]);
+  });
 });
 
 describe('PUT/DELETE …/hooks/:hook_id/url_variables/:key', () => {
