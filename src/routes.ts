@@ -25,6 +25,7 @@ import { mountGroupTransfer } from './projects/group-transfer-routes';
 import { mountProjectGroupCustomAttributes } from './projects/custom-attributes-routes';
 import { mountGroupHooks } from './hooks/group-hooks-routes';
 import { mountHookTests } from './hooks/hook-test-routes';
+import { mountHookVariables } from './hooks/hook-variables-routes';
 import { mountProjectHooks } from './hooks/project-hooks-routes';
 import { mountImpersonationTokens } from './auth/impersonation-tokens-routes';
 import { mountIssueDetails } from './issues/issue-details-routes';
@@ -146,6 +147,7 @@ export function mountApi(api: Router, web: Router) {
   mountProjectGroupCustomAttributes(inProjects(groupsApi));
   mountGroupHooks(inHooks(api));
   mountHookTests(inHooks(api));
+  mountHookVariables(inHooks(api));
   mountProjectHooks(inHooks(api));
   mountImpersonationTokens(inAuth(usersApi));
   mountIssueDetails(inIssues(groupsApi));

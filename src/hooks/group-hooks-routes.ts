@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Context } from 'hono';
 import { projects, webHookLogs, webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
-import { ApiError, forbidden, recordNotFound } from '../platform/errors';
+import { ApiError, conflict, forbidden, recordNotFound } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
@@ -16,15 +16,15 @@ import { ACCESS } from '../projects/abilities';
 import { findReadableGroupWith } from '../projects/groups';
 import { groupHookEntity, GroupHookSchema, webHookLogEntity, WebHookLogSchema } from './hook-entity';
 import { eventsRequest, hookEventsAnswer, hookEventsReads, runHookTest, sampleReads } from './hook-test-routes';
-import { hookValues } from './hook-store';
+import { hookValues, unchangedSince } from './hook-store';
 import { createGroupHookParams, groupHookListParams, hookEventsParams, groupHookParams, resendHookParams, testHookParams, updateGroupHookParams } from './hooks-params';
 import { hookDeletion } from './project-hooks-routes';
 import { resendLog, ResendSchema } from './resend';
 
 const TAGS = ['group_hooks'];
-const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
+export const hookOfGroup = (gid: SQL, hookId: number) => and(eq(webHooks.id, hookId), eq(webHooks.type, 'GroupHook'), eq(webHooks.groupId, gid));
 
-async function ownedGroup<const R extends readonly import('drizzle-orm/batch').BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (gid: SQL) => R) {
+export async function ownedGroup<const R extends readonly import('drizzle-orm/batch').BatchItem<'sqlite'>[]>(c: Context<AppEnv>, caller: Caller, id: string, reads: (gid: SQL) => R) {
   const found = await findReadableGroupWith(c, caller, id, reads);
   if (!caller.isAdmin && found.level < ACCESS.OWNER) throw forbidden();
   return found;
@@ -79,8 +79,9 @@ export function mountGroupHooks(r: Router) {
       if (!before) throw recordNotFound();
       const values = await hookValues(c, p, before, true);
       if (!Object.keys(values).length) return c.json(groupHookEntity(before));
-      const [hook] = await c.var.db.update(webHooks).set(values).where(eq(webHooks.id, before.id)).returning();
-      if (!hook) throw recordNotFound();
+      const [hook] = await c.var.db.update(webHooks).set(values).where(unchangedSince(before, values)).returning();
+      // Gone meanwhile, or (409) its variables or headers changed since they were read and merged.
+      if (!hook) throw 'urlVariables' in values || 'customHeaders' in values ? conflict() : recordNotFound();
       return c.json(groupHookEntity(hook));
     },
   );

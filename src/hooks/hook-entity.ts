@@ -1,12 +1,14 @@
 /**
  * GitLab's hook entities (lib/api/entities/hook.rb, project_hook.rb, group_hook.rb, web_hook_log.rb),
- * fields in GitLab's order. The token is never among them.
+ * fields in GitLab's order. The token is never among them, nor the values of URL variables and
+ * custom headers: only their keys (WebHook#masked_url_variables, #masked_custom_headers).
  */
 import { z } from 'zod';
 import type { webHookLogs, webHooks } from '../db/schema';
 import { id, obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 import { alertStatus } from './auto-disabling';
+import { storedKeys } from './hook-variables';
 
 export type WebHookRow = typeof webHooks.$inferSelect;
 export type WebHookLogRow = typeof webHookLogs.$inferSelect;
@@ -102,11 +104,11 @@ function hookBase(h: WebHookRow, now: number) {
     enable_ssl_verification: h.enableSslVerification,
     alert_status: alertStatus(h, now),
     disabled_until: iso(h.disabledUntil),
-    url_variables: [],
+    url_variables: storedKeys(h.urlVariables),
     push_events_branch_filter: h.pushEventsBranchFilter,
     branch_filter_strategy: h.branchFilterStrategy,
     custom_webhook_template: null,
-    custom_headers: [],
+    custom_headers: storedKeys(h.customHeaders),
   };
 }
 

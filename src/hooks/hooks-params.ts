@@ -1,7 +1,9 @@
 /** Parameters of the project and group hook APIs (project_hooks.rb, group_hooks.rb, helpers/web_hooks_helpers.rb). */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { paginationParams } from '../platform/pagination';
 import { g, params } from '../platform/validate';
+import { hashArray } from '../repository/protected-branches-params';
+import { MAX_HEADER_NAME_LENGTH } from './hook-variables';
 
 /** Event flags both hook kinds take, and the column each sets. */
 export const COMMON_FLAGS = {
@@ -29,12 +31,16 @@ export const COMMON_FLAGS = {
 export const GROUP_FLAGS = { subgroup_events: 'subgroupEvents', member_events: 'memberEvents', project_events: 'projectEvents', repository_update_events: 'repositoryUpdateEvents' } as const;
 
 const flags = <K extends string>(names: Record<K, string>) => Object.fromEntries(Object.keys(names).map((k) => [k, g.bool().optional()])) as unknown as Record<K, z.ZodOptional<ReturnType<typeof g.bool>>>;
+const keyValue = z.object({ key: g.string(), value: g.string() }, { error: 'is invalid' });
 const common = {
   name: g.string().optional(),
   description: g.string().optional(),
   token: g.string().optional(),
   push_events_branch_filter: g.string().optional(),
   branch_filter_strategy: g.enum(['wildcard', 'regex', 'all_branches'] as const).optional(),
+  // web_hooks_helpers.rb `params :url_variables` / `:custom_headers`: arrays of {key, value}, as JSON or `url_variables[][key]=`.
+  url_variables: hashArray(keyValue).optional(),
+  custom_headers: hashArray(keyValue).optional(),
   ...flags(COMMON_FLAGS),
 };
 const groupCommon = { ...common, ...flags(GROUP_FLAGS) };
@@ -75,3 +81,14 @@ export const hookEventsParams = params({
 
 /** POST …/hooks/:hook_id/events/:hook_log_id/resend (resend_hook.rb). */
 export const resendHookParams = params({ id: g.string(), hook_id: g.int(), hook_log_id: g.int() });
+
+/** PUT/DELETE …/hooks/:hook_id/url_variables/:key (lib/api/hooks/url_variables.rb). */
+export const urlVariableParams = params({ id: g.string(), hook_id: g.int(), key: g.string() });
+export const setUrlVariableParams = params({ id: g.string(), hook_id: g.int(), key: g.string(), value: g.string() });
+/** …/hooks/:hook_id/custom_headers/:key (lib/api/hooks/custom_headers.rb): `key` carries a `limit:` validator. */
+const headerName = () =>
+  g.string().superRefine((s, ctx) => {
+    if (s.length > MAX_HEADER_NAME_LENGTH) ctx.addIssue({ code: 'custom', message: `must be less than ${MAX_HEADER_NAME_LENGTH} characters`, input: s });
+  });
+export const customHeaderParams = params({ id: g.string(), hook_id: g.int(), key: headerName() });
+export const setCustomHeaderParams = params({ id: g.string(), hook_id: g.int(), key: headerName(), value: g.string() });

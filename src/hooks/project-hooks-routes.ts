@@ -8,14 +8,14 @@ import { z } from 'zod';
 import type { Context } from 'hono';
 import { webHookDeliveries, webHookLogs, webHooks } from '../db/schema';
 import type { AppEnv, Caller } from '../platform/context';
-import { recordNotFound } from '../platform/errors';
+import { conflict, recordNotFound } from '../platform/errors';
 import { linkParamsFrom, MAX_COUNT, pageRequest, setPaginationHeaders } from '../platform/pagination';
 import { requestParams } from '../platform/params';
 import type { Router } from '../platform/router';
 import { ACCESS, requireProjectLevel } from '../projects/abilities';
 import { findReadableProjectWith } from '../projects/projects';
 import { projectHookEntity, ProjectHookSchema } from './hook-entity';
-import { hookValues } from './hook-store';
+import { hookValues, unchangedSince } from './hook-store';
 import { createProjectHookParams, projectHookListParams, projectHookParams, updateProjectHookParams } from './hooks-params';
 
 const TAGS = ['project_hooks'];
@@ -85,8 +85,9 @@ export function mountProjectHooks(r: Router) {
       if (!before) throw recordNotFound();
       const values = await hookValues(c, p, before, false);
       if (!Object.keys(values).length) return c.json(projectHookEntity(before));
-      const [hook] = await c.var.db.update(webHooks).set(values).where(eq(webHooks.id, before.id)).returning();
-      if (!hook) throw recordNotFound();
+      const [hook] = await c.var.db.update(webHooks).set(values).where(unchangedSince(before, values)).returning();
+      // Gone meanwhile, or (409) its variables or headers changed since they were read and merged.
+      if (!hook) throw 'urlVariables' in values || 'customHeaders' in values ? conflict() : recordNotFound();
       return c.json(projectHookEntity(hook));
     },
   );

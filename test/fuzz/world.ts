@@ -236,6 +236,8 @@ export async function buildWorld(app: FuzzApp): Promise<World> {
     // Logs that do not exist: a resend of a real one would deliver to the fixture hooks' outside URL.
     hookLog: ids(999999, 'x'),
     // Triggers TestHooks refuses at once (no CI jobs, no wiki) or an unknown one: a test never leaves the machine.
+    // URL variable and custom header names: valid for both, valid for headers only, valid for neither.
+    hookKey: ids('fuzz_var', 'X-Fuzz', 'a b'),
     hookTrigger: ids('job_events', 'wiki_page_events', 'pipeline_events', 'nope'),
     environmentName: ids('production', 'staging', 'review/*'),
     // Flags no other check reads, so a fuzzed POST cannot change how the rest of the run pages.
@@ -353,7 +355,7 @@ export function segmentKind(path: string, param: string, method = 'GET'): string
     case 'provider':
       return 'provider';
     case 'key':
-      return 'attribute';
+      return under('/hooks/') ? 'hookKey' : 'attribute';
     case 'image_id':
       return 'imageId';
     case 'secret':

@@ -66,4 +66,24 @@ describe('webhook delivery on the Queue (workerd)', () => {
     expect(req.body.changes.labels.current.map((l: any) => [l.id, l.title, l.project_id])).toEqual([[id('new'), 'new', p.id]]);
     expect(req.body.labels).toEqual(req.body.changes.labels.current);
   });
+
+  it('sends to the interpolated URL with custom headers, credentials as basic auth (fetch refuses them in the URL)', async () => {
+    const u = await createUser();
+    const p = (await api('/projects', { token: u.token, body: { name: unique('wv') } })).body;
+    await api(`/projects/${p.id}/issues`, { token: u.token, body: { title: 'sample' } });
+    const seg = unique('seg');
+    const hook = (
+      await api(`/projects/${p.id}/hooks`, {
+        token: u.token,
+        body: { url: 'https://{user}:{pw}@hooks.example.com/{seg}', push_events: false, url_variables: [{ key: 'user', value: 'bob' }, { key: 'pw', value: 'pw1' }, { key: 'seg', value: seg }], custom_headers: [{ key: 'X-Custom', value: 'wk-header' }] },
+      })
+    ).body;
+    const res = await api(`/projects/${p.id}/hooks/${hook.id}/test/issues_events`, { method: 'POST', token: u.token });
+    expect([res.status, res.body]).toEqual([201, { message: '201 Created' }]);
+    const req = got.find((g) => g.url === `https://hooks.example.com/${seg}`)!;
+    expect(req.headers.get('X-Custom')).toBe('wk-header');
+    expect(req.headers.get('Authorization')).toBe(`Basic ${btoa('bob:pw1')}`);
+    const [log] = (await api(`/projects/${p.id}/hooks/${hook.id}/events`, { token: u.token })).body;
+    expect([log.url, log.request_headers['X-Custom']]).toEqual(['https://*****:*****@hooks.example.com/{seg}', '[REDACTED]']);
+  });
 });

@@ -233,7 +233,8 @@ export function param(path: string, method: string, name: string, row: Row): str
     key_id: () => (path.startsWith('/api/v4/user/') ? (path.includes('gpg') ? world.ownGpgKey : world.ownKey) : path.includes('gpg') ? world.targetGpgKey : world.targetKey),
     impersonation_token_id: () => world.impersonationToken,
     email_id: () => (path.startsWith('/api/v4/user/') ? world.ownEmail : world.victimEmail),
-    key: () => 'mx_attribute',
+    // A custom attribute's key; under a hook, a name valid as a URL variable and as a header.
+    key: () => (path.includes('/hooks/') ? 'mx_key' : 'mx_attribute'),
     provider: () => 'github',
     // No such image or upload: the checks run before the lookup.
     metric_image_id: () => 999999,

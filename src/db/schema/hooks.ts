@@ -21,6 +21,14 @@ export const webHooks = sqliteTable(
     name: text('name'),
     description: text('description'),
     encryptedToken: text('encrypted_token'),
+    /**
+     * URL variables and custom headers (WebHooks::Hook `attr_encrypted :url_variables` and
+     * `:custom_headers`): null when there are none, else JSON `{"keys":[…],"sealed":"v1:…"}`. The
+     * keys are public (the API shows them) and kept in the clear so an entity needs no decryption;
+     * `sealed` holds the whole ordered map, encrypted like the token (hooks/hook-variables.ts).
+     */
+    urlVariables: text('url_variables'),
+    customHeaders: text('custom_headers'),
     pushEvents: flag('push_events', true),
     tagPushEvents: flag('tag_push_events'),
     issuesEvents: flag('issues_events'),
