@@ -136,7 +136,7 @@ export function mountGroupHooks(r: Router) {
         db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'GroupHook' AND group_id = ${gid})`)).limit(1),
       ] as const);
       const [[hook], [log]] = found.reads;
-      return resendLog(c, hook, log);
+      return resendLog(c, caller, hook, log);
     },
   );
 }

@@ -21,8 +21,9 @@ import { settingsOf } from '../settings/settings';
 import { executeHook } from './execute';
 import { webHookLogEntity, WebHookLogSchema } from './hook-entity';
 import { hookEventsParams, resendHookParams, testHookParams } from './hooks-params';
-import { resendLog, ResendSchema } from './resend';
+import { hookParent, resendLog, ResendSchema } from './resend';
 import { buildPayload, EVENT_HEADER, type EventRow, TRIGGER_OF } from './payloads';
+import { applicationLimit } from '../settings/rate-limits';
 import { hookOfProject, maintainedProject } from './project-hooks-routes';
 
 const TAGS = ['project_hooks'];
@@ -110,6 +111,8 @@ export function sampleReads(db: Context<AppEnv>['var']['db'], pid: SQL) {
 /** TestHooks::ProjectService#execute: the hook runs now with the project's sample for the trigger. */
 export async function runHookTest(c: Context<AppEnv>, caller: Caller, hook: HookRow, project: { id: number; defaultBranch: string | null }, trigger: string, { issue, note, mr }: Firsts) {
   const db = c.var.db;
+  // project_hooks.rb / group_hooks.rb: check_rate_limit!(:web_hook_test, scope: [hook.parent, current_user]) once the hook is found.
+  await applicationLimit(c, 'web_hook_test', [hookParent(hook), caller.user?.id]);
   const sample = SAMPLES[trigger];
   if (!sample) throw new ApiError(422, { message: 'Testing not available for this hook' });
   const base = baseUrl(c);
@@ -200,7 +203,7 @@ export function mountHookTests(r: Router) {
         db.select().from(webHookLogs).where(and(eq(webHookLogs.id, p.hook_log_id), sql`${webHookLogs.webHookId} = (SELECT id FROM web_hooks WHERE id = ${p.hook_id} AND type = 'ProjectHook' AND project_id = ${pid})`)).limit(1),
       ] as const);
       const [[hook], [log]] = found.reads;
-      return resendLog(c, hook, log);
+      return resendLog(c, caller, hook, log);
     },
   );
 }

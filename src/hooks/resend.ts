@@ -7,21 +7,28 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { webHookLogs } from '../db/schema';
-import type { AppEnv } from '../platform/context';
+import type { AppEnv, Caller } from '../platform/context';
 import { ApiError, recordNotFound } from '../platform/errors';
 import { baseUrl } from '../platform/pagination';
 import { settingsOf } from '../settings/settings';
+import { applicationLimit } from '../settings/rate-limits';
 import { executeHook } from './execute';
 import type { WebHookRow } from './hook-entity';
 import { EVENT_HEADER, TRIGGER_OF } from './payloads';
 
 /** Entities::RetryWebhookEvent. */
+/** The scope item of a hook's project or group (`hook.parent` in GitLab's rate limiter scopes). */
+export const hookParent = (hook: Pick<WebHookRow, 'projectId' | 'groupId'>) => (hook.projectId != null ? `project:${hook.projectId}` : `group:${hook.groupId}`);
+
 export const ResendSchema = z.object({ response_status: z.number().nullable() });
 
 const KIND_OF_TRIGGER = Object.fromEntries(Object.entries(TRIGGER_OF).map(([kind, trigger]) => [trigger, kind]));
 
-export async function resendLog(c: Context<AppEnv>, hook: WebHookRow | undefined, log: typeof webHookLogs.$inferSelect | undefined) {
-  if (!hook || !log) throw recordNotFound();
+export async function resendLog(c: Context<AppEnv>, caller: Caller, hook: WebHookRow | undefined, log: typeof webHookLogs.$inferSelect | undefined) {
+  // resend_hook.rb: the hook is found, then the rate limit (5 a minute per hook parent and user), then the log.
+  if (!hook) throw recordNotFound();
+  await applicationLimit(c, 'web_hook_event_resend', [hookParent(hook), caller.user?.id]);
+  if (!log) throw recordNotFound();
   const sent = JSON.parse(log.requestHeaders || '{}') as Record<string, string>;
   const run = await executeHook({
     db: c.var.db,

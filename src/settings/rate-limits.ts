@@ -47,6 +47,10 @@ export const APP_LIMITS: Record<string, AppLimit> = {
   username_exists: { threshold: 20, intervalSeconds: 60 },
   user_sign_in: { threshold: 5, intervalSeconds: 600 },
   user_sign_up: { threshold: 20, intervalSeconds: 60 },
+  // Per hook parent (project or group) and user (settings since GitLab 19.3, which removed the flags
+  // web_hook_test_api_endpoint_rate_limit and web_hook_event_resend_api_endpoint_rate_limit).
+  web_hook_test: { setting: 'web_hook_test_limit', threshold: 5, intervalSeconds: 60 },
+  web_hook_event_resend: { setting: 'web_hook_event_resend_limit', threshold: 5, intervalSeconds: 60 },
 };
 
 /**

@@ -275,6 +275,9 @@ export const SETTINGS: SettingDef[] = [
   i('users_api_limit_ssh_key', 120),
   i('users_api_limit_gpg_keys', 120),
   i('users_api_limit_gpg_key', 120),
+  // Webhook test and resend limits (GitLab 19.3 settings), requests per minute per user for a given project or group; 0 disables.
+  i('web_hook_test_limit', 5),
+  i('web_hook_event_resend_limit', 5),
   i('runner_token_expiration_interval', null),
   i('group_runner_token_expiration_interval', null),
   i('project_runner_token_expiration_interval', null),

@@ -261,8 +261,11 @@ describe('webhook delivery', () => {
     expect(push.status).toBe(201);
     expect(at(path)[1].body).toMatchObject({ object_kind: 'push', ref: 'refs/heads/main', project_id: p.id, total_commits_count: 1 });
 
-    const failing = await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}/fail/${unique('tf')}` } });
-    const failed = await api(`/projects/${p.id}/hooks/${failing.body.id}/test/issues_events`, { method: 'POST', token: u.token });
+    // Five tests a minute per project and user (web_hook_test_limit): the failing receiver is tested in another project.
+    const other = await projectWithHook(`/ok/${unique('t2')}`, {});
+    await api(`/projects/${other.p.id}/issues`, { token: other.u.token, body: { title: 'sample' } });
+    const failing = await api(`/projects/${other.p.id}/hooks`, { token: other.u.token, body: { url: `${base}/fail/${unique('tf')}` } });
+    const failed = await api(`/projects/${other.p.id}/hooks/${failing.body.id}/test/issues_events`, { method: 'POST', token: other.u.token });
     expect([failed.status, failed.body]).toEqual([422, { message: 'receiver broke' }]);
   });
 });
