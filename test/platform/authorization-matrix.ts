@@ -597,6 +597,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
   'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
   'GET /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/tags/:tag_name/signature': { rule: projectGet('reporter') },
   'POST /api/v4/projects/:id/repository/tags': { rule: projectAuth('developer'), body: () => ({ tag_name: `mx-${Math.random().toString(36).slice(2, 10)}`, ref: 'main' }) },
   'DELETE /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectAuth('developer'), params: { tag_name: 'mx-tag-del' } },
   // protected_tags.rb: `authorize_admin_project` (Maintainer+, administrators).
