@@ -139,25 +139,42 @@ function bestMemberships(s: SourceRef, caller: Caller): SQL {
       row_number() OVER (PARTITION BY c.user_id ORDER BY c.own DESC, c.lvl DESC, c.id) AS rn FROM (${candidates}) c) WHERE rn = 1`;
 }
 
+/**
+ * `bestMemberships` as CTEs at the head of the statement: the source's id and groups are sub-selects
+ * (by path, over traversal paths) that, nested inside the shares and the window, would overflow
+ * SQLite's parser stack; named once at the top, every use is a shallow `SELECT id FROM ...`.
+ */
+function bestMembershipsCtes(db: Db, s: SourceRef, caller: Caller) {
+  const src = db.$with('share_src', { id: sql<number>`id` }).as(sql`SELECT ${s.id} AS id`);
+  const groups = db.$with('share_groups', { id: sql<number>`id` }).as(sql`SELECT value AS id FROM ${s.groups}`);
+  const flat: SourceRef = { type: s.type, id: sql`(SELECT id FROM share_src)`, groups: sql`(SELECT id FROM share_groups)` };
+  const best = db.$with('share_best', { id: sql<number>`id`, lvl: sql<number>`lvl` }).as(bestMemberships(flat, caller));
+  return [src, groups, best] as const;
+}
+
 /** `members/all`: the memberships `bestMemberships` picks, with their users, creators and the level shown (`level`); add `.where(...)`. */
 export const allMemberSelect = (db: Db, s: SourceRef, caller: Caller) =>
   db
+    .with(...bestMembershipsCtes(db, s, caller))
     .select({ member: MEMBER, user: USER, creator: CREATOR, level: sql<number>`best.lvl`.as('best_lvl') })
     .from(members)
-    .innerJoin(sql`(${bestMemberships(s, caller)}) best`, sql`best.id = ${members.id}`)
+    .innerJoin(sql`share_best best`, sql`best.id = ${members.id}`)
     .innerJoin(users, eq(users.id, members.userId))
     .leftJoin(creators, eq(creators.id, members.createdById))
     .$dynamic();
 
 /** At most `limit` rows of `allMemberSelect` matching `where`, counted. */
 export const allMemberCount = (db: Db, s: SourceRef, caller: Caller, where: SQL | undefined, limit: number) =>
-  db.select({ n: sql<number>`count(*)` }).from(
-    db
-      .select({ one: sql`1` })
-      .from(members)
-      .innerJoin(sql`(${bestMemberships(s, caller)}) best`, sql`best.id = ${members.id}`)
-      .innerJoin(users, eq(users.id, members.userId))
-      .where(where)
-      .limit(limit)
-      .as('t'),
-  );
+  db
+    .with(...bestMembershipsCtes(db, s, caller))
+    .select({ n: sql<number>`count(*)` })
+    .from(
+      db
+        .select({ one: sql`1` })
+        .from(members)
+        .innerJoin(sql`share_best best`, sql`best.id = ${members.id}`)
+        .innerJoin(users, eq(users.id, members.userId))
+        .where(where)
+        .limit(limit)
+        .as('t'),
+    );

@@ -224,6 +224,9 @@ describe('GET /:source/:id/members/all with shares', () => {
     const bothRow = res.body.find((m: { id: number }) => m.id === both.id);
     expect(bothRow).toMatchObject({ access_level: 20, created_by: { id: owner.id } });
 
+    // By path too (the source as a sub-select: the statement must stay within SQLite's parser limits).
+    const byPath = await api(`/projects/${encodeURIComponent(p.path_with_namespace)}/members/all`, { token: owner.token });
+    expect([byPath.status, byPath.body]).toEqual([200, res.body]);
     const one = await api(`/projects/${p.id}/members/all/${dev.id}`, { token: owner.token });
     expect([one.status, one.body.id, one.body.access_level]).toEqual([200, dev.id, 20]);
     const page = await api(`/projects/${p.id}/members/all?per_page=2&page=3`, { token: owner.token });
@@ -255,6 +258,8 @@ describe('GET /:source/:id/members/all with shares', () => {
     const levels = Object.fromEntries(res.body.map((m: { id: number; access_level: number }) => [m.id, m.access_level]));
     // The owner: Owner of top beats Guest-through-the-share; `aboveInvited` is a member of the invited group's parent only.
     expect(levels).toEqual({ [owner.id]: 50, [other.id]: 30, [dev.id]: 30, [viewer.id]: 10 });
+    const byPath = await api(`/groups/${encodeURIComponent(`${top.path}/${child.path}`)}/members/all/${dev.id}`, { token: owner.token });
+    expect([byPath.status, byPath.body.access_level]).toEqual([200, 30]);
     // A member of the group sees the invited group's members even without reading that group.
     expect(ids((await api(`/groups/${child.id}/members/all`, { token: viewer.token })).body)).toContain(dev.id);
     expect((await api(`/groups/${child.id}/members/all/${dev.id}`, { token: viewer.token })).body.access_level).toBe(30);
