@@ -207,7 +207,7 @@ export function mountEnvironments(r: Router) {
     { method: 'DELETE', path: '/projects/:id/environments/:environment_id', summary: 'Delete an environment', tags: TAGS, jobToken: true, params: oneParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id), caller.user?.id)] as const);
       requireReadEnvironment(caller, found);
       const [[env], guards] = found.reads;
       if (!env) throw recordNotFound();
@@ -230,7 +230,7 @@ export function mountEnvironments(r: Router) {
     { method: 'POST', path: '/projects/:id/environments/:environment_id/stop', summary: 'Stop an environment', tags: TAGS, jobToken: true, params: stopParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id), caller.user?.id)] as const);
       requireReadEnvironment(caller, found);
       const [envRows, names, owners, guards] = found.reads;
       let env = envRows[0];
