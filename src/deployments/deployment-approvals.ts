@@ -126,7 +126,7 @@ export function validateApproval(
   const mine = rules.filter((r) => ruleAdmits(r, caller, level));
   // :approve_deployment: a rule admitting the caller or, without rules, the right to deploy there.
   const deployers = ctx.entries.filter((r) => r.e.kind === 'deploy').map(guardOf);
-  const allowed = rules.length ? mine.length > 0 : !!caller.user && !protectedFrom(true, caller, level, deployers);
+  const allowed = rules.length ? mine.length > 0 : !!caller.user && !protectedFrom(true, caller, level, { isProtected: true, entries: deployers });
   if (!allowed) throw refuse("You don't have permission to approve this deployment. Contact the project or group owner for help.");
   if (!rules.length) return { ruleId: null };
   // Environment#find_approval_rule_for: the rule represented, or the caller's first.

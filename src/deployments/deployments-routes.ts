@@ -30,7 +30,7 @@ import { type ApprovalContext, guardOf, needsApproval } from './deployment-appro
 import { recordEvent } from '../platform/events';
 
 /** The deploy entries of the protected environment (EE protected_from?). */
-const deployGuards = (ctx: ApprovalContext) => ctx.entries.filter((r) => r.e.kind === 'deploy').map(guardOf);
+const deployGuards = (ctx: ApprovalContext) => ({ isProtected: !!ctx.pe, entries: ctx.entries.filter((r) => r.e.kind === 'deploy').map(guardOf) });
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */

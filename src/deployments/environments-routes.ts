@@ -25,7 +25,7 @@ import { environmentBasic, EnvironmentBasicSchema, environmentEntity, Environmen
 import { obj } from '../platform/response-schemas';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, requireReadEnvironment, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
-import { deployEntriesRead, protectedFrom } from './protected-environments';
+import { deployEntriesRead, deployGuard, protectedFrom } from './protected-environments';
 import { planAllows } from '../platform/plan';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -214,7 +214,7 @@ export function mountEnvironments(r: Router) {
       // EnvironmentPolicy: `destroy_environment` (developers) is prevented while the environment is not
       // stopped, and (EE) on a protected environment the caller may not deploy to.
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, guards)) throw forbidden();
+      if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, deployGuard(guards))) throw forbidden();
       checkUnmodifiedSince(c, env.updatedAt);
       // `has_many :all_deployments` goes with it (use_fast_destroy).
       await db.batch([
@@ -237,7 +237,7 @@ export function mountEnvironments(r: Router) {
       if (!env) throw recordNotFound();
       // StopService answers an error the API ignores when the caller may not stop (no stop actions: `update_environment`).
       // With no stop jobs, `stop` and `stop_complete` both end in `stopped` (auto_stop_at cleared).
-      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER) && !protectedFrom(premium(c), caller, found.level, guards);
+      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER) && !protectedFrom(premium(c), caller, found.level, deployGuard(guards));
       if (mayStop && (env.state === 'available' || (p.force && env.state === 'stopping'))) {
         const [rows] = await writeThenRead(
           db,

@@ -186,14 +186,28 @@ export function protectedEnvironmentReads(db: Db, pid: SQL, name: string) {
 }
 
 
-/** The deploy entries protecting the environment named `envName` in project `pid` (none when it is not protected), each with whether user `uid` is in the group it names. */
+/**
+ * What guards the environment named `envName` in project `pid`: one row per deploy entry, each with
+ * whether user `uid` is in the group it names, or a single row without `id` for a protected
+ * environment left with no deploy entry (unsharing a group can do that); no row when it is not protected.
+ */
 export function deployEntriesRead(db: Db, pid: SQL, envName: SQL | string, uid: number | null | undefined) {
   return db
-    .select({ accessLevel: protectedEnvironmentEntries.accessLevel, userId: protectedEnvironmentEntries.userId, groupId: protectedEnvironmentEntries.groupId, inGroup: inGroupSql(uid).as('in_group') })
-    .from(protectedEnvironmentEntries)
-    .where(
-      sql`${protectedEnvironmentEntries.kind} = 'deploy' AND ${protectedEnvironmentEntries.protectedEnvironmentId} IN (SELECT ${protectedEnvironments.id} FROM ${protectedEnvironments} WHERE ${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName})`,
-    );
+    .select({
+      id: protectedEnvironmentEntries.id,
+      accessLevel: protectedEnvironmentEntries.accessLevel,
+      userId: protectedEnvironmentEntries.userId,
+      groupId: protectedEnvironmentEntries.groupId,
+      inGroup: inGroupSql(uid).as('in_group'),
+    })
+    .from(protectedEnvironments)
+    .leftJoin(protectedEnvironmentEntries, and(eq(protectedEnvironmentEntries.protectedEnvironmentId, protectedEnvironments.id), eq(protectedEnvironmentEntries.kind, 'deploy')))
+    .where(sql`${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName}`);
+}
+
+/** `deployEntriesRead`'s rows as `protectedFrom` takes them. */
+export function deployGuard(rows: (Omit<GuardEntry, 'accessLevel'> & { id: number | null; accessLevel: number | null })[]) {
+  return { isProtected: rows.length > 0, entries: rows.filter((r) => r.id != null) };
 }
 
 /** An entry as access is checked on it; `inGroup` is `inGroupSql` for the caller, read with the entry. */
@@ -218,10 +232,10 @@ export function entryAdmits(e: GuardEntry, caller: { isAdmin: boolean; user?: { 
 
 /**
  * Environment#protected_from?(user) (Premium): the environment is protected and none of its deploy
- * entries lets the caller in (`entryAdmits`). EE's EnvironmentPolicy then prevents stop, update,
- * destroy and deployments.
+ * entries lets the caller in (`entryAdmits`: with none left, nobody, administrators included, as
+ * `accessible_to?` is an `any?`). EE's EnvironmentPolicy then prevents stop, update, destroy and deployments.
  */
-export function protectedFrom(premium: boolean, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number, entries: GuardEntry[]): boolean {
-  if (!premium || !entries.length) return false;
-  return !entries.some((e) => entryAdmits(e, caller, level));
+export function protectedFrom(premium: boolean, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number, guard: { isProtected: boolean; entries: GuardEntry[] }): boolean {
+  if (!premium || !guard.isProtected) return false;
+  return !guard.entries.some((e) => entryAdmits(e, caller, level));
 }

@@ -6,7 +6,7 @@
  * too) to deploy, update a deployment, stop and approve.
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, type TestUser, unique } from '../support';
+import { api, createUser, rootToken, type TestUser, unique } from '../support';
 import { commit, createEnvironment, deployWorld, type DeployWorld } from './fixtures';
 
 const rt = (res: { headers: Headers }) => Number(res.headers.get('x-storage-round-trips'));
@@ -162,5 +162,34 @@ describe('group entries of protected environments', () => {
     expect(after.approval_summary.rules).toEqual([
       expect.objectContaining({ id: rules[0].id, group_id: shared.id, access_level_description: shared.name, deployment_approvals: [ok.body] }),
     ]);
+  });
+
+  it('drops the entries naming a group when the project stops being shared with it, keeping an approval rule that is the last', async () => {
+    const { w, direct, shared } = await sharedWorld();
+    await createEnvironment(w, { name: 'staging' });
+    const P = `/projects/${w.project.id}/protected_environments`;
+    expect((await protect(w, { name: 'production', deploy_access_levels: [{ group_id: shared.id }, { access_level: 40 }], approval_rules: [{ group_id: shared.id }, { access_level: 40 }] })).status).toBe(201);
+    const staging = await protect(w, { name: 'staging', deploy_access_levels: [{ group_id: shared.id }], approval_rules: [{ group_id: shared.id }] });
+    expect(staging.status).toBe(201);
+    // Not found: nothing changes.
+    expect((await api(`/projects/${w.project.id}/share/${shared.id + 1000000}`, { method: 'DELETE', token: w.owner.token })).status).toBe(404);
+    expect((await api(`${P}/staging`, { token: w.maintainer.token })).body).toEqual(staging.body);
+
+    expect((await api(`/projects/${w.project.id}/share/${shared.id}`, { method: 'DELETE', token: w.owner.token })).status).toBe(204);
+    const production = (await api(`${P}/production`, { token: w.maintainer.token })).body;
+    expect(production.deploy_access_levels.map((e: { group_id: number | null; access_level: number | null }) => [e.group_id, e.access_level])).toEqual([[null, 40]]);
+    expect(production.approval_rules.map((e: { group_id: number | null; access_level: number | null }) => [e.group_id, e.access_level])).toEqual([[null, 40]]);
+    // The last approval rule stays; the deploy entries go, leaving the environment protected from everyone.
+    const after = (await api(`${P}/staging`, { token: w.maintainer.token })).body;
+    expect([after.deploy_access_levels, after.approval_rules]).toEqual([[], staging.body.approval_rules]);
+    expect((await deploy(w, w.maintainer, 'staging')).status).toBe(403);
+    expect((await deploy(w, w.owner, 'staging')).status).toBe(403);
+    // Administrators too (`accessible_to?` is an `any?` over no entry); elsewhere they pass.
+    expect((await deploy(w, { token: rootToken } as TestUser, 'staging')).status).toBe(403);
+    expect((await deploy(w, { token: rootToken } as TestUser, 'production')).status).toBe(201);
+    const env = (await api(`/projects/${w.project.id}/environments?name=staging`, { token: w.developer.token })).body[0];
+    expect((await api(`/projects/${w.project.id}/environments/${env.id}/stop`, { method: 'POST', token: w.owner.token })).body.state).toBe('available');
+    // The group's members lost the project with the share.
+    expect((await deploy(w, direct, 'production')).status).toBe(404);
   });
 });
