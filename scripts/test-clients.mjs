@@ -263,7 +263,8 @@ async function main() {
     // Project webhooks (issue 18 item 4): project.hooks create/list/get/save/delete, the test trigger's refusal;
     // project and group hooks' test trigger, events and resend delivered to a local receiver (gl.http_*).
     await runClient('python-gitlab hooks', PYTHON, [join(clientsDir, 'python_gitlab_hooks_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
-    // Group sharing (issue 18 item 3): project.share/unshare, group.share/unshare and the access a share gives.
+    // Group sharing (issue 18 item 3): project.share/unshare, group.share/unshare and the access a share gives;
+    // group.shared_projects.list(), invited_groups, groups/shared and members_all through a share.
     await runClient('python-gitlab share', PYTHON, [join(clientsDir, 'python_gitlab_share_check.py')], { ...common, PYTHONUNBUFFERED: '1' });
   }
 

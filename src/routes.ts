@@ -55,6 +55,7 @@ import { mountPersonalAccessTokens } from './auth/personal-access-tokens-routes'
 import { mountProjects } from './projects/projects-routes';
 import { mountProjectGroups } from './projects/project-groups-routes';
 import { mountShare } from './projects/share-routes';
+import { mountShareLists } from './projects/share-lists-routes';
 import { mountProjectTransfer } from './projects/project-transfer-routes';
 import { mountProjectExport } from './import-export/export-routes';
 import { mountProjectImport } from './import-export/import-routes';
@@ -176,6 +177,7 @@ export function mountApi(api: Router, web: Router) {
   mountProjects(inProjects(groupsApi));
   mountProjectGroups(inProjects(groupsApi));
   mountShare(inProjects(groupsApi));
+  mountShareLists(inProjects(groupsApi));
   mountProjectTransfer(inProjects(groupsApi));
   mountProjectExport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));
   mountProjectImport(groupsApi.withDefaults(() => ({ domain: 'import-export' })));

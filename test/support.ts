@@ -87,3 +87,29 @@ export async function createToken(userId: number, scopes: string[], extra: Recor
   if (res.status !== 201) throw new Error(`createToken failed: ${res.status} ${res.text}`);
   return res.body.token;
 }
+
+/**
+ * Puts `changes` into the application settings and checks the answer echoes them. Settings are
+ * instance-global, so with `fn` it runs `fn` and then puts the previous values back whatever
+ * happened; without `fn` the caller owns the restore (settings that must hold for a whole describe
+ * block, put back in its afterAll, perhaps with another token when the change locks root out).
+ * Either way it returns the previous values of the changed keys.
+ */
+export async function withSettings(changes: Record<string, unknown>, fn?: () => Promise<void>): Promise<Record<string, unknown>> {
+  const current = await api('/application/settings', { token: rootToken });
+  if (current.status !== 200) throw new Error(`reading settings failed: ${current.status} ${current.text}`);
+  const original = Object.fromEntries(Object.keys(changes).map((k) => [k, current.body[k]]));
+  const res = await api('/application/settings', { method: 'PUT', token: rootToken, body: changes });
+  if (res.status !== 200) throw new Error(`changing settings failed: ${res.status} ${res.text}`);
+  for (const [k, v] of Object.entries(changes)) {
+    if (JSON.stringify(res.body[k]) !== JSON.stringify(v)) throw new Error(`setting ${k} answered ${JSON.stringify(res.body[k])}, not ${JSON.stringify(v)}`);
+  }
+  if (!fn) return original;
+  try {
+    await fn();
+  } finally {
+    const back = await api('/application/settings', { method: 'PUT', token: rootToken, body: original });
+    if (back.status !== 200) throw new Error(`restoring settings failed: ${back.status} ${back.text}`);
+  }
+  return original;
+}

@@ -31,14 +31,15 @@ def fresh_ed25519():
     return f"ssh-ed25519 {base64.b64encode(blob).decode()} acct@example.com"
 
 
-@case("a user with a token; user.emails.create (skip_confirmation) and list as administrator")
+@case("a user with a token; user.emails.create (skip_confirmation) and list as administrator, the primary address first")
 def _():
     user = gl.users.create({"email": f"acct-{TAG}@example.com", "username": f"acct-{TAG}", "name": f"Acct {TAG}", "password": f"pw-{TAG}-long-enough", "skip_confirmation": True})
     token = user.impersonationtokens.create({"name": "acct", "scopes": ["api"]}).token
     confirmed = user.emails.create({"email": f"acct-{TAG}-work@example.com", "skip_confirmation": True})
     eq(confirmed.email, f"acct-{TAG}-work@example.com", "email")
     check(confirmed.confirmed_at, f"confirmed_at {confirmed.confirmed_at!r}")
-    eq([e.email for e in user.emails.list(get_all=True)], [confirmed.email], "user.emails.list")
+    # A confirmed user's primary address has its row (User#add_primary_email_to_emails!).
+    eq([e.email for e in user.emails.list(get_all=True)], [user.email, confirmed.email], "user.emails.list")
     state.update(user=user, token=token, confirmed=confirmed)
 
 
@@ -50,7 +51,7 @@ def _():
     mine = me.user.emails.create({"email": f"ACCT-{TAG}-home@example.com"})
     eq((mine.email, mine.confirmed_at), (f"acct-{TAG}-home@example.com", None), "lowercased, unconfirmed")
     eq(me.user.emails.get(mine.id).email, mine.email, "get")
-    eq(sorted(e.email for e in me.user.emails.list(get_all=True)), sorted([confirmed.email, mine.email]), "list")
+    eq(sorted(e.email for e in me.user.emails.list(get_all=True)), sorted([user.email, confirmed.email, mine.email]), "list")
     raises(gitlab.exceptions.GitlabCreateError, 400, lambda: me.user.emails.create({"email": confirmed.email}), "has already been taken")
     raises(gitlab.exceptions.GitlabCreateError, 400, lambda: me.user.emails.create({"email": user.email}), "has already been taken")
     mine.delete()
@@ -58,7 +59,11 @@ def _():
     # Another user's address is no one else's to create users with (User.by_any_email).
     raises(gitlab.exceptions.GitlabCreateError, 409, lambda: gl.users.create({"email": confirmed.email, "username": f"acct2-{TAG}", "name": "x", "password": f"pw-{TAG}-long-enough"}))
     user.emails.delete(confirmed.id)
-    eq(user.emails.list(get_all=True), [], "after user.emails.delete")
+    eq([e.email for e in user.emails.list(get_all=True)], [user.email], "after user.emails.delete")
+    # The primary address is never deleted: Emails::DestroyService raises (GitLab's API: 500; ours: 400 with its message).
+    primary = user.emails.list(get_all=True)[0]
+    raises(gitlab.exceptions.GitlabDeleteError, 400, lambda: user.emails.delete(primary.id))
+    raises(gitlab.exceptions.GitlabDeleteError, 400, lambda: me.user.emails.delete(primary.id))
 
 
 @case("user.memberships.list (type filter) after joining a group and a project")

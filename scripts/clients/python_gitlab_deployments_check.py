@@ -199,5 +199,21 @@ def _():
     eq(project.deployments.list(status="blocked", get_all=True), [], "nothing blocked")
 
 
+@case("a release group shared with the project: protected_environments.create canary naming it; its member deploys, the developer may not")
+def _():
+    project, deployer, readme = need("project", "deployer", "readme")
+    releaser = new_user("grprel")
+    group = gl.groups.create({"name": f"Py Release {TAG}", "path": f"py-release-{TAG}", "visibility": "private"})
+    group.members.create({"user_id": releaser.id, "access_level": gitlab.const.DEVELOPER_ACCESS})
+    project.share(group.id, gitlab.const.DEVELOPER_ACCESS)
+    other = gl.groups.create({"name": f"Py Unshared {TAG}", "path": f"py-unshared-{TAG}", "visibility": "private"})
+    # A group the project is not shared with is dropped (BaseService#valid_attribute?).
+    pe = project.protected_environments.create({"name": "canary", "deploy_access_levels": [{"group_id": group.id}, {"group_id": other.id}]})
+    eq([(a["group_id"], a["access_level_description"]) for a in pe.deploy_access_levels], [(group.id, group.name)], "group entry")
+    body = {"environment": "canary", "sha": readme.id, "ref": "main", "tag": False, "status": "running"}
+    eq(project.deployments.create(body, sudo=releaser.username).status, "running", "the group's member deploys")
+    raises(gitlab.exceptions.GitlabCreateError, 403, lambda: project.deployments.create(body, sudo=deployer.username), "403 Forbidden")
+
+
 print("END", flush=True)
 sys.exit(0)

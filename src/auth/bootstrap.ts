@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import type { Config } from '../platform/config';
 import type { Db } from '../db/client';
-import { namespaces, personalAccessTokens, users } from '../db/schema';
+import { emails, namespaces, personalAccessTokens, users } from '../db/schema';
 import { hashPassword, tokenDigest } from '../platform/crypto';
 
 export const ROOT_TOKEN_SCOPES = ['api', 'read_api', 'read_user', 'sudo', 'admin_mode', 'create_runner', 'manage_runner'];
@@ -26,6 +26,8 @@ export async function bootstrap(db: Db, config: Config): Promise<void> {
       .insert(namespaces)
       .values({ id: 1, kind: 'User', name: 'Administrator', path: 'root', fullPath: 'root', ownerId: 1, createdAt: now, updatedAt: now })
       .onConflictDoNothing(),
+    // root is confirmed, so its primary address has its `emails` row as every confirmed user's (users/primary-email.ts).
+    db.insert(emails).values({ userId: 1, email: 'admin@example.com', confirmedAt: now, createdAt: now }).onConflictDoNothing(),
     db
       .insert(personalAccessTokens)
       .values({ id: 1, userId: 1, name: 'bootstrap', tokenDigest: digest, scopes: JSON.stringify(ROOT_TOKEN_SCOPES), createdAt: now, updatedAt: now })

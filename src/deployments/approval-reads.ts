@@ -9,14 +9,19 @@ import { deploymentApprovals, deployments, environments, protectedEnvironmentEnt
 import type { UserRow } from '../platform/context';
 import type { ApprovalContext, ApprovalRow, RuleRow } from './deployment-approvals';
 import type { EntryRow, ProtectedEnvironmentRow } from './protected-environment-entity';
+import { inGroupSql } from './protected-environments';
 
 const USER = aliasedColumns(users, 'u_');
 
 /** The name of deployment `id`'s environment, as SQL. */
 export const environmentNameOf = (id: number | SQL) => sql`(SELECT e.name FROM ${environments} e JOIN ${deployments} d ON d.environment_id = e.id WHERE d.id = ${id})`;
 
-/** The protected environment named `envName` in project `pid`, its entries (with the names a rule is represented by), and deployment `deploymentId`'s approvals. */
-export function approvalContextReads(db: Db, pid: SQL, envName: SQL | string, deploymentId: number | SQL | null) {
+/**
+ * The protected environment named `envName` in project `pid`, its entries (with the names a rule is
+ * represented by, and whether user `uid` is in the group an entry names), and deployment
+ * `deploymentId`'s approvals.
+ */
+export function approvalContextReads(db: Db, pid: SQL, envName: SQL | string, deploymentId: number | SQL | null, uid: number | null | undefined) {
   const pe = sql`${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName}`;
   return [
     db.select().from(protectedEnvironments).where(pe).limit(1),
@@ -25,6 +30,7 @@ export function approvalContextReads(db: Db, pid: SQL, envName: SQL | string, de
         e: protectedEnvironmentEntries,
         userName: sql<string | null>`(SELECT u.name FROM users u WHERE u.id = "protected_environment_entries"."user_id")`.as('user_name'),
         groupName: sql<string | null>`(SELECT n.name FROM namespaces n WHERE n.id = "protected_environment_entries"."group_id")`.as('group_name'),
+        inGroup: inGroupSql(uid).as('in_group'),
       })
       .from(protectedEnvironmentEntries)
       .where(sql`${protectedEnvironmentEntries.protectedEnvironmentId} IN (SELECT ${protectedEnvironments.id} FROM ${protectedEnvironments} WHERE ${pe})`)
@@ -42,12 +48,12 @@ export const approvalsRead = (db: Db, deploymentId: number | SQL, only?: SQL) =>
     .where(and(sql`${deploymentApprovals.deploymentId} = ${deploymentId}`, only))
     .orderBy(deploymentApprovals.id);
 
-type Reads = [ProtectedEnvironmentRow[], { e: EntryRow; userName: string | null; groupName: string | null }[], { a: ApprovalRow; user: UserRow }[]];
+type Reads = [ProtectedEnvironmentRow[], RuleRow[], { a: ApprovalRow; user: UserRow }[]];
 
 /** The context from the three reads' results. */
 export const approvalContext = (r: readonly unknown[]): ApprovalContext => {
   const [pe, entries, approvals] = r as Reads;
-  return { pe: pe[0], entries: entries as RuleRow[], approvals };
+  return { pe: pe[0], entries, approvals };
 };
 
 /**

@@ -39,7 +39,7 @@ export function mountDeploymentApprovals(r: Router) {
     },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(db, pid, p.deployment_id), ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id)] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [deploymentRead(db, pid, p.deployment_id), ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id, caller.user?.id)] as const);
       requireReadEnvironment(caller, found);
       const row = found.reads[0][0];
       if (!row) throw recordNotFound();

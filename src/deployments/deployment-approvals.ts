@@ -13,17 +13,21 @@ import { obj, timestamp } from '../platform/response-schemas';
 import { iso } from '../platform/time';
 import { userBasic, UserBasicSchema } from '../users/user-entity';
 import { EnvironmentApprovalRuleSchema, type EntryRow, type ProtectedEnvironmentRow } from './protected-environment-entity';
-import { protectedFrom } from './protected-environments';
+import { entryAdmits, protectedFrom } from './protected-environments';
 
 export type ApprovalRow = typeof deploymentApprovals.$inferSelect;
 export const APPROVAL_STATUSES = ['approved', 'rejected'] as const;
 
-/** An approval entry of a protected environment with the names it may be represented as. */
+/** An entry of a protected environment with the names it may be represented as, and whether the caller is in the group it names (`inGroupSql`). */
 export interface RuleRow {
   e: EntryRow;
   userName: string | null;
   groupName: string | null;
+  inGroup: number | boolean | null;
 }
+
+/** The entry as access is checked on it. */
+export const guardOf = (r: RuleRow) => ({ ...r.e, inGroup: r.inGroup });
 
 /** What a deployment's approvals are judged on: its protected environment (if any), that environment's entries, the approvals given. */
 export interface ApprovalContext {
@@ -89,14 +93,8 @@ export function approvalSummary(ctx: ApprovalContext, base: string): ApprovalSum
   };
 }
 
-/** Authorizable#check_access for an approval rule: administrators, the named user, or a role at or below the caller's (groups are never shared with a project here). */
-function ruleAdmits(r: RuleRow, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number): boolean {
-  if (!caller.user) return false;
-  if (caller.isAdmin) return true;
-  if (r.e.userId != null) return r.e.userId === caller.user.id;
-  if (r.e.groupId != null) return false;
-  return level >= (r.e.accessLevel ?? 40);
-}
+/** ApprovalRule#check_access (Authorizable): as a deploy entry, a rule naming a group admitting its members. */
+const ruleAdmits = (r: RuleRow, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number) => entryAdmits(guardOf(r), caller, level);
 
 export interface Approver {
   isAdmin: boolean;
@@ -127,8 +125,8 @@ export function validateApproval(
   const rules = rulesOf(ctx);
   const mine = rules.filter((r) => ruleAdmits(r, caller, level));
   // :approve_deployment: a rule admitting the caller or, without rules, the right to deploy there.
-  const deployers = ctx.entries.filter((r) => r.e.kind === 'deploy').map((r) => r.e);
-  const allowed = rules.length ? mine.length > 0 : !!caller.user && !protectedFrom(true, caller, level, deployers);
+  const deployers = ctx.entries.filter((r) => r.e.kind === 'deploy').map(guardOf);
+  const allowed = rules.length ? mine.length > 0 : !!caller.user && !protectedFrom(true, caller, level, { isProtected: true, entries: deployers });
   if (!allowed) throw refuse("You don't have permission to approve this deployment. Contact the project or group owner for help.");
   if (!rules.length) return { ruleId: null };
   // Environment#find_approval_rule_for: the rule represented, or the caller's first.

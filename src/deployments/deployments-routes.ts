@@ -26,11 +26,11 @@ import { protectedFrom } from './protected-environments';
 import { linkMergeRequests } from './deployment-merge-requests';
 import { deploymentDependents } from './cascade';
 import { approvalContext, approvalContextReads, environmentNameOf } from './approval-reads';
-import { type ApprovalContext, needsApproval } from './deployment-approvals';
+import { type ApprovalContext, guardOf, needsApproval } from './deployment-approvals';
 import { recordEvent } from '../platform/events';
 
 /** The deploy entries of the protected environment (EE protected_from?). */
-const deployGuards = (ctx: ApprovalContext) => ctx.entries.filter((r) => r.e.kind === 'deploy').map((r) => r.e);
+const deployGuards = (ctx: ApprovalContext) => ({ isProtected: !!ctx.pe, entries: ctx.entries.filter((r) => r.e.kind === 'deploy').map(guardOf) });
 
 const TAGS = ['deployments'];
 /** The statuses a client may set (spec: create and update accept `created` too). */
@@ -83,7 +83,7 @@ export function mountDeployments(r: Router) {
       const premium = planAllows(c.var.config, 'premium');
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
         deploymentRead(c.var.db, pid, p.deployment_id),
-        ...(premium ? approvalContextReads(c.var.db, pid, environmentNameOf(p.deployment_id), p.deployment_id) : []),
+        ...(premium ? approvalContextReads(c.var.db, pid, environmentNameOf(p.deployment_id), p.deployment_id, caller.user?.id) : []),
       ] as const);
       requireReadEnvironment(caller, found);
       const row = found.reads[0][0];
@@ -111,7 +111,7 @@ export function mountDeployments(r: Router) {
           .from(projects)
           .where(sql`${projects.id} = ${pid}`),
         lastDeploymentRead(db, pid, sql`(SELECT id FROM ${environments} WHERE ${environments.projectId} = ${pid} AND ${environments.name} = ${p.environment})`),
-        ...approvalContextReads(db, pid, p.environment, null),
+        ...approvalContextReads(db, pid, p.environment, null, caller.user?.id),
       ] as const);
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
       const [envRows, [checks], [lastRow]] = found.reads;
@@ -187,7 +187,7 @@ export function mountDeployments(r: Router) {
       const db = c.var.db;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => [
         deploymentRead(db, pid, p.deployment_id),
-        ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id),
+        ...approvalContextReads(db, pid, environmentNameOf(p.deployment_id), p.deployment_id, caller.user?.id),
       ] as const);
       // `deployments.find` before `authorize! :update_deployment` (EE: not on a protected environment the caller may not deploy to).
       const [[row]] = found.reads;

@@ -25,7 +25,7 @@ import { environmentBasic, EnvironmentBasicSchema, environmentEntity, Environmen
 import { obj } from '../platform/response-schemas';
 import { blankToNull, environmentErrors, environmentSlug, guessTier, requireReadEnvironment, STATES, TIERS } from './environments';
 import { presentProjectBasic, projectBasicReads } from './project-presence';
-import { deployEntriesRead, protectedFrom } from './protected-environments';
+import { deployEntriesRead, deployGuard, protectedFrom } from './protected-environments';
 import { planAllows } from '../platform/plan';
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context';
@@ -207,14 +207,14 @@ export function mountEnvironments(r: Router) {
     { method: 'DELETE', path: '/projects/:id/environments/:environment_id', summary: 'Delete an environment', tags: TAGS, jobToken: true, params: oneParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), deployEntriesRead(db, pid, ENV_NAME(p.environment_id), caller.user?.id)] as const);
       requireReadEnvironment(caller, found);
       const [[env], guards] = found.reads;
       if (!env) throw recordNotFound();
       // EnvironmentPolicy: `destroy_environment` (developers) is prevented while the environment is not
       // stopped, and (EE) on a protected environment the caller may not deploy to.
       requireProjectLevel(caller, found.level, ACCESS.DEVELOPER);
-      if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, guards)) throw forbidden();
+      if (env.state !== 'stopped' || protectedFrom(premium(c), caller, found.level, deployGuard(guards))) throw forbidden();
       checkUnmodifiedSince(c, env.updatedAt);
       // `has_many :all_deployments` goes with it (use_fast_destroy).
       await db.batch([
@@ -230,14 +230,14 @@ export function mountEnvironments(r: Router) {
     { method: 'POST', path: '/projects/:id/environments/:environment_id/stop', summary: 'Stop an environment', tags: TAGS, jobToken: true, params: stopParams, responses: { 200: EnvironmentSchema } },
     async ({ c, p, caller }) => {
       const db = c.var.db;
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id))] as const);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [environmentRead(db, pid, p.environment_id), ...projectBasicReads(db, pid), deployEntriesRead(db, pid, ENV_NAME(p.environment_id), caller.user?.id)] as const);
       requireReadEnvironment(caller, found);
       const [envRows, names, owners, guards] = found.reads;
       let env = envRows[0];
       if (!env) throw recordNotFound();
       // StopService answers an error the API ignores when the caller may not stop (no stop actions: `update_environment`).
       // With no stop jobs, `stop` and `stop_complete` both end in `stopped` (auto_stop_at cleared).
-      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER) && !protectedFrom(premium(c), caller, found.level, guards);
+      const mayStop = hasProjectLevel(caller, found.level, ACCESS.DEVELOPER) && !protectedFrom(premium(c), caller, found.level, deployGuard(guards));
       if (mayStop && (env.state === 'available' || (p.force && env.state === 'stopping'))) {
         const [rows] = await writeThenRead(
           db,

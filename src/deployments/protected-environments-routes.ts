@@ -30,11 +30,13 @@ import {
   entryNameReads,
   entryNames,
   entryStatements,
+  paramGroupIds,
   paramUserIds,
   planEntries,
   protectedEnvironmentErrors,
   protectedEnvironmentReads,
   refuseApprovalCount,
+  sharedGroupsRead,
   usersWithLevel,
 } from './protected-environments';
 
@@ -45,6 +47,12 @@ function authorizeAdmin(c: Context<AppEnv>, caller: Caller, level: number) {
   requirePlan(c.var.config, 'premium');
   requireProjectLevel(caller, level, ACCESS.MAINTAINER);
 }
+
+/** What planEntries judges entries on, from the lookup batch's reads of the named users and groups. */
+const qualifiers = (userRows: { id: number; level: unknown }[], groupRows: { id: number }[]) => ({
+  levels: new Map(userRows.map((u) => [u.id, Number(u.level)])),
+  shared: new Set(groupRows.map((g) => g.id)),
+});
 
 const invalid = (messages: string[]) => new ApiError(422, { message: messages });
 
@@ -97,12 +105,13 @@ export function mountProtectedEnvironments(r: Router) {
       if (paramErrors.length) throw grapeError(paramErrors.join(', '));
       const db = c.var.db;
       const userIds = paramUserIds(p.deploy_access_levels, p.approval_rules);
-      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [protectedEnvironmentReads(db, pid, p.name).reads[0], usersWithLevel(db, pid, userIds)] as const);
+      const groupIds = paramGroupIds(p.deploy_access_levels, p.approval_rules);
+      const found = await findReadableProjectWith(c, caller, p.id, (pid) => [protectedEnvironmentReads(db, pid, p.name).reads[0], usersWithLevel(db, pid, userIds), sharedGroupsRead(db, pid, groupIds)] as const);
       authorizeAdmin(c, caller, found.level);
       refuseApprovalCount(p.required_approval_count);
-      const [existing, userRows] = found.reads;
+      const [existing, userRows, groupRows] = found.reads;
       if (existing[0]) throw conflict(`Environment '${p.name}' is already protected`);
-      const plan = planEntries([], p.deploy_access_levels, p.approval_rules, new Map(userRows.map((u) => [u.id, Number(u.level)])));
+      const plan = planEntries([], p.deploy_access_levels, p.approval_rules, qualifiers(userRows, groupRows));
       const errors = protectedEnvironmentErrors(p.name, p.required_approval_count, plan);
       if (errors.length) throw invalid(errors);
       const projectId = found.project.id;
@@ -118,7 +127,7 @@ export function mountProtectedEnvironments(r: Router) {
           reads,
         ),
       );
-      return c.json(protectedEnvironmentEntity(pes[0], entries, entryNames([], [], userRows)), 201);
+      return c.json(protectedEnvironmentEntity(pes[0], entries, entryNames([], groupRows, userRows)), 201);
     },
   );
 
@@ -129,18 +138,19 @@ export function mountProtectedEnvironments(r: Router) {
       if (paramErrors.length) throw grapeError(paramErrors.join(', '));
       const db = c.var.db;
       const userIds = paramUserIds(p.deploy_access_levels, p.approval_rules);
+      const groupIds = paramGroupIds(p.deploy_access_levels, p.approval_rules);
       let peIdSql: ReturnType<typeof protectedEnvironmentReads>['peId'] | undefined;
       const found = await findReadableProjectWith(c, caller, p.id, (pid) => {
         const one = protectedEnvironmentReads(db, pid, p.name);
         peIdSql = one.peId;
-        return [...one.reads, usersWithLevel(db, pid, userIds), ...entryNameReads(db, sql`protected_environment_id = ${peIdSql}`)] as const;
+        return [...one.reads, usersWithLevel(db, pid, userIds), sharedGroupsRead(db, pid, groupIds), ...entryNameReads(db, sql`protected_environment_id = ${peIdSql}`)] as const;
       });
       authorizeAdmin(c, caller, found.level);
-      const [pes, existing, userRows, userNames, groupNames] = found.reads;
+      const [pes, existing, userRows, groupRows, userNames, groupNames] = found.reads;
       const pe = pes[0];
       if (!pe) throw recordNotFound();
       refuseApprovalCount(p.required_approval_count);
-      const plan = planEntries(existing, p.deploy_access_levels, p.approval_rules, new Map(userRows.map((u) => [u.id, Number(u.level)])));
+      const plan = planEntries(existing, p.deploy_access_levels, p.approval_rules, qualifiers(userRows, groupRows));
       const count = p.required_approval_count ?? pe.requiredApprovalCount;
       const errors = protectedEnvironmentErrors(pe.name, count, plan);
       if (errors.length) throw invalid(errors);
@@ -149,7 +159,7 @@ export function mountProtectedEnvironments(r: Router) {
         [db.update(protectedEnvironments).set({ requiredApprovalCount: count, updatedAt: Date.now() }).where(eq(protectedEnvironments.id, pe.id)), ...entryStatements(db, pe.id, plan)],
         protectedEnvironmentReads(db, sql`${pe.projectId}`, pe.name).reads,
       );
-      return c.json(protectedEnvironmentEntity(after[0], entries, entryNames(userNames, groupNames, userRows)));
+      return c.json(protectedEnvironmentEntity(after[0], entries, entryNames(userNames, [...groupNames, ...groupRows], userRows)));
     },
   );
 

@@ -2,16 +2,17 @@
  * Protected environments of a project (ProtectedEnvironments::{Create,Update,Destroy}Service and
  * BaseService, the ProtectedEnvironment model). Entries naming a user are kept only for users with
  * developer access to the project, entries naming a group only for groups the project is shared
- * with (BaseService#valid_attribute?); this server shares projects with no group, so those are
- * dropped. Validation failures are the model's full messages.
+ * with (BaseService#valid_attribute?, `project.invited_groups`: any link in force, whatever its
+ * `group_access`); the others are dropped. Validation failures are the model's full messages.
  */
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { inJson } from '../db/batch-reads';
 import type { Db } from '../db/client';
-import { namespaces, projects, protectedEnvironmentEntries, protectedEnvironments, users } from '../db/schema';
+import { namespaces, projectGroupLinks, projects, protectedEnvironmentEntries, protectedEnvironments, users } from '../db/schema';
 import { ApiError, recordNotFound } from '../platform/errors';
-import { ACCESS, projectLevelSql } from '../projects/abilities';
+import { ACCESS, groupLevelSql, projectLevelSql } from '../projects/abilities';
+import { today } from '../platform/time';
 import type { EntryNames, EntryRow } from './protected-environment-entity';
 import type { ApprovalEntryParam, DeployEntryParam } from './protected-environments-params';
 
@@ -24,6 +25,37 @@ export function refuseApprovalCount(count: number | undefined) {
 
 /** The user ids the parameters name (their level in the project and their names are read beside the project). */
 export const paramUserIds = (...lists: ({ user_id?: number }[] | undefined)[]) => [...new Set(lists.flatMap((l) => (l ?? []).map((e) => e.user_id).filter((x): x is number => x != null)))];
+
+/** The group ids the parameters name. */
+export const paramGroupIds = (...lists: ({ group_id?: number }[] | undefined)[]) => [...new Set(lists.flatMap((l) => (l ?? []).map((e) => e.group_id).filter((x): x is number => x != null)))];
+
+/**
+ * Of the named groups, those project `pid` is shared with (`project.invited_groups`), with their
+ * names: a link whatever its `group_access`, not expired (GitLab deletes expired links; here they
+ * are compared with today, as memberships are).
+ */
+export function sharedGroupsRead(db: Db, pid: SQL, ids: number[]) {
+  return db
+    .select({ id: namespaces.id, name: namespaces.name })
+    .from(projectGroupLinks)
+    .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
+    .where(and(sql`${projectGroupLinks.projectId} = ${pid}`, inJson(projectGroupLinks.groupId, ids), sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > ${today()})`));
+}
+
+/**
+ * SQL, on a `protected_environment_entries` row naming a group: 1 when user `uid` is in that group
+ * as Authorizable#check_access counts it. `group_inheritance_type` ALL (1) asks `group.member?`: a
+ * level of Guest or more in the group, from it, an ancestor, or a group it is shared with; DIRECT (0)
+ * asks `group.users.exists?`: a direct membership of the group (minimal access is no membership).
+ * Any level will do: unlike protected branches, the group's role is not looked at.
+ */
+export function inGroupSql(uid: number | null | undefined) {
+  if (uid == null) return sql<number>`0`;
+  const entry = sql.raw('"protected_environment_entries"');
+  return sql<number>`CASE WHEN ${entry}."group_id" IS NULL THEN 0 WHEN ${entry}."group_inheritance_type" = 1
+    THEN coalesce((SELECT ${groupLevelSql(uid)} FROM ${namespaces} WHERE ${namespaces.id} = ${entry}."group_id"), 0) >= ${ACCESS.GUEST}
+    ELSE EXISTS (SELECT 1 FROM members m WHERE m.source_type = 'Namespace' AND m.source_id = ${entry}."group_id" AND m.user_id = ${uid} AND m.access_level >= ${ACCESS.GUEST} AND (m.expires_at IS NULL OR m.expires_at > ${today()})) END`;
+}
 
 /** Each named user's name and level in the project `pid`. */
 export function usersWithLevel(db: Db, pid: SQL, ids: number[]) {
@@ -51,10 +83,16 @@ export function entryNames(userRows: { id: number; name: string }[], groupRows: 
 type Kind = 'deploy' | 'approval';
 export type NewEntry = Omit<typeof protectedEnvironmentEntries.$inferInsert, 'protectedEnvironmentId'>;
 
+/** What an entry is judged on: the named users' levels in the project, the named groups it is shared with. */
+export interface Qualifiers {
+  levels: Map<number, number>;
+  shared: ReadonlySet<number>;
+}
+
 /** BaseService#valid_attribute?: a destroy always passes; a user needs developer access, a group must be shared with the project. */
-function qualified(e: { user_id?: number; group_id?: number; _destroy?: boolean }, levels: Map<number, number>) {
+function qualified(e: { user_id?: number; group_id?: number; _destroy?: boolean }, { levels, shared }: Qualifiers) {
   if (e._destroy) return true;
-  if (e.group_id != null) return false;
+  if (e.group_id != null) return shared.has(e.group_id);
   if (e.user_id != null) return (levels.get(e.user_id) ?? 0) >= ACCESS.DEVELOPER;
   return true;
 }
@@ -83,11 +121,11 @@ export interface EntryPlan {
  * accepts_nested_attributes_for over the existing entries: `id` changes (or with `_destroy` removes)
  * that entry, which must belong to this protected environment (404 otherwise); the rest are new.
  */
-export function planEntries(existing: EntryRow[], deploy: DeployEntryParam[] | undefined, approval: ApprovalEntryParam[] | undefined, levels: Map<number, number>): EntryPlan {
+export function planEntries(existing: EntryRow[], deploy: DeployEntryParam[] | undefined, approval: ApprovalEntryParam[] | undefined, q: Qualifiers): EntryPlan {
   const plan: EntryPlan = { inserts: [], updates: [], deletes: [], result: existing.map((e) => ({ kind: e.kind as Kind })) };
   const removed = new Set<number>();
   for (const [kind, list] of [['deploy', deploy], ['approval', approval]] as const) {
-    for (const e of (list ?? []).filter((x) => qualified(x, levels))) {
+    for (const e of (list ?? []).filter((x) => qualified(x, q))) {
       if (e.id == null) {
         if (e._destroy) continue;
         plan.inserts.push(newEntry(kind, e));
@@ -148,26 +186,56 @@ export function protectedEnvironmentReads(db: Db, pid: SQL, name: string) {
 }
 
 
-/** The deploy entries protecting the environment named `envName` in project `pid` (none when it is not protected). */
-export function deployEntriesRead(db: Db, pid: SQL, envName: SQL | string) {
+/**
+ * What guards the environment named `envName` in project `pid`: one row per deploy entry, each with
+ * whether user `uid` is in the group it names, or a single row without `id` for a protected
+ * environment left with no deploy entry (unsharing a group can do that); no row when it is not protected.
+ */
+export function deployEntriesRead(db: Db, pid: SQL, envName: SQL | string, uid: number | null | undefined) {
   return db
-    .select({ accessLevel: protectedEnvironmentEntries.accessLevel, userId: protectedEnvironmentEntries.userId, groupId: protectedEnvironmentEntries.groupId })
-    .from(protectedEnvironmentEntries)
-    .where(
-      sql`${protectedEnvironmentEntries.kind} = 'deploy' AND ${protectedEnvironmentEntries.protectedEnvironmentId} IN (SELECT ${protectedEnvironments.id} FROM ${protectedEnvironments} WHERE ${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName})`,
-    );
+    .select({
+      id: protectedEnvironmentEntries.id,
+      accessLevel: protectedEnvironmentEntries.accessLevel,
+      userId: protectedEnvironmentEntries.userId,
+      groupId: protectedEnvironmentEntries.groupId,
+      inGroup: inGroupSql(uid).as('in_group'),
+    })
+    .from(protectedEnvironments)
+    .leftJoin(protectedEnvironmentEntries, and(eq(protectedEnvironmentEntries.protectedEnvironmentId, protectedEnvironments.id), eq(protectedEnvironmentEntries.kind, 'deploy')))
+    .where(sql`${protectedEnvironments.projectId} = ${pid} AND ${protectedEnvironments.name} = ${envName}`);
+}
+
+/** `deployEntriesRead`'s rows as `protectedFrom` takes them. */
+export function deployGuard(rows: (Omit<GuardEntry, 'accessLevel'> & { id: number | null; accessLevel: number | null })[]) {
+  return { isProtected: rows.length > 0, entries: rows.filter((r) => r.id != null) };
+}
+
+/** An entry as access is checked on it; `inGroup` is `inGroupSql` for the caller, read with the entry. */
+export interface GuardEntry {
+  accessLevel: number | null;
+  userId: number | null;
+  groupId: number | null;
+  inGroup: number | boolean | null;
+}
+
+/**
+ * ProtectedEnvironments::Authorizable#check_access: administrators, the named user, a member of the
+ * named group (as `inGroupSql` counts), or a role at or below the caller's level.
+ */
+export function entryAdmits(e: GuardEntry, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number): boolean {
+  if (!caller.user) return false;
+  if (caller.isAdmin) return true;
+  if (e.userId != null) return e.userId === caller.user.id;
+  if (e.groupId != null) return !!Number(e.inGroup);
+  return level >= (e.accessLevel ?? ACCESS.MAINTAINER);
 }
 
 /**
  * Environment#protected_from?(user) (Premium): the environment is protected and none of its deploy
- * entries lets the caller in (ProtectedEnvironments::Authorizable#check_access: administrators, the
- * named user, or a role at or below the caller's level; groups are never shared with a project here).
- * EE's EnvironmentPolicy then prevents stop, update, destroy and deployments.
+ * entries lets the caller in (`entryAdmits`: with none left, nobody, administrators included, as
+ * `accessible_to?` is an `any?`). EE's EnvironmentPolicy then prevents stop, update, destroy and deployments.
  */
-export function protectedFrom(premium: boolean, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number, entries: { accessLevel: number | null; userId: number | null; groupId: number | null }[]): boolean {
-  if (!premium || !entries.length) return false;
-  if (!caller.user) return true;
-  if (caller.isAdmin) return false;
-  const uid = caller.user.id;
-  return !entries.some((e) => (e.userId != null ? e.userId === uid : e.groupId != null ? false : level >= (e.accessLevel ?? ACCESS.MAINTAINER)));
+export function protectedFrom(premium: boolean, caller: { isAdmin: boolean; user?: { id: number } | null }, level: number, guard: { isProtected: boolean; entries: GuardEntry[] }): boolean {
+  if (!premium || !guard.isProtected) return false;
+  return !guard.entries.some((e) => entryAdmits(e, caller, level));
 }

@@ -9,8 +9,9 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { members, namespaces, users } from '../db/schema';
 import { aliasedColumns } from '../db/aliased-columns';
-import type { UserRow } from '../platform/context';
-import { ACCESS, activeMember } from './abilities';
+import type { Caller, UserRow } from '../platform/context';
+import { ACCESS, activeMember, groupVisibleSql } from './abilities';
+import { today } from '../platform/time';
 import { groupIdRef } from './group-queries';
 import { projectIdRef } from './project-queries';
 import type { SourceType } from './member-queries';
@@ -92,3 +93,88 @@ export const inheritedMembershipRead = (db: Db, s: SourceRef, userId: SQL) =>
     .where(and(sql`${members.userId} = ${userId}`, eq(members.sourceType, 'Namespace'), sql`${members.sourceId} IN ${s.groups}`, activeMember()))
     .orderBy(sql`${members.accessLevel} desc`)
     .limit(1);
+
+/**
+ * The groups whose members are members of the source through a share, with the level the link caps
+ * them at (`gid`, `cap`): members_helpers.rb `find_all_members` asks MembersFinder for a project's
+ * `:invited_groups` (groups it is shared with and their ancestors) and `:shared_into_ancestors`, and
+ * GroupMembersFinder for a group's `:shared_from_groups` (groups shared into it or an ancestor; those
+ * groups only). Groups the caller may not read count only when the caller is a member of the source.
+ */
+function sharedSources(s: SourceRef, caller: Caller): SQL {
+  const day = today();
+  const link = sql`(l.expires_at IS NULL OR l.expires_at > ${day})`;
+  // `namespaces` unaliased is the group whose members count: groupVisibleSql names it so.
+  const visible = groupVisibleSql(caller);
+  const shown = visible && caller.user ? sql`(${visible} OR ${memberOfSource(s, caller.user.id, day)})` : (visible ?? sql`1`);
+  const intoAncestors = sql`SELECT namespaces.id AS gid, l.group_access AS cap FROM group_group_links l JOIN namespaces ON namespaces.id = l.shared_with_group_id
+    WHERE l.shared_group_id IN ${s.groups} AND ${link} AND ${shown}`;
+  if (s.type === 'Namespace') return intoAncestors;
+  return sql`SELECT namespaces.id AS gid, l.group_access AS cap FROM project_group_links l JOIN namespaces g ON g.id = l.group_id
+      JOIN namespaces ON namespaces.id IN ${pathIds(sql`g.traversal_path`)}
+    WHERE l.project_id = ${s.id} AND ${link} AND ${shown}
+    UNION ALL ${intoAncestors}`;
+}
+
+/** `member?(current_user)` of the source: a membership or share of it or of a group above it. */
+const memberOfSource = (s: SourceRef, userId: number, day: string) =>
+  sql`EXISTS (SELECT 1 FROM access_grants x WHERE x.user_id = ${userId} AND ((x.source_type = ${s.type} AND x.source_id = ${s.id})
+    OR (x.source_type = 'Namespace' AND x.source_id IN ${s.groups})) AND (x.expires_at IS NULL OR x.expires_at > ${day}))`;
+
+/**
+ * One membership row per user of `members/all` (`id`) and the level shown (`lvl`): the user's own and
+ * inherited memberships, and their memberships of shared groups at min(level, the link's level).
+ * The level is the highest of them (a project's project_authorizations level, GroupMembersFinder's
+ * distinct_on_user_with_max_access_level); the row is the project membership when there is one
+ * (MembersFinder#distinct_on prefers ProjectMember), else the one with that level, oldest first.
+ */
+function bestMemberships(s: SourceRef, caller: Caller): SQL {
+  const active = sql`(m.expires_at IS NULL OR m.expires_at > ${today()})`;
+  const candidates = sql`SELECT m.id, m.user_id, m.access_level AS lvl, (m.source_type = 'Project') AS own FROM members m
+      WHERE ((m.source_type = ${s.type} AND m.source_id = ${s.id}) OR (m.source_type = 'Namespace' AND m.source_id IN ${s.groups})) AND ${active}
+    UNION ALL
+    SELECT m.id, m.user_id, min(m.access_level, sh.cap), 0 FROM (${sharedSources(s, caller)}) sh
+      JOIN members m ON m.source_type = 'Namespace' AND m.source_id = sh.gid WHERE m.access_level >= ${ACCESS.GUEST} AND ${active}`;
+  return sql`SELECT id, lvl FROM (SELECT c.id, max(c.lvl) OVER (PARTITION BY c.user_id) AS lvl,
+      row_number() OVER (PARTITION BY c.user_id ORDER BY c.own DESC, c.lvl DESC, c.id) AS rn FROM (${candidates}) c) WHERE rn = 1`;
+}
+
+/**
+ * `bestMemberships` as CTEs at the head of the statement: the source's id and groups are sub-selects
+ * (by path, over traversal paths) that, nested inside the shares and the window, would overflow
+ * SQLite's parser stack; named once at the top, every use is a shallow `SELECT id FROM ...`.
+ */
+function bestMembershipsCtes(db: Db, s: SourceRef, caller: Caller) {
+  const src = db.$with('share_src', { id: sql<number>`id` }).as(sql`SELECT ${s.id} AS id`);
+  const groups = db.$with('share_groups', { id: sql<number>`id` }).as(sql`SELECT value AS id FROM ${s.groups}`);
+  const flat: SourceRef = { type: s.type, id: sql`(SELECT id FROM share_src)`, groups: sql`(SELECT id FROM share_groups)` };
+  const best = db.$with('share_best', { id: sql<number>`id`, lvl: sql<number>`lvl` }).as(bestMemberships(flat, caller));
+  return [src, groups, best] as const;
+}
+
+/** `members/all`: the memberships `bestMemberships` picks, with their users, creators and the level shown (`level`); add `.where(...)`. */
+export const allMemberSelect = (db: Db, s: SourceRef, caller: Caller) =>
+  db
+    .with(...bestMembershipsCtes(db, s, caller))
+    .select({ member: MEMBER, user: USER, creator: CREATOR, level: sql<number>`best.lvl`.as('best_lvl') })
+    .from(members)
+    .innerJoin(sql`share_best best`, sql`best.id = ${members.id}`)
+    .innerJoin(users, eq(users.id, members.userId))
+    .leftJoin(creators, eq(creators.id, members.createdById))
+    .$dynamic();
+
+/** At most `limit` rows of `allMemberSelect` matching `where`, counted. */
+export const allMemberCount = (db: Db, s: SourceRef, caller: Caller, where: SQL | undefined, limit: number) =>
+  db
+    .with(...bestMembershipsCtes(db, s, caller))
+    .select({ n: sql<number>`count(*)` })
+    .from(
+      db
+        .select({ one: sql`1` })
+        .from(members)
+        .innerJoin(sql`share_best best`, sql`best.id = ${members.id}`)
+        .innerJoin(users, eq(users.id, members.userId))
+        .where(where)
+        .limit(limit)
+        .as('t'),
+    );

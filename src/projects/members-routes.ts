@@ -7,7 +7,7 @@ import type { SourceType } from './member-queries';
 import { members, users } from '../db/schema';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { writeThenRead } from '../db/batch-reads';
-import { allMemberships, groupOwnersRead, inheritedMembershipRead, memberCount, type MemberWithCreator, memberSelect, ownMemberships, sourceRef, type SourceRef } from './member-reads';
+import { allMemberCount, allMemberSelect, groupOwnersRead, inheritedMembershipRead, memberCount, type MemberWithCreator, memberSelect, ownMemberships, sourceRef, type SourceRef } from './member-reads';
 import { memberEntity, MemberSchema } from './member-entity';
 import { ACCESS, activeMember, MEMBER_LEVELS } from './abilities';
 import { checkUnmodifiedSince } from '../platform/conditional';
@@ -87,6 +87,10 @@ function present(c: Context<AppEnv>, rows: MemberWithCreator[]) {
   return rows.map((r) => memberEntity(r.member, r.user, { base, createdBy: r.creator.id != null ? (r.creator as unknown as UserRow) : null }));
 }
 
+/** `members/all` rows: the membership shown at the level `allMemberSelect` computed for its user. */
+const presentAll = (c: Context<AppEnv>, rows: (MemberWithCreator & { level: number })[]) =>
+  present(c, rows.map((r) => ({ ...r, member: { ...r.member, accessLevel: Number(r.level) } })));
+
 /** Sets a members page's headers from the count read beside it. */
 function pageHeaders(c: Context<AppEnv>, req: PageRequest, raw: Record<string, unknown>, counted: { n: number }[], rows: number) {
   const n = Number(counted[0]?.n ?? 0);
@@ -118,16 +122,14 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
     const raw = await requestParams(c);
     const req = pageRequest(p, raw.per_page);
     const db = c.var.db;
+    // Members, inherited and through shares, each user once (member-reads.ts bestMemberships): one round trip with the source.
     const s = await loadSourceWith(c, caller, kind, p.id, (ref) => {
-      // Each user once, at the highest of their levels (MembersFinder distinct on user_id by access_level desc).
-      const best = sql`${members.id} = (SELECT m2.id FROM members m2 WHERE m2.user_id = ${members.userId} AND ((m2.source_type = ${ref.type} AND m2.source_id = ${ref.id})
-        OR (m2.source_type = 'Namespace' AND m2.source_id IN ${ref.groups})) AND (m2.expires_at IS NULL OR m2.expires_at > ${today()}) ORDER BY m2.access_level DESC, m2.id ASC LIMIT 1)`;
-      const where = and(allMemberships(ref), activeMember(), best, ...memberFilters(p));
-      return [memberSelect(db).where(where).orderBy(asc(members.userId)).limit(req.perPage).offset(req.offset), memberCount(db, where, MAX_COUNT + 1)] as const;
+      const where = and(...memberFilters(p));
+      return [allMemberSelect(db, ref, caller).where(where).orderBy(asc(members.userId)).limit(req.perPage).offset(req.offset), allMemberCount(db, ref, caller, where, MAX_COUNT + 1)] as const;
     });
     const [rows, counted] = s.reads;
     pageHeaders(c, req, raw, counted, rows.length);
-    return c.json(present(c, rows as MemberWithCreator[]));
+    return c.json(presentAll(c, rows));
   });
 
   r.route({ method: 'GET', path: `/${kind}/:id/members/:user_id`, summary: `Get a member of a ${noun}`, tags, params: memberParams, responses: { 200: MemberSchema } }, async ({ c, p, caller }) => {
@@ -140,15 +142,11 @@ function mountFor(r: Router, kind: 'projects' | 'groups') {
 
   r.route({ method: 'GET', path: `/${kind}/:id/members/all/:user_id`, summary: `Get a member of a ${noun}, inherited included`, tags, params: memberParams, responses: { 200: MemberSchema } }, async ({ c, p, caller }) => {
     const db = c.var.db;
-    const s = await loadSourceWith(c, caller, kind, p.id, (ref) => [
-      memberSelect(db)
-        .where(and(eq(members.userId, p.user_id), allMemberships(ref), activeMember()))
-        .orderBy(sql`${members.accessLevel} desc`)
-        .limit(1),
-    ] as const);
+    // members.rb: `find_all_members(source).find_by!(user_id:)`, shares included.
+    const s = await loadSourceWith(c, caller, kind, p.id, (ref) => [allMemberSelect(db, ref, caller).where(eq(members.userId, p.user_id)).limit(1)] as const);
     const row = s.reads[0][0];
     if (!row) throw recordNotFound();
-    return c.json(present(c, [row as MemberWithCreator])[0]);
+    return c.json(presentAll(c, [row])[0]);
   });
 
   r.route({ method: 'POST', path: `/${kind}/:id/members`, summary: `Add a member to a ${noun}`, tags, params: addMemberParams, responses: { 201: MemberSchema } }, async ({ c, p, caller }) => {

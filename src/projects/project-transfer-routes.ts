@@ -2,8 +2,8 @@
  * PUT /projects/:id/transfer (GitLab lib/api/projects.rb `:id/transfer`, Projects::TransferService):
  * moves a project to another namespace the caller may create projects in. Paths are computed from
  * the namespace on every read, so the move is one update (plus, into a personal namespace, its
- * owner's Owner membership).
- * Not moved: group labels and milestones the project's issues use (GitLab copies them into the project).
+ * owner's Owner membership), with the group labels and milestones the project's issues and merge
+ * requests use that the new namespace does not offer (project-transfer-planning.ts), in one batch.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { members, namespaces, projects } from '../db/schema';
@@ -15,10 +15,11 @@ import { decimalId } from '../platform/record-id';
 import type { Router } from '../platform/router';
 import { g, params } from '../platform/validate';
 import { settingsOf } from '../settings/settings';
-import { ACCESS, groupLevelSql, type NamespaceRow, VISIBILITY_LEVEL } from './abilities';
+import { ACCESS, groupLevelSql, type NamespaceRow, traversalIds, VISIBILITY_LEVEL } from './abilities';
 import { projectCreationAccess, projectCreationLevelName } from './project-creation-level';
 import { ProjectSchema } from './project-entity';
 import { presentReadBack, projectReadBack } from './project-writes';
+import { transferPlanningStatements } from './project-transfer-planning';
 import { findReadableProjectWith } from './projects';
 
 const transferParams = params({ id: g.string(), namespace: g.string() });
@@ -72,7 +73,10 @@ export function mountProjectTransfer(r: Router) {
                 .onConflictDoUpdate({ target: [members.userId, members.sourceType, members.sourceId], set: { accessLevel: ACCESS.OWNER, updatedAt: now } }),
             ]
           : [];
-      const done = await writeThenRead(db, [...writes, ...owner], projectReadBack(db, caller, eq(projects.id, pr.project.id)));
+      // transfer_missing_group_resources(old_group): labels, then milestones.
+      const groupIds = (n: NamespaceRow) => (n.kind === 'Group' ? traversalIds(n) : []);
+      const planning = transferPlanningStatements(db, { projectId: pr.project.id, oldGroupIds: groupIds(pr.namespace), newGroupIds: groupIds(ns), now });
+      const done = await writeThenRead(db, [...writes, ...owner, ...planning], projectReadBack(db, caller, eq(projects.id, pr.project.id)));
       return c.json(presentReadBack(c, caller, done));
     },
   );

@@ -87,3 +87,20 @@ export const listShape = {
 export const listProjectsParams = params(listShape);
 export const listUserProjectsParams = params({ user_id: g.string(), ...listShape });
 export const listGroupProjectsParams = params({ id: g.string(), include_subgroups: g.bool().default(false), with_shared: g.bool().default(true), ...listShape });
+
+/** groups.rb `:id/projects/shared`: the filters it declares (no `owned`, `membership`, keyset or `similarity`). */
+export const listSharedProjectsParams = params({
+  id: g.string(),
+  archived: g.bool().optional(),
+  visibility: g.enum(VIS).optional(),
+  search: g.search().optional(),
+  order_by: g.enum(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'] as const).default('created_at'),
+  sort: g.enum(['asc', 'desc'] as const).default('desc'),
+  simple: g.bool().default(false),
+  starred: g.bool().default(false),
+  with_issues_enabled: g.bool().default(false),
+  with_merge_requests_enabled: g.bool().default(false),
+  min_access_level: g.intEnum([10, 15, 20, 30, 40, 50]).optional(),
+  with_custom_attributes: g.bool().default(false),
+  ...paginationParams,
+});

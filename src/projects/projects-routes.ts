@@ -22,6 +22,7 @@ import {
   getProjectParams,
   listGroupProjectsParams,
   listProjectsParams,
+  listSharedProjectsParams,
   listShape,
   listUserProjectsParams,
   projectIdParams,
@@ -47,10 +48,36 @@ import { cascade, runDeletion } from '../platform/cascade';
 
 export { findReadableProject };
 
+/** groups.rb `:id/projects/shared`: its declared defaults, for Link URLs. */
+const SHARED_LINK_DEFAULTS: Record<string, unknown> = {
+  order_by: 'created_at',
+  sort: 'desc',
+  simple: false,
+  starred: false,
+  with_issues_enabled: false,
+  with_merge_requests_enabled: false,
+  with_custom_attributes: false,
+};
+
 type ListP = z.output<z.ZodObject<typeof listShape>>;
 
 /** A page of projects: Project, or BasicProjectDetails with `simple=true`. */
 const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]));
+
+/** Declared defaults of the project lists, repeated in their Link URLs (Grape's `params`). */
+const LIST_LINK_DEFAULTS: Record<string, unknown> = {
+  order_by: 'created_at',
+  sort: 'desc',
+  owned: false,
+  starred: false,
+  imported: false,
+  membership: false,
+  with_issues_enabled: false,
+  with_merge_requests_enabled: false,
+  simple: false,
+  statistics: false,
+  with_custom_attributes: false,
+};
 
 /** GET lists of projects: filters, order, offset or id keyset pagination (keyset: Link rel=next only). */
 /**
@@ -58,7 +85,7 @@ const ProjectList = z.array(z.union([ProjectSchema, BasicProjectDetailsSchema]))
  * (projects.rb `present_projects`: /projects, /users/:id/projects). A group's projects are paged by
  * plain `paginate` (groups.rb `find_group_projects`), which has no cap.
  */
-async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}, offsetCap = true) {
+async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope: (SQL | undefined)[], defaults: Record<string, unknown> = {}, offsetCap = true, linkDefaults = LIST_LINK_DEFAULTS) {
   const raw = await requestParams(c);
   const user = caller.user;
   const conds: (SQL | undefined)[] = [...scope];
@@ -117,7 +144,7 @@ async function listProjects(c: Context<AppEnv>, caller: Caller, p: ListP, scope:
   const { rows, reads } = await paginateWith(
     c,
     req,
-    linkParamsFrom(raw, { order_by: 'created_at', sort: 'desc', owned: false, starred: false, imported: false, membership: false, with_issues_enabled: false, with_merge_requests_enabled: false, simple: false, statistics: false, with_custom_attributes: false, ...defaults }),
+    linkParamsFrom(raw, { ...linkDefaults, ...defaults }),
     (limit, offset) => projectListQuery(db, caller, conds).orderBy(dir(col), dir(projects.id)).limit(limit).offset(offset),
     (limit) => db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(visible).limit(limit).as('t')),
     projectExtrasReads(db, (column) => sql`${column} IN (${pageIds(req.perPage, req.offset)})`),
@@ -274,5 +301,17 @@ export function mountProjects(r: Router) {
     const scope = p.with_shared ? or(own, shared)! : own;
     return listProjects(c, caller, p, [scope], { id: p.id, include_subgroups: false, with_shared: true }, false);
   });
+
+  r.route(
+    { method: 'GET', path: '/groups/:id/projects/shared', summary: 'List the projects shared with a group', tags: ['groups'], params: listSharedProjectsParams, responses: { 200: ProjectList } },
+    async ({ c, p, caller }) => {
+      const { group } = await findReadableGroup(c, caller, p.id);
+      // GroupProjectsFinder `only_shared`: the projects linked to the group, while the link lasts.
+      const shared = sql`${projects.id} IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id = ${group.id} AND (l.expires_at IS NULL OR l.expires_at > ${today()}))`;
+      // groups.rb declares only these filters; the others of the project lists keep their neutral values.
+      const all = { owned: false, imported: false, membership: false, statistics: false, ...p } as ListP;
+      return listProjects(c, caller, all, [shared], { id: p.id }, false, SHARED_LINK_DEFAULTS);
+    },
+  );
 }
 

@@ -5,7 +5,8 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { groupGroupLinks, projectGroupLinks } from '../db/schema';
+import type { Db } from '../db/client';
+import { groupGroupLinks, projectGroupLinks, protectedBranchAccessLevels, protectedEnvironmentEntries, protectedEnvironments } from '../db/schema';
 import { writeThenRead } from '../db/batch-reads';
 import { ApiError, conflict, forbidden, notFound } from '../platform/errors';
 import { requireUser } from '../platform/guards';
@@ -24,6 +25,31 @@ const unshareParams = params({ id: g.string(), group_id: g.int() });
 
 /** GroupLinkable#execute: `error('Not Found', 404)` when the link may not be made, rendered by render_api_error!. */
 const linkNotFound = () => new ApiError(404, { message: 'Not Found' });
+
+/**
+ * EE ProjectGroupLink#delete_related_access_levels (before the link goes), ProtectedEnvironment.revoke_group:
+ * the project's protected branches lose their entries naming the group, its protected environments
+ * the deploy entries naming it, and the approval
+ * rules naming it where another rule remains (revoking never leaves an environment asking for no
+ * approval). Only while the link exists, so a 404 changes nothing.
+ */
+function revokeGroupEntries(db: Db, projectId: number, groupId: number) {
+  const linked = sql`EXISTS (SELECT 1 FROM ${projectGroupLinks} l WHERE l.project_id = ${projectId} AND l.group_id = ${groupId})`;
+  const ofProject = sql`(SELECT pe.id FROM ${protectedEnvironments} pe WHERE pe.project_id = ${projectId})`;
+  const e = protectedEnvironmentEntries;
+  const b = protectedBranchAccessLevels;
+  return [
+    // Protected branches' push, merge and unprotect entries naming the group.
+    db.delete(b).where(sql`${b.groupId} = ${groupId} AND ${b.protectedBranchId} IN (SELECT pb.id FROM protected_branches pb WHERE pb.project_id = ${projectId}) AND ${linked}`),
+    db.delete(e).where(sql`${e.kind} = 'deploy' AND ${e.groupId} = ${groupId} AND ${e.protectedEnvironmentId} IN ${ofProject} AND ${linked}`),
+    db
+      .delete(e)
+      .where(
+        sql`${e.kind} = 'approval' AND ${e.groupId} = ${groupId} AND ${e.protectedEnvironmentId} IN ${ofProject} AND ${linked}
+          AND EXISTS (SELECT 1 FROM ${protectedEnvironmentEntries} o WHERE o.protected_environment_id = ${e.protectedEnvironmentId} AND o.kind = 'approval' AND (o.group_id IS NULL OR o.group_id <> ${groupId}))`,
+      ),
+  ] as const;
+}
 
 export function mountShare(r: Router) {
   r.route(
@@ -72,8 +98,9 @@ export function mountShare(r: Router) {
       const db = c.var.db;
       const linkId = sql`SELECT l.id FROM project_group_links l WHERE l.project_id = ${project.id} AND l.group_id = ${p.group_id}`;
       // The access the link gave ends with it, in one batch.
-      const [, gone] = await db.batch([
+      const [, , , , gone] = await db.batch([
         dropGrantsOfLinks(db, 'project', linkId),
+        ...revokeGroupEntries(db, project.id, p.group_id),
         db.delete(projectGroupLinks).where(and(eq(projectGroupLinks.projectId, project.id), eq(projectGroupLinks.groupId, p.group_id))).returning({ id: projectGroupLinks.id }),
       ]);
       if (!gone.length) throw notFound('Group Link');

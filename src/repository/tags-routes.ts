@@ -1,4 +1,4 @@
-/** Tags (lib/api/tags.rb): list, get, create (lightweight or annotated) and delete. */
+/** Tags (lib/api/tags.rb): list, get, create (lightweight or annotated), delete and the signature. */
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { repoTags } from '../db/schema';
@@ -19,6 +19,9 @@ import { newTagRow, orderTags, searchTags, tagRows, type TagWithCommit } from '.
 import { tagEntity, TagSchema } from './tags-entity';
 
 const TAGS = ['tags'];
+
+/** Entities::TagSignature as GitLab documents it (X509 signatures merge their certificate's fields in); never answered here. */
+const TagSignatureSchema = z.object({ signature_type: z.enum(['PGP', 'X509', 'SSH']) }).passthrough();
 
 /** Gitlab::GitRefValidator.validate: git's ref format, and no name starting with a ref prefix (`refs/heads/`, `refs/remotes/`, `refs/tags/`). */
 const isValidTagName = (name: string) => isValidBranchName(name) && !/^refs\/(heads|remotes|tags)\//.test(name);
@@ -88,6 +91,15 @@ export function mountTags(r: Router) {
     const [[tag], rules] = found.reads;
     if (!tag) throw notFound('Tag');
     return c.json(tagEntity(tag as TagWithCommit, isProtectedTag(rules, p.tag_name), x(c, found)));
+  });
+
+  // tags.rb `signature`: the tag, then `tag.has_signature?`. Tags made here are never signed (no key
+  // signs them), so an existing tag answers GitLab's 404 for a tag without a signature.
+  r.route({ method: 'GET', path: '/projects/:id/repository/tags/:tag_name/signature', summary: "Get a tag's signature", tags: TAGS, params: tagRef, responses: { 200: TagSignatureSchema } }, async ({ c, p, caller }) => {
+    const db = c.var.db;
+    const found = await readableRepoWith(c, caller, p.id, (pid) => [db.select({ id: repoTags.id }).from(repoTags).where(and(sql`${repoTags.projectId} = ${pid}`, eq(repoTags.name, p.tag_name))).limit(1)] as const);
+    if (!found.reads[0].length) throw notFound('Tag');
+    throw notFound('Signature');
   });
 
   r.route(

@@ -1,9 +1,10 @@
 /**
- * Secondary email addresses (GitLab lib/api/users.rb `emails` routes, Emails::CreateService,
- * app/models/email.rb): the caller's own under /user/emails, anyone's for administrators under
- * /users/:id/emails.
+ * Email addresses (GitLab lib/api/users.rb `emails` routes, Emails::CreateService,
+ * Emails::DestroyService, app/models/email.rb): the caller's own under /user/emails, anyone's for
+ * administrators under /users/:id/emails. A confirmed user's primary address has its row too
+ * (primary-email.ts), listed with the others and never deleted.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Context } from 'hono';
 import type { AppEnv, UserRow } from '../platform/context';
@@ -11,7 +12,7 @@ import type { Db } from '../db/client';
 import { batchReads } from '../db/batch-reads';
 import { emails, users } from '../db/schema';
 import { emailEntity, EmailSchema } from './email-entity';
-import { notFound, validationFailed } from '../platform/errors';
+import { ApiError, notFound, validationFailed } from '../platform/errors';
 import { requireAdmin, requireUser } from '../platform/guards';
 import { paginateSelect, paginationParams } from '../platform/pagination';
 import type { Router } from '../platform/router';
@@ -57,7 +58,8 @@ export function mountEmails(r: Router) {
     { method: 'DELETE', path: '/user/emails/:email_id', summary: 'Delete an email address of the current user', tags: ['emails'], params: ownEmailParams, responses: { 204: null } },
     async ({ c, p, caller }) => {
       const user = requireUser(caller);
-      await destroyEmail(c.var.db, user.id, p.email_id);
+      const db = c.var.db;
+      await destroyEmail(db, (await ownedEmailQuery(db, user.id, p.email_id))[0]);
       return c.body(null, 204);
     },
   );
@@ -85,10 +87,9 @@ export function mountEmails(r: Router) {
     async ({ c, p, caller }) => {
       requireAdmin(caller);
       const db = c.var.db;
-      const [user, email] = await batchReads(db, [db.select({ id: users.id }).from(users).where(eq(users.id, p.id)).limit(1), emailQuery(db, p.id, p.email_id)]);
+      const [user, email] = await batchReads(db, [db.select({ id: users.id }).from(users).where(eq(users.id, p.id)).limit(1), ownedEmailQuery(db, p.id, p.email_id)]);
       if (!user[0]) throw notFound('User');
-      if (!email[0]) throw notFound('Email');
-      await db.delete(emails).where(and(eq(emails.id, p.email_id), eq(emails.userId, p.id))).run();
+      await destroyEmail(db, email[0]);
       return c.body(null, 204);
     },
   );
@@ -118,7 +119,8 @@ async function createEmail(c: Context<AppEnv>, userId: number, input: string, sk
   const [owner, secondary, primary] = await batchReads(db, [
     db.select({ id: users.id }).from(users).where(eq(users.id, userId)).limit(1),
     db.select({ id: emails.id }).from(emails).where(eq(emails.email, email)).limit(1),
-    db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`).limit(1),
+    // Email#unique_email: the primary address of another user (the owner's own has its row, or may get one).
+    db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = ${email}`, ne(users.id, userId))).limit(1),
   ]);
   if (!owner[0]) throw notFound('User');
   const errors: string[] = [];
@@ -141,8 +143,20 @@ async function createEmail(c: Context<AppEnv>, userId: number, input: string, sk
   }
 }
 
-async function destroyEmail(db: Db, userId: number, id: number) {
-  const email = await findEmail(db, userId, id);
+/**
+ * An address of the user with the user's primary address, for the deletes. The primary is renamed:
+ * in a D1 batch rows are keyed by column name, and two `email` columns would collapse into one.
+ */
+const ownedEmailQuery = (db: Db, userId: number, id: number) =>
+  db.select({ id: emails.id, userId: emails.userId, email: emails.email, primary: sql<string>`${users.email}`.as('primary_email') }).from(emails).innerJoin(users, eq(users.id, emails.userId)).where(and(eq(emails.userId, userId), eq(emails.id, id))).limit(1);
+
+/**
+ * Emails::DestroyService: the primary address raises ('Cannot delete primary email'), which GitLab's
+ * API lets through as a 500. A client's request is never a 500 here: the same refusal is a 400 with
+ * the service's message, nothing deleted.
+ */
+async function destroyEmail(db: Db, email: { id: number; userId: number; email: string; primary: string } | undefined) {
   if (!email) throw notFound('Email');
-  await db.delete(emails).where(and(eq(emails.id, id), eq(emails.userId, userId))).run();
+  if (email.email.toLowerCase() === email.primary.toLowerCase()) throw new ApiError(400, { message: 'Cannot delete primary email' });
+  await db.delete(emails).where(and(eq(emails.id, email.id), eq(emails.userId, email.userId))).run();
 }

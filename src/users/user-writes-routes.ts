@@ -31,6 +31,7 @@ import { settingsOf } from '../settings/settings';
 import { cascade, runDeletion } from '../platform/cascade';
 import { GHOST_ID, userDeletionReads } from './user-deletion';
 import { invalidateCaller } from './caller-cache';
+import { primaryEmailChanged, primaryEmailInsert } from './primary-email';
 
 export function mountUserCreate(r: Router) {
   r.route(
@@ -89,7 +90,9 @@ export function mountUserCreate(r: Router) {
       });
       const db = c.var.db;
       const ns = personalNamespaceInsert(db, p.username, p.name, now);
-      const writes = p.provider && p.extern_uid ? [insertUser, ns, identityInsert(db, p.username, p.provider, p.extern_uid, now)] : [insertUser, ns];
+      // A confirmed user (skip_confirmation) gets the row of its primary address (primary-email.ts).
+      const email = primaryEmailInsert(db, sql`u.username = ${p.username}`, now);
+      const writes = p.provider && p.extern_uid ? [insertUser, ns, email, identityInsert(db, p.username, p.provider, p.extern_uid, now)] : [insertUser, ns, email];
       // The answer is read in the same batch, the new user found by its username.
       const createdId = sql`(SELECT id FROM users WHERE username = ${p.username})`;
       const extrasOpts = { base: baseUrl(c), premium: premium(c), viewerId: admin.id, admin: true };
@@ -233,6 +236,8 @@ export function mountUserWrites(r: Router) {
       if (p.avatar) set.avatarPath = await storeAvatar(c.var.blobs, user.id, p.avatar);
 
       const statements: BatchItem<'sqlite'>[] = [db.update(users).set(set).where(eq(users.id, user.id))];
+      // The new primary address of a confirmed user gets (or confirms) its `emails` row; the old one stays.
+      if (set.email !== undefined) statements.push(...primaryEmailChanged(db, user.id, now));
       if (p.username !== undefined || p.name !== undefined) {
         // The personal namespace follows the username (path) and the name, in the same batch.
         const nsSet: Partial<typeof namespaces.$inferInsert> = { updatedAt: now };

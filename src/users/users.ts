@@ -19,6 +19,7 @@ import { conflict, validationFailed } from '../platform/errors';
 import { isUniqueViolation } from '../platform/unique';
 import type { BlobStore } from '../platform/blobs';
 import type { Settings } from '../settings/settings';
+import { primaryEmailInsert } from './primary-email';
 
 /** GitLab lib/gitlab/path_regex.rb: namespace paths (and so usernames). */
 const USERNAME_RE = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_\-]|[a-zA-Z0-9_])$/;
@@ -273,6 +274,8 @@ export function ghostInsert(db: Db, names: { username: string; email: string }, 
       updatedAt: now,
     }),
     personalNamespaceInsert(db, names.username, 'Ghost User', now),
+    // Created confirmed, so with the row of its primary address (primary-email.ts).
+    primaryEmailInsert(db, sql`u.username = ${names.username}`, now),
   ];
 }
 

@@ -4,20 +4,9 @@
  * afterAll of the block that made it, and the blocks run one after the other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createToken, createUser, fetchApi, rootToken, type TestUser } from '../support';
+import { api, createToken, createUser, fetchApi, rootToken, type TestUser, withSettings } from '../support';
 
 const put = (body: Record<string, unknown>) => api('/application/settings', { method: 'PUT', token: rootToken, body });
-
-async function withSettings(body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const current = await api('/application/settings', { token: rootToken });
-  expect(current.status).toBe(200);
-  const original: Record<string, unknown> = {};
-  for (const k of Object.keys(body)) original[k] = current.body[k];
-  const res = await put(body);
-  expect(res.status).toBe(200);
-  for (const [k, v] of Object.entries(body)) expect(res.body[k]).toEqual(v);
-  return original;
-}
 
 describe('admin mode (application setting admin_mode)', () => {
   let original: Record<string, unknown>;

@@ -4,8 +4,7 @@
  * prune one that reaches the limit in force when they read (`diff: ""`, `too_large: true`).
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, unique } from '../support';
-import { withSettings } from '../repository/diff-limits-support';
+import { api, createUser, unique, withSettings } from '../support';
 import { TREE } from './fixture-checks';
 import { uploadImport, waitForImport } from './import-support';
 import { tarGz } from './tar-builder';

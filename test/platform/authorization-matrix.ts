@@ -362,6 +362,12 @@ export const EXPECTATIONS: Record<string, Row> = {
   'DELETE /api/v4/projects/:id/share/:group_id': { rule: projectAuth('maintainer'), params: { group_id: 'shareGroupId' } },
   'POST /api/v4/groups/:id/share': { rule: groupAuth('owner', [404, 'Not Found']), body: () => ({ group_id: world.shareGroupId, group_access: 10 }) },
   'DELETE /api/v4/groups/:id/share/:group_id': { rule: groupAuth('owner'), params: { group_id: 'shareGroupId' } },
+  // Lists along sharing links (groups.rb `:id/projects/shared`, `:id/groups/shared`, `:id/invited_groups`;
+  // projects.rb `:id/invited_groups`): find_group! / find_project! under authenticate_non_get!, nothing more.
+  'GET /api/v4/groups/:id/projects/shared': { rule: groupGet('guest') },
+  'GET /api/v4/groups/:id/groups/shared': { rule: groupGet('guest') },
+  'GET /api/v4/groups/:id/invited_groups': { rule: groupGet('guest') },
+  'GET /api/v4/projects/:id/invited_groups': { rule: projectGet('guest') },
 
   // ---- merge requests (merge_requests.rb: authenticate_non_get!; read_merge_request Reporter+ on private (guest 403);
   //      create/update Developer+; delete Owner) ----
@@ -597,6 +603,7 @@ export const EXPECTATIONS: Record<string, Row> = {
   // tags.rb: authorize_read_code! for all; create `authorize_admin_tag` (Developer+); delete finds the tag, then `authorize!(:delete_tag)`.
   'GET /api/v4/projects/:id/repository/tags': { rule: projectGet('reporter') },
   'GET /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectGet('reporter') },
+  'GET /api/v4/projects/:id/repository/tags/:tag_name/signature': { rule: projectGet('reporter') },
   'POST /api/v4/projects/:id/repository/tags': { rule: projectAuth('developer'), body: () => ({ tag_name: `mx-${Math.random().toString(36).slice(2, 10)}`, ref: 'main' }) },
   'DELETE /api/v4/projects/:id/repository/tags/:tag_name': { rule: projectAuth('developer'), params: { tag_name: 'mx-tag-del' } },
   // protected_tags.rb: `authorize_admin_project` (Maintainer+, administrators).

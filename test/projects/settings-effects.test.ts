@@ -6,19 +6,7 @@
  * one instance.
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, rootToken, unique } from '../support';
-
-async function withSettings(changes: Record<string, unknown>, body: () => Promise<void>) {
-  const before = (await api('/application/settings', { token: rootToken })).body;
-  const put = await api('/application/settings', { method: 'PUT', token: rootToken, body: changes });
-  expect(put.status).toBe(200);
-  try {
-    await body();
-  } finally {
-    const restore = Object.fromEntries(Object.keys(changes).map((k) => [k, before[k]]));
-    expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: restore })).status).toBe(200);
-  }
-}
+import { api, createUser, rootToken, unique, withSettings } from '../support';
 
 describe('default_project_creation', () => {
   it('decides who creates projects in a group without a level of its own; an explicit level wins', async () => {

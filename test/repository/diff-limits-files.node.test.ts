@@ -4,8 +4,8 @@
  * workerd's local object store; the code path is the one diff-limits.test.ts runs on both runtimes.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, type TestUser } from '../support';
-import { type Setup, setupFor, withSettings } from './diff-limits-support';
+import { api, createUser, type TestUser, withSettings } from '../support';
+import { type Setup, setupFor } from './diff-limits-support';
 
 let owner: TestUser;
 let setup: (files: Record<string, string>) => Promise<Setup>;

@@ -1,19 +1,6 @@
 /** Helpers of the diff limits tests (diff-limits.test.ts, diff-limits-files.node.test.ts). */
 import { expect } from 'vitest';
-import { api, rootToken, unique, type TestUser } from '../support';
-
-/** Changes application settings for `body`, then restores them (test/projects/settings-effects.test.ts). */
-export async function withSettings(changes: Record<string, unknown>, body: () => Promise<void>) {
-  const before = (await api('/application/settings', { token: rootToken })).body;
-  const put = await api('/application/settings', { method: 'PUT', token: rootToken, body: changes });
-  expect(put.status).toBe(200);
-  try {
-    await body();
-  } finally {
-    const restore = Object.fromEntries(Object.keys(changes).map((k) => [k, before[k]]));
-    expect((await api('/application/settings', { method: 'PUT', token: rootToken, body: restore })).status).toBe(200);
-  }
-}
+import { api, unique, type TestUser } from '../support';
 
 export interface Setup {
   project: number;

@@ -6,8 +6,8 @@
  * PUT /application/settings and sees the effect, then restores it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, createUser, type TestUser } from '../support';
-import { type Setup, setupFor, withSettings } from './diff-limits-support';
+import { api, createUser, type TestUser, withSettings } from '../support';
+import { type Setup, setupFor } from './diff-limits-support';
 
 let owner: TestUser;
 let setup: (files: Record<string, string>) => Promise<Setup>;

@@ -63,4 +63,13 @@ describe('protected branch group entries', () => {
     expect((await api(`/groups/${team}/members/${pusher.id}`, { method: 'PUT', token: owner.token, body: { access_level: 20 } })).status).toBe(200);
     expect(await canPush(pusher)).toBe(false);
   });
+
+  it('unsharing the project removes the entries that name the group (ProjectGroupLink#delete_related_access_levels)', async () => {
+    const name = unique('gone');
+    const res = await api(`/projects/${projectId}/protected_branches`, { token: owner.token, body: { name, allowed_to_push: [{ group_id: team }, { access_level: 40 }], allowed_to_merge: [{ group_id: team }] } });
+    expect(res.status).toBe(201);
+    expect((await api(`/projects/${projectId}/share/${team}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    const after = (await api(`/projects/${projectId}/protected_branches/${name}`, { token: owner.token })).body;
+    expect([after.push_access_levels.map((l: { group_id: number | null; access_level: number }) => [l.group_id, l.access_level]), after.merge_access_levels]).toEqual([[[null, 40]], []]);
+  });
 });

@@ -158,3 +158,28 @@ describe('DELETE /projects/:id/repository/tags/:tag_name', () => {
     expect((await api(path, { token: reporter.token })).body).toEqual({ message: '404 Tag Not Found' });
   });
 });
+
+describe('GET /projects/:id/repository/tags/:tag_name/signature', () => {
+  it('answers 404 Signature for an unsigned tag, 404 Tag for a missing one, and needs read access to the code', async () => {
+    const p = await newProject();
+    await commit(p.id, 'main', 'First', { 'a.txt': 'a\n' });
+    expect((await tag(p.id, developer.token, { tag_name: 'rel/1.0', ref: 'main' })).status).toBe(201);
+    expect((await tag(p.id, developer.token, { tag_name: 'v2', ref: 'main', message: 'annotated, not signed' })).status).toBe(201);
+    const signature = (name: string, token = reporter.token) => api(`/projects/${p.id}/repository/tags/${encodeURIComponent(name)}/signature`, { token });
+    for (const name of ['rel/1.0', 'v2']) {
+      const res = await signature(name);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: '404 Signature Not Found' });
+    }
+    const missing = await signature('v3');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Tag Not Found' });
+    // A private project's code is for reporters and above (read_code); outsiders do not see the project.
+    const guest = await createUser();
+    expect((await api(`/projects/${p.id}/members`, { token: owner.token, body: { user_id: guest.id, access_level: 10 } })).status).toBe(201);
+    expect((await signature('v2', guest.token)).status).toBe(403);
+    const outsider = await signature('v2', (await createUser()).token);
+    expect(outsider.status).toBe(404);
+    expect(outsider.body).toEqual({ message: '404 Project Not Found' });
+  });
+});

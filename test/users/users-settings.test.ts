@@ -4,23 +4,7 @@
  * puts back what it changed (finally), since the tests of this file share the instance.
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, rootToken, unique } from '../support';
-
-/** Applies `body`, runs `fn`, then restores the previous values whatever happened. */
-async function withSettings(body: Record<string, unknown>, fn: () => Promise<void>): Promise<void> {
-  const current = await api('/application/settings', { token: rootToken });
-  expect(current.status).toBe(200);
-  const original = Object.fromEntries(Object.keys(body).map((k) => [k, current.body[k]]));
-  const res = await api('/application/settings', { method: 'PUT', token: rootToken, body });
-  expect(res.status).toBe(200);
-  for (const [k, v] of Object.entries(body)) expect(res.body[k]).toEqual(v);
-  try {
-    await fn();
-  } finally {
-    const back = await api('/application/settings', { method: 'PUT', token: rootToken, body: original });
-    expect(back.status).toBe(200);
-  }
-}
+import { api, createUser, rootToken, unique, withSettings } from '../support';
 
 /** POST /users as the administrator, with a fresh username and email unless given. */
 function newUser(attrs: Record<string, unknown> = {}) {
