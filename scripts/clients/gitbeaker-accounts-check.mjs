@@ -30,7 +30,8 @@ await testCase('Users.create, UserImpersonationTokens.create; UserEmails.create 
   const token = (await api.UserImpersonationTokens.create(user.id, 'acct', ['api'])).token;
   const work = await api.UserEmails.create(`${username}-work@example.com`, { userId: user.id, skipConfirmation: true });
   check(work.confirmed_at, `confirmed_at ${work.confirmed_at}`);
-  eq((await api.UserEmails.all({ userId: user.id })).map((e) => e.email), [work.email], 'UserEmails.all({ userId })');
+  // A confirmed user's primary address has its own emails row, listed first (GitLab's add_primary_email_to_emails!).
+  eq((await api.UserEmails.all({ userId: user.id })).map((e) => e.email), [`${username}@example.com`, work.email], 'UserEmails.all({ userId })');
   Object.assign(state, { user, token, work });
 });
 
@@ -40,13 +41,13 @@ await testCase('UserEmails as the user: add, show, all, remove; a taken address 
   const home = await me.UserEmails.add(`gb-acct-${TAG}-home@example.com`);
   eq(home.confirmed_at, null, 'unconfirmed');
   eq((await me.UserEmails.show(home.id)).email, home.email, 'show');
-  eq((await me.UserEmails.all()).map((e) => e.email).sort(), [work.email, home.email].sort(), 'all');
+  eq((await me.UserEmails.all()).map((e) => e.email).sort(), [user.email, work.email, home.email].sort(), 'all');
   await rejects(400, () => me.UserEmails.add(work.email), 'has already been taken');
   await rejects(400, () => me.UserEmails.add(user.email), 'has already been taken');
   await me.UserEmails.remove(home.id);
   await rejects(404, () => me.UserEmails.show(home.id));
   await api.UserEmails.remove(work.id, { userId: user.id });
-  eq(await api.UserEmails.all({ userId: user.id }), [], 'after remove');
+  eq((await api.UserEmails.all({ userId: user.id })).map((e) => e.email), [user.email], 'after remove: the primary stays');
 });
 
 await testCase('Users.allMemberships (type) after Groups/Projects members; Users.allActivities', async () => {

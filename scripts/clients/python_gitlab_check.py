@@ -441,14 +441,17 @@ def _():
     client(t.token).auth()
 
 
-@case("user.deactivate() / activate()")
+@case("user.deactivate() / activate(): not a user active in the last 90 days (dave used the API above)")
 def _():
     (dave,) = need("dave")
-    u = gl.users.get(dave.id)
+    # User#can_be_deactivated?: dave's token was used in the block case, which records today's activity.
+    raises(gitlab.exceptions.GitlabDeactivateError, 403, lambda: gl.users.get(dave.id).deactivate(), "has been active in the past 90 days")
+    idle = new_user("idle")
+    u = gl.users.get(idle.id)
     check(u.deactivate(), "deactivate() answer is not truthy")
-    eq(gl.users.get(dave.id).state, "deactivated", "state after deactivate()")
+    eq(gl.users.get(idle.id).state, "deactivated", "state after deactivate()")
     check(u.activate(), "activate() answer is not truthy")
-    eq(gl.users.get(dave.id).state, "active", "state after activate()")
+    eq(gl.users.get(idle.id).state, "active", "state after activate()")
 
 
 @case("user.ban() / unban()")
