@@ -5,34 +5,16 @@
  * recorded by the write's own batch: renaming the label or the user afterwards does not change what
  * the event says when its payload is built again.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webHookEvents } from '../../src/db/schema';
 import { buildPayload } from '../../src/hooks/payloads';
+import { hookReceiver } from './receiver';
 import { harnessApp, storageSql } from '../harness/node';
 import { api, createUser, rootToken, unique, type TestUser } from '../support';
 
-const received: { path: string; body: any }[] = [];
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    received.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
-    res.end('ok');
-  });
-});
-let base = '';
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: true } });
-});
-afterAll(async () => {
-  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: false } });
-  await new Promise((r) => server.close(r));
-});
+const rx = hookReceiver();
+const received = rx.received;
 const idle = async () => (await harnessApp()).jobs.idle();
 const updates = (path: string) => received.filter((r) => r.path === path && r.body.object_attributes.action === 'update').map((r) => r.body);
 
@@ -54,7 +36,7 @@ async function setup(flags: Record<string, unknown>) {
   for (const x of [a, b]) expect((await api(`/projects/${p.id}/members`, { token: u.token, body: { user_id: x.id, access_level: 30 } })).status).toBe(201);
   for (const name of ['bug', 'api']) expect((await api(`/projects/${p.id}/labels`, { token: u.token, body: { name, color: '#428bca', description: `${name} things` } })).status).toBe(201);
   const path = `/chg/${unique('h')}`;
-  expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, ...flags } })).status).toBe(201);
+  expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${rx.base}${path}`, push_events: false, ...flags } })).status).toBe(201);
   return { u, a, b, p, path };
 }
 

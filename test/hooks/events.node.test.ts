@@ -4,31 +4,13 @@
  * branch filter), deployments; group hooks get the events of their projects; a project without a
  * matching hook records no event at all.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hookReceiver } from './receiver';
 import { harnessApp, storageSql } from '../harness/node';
 import { api, createUser, rootToken, unique } from '../support';
 
-const received: { path: string; headers: IncomingMessage['headers']; body: any }[] = [];
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
-    res.end('ok');
-  });
-});
-let base = '';
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: true } });
-});
-afterAll(async () => {
-  await api('/application/settings', { method: 'PUT', token: rootToken, body: { allow_local_requests_from_web_hooks_and_services: false } });
-  await new Promise((r) => server.close(r));
-});
+const rx = hookReceiver();
+const received = rx.received;
 const idle = async () => (await harnessApp()).jobs.idle();
 const at = (path: string) => received.filter((r) => r.path === path);
 
@@ -39,7 +21,7 @@ async function setup(flags: Record<string, unknown>) {
     api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch, commit_message: `add ${file}`, actions: [{ action: 'create', file_path: file, content: 'x' }], ...extra } });
   expect((await commit('main', 'README.md')).status).toBe(201);
   const path = `/h/${unique('p')}`;
-  expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, ...flags } })).status).toBe(201);
+  expect((await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${rx.base}${path}`, push_events: false, ...flags } })).status).toBe(201);
   return { u, p, path, commit };
 }
 
@@ -243,7 +225,7 @@ describe('webhook events', () => {
     const p = (await api('/projects', { token: u.token, body: { name: unique('gp'), namespace_id: group.id } })).body;
     const sha = (await api(`/projects/${p.id}/repository/commits`, { token: u.token, body: { branch: 'main', commit_message: 'c', actions: [{ action: 'create', file_path: 'x', content: 'x' }] } })).body.id;
     const path = `/g/${unique('d')}`;
-    const hook = await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false, deployment_events: true } });
+    const hook = await api(`/groups/${group.id}/hooks`, { token: u.token, body: { url: `${rx.base}${path}`, push_events: false, deployment_events: true } });
     expect(hook.status).toBe(201);
     expect(hook.body).toMatchObject({ group_id: group.id, deployment_events: true, push_events: false });
     const d = (await api(`/projects/${p.id}/deployments`, { token: u.token, body: { environment: 'production', sha, ref: 'main', tag: false } })).body;
@@ -267,7 +249,7 @@ describe('webhook events', () => {
     expect((await api(`/groups/${group.id}/hooks/${hook.body.id}/events?status=client_failure`, { token: u.token })).body).toEqual([]);
     expect((await api(`/groups/${group.id}/hooks/${hook.body.id}/events?per_page=21`, { token: u.token })).body).toEqual({ error: 'per_page does not have a valid value' });
     // A project hook's id is not one of the group's hooks.
-    const ph = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${base}${path}`, push_events: false } })).body;
+    const ph = (await api(`/projects/${p.id}/hooks`, { token: u.token, body: { url: `${rx.base}${path}`, push_events: false } })).body;
     expect((await api(`/groups/${group.id}/hooks/${ph.id}/events`, { token: u.token })).body).toEqual({ message: '404 Not found' });
   });
 
